@@ -1,0 +1,329 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// HeaderIdempotencyKey carries the booking intent's key on POST /bookings.
+const HeaderIdempotencyKey = "Idempotency-Key"
+
+// HeaderRequestID carries "<intent>.<try>" from learn's browser client so the
+// API and the engine can tag their trace events and log lines; any other
+// value is logged as it is.
+const HeaderRequestID = "X-Request-Id"
+
+// maxBodyBytes bounds a request body.
+const maxBodyBytes = 64 << 10
+
+// API is one API instance: the HTTP front of an Engine.
+//
+//	POST /bookings   {"event_id": 1, "quantity": 2}
+//	                 Authorization: Bearer <token>, Idempotency-Key: <uuid>
+//	                 200 BookResponse (first booking or replay); 400, 401, 404,
+//	                 409 or 500 ErrorResponse
+//	GET  /events     200 [EventRow]
+//	GET  /events/{id} 200 EventRow, 404
+//	GET  /bookings   200 [BookingJSON] of the caller
+//
+// The user is the one the bearer token belongs to (Users), never a field of
+// the body.
+type API struct {
+	Engine *Engine
+	Users  map[string]string // bearer token → user id
+	Log    *slog.Logger
+}
+
+// BookingJSON is a booking as the API shows it.
+type BookingJSON struct {
+	ID             string    `json:"id"`
+	EventID        int64     `json:"event_id"`
+	UserID         string    `json:"user_id"`
+	Quantity       int       `json:"quantity"`
+	IdempotencyKey string    `json:"idempotency_key"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// BookResponse is the body of a 200 answer to POST /bookings. Replayed is
+// false for the request that created the booking and true for every repeat.
+type BookResponse struct {
+	Booking  BookingJSON `json:"booking"`
+	Replayed bool        `json:"replayed"`
+}
+
+// ErrorResponse is the body of every answer that is not 200.
+type ErrorResponse struct {
+	Error *Error `json:"error"`
+}
+
+// bookBody is the body of POST /bookings. Unknown fields (user_id among
+// them) are refused.
+type bookBody struct {
+	EventID  *int64 `json:"event_id"`
+	Quantity *int   `json:"quantity"`
+}
+
+// Handler returns the API's routes.
+func (a *API) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /bookings", a.handleBook)
+	mux.HandleFunc("GET /bookings", a.handleListBookings)
+	mux.HandleFunc("GET /events", a.handleListEvents)
+	mux.HandleFunc("GET /events/{id}", a.handleGetEvent)
+	return a.logged(mux)
+}
+
+func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	user, ok := a.user(r)
+	if !ok {
+		a.fail(w, r, errUnauthorized())
+		return
+	}
+	key, refusal := parseKey(r.Header.Get(HeaderIdempotencyKey))
+	if refusal != nil {
+		a.fail(w, r, refusal)
+		return
+	}
+	body, refusal := decodeBookBody(r)
+	if refusal != nil {
+		a.fail(w, r, refusal)
+		return
+	}
+	res, err := a.Engine.BookTicket(ctx, BookingRequest{UserID: user, EventID: *body.EventID, Quantity: *body.Quantity, Key: key})
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			a.Log.ErrorContext(ctx, "booking failed", "err", err, "key", key.String())
+			e = errInternal()
+		}
+		a.fail(w, r, e)
+		return
+	}
+	if res.Replayed {
+		a.Log.DebugContext(ctx, "replayed for a repeated idempotency key",
+			"booking", res.Booking.PublicID(), "user", user, "key", key.String())
+	}
+	writeJSON(w, http.StatusOK, BookResponse{Booking: bookingJSON(res.Booking), Replayed: res.Replayed})
+}
+
+func parseKey(v string) (uuid.UUID, *Error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return uuid.Nil, errBadRequest(CodeInvalidKey, "Missing Idempotency-Key header: make one UUID per booking intent (e.g. "+exampleKey+") and send it on every retry")
+	}
+	k, err := uuid.Parse(v)
+	if err != nil || len(v) != 36 || k == uuid.Nil {
+		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf("Idempotency-Key %q is not a UUID in the form %s", v, exampleKey))
+	}
+	return k, nil
+}
+
+func decodeBookBody(r *http.Request) (bookBody, *Error) {
+	var b bookBody
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxBodyBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, `unknown field "user_id"`) {
+			return b, errBadRequest(CodeInvalidBody, "user_id is not accepted in the body: the user comes from the Authorization token")
+		}
+		return b, errBadRequest(CodeInvalidBody, `The body must be JSON like {"event_id": 1, "quantity": 2}: `+msg)
+	}
+	if dec.More() {
+		return b, errBadRequest(CodeInvalidBody, `The body must hold one JSON object like {"event_id": 1, "quantity": 2}`)
+	}
+	if b.EventID == nil || b.Quantity == nil {
+		return b, errBadRequest(CodeInvalidBody, `The body needs both event_id and quantity, like {"event_id": 1, "quantity": 2}`)
+	}
+	return b, nil // the quantity's range is the engine's rule: BookingRequest.Validate
+}
+
+func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		a.fail(w, r, errBadRequest(CodeInvalidBody, fmt.Sprintf("event id %q is not a number", r.PathValue("id"))))
+		return
+	}
+	rows, err := ReadRows(r.Context(), a.Engine.Pool)
+	if err != nil {
+		a.Log.ErrorContext(r.Context(), "read events", "err", err)
+		a.fail(w, r, errInternal())
+		return
+	}
+	for _, ev := range rows.Events {
+		if ev.ID == id {
+			writeJSON(w, http.StatusOK, ev)
+			return
+		}
+	}
+	a.fail(w, r, errEventNotFound(id))
+}
+
+func (a *API) handleListEvents(w http.ResponseWriter, r *http.Request) {
+	rows, err := ReadRows(r.Context(), a.Engine.Pool)
+	if err != nil {
+		a.Log.ErrorContext(r.Context(), "read events", "err", err)
+		a.fail(w, r, errInternal())
+		return
+	}
+	writeJSON(w, http.StatusOK, nonNil(rows.Events))
+}
+
+func (a *API) handleListBookings(w http.ResponseWriter, r *http.Request) {
+	user, ok := a.user(r)
+	if !ok {
+		a.fail(w, r, errUnauthorized())
+		return
+	}
+	rows, err := ReadRows(r.Context(), a.Engine.Pool)
+	if err != nil {
+		a.Log.ErrorContext(r.Context(), "read bookings", "err", err)
+		a.fail(w, r, errInternal())
+		return
+	}
+	out := []BookingRow{}
+	for _, b := range rows.Bookings {
+		if b.UserID == user {
+			out = append(out, b)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func (a *API) user(r *http.Request) (string, bool) {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return "", false
+	}
+	u, ok := a.Users[strings.TrimSpace(token)]
+	return u, ok
+}
+
+func (a *API) fail(w http.ResponseWriter, r *http.Request, e *Error) {
+	writeJSON(w, e.Status, ErrorResponse{Error: e})
+}
+
+func bookingJSON(b Booking) BookingJSON {
+	return BookingJSON{ID: b.PublicID(), EventID: b.EventID, UserID: b.UserID, Quantity: b.Quantity,
+		IdempotencyKey: b.Key.String(), CreatedAt: b.CreatedAt.UTC()}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// statusRecorder remembers the status a handler wrote, for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// logged tags the request context with the learn client's attempt and logs
+// one line per request once it is answered.
+func (a *API) logged(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		reqID := r.Header.Get(HeaderRequestID)
+		if at, ok := parseRequestID(reqID); ok {
+			ctx = WithAttempt(ctx, at)
+		}
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r.WithContext(ctx))
+		attrs := []any{"status", rec.status}
+		if k := r.Header.Get(HeaderIdempotencyKey); k != "" {
+			attrs = append(attrs, "key", k)
+		}
+		if reqID != "" {
+			attrs = append(attrs, "request", reqID)
+		}
+		a.Log.InfoContext(ctx, r.Method+" "+r.URL.Path, attrs...)
+	})
+}
+
+// RequestID formats an attempt as the X-Request-Id header value "3.1".
+func RequestID(at Attempt) string { return fmt.Sprintf("%d.%d", at.Intent, at.Try) }
+
+func parseRequestID(v string) (Attempt, bool) {
+	i, t, ok := strings.Cut(v, ".")
+	if !ok {
+		return Attempt{}, false
+	}
+	in, err1 := strconv.Atoi(i)
+	try, err2 := strconv.Atoi(t)
+	if err1 != nil || err2 != nil || in < 1 || try < 1 {
+		return Attempt{}, false
+	}
+	return Attempt{Intent: in, Try: try}, true
+}
+
+// Instance is an API instance listening on a loopback port.
+type Instance struct {
+	Name string // its lane, e.g. "api-1"
+	URL  string // http://127.0.0.1:<port>
+	API  *API
+	srv  *http.Server
+	done chan struct{}
+}
+
+// StartInstance serves api on addr ("127.0.0.1:0" picks a free port) until
+// Close. The listener is open when it returns, so requests can be sent at
+// once.
+func StartInstance(name, addr string, api *API) (*Instance, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("API instance %s cannot listen on %s: %w", name, addr, err)
+	}
+	in := &Instance{Name: name, URL: "http://" + ln.Addr().String(), API: api, done: make(chan struct{}),
+		srv: &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}}
+	go func() {
+		defer close(in.done)
+		_ = in.srv.Serve(ln)
+	}()
+	return in, nil
+}
+
+// Shutdown stops accepting requests and waits for those in flight, until ctx
+// ends; then it closes what is left.
+func (in *Instance) Shutdown(ctx context.Context) error {
+	err := in.srv.Shutdown(ctx)
+	if err != nil {
+		_ = in.srv.Close()
+	}
+	<-in.done
+	return err
+}
+
+// Close stops the instance at once, cutting requests in flight.
+func (in *Instance) Close() error {
+	err := in.srv.Close()
+	<-in.done
+	return err
+}

@@ -1,0 +1,276 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+func engineOf(st *Stage) *Engine { return st.Instances[0].API.Engine }
+
+func TestBookTicketFirstBookingTakesSeats(t *testing.T) {
+	st, ev := newStage(t, 10, StageConfig{})
+	key := uuid.New()
+	res, err := engineOf(st).BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Replayed {
+		t.Error("first booking reported as a replay")
+	}
+	if res.Booking.ID == 0 || res.Booking.Quantity != 2 || res.Booking.EventID != ev || res.Booking.Key != key || res.Booking.UserID != "ada" {
+		t.Errorf("booking = %+v", res.Booking)
+	}
+	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+		t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
+	}
+}
+
+func TestBookTicketReplayReturnsFirstBookingAndWritesNothing(t *testing.T) {
+	st, ev := newStage(t, 10, StageConfig{})
+	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+	first, err := engineOf(st).BookTicket(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		again, err := engineOf(st).BookTicket(t.Context(), req)
+		if err != nil {
+			t.Fatalf("repeat %d: %v", i, err)
+		}
+		if !again.Replayed || again.Booking.ID != first.Booking.ID || !again.Booking.CreatedAt.Equal(first.Booking.CreatedAt) {
+			t.Errorf("repeat %d = %+v, want a replay of %+v", i, again, first)
+		}
+	}
+	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+		t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
+	}
+}
+
+func TestBookTicketSameKeyOtherBookingIs409(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(r *BookingRequest, other int64)
+	}{
+		{"other quantity", func(r *BookingRequest, _ int64) { r.Quantity = 3 }},
+		{"other event", func(r *BookingRequest, other int64) { r.EventID = other }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, ev := newStage(t, 10, StageConfig{})
+			other, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+			if _, err := engineOf(st).BookTicket(t.Context(), req); err != nil {
+				t.Fatal(err)
+			}
+			tt.change(&req, other)
+			_, err = engineOf(st).BookTicket(t.Context(), req)
+			var e *Error
+			if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Code != CodeKeyReused || e.Message != MsgKeyReused {
+				t.Fatalf("err = %v, want 409 %q", err, MsgKeyReused)
+			}
+			if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+				t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
+			}
+			if _, left := counts(t, st, other); left != 10 {
+				t.Errorf("other event seats_left=%d, want 10", left)
+			}
+		})
+	}
+}
+
+func TestBookTicketConcurrentCopiesMakeOneBooking(t *testing.T) {
+	const copies = 10
+	st, ev := newStage(t, 10, StageConfig{MaxConns: copies})
+	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+	results := make([]Result, copies)
+	errs := make([]error, copies)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range copies {
+		wg.Go(func() {
+			<-start
+			results[i], errs[i] = engineOf(st).BookTicket(t.Context(), req)
+		})
+	}
+	close(start)
+	wg.Wait()
+	ids := map[int64]bool{}
+	created := 0
+	for i := range copies {
+		if errs[i] != nil {
+			t.Fatalf("copy %d: %v", i, errs[i])
+		}
+		ids[results[i].Booking.ID] = true
+		if !results[i].Replayed {
+			created++
+		}
+	}
+	if len(ids) != 1 || created != 1 {
+		t.Errorf("distinct ids=%d, created=%d; want 1 and 1", len(ids), created)
+	}
+	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+		t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
+	}
+}
+
+func TestBookTicketFailedBookingStoresNothingAndKeyWorksLater(t *testing.T) {
+	st, ev := newStage(t, 1, StageConfig{})
+	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+	_, err := engineOf(st).BookTicket(t.Context(), req)
+	var e *Error
+	if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Message != MsgNotEnoughSeats {
+		t.Fatalf("err = %v, want 409 %q", err, MsgNotEnoughSeats)
+	}
+	if rows, left := counts(t, st, ev); rows != 0 || left != 1 {
+		t.Errorf("after refusal rows=%d seats_left=%d, want 0 and 1", rows, left)
+	}
+	// Seats come back (a cancellation elsewhere): the same key now books.
+	if _, err := st.Admin.Exec(t.Context(), `UPDATE events SET seats_left = 5 WHERE id = $1`, ev); err != nil {
+		t.Fatal(err)
+	}
+	res, err := engineOf(st).BookTicket(t.Context(), req)
+	if err != nil || res.Replayed {
+		t.Fatalf("retry later = %+v, %v; want a new booking", res, err)
+	}
+	if rows, left := counts(t, st, ev); rows != 1 || left != 3 {
+		t.Errorf("rows=%d seats_left=%d, want 1 and 3", rows, left)
+	}
+}
+
+func TestBookTicketReplayAfterSellOutAndStart(t *testing.T) {
+	clock := NewFakeClock(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
+	st, ev := newStage(t, 2, StageConfig{Clock: clock})
+	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+	first, err := engineOf(st).BookTicket(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, left := counts(t, st, ev); left != 0 {
+		t.Fatalf("seats_left=%d, want sold out", left)
+	}
+	again, err := engineOf(st).BookTicket(t.Context(), req)
+	if err != nil || !again.Replayed || again.Booking.ID != first.Booking.ID {
+		t.Fatalf("replay after sell-out = %+v, %v", again, err)
+	}
+	clock.Advance(48 * time.Hour) // the event has started
+	again, err = engineOf(st).BookTicket(t.Context(), req)
+	if err != nil || !again.Replayed || again.Booking.ID != first.Booking.ID {
+		t.Fatalf("replay after start = %+v, %v", again, err)
+	}
+}
+
+func TestBookTicketRefusals(t *testing.T) {
+	clock := NewFakeClock(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
+	st, ev := newStage(t, 10, StageConfig{Clock: clock})
+	started, err := st.AddEvent(t.Context(), "Yesterday", 10, clock.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		req    BookingRequest
+		status int
+		code   string
+	}{
+		{"unknown event", BookingRequest{UserID: "ada", EventID: 999, Quantity: 2, Key: uuid.New()}, 404, CodeEventNotFound},
+		{"nil key", BookingRequest{UserID: "ada", EventID: ev, Quantity: 2}, 400, CodeInvalidKey},
+		{"zero quantity", BookingRequest{UserID: "ada", EventID: ev, Quantity: 0, Key: uuid.New()}, 400, CodeInvalidQty},
+		{"quantity above max", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity + 1, Key: uuid.New()}, 400, CodeInvalidQty},
+		{"no user", BookingRequest{EventID: ev, Quantity: 2, Key: uuid.New()}, 401, CodeUnauthorized},
+		{"not enough seats", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity, Key: uuid.New()}, 0, ""}, // 10 of 10 fits
+		{"event started", BookingRequest{UserID: "ada", EventID: started, Quantity: 2, Key: uuid.New()}, 409, CodeEventStarted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := engineOf(st).BookTicket(t.Context(), tt.req)
+			if tt.status == 0 {
+				if err != nil {
+					t.Fatalf("err = %v, want success", err)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Status != tt.status || e.Code != tt.code || e.Message == "" {
+				t.Fatalf("err = %v, want %d %s", err, tt.status, tt.code)
+			}
+		})
+	}
+	// The full event: one more seat is refused with the lesson's message.
+	_, err = engineOf(st).BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 1, Key: uuid.New()})
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeNotEnoughSeats {
+		t.Fatalf("err = %v, want not enough seats", err)
+	}
+	if rows, _ := counts(t, st, ev); rows != 1 {
+		t.Errorf("rows=%d, want only the 10-seat booking", rows)
+	}
+}
+
+// Same user and key on two events at once: both pass the lookup (forced by a
+// barrier at PauseAfterLookup), both take seats and insert; the constraint
+// rejects one INSERT with 23505, its whole transaction rolls back (its event
+// keeps its seats), and it answers 409 after reading the winner.
+func TestBookTicketUniqueViolationRollsBackTheLoserSeatsIncluded(t *testing.T) {
+	trace := NewTrace(NewFakeClock(time.Now()), TraceOptions{})
+	st, evA := newStage(t, 10, StageConfig{Trace: trace})
+	evB, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	barrier := NewBarrier(2)
+	eng := engineOf(st)
+	eng.Pause = func(ctx context.Context, p PausePoint, _ BookingRequest) error {
+		if p != PauseAfterLookup {
+			t.Errorf("pause point %q", p)
+		}
+		return barrier.Wait(ctx)
+	}
+	key := uuid.New()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, ev := range []int64{evA, evB} {
+		wg.Go(func() {
+			_, errs[i] = eng.BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: key})
+		})
+	}
+	wg.Wait()
+	var ok, conflict int
+	for _, err := range errs {
+		var e *Error
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &e) && e.Code == CodeKeyReused:
+			conflict++
+		default:
+			t.Errorf("unexpected error %v", err)
+		}
+	}
+	if ok != 1 || conflict != 1 {
+		t.Fatalf("ok=%d conflict=%d, want 1 and 1", ok, conflict)
+	}
+	_, leftA := counts(t, st, evA)
+	rows, leftB := counts(t, st, evB)
+	if rows != 1 || leftA+leftB != 18 {
+		t.Errorf("rows=%d seats_left A=%d B=%d; want 1 row and 2 seats taken in all", rows, leftA, leftB)
+	}
+	var saw23505 bool
+	for _, ev := range trace.Recorded() {
+		if ev.Kind == KindRollback && strings.Contains(ev.Text, "23505") {
+			saw23505 = true
+		}
+	}
+	if !saw23505 {
+		t.Error("no rollback for a unique violation in the trace: the race was not forced")
+	}
+}

@@ -1,0 +1,194 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// DefaultBackoff is the browser's retry policy (lesson, "How it works"): at
+// most 3 tries, the second after 1 s and the third after 2 s more.
+var DefaultBackoff = []time.Duration{1 * time.Second, 2 * time.Second}
+
+// Intent is one decision of a user to book: the event, the quantity and the
+// idempotency key made for it. Every retry of the intent sends the same key.
+type Intent struct {
+	Number   int // 1-based, for captions ("copy 3")
+	EventID  int64
+	Quantity int
+	Key      uuid.UUID
+}
+
+// NewIntent makes an intent with a fresh random (version 4) key, as the
+// booking form does when the user decides to book.
+func NewIntent(number int, eventID int64, quantity int) Intent {
+	return Intent{Number: number, EventID: eventID, Quantity: quantity, Key: uuid.New()}
+}
+
+// WithQuantity is the intent after the user changed the quantity: a new
+// intent, so a new key.
+func (in Intent) WithQuantity(quantity int) Intent {
+	return NewIntent(in.Number, in.EventID, quantity)
+}
+
+// ShouldRetry is the browser's retry rule (lesson, "How it works"): retry a
+// network error (the answer may have been lost after the API acted, and the
+// key makes the repeat safe) or a 5xx; never a 4xx or a 2xx, whose answer is
+// final. status is ignored when err is non-nil. A cancelled context is not a
+// network error.
+func ShouldRetry(status int, err error) bool {
+	if err != nil {
+		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	}
+	return status >= 500
+}
+
+// TryResult is what one try of an intent got: an HTTP status, or the network
+// error when no answer arrived.
+type TryResult struct {
+	Try       int    `json:"try"`
+	Instance  string `json:"instance"`
+	Status    int    `json:"status,omitempty"`
+	Error     string `json:"error,omitempty"`
+	BookingID string `json:"booking_id,omitempty"`
+	Replayed  bool   `json:"replayed,omitempty"`
+}
+
+// Outcome is how an intent ended: every try, and the last answer that
+// reached the browser (nil when none did).
+type Outcome struct {
+	Intent Intent
+	Tries  []TryResult
+	Answer *Answer
+	Err    error // the last network error when no answer arrived; ctx.Err() if cancelled
+}
+
+// Picker chooses the API instance for each try.
+type Picker interface {
+	Pick() *Instance
+}
+
+// RoundRobin hands out instances in turn, as a load balancer in front of
+// several API instances does. Safe for concurrent use.
+type RoundRobin struct {
+	mu        sync.Mutex
+	Instances []*Instance
+	next      int
+}
+
+// Pick returns the next instance in turn.
+func (r *RoundRobin) Pick() *Instance {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	in := r.Instances[r.next%len(r.Instances)]
+	r.next++
+	return in
+}
+
+// Client is the browser side of a booking: it sends POST /bookings with the
+// intent's key through HTTP (whose transport is usually a *Network) and
+// retries by ShouldRetry, waiting Backoff[i] on Clock before try i+2.
+type Client struct {
+	Token   string // the demo user's bearer token
+	Picker  Picker
+	HTTP    *http.Client
+	Clock   Clock
+	Trace   *Trace
+	Backoff []time.Duration // nil means DefaultBackoff; tries = len(Backoff)+1
+}
+
+// Book sends the intent until it gets a final answer or runs out of tries.
+// Every try carries the same Idempotency-Key.
+func (c *Client) Book(ctx context.Context, in Intent) Outcome {
+	backoff := c.Backoff
+	if backoff == nil {
+		backoff = DefaultBackoff
+	}
+	out := Outcome{Intent: in}
+	for try := 1; ; try++ {
+		inst := c.Picker.Pick()
+		at := Attempt{Intent: in.Number, Try: try, Instance: inst.Name}
+		tctx := WithAttempt(ctx, at)
+		caption := fmt.Sprintf("POST /bookings %d seats, key %s", in.Quantity, ShortKey(in.Key))
+		if try > 1 {
+			caption = fmt.Sprintf("retry (try %d of %d): ", try, len(backoff)+1) + caption
+		}
+		if err := c.Trace.Emit(tctx, Event{Kind: KindSend, From: LaneBrowser, To: inst.Name, Intent: in.Number, Try: try,
+			Key: in.Key.String(), Text: caption}); err != nil {
+			out.Err = err
+			return out
+		}
+		ans, err := c.send(tctx, inst, in)
+		tr := TryResult{Try: try, Instance: inst.Name}
+		if err != nil {
+			tr.Error = err.Error()
+			out.Err = err
+		} else {
+			tr.Status = ans.Status
+			if ans.Booking != nil {
+				tr.BookingID, tr.Replayed = ans.Booking.ID, ans.Replayed
+			}
+			out.Answer, out.Err = &ans, nil
+		}
+		out.Tries = append(out.Tries, tr)
+		if ctx.Err() != nil {
+			out.Err = ctx.Err()
+			return out
+		}
+		if !ShouldRetry(tr.Status, err) {
+			return out
+		}
+		why := "no answer"
+		if err == nil {
+			why = fmt.Sprintf("%d from the server", ans.Status)
+		}
+		if try > len(backoff) {
+			if err := c.Trace.Emit(tctx, Event{Kind: KindGiveUp, From: LaneBrowser, To: LaneBrowser, Intent: in.Number, Try: try,
+				Key: in.Key.String(), Text: fmt.Sprintf("%s after %d tries: give up and tell the user", why, try)}); err != nil {
+				out.Err = err
+			}
+			return out
+		}
+		d := backoff[try-1]
+		if err := c.Trace.Emit(tctx, Event{Kind: KindWait, From: LaneBrowser, To: LaneBrowser, Intent: in.Number, Try: try,
+			Key: in.Key.String(), Delay: d, Text: fmt.Sprintf("%s: wait %s, then retry with the same key", why, d)}); err != nil {
+			out.Err = err
+			return out
+		}
+		if err := c.Clock.Sleep(ctx, d); err != nil {
+			out.Err = err
+			return out
+		}
+	}
+}
+
+// send makes one HTTP try. A nil error means an answer reached the browser.
+func (c *Client) send(ctx context.Context, inst *Instance, in Intent) (Answer, error) {
+	body, _ := json.Marshal(map[string]any{"event_id": in.EventID, "quantity": in.Quantity})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, inst.URL+"/bookings", bytes.NewReader(body))
+	if err != nil {
+		return Answer{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	req.Header.Set(HeaderIdempotencyKey, in.Key.String())
+	req.Header.Set(HeaderRequestID, RequestID(AttemptFrom(ctx)))
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return Answer{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return Answer{}, err
+	}
+	return DecodeAnswer(resp.StatusCode, b), nil
+}

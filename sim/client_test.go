@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func TestShouldRetry(t *testing.T) {
+	tests := []struct {
+		status int
+		err    error
+		want   bool
+	}{
+		{0, ErrAnswerLost, true},
+		{0, ErrNotSent, true},
+		{0, fmt.Errorf("post: %w", ErrAnswerLost), true},
+		{0, context.Canceled, false},
+		{0, context.DeadlineExceeded, false},
+		{500, nil, true},
+		{502, nil, true},
+		{503, nil, true},
+		{200, nil, false},
+		{400, nil, false},
+		{401, nil, false},
+		{404, nil, false},
+		{409, nil, false},
+		{422, nil, false},
+	}
+	for _, tt := range tests {
+		if got := ShouldRetry(tt.status, tt.err); got != tt.want {
+			t.Errorf("ShouldRetry(%d, %v) = %v, want %v", tt.status, tt.err, got, tt.want)
+		}
+	}
+}
+
+func statuses(o Outcome) []string {
+	var s []string
+	for _, tr := range o.Tries {
+		if tr.Error != "" {
+			s = append(s, "error")
+		} else {
+			s = append(s, fmt.Sprint(tr.Status))
+		}
+	}
+	return s
+}
+
+func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
+	tests := []struct {
+		name      string
+		plan      func(Attempt) Fault
+		tries     []string
+		sleeps    []time.Duration
+		replayed  bool
+		rows      int
+		errIsLost bool
+	}{
+		{
+			name:     "answer lost once",
+			plan:     func(a Attempt) Fault { return map[bool]Fault{true: LoseAnswer, false: Deliver}[a.Try == 1] },
+			tries:    []string{"error", "200"},
+			sleeps:   []time.Duration{time.Second},
+			replayed: true,
+			rows:     1,
+		},
+		{
+			name:   "not sent twice",
+			plan:   func(a Attempt) Fault { return map[bool]Fault{true: FailBeforeSend, false: Deliver}[a.Try < 3] },
+			tries:  []string{"error", "error", "200"},
+			sleeps: []time.Duration{time.Second, 2 * time.Second},
+			rows:   1,
+		},
+		{
+			name:      "every answer lost",
+			plan:      func(Attempt) Fault { return LoseAnswer },
+			tries:     []string{"error", "error", "error"},
+			sleeps:    []time.Duration{time.Second, 2 * time.Second},
+			rows:      1, // the first try committed; the answers never came
+			errIsLost: true,
+		},
+		{
+			name:   "delivered",
+			plan:   nil,
+			tries:  []string{"200"},
+			sleeps: nil,
+			rows:   1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := NewFakeClock(time.Now())
+			st, ev := newStage(t, 10, StageConfig{Clock: clock})
+			out := st.Browser(TokenAda, tt.plan).Book(t.Context(), NewIntent(1, ev, 2))
+			if got := statuses(out); !slices.Equal(got, tt.tries) {
+				t.Errorf("tries = %v, want %v", got, tt.tries)
+			}
+			if got := clock.Sleeps(); !slices.Equal(got, tt.sleeps) {
+				t.Errorf("sleeps = %v, want %v", got, tt.sleeps)
+			}
+			if tt.errIsLost != errors.Is(out.Err, ErrAnswerLost) {
+				t.Errorf("Err = %v", out.Err)
+			}
+			if out.Answer != nil && out.Answer.Replayed != tt.replayed {
+				t.Errorf("replayed = %v, want %v", out.Answer.Replayed, tt.replayed)
+			}
+			if rows, left := counts(t, st, ev); rows != tt.rows || left != 10-2*tt.rows {
+				t.Errorf("rows=%d seats_left=%d", rows, left)
+			}
+		})
+	}
+}
+
+func TestClientNeverRetries4xx(t *testing.T) {
+	clock := NewFakeClock(time.Now())
+	st, ev := newStage(t, 10, StageConfig{Clock: clock})
+	first := NewIntent(1, ev, 2)
+	if out := st.Browser(TokenAda, nil).Book(t.Context(), first); out.Answer == nil || out.Answer.Status != 200 {
+		t.Fatalf("first booking: %+v", out)
+	}
+	tests := []struct {
+		name   string
+		token  string
+		intent Intent
+		status int
+	}{
+		{"409 same key other quantity", TokenAda, Intent{Number: 2, EventID: ev, Quantity: 3, Key: first.Key}, 409},
+		{"409 not enough seats", TokenAda, NewIntent(3, ev, 9), 409},
+		{"404 unknown event", TokenAda, NewIntent(4, 999, 2), 404},
+		{"401 unknown token", "tok-nobody", NewIntent(5, ev, 2), 401},
+		{"400 quantity", TokenAda, NewIntent(6, ev, 0), 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(clock.Sleeps())
+			out := st.Browser(tt.token, nil).Book(t.Context(), tt.intent)
+			if got := statuses(out); !slices.Equal(got, []string{fmt.Sprint(tt.status)}) {
+				t.Errorf("tries = %v, want one %d", got, tt.status)
+			}
+			if n := len(clock.Sleeps()) - before; n != 0 {
+				t.Errorf("slept %d times after a %d", n, tt.status)
+			}
+		})
+	}
+	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+		t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
+	}
+}
+
+// An API instance whose database is gone answers 500: the browser retries
+// after 1 s and 2 s, then gives up; nothing was stored, and the same key
+// books once when the database is back.
+func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
+	clock := NewFakeClock(time.Now())
+	st, ev := newStage(t, 10, StageConfig{Clock: clock})
+	eng := engineOf(st)
+	healthy := eng.Pool
+	broken, err := newPoolLike(t, healthy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken.Close()
+	eng.Pool = broken
+	in := NewIntent(1, ev, 2)
+	out := st.Browser(TokenAda, nil).Book(t.Context(), in)
+	if got := statuses(out); !slices.Equal(got, []string{"500", "500", "500"}) {
+		t.Fatalf("tries = %v, want three 500s", got)
+	}
+	if got := clock.Sleeps(); !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second}) {
+		t.Errorf("sleeps = %v, want [1s 2s]", got)
+	}
+	if rows, left := counts(t, st, ev); rows != 0 || left != 10 {
+		t.Errorf("rows=%d seats_left=%d, want nothing stored", rows, left)
+	}
+	eng.Pool = healthy
+	out = st.Browser(TokenAda, nil).Book(t.Context(), in)
+	if out.Answer == nil || out.Answer.Status != http.StatusOK || out.Answer.Replayed {
+		t.Fatalf("later try = %+v, want a new booking", out.Answer)
+	}
+	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+		t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
+	}
+}
+
+// newPoolLike opens a second pool with p's configuration.
+func newPoolLike(t *testing.T, p *pgxpool.Pool) (*pgxpool.Pool, error) {
+	t.Helper()
+	return pgxpool.NewWithConfig(t.Context(), p.Config())
+}

@@ -1,0 +1,67 @@
+package sim
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Error is a booking the engine or the API refused. Status is the HTTP status
+// the API answers with, Code a stable machine-readable name, Message the text
+// a person reads. Nothing is written when an Error is returned.
+type Error struct {
+	Status  int    `json:"status"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
+
+// The codes of Error. The messages of key_reused and not_enough_seats are the
+// lesson's ("How it works" step 3 and "Break it").
+const (
+	CodeKeyReused      = "key_reused"
+	CodeNotEnoughSeats = "not_enough_seats"
+	CodeEventStarted   = "event_started"
+	CodeEventNotFound  = "event_not_found"
+	CodeInvalidKey     = "invalid_idempotency_key"
+	CodeInvalidQty     = "invalid_quantity"
+	CodeInvalidBody    = "invalid_body"
+	CodeUnauthorized   = "unauthorized"
+	CodeInternal       = "internal"
+)
+
+// MsgKeyReused is the 409 answer to a key sent again with another event or
+// quantity.
+const MsgKeyReused = "This idempotency key was already used for a different booking"
+
+// MsgNotEnoughSeats is the 409 answer when the event has fewer seats left
+// than asked for.
+const MsgNotEnoughSeats = "Not enough seats left"
+
+func errKeyReused() *Error {
+	return &Error{Status: http.StatusConflict, Code: CodeKeyReused, Message: MsgKeyReused}
+}
+
+func errNotEnoughSeats() *Error {
+	return &Error{Status: http.StatusConflict, Code: CodeNotEnoughSeats, Message: MsgNotEnoughSeats}
+}
+
+func errEventStarted() *Error {
+	return &Error{Status: http.StatusConflict, Code: CodeEventStarted, Message: "This event has already started; bookings are closed"}
+}
+
+func errEventNotFound(id int64) *Error {
+	return &Error{Status: http.StatusNotFound, Code: CodeEventNotFound, Message: fmt.Sprintf("There is no event %d; list the events with GET /events", id)}
+}
+
+func errBadRequest(code, msg string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: code, Message: msg}
+}
+
+func errUnauthorized() *Error {
+	return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "Send the demo user's token as Authorization: Bearer <token>; learn serve prints the tokens"}
+}
+
+func errInternal() *Error {
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "The booking could not be completed; nothing was stored, so retry with the same idempotency key"}
+}

@@ -1,0 +1,49 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// TraceLogHandler is a slog.Handler that turns an API instance's log lines
+// into KindLog trace events on its lane, for the API log pane. Every level is
+// kept, debug included ("replayed for a repeated idempotency key" is debug).
+type TraceLogHandler struct {
+	Trace *Trace
+	Lane  string
+	attrs []slog.Attr
+}
+
+// Enabled reports true for every level.
+func (h *TraceLogHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+// Handle emits the record as one line: the message, then key=value pairs.
+func (h *TraceLogHandler) Handle(ctx context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	write := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value.Any())
+		return true
+	}
+	for _, a := range h.attrs {
+		write(a)
+	}
+	r.Attrs(write)
+	at := AttemptFrom(ctx)
+	// A log line never waits for the viewer; a cancelled run drops it.
+	_ = h.Trace.Emit(ctx, Event{Kind: KindLog, From: h.Lane, To: h.Lane,
+		Intent: at.Intent, Try: at.Try, Level: r.Level.String(), Text: b.String()})
+	return nil
+}
+
+// WithAttrs returns a handler that adds attrs to every line.
+func (h *TraceLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = append(append([]slog.Attr(nil), h.attrs...), attrs...)
+	return &c
+}
+
+// WithGroup is not used by learn; groups are flattened.
+func (h *TraceLogHandler) WithGroup(string) slog.Handler { return h }

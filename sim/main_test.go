@@ -1,0 +1,63 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/learn-idempotency/learn/sim/pgtemp"
+)
+
+// testDB is this package's PostgreSQL: a throwaway local cluster, or the
+// server LEARN_TEST_DATABASE points at. Each test takes a fresh schema.
+var testDB *pgtemp.Server
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	srv, err := pgtemp.StartForTests(ctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sim tests need PostgreSQL:", err)
+		os.Exit(1)
+	}
+	testDB = srv
+	code := m.Run()
+	if err := srv.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "close test PostgreSQL:", err)
+	}
+	os.Exit(code)
+}
+
+// newStage returns a one-instance stage on a fresh schema with one event of
+// seats seats, closed when the test ends.
+func newStage(t *testing.T, seats int, cfg StageConfig) (*Stage, int64) {
+	t.Helper()
+	ctx := t.Context()
+	st, err := NewStage(ctx, testDB, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Errorf("close stage: %v", err)
+		}
+	})
+	id, err := st.AddEvent(ctx, "Test night", seats, st.Clock.Now().Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, id
+}
+
+// counts returns (booking rows, seats left of event) as PostgreSQL has them.
+func counts(t *testing.T, st *Stage, eventID int64) (rows, seatsLeft int) {
+	t.Helper()
+	err := st.Admin.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM bookings), (SELECT seats_left FROM events WHERE id = $1)`,
+		eventID).Scan(&rows, &seatsLeft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows, seatsLeft
+}

@@ -1,0 +1,47 @@
+package sim
+
+import (
+	"context"
+	"sync"
+)
+
+// PausePoint names a place inside BookTicket where a forced interleaving may
+// hold a request, so that a race gives the same outcome on every run.
+type PausePoint string
+
+// The pause points, in the order BookTicket passes them.
+const (
+	// PauseAfterLookup: the event row is locked and the key has been looked
+	// up (and found nothing), before the seat check and the writes.
+	PauseAfterLookup PausePoint = "after-lookup"
+)
+
+// Barrier holds every caller of Wait until n callers have arrived, then lets
+// them all go: "both copies have looked up the key, then both insert". It is
+// used once.
+type Barrier struct {
+	n     int
+	mu    sync.Mutex
+	count int
+	open  chan struct{}
+}
+
+// NewBarrier returns a barrier for n callers.
+func NewBarrier(n int) *Barrier { return &Barrier{n: n, open: make(chan struct{})} }
+
+// Wait blocks until n callers have called Wait, or ctx ends (then it returns
+// ctx.Err()).
+func (b *Barrier) Wait(ctx context.Context) error {
+	b.mu.Lock()
+	b.count++
+	if b.count == b.n {
+		close(b.open)
+	}
+	b.mu.Unlock()
+	select {
+	case <-b.open:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

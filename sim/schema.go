@@ -1,0 +1,100 @@
+package sim
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+//go:embed schema.sql
+var schemaSQL string
+
+// SchemaSQL returns the DDL of the booking engine (sim/schema.sql).
+func SchemaSQL() string { return schemaSQL }
+
+// Execer is what CreateSchema needs: a *pgx.Conn, *pgxpool.Pool or pgx.Tx.
+type Execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// CreateSchema creates the events and bookings tables in the connection's
+// current schema (the first entry of its search_path).
+func CreateSchema(ctx context.Context, db Execer) error {
+	if _, err := db.Exec(ctx, schemaSQL); err != nil {
+		return fmt.Errorf("create the booking tables: %w", err)
+	}
+	return nil
+}
+
+// EventRow is one row of the events table.
+type EventRow struct {
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	SeatsLeft int    `json:"seats_left"`
+	StartsAt  string `json:"starts_at"` // RFC 3339
+}
+
+// BookingRow is one row of the bookings table.
+type BookingRow struct {
+	ID        string `json:"id"` // public id, "b<n>"
+	UserID    string `json:"user_id"`
+	EventID   int64  `json:"event_id"`
+	Quantity  int    `json:"quantity"`
+	Key       string `json:"idempotency_key"`
+	CreatedAt string `json:"created_at"` // RFC 3339
+}
+
+// Rows is a snapshot of both tables, committed data only, ordered by id.
+type Rows struct {
+	Events   []EventRow   `json:"events"`
+	Bookings []BookingRow `json:"bookings"`
+}
+
+// Querier is what ReadRows needs: a *pgx.Conn, *pgxpool.Pool or pgx.Tx.
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// ReadRows reads every row of events and bookings.
+func ReadRows(ctx context.Context, db Querier) (Rows, error) {
+	var out Rows
+	rows, err := db.Query(ctx, `SELECT id, name, seats_left, starts_at FROM events ORDER BY id`)
+	if err != nil {
+		return out, fmt.Errorf("read events: %w", err)
+	}
+	for rows.Next() {
+		var r EventRow
+		var at time.Time
+		if err := rows.Scan(&r.ID, &r.Name, &r.SeatsLeft, &at); err != nil {
+			return out, fmt.Errorf("read events: %w", err)
+		}
+		r.StartsAt = at.UTC().Format(time.RFC3339)
+		out.Events = append(out.Events, r)
+	}
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("read events: %w", err)
+	}
+	rows, err = db.Query(ctx, `SELECT id, user_id, event_id, quantity, idempotency_key::text, created_at FROM bookings ORDER BY id`)
+	if err != nil {
+		return out, fmt.Errorf("read bookings: %w", err)
+	}
+	for rows.Next() {
+		var r BookingRow
+		var id int64
+		var at time.Time
+		if err := rows.Scan(&id, &r.UserID, &r.EventID, &r.Quantity, &r.Key, &at); err != nil {
+			return out, fmt.Errorf("read bookings: %w", err)
+		}
+		r.ID = PublicBookingID(id)
+		r.CreatedAt = at.UTC().Format(time.RFC3339)
+		out.Bookings = append(out.Bookings, r)
+	}
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("read bookings: %w", err)
+	}
+	return out, nil
+}

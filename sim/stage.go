@@ -1,0 +1,170 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/learn-idempotency/learn/sim/pgtemp"
+)
+
+// The demo users and their bearer tokens. The API takes the user from the
+// token, never from the request body.
+const (
+	TokenAda = "tok-ada"
+	TokenBen = "tok-ben"
+)
+
+// DemoUsers maps each demo bearer token to its user id.
+func DemoUsers() map[string]string { return map[string]string{TokenAda: "ada", TokenBen: "ben"} }
+
+// Database hands out fresh schemas; *pgtemp.Server is one.
+type Database interface {
+	NewSchema(ctx context.Context) (*pgtemp.Schema, error)
+}
+
+// StageConfig shapes a Stage.
+type StageConfig struct {
+	Instances int              // API instances, each with its own pool; default 1
+	MaxConns  int              // connections of each instance's pool; default 4
+	Clock     Clock            // default: a FakeClock at the current second
+	Trace     *Trace           // may be nil
+	Log       io.Writer        // also write each instance's log here as text (learn serve); may be nil
+	LogLevel  slog.Level       // level for Log; the trace gets every level
+	Addr      func(int) string // listen address of instance n; default "127.0.0.1:0"
+}
+
+// Stage is the world a scenario runs in: a fresh schema holding the booking
+// tables, API instances on loopback each with its own engine and pgx pool,
+// and an admin pool for setup and for reading the tables. Close removes all
+// of it, the schema included.
+type Stage struct {
+	Schema    *pgtemp.Schema
+	Admin     *pgxpool.Pool
+	Clock     Clock
+	Trace     *Trace
+	Instances []*Instance
+	pools     []*pgxpool.Pool
+}
+
+// NewStage creates the schema and the tables and starts the API instances.
+// On error everything made so far is removed.
+func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err error) {
+	if cfg.Instances <= 0 {
+		cfg.Instances = 1
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = 4
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = NewFakeClock(time.Now().Truncate(time.Second))
+	}
+	if cfg.Addr == nil {
+		cfg.Addr = func(int) string { return "127.0.0.1:0" }
+	}
+	schema, err := db.NewSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st = &Stage{Schema: schema, Clock: cfg.Clock, Trace: cfg.Trace}
+	defer func() {
+		if err != nil {
+			_ = st.Close()
+		}
+	}()
+	st.Admin, err = pgxpool.New(ctx, schema.ConnString)
+	if err != nil {
+		return nil, fmt.Errorf("connect to schema %s: %w", schema.Name, err)
+	}
+	if err := CreateSchema(ctx, st.Admin); err != nil {
+		return nil, err
+	}
+	for n := 1; n <= cfg.Instances; n++ {
+		lane := LaneAPI(n)
+		pcfg, err := pgxpool.ParseConfig(schema.ConnString)
+		if err != nil {
+			return nil, fmt.Errorf("pool config: %w", err)
+		}
+		pcfg.MaxConns = int32(cfg.MaxConns)
+		if cfg.Trace != nil {
+			pcfg.ConnConfig.Tracer = &SQLTracer{Trace: cfg.Trace, Lane: lane}
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+		if err != nil {
+			return nil, fmt.Errorf("connect API instance %s: %w", lane, err)
+		}
+		st.pools = append(st.pools, pool)
+		var h slog.Handler = &TraceLogHandler{Trace: cfg.Trace, Lane: lane}
+		if cfg.Log != nil {
+			text := slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: cfg.LogLevel})
+			h = slog.NewMultiHandler(h, text)
+		}
+		api := &API{
+			Engine: &Engine{Pool: pool, Clock: cfg.Clock, Trace: cfg.Trace, Lane: lane},
+			Users:  DemoUsers(),
+			Log:    slog.New(h).With("instance", lane),
+		}
+		inst, err := StartInstance(lane, cfg.Addr(n), api)
+		if err != nil {
+			return nil, err
+		}
+		st.Instances = append(st.Instances, inst)
+	}
+	return st, nil
+}
+
+// AddEvent inserts an event with seats seats that starts at startsAt and
+// returns its id.
+func (st *Stage) AddEvent(ctx context.Context, name string, seats int, startsAt time.Time) (int64, error) {
+	var id int64
+	err := st.Admin.QueryRow(ctx, `INSERT INTO events (name, seats_left, starts_at) VALUES ($1, $2, $3) RETURNING id`,
+		name, seats, startsAt).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("add event %q: %w", name, err)
+	}
+	return id, nil
+}
+
+// Browser returns a client for the user of token whose tries go through a
+// lossy Network with plan (nil: deliver everything), over a transport of its
+// own (its own connections), to the instances in round-robin order.
+func (st *Stage) Browser(token string, plan func(Attempt) Fault) *Client {
+	nw := &Network{Base: &http.Transport{}, Plan: plan, Clock: st.Clock, Trace: st.Trace}
+	return &Client{
+		Token:  token,
+		Picker: &RoundRobin{Instances: st.Instances},
+		HTTP:   &http.Client{Transport: nw, Timeout: time.Minute},
+		Clock:  st.Clock,
+		Trace:  st.Trace,
+	}
+}
+
+// Rows reads both tables (committed rows only).
+func (st *Stage) Rows(ctx context.Context) (Rows, error) { return ReadRows(ctx, st.Admin) }
+
+// Close stops the instances, closes the pools and drops the schema. It uses
+// its own short deadline so that it also cleans up after a cancelled run.
+func (st *Stage) Close() error {
+	var errs []error
+	for _, in := range st.Instances {
+		errs = append(errs, in.Close())
+	}
+	for _, p := range st.pools {
+		p.Close()
+	}
+	if st.Admin != nil {
+		st.Admin.Close()
+	}
+	if st.Schema != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		errs = append(errs, st.Schema.Drop(ctx))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,211 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Lanes of the sequence: the browser, one per API instance, and PostgreSQL.
+const (
+	LaneBrowser  = "browser"
+	LanePostgres = "postgres"
+	LaneNetwork  = "network"
+)
+
+// LaneAPI names the lane of API instance n (1-based): "api-1", "api-2", …
+func LaneAPI(n int) string { return fmt.Sprintf("api-%d", n) }
+
+// Kind says what a trace event is. Step kinds are the moments the animation
+// stops on; SQL and Log events fill the side panes and never wait.
+type Kind string
+
+// The kinds of trace events.
+const (
+	KindSend     Kind = "send"     // browser → API: one try of an intent leaves the browser
+	KindLock     Kind = "lock"     // API → Postgres: BEGIN, then the event row locked FOR UPDATE
+	KindLookup   Kind = "lookup"   // API → Postgres: the booking for (user, key) looked up; Found says if it exists
+	KindWrite    Kind = "write"    // API → Postgres: seats decremented and the booking inserted, not yet committed
+	KindCommit   Kind = "commit"   // API → Postgres: COMMIT
+	KindRollback Kind = "rollback" // API → Postgres: ROLLBACK (a rejected booking, or a unique violation)
+	KindAnswer   Kind = "answer"   // API → browser: the HTTP answer; Lost says the network dropped it
+	KindFail     Kind = "fail"     // browser: the request never reached the API (network error before sending)
+	KindWait     Kind = "wait"     // browser: backoff of Delay before the next try
+	KindGiveUp   Kind = "give-up"  // browser: no tries left
+	KindPause    Kind = "pause"    // a pause point of a forced interleaving inside the engine
+	KindSQL      Kind = "sql"      // a statement as pgx sent it
+	KindLog      Kind = "log"      // a line of an API instance's log
+)
+
+// IsStep reports whether events of kind k are steps of the sequence (they wait
+// for the viewer in a gated trace) rather than side-pane detail.
+func (k Kind) IsStep() bool { return k != KindSQL && k != KindLog }
+
+// Event is one thing that happened in a run, as the UI animates it and the
+// headless report counts it.
+type Event struct {
+	Seq       int           `json:"seq"`            // 1-based order of emission within the trace
+	At        time.Duration `json:"at"`             // simulated time since the trace began
+	Kind      Kind          `json:"kind"`           //
+	From      string        `json:"from,omitempty"` // lane the arrow leaves (LaneBrowser, LaneAPI(n), LanePostgres)
+	To        string        `json:"to,omitempty"`   // lane the arrow reaches; equal to From for a note on one lane
+	Intent    int           `json:"intent,omitempty"`
+	Try       int           `json:"try,omitempty"`
+	Key       string        `json:"key,omitempty"` // the idempotency key, canonical UUID text
+	Text      string        `json:"text"`          // caption, one line
+	SQL       string        `json:"sql,omitempty"`
+	Status    int           `json:"status,omitempty"` // HTTP status of an answer
+	BookingID string        `json:"booking_id,omitempty"`
+	Replayed  bool          `json:"replayed,omitempty"`
+	Found     bool          `json:"found,omitempty"` // lookup: a booking with this key exists
+	Lost      bool          `json:"lost,omitempty"`  // answer: dropped on the way back
+	Delay     time.Duration `json:"delay,omitempty"` // wait: the backoff
+	Level     string        `json:"level,omitempty"` // log: DEBUG, INFO, WARN, ERROR
+}
+
+// TraceOptions configure a Trace.
+type TraceOptions struct {
+	// Stream publishes every event on the channel returned by Events.
+	Stream bool
+	// Gated makes each step event wait until Release is called, one step at
+	// a time, so a viewer can play, pause and step a live run. SQL and log
+	// events never wait.
+	Gated bool
+}
+
+// Trace collects the events of one run. Emit is safe from many goroutines;
+// events get their Seq in the order they are emitted.
+type Trace struct {
+	clock   Clock
+	start   time.Time
+	opts    TraceOptions
+	ch      chan Event
+	turn    chan struct{} // holds a token while a gated step waits
+	release chan struct{}
+
+	mu     sync.Mutex
+	seq    int
+	events []Event
+	closed bool
+}
+
+// NewTrace returns a trace whose times are measured on clock from now.
+func NewTrace(clock Clock, opts TraceOptions) *Trace {
+	t := &Trace{clock: clock, start: clock.Now(), opts: opts}
+	if opts.Stream {
+		t.ch = make(chan Event, 4096)
+	}
+	if opts.Gated {
+		t.turn = make(chan struct{}, 1)
+		t.release = make(chan struct{})
+	}
+	return t
+}
+
+// Events returns the stream of events, closed by Close; nil unless the trace
+// was made with Stream.
+func (t *Trace) Events() <-chan Event { return t.ch }
+
+// Emit stamps ev with its Seq and time, records it and publishes it. In a
+// gated trace a step event then waits for Release. It returns ctx.Err() if
+// ctx ends first, which callers treat as the run being abandoned. A nil Trace
+// discards events.
+func (t *Trace) Emit(ctx context.Context, ev Event) error {
+	if t == nil {
+		return nil
+	}
+	if !t.opts.Gated || !ev.Kind.IsStep() {
+		return t.publish(ctx, ev)
+	}
+	select {
+	case t.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-t.turn }()
+	if err := t.publish(ctx, ev); err != nil {
+		return err
+	}
+	select {
+	case <-t.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (t *Trace) publish(ctx context.Context, ev Event) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	t.seq++
+	ev.Seq = t.seq
+	ev.At = t.clock.Now().Sub(t.start)
+	t.events = append(t.events, ev)
+	if t.ch == nil {
+		return nil
+	}
+	select {
+	case t.ch <- ev:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Release lets the step that is waiting in a gated trace go on. It blocks
+// until a step is waiting or ctx ends; it returns ctx.Err() in that case.
+func (t *Trace) Release(ctx context.Context) error {
+	select {
+	case t.release <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close ends the stream: later events are dropped and the Events channel is
+// closed. Call it once every emitter has returned. Safe to call twice.
+func (t *Trace) Close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.closed = true
+	if t.ch != nil {
+		close(t.ch)
+	}
+}
+
+// Recorded returns a copy of every event so far, in Seq order.
+func (t *Trace) Recorded() []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Event(nil), t.events...)
+}
+
+type attemptKey struct{}
+
+// Attempt identifies one try of one intent: Intent n (1-based, in the order a
+// scenario made them), Try t (1 for the first send, 2 and 3 for retries) and
+// the lane of the API instance it was sent to.
+type Attempt struct {
+	Intent, Try int
+	Instance    string
+}
+
+// WithAttempt returns ctx carrying a, so that the network, the API and the
+// engine tag their trace events with it.
+func WithAttempt(ctx context.Context, a Attempt) context.Context {
+	return context.WithValue(ctx, attemptKey{}, a)
+}
+
+// AttemptFrom returns the Attempt in ctx, or the zero Attempt.
+func AttemptFrom(ctx context.Context) Attempt {
+	a, _ := ctx.Value(attemptKey{}).(Attempt)
+	return a
+}
