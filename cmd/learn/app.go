@@ -1,0 +1,208 @@
+package main
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// Smallest window the app draws in.
+const (
+	minWidth  = 60
+	minHeight = 20
+)
+
+// model is the root: it owns the window size, routes messages to the active
+// screen, draws the help line and the ? overlay, and sets the alt screen.
+type model struct {
+	c        *common
+	active   screenID
+	home     *homeModel
+	reader   *readerModel
+	play     *playModel
+	help     help.Model
+	showHelp bool
+}
+
+// newModel builds the app showing first (home, reader or play, with name).
+func newModel(c *common, first openMsg) *model {
+	h := help.New()
+	h.Styles = help.DefaultStyles(c.st.dark)
+	m := &model{c: c, home: newHome(c), help: h}
+	m.route(first)
+	return m
+}
+
+// route switches to the screen msg names; an unknown name stays home.
+func (m *model) route(msg openMsg) tea.Cmd {
+	switch msg.screen {
+	case screenReader:
+		p, err := lessons.Get(msg.name)
+		if err != nil {
+			return nil
+		}
+		m.reader, m.active = newReader(m.c, p), screenReader
+		return m.reader.Init()
+	case screenPlay:
+		s, err := sim.Lookup(msg.name)
+		if err != nil {
+			return nil
+		}
+		if m.play != nil {
+			m.play.stopRun()
+		}
+		m.play, m.active = newPlay(m.c, s), screenPlay
+		return m.play.Init()
+	}
+	m.active = screenHome
+	return nil
+}
+
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.c.db.waitCmd(), m.home.Init()}
+	switch m.active {
+	case screenReader:
+		cmds = append(cmds, m.reader.Init())
+	case screenPlay:
+		cmds = append(cmds, m.play.Init())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.c.width, m.c.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		if m.reader != nil {
+			m.reader.SetSize(msg.Width, msg.Height)
+		}
+	case tea.KeyPressMsg:
+		switch {
+		case msg.String() == "ctrl+c":
+			return m, tea.Quit
+		case m.showHelp:
+			if key.Matches(msg, m.c.keys.Help, m.c.keys.Back, m.c.keys.Quit) {
+				m.showHelp = false
+			}
+			return m, nil
+		case key.Matches(msg, m.c.keys.Quit):
+			return m, tea.Quit
+		case key.Matches(msg, m.c.keys.Help):
+			m.showHelp = true
+			return m, nil
+		}
+	case dbReadyMsg:
+		m.c.dbReady, m.c.dbErr, m.c.dbTook, m.c.srv = msg.err == nil, msg.err, msg.took, msg.srv
+		if m.play != nil {
+			var cmd tea.Cmd
+			m.play, cmd = m.play.Update(msg)
+			return m, cmd
+		}
+		return m, nil
+	case openMsg:
+		return m, m.route(msg)
+	case backMsg:
+		m.active = screenHome
+		return m, nil
+	case renderedMsg:
+		if m.reader != nil {
+			var cmd tea.Cmd
+			m.reader, cmd = m.reader.Update(msg)
+			return m, cmd
+		}
+		return m, nil
+	}
+	return m, m.updateActive(msg)
+}
+
+func (m *model) updateActive(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch m.active {
+	case screenHome:
+		m.home, cmd = m.home.Update(msg)
+	case screenReader:
+		m.reader, cmd = m.reader.Update(msg)
+	case screenPlay:
+		// The play screen gets every message it started, whichever screen
+		// is on top; others go to the active screen only.
+		m.play, cmd = m.play.Update(msg)
+	}
+	if m.active != screenPlay && m.play != nil {
+		switch msg.(type) {
+		case traceMsg, rowsMsg, runPreparedMsg, runDoneMsg, advanceMsg:
+			var pc tea.Cmd
+			m.play, pc = m.play.Update(msg)
+			cmd = tea.Batch(cmd, pc)
+		}
+	}
+	return cmd
+}
+
+func (m *model) activeBindings() bindings {
+	switch m.active {
+	case screenReader:
+		return m.reader.bindings()
+	case screenPlay:
+		return m.play.bindings()
+	}
+	return m.home.bindings()
+}
+
+func (m *model) View() tea.View {
+	v := tea.NewView(m.content())
+	v.AltScreen = true
+	v.WindowTitle = "learn"
+	return v
+}
+
+func (m *model) content() string {
+	w, h := m.c.width, m.c.height
+	if w == 0 || h == 0 {
+		return ""
+	}
+	if w < minWidth || h < minHeight {
+		msg := "make the window larger: learn needs at least 60x20"
+		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, lipgloss.NewStyle().Width(min(w, 40)).Render(msg))
+	}
+	var body string
+	switch m.active {
+	case screenReader:
+		body = m.reader.View()
+	case screenPlay:
+		body = m.play.View()
+	default:
+		body = m.home.View()
+	}
+	if m.showHelp {
+		return m.overlay()
+	}
+	lines := strings.Split(body, "\n")
+	if len(lines) > h-1 {
+		lines = lines[:h-1]
+	}
+	for len(lines) < h-1 {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n") + "\n" + m.help.ShortHelpView(m.activeBindings().ShortHelp())
+}
+
+// overlay is the full key help of the active screen, centred.
+func (m *model) overlay() string {
+	full := m.help.FullHelpView(m.activeBindings().FullHelp())
+	box := m.c.st.box.Padding(1, 2).Render(m.c.st.title.Render("Keys") + "\n\n" + full + "\n\n" + m.c.st.subtle.Render("? or esc closes"))
+	return lipgloss.Place(m.c.width, m.c.height, lipgloss.Center, lipgloss.Center, box)
+}
+
+// close stops whatever the screens still run; called after the program ends.
+func (m *model) close() {
+	if m.play != nil {
+		m.play.close()
+	}
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/pgtemp"
+)
+
+// runDemo runs one scenario headless on a throwaway PostgreSQL and prints
+// the report: one JSON object with --json, a few lines otherwise. Exit 0
+// when the run completed, 1 with a message on stderr when it could not run.
+func runDemo(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("demo", g)
+	copies := fs.Int("copies", sim.DefaultCopies, "copies for concurrent-copies")
+	variant := fs.String("variant", "correct", "correct or broken")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return 2, err
+	}
+	if len(pos) != 1 {
+		return 2, usageErrorf("demo takes one scenario name (%s)", scenarioNames())
+	}
+	if err := g.check(); err != nil {
+		return 2, usageErrorf("%v", err)
+	}
+	s, err := sim.Lookup(pos[0])
+	if err != nil {
+		return 2, usageErrorf("%v", err)
+	}
+	v, err := sim.ParseVariant(*variant)
+	if err != nil {
+		return 2, usageErrorf("%v", err)
+	}
+	setCopies := false
+	fs.Visit(func(f *flag.Flag) { setCopies = setCopies || f.Name == "copies" })
+	if setCopies && s.Name != "concurrent-copies" {
+		return 2, usageErrorf("--copies is for concurrent-copies only")
+	}
+	opts, err := g.pgOptions()
+	if err != nil {
+		return 2, err
+	}
+
+	ctx, cancel := signalContext()
+	defer cancel()
+	srv, err := pgtemp.Start(ctx, opts)
+	if err != nil {
+		return 1, err
+	}
+	defer srv.Close()
+	run, err := s.Prepare(ctx, srv, sim.Options{Variant: v, Copies: *copies})
+	if err != nil {
+		return 1, err
+	}
+	rep, err := run.Execute(ctx)
+	if cerr := run.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return 1, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return 0, enc.Encode(rep)
+	}
+	fmt.Fprintf(stdout, "%s (%s): %s\n", s.Title, rep.Variant, s.Summary)
+	fmt.Fprintf(stdout, "  answers that reached the browser: %s\n", answersText(rep))
+	fmt.Fprintf(stdout, "  answers lost on the way: %d\n", rep.Lost)
+	fmt.Fprintf(stdout, "  booking rows for the user: %d\n", rep.BookingRows)
+	fmt.Fprintf(stdout, "  seats taken: %d\n", rep.SeatsTaken)
+	return 0, nil
+}
+
+func answersText(r *sim.Report) string {
+	if len(r.Answers) == 0 {
+		return "none"
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, a := range r.Answers {
+		s := fmt.Sprint(a.Status)
+		if a.BookingID != nil {
+			s += " " + *a.BookingID
+		}
+		if a.Replayed {
+			s += " (replay)"
+		}
+		if counts[s] == 0 {
+			order = append(order, s)
+		}
+		counts[s]++
+	}
+	parts := make([]string, len(order))
+	for i, s := range order {
+		parts[i] = s
+		if counts[s] > 1 {
+			parts[i] = fmt.Sprintf("%d x %s", counts[s], s)
+		}
+	}
+	return fmt.Sprintf("%d: %s", len(r.Answers), strings.Join(parts, ", "))
+}

@@ -1,0 +1,44 @@
+package main
+
+import "charm.land/bubbles/v2/key"
+
+// keyMap holds every key binding of the app. Screens show the bindings that
+// apply to them through help.KeyMap values built from it.
+type keyMap struct {
+	Up, Down, Open, Back, Quit, Help key.Binding
+	PageUp, PageDown, Top, Bottom    key.Binding
+	NextSection, PrevSection         key.Binding
+	Play, Step, Restart              key.Binding
+	Faster, Slower                   key.Binding
+}
+
+func newKeyMap() keyMap {
+	return keyMap{
+		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Open:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Back:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		PageUp:      key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
+		PageDown:    key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn/f", "page down")),
+		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		NextSection: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next section")),
+		PrevSection: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous section")),
+		Play:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play/pause")),
+		Step:        key.NewBinding(key.WithKeys("n", "right"), key.WithHelp("n/→", "step")),
+		Restart:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
+		Faster:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+		Slower:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "slower")),
+	}
+}
+
+// bindings is a help.KeyMap made of a short list and full groups.
+type bindings struct {
+	short []key.Binding
+	full  [][]key.Binding
+}
+
+func (b bindings) ShortHelp() []key.Binding  { return b.short }
+func (b bindings) FullHelp() [][]key.Binding { return b.full }

@@ -1,0 +1,260 @@
+// Command learn is a terminal tutorial on idempotency keys for booking
+// retries: read the lesson, watch the lost-answer sequence play against a
+// real booking engine on a throwaway PostgreSQL, and run it headless.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+
+	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/pgtemp"
+)
+
+const usage = `learn: idempotency keys for booking retries, in your terminal
+
+Usage:
+  learn [flags]                      the app: lesson, interview card, play
+  learn lesson [idempotency]         read the lesson (plain text when piped)
+  learn interview [retry-across-instances]
+                                     read the interview card
+  learn play [SCENARIO]              play a scenario (default lost-answer)
+  learn demo SCENARIO [--copies N] [--variant correct|broken] [--json]
+                                     run a scenario headless and report
+  learn help                         this text
+
+Scenarios: %s
+
+Flags (before or after the command):
+  --database-url URL   use this PostgreSQL: a fresh schema in it, dropped at
+                       exit (default: $DATABASE_URL)
+  --postgres MODE      auto, url, local or docker (default: auto)
+  --theme THEME        dark or light (default: dark); NO_COLOR turns colour off
+`
+
+// globals are the flags every command takes.
+type globals struct {
+	databaseURL string
+	postgres    string
+	theme       string
+}
+
+func (g *globals) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.databaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL")
+	fs.StringVar(&g.postgres, "postgres", "auto", "auto, url, local or docker")
+	fs.StringVar(&g.theme, "theme", "dark", "dark or light")
+}
+
+func (g *globals) pgOptions() (pgtemp.Options, error) {
+	mode, err := pgtemp.ParseMode(g.postgres)
+	if err != nil {
+		return pgtemp.Options{}, err
+	}
+	return pgtemp.Options{Mode: mode, DatabaseURL: g.databaseURL}, nil
+}
+
+func (g *globals) check() error {
+	if g.theme != "dark" && g.theme != "light" {
+		return fmt.Errorf("--theme %q: use dark or light", g.theme)
+	}
+	_, err := g.pgOptions()
+	return err
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// usageError is a command line learn cannot take; it exits with code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code, err := dispatch(args, stdin, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "learn:", err)
+		if _, ok := errors.AsType[*usageError](err); ok {
+			fmt.Fprintf(stderr, "Run 'learn help' for the commands.\n")
+			return 2
+		}
+		return max(code, 1)
+	}
+	return code
+}
+
+// parse reads flags anywhere among args and returns the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func newFlagSet(name string, g *globals) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	g.register(fs)
+	return fs
+}
+
+func scenarioNames() string {
+	var names []string
+	for _, s := range sim.Scenarios() {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	var g globals
+	cmd := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "help":
+		fmt.Fprintf(stdout, usage, scenarioNames())
+		return 0, nil
+	case "demo":
+		return runDemo(args, &g, stdout, stderr)
+	}
+	fs := newFlagSet("learn", &g)
+	help := fs.Bool("help", false, "")
+	fs.BoolVar(help, "h", false, "")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return 2, err
+	}
+	if *help {
+		fmt.Fprintf(stdout, usage, scenarioNames())
+		return 0, nil
+	}
+	if err := g.check(); err != nil {
+		return 2, usageErrorf("%v", err)
+	}
+	arg := func(def string) (string, error) {
+		switch len(pos) {
+		case 0:
+			return def, nil
+		case 1:
+			return pos[0], nil
+		}
+		return "", usageErrorf("%s takes one name, got %s", cmd, strings.Join(pos, " "))
+	}
+	switch cmd {
+	case "":
+		if len(pos) > 0 {
+			return 2, usageErrorf("unknown command %q", pos[0])
+		}
+		return runApp(&g, openMsg{screen: screenHome}, stdin, stdout, stderr)
+	case "lesson", "interview":
+		def := map[string]string{"lesson": "idempotency", "interview": "retry-across-instances"}[cmd]
+		slug, err := arg(def)
+		if err != nil {
+			return 2, err
+		}
+		p, err := lessons.Get(slug)
+		if err != nil {
+			return 2, usageErrorf("%v", err)
+		}
+		if !isTerminal(stdout) {
+			out, err := plainPage(p, 80)
+			if err != nil {
+				return 1, err
+			}
+			_, err = io.WriteString(stdout, out)
+			return 0, err
+		}
+		return runApp(&g, openMsg{screen: screenReader, name: p.Slug}, stdin, stdout, stderr)
+	case "play":
+		name, err := arg("lost-answer")
+		if err != nil {
+			return 2, err
+		}
+		if _, err := sim.Lookup(name); err != nil {
+			return 2, usageErrorf("%v", err)
+		}
+		return runApp(&g, openMsg{screen: screenPlay, name: name}, stdin, stdout, stderr)
+	}
+	return 2, usageErrorf("unknown command %q", cmd)
+}
+
+func isTerminal(f any) bool {
+	fd, ok := f.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(fd.Fd())
+}
+
+// runApp runs the Bubble Tea app. The throwaway PostgreSQL starts in the
+// background at once and is stopped and removed on every way out: quit,
+// Ctrl-C, SIGTERM, SIGHUP, or an error of the program.
+func runApp(g *globals, first openMsg, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if !isTerminal(stdin) || !isTerminal(stdout) {
+		return 2, fmt.Errorf("the app needs a terminal; without one, use the plain commands:\n" +
+			"  learn lesson | less          read the lesson as text\n" +
+			"  learn interview | less       read the interview card as text\n" +
+			"  learn demo lost-answer --json\n" +
+			"  learn demo concurrent-copies --copies 10 --json")
+	}
+	opts, err := g.pgOptions()
+	if err != nil {
+		return 2, err
+	}
+	db := launchDB(opts)
+	defer db.Close()
+	c := &common{st: newStyles(g.theme != "light"), keys: newKeyMap(), theme: g.theme,
+		docStyle: glamourStyle(g.theme, false), db: db, docs: map[docKey]string{}}
+	m := newModel(c, first)
+	p := tea.NewProgram(m, tea.WithInput(stdin), tea.WithOutput(stdout))
+
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		if _, ok := <-hup; ok {
+			p.Quit()
+		}
+	}()
+
+	_, runErr := p.Run()
+	m.close()
+	if err := db.Close(); err != nil {
+		fmt.Fprintln(stderr, "learn: stopping PostgreSQL:", err)
+	}
+	if runErr != nil && !errors.Is(runErr, tea.ErrInterrupted) {
+		return 1, runErr
+	}
+	if errors.Is(runErr, tea.ErrInterrupted) {
+		return 130, nil
+	}
+	return 0, nil
+}
+
+// signalContext is cancelled by Ctrl-C (SIGINT), SIGTERM or SIGHUP, for the
+// commands that run without the app.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"charm.land/glamour/v2"
+
+	"github.com/learn-idempotency/learn/lessons"
+)
+
+// glamourStyle picks the Markdown style without asking the terminal:
+// GLAMOUR_STYLE when set (a standard style name or a JSON file), "notty"
+// (no escapes) when plain is true or NO_COLOR is set, else the theme, which
+// is "dark" unless --theme light.
+func glamourStyle(theme string, plain bool) string {
+	switch {
+	case plain:
+		return "notty"
+	case os.Getenv("GLAMOUR_STYLE") != "":
+		return os.Getenv("GLAMOUR_STYLE")
+	case os.Getenv("NO_COLOR") != "":
+		return "notty"
+	case theme == "light":
+		return "light"
+	}
+	return "dark"
+}
+
+// mermaidBlock matches a fenced mermaid block.
+var mermaidBlock = regexp.MustCompile("(?s)```mermaid\\n.*?\\n```")
+
+// codeBlockInset is how many cells Glamour's code block takes from the wrap
+// width (its indent and the document margins).
+const codeBlockInset = 6
+
+// renderPage renders a page's Markdown with Glamour, wrapped at width cells,
+// with its Mermaid sequence diagram drawn as lanes and arrows. It builds a
+// renderer each call: callers cache the result per (page, width, style).
+func renderPage(p *lessons.Page, width int, style string) (string, error) {
+	md := p.Markdown
+	if p.Sequence != nil {
+		diagram := drawLessonSequence(p.Sequence, width-codeBlockInset)
+		md = mermaidBlock.ReplaceAllLiteralString(md, "```text\n"+diagram+"\n```")
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStylePath(style), glamour.WithWordWrap(width))
+	if err != nil {
+		return "", fmt.Errorf("markdown style %q: %w (set GLAMOUR_STYLE to dark, light, notty or a style file)", style, err)
+	}
+	out, err := r.Render(md)
+	if err != nil {
+		return "", fmt.Errorf("render %s: %w", p.Slug, err)
+	}
+	return out, nil
+}
+
+// drawLessonSequence draws the lesson's sequence diagram at width cells.
+func drawLessonSequence(seq *lessons.Sequence, width int) string {
+	lanes := make([]seqLane, len(seq.Participants))
+	for i, p := range seq.Participants {
+		lanes[i] = seqLane{ID: p.ID, Name: p.Name}
+	}
+	d := newSeqDiagram(lanes, width)
+	lines := []string{d.header(), d.rail()}
+	for _, m := range seq.Messages {
+		lines = append(lines, d.arrow(seqArrow{From: m.From, To: m.To, Label: m.Text, Dashed: m.Reply, Lost: m.Lost}), d.rail())
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// plainPage renders a page as text without any escape sequence, for a
+// standard output that is not a terminal.
+func plainPage(p *lessons.Page, width int) (string, error) {
+	out, err := renderPage(p, width, "notty")
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n")) + "\n", nil
+}
