@@ -116,7 +116,7 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 	}
 	res, err := e.bookTx(ctx, req)
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
-		if err := e.step(ctx, req, Event{Kind: KindRollback,
+		if err := e.step(ctx, req, Event{Kind: KindRollback, Label: "23505: ROLLBACK all",
 			Text: "unique violation 23505 on (user_id, idempotency_key): another copy committed first; the whole transaction is rolled back, seats included"}); err != nil {
 			return Result{}, err
 		}
@@ -146,7 +146,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 	if err != nil {
 		return Result{}, fmt.Errorf("lock event %d: %w", req.EventID, err)
 	}
-	if err := e.step(ctx, req, Event{Kind: KindLock, SQL: sqlLockEvent,
+	if err := e.step(ctx, req, Event{Kind: KindLock, SQL: sqlLockEvent, Label: fmt.Sprintf("BEGIN; lock event %d", req.EventID),
 		Text: fmt.Sprintf("BEGIN; lock event %d FOR UPDATE (%d seats left)", req.EventID, seatsLeft)}); err != nil {
 		return Result{}, err
 	}
@@ -157,7 +157,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 	}
 	if found {
 		if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: sqlFindByKey, Found: true, BookingID: prior.PublicID(),
-			Text: fmt.Sprintf("key %s already has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
+			Label: "find key → " + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
 			return Result{}, err
 		}
 		res, refusal := compare(prior, req)
@@ -169,10 +169,10 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 		if err := tx.Commit(ctx); err != nil {
 			return Result{}, fmt.Errorf("commit: %w", err)
 		}
-		return res, e.step(ctx, req, Event{Kind: KindCommit, BookingID: prior.PublicID(), Replayed: true,
+		return res, e.step(ctx, req, Event{Kind: KindCommit, BookingID: prior.PublicID(), Replayed: true, Label: "write nothing, COMMIT",
 			Text: fmt.Sprintf("same event and quantity: replay %s, write nothing, COMMIT", prior.PublicID())})
 	}
-	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: sqlFindByKey,
+	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: sqlFindByKey, Label: "find key → none",
 		Text: fmt.Sprintf("no booking has key %s yet", ShortKey(req.Key))}); err != nil {
 		return Result{}, err
 	}
@@ -198,13 +198,14 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 		return Result{}, err // a unique violation is handled by BookTicket
 	}
 	if err := e.step(ctx, req, Event{Kind: KindWrite, SQL: sqlInsertBooks, BookingID: b.PublicID(),
-		Text: fmt.Sprintf("seats %d → %d, insert %s (not committed yet)", seatsLeft, after, b.PublicID())}); err != nil {
+		Label: fmt.Sprintf("seats -%d, insert %s", req.Quantity, b.PublicID()),
+		Text:  fmt.Sprintf("seats %d → %d, insert %s (not committed yet)", seatsLeft, after, b.PublicID())}); err != nil {
 		return Result{}, err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
-	return Result{Booking: b}, e.step(ctx, req, Event{Kind: KindCommit, BookingID: b.PublicID(),
+	return Result{Booking: b}, e.step(ctx, req, Event{Kind: KindCommit, BookingID: b.PublicID(), Label: "COMMIT",
 		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())})
 }
 
@@ -213,7 +214,8 @@ func (e *Engine) refuse(ctx context.Context, tx pgx.Tx, req BookingRequest, refu
 	if err := tx.Rollback(ctx); err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
-	if err := e.step(ctx, req, Event{Kind: KindRollback, Status: refusal.Status, Text: "ROLLBACK: " + why}); err != nil {
+	if err := e.step(ctx, req, Event{Kind: KindRollback, Status: refusal.Status,
+		Label: fmt.Sprintf("ROLLBACK (%d)", refusal.Status), Text: "ROLLBACK: " + why}); err != nil {
 		return err
 	}
 	return refusal
@@ -230,7 +232,7 @@ func (e *Engine) readWinner(ctx context.Context, req BookingRequest) (Result, er
 		return Result{}, fmt.Errorf("unique violation on key %s, but no committed booking holds it", req.Key)
 	}
 	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: sqlFindByKey, Found: true, BookingID: prior.PublicID(),
-		Text: fmt.Sprintf("read the winner: key %s has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
+		Label: "read winner → " + prior.PublicID(), Text: fmt.Sprintf("read the winner: key %s has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
 		return Result{}, err
 	}
 	res, refusal := compare(prior, req)
@@ -274,7 +276,7 @@ func (e *Engine) pause(ctx context.Context, p PausePoint, req BookingRequest) er
 	if e.Pause == nil {
 		return nil
 	}
-	if err := e.step(ctx, req, Event{Kind: KindPause, Text: fmt.Sprintf("pause point %s: wait for the other copies", p)}); err != nil {
+	if err := e.step(ctx, req, Event{Kind: KindPause, Label: "pause: " + string(p), Text: fmt.Sprintf("pause point %s: wait for the other copies", p)}); err != nil {
 		return err
 	}
 	return e.Pause(ctx, p, req)

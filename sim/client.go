@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -117,12 +118,14 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		inst := c.Picker.Pick()
 		at := Attempt{Intent: in.Number, Try: try, Instance: inst.Name}
 		tctx := WithAttempt(ctx, at)
-		caption := fmt.Sprintf("POST /bookings %d seats, key %s", in.Quantity, ShortKey(in.Key))
+		label := fmt.Sprintf("book %d, key %s", in.Quantity, ShortKey(in.Key))
+		caption := fmt.Sprintf("POST /bookings %d seats, Idempotency-Key %s", in.Quantity, in.Key)
 		if try > 1 {
-			caption = fmt.Sprintf("retry (try %d of %d): ", try, len(backoff)+1) + caption
+			label = "retry: " + label
+			caption = fmt.Sprintf("retry (try %d of %d) with the same key: ", try, len(backoff)+1) + caption
 		}
 		if err := c.Trace.Emit(tctx, Event{Kind: KindSend, From: LaneBrowser, To: inst.Name, Intent: in.Number, Try: try,
-			Key: in.Key.String(), Text: caption}); err != nil {
+			Key: in.Key.String(), Label: label, Text: caption}); err != nil {
 			out.Err = err
 			return out
 		}
@@ -130,6 +133,9 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		tr := TryResult{Try: try, Instance: inst.Name}
 		if err != nil {
 			tr.Error = err.Error()
+			if ue, ok := errors.AsType[*url.Error](err); ok {
+				tr.Error = ue.Err.Error() // without "Post <url>:"
+			}
 			out.Err = err
 		} else {
 			tr.Status = ans.Status
@@ -152,14 +158,14 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		}
 		if try > len(backoff) {
 			if err := c.Trace.Emit(tctx, Event{Kind: KindGiveUp, From: LaneBrowser, To: LaneBrowser, Intent: in.Number, Try: try,
-				Key: in.Key.String(), Text: fmt.Sprintf("%s after %d tries: give up and tell the user", why, try)}); err != nil {
+				Key: in.Key.String(), Label: "give up", Text: fmt.Sprintf("%s after %d tries: give up and tell the user", why, try)}); err != nil {
 				out.Err = err
 			}
 			return out
 		}
 		d := backoff[try-1]
 		if err := c.Trace.Emit(tctx, Event{Kind: KindWait, From: LaneBrowser, To: LaneBrowser, Intent: in.Number, Try: try,
-			Key: in.Key.String(), Delay: d, Text: fmt.Sprintf("%s: wait %s, then retry with the same key", why, d)}); err != nil {
+			Key: in.Key.String(), Delay: d, Label: fmt.Sprintf("wait %s", d), Text: fmt.Sprintf("%s: wait %s, then retry with the same key", why, d)}); err != nil {
 			out.Err = err
 			return out
 		}

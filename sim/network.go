@@ -111,7 +111,7 @@ func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if fault == FailBeforeSend {
 		if err := n.Trace.Emit(ctx, Event{Kind: KindFail, From: LaneBrowser, To: LaneBrowser, Intent: at.Intent, Try: at.Try,
-			Lost: true, Text: "the request never left the browser: " + ErrNotSent.Error()}); err != nil {
+			Lost: true, Label: "not sent", Text: "the request never left the browser: " + ErrNotSent.Error()}); err != nil {
 			return nil, err
 		}
 		return nil, ErrNotSent
@@ -131,13 +131,14 @@ func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ans := DecodeAnswer(resp.StatusCode, body)
 	ev := Event{Kind: KindAnswer, From: at.Instance, To: LaneBrowser, Intent: at.Intent, Try: at.Try,
-		Status: ans.Status, Replayed: ans.Replayed, Text: ans.Caption()}
+		Status: ans.Status, Replayed: ans.Replayed, Label: ans.Caption(), Text: ans.Caption()}
 	if ans.Booking != nil {
 		ev.BookingID = ans.Booking.ID
 	}
 	switch fault {
 	case LoseAnswer:
 		ev.Lost = true
+		ev.Label += " lost"
 		ev.Text += " — lost on the way back"
 		if err := n.Trace.Emit(ctx, ev); err != nil {
 			return nil, err

@@ -53,6 +53,7 @@ type Event struct {
 	Intent    int           `json:"intent,omitempty"`
 	Try       int           `json:"try,omitempty"`
 	Key       string        `json:"key,omitempty"` // the idempotency key, canonical UUID text
+	Label     string        `json:"label"`         // a few words for the arrow
 	Text      string        `json:"text"`          // caption, one line
 	SQL       string        `json:"sql,omitempty"`
 	Status    int           `json:"status,omitempty"` // HTTP status of an answer
