@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/google/uuid"
 )
 
 // TraceLogHandler is a slog.Handler that turns an API instance's log lines
@@ -24,7 +26,14 @@ func (h *TraceLogHandler) Handle(ctx context.Context, r slog.Record) error {
 	var b strings.Builder
 	b.WriteString(r.Message)
 	write := func(a slog.Attr) bool {
-		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value.Any())
+		if a.Key == "instance" { // the event's lane says it
+			return true
+		}
+		v := a.Value.String()
+		if k, err := uuid.Parse(v); err == nil {
+			v = ShortKey(k) // the pane is narrow; the rows show the whole key
+		}
+		fmt.Fprintf(&b, " %s=%s", a.Key, v)
 		return true
 	}
 	for _, a := range h.attrs {

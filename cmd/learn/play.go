@@ -357,12 +357,12 @@ func (m *playModel) View() string {
 		return header + "\n\n" + st.bad.Render("The run could not go on:") + "\n" +
 			lipgloss.NewStyle().Width(w).Render(m.err.Error()) + "\n\n" + st.subtle.Render("r tries again, esc goes back")
 	}
-	bottomH := max(6, h/3)
+	bottomH := max(8, h*2/5)
 	captionH := 2
 	lanesH := max(5, h-1-captionH-bottomH)
 	lanes := m.lanesBox(w, lanesH)
 	caption := m.caption(w, captionH)
-	leftW := w * 2 / 5
+	leftW := max(32, w/3)
 	rows := m.box("Rows (committed)", m.rowsLines(leftW-4), leftW, bottomH)
 	trace := m.box("SQL sent · API log", m.traceLines(w-leftW-4), w-leftW, bottomH)
 	return lipgloss.JoinVertical(lipgloss.Left, header, lanes, caption, lipgloss.JoinHorizontal(lipgloss.Top, rows, trace))
@@ -508,16 +508,27 @@ func (m *playModel) rowsLines(w int) []string {
 	return out
 }
 
-// traceLines are the SQL statements and log lines up to the newest step.
+// traceLines are the SQL statements and log lines so far, each wrapped to w
+// cells with its continuation indented.
 func (m *playModel) traceLines(w int) []string {
 	st := m.c.st
 	var out []string
+	add := func(tag lipgloss.Style, name, text string) {
+		wrapped := strings.Split(ansi.Wrap(text, max(8, w-4), " ,"), "\n")
+		for i, l := range wrapped {
+			if i == 0 {
+				out = append(out, tag.Render(name)+" "+l)
+			} else {
+				out = append(out, "    "+l)
+			}
+		}
+	}
 	for _, ev := range m.events {
 		switch ev.Kind {
 		case sim.KindSQL:
-			out = append(out, st.sqlTag.Render("SQL ")+fit(ev.Text, w-4))
+			add(st.sqlTag, "SQL", ev.Text)
 		case sim.KindLog:
-			out = append(out, st.logTag.Render("LOG ")+fit(ev.Level+" "+ev.Text, w-4))
+			add(st.logTag, "LOG", strings.ToLower(ev.Level)+": "+ev.Text)
 		}
 	}
 	return out
