@@ -42,6 +42,9 @@ func runDemo(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
 	if setCopies && s.Name != "concurrent-copies" {
 		return 2, usageErrorf("--copies is for concurrent-copies only")
 	}
+	if *copies < sim.MinCopies || *copies > sim.MaxCopies {
+		return 2, usageErrorf("--copies must be from %d to %d, got %d", sim.MinCopies, sim.MaxCopies, *copies)
+	}
 	opts, err := g.pgOptions()
 	if err != nil {
 		return 2, err

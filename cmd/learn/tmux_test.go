@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// requireTool finds a program for an end-to-end test. Without it the test is
+// skipped, except under CI (LEARN_CI=1), where a missing tool is a failure.
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("LEARN_CI") != "" {
+			t.Fatalf("%s is needed under CI: %v", name, err)
+		}
+		t.Skipf("%s not installed", name)
+	}
+	return p
+}
+
+// buildLearn builds the learn binary once per test run.
+func buildLearn(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "learn")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// tmuxSession is the built binary running in a detached tmux session.
+type tmuxSession struct {
+	t    *testing.T
+	name string
+}
+
+func startTmux(t *testing.T, bin string, w, h int, env ...string) *tmuxSession {
+	t.Helper()
+	requireTool(t, "tmux")
+	s := &tmuxSession{t: t, name: fmt.Sprintf("learn-test-%d", time.Now().UnixNano())}
+	// The shell prints the exit code, then waits so the pane can be read.
+	script := fmt.Sprintf("env %s %s; echo EXIT=$?; sleep 30", strings.Join(env, " "), bin)
+	cmd := exec.Command("tmux", "new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), script)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", s.name).Run() })
+	return s
+}
+
+func (s *tmuxSession) screen() string {
+	out, err := exec.Command("tmux", "capture-pane", "-p", "-t", s.name).Output()
+	if err != nil {
+		s.t.Fatalf("capture-pane: %v", err)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) waitFor(want string, timeout time.Duration) string {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		scr := s.screen()
+		if strings.Contains(scr, want) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%q never appeared; the pane:\n%s", want, scr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *tmuxSession) send(keys ...string) {
+	s.t.Helper()
+	if out, err := exec.Command("tmux", append([]string{"send-keys", "-t", s.name}, keys...)...).CombinedOutput(); err != nil {
+		s.t.Fatalf("send-keys: %v\n%s", err, out)
+	}
+}
+
+var clusterDir = regexp.MustCompile(`cluster in (/\S+)`)
+
+// assertGone checks that no process runs a cluster in dir and dir is gone.
+func assertGone(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		procs := processesMentioning(dir)
+		_, statErr := os.Stat(dir)
+		if len(procs) == 0 && os.IsNotExist(statErr) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("left behind: processes %v, directory exists: %v", procs, statErr == nil)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processesMentioning lists the command lines in /proc that contain s.
+func processesMentioning(s string) []string {
+	var found []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		cmdline := strings.ReplaceAll(string(b), "\x00", " ")
+		if strings.Contains(cmdline, s) {
+			found = append(found, e.Name()+": "+cmdline)
+		}
+	}
+	return found
+}
+
+// The built binary in a real terminal: home, the lesson, the play screen,
+// then a way out; PostgreSQL and its directory are gone afterwards.
+func TestBinaryInTmuxLeavesNothingBehind(t *testing.T) {
+	bin := buildLearn(t)
+	exits := []struct {
+		name  string
+		leave func(s *tmuxSession)
+		code  string
+	}{
+		{"q", func(s *tmuxSession) { s.send("q") }, "EXIT=0"},
+		{"ctrl+c", func(s *tmuxSession) { s.send("C-c") }, "EXIT=0"},
+		{"SIGTERM", func(s *tmuxSession) {
+			out, _ := exec.Command("pkill", "-TERM", "-f", "^"+bin+"$").CombinedOutput()
+			_ = out
+		}, "EXIT="},
+	}
+	for _, ex := range exits {
+		t.Run(ex.name, func(t *testing.T) {
+			s := startTmux(t, bin, 200, 50)
+			home := s.waitFor("PostgreSQL ready", 30*time.Second)
+			m := clusterDir.FindStringSubmatch(home)
+			if m == nil {
+				t.Fatalf("no cluster directory on the home screen:\n%s", home)
+			}
+			dir := strings.TrimRight(m[1], ")…,")
+			s.send("Enter")
+			s.waitFor("In 1 minute", 10*time.Second)
+			s.send("Escape")
+			s.waitFor("Play: the lost answer", 10*time.Second)
+			s.send("j", "j", "Enter")
+			s.waitFor("book 2, key", 20*time.Second)
+			s.send("n")
+			s.waitFor("BEGIN; lock event 1", 10*time.Second)
+			ex.leave(s)
+			s.waitFor(ex.code, 15*time.Second)
+			assertGone(t, dir)
+		})
+	}
+}
