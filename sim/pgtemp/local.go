@@ -1,0 +1,298 @@
+package pgtemp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+const (
+	// maxSocketPath is the longest Unix socket path (sun_path holds 108
+	// bytes with its terminating NUL on Linux; 104 on macOS, where TMPDIR
+	// is long, hence the fall back to /tmp).
+	maxSocketPath = 103
+	socketName    = ".s.PGSQL.5432"
+	readyTimeout  = 30 * time.Second
+	fastShutdown  = 5 * time.Second
+)
+
+// cluster is a private PostgreSQL cluster in a temporary directory:
+//
+//	<dir>/                 0700, owned by the cluster user; also the socket directory
+//	<dir>/data/            the data directory
+//	<dir>/.s.PGSQL.5432    the Unix socket (no TCP listener)
+//	<dir>/learn.owner      learn's pid and start time and the postmaster's pid
+type cluster struct {
+	dir  string
+	bin  binaries
+	run  runner
+	pm   *proc
+	logs *tailBuffer
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func (c *cluster) data() string { return filepath.Join(c.dir, "data") }
+
+// startLocal finds the binaries, builds the cluster (copying the template,
+// or running initdb and saving a template), starts the postmaster and waits
+// until it answers. On any failure, or when ctx ends, the postmaster is
+// killed and the directory removed before it returns.
+func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, err error) {
+	opts.logf("looking for PostgreSQL server binaries…")
+	f := systemFinder(ctx, opts.cacheDir)
+	if opts.finder != nil {
+		f = *opts.finder
+	}
+	bin, err := findBinaries(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	run, err := currentRunner()
+	if err != nil {
+		return nil, err
+	}
+	opts.logf("using PostgreSQL %s in %s", bin.version, bin.dir)
+
+	dir, err := makeClusterDir(opts.tmpParent, run)
+	if err != nil {
+		return nil, err
+	}
+	c := &cluster{dir: dir, bin: bin, run: run, logs: newTailBuffer(64 << 10)}
+	defer func() {
+		if err != nil {
+			if c.pm != nil {
+				c.pm.kill()
+			}
+			removeAll(dir)
+		}
+	}()
+
+	tmpl := templatePath(opts.cacheDir, bin.major, run.uid)
+	fromTemplate := false
+	if tmpl != "" && templateUsable(tmpl, bin.major) {
+		opts.logf("copying the cluster template…")
+		cerr := copyTree(ctx, tmpl, c.data(), run.chown)
+		switch {
+		case cerr == nil:
+			fromTemplate = true
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		default:
+			opts.logf("could not copy the cluster template (%v); running initdb instead", cerr)
+			if err = removeAll(c.data()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ranInitdb := false
+	if !fromTemplate {
+		if err = c.initdb(ctx, opts, tmpl, false); err != nil {
+			return nil, err
+		}
+		ranInitdb = true
+	}
+
+	err = c.start(ctx, opts)
+	if err != nil && fromTemplate && ctx.Err() == nil && c.pm != nil && c.pm.exited() {
+		// The copied template does not start: rebuild it from a fresh initdb.
+		opts.logf("the cluster from the template did not start (%v); running initdb and rebuilding the template", err)
+		c.pm = nil
+		if err = removeAll(c.data()); err != nil {
+			return nil, err
+		}
+		if err = c.initdb(ctx, opts, tmpl, true); err != nil {
+			return nil, err
+		}
+		ranInitdb = true
+		err = c.start(ctx, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	cfg, err := pgx.ParseConfig(c.connString())
+	if err != nil {
+		return nil, err
+	}
+	cfg.ConnectTimeout = 5 * time.Second
+	s = &Server{
+		mode:       Local,
+		connString: c.connString(),
+		cfg:        cfg,
+		readyIn:    time.Since(t0),
+		ranInitdb:  ranInitdb,
+		local:      c,
+		describe: fmt.Sprintf("local PostgreSQL %s (%s), cluster in %s running as %s",
+			bin.version, bin.dir, dir, run.name),
+	}
+	opts.logf("PostgreSQL ready in %s", s.readyIn.Round(time.Millisecond))
+	return s, nil
+}
+
+// makeClusterDir creates a fresh 0700 directory for the cluster, owned by
+// the cluster user, whose socket path fits in a sockaddr_un. It uses
+// parent (os.TempDir() when empty) unless that path is too long or the
+// cluster user cannot reach it; then it uses /tmp.
+func makeClusterDir(parent string, run runner) (string, error) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	// "learn-" and up to 10 random digits from MkdirTemp, then "/" + socket.
+	fits := func(p string) bool { return len(p)+len("/learn-0123456789/")+len(socketName) <= maxSocketPath }
+	if !fits(parent) || !run.canReach(parent) {
+		parent = "/tmp"
+	}
+	dir, err := os.MkdirTemp(parent, "learn-")
+	if err != nil {
+		return "", fmt.Errorf("could not create a directory for the PostgreSQL cluster in %s: %w; set TMPDIR to a writable directory", parent, err)
+	}
+	if len(filepath.Join(dir, socketName)) > maxSocketPath {
+		os.Remove(dir)
+		return "", fmt.Errorf("the PostgreSQL socket path in %s would be too long for Unix sockets; set TMPDIR to a short directory such as /tmp", dir)
+	}
+	if err := run.chown(dir); err != nil {
+		os.Remove(dir)
+		return "", fmt.Errorf("could not give %s to %s: %w", dir, run, err)
+	}
+	return dir, nil
+}
+
+// initdb creates the cluster in place and then saves it as the template
+// (a failure to save only costs the next run time, so it is logged).
+func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replace bool) error {
+	opts.logf("initdb (the first run takes a moment; later runs copy a template)…")
+	out := newTailBuffer(16 << 10)
+	cmd := exec.Command(filepath.Join(c.bin.dir, "initdb"),
+		"-D", c.data(), "-U", "learn", "--auth=trust", "--locale=C", "-E", "UTF8", "--no-sync")
+	cmd.Dir = c.dir
+	cmd.Env = serverEnv()
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = c.run.sysProcAttr(syscall.SIGKILL)
+	p, err := startProc(cmd)
+	if err != nil {
+		return fmt.Errorf("could not run initdb from %s: %w", c.bin.dir, err)
+	}
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		p.kill() // initdb and the postgres it runs in bootstrap mode
+		return ctx.Err()
+	}
+	if p.err != nil {
+		return fmt.Errorf("initdb failed (%v); its last output:\n%s", p.err, out.Tail(20))
+	}
+	if tmpl != "" {
+		if err := saveTemplate(ctx, c.data(), tmpl, replace); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			opts.logf("could not save the cluster template in %s (%v); the next start runs initdb again", tmpl, err)
+		}
+	}
+	return nil
+}
+
+// start execs the postmaster and waits until it answers SELECT 1. On failure
+// the postmaster is left for the caller to kill (c.pm tells whether it ran).
+func (c *cluster) start(ctx context.Context, opts *Options) error {
+	opts.logf("starting PostgreSQL…")
+	cmd := exec.Command(filepath.Join(c.bin.dir, "postgres"),
+		"-D", c.data(),
+		"-k", c.dir,
+		"-p", "5432",
+		"-c", "listen_addresses=",
+		"-c", "fsync=off",
+		"-c", "synchronous_commit=off",
+		"-c", "full_page_writes=off",
+		"-c", "max_connections=250",
+		"-c", "shared_buffers=32MB",
+	)
+	cmd.Dir = c.dir
+	cmd.Env = serverEnv()
+	cmd.Stdout, cmd.Stderr = c.logs, c.logs
+	cmd.SysProcAttr = c.run.sysProcAttr(syscall.SIGQUIT) // immediate shutdown if learn dies
+	cmd.WaitDelay = 2 * time.Second                      // backends share the log pipe
+	pm, err := startProc(cmd)
+	if err != nil {
+		return fmt.Errorf("could not run %s: %w", cmd.Path, err)
+	}
+	c.pm = pm
+	if err := writeOwner(c.dir, pm.pid()); err != nil {
+		return fmt.Errorf("could not write %s: %w", filepath.Join(c.dir, ownerFile), err)
+	}
+
+	cfg, err := pgx.ParseConfig(c.connString())
+	if err != nil {
+		return err
+	}
+	cfg.ConnectTimeout = time.Second
+	deadline := time.NewTimer(readyTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if probe(ctx, cfg) == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-pm.done:
+			return fmt.Errorf("PostgreSQL exited while starting (%v); its log ends with:\n%s", pm.err, c.logs.Tail(20))
+		case <-deadline.C:
+			return fmt.Errorf("PostgreSQL did not accept connections within %s; its log ends with:\n%s", readyTimeout, c.logs.Tail(20))
+		case <-tick.C:
+		}
+	}
+}
+
+// probe connects and runs SELECT 1.
+func probe(ctx context.Context, cfg *pgx.ConnConfig) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	var one int
+	return conn.QueryRow(ctx, "SELECT 1").Scan(&one)
+}
+
+// connString is the keyword/value connection string for the cluster.
+func (c *cluster) connString() string {
+	return fmt.Sprintf("host=%s port=5432 user=learn dbname=postgres sslmode=disable", kvQuote(c.dir))
+}
+
+// close stops the postmaster and removes the directory. It is idempotent.
+func (c *cluster) close() error {
+	c.closeOnce.Do(func() {
+		if c.pm != nil {
+			c.pm.stopPostmaster(fastShutdown)
+		}
+		if err := removeAll(c.dir); err != nil {
+			c.closeErr = fmt.Errorf("could not remove the PostgreSQL cluster directory: %w; remove %s by hand", err, c.dir)
+		}
+	})
+	return c.closeErr
+}
+
+// removeAll is os.RemoveAll retried briefly, for files a dying process was
+// still creating.
+func removeAll(dir string) error {
+	var err error
+	for i := 0; i < 5; i++ {
+		if err = os.RemoveAll(dir); err == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return err
+}

@@ -1,0 +1,270 @@
+package pgtemp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestLocalCluster(t *testing.T) {
+	needLocal(t)
+	opts := isolated(t, "")
+	s := startT(t, opts)
+	c := s.local
+	if s.Mode() != Local || c == nil {
+		t.Fatalf("Mode() = %s, want local", s.Mode())
+	}
+	t.Logf("%s; ready in %s (initdb ran: %v)", s.Describe(), s.ReadyIn(), s.RanInitdb())
+	for _, want := range []string{c.bin.version, c.bin.dir, c.dir, c.run.name} {
+		if !strings.Contains(s.Describe(), want) {
+			t.Errorf("Describe() = %q lacks %q", s.Describe(), want)
+		}
+	}
+	if s.ReadyIn() <= 0 {
+		t.Errorf("ReadyIn() = %s", s.ReadyIn())
+	}
+
+	conn := connect(t, s.ConnString())
+	if got := queryString(t, conn, "SELECT (40 + 2)::text"); got != "42" {
+		t.Errorf("SELECT 40 + 2 = %s", got)
+	}
+	if got := queryString(t, conn, "SHOW listen_addresses"); got != "" {
+		t.Errorf("listen_addresses = %q, want '' (no TCP)", got)
+	}
+	if got := queryString(t, conn, "SHOW fsync"); got != "off" {
+		t.Errorf("fsync = %q, want off", got)
+	}
+	if got := queryString(t, conn, "SELECT current_user::text"); got != "learn" {
+		t.Errorf("current_user = %q, want learn", got)
+	}
+	if got := queryString(t, conn, "SHOW server_encoding"); got != "UTF8" {
+		t.Errorf("server_encoding = %q, want UTF8", got)
+	}
+
+	for _, d := range []string{c.dir, c.data()} {
+		fi, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s has mode %v, want 0700", d, fi.Mode().Perm())
+		}
+		if uid := int(fi.Sys().(*syscall.Stat_t).Uid); uid != c.run.uid {
+			t.Errorf("%s is owned by uid %d, want the cluster user %s", d, uid, c.run)
+		}
+	}
+	if os.Geteuid() == 0 && c.run.uid == 0 {
+		t.Errorf("learn runs as root and so does the cluster")
+	}
+	owner, err := os.ReadFile(filepath.Join(c.dir, ownerFile))
+	if err != nil || !strings.Contains(string(owner), fmt.Sprintf("learn_pid=%d\n", os.Getpid())) ||
+		!strings.Contains(string(owner), fmt.Sprintf("postmaster_pid=%d\n", c.pm.pid())) {
+		t.Errorf("%s = %q, %v; want learn's and the postmaster's pids", ownerFile, owner, err)
+	}
+	if len(processesUsing(c.dir)) == 0 {
+		t.Fatalf("processesUsing finds no process of the running cluster: the check below would mean nothing")
+	}
+	conn.Close(context.Background())
+
+	// Close from several goroutines at once, then once more.
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = s.Close() }()
+	}
+	wg.Wait()
+	for _, err := range append(errs, s.Close()) {
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	if _, err := os.Stat(c.dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Close %s still exists (%v)", c.dir, err)
+	}
+	if p := processesUsing(c.dir); len(p) > 0 {
+		t.Errorf("after Close processes remain: %v", p)
+	}
+	if _, err := s.NewSchema(context.Background()); err == nil {
+		t.Errorf("NewSchema after Close succeeded")
+	}
+}
+
+func TestWarmStartCopiesTemplate(t *testing.T) {
+	bin := needLocal(t)
+	cache := t.TempDir()
+
+	cold := startT(t, isolated(t, cache))
+	if !cold.RanInitdb() {
+		t.Errorf("first start with an empty cache did not run initdb")
+	}
+	tmpl := templatePath(cache, bin.major, cold.local.run.uid)
+	if !templateUsable(tmpl, bin.major) {
+		t.Fatalf("no usable template in %s after the first start", tmpl)
+	}
+	if err := cold.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	warm := startT(t, isolated(t, cache))
+	if warm.RanInitdb() {
+		t.Errorf("second start ran initdb instead of copying the template")
+	}
+	conn := connect(t, warm.ConnString())
+	queryString(t, conn, "SELECT 'ok'")
+	t.Logf("cold start %s, warm start %s", cold.ReadyIn(), warm.ReadyIn())
+}
+
+func TestBrokenTemplateIsRebuilt(t *testing.T) {
+	bin := needLocal(t)
+	cache := t.TempDir()
+	run, err := currentRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A template that passes the quick check but cannot start.
+	tmpl := templatePath(cache, bin.major, run.uid)
+	os.MkdirAll(filepath.Join(tmpl, "global"), 0o700)
+	os.WriteFile(filepath.Join(tmpl, "PG_VERSION"), []byte(bin.major+"\n"), 0o600)
+	os.WriteFile(filepath.Join(tmpl, "global", "pg_control"), []byte("garbage"), 0o600)
+
+	s := startT(t, isolated(t, cache))
+	if !s.RanInitdb() {
+		t.Errorf("a broken template did not lead to initdb")
+	}
+	queryString(t, connect(t, s.ConnString()), "SELECT 'ok'")
+	if fi, err := os.Stat(filepath.Join(tmpl, "global", "pg_control")); err != nil || fi.Size() < 512 {
+		t.Errorf("template was not rebuilt: pg_control %v, %v", fi, err)
+	}
+}
+
+func TestStartCancelledLeavesNothing(t *testing.T) {
+	needLocal(t)
+	warmCache := t.TempDir()
+	s := startT(t, isolated(t, warmCache)) // make the template
+	s.Close()
+
+	delays := []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond,
+		50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}
+	for _, warm := range []bool{true, false} {
+		for _, d := range delays {
+			t.Run(fmt.Sprintf("warm=%v/after=%s", warm, d), func(t *testing.T) {
+				cache := warmCache
+				if !warm {
+					cache = t.TempDir() // empty: cancel lands in initdb
+				}
+				opts := isolated(t, cache)
+				opts.Logf = nil
+				ctx, cancel := context.WithCancel(context.Background())
+				time.AfterFunc(d, cancel)
+				s, err := Start(ctx, opts)
+				cancel()
+				switch {
+				case err == nil:
+					s.Close() // Start won the race
+				case !errors.Is(err, context.Canceled):
+					t.Fatalf("Start after cancel = %v, want context.Canceled", err)
+				}
+				if entries, _ := os.ReadDir(opts.tmpParent); len(entries) > 0 {
+					t.Errorf("left behind in %s: %v", opts.tmpParent, entries)
+				}
+				if p := processesUsing(opts.tmpParent); len(p) > 0 {
+					t.Errorf("processes left behind: %v", p)
+				}
+			})
+		}
+	}
+}
+
+// helperEnv makes the test binary a stand-in for learn that starts a cluster,
+// prints its directory and waits to be killed.
+const helperEnv = "LEARN_PGTEMP_HELPER_PARENT"
+
+func helperProcess() int {
+	s, err := Start(context.Background(), Options{Mode: Local, tmpParent: os.Getenv(helperEnv)})
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	fmt.Println("dir:", s.local.dir)
+	select {}
+}
+
+func TestPostmasterDiesWithLearn(t *testing.T) {
+	needLocal(t)
+	opts := isolated(t, "")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"="+opts.tmpParent)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "dir: ") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("helper said %q (%v)", line, err)
+	}
+	dir := strings.TrimSpace(strings.TrimPrefix(line, "dir: "))
+	if len(processesUsing(dir)) == 0 {
+		t.Fatalf("no cluster processes in %s", dir)
+	}
+	cmd.Process.Kill() // SIGKILL: learn gets no chance to clean up
+	cmd.Wait()
+
+	deadline := time.Now().Add(10 * time.Second)
+	for len(processesUsing(dir)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("postmaster outlived learn by 10 s: %v", processesUsing(dir))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The directory stays until reaping exists; the test's cleanup removes it.
+}
+
+func TestClusterDirFallsBackToShortPath(t *testing.T) {
+	run, err := currentRunner()
+	if err != nil {
+		t.Skip(err)
+	}
+	long := "/" + strings.Repeat("x", 120)
+	dir, err := makeClusterDir(long, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(dir)
+	if !strings.HasPrefix(dir, "/tmp/learn-") || len(filepath.Join(dir, socketName)) > maxSocketPath {
+		t.Errorf("makeClusterDir(%d-byte parent) = %s", len(long), dir)
+	}
+}
+
+func TestClusterDirAvoidsParentsTheClusterUserCannotEnter(t *testing.T) {
+	run, err := currentRunner()
+	if err != nil || run.cred == nil {
+		t.Skip("only when learn runs as root")
+	}
+	private := t.TempDir() // 0700, owned by root
+	if run.canReach(private) {
+		t.Fatalf("canReach(%s) = true for %s", private, run)
+	}
+	dir, err := makeClusterDir(private, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(dir)
+	if !strings.HasPrefix(dir, "/tmp/learn-") {
+		t.Errorf("makeClusterDir(root-only parent) = %s, want one in /tmp", dir)
+	}
+}

@@ -1,0 +1,283 @@
+// Package pgtemp gets learn a PostgreSQL to run the booking engine against and
+// removes every trace of it afterwards.
+//
+// The ways, in the order Auto tries them (design.md, "Throwaway PostgreSQL"):
+//
+//  1. URL: an existing database named by --database-url or DATABASE_URL. learn
+//     works only inside schemas learn_<random> that it creates and drops.
+//  2. Local: PostgreSQL server binaries on this machine. learn runs a private
+//     cluster in a 0700 temporary directory, Unix socket only, as an
+//     unprivileged user when learn itself runs as root, and deletes it on Close.
+//  3. Docker: not available yet.
+//
+// When none works, Start returns an error wrapping ErrNoPostgres whose message
+// names the ways to fix it; reading and quizzes still work without a database.
+package pgtemp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Mode names a way of getting a PostgreSQL.
+type Mode string
+
+// The ways Start knows. Auto tries URL (when a DatabaseURL is given), then
+// Local; Docker is not available yet.
+const (
+	Auto   Mode = "auto"
+	URL    Mode = "url"
+	Local  Mode = "local"
+	Docker Mode = "docker"
+)
+
+var modes = []Mode{Auto, URL, Local, Docker}
+
+// ParseMode turns a --database-mode style value into a Mode. The empty string
+// means Auto. Any other value outside auto, url, local and docker is an error
+// that lists the valid ones.
+func ParseMode(s string) (Mode, error) {
+	if s == "" {
+		return Auto, nil
+	}
+	for _, m := range modes {
+		if Mode(s) == m {
+			return m, nil
+		}
+	}
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = string(m)
+	}
+	return "", fmt.Errorf("unknown database mode %q: use one of %s", s, strings.Join(names, ", "))
+}
+
+// Options says how Start gets a PostgreSQL.
+type Options struct {
+	// Mode is the way to use; the zero value means Auto.
+	Mode Mode
+	// DatabaseURL is the caller's --database-url or DATABASE_URL, in URL
+	// (postgres://…) or keyword/value form. It may be empty, except in URL mode.
+	DatabaseURL string
+	// Logf, when not nil, receives one progress line per step ("initdb…",
+	// "starting PostgreSQL…"). Start calls it from its own goroutine and
+	// never after it returns.
+	Logf func(format string, args ...any)
+
+	// cacheDir replaces os.UserCacheDir() (tests use it to force a cold start).
+	cacheDir string
+	// tmpParent replaces os.TempDir() as the parent of the cluster directory.
+	tmpParent string
+	// finder replaces the search of this machine for server binaries.
+	finder *finder
+}
+
+func (o *Options) logf(format string, args ...any) {
+	if o.Logf != nil {
+		o.Logf(format, args...)
+	}
+}
+
+// ErrNoPostgres is wrapped by Start's error when learn found no PostgreSQL it
+// could use. Callers test for it with errors.Is and fall back to the parts of
+// learn that need no database.
+var ErrNoPostgres = errors.New("no PostgreSQL available")
+
+// Server is a PostgreSQL that Start got ready. Its methods are safe for use by
+// several goroutines. Close releases everything learn made with it.
+type Server struct {
+	mode       Mode
+	describe   string
+	connString string
+	cfg        *pgx.ConnConfig // parsed connString, with a connect timeout
+	readyIn    time.Duration
+	ranInitdb  bool
+	local      *cluster // nil unless mode == Local
+
+	mu      sync.Mutex // guards closed and schemas, and serialises schema DDL
+	closed  bool
+	schemas map[string]*Schema
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Mode reports which way Start used: URL or Local.
+func (s *Server) Mode() Mode { return s.mode }
+
+// Describe returns one line for people, for example
+// "local PostgreSQL 15.18 (/usr/lib/postgresql/15/bin), cluster in /tmp/learn-ab12 running as postgres".
+// It never contains a password.
+func (s *Server) Describe() string { return s.describe }
+
+// ConnString returns the base connection string (keyword/value or URL form)
+// that pgx.ParseConfig accepts. It sets no search_path: use NewSchema for a
+// connection string that lands in a schema of its own. In URL mode it is the
+// caller's DatabaseURL and may hold a password, so do not print it.
+func (s *Server) ConnString() string { return s.connString }
+
+// ReadyIn reports how long Start took, from its call until the server
+// answered a query.
+func (s *Server) ReadyIn() time.Duration { return s.readyIn }
+
+// RanInitdb reports whether Start had to run initdb because no usable cluster
+// template was cached (the first run for this PostgreSQL major version and
+// user, or after a broken template). It is false in URL mode.
+func (s *Server) RanInitdb() bool { return s.ranInitdb }
+
+// Close releases everything learn made. In URL mode it drops the schemas
+// NewSchema made that were not dropped yet, and touches nothing else. In
+// local mode it stops the cluster (fast shutdown; immediate shutdown if the
+// server lingers more than 5 s; then SIGKILL to its process group) and
+// removes its temporary directory, so its schemas go with it and no process
+// or file of learn's remains. Close needs no caller context, so it works
+// after the context given to Start was cancelled. It is idempotent and safe
+// to call from several goroutines: every call waits for the first to finish
+// and returns its error. After Close, NewSchema fails and Drop does nothing.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		schemas := s.schemas
+		s.schemas = nil
+		s.mu.Unlock()
+
+		var errs []error
+		if s.local == nil && len(schemas) > 0 {
+			// Dropping the schemas one by one only matters in a database
+			// that outlives learn; a local cluster goes as a whole below.
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			errs = append(errs, s.dropSchemas(ctx, schemas))
+			cancel()
+		}
+		if s.local != nil {
+			errs = append(errs, s.local.close())
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// Start gets a PostgreSQL the way opts.Mode says and returns it once it
+// answers queries.
+//
+// Auto tries URL when opts.DatabaseURL is set, then local binaries (Docker is
+// skipped until it is available); a way that fails is reported through
+// opts.Logf and the next one is tried. When none works the error wraps
+// ErrNoPostgres and names the ways to fix it. URL requires opts.DatabaseURL;
+// an unreachable database is reported within about 5 s. Local fails with an
+// error wrapping ErrNoPostgres when no binaries are found. Docker always fails
+// for now, wrapping ErrNoPostgres.
+//
+// If ctx ends during Start, Start returns ctx's error and leaves no process
+// and no directory behind. On success the caller must call Close.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	t0 := time.Now()
+	if opts.Mode == "" {
+		opts.Mode = Auto
+	}
+	switch opts.Mode {
+	case URL:
+		if opts.DatabaseURL == "" {
+			return nil, errors.New("database mode url needs a database: set DATABASE_URL or pass --database-url")
+		}
+		return startURL(ctx, &opts, t0)
+	case Local:
+		s, err := startLocal(ctx, &opts, t0)
+		if errors.Is(err, errNoBinaries) {
+			return nil, &noPostgresError{tried: []attempt{{"local PostgreSQL binaries", err}}}
+		}
+		return s, err
+	case Docker:
+		return nil, &noPostgresError{tried: []attempt{{"Docker", errDockerNotYet}}}
+	case Auto:
+		return startAuto(ctx, &opts, t0)
+	default:
+		_, err := ParseMode(string(opts.Mode))
+		return nil, err
+	}
+}
+
+func startAuto(ctx context.Context, opts *Options, t0 time.Time) (*Server, error) {
+	var tried []attempt
+	if opts.DatabaseURL != "" {
+		s, err := startURL(ctx, opts, t0)
+		if err == nil {
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		opts.logf("the database in DATABASE_URL / --database-url did not work: %v", err)
+		opts.logf("trying local PostgreSQL binaries instead…")
+		tried = append(tried, attempt{"DATABASE_URL / --database-url", err})
+	} else {
+		tried = append(tried, attempt{"DATABASE_URL / --database-url", errors.New("not set")})
+	}
+
+	s, err := startLocal(ctx, opts, t0)
+	if err == nil {
+		return s, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if !errors.Is(err, errNoBinaries) {
+		opts.logf("local PostgreSQL did not start: %v", err)
+	}
+	tried = append(tried, attempt{"local PostgreSQL binaries", err})
+	tried = append(tried, attempt{"Docker", errDockerNotYet})
+	return nil, &noPostgresError{tried: tried}
+}
+
+// StartForTests starts the one server a test package shares, from TestMain.
+// If the environment variable LEARN_TEST_DATABASE is set it is used as a
+// database URL (as pgx's tests use PGX_TEST_DATABASE); otherwise a local
+// cluster is started. Each test then takes a fresh schema with NewSchema.
+// When neither is possible the error wraps ErrNoPostgres, and TestMain may
+// skip the database tests. The caller must Close the server.
+func StartForTests(ctx context.Context) (*Server, error) {
+	if u := os.Getenv("LEARN_TEST_DATABASE"); u != "" {
+		return Start(ctx, Options{Mode: URL, DatabaseURL: u})
+	}
+	return Start(ctx, Options{Mode: Local})
+}
+
+type attempt struct {
+	way string
+	err error
+}
+
+// noPostgresError is what Start returns when no way worked.
+type noPostgresError struct {
+	tried []attempt
+}
+
+func (e *noPostgresError) Error() string {
+	var b strings.Builder
+	b.WriteString("learn found no PostgreSQL to run the booking engine against:\n")
+	for _, a := range e.tried {
+		fmt.Fprintf(&b, "  - %s: %v\n", a.way, a.err)
+	}
+	b.WriteString("Any one of these fixes it:\n")
+	b.WriteString("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`\n")
+	b.WriteString("  - set DATABASE_URL or pass --database-url with a database where learn may create schemas\n")
+	b.WriteString("  - run Docker (learn will use it for PostgreSQL in a coming version)\n")
+	b.WriteString("Reading the lessons and the quizzes work without a database.")
+	return b.String()
+}
+
+func (e *noPostgresError) Unwrap() []error {
+	errs := []error{ErrNoPostgres}
+	for _, a := range e.tried {
+		errs = append(errs, a.err)
+	}
+	return errs
+}

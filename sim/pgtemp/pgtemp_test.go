@@ -1,0 +1,222 @@
+package pgtemp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// shared is the package's one server from StartForTests (nil when there is no
+// PostgreSQL; the tests that need it skip).
+var shared *Server
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(helperProcess())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	var err error
+	shared, err = StartForTests(ctx)
+	cancel()
+	if err != nil {
+		if !errors.Is(err, ErrNoPostgres) {
+			fmt.Fprintln(os.Stderr, "pgtemp tests:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintln(os.Stderr, "pgtemp tests: no PostgreSQL, database tests skip:", err)
+	}
+	code := m.Run()
+	if shared != nil {
+		if err := shared.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtemp tests: closing the shared server:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func needShared(t testing.TB) *Server {
+	t.Helper()
+	if shared == nil {
+		t.Skip("no PostgreSQL for tests: install the server binaries or set LEARN_TEST_DATABASE")
+	}
+	return shared
+}
+
+// needLocal skips when there are no local binaries.
+func needLocal(t testing.TB) binaries {
+	t.Helper()
+	bin, err := findBinaries(context.Background(), systemFinder(context.Background(), t.TempDir()))
+	if err != nil {
+		t.Skipf("no local PostgreSQL binaries: %v", err)
+	}
+	return bin
+}
+
+// isolated returns options for a local cluster whose directory goes under a
+// fresh parent (so a test can check that parent is left empty) and whose
+// template cache is cacheDir ("" = the user's real cache).
+func isolated(t testing.TB, cacheDir string) Options {
+	t.Helper()
+	parent, err := os.MkdirTemp("", "pgtemp-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(parent, 0o755) // the cluster user must be able to enter it
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	return Options{Mode: Local, cacheDir: cacheDir, tmpParent: parent, Logf: t.Logf}
+}
+
+func startT(t testing.TB, opts Options) *Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func connect(t testing.TB, connString string) *pgx.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, connString)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func queryString(t testing.TB, conn *pgx.Conn, sql string, args ...any) string {
+	t.Helper()
+	var s *string
+	if err := conn.QueryRow(context.Background(), sql, args...).Scan(&s); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	if s == nil {
+		return "<null>"
+	}
+	return *s
+}
+
+// processesUsing lists live (not zombie) processes whose working directory
+// or command line is in dir: PostgreSQL processes chdir to the data directory.
+func processesUsing(dir string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var found []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		p := filepath.Join("/proc", e.Name())
+		stat, err := os.ReadFile(filepath.Join(p, "stat"))
+		if err != nil {
+			continue
+		}
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+			continue
+		}
+		cwd, _ := os.Readlink(filepath.Join(p, "cwd"))
+		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+		if strings.HasPrefix(cwd, dir) || strings.Contains(string(cmdline), dir) {
+			found = append(found, fmt.Sprintf("%d (%s, cwd %s)", pid, strings.ReplaceAll(string(cmdline), "\x00", " "), cwd))
+		}
+	}
+	return found
+}
+
+func TestParseMode(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Mode
+		err  bool
+	}{
+		{"", Auto, false},
+		{"auto", Auto, false},
+		{"url", URL, false},
+		{"local", Local, false},
+		{"docker", Docker, false},
+		{"Local", "", true},
+		{"postgres", "", true},
+	}
+	for _, tt := range tests {
+		got, err := ParseMode(tt.in)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("ParseMode(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "auto, url, local, docker") {
+			t.Errorf("ParseMode(%q) error %q does not list the valid modes", tt.in, err)
+		}
+	}
+}
+
+func TestDockerNotAvailableYet(t *testing.T) {
+	_, err := Start(context.Background(), Options{Mode: Docker})
+	if !errors.Is(err, ErrNoPostgres) || !strings.Contains(err.Error(), "not available yet") {
+		t.Fatalf("Start(Docker) = %v; want an ErrNoPostgres saying it is not available yet", err)
+	}
+}
+
+func TestURLModeNeedsURL(t *testing.T) {
+	_, err := Start(context.Background(), Options{Mode: URL})
+	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Fatalf("Start(URL without a URL) = %v; want an error naming DATABASE_URL", err)
+	}
+}
+
+func TestNoPostgresErrorNamesTheWays(t *testing.T) {
+	err := error(&noPostgresError{tried: []attempt{
+		{"DATABASE_URL / --database-url", errors.New("not set")},
+		{"local PostgreSQL binaries", errNoBinaries},
+		{"Docker", errDockerNotYet},
+	}})
+	if !errors.Is(err, ErrNoPostgres) || !errors.Is(err, errNoBinaries) {
+		t.Errorf("error does not wrap ErrNoPostgres and the causes")
+	}
+	for _, want := range []string{"apt install postgresql", "brew install postgresql", "DATABASE_URL", "--database-url", "Docker"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message does not mention %q:\n%s", want, err)
+		}
+	}
+}
+
+func TestNothingWorks(t *testing.T) {
+	nothing := &finder{
+		lookPath: func(string) (string, error) { return "", errors.New("not found") },
+		bindir:   func() string { return "" },
+		glob:     func(string) ([]string, error) { return nil, nil },
+		version:  func(string) (string, error) { return "", errors.New("no postgres") },
+	}
+	for _, opts := range []Options{
+		{Mode: Auto, finder: nothing},
+		{Mode: Auto, finder: nothing, DatabaseURL: "postgres://learn@127.0.0.1:1/x"},
+		{Mode: Local, finder: nothing},
+	} {
+		_, err := Start(context.Background(), opts)
+		if !errors.Is(err, ErrNoPostgres) {
+			t.Fatalf("Start(%s, URL %q) with nothing installed = %v; want ErrNoPostgres", opts.Mode, opts.DatabaseURL, err)
+		}
+		t.Logf("Start(%s, URL %q):\n%v", opts.Mode, opts.DatabaseURL, err)
+		for _, want := range []string{"apt install postgresql", "DATABASE_URL", "Docker"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("message lacks %q", want)
+			}
+		}
+		if opts.DatabaseURL != "" && !strings.Contains(err.Error(), "could not reach the PostgreSQL at 127.0.0.1:1") {
+			t.Errorf("message does not say why the URL failed")
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package pgtemp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// urlConnectTimeout bounds each connection attempt to a user's database, so an
+// unreachable host is reported in seconds rather than after TCP gives up.
+const urlConnectTimeout = 5 * time.Second
+
+// startURL checks that the user's database answers and describes it. It
+// creates nothing: schemas come from NewSchema.
+func startURL(ctx context.Context, opts *Options, t0 time.Time) (*Server, error) {
+	cfg, err := pgx.ParseConfig(opts.DatabaseURL)
+	if err != nil {
+		// pgx's message quotes the string, which may hold a password.
+		return nil, errors.New("DATABASE_URL / --database-url is not a PostgreSQL connection string learn can read " +
+			"(details left out because they may contain the password); write it as " +
+			"postgres://user:password@host:5432/dbname or host=… port=… user=… dbname=…")
+	}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > urlConnectTimeout {
+		cfg.ConnectTimeout = urlConnectTimeout
+	}
+	where := address(cfg)
+	opts.logf("connecting to the PostgreSQL at %s…", where)
+
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, connectError(where, cfg.Password, err)
+	}
+	defer conn.Close(context.Background())
+	var version, db, user string
+	err = conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_database(), current_user").
+		Scan(&version, &db, &user)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("the PostgreSQL at %s did not answer a query: %s; check DATABASE_URL / --database-url",
+			where, scrub(err.Error(), cfg.Password))
+	}
+	s := &Server{
+		mode:       URL,
+		connString: opts.DatabaseURL,
+		cfg:        cfg,
+		readyIn:    time.Since(t0),
+		describe: fmt.Sprintf("PostgreSQL %s at %s, database %s as user %s (learn uses only schemas learn_* it creates)",
+			version, where, db, user),
+	}
+	opts.logf("connected to PostgreSQL %s in %s", version, s.readyIn.Round(time.Millisecond))
+	return s, nil
+}
+
+// connectError explains a failed connection: unreachable, or reached and
+// refused (wrong password, no such database…).
+func connectError(where, password string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return fmt.Errorf("the PostgreSQL at %s refused learn: %s (SQLSTATE %s); check the user, password and database in DATABASE_URL / --database-url",
+			where, scrub(pgErr.Message, password), pgErr.Code)
+	}
+	cause := err
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) && ce.Unwrap() != nil {
+		cause = ce.Unwrap() // drop pgx's "failed to connect to `user=… database=…`" prefix
+	}
+	var opErr *net.OpError
+	if errors.As(cause, &opErr) {
+		cause = opErr
+	}
+	return fmt.Errorf("could not reach the PostgreSQL at %s: %s; check DATABASE_URL / --database-url",
+		where, scrub(cause.Error(), password))
+}
+
+// address names the server without user or password: host:port, or the
+// Unix socket path.
+func address(cfg *pgx.ConnConfig) string {
+	port := strconv.Itoa(int(cfg.Port))
+	if strings.HasPrefix(cfg.Host, "/") {
+		return cfg.Host + "/.s.PGSQL." + port
+	}
+	return net.JoinHostPort(cfg.Host, port)
+}
+
+// scrub removes a password from a message, in case a driver quoted it.
+func scrub(msg, password string) string {
+	if len(password) < 3 {
+		return msg
+	}
+	return strings.ReplaceAll(msg, password, "xxxxx")
+}

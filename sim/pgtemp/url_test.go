@@ -1,0 +1,124 @@
+package pgtemp
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// snapshot describes a database outside learn's schemas: schemas,
+// relations, functions, roles and databases.
+func snapshot(t testing.TB, s *Server) string {
+	t.Helper()
+	conn := connect(t, s.ConnString())
+	return queryString(t, conn, `
+		SELECT concat_ws(E'\n',
+		  (SELECT string_agg(nspname, ',' ORDER BY nspname) FROM pg_namespace
+		    WHERE nspname NOT LIKE 'learn\_%' AND nspname NOT LIKE 'pg\_temp\_%' AND nspname NOT LIKE 'pg\_toast\_temp\_%'),
+		  (SELECT string_agg(n.nspname || '.' || c.relname || ':' || c.relkind::text, ',' ORDER BY 1)
+		     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		    WHERE n.nspname NOT LIKE 'learn\_%' AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%'),
+		  (SELECT count(*)::text FROM pg_proc),
+		  (SELECT string_agg(rolname, ',' ORDER BY rolname) FROM pg_roles),
+		  (SELECT string_agg(datname, ',' ORDER BY datname) FROM pg_database))`)
+}
+
+func TestURLModeTouchesOnlyItsSchema(t *testing.T) {
+	base := needShared(t)
+	before := snapshot(t, base)
+
+	s := startT(t, Options{Mode: URL, DatabaseURL: base.ConnString(), Logf: t.Logf})
+	if s.Mode() != URL || s.RanInitdb() {
+		t.Errorf("Mode() = %s, RanInitdb() = %v", s.Mode(), s.RanInitdb())
+	}
+	t.Logf("%s; ready in %s", s.Describe(), s.ReadyIn())
+	ctx := context.Background()
+	sc, err := s.NewSchema(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, sc.ConnString)
+	if _, err := conn.Exec(ctx, "CREATE TABLE bookings (id int PRIMARY KEY, key text UNIQUE); CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'"); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryString(t, conn, "SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = 'bookings'::regclass"); got != sc.Name {
+		t.Errorf("table landed in %s, want %s", got, sc.Name)
+	}
+	conn.Close(ctx)
+	if err := sc.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if schemaExists(t, base, sc.Name) {
+		t.Errorf("schema %s remains", sc.Name)
+	}
+	if after := snapshot(t, base); after != before {
+		t.Errorf("the database changed outside learn's schema:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+func TestURLUnreachable(t *testing.T) {
+	start := time.Now()
+	_, err := Start(context.Background(), Options{Mode: URL, DatabaseURL: "postgres://learn:sekret-pw@127.0.0.1:1/x"})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("Start with an unreachable URL succeeded")
+	}
+	t.Logf("after %s: %v", took, err)
+	if took > 5*time.Second {
+		t.Errorf("took %s, want under 5 s", took)
+	}
+	msg := err.Error()
+	for _, want := range []string{"could not reach the PostgreSQL at 127.0.0.1:1", "DATABASE_URL", "--database-url"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q: %s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "sekret-pw") {
+		t.Errorf("message shows the password: %s", msg)
+	}
+}
+
+func TestURLUnparsableHidesPassword(t *testing.T) {
+	_, err := Start(context.Background(), Options{Mode: URL, DatabaseURL: "postgres://learn:sekret-pw@host:notaport/x"})
+	if err == nil || strings.Contains(err.Error(), "sekret-pw") || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Fatalf("Start with a bad URL = %v", err)
+	}
+}
+
+func TestURLRefused(t *testing.T) {
+	s := needShared(t)
+	if s.local == nil {
+		t.Skip("the shared server is not local")
+	}
+	_, err := Start(context.Background(), Options{Mode: URL, DatabaseURL: s.ConnString() + " dbname=no_such_db"})
+	if err == nil || !strings.Contains(err.Error(), "refused learn") || !strings.Contains(err.Error(), "no_such_db") {
+		t.Fatalf("Start with a missing database = %v", err)
+	}
+}
+
+func TestAutoFallsBackToLocal(t *testing.T) {
+	needLocal(t)
+	opts := isolated(t, "")
+	opts.Mode = Auto
+	opts.DatabaseURL = "postgres://learn@127.0.0.1:1/x"
+	s := startT(t, opts)
+	if s.Mode() != Local {
+		t.Errorf("Auto with an unreachable URL chose %s, want local", s.Mode())
+	}
+}
+
+func TestStartHonoursCancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, m := range []Mode{URL, Auto} {
+		_, err := Start(ctx, Options{Mode: m, DatabaseURL: "postgres://learn@127.0.0.1:1/x"})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Start(%s) with a cancelled context = %v", m, err)
+		}
+	}
+}
