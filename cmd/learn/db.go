@@ -52,23 +52,11 @@ func launchDB(opts pgtemp.Options) *dbLauncher {
 	return l
 }
 
-// status returns the server when ready, the error when it failed, and the
-// progress line while it is starting.
-func (l *dbLauncher) status() (srv *pgtemp.Server, err error, progress string) {
+// status returns the latest progress line of the start.
+func (l *dbLauncher) status() (progress string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.srv, l.err, l.progress
-}
-
-// wait blocks until the start has finished or ctx ends.
-func (l *dbLauncher) wait(ctx context.Context) (*pgtemp.Server, error) {
-	select {
-	case <-l.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	srv, err, _ := l.status()
-	return srv, err
+	return l.progress
 }
 
 // dbReadyMsg says the start has finished, with the server or the error.

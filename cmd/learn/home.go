@@ -112,6 +112,6 @@ func (m *homeModel) dbLine() string {
 	case m.c.dbReady:
 		return st.good.Render("● ") + st.subtle.Render(fit(fmt.Sprintf("PostgreSQL ready in %.1fs: %s", m.c.dbTook.Seconds(), m.c.srv.Describe()), m.c.width-2))
 	}
-	_, _, progress := m.c.db.status()
+	progress := m.c.db.status()
 	return m.spin.View() + st.subtle.Render(fit(" PostgreSQL: "+progress+"…", m.c.width-2))
 }

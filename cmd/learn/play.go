@@ -348,7 +348,7 @@ func (m *playModel) View() string {
 	header := m.header(w)
 	switch m.phase {
 	case phaseWaitDB, phasePreparing:
-		_, _, progress := m.c.db.status()
+		progress := m.c.db.status()
 		if m.c.dbReady {
 			progress = "preparing fresh tables"
 		}

@@ -21,9 +21,9 @@ import (
 // terminal, so assertions read the screen as a user sees it.
 type uiTest struct {
 	tm  *teatest.TestModel
-	emu *vt.SafeEmulator
 	m   *model
-	mu  sync.Mutex
+	mu  sync.Mutex // guards emu: vt's emulator is not safe for concurrent use
+	emu *vt.Emulator
 }
 
 // readyDB is a launcher whose start has finished with srv; tests never
@@ -41,7 +41,7 @@ func startUI(t *testing.T, first openMsg, w, h int) *uiTest {
 	m := newModel(c, first)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	u := &uiTest{tm: tm, emu: vt.NewSafeEmulator(w, h), m: m}
+	u := &uiTest{tm: tm, emu: vt.NewEmulator(w, h), m: m}
 	done := make(chan struct{})
 	go func() { // the terminal's answers to queries go nowhere
 		_, _ = io.Copy(io.Discard, u.emu)
@@ -55,7 +55,9 @@ func startUI(t *testing.T, first openMsg, w, h int) *uiTest {
 			if n > 0 {
 				// Without a terminal Bubble Tea counts on the line
 				// discipline to turn \n into \r\n (ONLCR); do it here.
+				u.mu.Lock()
 				_, _ = u.emu.Write(bytes.ReplaceAll(buf[:n], []byte("\n"), []byte("\r\n")))
+				u.mu.Unlock()
 			}
 			if err != nil && err != io.EOF {
 				return
@@ -73,13 +75,18 @@ func startUI(t *testing.T, first openMsg, w, h int) *uiTest {
 		_ = tm.Quit()
 		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 		m.close()
-		_ = u.emu.Close()
+		// The emulator is not closed: its Close races with the Read of the
+		// goroutine above, which ends with the test binary.
 	})
 	return u
 }
 
 // screen is the virtual terminal's text, lines joined by newlines.
-func (u *uiTest) screen() string { return u.emu.String() }
+func (u *uiTest) screen() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.emu.String()
+}
 
 // waitFor waits until every want is on screen; it fails with the screen.
 func (u *uiTest) waitFor(t *testing.T, want ...string) {

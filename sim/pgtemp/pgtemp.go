@@ -168,9 +168,9 @@ func (s *Server) Close() error {
 // Start gets a PostgreSQL the way opts.Mode says and returns it once it
 // answers queries.
 //
-// Auto tries URL when opts.DatabaseURL is set, then local binaries (Docker is
-// skipped until it is available); a way that fails is reported through
-// opts.Logf and the next one is tried. When none works the error wraps
+// Auto uses the URL when opts.DatabaseURL is set, and fails if that database
+// cannot be used (a named database is never silently replaced); without a URL
+// it tries local binaries (Docker is skipped until it is available). When none works the error wraps
 // ErrNoPostgres and names the ways to fix it. URL requires opts.DatabaseURL;
 // an unreachable database is reported within about 5 s. Local fails with an
 // error wrapping ErrNoPostgres when no binaries are found. Docker always fails
@@ -206,21 +206,16 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 }
 
 func startAuto(ctx context.Context, opts *Options, t0 time.Time) (*Server, error) {
-	var tried []attempt
 	if opts.DatabaseURL != "" {
+		// A database the user named is used or reported, never silently
+		// replaced by another: a typo would otherwise go unnoticed.
 		s, err := startURL(ctx, opts, t0)
-		if err == nil {
-			return s, nil
+		if err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("%w\n(to use local PostgreSQL binaries instead, unset DATABASE_URL or pass --postgres local)", err)
 		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		opts.logf("the database in DATABASE_URL / --database-url did not work: %v", err)
-		opts.logf("trying local PostgreSQL binaries instead…")
-		tried = append(tried, attempt{"DATABASE_URL / --database-url", err})
-	} else {
-		tried = append(tried, attempt{"DATABASE_URL / --database-url", errors.New("not set")})
+		return s, err
 	}
+	tried := []attempt{{"DATABASE_URL / --database-url", errors.New("not set")}}
 
 	s, err := startLocal(ctx, opts, t0)
 	if err == nil {

@@ -202,7 +202,6 @@ func TestNothingWorks(t *testing.T) {
 	}
 	for _, opts := range []Options{
 		{Mode: Auto, finder: nothing},
-		{Mode: Auto, finder: nothing, DatabaseURL: "postgres://learn@127.0.0.1:1/x"},
 		{Mode: Local, finder: nothing},
 	} {
 		_, err := Start(context.Background(), opts)
@@ -214,9 +213,6 @@ func TestNothingWorks(t *testing.T) {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("message lacks %q", want)
 			}
-		}
-		if opts.DatabaseURL != "" && !strings.Contains(err.Error(), "could not reach the PostgreSQL at 127.0.0.1:1") {
-			t.Errorf("message does not say why the URL failed")
 		}
 	}
 }

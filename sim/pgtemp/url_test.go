@@ -101,14 +101,24 @@ func TestURLRefused(t *testing.T) {
 	}
 }
 
-func TestAutoFallsBackToLocal(t *testing.T) {
+func TestAutoNeverReplacesANamedDatabase(t *testing.T) {
 	needLocal(t)
 	opts := isolated(t, "")
 	opts.Mode = Auto
 	opts.DatabaseURL = "postgres://learn@127.0.0.1:1/x"
-	s := startT(t, opts)
-	if s.Mode() != Local {
-		t.Errorf("Auto with an unreachable URL chose %s, want local", s.Mode())
+	start := time.Now()
+	s, err := Start(context.Background(), opts)
+	if err == nil {
+		s.Close()
+		t.Fatalf("Auto with an unreachable URL started %s", s.Mode())
+	}
+	for _, want := range []string{"127.0.0.1:1", "--postgres local"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("took %s to give up", d)
 	}
 }
 
