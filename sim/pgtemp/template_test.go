@@ -21,7 +21,10 @@ func TestCopyTreeKeepsModes(t *testing.T) {
 	if err := copyTree(context.Background(), src, dst, nil); err != nil {
 		t.Fatal(err)
 	}
-	filepath.Walk(src, func(path string, fi os.FileInfo, err error) error {
+	filepath.Walk(src, func(path string, fi os.FileInfo, walkErr error) error {
+		if walkErr != nil {
+			t.Fatal(walkErr)
+		}
 		rel, _ := filepath.Rel(src, path)
 		got, err := os.Lstat(filepath.Join(dst, rel))
 		if err != nil {
