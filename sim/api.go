@@ -43,6 +43,9 @@ type API struct {
 	Engine *Engine
 	Users  map[string]string // bearer token → user id
 	Log    *slog.Logger
+	// Keys, when set, is where this instance remembers idempotency keys
+	// instead of the booking row: a broken design (see KeyStore).
+	Keys KeyStore
 }
 
 // BookingJSON is a booking as the API shows it.
@@ -101,10 +104,19 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, refusal)
 		return
 	}
-	res, err := a.Engine.BookTicket(ctx, BookingRequest{UserID: user, EventID: *body.EventID, Quantity: *body.Quantity, Key: key})
+	req := BookingRequest{UserID: user, EventID: *body.EventID, Quantity: *body.Quantity, Key: key}
+	if err := req.Validate(); err != nil {
+		a.fail(w, r, err.(*Error))
+		return
+	}
+	res, err := a.book(ctx, req)
+	if errors.Is(err, ErrCrash) {
+		// The process is gone: no answer, the connection just drops.
+		panic(http.ErrAbortHandler)
+	}
 	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
+		e, ok := errors.AsType[*Error](err)
+		if !ok {
 			a.Log.ErrorContext(ctx, "booking failed", "err", err, "key", key.String())
 			e = errInternal()
 		}
@@ -116,6 +128,48 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 			"booking", res.Booking.PublicID(), "user", user, "key", key.String())
 	}
 	writeJSON(w, http.StatusOK, BookResponse{Booking: bookingJSON(res.Booking), Replayed: res.Replayed})
+}
+
+// book books through the engine, or, when the instance keeps its keys in a
+// KeyStore, asks the store first and tells it afterwards: two separate
+// writes with no transaction between them.
+func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
+	if a.Keys == nil {
+		return a.Engine.BookTicket(ctx, req)
+	}
+	id, found, err := a.Keys.Get(ctx, req.UserID, req.Key)
+	if err != nil {
+		return Result{}, err
+	}
+	label, text := "GET key → none", fmt.Sprintf("%s has no key %s", a.Keys.Describe(), ShortKey(req.Key))
+	if found {
+		label, text = "GET key → "+PublicBookingID(id), fmt.Sprintf("%s remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), PublicBookingID(id))
+	}
+	if err := a.keyStep(ctx, req, label, text); err != nil {
+		return Result{}, err
+	}
+	if found {
+		b, err := a.Engine.BookingByID(ctx, id)
+		return Result{Booking: b, Replayed: true}, err
+	}
+	res, err := a.Engine.BookTicket(ctx, req)
+	if err != nil || res.Replayed {
+		return res, err
+	}
+	if err := a.Keys.Put(ctx, req.UserID, req.Key, res.Booking.ID); err != nil {
+		return Result{}, err
+	}
+	return res, a.keyStep(ctx, req, "SET key "+res.Booking.PublicID(),
+		fmt.Sprintf("%s now remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), res.Booking.PublicID()))
+}
+
+func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text string) error {
+	to := a.Keys.Lane()
+	if to == "" {
+		to = a.Engine.Lane
+	}
+	return a.Engine.Trace.Emit(ctx, Event{Kind: KindKeyStore, From: a.Engine.Lane, To: to,
+		Key: req.Key.String(), Label: label, Text: text})
 }
 
 func parseKey(v string) (uuid.UUID, *Error) {
@@ -156,7 +210,7 @@ func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errBadRequest(CodeInvalidBody, fmt.Sprintf("event id %q is not a number", r.PathValue("id"))))
 		return
 	}
-	rows, err := ReadRows(r.Context(), a.Engine.Pool)
+	rows, err := ReadRows(r.Context(), a.Engine.Pool())
 	if err != nil {
 		a.Log.ErrorContext(r.Context(), "read events", "err", err)
 		a.fail(w, r, errInternal())
@@ -172,7 +226,7 @@ func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) handleListEvents(w http.ResponseWriter, r *http.Request) {
-	rows, err := ReadRows(r.Context(), a.Engine.Pool)
+	rows, err := ReadRows(r.Context(), a.Engine.Pool())
 	if err != nil {
 		a.Log.ErrorContext(r.Context(), "read events", "err", err)
 		a.fail(w, r, errInternal())
@@ -187,7 +241,7 @@ func (a *API) handleListBookings(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errUnauthorized())
 		return
 	}
-	rows, err := ReadRows(r.Context(), a.Engine.Pool)
+	rows, err := ReadRows(r.Context(), a.Engine.Pool())
 	if err != nil {
 		a.Log.ErrorContext(r.Context(), "read bookings", "err", err)
 		a.fail(w, r, errInternal())
@@ -268,20 +322,32 @@ func (a *API) logged(next http.Handler) http.Handler {
 	})
 }
 
-// RequestID formats an attempt as the X-Request-Id header value "3.1".
-func RequestID(at Attempt) string { return fmt.Sprintf("%d.%d", at.Intent, at.Try) }
+// RequestID formats an attempt as the X-Request-Id header value:
+// "<intent>.<try>", or "<intent>.<copy>.<try>" for a copy.
+func RequestID(at Attempt) string {
+	if at.Copy > 0 {
+		return fmt.Sprintf("%d.%d.%d", at.Intent, at.Copy, at.Try)
+	}
+	return fmt.Sprintf("%d.%d", at.Intent, at.Try)
+}
 
 func parseRequestID(v string) (Attempt, bool) {
-	i, t, ok := strings.Cut(v, ".")
-	if !ok {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 || len(parts) > 3 {
 		return Attempt{}, false
 	}
-	in, err1 := strconv.Atoi(i)
-	try, err2 := strconv.Atoi(t)
-	if err1 != nil || err2 != nil || in < 1 || try < 1 {
-		return Attempt{}, false
+	n := make([]int, len(parts))
+	for i, p := range parts {
+		x, err := strconv.Atoi(p)
+		if err != nil || x < 1 {
+			return Attempt{}, false
+		}
+		n[i] = x
 	}
-	return Attempt{Intent: in, Try: try}, true
+	if len(n) == 2 {
+		return Attempt{Intent: n[0], Try: n[1]}, true
+	}
+	return Attempt{Intent: n[0], Copy: n[1], Try: n[2]}, true
 }
 
 // Instance is an API instance listening on a loopback port.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -66,34 +67,100 @@ type Result struct {
 	Replayed bool
 }
 
+// Design is how an engine books: the zero value is the lesson's correct
+// design; each field turns on one mistake that a broken scenario variant
+// shows failing.
+type Design struct {
+	// SkipLookup never looks the key up: every request books.
+	SkipLookup bool
+	// LookupAfterSeatCheck checks the seats before looking the key up, so a
+	// retry of the last seats is refused ("Break it", row 2).
+	LookupAfterSeatCheck bool
+	// SkipCompare replays whatever booking holds the key, without comparing
+	// its event and quantity with the request.
+	SkipCompare bool
+	// NoRowLock reads the event without SELECT … FOR UPDATE, so two copies
+	// can both look up the key before either inserts.
+	NoRowLock bool
+	// KeyAcrossUsers looks the key up whoever booked it, as if keys were
+	// global rather than per user; a booking of another user is a conflict.
+	KeyAcrossUsers bool
+}
+
+// Point names a place inside BookTicket where a scenario may hold a request
+// (to force an interleaving) or make the API instance die.
+type Point string
+
+// The points, in the order BookTicket passes them.
+const (
+	// PointAfterLookup: the event has been read (and locked, in the correct
+	// design) and the key looked up without finding a booking; nothing is
+	// written yet.
+	PointAfterLookup Point = "after-lookup"
+	// PointBeforeCommit: the seats are taken and the booking inserted, not
+	// yet committed.
+	PointBeforeCommit Point = "before-commit"
+	// PointAfterCommit: committed; the answer has not been sent.
+	PointAfterCommit Point = "after-commit"
+)
+
+// ErrCrash, returned by an Engine.At hook, makes the API instance die at
+// that point: its database connection is closed (PostgreSQL rolls back what
+// is not committed) and the HTTP connection is cut without an answer.
+var ErrCrash = errors.New("the API instance crashed")
+
 // Engine books tickets in one PostgreSQL schema for one API instance. Each
 // API instance has its own Engine and pool; they share nothing but the
 // database. Trace may be nil.
 type Engine struct {
-	Pool  *pgxpool.Pool
-	Clock Clock
-	Trace *Trace
-	Lane  string // the API instance's lane, e.g. LaneAPI(1)
-	// Pause, when set, is called at each PausePoint with the request; a
-	// forced interleaving blocks there (see Barrier). An error aborts the
-	// booking, which is rolled back.
-	Pause func(ctx context.Context, p PausePoint, req BookingRequest) error
+	Clock  Clock
+	Trace  *Trace
+	Lane   string // the API instance's lane, e.g. LaneAPI(1)
+	Design Design
+	// Barrier, when set, holds every request at BarrierAt until all the
+	// copies it waits for are there: a forced interleaving, shown as a pause
+	// step.
+	Barrier   *Barrier
+	BarrierAt Point
+	// At, when set, is called at each Point with the request. It may return
+	// ErrCrash (the instance dies there) or another error (the booking is
+	// abandoned and rolled back).
+	At func(ctx context.Context, p Point, req BookingRequest) error
+
+	pool atomic.Pointer[pgxpool.Pool]
 }
+
+// NewEngine returns an engine on pool.
+func NewEngine(pool *pgxpool.Pool, clock Clock, trace *Trace, lane string) *Engine {
+	e := &Engine{Clock: clock, Trace: trace, Lane: lane}
+	e.pool.Store(pool)
+	return e
+}
+
+// Pool is the engine's connection pool.
+func (e *Engine) Pool() *pgxpool.Pool { return e.pool.Load() }
+
+// SwapPool makes the engine use pool from now on and returns the previous
+// one; a scenario cuts an instance off its database this way.
+func (e *Engine) SwapPool(pool *pgxpool.Pool) *pgxpool.Pool { return e.pool.Swap(pool) }
 
 // The statements of BookTicket, in the order it sends them.
 const (
 	sqlLockEvent   = `SELECT name, seats_left, starts_at FROM events WHERE id = $1 FOR UPDATE`
-	sqlFindByKey   = `SELECT id, event_id, quantity, created_at FROM bookings WHERE user_id = $1 AND idempotency_key = $2`
+	sqlReadEvent   = `SELECT name, seats_left, starts_at FROM events WHERE id = $1`
+	sqlFindByKey   = `SELECT id, user_id, event_id, quantity, created_at FROM bookings WHERE user_id = $1 AND idempotency_key = $2`
+	sqlFindAnyUser = `SELECT id, user_id, event_id, quantity, created_at FROM bookings WHERE idempotency_key = $2 AND $1::text IS NOT NULL`
 	sqlTakeSeats   = `UPDATE events SET seats_left = seats_left - $2 WHERE id = $1 RETURNING seats_left`
 	sqlInsertBooks = `INSERT INTO bookings (user_id, event_id, quantity, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`
+	sqlBookingByID = `SELECT id, user_id, event_id, quantity, idempotency_key, created_at FROM bookings WHERE id = $1`
 )
 
 // SQLSTATE of a unique violation.
 const uniqueViolation = "23505"
 
 // BookTicket books req.Quantity seats of event req.EventID for req.UserID,
-// at most once per (user, idempotency key). It runs one transaction
-// (lesson, "How it works"):
+// at most once per (user, idempotency key). In the correct design (the zero
+// Design) it runs one transaction (lesson, "How it works"):
 //
 //  1. lock the event row (SELECT … FOR UPDATE); no such event: 404;
 //  2. look up the booking for (user, key); if there is one, write nothing:
@@ -107,9 +174,9 @@ const uniqueViolation = "23505"
 //     included, is rolled back, then the winner is read and answered as in 2.
 //
 // Refusals are *Error values with the HTTP status; nothing is stored for
-// them, so the same key may try again later. Other errors (the database
-// went away, ctx ended) are returned as they are; the transaction is rolled
-// back.
+// them, so the same key may try again later. ErrCrash means the instance
+// died at a Point. Other errors (the database went away, ctx ended) are
+// returned as they are; the transaction is rolled back.
 func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, error) {
 	if err := req.Validate(); err != nil {
 		return Result{}, err
@@ -117,7 +184,8 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 	res, err := e.bookTx(ctx, req)
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
 		if err := e.step(ctx, req, Event{Kind: KindRollback, Label: "23505: ROLLBACK all",
-			Text: "unique violation 23505 on (user_id, idempotency_key): another copy committed first; the whole transaction is rolled back, seats included"}); err != nil {
+			Text: fmt.Sprintf("unique violation 23505 on %s: another copy committed first; the whole transaction is rolled back, seats included",
+				pgErr.ConstraintName)}); err != nil {
 			return Result{}, err
 		}
 		return e.readWinner(ctx, req)
@@ -126,7 +194,7 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 }
 
 func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error) {
-	tx, err := e.Pool.Begin(ctx)
+	tx, err := e.Pool().Begin(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("begin: %w", err)
 	}
@@ -135,51 +203,70 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 	}()
 
+	d := e.Design
+	read, label := sqlLockEvent, fmt.Sprintf("BEGIN; lock event %d", req.EventID)
+	if d.NoRowLock {
+		read, label = sqlReadEvent, fmt.Sprintf("BEGIN; read event %d, no lock", req.EventID)
+	}
 	var name string
 	var seatsLeft int
 	var startsAt time.Time
-	err = tx.QueryRow(ctx, sqlLockEvent, req.EventID).Scan(&name, &seatsLeft, &startsAt)
+	err = tx.QueryRow(ctx, read, req.EventID).Scan(&name, &seatsLeft, &startsAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		refusal := errEventNotFound(req.EventID)
-		return Result{}, e.refuse(ctx, tx, req, refusal, fmt.Sprintf("no event %d: 404, nothing written", req.EventID))
+		return Result{}, e.refuse(ctx, tx, req, errEventNotFound(req.EventID), fmt.Sprintf("no event %d: 404, nothing written", req.EventID))
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("lock event %d: %w", req.EventID, err)
+		return Result{}, fmt.Errorf("read event %d: %w", req.EventID, err)
 	}
-	if err := e.step(ctx, req, Event{Kind: KindLock, SQL: sqlLockEvent, Label: fmt.Sprintf("BEGIN; lock event %d", req.EventID),
-		Text: fmt.Sprintf("BEGIN; lock event %d FOR UPDATE (%d seats left)", req.EventID, seatsLeft)}); err != nil {
+	text := fmt.Sprintf("BEGIN; lock event %d FOR UPDATE (%d seats left)", req.EventID, seatsLeft)
+	if d.NoRowLock {
+		text = fmt.Sprintf("BEGIN; read event %d without a lock (%d seats left): another copy may be doing the same", req.EventID, seatsLeft)
+	}
+	if err := e.step(ctx, req, Event{Kind: KindLock, SQL: read, Label: label, Text: text}); err != nil {
 		return Result{}, err
 	}
 
-	prior, found, err := findByKey(ctx, tx, req)
-	if err != nil {
-		return Result{}, err
-	}
-	if found {
-		if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: sqlFindByKey, Found: true, BookingID: prior.PublicID(),
-			Label: "find key → " + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
-			return Result{}, err
+	lookup := func() (Result, bool, error) {
+		if d.SkipLookup {
+			return Result{}, false, nil
 		}
-		res, refusal := compare(prior, req)
+		prior, found, err := e.find(ctx, tx, req)
+		if err != nil || !found {
+			if err == nil {
+				err = e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Label: "find key → none",
+					Text: fmt.Sprintf("no booking has key %s yet", ShortKey(req.Key))})
+			}
+			return Result{}, false, err
+		}
+		if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
+			Label: "find key → " + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
+			return Result{}, true, err
+		}
+		res, refusal := e.compare(prior, req)
 		if refusal != nil {
-			return Result{}, e.refuse(ctx, tx, req, refusal,
-				fmt.Sprintf("%s was for event %d × %d, not event %d × %d: 409, nothing written",
-					prior.PublicID(), prior.EventID, prior.Quantity, req.EventID, req.Quantity))
+			return Result{}, true, e.refuse(ctx, tx, req, refusal,
+				fmt.Sprintf("%s is %s's booking of event %d × %d, not this request (event %d × %d): 409, nothing written",
+					prior.PublicID(), prior.UserID, prior.EventID, prior.Quantity, req.EventID, req.Quantity))
 		}
 		if err := tx.Commit(ctx); err != nil {
-			return Result{}, fmt.Errorf("commit: %w", err)
+			return Result{}, true, fmt.Errorf("commit: %w", err)
 		}
-		return res, e.step(ctx, req, Event{Kind: KindCommit, BookingID: prior.PublicID(), Replayed: true, Label: "write nothing, COMMIT",
-			Text: fmt.Sprintf("same event and quantity: replay %s, write nothing, COMMIT", prior.PublicID())})
-	}
-	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: sqlFindByKey, Label: "find key → none",
-		Text: fmt.Sprintf("no booking has key %s yet", ShortKey(req.Key))}); err != nil {
-		return Result{}, err
-	}
-	if err := e.pause(ctx, PauseAfterLookup, req); err != nil {
-		return Result{}, err
+		why := "same event and quantity"
+		if d.SkipCompare {
+			why = "no comparison made"
+		}
+		return res, true, e.step(ctx, req, Event{Kind: KindCommit, BookingID: prior.PublicID(), Replayed: true,
+			Label: "write nothing, COMMIT", Text: fmt.Sprintf("%s: replay %s, write nothing, COMMIT", why, prior.PublicID())})
 	}
 
+	if !d.LookupAfterSeatCheck {
+		if res, done, err := lookup(); done || err != nil {
+			return res, err
+		}
+	}
+	if err := e.at(ctx, PointAfterLookup, req); err != nil {
+		return Result{}, err
+	}
 	if seatsLeft < req.Quantity {
 		return Result{}, e.refuse(ctx, tx, req, errNotEnoughSeats(),
 			fmt.Sprintf("%d seats asked, %d left: 409 %s", req.Quantity, seatsLeft, MsgNotEnoughSeats))
@@ -187,6 +274,11 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 	now := e.Clock.Now()
 	if !startsAt.After(now) {
 		return Result{}, e.refuse(ctx, tx, req, errEventStarted(), "the event has started: 409, nothing written")
+	}
+	if d.LookupAfterSeatCheck {
+		if res, done, err := lookup(); done || err != nil {
+			return res, err
+		}
 	}
 
 	var after int
@@ -202,11 +294,24 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 		Text:  fmt.Sprintf("seats %d → %d, insert %s (not committed yet)", seatsLeft, after, b.PublicID())}); err != nil {
 		return Result{}, err
 	}
+	if err := e.at(ctx, PointBeforeCommit, req); err != nil {
+		if errors.Is(err, ErrCrash) {
+			// A dying process drops its connection; PostgreSQL rolls back.
+			_ = tx.Conn().Close(context.WithoutCancel(ctx))
+		}
+		return Result{}, err
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
-	return Result{Booking: b}, e.step(ctx, req, Event{Kind: KindCommit, BookingID: b.PublicID(), Label: "COMMIT",
-		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())})
+	if err := e.step(ctx, req, Event{Kind: KindCommit, BookingID: b.PublicID(), Label: "COMMIT",
+		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())}); err != nil {
+		return Result{}, err
+	}
+	if err := e.at(ctx, PointAfterCommit, req); err != nil {
+		return Result{}, err
+	}
+	return Result{Booking: b}, nil
 }
 
 // refuse rolls tx back, traces why, and returns refusal.
@@ -224,33 +329,41 @@ func (e *Engine) refuse(ctx context.Context, tx pgx.Tx, req BookingRequest, refu
 // readWinner answers a request whose INSERT lost the race on the unique
 // constraint: the winner has committed, so a fresh read sees it.
 func (e *Engine) readWinner(ctx context.Context, req BookingRequest) (Result, error) {
-	prior, found, err := findByKey(ctx, e.Pool, req)
+	prior, found, err := e.find(ctx, e.Pool(), req)
 	if err != nil {
 		return Result{}, err
 	}
 	if !found {
 		return Result{}, fmt.Errorf("unique violation on key %s, but no committed booking holds it", req.Key)
 	}
-	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: sqlFindByKey, Found: true, BookingID: prior.PublicID(),
+	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
 		Label: "read winner → " + prior.PublicID(), Text: fmt.Sprintf("read the winner: key %s has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
 		return Result{}, err
 	}
-	res, refusal := compare(prior, req)
+	res, refusal := e.compare(prior, req)
 	if refusal != nil {
 		return Result{}, refusal
 	}
 	return res, nil
 }
 
-func findByKey(ctx context.Context, q Querier, req BookingRequest) (Booking, bool, error) {
-	b := Booking{UserID: req.UserID, Key: req.Key}
-	rows, err := q.Query(ctx, sqlFindByKey, req.UserID, req.Key)
+func (e *Engine) findSQL() string {
+	if e.Design.KeyAcrossUsers {
+		return sqlFindAnyUser
+	}
+	return sqlFindByKey
+}
+
+// find looks up the booking that holds req's key.
+func (e *Engine) find(ctx context.Context, q Querier, req BookingRequest) (Booking, bool, error) {
+	b := Booking{Key: req.Key}
+	rows, err := q.Query(ctx, e.findSQL(), req.UserID, req.Key)
 	if err != nil {
 		return b, false, fmt.Errorf("look up key: %w", err)
 	}
 	found := false
 	for rows.Next() {
-		if err := rows.Scan(&b.ID, &b.EventID, &b.Quantity, &b.CreatedAt); err != nil {
+		if err := rows.Scan(&b.ID, &b.UserID, &b.EventID, &b.Quantity, &b.CreatedAt); err != nil {
 			return b, false, fmt.Errorf("look up key: %w", err)
 		}
 		found = true
@@ -261,32 +374,65 @@ func findByKey(ctx context.Context, q Querier, req BookingRequest) (Booking, boo
 	return b, found, nil
 }
 
+// BookingByID reads a committed booking by its row id.
+func (e *Engine) BookingByID(ctx context.Context, id int64) (Booking, error) {
+	var b Booking
+	err := e.Pool().QueryRow(ctx, sqlBookingByID, id).Scan(&b.ID, &b.UserID, &b.EventID, &b.Quantity, &b.Key, &b.CreatedAt)
+	if err != nil {
+		return b, fmt.Errorf("read booking %d: %w", id, err)
+	}
+	return b, nil
+}
+
 // compare decides what an existing booking means for a request with the same
 // key: the same event and quantity is a replay; anything else is a conflict
 // (lesson, "Advanced: where the logic lives": the query only says the booking
 // exists, the service decides whether it is the same request).
-func compare(prior Booking, req BookingRequest) (Result, *Error) {
-	if prior.EventID != req.EventID || prior.Quantity != req.Quantity {
+func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Error) {
+	if e.Design.SkipCompare {
+		return Result{Booking: prior, Replayed: true}, nil
+	}
+	if prior.UserID != req.UserID || prior.EventID != req.EventID || prior.Quantity != req.Quantity {
 		return Result{}, errKeyReused()
 	}
 	return Result{Booking: prior, Replayed: true}, nil
 }
 
-func (e *Engine) pause(ctx context.Context, p PausePoint, req BookingRequest) error {
-	if e.Pause == nil {
+// at holds the request at the barrier and runs the scenario's hook at point
+// p, tracing the pause or the crash.
+func (e *Engine) at(ctx context.Context, p Point, req BookingRequest) error {
+	if e.Barrier != nil && e.BarrierAt == p {
+		if err := e.step(ctx, req, Event{Kind: KindPause, To: e.Lane, Label: "pause: " + string(p),
+			Text: fmt.Sprintf("forced interleaving: held at %s until every copy is there", p)}); err != nil {
+			return err
+		}
+		if err := e.Barrier.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	if e.At == nil {
 		return nil
 	}
-	if err := e.step(ctx, req, Event{Kind: KindPause, Label: "pause: " + string(p), Text: fmt.Sprintf("pause point %s: wait for the other copies", p)}); err != nil {
-		return err
+	err := e.At(ctx, p, req)
+	if errors.Is(err, ErrCrash) {
+		what := "its transaction dies with its connection: PostgreSQL rolls it back"
+		if p == PointAfterCommit {
+			what = "after COMMIT, before it could answer"
+		}
+		if serr := e.step(ctx, req, Event{Kind: KindCrash, To: e.Lane, Label: "✕ crash " + string(p),
+			Text: fmt.Sprintf("%s crashes at %s: %s", e.Lane, p, what)}); serr != nil {
+			return serr
+		}
 	}
-	return e.Pause(ctx, p, req)
+	return err
 }
 
-// step emits a step event on the engine's lane toward Postgres.
+// step emits a step event on the engine's lane toward Postgres (or ev.To).
 func (e *Engine) step(ctx context.Context, req BookingRequest, ev Event) error {
-	a := AttemptFrom(ctx)
-	ev.From, ev.To = e.Lane, LanePostgres
-	ev.Intent, ev.Try = a.Intent, a.Try
+	ev.From = e.Lane
+	if ev.To == "" {
+		ev.To = LanePostgres
+	}
 	ev.Key = req.Key.String()
 	return e.Trace.Emit(ctx, ev)
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -217,7 +216,7 @@ func TestBookTicketRefusals(t *testing.T) {
 }
 
 // Same user and key on two events at once: both pass the lookup (forced by a
-// barrier at PauseAfterLookup), both take seats and insert; the constraint
+// barrier at PointAfterLookup), both take seats and insert; the constraint
 // rejects one INSERT with 23505, its whole transaction rolls back (its event
 // keeps its seats), and it answers 409 after reading the winner.
 func TestBookTicketUniqueViolationRollsBackTheLoserSeatsIncluded(t *testing.T) {
@@ -227,14 +226,8 @@ func TestBookTicketUniqueViolationRollsBackTheLoserSeatsIncluded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	barrier := NewBarrier(2)
 	eng := engineOf(st)
-	eng.Pause = func(ctx context.Context, p PausePoint, _ BookingRequest) error {
-		if p != PauseAfterLookup {
-			t.Errorf("pause point %q", p)
-		}
-		return barrier.Wait(ctx)
-	}
+	eng.Barrier, eng.BarrierAt = NewBarrier(2), PointAfterLookup
 	key := uuid.New()
 	var wg sync.WaitGroup
 	errs := make([]error, 2)

@@ -22,7 +22,8 @@ var DefaultBackoff = []time.Duration{1 * time.Second, 2 * time.Second}
 // Intent is one decision of a user to book: the event, the quantity and the
 // idempotency key made for it. Every retry of the intent sends the same key.
 type Intent struct {
-	Number   int // 1-based, for captions ("copy 3")
+	Number   int // 1-based, in the order the scenario made its intents
+	Copy     int // 1-based when the intent is sent as several simultaneous copies; 0 otherwise
 	EventID  int64
 	Quantity int
 	Key      uuid.UUID
@@ -55,8 +56,10 @@ func ShouldRetry(status int, err error) bool {
 // TryResult is what one try of an intent got: an HTTP status, or the network
 // error when no answer arrived.
 type TryResult struct {
+	Copy      int    `json:"copy,omitempty"`
 	Try       int    `json:"try"`
 	Instance  string `json:"instance"`
+	Key       string `json:"key,omitempty"` // set when the client changed the key (a broken client)
 	Status    int    `json:"status,omitempty"`
 	Error     string `json:"error,omitempty"`
 	BookingID string `json:"booking_id,omitempty"`
@@ -104,6 +107,21 @@ type Client struct {
 	Clock   Clock
 	Trace   *Trace
 	Backoff []time.Duration // nil means DefaultBackoff; tries = len(Backoff)+1
+
+	// Retry decides whether a try is retried; nil means ShouldRetry.
+	Retry func(status int, err error) bool
+	// NewKeyPerTry makes a fresh key for every try: the broken client of
+	// "Break it" (a user charged twice for one click).
+	NewKeyPerTry bool
+	// Meanwhile, when set, runs after each backoff wait and before the next
+	// try: what the rest of the world does while this browser waits.
+	Meanwhile func(ctx context.Context, at Attempt) error
+}
+
+// RetryClientErrors is a broken retry rule that also retries 4xx answers,
+// which are final: the same refusal comes back every time.
+func RetryClientErrors(status int, err error) bool {
+	return ShouldRetry(status, err) || (err == nil && status >= 400)
 }
 
 // Book sends the intent until it gets a final answer or runs out of tries.
@@ -113,28 +131,45 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 	if backoff == nil {
 		backoff = DefaultBackoff
 	}
+	retry := c.Retry
+	if retry == nil {
+		retry = ShouldRetry
+	}
 	out := Outcome{Intent: in}
 	for try := 1; ; try++ {
+		if try > 1 && c.NewKeyPerTry {
+			in.Key = uuid.New()
+		}
 		inst := c.Picker.Pick()
-		at := Attempt{Intent: in.Number, Try: try, Instance: inst.Name}
+		at := Attempt{Intent: in.Number, Copy: in.Copy, Try: try, Instance: inst.Name}
 		tctx := WithAttempt(ctx, at)
 		label := fmt.Sprintf("book %d, key %s", in.Quantity, ShortKey(in.Key))
 		caption := fmt.Sprintf("POST /bookings %d seats, Idempotency-Key %s", in.Quantity, in.Key)
-		if try > 1 {
+		switch {
+		case try > 1 && c.NewKeyPerTry:
+			label = "retry: " + label + " (NEW key)"
+			caption = fmt.Sprintf("retry (try %d of %d) with a NEW key: ", try, len(backoff)+1) + caption
+		case try > 1:
 			label = "retry: " + label
 			caption = fmt.Sprintf("retry (try %d of %d) with the same key: ", try, len(backoff)+1) + caption
 		}
-		if err := c.Trace.Emit(tctx, Event{Kind: KindSend, From: LaneBrowser, To: inst.Name, Intent: in.Number, Try: try,
+		if err := c.Trace.Emit(tctx, Event{Kind: KindSend, From: LaneBrowser, To: inst.Name,
 			Key: in.Key.String(), Label: label, Text: caption}); err != nil {
 			out.Err = err
 			return out
 		}
 		ans, err := c.send(tctx, inst, in)
-		tr := TryResult{Try: try, Instance: inst.Name}
+		tr := TryResult{Copy: in.Copy, Try: try, Instance: inst.Name}
+		if c.NewKeyPerTry {
+			tr.Key = in.Key.String()
+		}
 		if err != nil {
 			tr.Error = err.Error()
 			if ue, ok := errors.AsType[*url.Error](err); ok {
 				tr.Error = ue.Err.Error() // without "Post <url>:"
+			}
+			if errors.Is(err, io.EOF) {
+				tr.Error = "the connection closed without an answer (EOF)"
 			}
 			out.Err = err
 		} else {
@@ -149,7 +184,7 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			out.Err = ctx.Err()
 			return out
 		}
-		if !ShouldRetry(tr.Status, err) {
+		if !retry(tr.Status, err) {
 			return out
 		}
 		why := "no answer"
@@ -157,14 +192,14 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			why = fmt.Sprintf("%d from the server", ans.Status)
 		}
 		if try > len(backoff) {
-			if err := c.Trace.Emit(tctx, Event{Kind: KindGiveUp, From: LaneBrowser, To: LaneBrowser, Intent: in.Number, Try: try,
+			if err := c.Trace.Emit(tctx, Event{Kind: KindGiveUp, From: LaneBrowser, To: LaneBrowser,
 				Key: in.Key.String(), Label: "give up", Text: fmt.Sprintf("%s after %d tries: give up and tell the user", why, try)}); err != nil {
 				out.Err = err
 			}
 			return out
 		}
 		d := backoff[try-1]
-		if err := c.Trace.Emit(tctx, Event{Kind: KindWait, From: LaneBrowser, To: LaneBrowser, Intent: in.Number, Try: try,
+		if err := c.Trace.Emit(tctx, Event{Kind: KindWait, From: LaneBrowser, To: LaneBrowser,
 			Key: in.Key.String(), Delay: d, Label: fmt.Sprintf("wait %s", d), Text: fmt.Sprintf("%s: wait %s, then retry with the same key", why, d)}); err != nil {
 			out.Err = err
 			return out
@@ -172,6 +207,12 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		if err := c.Clock.Sleep(ctx, d); err != nil {
 			out.Err = err
 			return out
+		}
+		if c.Meanwhile != nil {
+			if err := c.Meanwhile(ctx, at); err != nil {
+				out.Err = err
+				return out
+			}
 		}
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 func TestShouldRetry(t *testing.T) {
@@ -159,14 +157,10 @@ func TestClientNeverRetries4xx(t *testing.T) {
 func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
 	clock := NewFakeClock(time.Now())
 	st, ev := newStage(t, 10, StageConfig{Clock: clock})
-	eng := engineOf(st)
-	healthy := eng.Pool
-	broken, err := newPoolLike(t, healthy)
+	restore, err := st.CutDatabase(t.Context(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	broken.Close()
-	eng.Pool = broken
 	in := NewIntent(1, ev, 2)
 	out := st.Browser(TokenAda, nil).Book(t.Context(), in)
 	if got := statuses(out); !slices.Equal(got, []string{"500", "500", "500"}) {
@@ -178,7 +172,7 @@ func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
 	if rows, left := counts(t, st, ev); rows != 0 || left != 10 {
 		t.Errorf("rows=%d seats_left=%d, want nothing stored", rows, left)
 	}
-	eng.Pool = healthy
+	restore()
 	out = st.Browser(TokenAda, nil).Book(t.Context(), in)
 	if out.Answer == nil || out.Answer.Status != http.StatusOK || out.Answer.Replayed {
 		t.Fatalf("later try = %+v, want a new booking", out.Answer)
@@ -186,10 +180,4 @@ func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
 	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
 		t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
 	}
-}
-
-// newPoolLike opens a second pool with p's configuration.
-func newPoolLike(t *testing.T, p *pgxpool.Pool) (*pgxpool.Pool, error) {
-	t.Helper()
-	return pgxpool.NewWithConfig(t.Context(), p.Config())
 }

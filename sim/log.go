@@ -40,10 +40,9 @@ func (h *TraceLogHandler) Handle(ctx context.Context, r slog.Record) error {
 		write(a)
 	}
 	r.Attrs(write)
-	at := AttemptFrom(ctx)
 	// A log line never waits for the viewer; a cancelled run drops it.
 	_ = h.Trace.Emit(ctx, Event{Kind: KindLog, From: h.Lane, To: h.Lane,
-		Intent: at.Intent, Try: at.Try, Level: r.Level.String(), Text: b.String()})
+		Level: r.Level.String(), Text: b.String()})
 	return nil
 }
 

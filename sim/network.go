@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,9 @@ const (
 	FailBeforeSend
 	// DelayAnswer carries both, but holds the answer for Network.Delay.
 	DelayAnswer
+	// Duplicate delivers the request twice at once; the browser reads the
+	// first answer to arrive and never sees the other.
+	Duplicate
 )
 
 func (f Fault) String() string {
@@ -37,6 +41,8 @@ func (f Fault) String() string {
 		return "fail before send"
 	case DelayAnswer:
 		return "delay answer"
+	case Duplicate:
+		return "duplicate"
 	}
 	return fmt.Sprintf("Fault(%d)", int(f))
 }
@@ -110,7 +116,7 @@ func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
 		fault = n.Plan(at)
 	}
 	if fault == FailBeforeSend {
-		if err := n.Trace.Emit(ctx, Event{Kind: KindFail, From: LaneBrowser, To: LaneBrowser, Intent: at.Intent, Try: at.Try,
+		if err := n.Trace.Emit(ctx, Event{Kind: KindFail, From: LaneBrowser, To: LaneBrowser,
 			Lost: true, Label: "not sent", Text: "the request never left the browser: " + ErrNotSent.Error()}); err != nil {
 			return nil, err
 		}
@@ -120,41 +126,109 @@ func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
+	if fault == Duplicate {
+		return n.duplicate(ctx, base, req, at)
+	}
+	status, body, err := roundTrip(base, req)
+	if err != nil {
+		return nil, err
+	}
+	if fault == DelayAnswer {
+		if err := n.Clock.Sleep(ctx, n.Delay); err != nil {
+			return nil, err
+		}
+	}
+	if err := n.Trace.Emit(ctx, n.answerEvent(at, status, body, fault)); err != nil {
+		return nil, err
+	}
+	if fault == LoseAnswer {
+		return nil, ErrAnswerLost
+	}
+	return response(req, status, body), nil
+}
+
+// response is the answer the browser reads, rebuilt from what was read.
+func response(req *http.Request, status int, body []byte) *http.Response {
+	return &http.Response{StatusCode: status, Status: http.StatusText(status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)), Request: req}
+}
+
+// roundTrip sends req and reads the whole answer, so the API has finished
+// (and committed) whatever the network then does with the answer.
+func roundTrip(base http.RoundTripper, req *http.Request) (int, []byte, error) {
 	resp, err := base.RoundTrip(req)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
+	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
+	return resp.StatusCode, body, err
+}
+
+// duplicate sends two copies of req at once and returns the answer that
+// arrives first; the other is traced as dropped.
+func (n *Network) duplicate(ctx context.Context, base http.RoundTripper, req *http.Request, at Attempt) (*http.Response, error) {
+	var payload []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		payload = b
+	}
+	type answer struct {
+		status int
+		body   []byte
+		err    error
+	}
+	answers := make(chan answer, 2)
+	for range 2 {
+		c := req.Clone(ctx)
+		c.Body = io.NopCloser(bytes.NewReader(payload))
+		c.ContentLength = int64(len(payload))
+		go func() {
+			status, body, err := roundTrip(base, c)
+			answers <- answer{status, body, err}
+		}()
+	}
+	first, second := <-answers, <-answers
+	if second.err == nil {
+		ev := n.answerEvent(at, second.status, second.body, LoseAnswer)
+		ev.Label, ev.Text = "duplicate's answer dropped", "the duplicate's answer ("+ev.Text+") is dropped: the browser already has one"
+		if err := n.Trace.Emit(ctx, ev); err != nil {
+			return nil, err
+		}
+	}
+	if first.err != nil {
+		return nil, first.err
+	}
+	if err := n.Trace.Emit(ctx, n.answerEvent(at, first.status, first.body, Deliver)); err != nil {
 		return nil, err
 	}
-	ans := DecodeAnswer(resp.StatusCode, body)
-	ev := Event{Kind: KindAnswer, From: at.Instance, To: LaneBrowser, Intent: at.Intent, Try: at.Try,
+	return response(req, first.status, first.body), nil
+}
+
+// answerEvent is the trace event of an answer on its way back.
+func (n *Network) answerEvent(at Attempt, status int, body []byte, fault Fault) Event {
+	ans := DecodeAnswer(status, body)
+	ev := Event{Kind: KindAnswer, From: at.Instance, To: LaneBrowser,
 		Status: ans.Status, Replayed: ans.Replayed, Label: ans.Caption(), Text: ans.Caption()}
 	if ans.Booking != nil {
 		ev.BookingID = ans.Booking.ID
+	}
+	if ans.Error != nil {
+		ev.Message = ans.Error.Message
 	}
 	switch fault {
 	case LoseAnswer:
 		ev.Lost = true
 		ev.Label += " lost"
 		ev.Text += " — lost on the way back"
-		if err := n.Trace.Emit(ctx, ev); err != nil {
-			return nil, err
-		}
-		return nil, ErrAnswerLost
 	case DelayAnswer:
-		if err := n.Clock.Sleep(ctx, n.Delay); err != nil {
-			return nil, err
-		}
 		ev.Text += fmt.Sprintf(" (held %s by the network)", n.Delay)
 	}
-	if err := n.Trace.Emit(ctx, ev); err != nil {
-		return nil, err
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	return resp, nil
+	return ev
 }
 
 // The network must satisfy http.RoundTripper.

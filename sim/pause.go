@@ -5,17 +5,6 @@ import (
 	"sync"
 )
 
-// PausePoint names a place inside BookTicket where a forced interleaving may
-// hold a request, so that a race gives the same outcome on every run.
-type PausePoint string
-
-// The pause points, in the order BookTicket passes them.
-const (
-	// PauseAfterLookup: the event row is locked and the key has been looked
-	// up (and found nothing), before the seat check and the writes.
-	PauseAfterLookup PausePoint = "after-lookup"
-)
-
 // Barrier holds every caller of Wait until n callers have arrived, then lets
 // them all go: "both copies have looked up the key, then both insert". It is
 // used once.

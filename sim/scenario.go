@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -36,39 +35,46 @@ const (
 	DefaultCopies = 10
 )
 
+// Setup is the world a variant of a scenario runs in: the event, the API
+// instances, and the design of the engine, the schema and the client.
+type Setup struct {
+	Seats      int // seats of each event at the start
+	Events     int // events; 0 means 1
+	Instances  int // API instances; 0 means 1
+	Design     Design
+	Constraint Constraint
+	Keys       KeyPlace
+	// HoldAfterLookup forces an interleaving: this many requests are held
+	// at PointAfterLookup until all of them are there (0: none).
+	HoldAfterLookup int
+	// NewKeyPerTry and RetryClientErrors break the browser client.
+	NewKeyPerTry      bool
+	RetryClientErrors bool
+}
+
 // Scenario is a named, self-contained run of the booking flow on a fresh
-// schema with its own event and users.
+// schema with its own events and users, in the correct design and, where
+// Broken is set, a broken one.
 type Scenario struct {
-	Name      string
-	Title     string
-	Summary   string // what the correct design shows, one line
-	Broken    string // what the broken variant gets wrong, one line; "" when it has none
-	Seats     int    // seats of the event at the start
-	Quantity  int    // seats each intent asks for
-	Instances int    // API instances; 0 means 1
-	run       func(ctx context.Context, r *Run) ([]Outcome, error)
+	Name    string
+	Title   string
+	Summary string // what the correct design does, one line
+	Broken  string // what the broken variant gets wrong, one line; "" when it has none
+	// Copies says the scenario takes Options.Copies.
+	Copies bool
+	setup  func(v Variant, o Options) Setup
+	run    func(ctx context.Context, r *Run) ([]Outcome, error)
 }
 
 // HasBroken reports whether the scenario has a broken variant.
 func (s *Scenario) HasBroken() bool { return s.Broken != "" }
 
-var scenarios = []*Scenario{
-	{
-		Name:     "lost-answer",
-		Title:    "The lost answer",
-		Summary:  "book 2 seats with key K, the answer is lost after COMMIT, the retry with K gets the same booking back",
-		Seats:    10,
-		Quantity: 2,
-		run:      runLostAnswer,
-	},
-	{
-		Name:     "concurrent-copies",
-		Title:    "Simultaneous copies",
-		Summary:  "N copies of one request at the same instant, each on its own connection: N answers of 200, one booking id, one row, 2 seats",
-		Seats:    10,
-		Quantity: 2,
-		run:      runConcurrentCopies,
-	},
+// Explain is the one-line explanation of variant v.
+func (s *Scenario) Explain(v Variant) string {
+	if v == Broken {
+		return s.Broken
+	}
+	return s.Summary
 }
 
 // Scenarios lists every scenario in lesson order.
@@ -96,20 +102,20 @@ type Options struct {
 	Clock   Clock        // nil: a FakeClock at the current second
 }
 
-// Run is one prepared run of a scenario: its stage is up and its event is in
-// the table, nothing has been sent yet.
+// Run is one prepared run of a scenario: its stage is up and its events are
+// in the table; nothing has been sent yet.
 type Run struct {
 	Scenario *Scenario
 	Options  Options
+	Setup    Setup
 	Stage    *Stage
 	Trace    *Trace
-	EventID  int64
-	User     string // the user whose booking rows the report counts
-	seats    int    // seats of every event at the start, summed
+	EventIDs []int64
+	seats    int // seats of every event at the start, summed
 }
 
-// Prepare builds the stage of a run: schema, tables, API instances, the
-// event. Close the run when done.
+// Prepare builds the stage of a run: schema, tables, API instances, events.
+// Close the run when done.
 func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run, error) {
 	if opts.Variant == "" {
 		opts.Variant = Correct
@@ -126,27 +132,50 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 	if opts.Clock == nil {
 		opts.Clock = NewFakeClock(time.Now().Truncate(time.Second))
 	}
+	setup := s.setup(opts.Variant, opts)
+	setup.Events = max(setup.Events, 1)
+	setup.Instances = max(setup.Instances, 1)
 	trace := NewTrace(opts.Clock, opts.Trace)
 	st, err := NewStage(ctx, db, StageConfig{
-		Instances: max(s.Instances, 1),
-		MaxConns:  opts.Copies + 2,
-		Clock:     opts.Clock,
-		Trace:     trace,
+		Instances:  setup.Instances,
+		MaxConns:   opts.Copies + 2,
+		Clock:      opts.Clock,
+		Trace:      trace,
+		Design:     setup.Design,
+		Constraint: setup.Constraint,
+		Keys:       setup.Keys,
 	})
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Scenario: s, Options: opts, Stage: st, Trace: trace, User: DemoUsers()[TokenAda], seats: s.Seats}
-	r.EventID, err = st.AddEvent(ctx, "Workshop night", s.Seats, opts.Clock.Now().Add(30*24*time.Hour))
-	if err != nil {
-		_ = st.Close()
-		return nil, err
+	r := &Run{Scenario: s, Options: opts, Setup: setup, Stage: st, Trace: trace}
+	if setup.HoldAfterLookup > 0 {
+		b := NewBarrier(setup.HoldAfterLookup)
+		for _, in := range st.Instances {
+			in.API.Engine.Barrier, in.API.Engine.BarrierAt = b, PointAfterLookup
+		}
+	}
+	names := []string{"Workshop night", "Late show"}
+	for i := range setup.Events {
+		id, err := st.AddEvent(ctx, names[i%len(names)], setup.Seats, opts.Clock.Now().Add(30*24*time.Hour))
+		if err != nil {
+			_ = st.Close()
+			return nil, err
+		}
+		r.EventIDs = append(r.EventIDs, id)
+		r.seats += setup.Seats
 	}
 	return r, nil
 }
 
+// EventID is the run's first event.
+func (r *Run) EventID() int64 { return r.EventIDs[0] }
+
+// Lanes are the participants of the run's sequence, left to right.
+func (r *Run) Lanes() []Lane { return r.Stage.Lanes() }
+
 // Execute runs the scenario to its end, closes the trace, and reports what
-// the browser saw and what the tables hold.
+// the browser saw, what the tables hold and which invariants held.
 func (r *Run) Execute(ctx context.Context) (*Report, error) {
 	outcomes, err := r.Scenario.run(ctx, r)
 	r.Trace.Close()
@@ -165,94 +194,66 @@ func (r *Run) Close() error { return r.Stage.Close() }
 // Rows reads the run's tables (committed rows).
 func (r *Run) Rows(ctx context.Context) (Rows, error) { return r.Stage.Rows(ctx) }
 
-// Report is the headless result of a run (learn demo NAME --json).
-type Report struct {
-	Scenario    string         `json:"scenario"`
-	Variant     Variant        `json:"variant"`
-	Answers     []AnswerReport `json:"answers"`      // every answer that reached the browser, in arrival order
-	Lost        int            `json:"lost"`         // answers lost on the way back
-	BookingRows int            `json:"booking_rows"` // rows in bookings for the run's user afterwards
-	SeatsTaken  int            `json:"seats_taken"`  // seats the events lost during the run
-	Attempts    []IntentReport `json:"attempts"`     // every try of every intent
-}
-
-// AnswerReport is one answer that reached the browser.
-type AnswerReport struct {
-	Status    int     `json:"status"`
-	BookingID *string `json:"booking_id"` // null for an answer without a booking
-	Replayed  bool    `json:"replayed"`
-}
-
-// IntentReport is the tries of one intent.
-type IntentReport struct {
-	Intent int         `json:"intent"`
-	Key    string      `json:"key"`
-	Tries  []TryResult `json:"tries"`
-}
-
-func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
-	rep := &Report{Scenario: r.Scenario.Name, Variant: r.Options.Variant, Answers: []AnswerReport{}}
-	for _, ev := range r.Trace.Recorded() {
-		if ev.Kind != KindAnswer {
-			continue
-		}
-		if ev.Lost {
-			rep.Lost++
-			continue
-		}
-		a := AnswerReport{Status: ev.Status, Replayed: ev.Replayed}
-		if ev.BookingID != "" {
-			id := ev.BookingID
-			a.BookingID = &id
-		}
-		rep.Answers = append(rep.Answers, a)
+// browser is a client for the user of token with the variant's client
+// design, whose tries meet the faults of plan.
+func (r *Run) browser(token string, plan func(Attempt) Fault) *Client {
+	c := r.Stage.Browser(token, plan)
+	c.NewKeyPerTry = r.Setup.NewKeyPerTry
+	if r.Setup.RetryClientErrors {
+		c.Retry = RetryClientErrors
 	}
-	sort.Slice(outcomes, func(i, j int) bool { return outcomes[i].Intent.Number < outcomes[j].Intent.Number })
-	for _, o := range outcomes {
-		rep.Attempts = append(rep.Attempts, IntentReport{Intent: o.Intent.Number, Key: o.Intent.Key.String(), Tries: o.Tries})
-	}
-	var seatsLeft int
-	err := r.Stage.Admin.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM bookings WHERE user_id = $1),
-		(SELECT coalesce(sum(seats_left), 0) FROM events)`, r.User).Scan(&rep.BookingRows, &seatsLeft)
-	if err != nil {
-		return nil, fmt.Errorf("count rows after the run: %w", err)
-	}
-	rep.SeatsTaken = r.seats - seatsLeft
-	return rep, nil
+	return c
 }
 
-// runLostAnswer: one intent; the network loses the first answer after the
-// API committed; the browser retries with the same key after 1 s.
-func runLostAnswer(ctx context.Context, r *Run) ([]Outcome, error) {
-	lose := func(a Attempt) Fault {
-		if a.Try == 1 {
-			return LoseAnswer
-		}
-		return Deliver
-	}
-	in := NewIntent(1, r.EventID, r.Scenario.Quantity)
-	out := r.Stage.Browser(TokenAda, lose).Book(ctx, in)
-	return []Outcome{out}, nil
+// note traces something the scenario makes happen in the world.
+func (r *Run) note(ctx context.Context, label, text string) error {
+	return r.Trace.Emit(ctx, Event{Kind: KindNote, From: LaneBrowser, To: LaneBrowser, Label: label, Text: text})
 }
 
-// runConcurrentCopies: Copies copies of one request (one key), each from its
-// own client and connection, released at the same instant.
-func runConcurrentCopies(ctx context.Context, r *Run) ([]Outcome, error) {
-	in := NewIntent(1, r.EventID, r.Scenario.Quantity)
-	outs := make([]Outcome, r.Options.Copies)
+// together books intents at the same instant, each from its own client and
+// connection, and returns their outcomes in intent order.
+func (r *Run) together(ctx context.Context, token []string, intents []Intent) []Outcome {
+	outs := make([]Outcome, len(intents))
 	start := make(chan struct{})
 	var wg sync.WaitGroup
-	for i := range outs {
-		copyOf := in
-		copyOf.Number = i + 1
-		c := r.Stage.Browser(TokenAda, nil)
+	for i, in := range intents {
+		c := r.browser(token[i%len(token)], nil)
 		wg.Go(func() {
 			<-start
-			outs[i] = c.Book(ctx, copyOf)
+			outs[i] = c.Book(ctx, in)
 		})
 	}
 	close(start)
 	wg.Wait()
-	return outs, nil
+	return outs
+}
+
+// loseFirst loses the answer of try 1 of the given intents (all when none
+// is given).
+func loseFirst(intents ...int) func(Attempt) Fault {
+	return func(a Attempt) Fault {
+		if a.Try != 1 {
+			return Deliver
+		}
+		if len(intents) == 0 {
+			return LoseAnswer
+		}
+		for _, n := range intents {
+			if a.Intent == n {
+				return LoseAnswer
+			}
+		}
+		return Deliver
+	}
+}
+
+// crashAt makes the API instance die at point p on try 1 of intent n.
+func crashAt(p Point, n int) func(context.Context, Point, BookingRequest) error {
+	return func(ctx context.Context, at Point, _ BookingRequest) error {
+		a := AttemptFrom(ctx)
+		if at == p && a.Intent == n && a.Try == 1 {
+			return ErrCrash
+		}
+		return nil
+	}
 }

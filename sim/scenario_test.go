@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -28,48 +29,135 @@ func runScenario(t *testing.T, name string, opts Options) *Report {
 	return rep
 }
 
-func TestLostAnswerScenario(t *testing.T) {
-	rep := runScenario(t, "lost-answer", Options{})
-	if len(rep.Answers) != 1 || rep.Answers[0].Status != 200 || !rep.Answers[0].Replayed || rep.Answers[0].BookingID == nil {
-		t.Fatalf("answers = %+v, want one 200 replay", rep.Answers)
+// answerCodes writes each answer as its status, with R for a replay,
+// sorted: "200", "200R", "409".
+func answerCodes(rep *Report) []string {
+	var out []string
+	for _, a := range rep.Answers {
+		c := fmt.Sprint(a.Status)
+		if a.Replayed {
+			c += "R"
+		}
+		out = append(out, c)
 	}
-	if rep.Lost != 1 || rep.BookingRows != 1 || rep.SeatsTaken != 2 {
-		t.Errorf("lost=%d rows=%d seats=%d, want 1, 1, 2", rep.Lost, rep.BookingRows, rep.SeatsTaken)
+	slices.Sort(out)
+	return out
+}
+
+func failing(rep *Report) []string {
+	var out []string
+	for _, inv := range rep.Invariants {
+		if !inv.Pass {
+			out = append(out, inv.Name)
+		}
 	}
-	if len(rep.Attempts) != 1 || len(rep.Attempts[0].Tries) != 2 || rep.Attempts[0].Tries[0].Error == "" {
-		t.Errorf("attempts = %+v, want one intent with a failed try then a 200", rep.Attempts)
+	slices.Sort(out)
+	return out
+}
+
+func rep(n int, code string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = code
+	}
+	return out
+}
+
+// Every scenario in every variant gives its listed outcome (issue 3's
+// table), with the invariants the broken variant breaks.
+func TestEveryScenarioGivesItsOutcome(t *testing.T) {
+	tests := []struct {
+		name    string
+		variant Variant
+		copies  int
+		answers []string // sorted
+		lost    int
+		rows    int
+		seats   int
+		broken  []string // invariants that fail, sorted
+	}{
+		{"lost-answer", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
+		{"lost-answer", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOnePerKey, InvOneBookingPerIntent}},
+		{"concurrent-copies", Correct, 10, append([]string{"200"}, rep(9, "200R")...), 0, 1, 2, nil},
+		{"concurrent-copies", Broken, 10, rep(10, "200"), 0, 10, 20, []string{InvIntentGetsItsBook, InvOnePerKey, InvOneBookingPerIntent}},
+		{"different-quantity", Correct, 0, []string{"200", "409"}, 0, 1, 2, nil},
+		{"different-quantity", Broken, 0, []string{"200", "200R"}, 0, 1, 2, []string{InvAnswerMatches}},
+		{"last-seats", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
+		{"last-seats", Broken, 0, []string{"409"}, 1, 1, 2, []string{InvIntentGetsItsBook}},
+		{"new-key-per-retry", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
+		{"new-key-per-retry", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOneBookingPerIntent}},
+		{"key-reuse-two-events", Correct, 0, []string{"200", "409"}, 0, 1, 2, nil},
+		{"key-reuse-two-events", Broken, 0, []string{"200", "200"}, 0, 2, 4, []string{InvOnePerKey}},
+		{"two-users-same-key", Correct, 0, []string{"200", "200"}, 0, 2, 4, nil},
+		{"two-users-same-key", Broken, 0, []string{"200", "409"}, 0, 1, 2, nil},
+		{"replay-after-sellout", Correct, 0, []string{"200", "200R"}, 1, 2, 4, nil},
+		{"no-retry-on-4xx", Correct, 0, []string{"409"}, 0, 0, 0, nil},
+		{"no-retry-on-4xx", Broken, 0, []string{"409", "409", "409"}, 0, 0, 0, nil},
+		{"retries-exhausted", Correct, 0, []string{"200", "500", "500", "500"}, 0, 1, 2, nil},
+		{"crash-before-commit", Correct, 0, []string{"200"}, 0, 1, 2, nil},
+		{"other-instance", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
+		{"other-instance", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOnePerKey, InvOneBookingPerIntent}},
+		{"redis-ttl", Correct, 0, []string{"200R", "200R"}, 1, 2, 4, nil},
+		{"redis-ttl", Broken, 0, []string{"200", "200"}, 1, 4, 8, []string{InvIntentGetsItsBook, InvOnePerKey, InvOneBookingPerIntent}},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.name+"/"+string(tt.variant)] = true
+		t.Run(tt.name+"/"+string(tt.variant), func(t *testing.T) {
+			t.Parallel()
+			r := runScenario(t, tt.name, Options{Variant: tt.variant, Copies: tt.copies})
+			if got := answerCodes(r); !slices.Equal(got, tt.answers) {
+				t.Errorf("answers %v, want %v", got, tt.answers)
+			}
+			if r.Lost != tt.lost || r.BookingRows != tt.rows || r.SeatsTaken != tt.seats {
+				t.Errorf("lost=%d rows=%d seats=%d, want %d, %d, %d", r.Lost, r.BookingRows, r.SeatsTaken, tt.lost, tt.rows, tt.seats)
+			}
+			want := slices.Clone(tt.broken)
+			slices.Sort(want)
+			if got := failing(r); !slices.Equal(got, want) {
+				t.Errorf("failing invariants %q, want %q", got, want)
+			}
+		})
+	}
+	for _, s := range Scenarios() {
+		for _, v := range []Variant{Correct, Broken} {
+			if (v == Correct || s.HasBroken()) && !covered[s.Name+"/"+string(v)] {
+				t.Errorf("no expected outcome for %s/%s", s.Name, v)
+			}
+		}
 	}
 }
 
-func TestConcurrentCopiesScenario(t *testing.T) {
-	for _, copies := range []int{2, 10, 40} {
-		rep := runScenario(t, "concurrent-copies", Options{Copies: copies})
-		ids := map[string]bool{}
-		created := 0
-		for _, a := range rep.Answers {
-			if a.Status != 200 || a.BookingID == nil {
-				t.Fatalf("copies=%d: answer %+v", copies, a)
+// Each of the runs above decided by a race gives the same outcome every
+// time: the interleaving is forced, not left to luck.
+func TestForcedRacesRepeat(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		variant Variant
+	}{{"concurrent-copies", Broken}, {"key-reuse-two-events", Correct}, {"key-reuse-two-events", Broken}} {
+		var first []string
+		for i := range 10 {
+			r := runScenario(t, tc.name, Options{Variant: tc.variant, Copies: 5})
+			got := append(answerCodes(r), fmt.Sprint(r.BookingRows, r.SeatsTaken))
+			if i == 0 {
+				first = got
+			} else if !slices.Equal(got, first) {
+				t.Fatalf("%s/%s run %d gave %v, run 1 gave %v", tc.name, tc.variant, i+1, got, first)
 			}
-			ids[*a.BookingID] = true
-			if !a.Replayed {
-				created++
-			}
-		}
-		if len(rep.Answers) != copies || len(ids) != 1 || created != 1 {
-			t.Errorf("copies=%d: %d answers, %d ids, %d created", copies, len(rep.Answers), len(ids), created)
-		}
-		if rep.Lost != 0 || rep.BookingRows != 1 || rep.SeatsTaken != 2 {
-			t.Errorf("copies=%d: lost=%d rows=%d seats=%d", copies, rep.Lost, rep.BookingRows, rep.SeatsTaken)
 		}
 	}
 }
 
 func TestPrepareRefusesBadOptions(t *testing.T) {
 	s, _ := Lookup("concurrent-copies")
-	for _, opts := range []Options{{Copies: 1}, {Copies: MaxCopies + 1}, {Variant: Broken}} {
+	for _, opts := range []Options{{Copies: 1}, {Copies: MaxCopies + 1}} {
 		if _, err := s.Prepare(t.Context(), testDB, opts); err == nil {
 			t.Errorf("Prepare(%+v) succeeded", opts)
 		}
+	}
+	sellout, _ := Lookup("replay-after-sellout")
+	if _, err := sellout.Prepare(t.Context(), testDB, Options{Variant: Broken}); err == nil {
+		t.Error("Prepare(broken) of a scenario without a broken variant succeeded")
 	}
 	if _, err := Lookup("nope"); err == nil {
 		t.Error("Lookup(nope) succeeded")

@@ -21,10 +21,34 @@ type Execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
+// Constraint is the uniqueness rule on the bookings' idempotency keys.
+type Constraint string
+
+// The constraints. Only UniquePerUser is the lesson's design.
+const (
+	// UniquePerUser is UNIQUE (user_id, idempotency_key), as sim/schema.sql has it.
+	UniquePerUser Constraint = ""
+	// UniqueKeyOnly is UNIQUE (idempotency_key): keys shared by all users.
+	UniqueKeyOnly Constraint = "unique-key-only"
+	// NoUnique has no constraint on keys at all.
+	NoUnique Constraint = "no-unique"
+)
+
 // CreateSchema creates the events and bookings tables in the connection's
-// current schema (the first entry of its search_path).
-func CreateSchema(ctx context.Context, db Execer) error {
-	if _, err := db.Exec(ctx, schemaSQL); err != nil {
+// current schema (the first entry of its search_path), with constraint c on
+// the keys.
+func CreateSchema(ctx context.Context, db Execer, c Constraint) error {
+	ddl := schemaSQL
+	switch c {
+	case UniquePerUser:
+	case UniqueKeyOnly:
+		ddl += "\nALTER TABLE bookings DROP CONSTRAINT bookings_user_key, ADD CONSTRAINT bookings_key UNIQUE (idempotency_key);"
+	case NoUnique:
+		ddl += "\nALTER TABLE bookings DROP CONSTRAINT bookings_user_key;"
+	default:
+		return fmt.Errorf("unknown constraint %q", c)
+	}
+	if _, err := db.Exec(ctx, ddl); err != nil {
 		return fmt.Errorf("create the booking tables: %w", err)
 	}
 	return nil

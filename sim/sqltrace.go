@@ -19,8 +19,7 @@ type SQLTracer struct {
 // TraceQueryStart emits the statement; it never blocks the query for the
 // viewer.
 func (t *SQLTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	at := AttemptFrom(ctx)
-	_ = t.Trace.Emit(ctx, Event{Kind: KindSQL, From: t.Lane, To: LanePostgres, Intent: at.Intent, Try: at.Try,
+	_ = t.Trace.Emit(ctx, Event{Kind: KindSQL, From: t.Lane, To: LanePostgres,
 		SQL: oneLine(data.SQL), Text: withArgs(oneLine(data.SQL), data.Args)})
 	return ctx
 }

@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
@@ -38,6 +40,11 @@ type StageConfig struct {
 	Log       io.Writer        // also write each instance's log here as text (learn serve); may be nil
 	LogLevel  slog.Level       // level for Log; the trace gets every level
 	Addr      func(int) string // listen address of instance n; default "127.0.0.1:0"
+
+	Design     Design     // how each engine books; zero: correct
+	Constraint Constraint // the key constraint of the schema; zero: UNIQUE (user_id, idempotency_key)
+	Keys       KeyPlace   // where instances keep keys; zero: in the booking row
+	RedisTTL   time.Duration
 }
 
 // Stage is the world a scenario runs in: a fresh schema holding the booking
@@ -50,7 +57,11 @@ type Stage struct {
 	Clock     Clock
 	Trace     *Trace
 	Instances []*Instance
-	pools     []*pgxpool.Pool
+	// Redis is the in-process Redis server when keys are kept in Redis;
+	// FastForward expires its keys.
+	Redis *miniredis.Miniredis
+	redis *redis.Client
+	pools []*pgxpool.Pool
 }
 
 // NewStage creates the schema and the tables and starts the API instances.
@@ -82,8 +93,18 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 	if err != nil {
 		return nil, fmt.Errorf("connect to schema %s: %w", schema.Name, err)
 	}
-	if err := CreateSchema(ctx, st.Admin); err != nil {
+	if err := CreateSchema(ctx, st.Admin, cfg.Constraint); err != nil {
 		return nil, err
+	}
+	if cfg.Keys == KeysInRedis {
+		st.Redis, err = miniredis.Run()
+		if err != nil {
+			return nil, fmt.Errorf("start the in-process Redis: %w", err)
+		}
+		st.redis = redis.NewClient(&redis.Options{Addr: st.Redis.Addr()})
+		if cfg.RedisTTL == 0 {
+			cfg.RedisTTL = DefaultRedisTTL
+		}
 	}
 	for n := 1; n <= cfg.Instances; n++ {
 		lane := LaneAPI(n)
@@ -106,9 +127,16 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			h = slog.NewMultiHandler(h, text)
 		}
 		api := &API{
-			Engine: &Engine{Pool: pool, Clock: cfg.Clock, Trace: cfg.Trace, Lane: lane},
+			Engine: NewEngine(pool, cfg.Clock, cfg.Trace, lane),
 			Users:  DemoUsers(),
 			Log:    slog.New(h).With("instance", lane),
+		}
+		api.Engine.Design = cfg.Design
+		switch cfg.Keys {
+		case KeysInMemory:
+			api.Keys = &MemoryKeys{Instance: lane}
+		case KeysInRedis:
+			api.Keys = &RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
 		}
 		inst, err := StartInstance(lane, cfg.Addr(n), api)
 		if err != nil {
@@ -145,6 +173,36 @@ func (st *Stage) Browser(token string, plan func(Attempt) Fault) *Client {
 	}
 }
 
+// Lanes are the lanes of this stage, left to right: the browser, each API
+// instance, Redis when keys are kept there, and PostgreSQL.
+func (st *Stage) Lanes() []Lane {
+	lanes := []Lane{{ID: LaneBrowser, Name: "Browser"}}
+	for n := range st.Instances {
+		lanes = append(lanes, Lane{ID: LaneAPI(n + 1), Name: fmt.Sprintf("API-%d", n+1)})
+	}
+	if st.Redis != nil {
+		lanes = append(lanes, Lane{ID: LaneRedis, Name: "Redis"})
+	}
+	return append(lanes, Lane{ID: LanePostgres, Name: "Postgres"})
+}
+
+// Lane is one participant of the sequence.
+type Lane struct{ ID, Name string }
+
+// CutDatabase cuts API instance n (1-based) off PostgreSQL: its engine gets
+// a closed pool, so every booking fails and the API answers 500. The
+// returned function restores the instance's own pool.
+func (st *Stage) CutDatabase(ctx context.Context, n int) (restore func(), err error) {
+	eng := st.Instances[n-1].API.Engine
+	dead, err := pgxpool.NewWithConfig(ctx, eng.Pool().Config())
+	if err != nil {
+		return nil, err
+	}
+	dead.Close()
+	healthy := eng.SwapPool(dead)
+	return func() { eng.SwapPool(healthy) }, nil
+}
+
 // Rows reads both tables (committed rows only).
 func (st *Stage) Rows(ctx context.Context) (Rows, error) { return ReadRows(ctx, st.Admin) }
 
@@ -157,6 +215,12 @@ func (st *Stage) Close() error {
 	}
 	for _, p := range st.pools {
 		p.Close()
+	}
+	if st.redis != nil {
+		errs = append(errs, st.redis.Close())
+	}
+	if st.Redis != nil {
+		st.Redis.Close()
 	}
 	if st.Admin != nil {
 		st.Admin.Close()

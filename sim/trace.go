@@ -34,6 +34,9 @@ const (
 	KindWait     Kind = "wait"     // browser: backoff of Delay before the next try
 	KindGiveUp   Kind = "give-up"  // browser: no tries left
 	KindPause    Kind = "pause"    // a pause point of a forced interleaving inside the engine
+	KindCrash    Kind = "crash"    // an API instance dies at a point of BookTicket
+	KindKeyStore Kind = "keys"     // API → its key store (process memory or Redis): a key read or written
+	KindNote     Kind = "note"     // something the scenario makes happen in the world (time passes, another user books)
 	KindSQL      Kind = "sql"      // a statement as pgx sent it
 	KindLog      Kind = "log"      // a line of an API instance's log
 )
@@ -45,18 +48,20 @@ func (k Kind) IsStep() bool { return k != KindSQL && k != KindLog }
 // Event is one thing that happened in a run, as the UI animates it and the
 // headless report counts it.
 type Event struct {
-	Seq       int           `json:"seq"`            // 1-based order of emission within the trace
-	At        time.Duration `json:"at"`             // simulated time since the trace began
-	Kind      Kind          `json:"kind"`           //
-	From      string        `json:"from,omitempty"` // lane the arrow leaves (LaneBrowser, LaneAPI(n), LanePostgres)
-	To        string        `json:"to,omitempty"`   // lane the arrow reaches; equal to From for a note on one lane
-	Intent    int           `json:"intent,omitempty"`
+	Seq       int           `json:"seq"`              // 1-based order of emission within the trace
+	At        time.Duration `json:"at"`               // simulated time since the trace began
+	Kind      Kind          `json:"kind"`             //
+	From      string        `json:"from,omitempty"`   // lane the arrow leaves (LaneBrowser, LaneAPI(n), LanePostgres)
+	To        string        `json:"to,omitempty"`     // lane the arrow reaches; equal to From for a note on one lane
+	Intent    int           `json:"intent,omitempty"` // from the context's Attempt when left 0
+	Copy      int           `json:"copy,omitempty"`
 	Try       int           `json:"try,omitempty"`
 	Key       string        `json:"key,omitempty"` // the idempotency key, canonical UUID text
 	Label     string        `json:"label"`         // a few words for the arrow
 	Text      string        `json:"text"`          // caption, one line
 	SQL       string        `json:"sql,omitempty"`
-	Status    int           `json:"status,omitempty"` // HTTP status of an answer
+	Status    int           `json:"status,omitempty"`  // HTTP status of an answer
+	Message   string        `json:"message,omitempty"` // the error message of an answer that is not 200
 	BookingID string        `json:"booking_id,omitempty"`
 	Replayed  bool          `json:"replayed,omitempty"`
 	Found     bool          `json:"found,omitempty"` // lookup: a booking with this key exists
@@ -108,13 +113,18 @@ func NewTrace(clock Clock, opts TraceOptions) *Trace {
 // was made with Stream.
 func (t *Trace) Events() <-chan Event { return t.ch }
 
-// Emit stamps ev with its Seq and time, records it and publishes it. In a
+// Emit stamps ev with its Seq and time (and, if ev.Intent is 0, the Attempt
+// in ctx), records it and publishes it. In a
 // gated trace a step event then waits for Release. It returns ctx.Err() if
 // ctx ends first, which callers treat as the run being abandoned. A nil Trace
 // discards events.
 func (t *Trace) Emit(ctx context.Context, ev Event) error {
 	if t == nil {
 		return nil
+	}
+	if ev.Intent == 0 {
+		a := AttemptFrom(ctx)
+		ev.Intent, ev.Copy, ev.Try = a.Intent, a.Copy, a.Try
 	}
 	if !t.opts.Gated || !ev.Kind.IsStep() {
 		return t.publish(ctx, ev)
@@ -192,11 +202,12 @@ func (t *Trace) Recorded() []Event {
 type attemptKey struct{}
 
 // Attempt identifies one try of one intent: Intent n (1-based, in the order a
-// scenario made them), Try t (1 for the first send, 2 and 3 for retries) and
-// the lane of the API instance it was sent to.
+// scenario made them), Copy c when the intent was sent as several
+// simultaneous copies (1-based; 0 otherwise), Try t (1 for the first send,
+// 2 and 3 for retries) and the lane of the API instance it was sent to.
 type Attempt struct {
-	Intent, Try int
-	Instance    string
+	Intent, Copy, Try int
+	Instance          string
 }
 
 // WithAttempt returns ctx carrying a, so that the network, the API and the

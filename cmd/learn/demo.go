@@ -73,12 +73,47 @@ func runDemo(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
 		enc.SetIndent("", "  ")
 		return 0, enc.Encode(rep)
 	}
-	fmt.Fprintf(stdout, "%s (%s): %s\n", s.Title, rep.Variant, s.Summary)
-	fmt.Fprintf(stdout, "  answers that reached the browser: %s\n", answersText(rep))
-	fmt.Fprintf(stdout, "  answers lost on the way: %d\n", rep.Lost)
-	fmt.Fprintf(stdout, "  booking rows for the user: %d\n", rep.BookingRows)
-	fmt.Fprintf(stdout, "  seats taken: %d\n", rep.SeatsTaken)
+	printReport(stdout, s, rep)
 	return 0, nil
+}
+
+// printReport writes a report for a person: what the run was, what the
+// browser saw, what the tables hold, every try, and the invariants.
+func printReport(w io.Writer, s *sim.Scenario, rep *sim.Report) {
+	fmt.Fprintf(w, "%s (%s): %s\n", s.Title, rep.Variant, s.Explain(rep.Variant))
+	fmt.Fprintf(w, "  answers that reached the browser: %s\n", answersText(rep))
+	fmt.Fprintf(w, "  answers lost on the way: %d\n", rep.Lost)
+	fmt.Fprintf(w, "  booking rows: %d\n", rep.BookingRows)
+	fmt.Fprintf(w, "  seats taken: %d\n", rep.SeatsTaken)
+	for _, in := range rep.Attempts {
+		name := fmt.Sprintf("intent %d", in.Intent)
+		if in.Copy > 0 {
+			name += fmt.Sprintf(" copy %d", in.Copy)
+		}
+		var tries []string
+		for _, t := range in.Tries {
+			got := t.Error
+			if got == "" {
+				got = fmt.Sprint(t.Status)
+				if t.BookingID != "" {
+					got += " " + t.BookingID
+				}
+				if t.Replayed {
+					got += " (replay)"
+				}
+			}
+			tries = append(tries, fmt.Sprintf("try %d → %s: %s", t.Try, t.Instance, got))
+		}
+		fmt.Fprintf(w, "  %s (key %s…): %s\n", name, in.Key[:8], strings.Join(tries, "; "))
+	}
+	fmt.Fprintln(w, "  invariants:")
+	for _, inv := range rep.Invariants {
+		mark := "ok    "
+		if !inv.Pass {
+			mark = "BROKEN"
+		}
+		fmt.Fprintf(w, "    %s %s (%s)\n", mark, inv.Name, inv.Detail)
+	}
 }
 
 func answersText(r *sim.Report) string {
@@ -94,6 +129,9 @@ func answersText(r *sim.Report) string {
 		}
 		if a.Replayed {
 			s += " (replay)"
+		}
+		if a.Message != "" {
+			s += " " + a.Message
 		}
 		if counts[s] == 0 {
 			order = append(order, s)

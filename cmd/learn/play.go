@@ -333,13 +333,17 @@ func (m *playModel) bindings() bindings {
 	}
 }
 
-// lanes are the browser, each API instance and PostgreSQL.
+// lanes are the run's participants: the browser, each API instance, Redis
+// when the run keeps keys there, and PostgreSQL.
 func (m *playModel) lanes() []seqLane {
-	lanes := []seqLane{{ID: sim.LaneBrowser, Name: "Browser"}}
-	for n := 1; n <= max(m.scenario.Instances, 1); n++ {
-		lanes = append(lanes, seqLane{ID: sim.LaneAPI(n), Name: "API-" + fmt.Sprint(n)})
+	if m.live == nil {
+		return []seqLane{{ID: sim.LaneBrowser, Name: "Browser"}, {ID: sim.LaneAPI(1), Name: "API-1"}, {ID: sim.LanePostgres, Name: "Postgres"}}
 	}
-	return append(lanes, seqLane{ID: sim.LanePostgres, Name: "Postgres"})
+	var lanes []seqLane
+	for _, l := range m.live.run.Lanes() {
+		lanes = append(lanes, seqLane{ID: l.ID, Name: l.Name})
+	}
+	return lanes
 }
 
 func (m *playModel) View() string {
@@ -422,8 +426,8 @@ func (m *playModel) lanesBox(w, h int) string {
 // label is the arrow's text; a running retry countdown is shown on it.
 func (m *playModel) label(ev sim.Event, newest bool) string {
 	l := ev.Label
-	if ev.Intent > 0 && m.scenario.Name == "concurrent-copies" {
-		l = fmt.Sprintf("#%d %s", ev.Intent, l)
+	if ev.Copy > 0 {
+		l = fmt.Sprintf("#%d %s", ev.Copy, l)
 	}
 	if newest && ev.Kind == sim.KindWait && m.pending && m.countdown > 0 {
 		l += fmt.Sprintf(" (%.1fs left)", m.countdown.Seconds())
@@ -495,7 +499,7 @@ func (m *playModel) rowsLines(w int) []string {
 	}
 	var out []string
 	for _, e := range f.rows.Events {
-		out = append(out, fit(fmt.Sprintf("event %d  seats_left %d/%d", e.ID, e.SeatsLeft, m.scenario.Seats), w))
+		out = append(out, fit(fmt.Sprintf("event %d  seats_left %d/%d", e.ID, e.SeatsLeft, m.live.run.Setup.Seats), w))
 	}
 	if len(f.rows.Bookings) == 0 {
 		out = append(out, st.subtle.Render("bookings: none"))

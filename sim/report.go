@@ -1,0 +1,178 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// Report is the headless result of a run (learn demo NAME --json).
+type Report struct {
+	Scenario    string         `json:"scenario"`
+	Variant     Variant        `json:"variant"`
+	Answers     []AnswerReport `json:"answers"`      // every answer that reached the browser, in arrival order
+	Lost        int            `json:"lost"`         // answers lost on the way back
+	BookingRows int            `json:"booking_rows"` // rows in bookings afterwards (the run's users only exist in its schema)
+	SeatsTaken  int            `json:"seats_taken"`  // seats the run's events lost
+	Attempts    []IntentReport `json:"attempts"`     // every try of every intent
+	Invariants  []Invariant    `json:"invariants"`
+}
+
+// AnswerReport is one answer that reached the browser.
+type AnswerReport struct {
+	Status    int     `json:"status"`
+	BookingID *string `json:"booking_id"` // null for an answer without a booking
+	Replayed  bool    `json:"replayed"`
+	Message   string  `json:"message,omitempty"` // the error message of an answer that is not 200
+}
+
+// IntentReport is the tries of one intent.
+type IntentReport struct {
+	Intent int         `json:"intent"`
+	Copy   int         `json:"copy,omitempty"`
+	Key    string      `json:"key"`
+	Tries  []TryResult `json:"tries"`
+}
+
+// Invariant is one property checked after a run, by queries of the tables
+// and from the tries. The correct design keeps them all; a broken variant
+// shows which one it breaks.
+type Invariant struct {
+	Name   string `json:"name"`
+	Pass   bool   `json:"pass"`
+	Detail string `json:"detail"`
+}
+
+// The invariants, by name.
+const (
+	InvSeatsMatchBookings  = "seats taken equal the sum of booked quantities"
+	InvOnePerKey           = "at most one booking per (user, key)"
+	InvSeatsNotNegative    = "seats never below zero"
+	InvOneBookingPerTry    = "every try of one intent that got a booking got the same booking id"
+	InvOneBookingPerIntent = "each intent booked at most once"
+	InvAnswerMatches       = "every booking answered is the one the request asked for"
+	InvIntentGetsItsBook   = "an intent that booked is answered with its booking"
+)
+
+// Passed reports whether every invariant held.
+func (r *Report) Passed() bool {
+	for _, inv := range r.Invariants {
+		if !inv.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
+	rep := &Report{Scenario: r.Scenario.Name, Variant: r.Options.Variant, Answers: []AnswerReport{}, Attempts: []IntentReport{}}
+	for _, ev := range r.Trace.Recorded() {
+		if ev.Kind != KindAnswer {
+			continue
+		}
+		if ev.Lost {
+			rep.Lost++
+			continue
+		}
+		a := AnswerReport{Status: ev.Status, Replayed: ev.Replayed, Message: ev.Message}
+		if ev.BookingID != "" {
+			id := ev.BookingID
+			a.BookingID = &id
+		}
+		rep.Answers = append(rep.Answers, a)
+	}
+	sort.SliceStable(outcomes, func(i, j int) bool {
+		a, b := outcomes[i].Intent, outcomes[j].Intent
+		return a.Number < b.Number || (a.Number == b.Number && a.Copy < b.Copy)
+	})
+	for _, o := range outcomes {
+		if o.Intent.Number == 0 {
+			continue // an outcome that never ran
+		}
+		rep.Attempts = append(rep.Attempts, IntentReport{Intent: o.Intent.Number, Copy: o.Intent.Copy, Key: o.Intent.Key.String(), Tries: o.Tries})
+	}
+	inv, err := CheckInvariants(ctx, r.Stage.Admin, r.seats, outcomes, r.Trace.Recorded())
+	if err != nil {
+		return nil, err
+	}
+	rep.Invariants = inv
+	err = r.Stage.Admin.QueryRow(ctx, `SELECT (SELECT count(*) FROM bookings), $1 - (SELECT coalesce(sum(seats_left), 0) FROM events)`,
+		r.seats).Scan(&rep.BookingRows, &rep.SeatsTaken)
+	if err != nil {
+		return nil, fmt.Errorf("count rows after the run: %w", err)
+	}
+	return rep, nil
+}
+
+// CheckInvariants checks the invariants of a finished run whose events had
+// seatsAtStart seats in all, by queries of db, from the outcomes and from
+// the trace (the commits of new bookings, by intent).
+func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, trace []Event) ([]Invariant, error) {
+	var left, booked, minLeft, dupKeys int
+	rows, err := db.Query(ctx, `SELECT
+		(SELECT coalesce(sum(seats_left), 0) FROM events),
+		(SELECT coalesce(sum(quantity), 0) FROM bookings),
+		(SELECT coalesce(min(seats_left), 0) FROM events),
+		(SELECT count(*) FROM (SELECT 1 FROM bookings GROUP BY user_id, idempotency_key HAVING count(*) > 1) d)`)
+	if err != nil {
+		return nil, fmt.Errorf("check invariants: %w", err)
+	}
+	for rows.Next() {
+		if err := rows.Scan(&left, &booked, &minLeft, &dupKeys); err != nil {
+			return nil, fmt.Errorf("check invariants: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("check invariants: %w", err)
+	}
+	taken := seatsAtStart - left
+	inv := []Invariant{
+		{InvSeatsMatchBookings, taken == booked, fmt.Sprintf("%d seats taken, %d booked", taken, booked)},
+		{InvOnePerKey, dupKeys == 0, fmt.Sprintf("%d (user, key) pairs with more than one booking", dupKeys)},
+		{InvSeatsNotNegative, minLeft >= 0, fmt.Sprintf("lowest seats_left %d", minLeft)},
+	}
+	split := 0
+	for _, o := range outcomes {
+		ids := map[string]bool{}
+		for _, t := range o.Tries {
+			if t.BookingID != "" {
+				ids[t.BookingID] = true
+			}
+		}
+		if len(ids) > 1 {
+			split++
+		}
+	}
+	inv = append(inv, Invariant{InvOneBookingPerTry, split == 0, fmt.Sprintf("%d intents got more than one booking id", split)})
+	made := map[int][]string{} // intent → the bookings it created
+	for _, ev := range trace {
+		if ev.Kind == KindCommit && !ev.Replayed && ev.BookingID != "" {
+			made[ev.Intent] = append(made[ev.Intent], ev.BookingID)
+		}
+	}
+	twice := 0
+	for _, ids := range made {
+		if len(ids) > 1 {
+			twice++
+		}
+	}
+	inv = append(inv, Invariant{InvOneBookingPerIntent, twice == 0, fmt.Sprintf("%d intents booked more than once", twice)})
+	mismatched, unanswered := 0, 0
+	for _, o := range outcomes {
+		a := o.Answer
+		if a != nil && a.Booking != nil && (a.Booking.EventID != o.Intent.EventID || a.Booking.Quantity != o.Intent.Quantity) {
+			mismatched++
+		}
+		ids := made[o.Intent.Number]
+		if len(ids) == 0 || a == nil {
+			continue // it booked nothing, or no answer ever came
+		}
+		if a.Booking == nil || a.Booking.ID != ids[0] {
+			unanswered++
+		}
+	}
+	inv = append(inv,
+		Invariant{InvAnswerMatches, mismatched == 0, fmt.Sprintf("%d answers carry a booking of another event or quantity", mismatched)},
+		Invariant{InvIntentGetsItsBook, unanswered == 0, fmt.Sprintf("%d intents booked but were finally answered with something else", unanswered)})
+	return inv, nil
+}

@@ -1,0 +1,270 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// scenarios is the catalogue, in the order of the lesson and design.md.
+var scenarios = []*Scenario{
+	{
+		Name:    "lost-answer",
+		Title:   "The lost answer",
+		Summary: "book 2 seats with key K, the answer is lost after COMMIT, the retry with K gets the same booking back: 1 row, 2 seats",
+		Broken:  "the key is never looked up (and not unique): the retry books again, 2 rows, 4 seats",
+		setup: func(v Variant, _ Options) Setup {
+			s := Setup{Seats: 10}
+			if v == Broken {
+				s.Design.SkipLookup, s.Constraint = true, NoUnique
+			}
+			return s
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			in := NewIntent(1, r.EventID(), 2)
+			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
+		},
+	},
+	{
+		Name:    "concurrent-copies",
+		Title:   "Simultaneous copies",
+		Summary: "N copies of one request at the same instant, each on its own connection: N answers of 200, one booking id, 1 row, 2 seats",
+		Broken:  "check then insert with no row lock and no UNIQUE: every copy looks up the key before any inserts, N rows",
+		Copies:  true,
+		setup: func(v Variant, o Options) Setup {
+			s := Setup{Seats: 2 * o.Copies}
+			if v == Broken {
+				s.Design.NoRowLock, s.Constraint, s.HoldAfterLookup = true, NoUnique, o.Copies
+			}
+			return s
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			in := NewIntent(1, r.EventID(), 2)
+			copies := make([]Intent, r.Options.Copies)
+			for i := range copies {
+				copies[i] = in
+				copies[i].Copy = i + 1
+			}
+			return r.together(ctx, []string{TokenAda}, copies), nil
+		},
+	},
+	{
+		Name:    "different-quantity",
+		Title:   "Same key, other quantity",
+		Summary: "the client reuses key K for 3 seats after booking 2: 409 \"" + MsgKeyReused + "\", 1 row",
+		Broken:  "no comparison of event and quantity: 200 with the first booking's 2 seats for a request of 3 (wrong)",
+		setup: func(v Variant, _ Options) Setup {
+			s := Setup{Seats: 10}
+			s.Design.SkipCompare = v == Broken
+			return s
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			first := NewIntent(1, r.EventID(), 2)
+			c := r.browser(TokenAda, nil)
+			o1 := c.Book(ctx, first)
+			reused := Intent{Number: 2, EventID: first.EventID, Quantity: 3, Key: first.Key} // the client's bug
+			return []Outcome{o1, c.Book(ctx, reused)}, nil
+		},
+	},
+	{
+		Name:    "last-seats",
+		Title:   "The last seats",
+		Summary: "the event has exactly the 2 seats booked; the answer is lost; the retry finds the key first and replays 200",
+		Broken:  "the key is looked up after the seat check: the retry gets \"" + MsgNotEnoughSeats + "\" for a booking the user has",
+		setup: func(v Variant, _ Options) Setup {
+			s := Setup{Seats: 2}
+			s.Design.LookupAfterSeatCheck = v == Broken
+			return s
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			in := NewIntent(1, r.EventID(), 2)
+			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
+		},
+	},
+	{
+		Name:    "new-key-per-retry",
+		Title:   "A new key per retry",
+		Summary: "one key per intent, reused by the retry after a lost answer: 1 row, 2 seats",
+		Broken:  "the client makes a new key for every try: the retry is a new booking, 2 rows, 4 seats (charged twice)",
+		setup: func(v Variant, _ Options) Setup {
+			return Setup{Seats: 10, NewKeyPerTry: v == Broken}
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			in := NewIntent(1, r.EventID(), 2)
+			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
+		},
+	},
+	{
+		Name:    "key-reuse-two-events",
+		Title:   "One key, two events, same instant",
+		Summary: "both requests pass the lookup; the UNIQUE constraint rejects one INSERT (23505), its whole transaction rolls back, its event keeps its seats, it answers 409",
+		Broken:  "no UNIQUE constraint: both INSERTs succeed, 2 rows for one key",
+		setup: func(v Variant, _ Options) Setup {
+			s := Setup{Seats: 10, Events: 2, HoldAfterLookup: 2}
+			if v == Broken {
+				s.Constraint = NoUnique
+			}
+			return s
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			key := uuid.New()
+			intents := []Intent{
+				{Number: 1, EventID: r.EventIDs[0], Quantity: 2, Key: key},
+				{Number: 2, EventID: r.EventIDs[1], Quantity: 2, Key: key},
+			}
+			return r.together(ctx, []string{TokenAda}, intents), nil
+		},
+	},
+	{
+		Name:    "two-users-same-key",
+		Title:   "Two users, same key",
+		Summary: "two users happen to send the same key: keys are per user, so two bookings, both 200",
+		Broken:  "the key is unique on its own: the second user gets 409 for a key another user holds",
+		setup: func(v Variant, _ Options) Setup {
+			s := Setup{Seats: 10}
+			if v == Broken {
+				s.Constraint, s.Design.KeyAcrossUsers = UniqueKeyOnly, true
+			}
+			return s
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			key := uuid.New()
+			ada := r.browser(TokenAda, nil).Book(ctx, Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
+			ben := r.browser(TokenBen, nil).Book(ctx, Intent{Number: 2, EventID: r.EventID(), Quantity: 2, Key: key})
+			return []Outcome{ada, ben}, nil
+		},
+	},
+	{
+		Name:    "replay-after-sellout",
+		Title:   "Replay after sell-out",
+		Summary: "ada's answer is lost; while she waits, ben takes the last seats; her retry still replays 200",
+		setup: func(Variant, Options) Setup {
+			return Setup{Seats: 4}
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			var ben Outcome
+			ada := r.browser(TokenAda, loseFirst(1))
+			ada.Meanwhile = func(ctx context.Context, at Attempt) error {
+				if at.Try != 1 {
+					return nil
+				}
+				if err := r.note(ctx, "meanwhile: ben books 2", "meanwhile ben books the last 2 seats: the event is sold out"); err != nil {
+					return err
+				}
+				ben = r.browser(TokenBen, nil).Book(ctx, NewIntent(2, r.EventID(), 2))
+				return nil
+			}
+			o := ada.Book(ctx, NewIntent(1, r.EventID(), 2))
+			return []Outcome{o, ben}, nil
+		},
+	},
+	{
+		Name:    "no-retry-on-4xx",
+		Title:   "4xx is never retried",
+		Summary: "a 409 (not enough seats) is final: the browser tries once",
+		Broken:  "the client retries 4xx too: three identical 409s after 1 s and 2 s",
+		setup: func(v Variant, _ Options) Setup {
+			return Setup{Seats: 1, RetryClientErrors: v == Broken}
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			return []Outcome{r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+		},
+	},
+	{
+		Name:    "retries-exhausted",
+		Title:   "Retries exhausted",
+		Summary: "the API answers 500 on every try: the browser gives up after 1 s + 2 s, nothing is stored; later the same key books once",
+		setup: func(Variant, Options) Setup {
+			return Setup{Seats: 10}
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			restore, err := r.Stage.CutDatabase(ctx, 1)
+			if err != nil {
+				return nil, err
+			}
+			if err := r.note(ctx, "api-1 loses its database", "api-1 has lost its database: every booking fails with 500"); err != nil {
+				return nil, err
+			}
+			in := NewIntent(1, r.EventID(), 2)
+			first := r.browser(TokenAda, nil).Book(ctx, in)
+			restore()
+			if err := r.note(ctx, "later: same key again", "later the database is back and the user clicks Book again: the form still holds key "+ShortKey(in.Key)); err != nil {
+				return nil, err
+			}
+			again := in
+			again.Number = 2
+			return []Outcome{first, r.browser(TokenAda, nil).Book(ctx, again)}, nil
+		},
+	},
+	{
+		Name:    "crash-before-commit",
+		Title:   "Crash before COMMIT",
+		Summary: "the API instance dies before COMMIT: PostgreSQL rolls back, no answer comes, the retry books once",
+		setup: func(Variant, Options) Setup {
+			return Setup{Seats: 10}
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			r.Stage.Instances[0].API.Engine.At = crashAt(PointBeforeCommit, 1)
+			return []Outcome{r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+		},
+	},
+	{
+		Name:    "other-instance",
+		Title:   "The retry lands on another API instance",
+		Summary: "two API instances, each with its own pool: the answer from api-1 is lost, the retry lands on api-2, which finds the key in the row",
+		Broken:  "keys remembered in each instance's memory instead of the row: api-2 has never seen the key, 2 rows",
+		setup: func(v Variant, _ Options) Setup {
+			s := Setup{Seats: 10, Instances: 2}
+			if v == Broken {
+				s.Keys, s.Design.SkipLookup, s.Constraint = KeysInMemory, true, NoUnique
+			}
+			return s
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+		},
+	},
+	{
+		Name:    "redis-ttl",
+		Title:   "Keys in Redis with a TTL",
+		Summary: "the key lives in the booking row: a crash after COMMIT and a retry 25 hours later both replay, 1 row per intent",
+		Broken:  "keys in Redis with a 24 h TTL: a crash between COMMIT and the Redis SET, and an expired key, each book twice",
+		setup: func(v Variant, _ Options) Setup {
+			s := Setup{Seats: 10}
+			if v == Broken {
+				s.Keys, s.Design.SkipLookup, s.Constraint = KeysInRedis, true, NoUnique
+			}
+			return s
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			// Intent 1: the instance dies right after COMMIT, before it
+			// could answer (or, in the broken design, write Redis).
+			r.Stage.Instances[0].API.Engine.At = crashAt(PointAfterCommit, 1)
+			crash := r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))
+			// Intent 2: the answer is lost and the retry goes out a day later.
+			late := r.browser(TokenAda, loseFirst(2))
+			late.Meanwhile = func(ctx context.Context, at Attempt) error {
+				if at.Try != 1 {
+					return nil
+				}
+				return r.passTime(ctx, 25*time.Hour, "the laptop slept: the retry goes out 25 hours later")
+			}
+			return []Outcome{crash, late.Book(ctx, NewIntent(2, r.EventID(), 2))}, nil
+		},
+	},
+}
+
+// passTime moves the run's clock (and Redis's) forward by d.
+func (r *Run) passTime(ctx context.Context, d time.Duration, why string) error {
+	fc, ok := r.Options.Clock.(*FakeClock)
+	if !ok {
+		return fmt.Errorf("scenario %s needs a fake clock to let %s pass", r.Scenario.Name, d)
+	}
+	fc.Advance(d)
+	if r.Stage.Redis != nil {
+		r.Stage.Redis.FastForward(d)
+	}
+	return r.note(ctx, fmt.Sprintf("%s pass", d), why)
+}
