@@ -26,8 +26,10 @@ type model struct {
 	home     *homeModel
 	reader   *readerModel
 	play     *playModel
+	picker   *pickerModel
 	help     help.Model
 	showHelp bool
+	stack    []screenID // the screens Esc goes back to
 }
 
 // newModel builds the app showing first (home, reader or play, with name).
@@ -58,7 +60,16 @@ func (m *model) route(msg openMsg) tea.Cmd {
 			m.play.stopRun()
 		}
 		m.play, m.active = newPlay(m.c, s), screenPlay
+		if msg.variant != "" && s.HasBroken() {
+			m.play.variant = msg.variant
+		}
 		return m.play.Init()
+	case screenPicker:
+		if m.picker == nil {
+			m.picker = newPicker(m.c)
+		}
+		m.active = screenPicker
+		return nil
 	}
 	m.active = screenHome
 	return nil
@@ -107,9 +118,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case openMsg:
+		m.stack = append(m.stack, m.active)
 		return m, m.route(msg)
+	case playVariantMsg:
+		m.stack = append(m.stack, m.active)
+		return m, m.route(openMsg{screen: screenPlay, name: msg.name, variant: msg.variant})
 	case backMsg:
 		m.active = screenHome
+		if n := len(m.stack); n > 0 {
+			m.active, m.stack = m.stack[n-1], m.stack[:n-1]
+		}
 		return m, nil
 	case renderedMsg:
 		if m.reader != nil {
@@ -133,6 +151,8 @@ func (m *model) updateActive(msg tea.Msg) tea.Cmd {
 		// The play screen gets every message it started, whichever screen
 		// is on top; others go to the active screen only.
 		m.play, cmd = m.play.Update(msg)
+	case screenPicker:
+		m.picker, cmd = m.picker.Update(msg)
 	}
 	if m.active != screenPlay && m.play != nil {
 		switch msg.(type) {
@@ -151,6 +171,8 @@ func (m *model) activeBindings() bindings {
 		return m.reader.bindings()
 	case screenPlay:
 		return m.play.bindings()
+	case screenPicker:
+		return m.picker.bindings()
 	}
 	return m.home.bindings()
 }
@@ -177,6 +199,8 @@ func (m *model) content() string {
 		body = m.reader.View()
 	case screenPlay:
 		body = m.play.View()
+	case screenPicker:
+		body = m.picker.View()
 	default:
 		body = m.home.View()
 	}

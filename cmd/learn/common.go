@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
 
@@ -37,13 +38,15 @@ const (
 	screenHome screenID = iota
 	screenReader
 	screenPlay
+	screenPicker
 )
 
 // openMsg asks the root to show a screen: the reader on page slug, or the
 // play screen on scenario name.
 type openMsg struct {
-	screen screenID
-	name   string
+	screen  screenID
+	name    string
+	variant sim.Variant // play: "" means correct
 }
 
 // backMsg asks the root to go back to the home screen.

@@ -36,10 +36,11 @@ func newHome(c *common) *homeModel {
 		}
 		items = append(items, homeItem{title: kind + ": " + p.Title, desc: pageBlurb(p), screen: screenReader, name: p.Slug})
 	}
-	for _, s := range sim.Scenarios() {
-		title := "Play: " + strings.ToLower(s.Title[:1]) + s.Title[1:]
-		items = append(items, homeItem{title: title, desc: s.Summary, screen: screenPlay, name: s.Name})
-	}
+	lost, _ := sim.Lookup("lost-answer")
+	items = append(items,
+		homeItem{title: "Play: the lost answer", desc: lost.Summary, screen: screenPlay, name: lost.Name},
+		homeItem{title: fmt.Sprintf("Scenarios: all %d, correct and broken", len(sim.Scenarios())),
+			desc: "every failure the lesson names, run live: pick one, v for its broken variant", screen: screenPicker})
 	return &homeModel{c: c, items: items, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
 }
 

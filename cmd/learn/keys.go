@@ -10,6 +10,7 @@ type keyMap struct {
 	NextSection, PrevSection         key.Binding
 	Play, Step, Restart              key.Binding
 	Faster, Slower                   key.Binding
+	Variant                          key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -31,6 +32,7 @@ func newKeyMap() keyMap {
 		Restart:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
 		Faster:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
 		Slower:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "slower")),
+		Variant:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "correct/broken")),
 	}
 }
 

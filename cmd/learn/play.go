@@ -73,6 +73,8 @@ type playModel struct {
 	pending bool // the newest step waits for release
 	closed  bool // the trace has ended
 	report  *sim.Report
+	seats   int       // seats of each event at the start of the run
+	laneSet []seqLane // the run's lanes
 
 	playing   bool
 	speed     int // index in speeds
@@ -119,7 +121,7 @@ func (m *playModel) start() tea.Cmd {
 	m.stopRun()
 	m.gen++
 	m.phase, m.err, m.events, m.frames, m.pending, m.closed, m.report = phaseWaitDB, nil, nil, nil, false, false, nil
-	m.countdown = 0
+	m.countdown, m.laneSet = 0, nil
 	if m.c.dbErr != nil {
 		m.phase, m.err = phaseFailed, m.c.dbErr
 		return nil
@@ -212,6 +214,11 @@ func (m *playModel) Update(msg tea.Msg) (*playModel, tea.Cmd) {
 			return m, nil
 		}
 		m.live, m.phase = msg.live, phaseRunning
+		m.seats = msg.live.run.Setup.Seats
+		m.laneSet = nil
+		for _, l := range msg.live.run.Lanes() {
+			m.laneSet = append(m.laneSet, seqLane{ID: l.ID, Name: l.Name})
+		}
 		return m, tea.Batch(execute(m.gen, m.live), waitEvent(m.gen, m.live.run.Trace.Events()))
 	case traceMsg:
 		if msg.gen != m.gen || m.live == nil {
@@ -284,6 +291,12 @@ func (m *playModel) key(msg tea.KeyPressMsg) (*playModel, tea.Cmd) {
 		return m, m.step()
 	case key.Matches(msg, k.Restart):
 		return m, m.start()
+	case key.Matches(msg, k.Variant):
+		if !m.scenario.HasBroken() {
+			return m, nil
+		}
+		m.variant = other(m.variant)
+		return m, m.start()
 	case key.Matches(msg, k.Faster):
 		m.speed = min(m.speed+1, len(speeds)-1)
 		return m, m.schedule()
@@ -324,9 +337,9 @@ func (m *playModel) tick(d time.Duration) tea.Cmd {
 func (m *playModel) bindings() bindings {
 	k := m.c.keys
 	return bindings{
-		short: []key.Binding{k.Play, k.Step, k.Restart, k.Faster, k.Slower, k.Back, k.Help},
+		short: []key.Binding{k.Play, k.Step, k.Restart, k.Variant, k.Faster, k.Slower, k.Back, k.Help},
 		full: [][]key.Binding{
-			{k.Play, k.Step, k.Restart},
+			{k.Play, k.Step, k.Restart, k.Variant},
 			{k.Faster, k.Slower},
 			{k.Back, k.Help, k.Quit},
 		},
@@ -336,14 +349,10 @@ func (m *playModel) bindings() bindings {
 // lanes are the run's participants: the browser, each API instance, Redis
 // when the run keeps keys there, and PostgreSQL.
 func (m *playModel) lanes() []seqLane {
-	if m.live == nil {
+	if m.laneSet == nil {
 		return []seqLane{{ID: sim.LaneBrowser, Name: "Browser"}, {ID: sim.LaneAPI(1), Name: "API-1"}, {ID: sim.LanePostgres, Name: "Postgres"}}
 	}
-	var lanes []seqLane
-	for _, l := range m.live.run.Lanes() {
-		lanes = append(lanes, seqLane{ID: l.ID, Name: l.Name})
-	}
-	return lanes
+	return m.laneSet
 }
 
 func (m *playModel) View() string {
@@ -442,7 +451,7 @@ func (m *playModel) caption(w, h int) string {
 	case m.phase == phaseFinished && m.report != nil:
 		text = st.good.Render("Done: ") + summary(m.report)
 	case len(m.frames) == 0:
-		text = st.subtle.Render("space plays, n steps: every step below is the real engine, paused until you go on")
+		text = m.scenario.Explain(m.variant) + "\n" + st.subtle.Render("space plays, n steps: each step is the real engine, held until you go on")
 	default:
 		ev := m.events[m.frames[len(m.frames)-1].ev]
 		text = st.caption.Render("▸ " + ev.Text)
@@ -463,6 +472,9 @@ func summary(r *sim.Report) string {
 		}
 		if a.Replayed {
 			s += " (replay)"
+		}
+		if a.Message != "" {
+			s += " " + a.Message
 		}
 		answers = append(answers, s)
 	}
@@ -499,7 +511,7 @@ func (m *playModel) rowsLines(w int) []string {
 	}
 	var out []string
 	for _, e := range f.rows.Events {
-		out = append(out, fit(fmt.Sprintf("event %d  seats_left %d/%d", e.ID, e.SeatsLeft, m.live.run.Setup.Seats), w))
+		out = append(out, fit(fmt.Sprintf("event %d  seats_left %d/%d", e.ID, e.SeatsLeft, m.seats), w))
 	}
 	if len(f.rows.Bookings) == 0 {
 		out = append(out, st.subtle.Render("bookings: none"))

@@ -175,3 +175,20 @@ func TestTooSmallWindowAsksForMore(t *testing.T) {
 	u := startUI(t, openMsg{screen: screenHome}, 50, 15)
 	u.waitFor(t, "make the window larger")
 }
+
+// The picker lists every scenario; v picks the broken variant, which the
+// play screen runs live to its wrong answer.
+func TestPickerPlaysABrokenVariant(t *testing.T) {
+	u := startUI(t, openMsg{screen: screenHome}, 100, 30)
+	u.waitFor(t, "Scenarios: all 13")
+	u.press("down", "down", "down", "enter")
+	u.waitFor(t, "The lost answer", "Replay after sell-out", "v picks correct or broken")
+	u.press("j", "j", "j", "v")
+	u.waitFor(t, "the key is looked up after the seat check")
+	u.press("enter")
+	u.waitFor(t, "Play: The last seats · broken", "step 1 ")
+	u.press("+", "+", "space") // 4x
+	u.waitFor(t, "Done:", "409 Not enough seats left", "1 lost", "2 seats taken")
+	u.press("esc")
+	u.waitFor(t, "v picks correct or broken")
+}
