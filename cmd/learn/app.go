@@ -98,13 +98,13 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case msg.String() == "ctrl+c":
 			return m, tea.Quit
+		case key.Matches(msg, m.c.keys.Quit):
+			return m, tea.Quit
 		case m.showHelp:
-			if key.Matches(msg, m.c.keys.Help, m.c.keys.Back, m.c.keys.Quit) {
+			if key.Matches(msg, m.c.keys.Help, m.c.keys.Back) {
 				m.showHelp = false
 			}
 			return m, nil
-		case key.Matches(msg, m.c.keys.Quit):
-			return m, tea.Quit
 		case key.Matches(msg, m.c.keys.Help):
 			m.showHelp = true
 			return m, nil
@@ -220,7 +220,7 @@ func (m *model) content() string {
 // overlay is the full key help of the active screen, centred.
 func (m *model) overlay() string {
 	full := m.help.FullHelpView(m.activeBindings().FullHelp())
-	box := m.c.st.box.Padding(1, 2).Render(m.c.st.title.Render("Keys") + "\n\n" + full + "\n\n" + m.c.st.subtle.Render("? or esc closes"))
+	box := m.c.st.box.Padding(1, 2).Render(m.c.st.title.Render("Keys") + "\n\n" + full + "\n\n" + m.c.st.subtle.Render("? or esc closes, q quits"))
 	return lipgloss.Place(m.c.width, m.c.height, lipgloss.Center, lipgloss.Center, box)
 }
 

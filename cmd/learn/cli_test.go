@@ -26,7 +26,8 @@ func TestPagesPrintAsPlainTextWhenPiped(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"lesson"}, []string{"# Idempotency", "## In 1 minute", "## Checkpoint", "## Try this", "Browser", "▶", "✕", "409"}},
+		{[]string{"lesson"}, []string{"# Idempotency", "## In 1 minute", "## Checkpoint", "## Try this", "Browser", "▶", "✕", "409",
+			"learn play lost-answer", "learn demo concurrent-copies --copies 10 --json"}}, // commands are never split
 		{[]string{"lesson", "idempotency"}, []string{"## Picture it"}},
 		{[]string{"interview"}, []string{"## Say it in 30 seconds", "## Counter-questions", "23505"}},
 		{[]string{"interview", "retry-across-instances"}, []string{"## Where in learn"}},

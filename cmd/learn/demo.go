@@ -65,6 +65,9 @@ func runDemo(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
 	if cerr := run.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
+	if ctx.Err() != nil {
+		return 130, fmt.Errorf("interrupted: scenario %s did not finish; its tables and PostgreSQL are removed", s.Name)
+	}
 	if err != nil {
 		return 1, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}

@@ -114,5 +114,5 @@ func (m *homeModel) dbLine() string {
 		return st.good.Render("● ") + st.subtle.Render(fit(fmt.Sprintf("PostgreSQL ready in %.1fs: %s", m.c.dbTook.Seconds(), m.c.srv.Describe()), m.c.width-2))
 	}
 	progress := m.c.db.status()
-	return m.spin.View() + st.subtle.Render(fit(" PostgreSQL: "+progress+"…", m.c.width-2))
+	return m.spin.View() + st.subtle.Render(fit(" PostgreSQL: "+ellipsis(progress), m.c.width-2))
 }

@@ -71,6 +71,7 @@ type playModel struct {
 	events  []sim.Event
 	frames  []frame
 	pending bool // the newest step waits for release
+	queued  int  // n presses not yet spent: each releases one more step
 	closed  bool // the trace has ended
 	report  *sim.Report
 	seats   int       // seats of each event at the start of the run
@@ -121,7 +122,7 @@ func (m *playModel) start() tea.Cmd {
 	m.stopRun()
 	m.gen++
 	m.phase, m.err, m.events, m.frames, m.pending, m.closed, m.report = phaseWaitDB, nil, nil, nil, false, false, nil
-	m.countdown, m.laneSet = 0, nil
+	m.countdown, m.laneSet, m.queued = 0, nil, 0
 	if m.c.dbErr != nil {
 		m.phase, m.err = phaseFailed, m.c.dbErr
 		return nil
@@ -244,6 +245,11 @@ func (m *playModel) Update(msg tea.Msg) (*playModel, tea.Cmd) {
 		f := &m.frames[msg.frame]
 		f.rows, f.rowsErr, f.loaded = msg.rows, msg.err, true
 		if msg.frame == len(m.frames)-1 {
+			if m.queued > 0 && m.pending {
+				m.queued--
+				m.countdown = 0
+				return m, m.step()
+			}
 			return m, m.schedule()
 		}
 	case advanceMsg:
@@ -280,6 +286,9 @@ func (m *playModel) key(msg tea.KeyPressMsg) (*playModel, tea.Cmd) {
 		m.stopRun()
 		return m, back
 	case key.Matches(msg, k.Play):
+		if m.phase == phaseFailed {
+			return m, nil
+		}
 		if m.phase == phaseFinished {
 			m.playing = true
 			return m, m.start()
@@ -288,6 +297,13 @@ func (m *playModel) key(msg tea.KeyPressMsg) (*playModel, tea.Cmd) {
 		return m, m.schedule()
 	case key.Matches(msg, k.Step):
 		m.countdown = 0
+		if !m.pending {
+			// The next step has not arrived yet: spend the press on it.
+			if m.phase == phaseRunning {
+				m.queued++
+			}
+			return m, nil
+		}
 		return m, m.step()
 	case key.Matches(msg, k.Restart):
 		return m, m.start()
@@ -365,7 +381,7 @@ func (m *playModel) View() string {
 		if m.c.dbReady {
 			progress = "preparing fresh tables"
 		}
-		return header + "\n\n" + m.spin.View() + " " + st.subtle.Render(fit(progress+"…", w-2))
+		return header + "\n\n" + m.spin.View() + " " + st.subtle.Render(fit(ellipsis(progress), w-2))
 	case phaseFailed:
 		return header + "\n\n" + st.bad.Render("The run could not go on:") + "\n" +
 			lipgloss.NewStyle().Width(w).Render(m.err.Error()) + "\n\n" + st.subtle.Render("r tries again, esc goes back")
@@ -481,8 +497,8 @@ func summary(r *sim.Report) string {
 	if len(answers) > 3 {
 		answers = append(answers[:3], fmt.Sprintf("… %d in all", len(r.Answers)))
 	}
-	return fmt.Sprintf("answers %s · %d lost · %d booking row(s) · %d seats taken",
-		strings.Join(answers, ", "), r.Lost, r.BookingRows, r.SeatsTaken)
+	return fmt.Sprintf("answers %s · %d lost · %s · %d seats taken",
+		strings.Join(answers, ", "), r.Lost, countOf(r.BookingRows, "booking row"), r.SeatsTaken)
 }
 
 // box draws a titled bordered pane of exactly w x h cells.
@@ -549,3 +565,14 @@ func (m *playModel) traceLines(w int) []string {
 	}
 	return out
 }
+
+// countOf is "1 booking row" or "2 booking rows".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// ellipsis ends a progress line with one "…".
+func ellipsis(s string) string { return strings.TrimRight(s, ".…") + "…" }

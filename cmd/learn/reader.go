@@ -23,6 +23,10 @@ type readerModel struct {
 	rendered bool
 	err      error
 	sections []int // rendered line of each section heading
+	// pinned is the section tab last jumped to, shown even when the page
+	// cannot scroll its heading to the top (the last sections); -1 when
+	// the reader scrolled by other means.
+	pinned int
 }
 
 // renderedMsg carries a page rendered at a width.
@@ -35,7 +39,7 @@ type renderedMsg struct {
 func newReader(c *common, p *lessons.Page) *readerModel {
 	vp := viewport.New()
 	vp.SoftWrap = false
-	m := &readerModel{c: c, page: p, vp: vp}
+	m := &readerModel{c: c, page: p, vp: vp, pinned: -1}
 	m.SetSize(c.width, c.height)
 	return m
 }
@@ -101,9 +105,11 @@ func (m *readerModel) Update(msg tea.Msg) (*readerModel, tea.Cmd) {
 			return m, back
 		case key.Matches(msg, k.Top):
 			m.vp.GotoTop()
+			m.pinned = -1
 			return m, nil
 		case key.Matches(msg, k.Bottom):
 			m.vp.GotoBottom()
+			m.pinned = -1
 			return m, nil
 		case key.Matches(msg, k.NextSection):
 			m.jumpSection(+1)
@@ -113,30 +119,39 @@ func (m *readerModel) Update(msg tea.Msg) (*readerModel, tea.Cmd) {
 			return m, nil
 		}
 	}
+	before := m.vp.YOffset()
 	var cmd tea.Cmd
 	m.vp, cmd = m.vp.Update(msg)
+	if m.vp.YOffset() != before {
+		m.pinned = -1
+	}
 	return m, cmd
 }
 
-// jumpSection scrolls to the next (dir +1) or previous (-1) section heading.
+// jumpSection goes to the next (dir +1) or previous (-1) section heading.
 func (m *readerModel) jumpSection(dir int) {
-	y := m.vp.YOffset()
-	if dir > 0 {
-		for _, l := range m.sections {
-			if l > y {
-				m.vp.SetYOffset(l)
-				return
-			}
-		}
+	cur := m.current()
+	next := min(max(cur+dir, 0), len(m.sections)-1)
+	if next < 0 {
 		return
 	}
-	for i := len(m.sections) - 1; i >= 0; i-- {
-		if m.sections[i] < y {
-			m.vp.SetYOffset(m.sections[i])
-			return
+	m.pinned = next
+	m.vp.SetYOffset(m.sections[next])
+}
+
+// current is the index of the section being read: the one tab last jumped
+// to, else the last heading at or above the top of the viewport.
+func (m *readerModel) current() int {
+	if m.pinned >= 0 {
+		return m.pinned
+	}
+	y, cur := m.vp.YOffset(), -1
+	for i, l := range m.sections {
+		if l <= y+1 {
+			cur = i
 		}
 	}
-	m.vp.GotoTop()
+	return cur
 }
 
 // findSections finds the rendered line of each section heading, in order.
@@ -157,16 +172,12 @@ func findSections(rendered string, sections []lessons.Section) []int {
 	return at
 }
 
-// section returns the title of the section at the top of the viewport.
+// section returns the title of the section being read.
 func (m *readerModel) section() string {
-	y := m.vp.YOffset()
-	title := ""
-	for i, l := range m.sections {
-		if l <= y+1 && i < len(m.page.Sections) {
-			title = m.page.Sections[i].Title
-		}
+	if i := m.current(); i >= 0 && i < len(m.page.Sections) {
+		return m.page.Sections[i].Title
 	}
-	return title
+	return ""
 }
 
 func (m *readerModel) bindings() bindings {

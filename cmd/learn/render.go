@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"charm.land/glamour/v2"
+	gstyles "charm.land/glamour/v2/styles"
 
 	"github.com/learn-idempotency/learn/lessons"
 )
@@ -45,15 +46,54 @@ func renderPage(p *lessons.Page, width int, style string) (string, error) {
 		diagram := drawLessonSequence(p.Sequence, width-codeBlockInset)
 		md = mermaidBlock.ReplaceAllLiteralString(md, "```text\n"+diagram+"\n```")
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStylePath(style), glamour.WithWordWrap(width))
+	r, err := glamour.NewTermRenderer(styleOption(style), glamour.WithWordWrap(width))
 	if err != nil {
 		return "", fmt.Errorf("markdown style %q: %w (set GLAMOUR_STYLE to dark, light, notty or a style file)", style, err)
 	}
-	out, err := r.Render(md)
+	out, err := r.Render(keepCodeWhole(md))
 	if err != nil {
 		return "", fmt.Errorf("render %s: %w", p.Slug, err)
 	}
-	return out, nil
+	return restoreCode(out), nil
+}
+
+// styleOption picks a Glamour style by name or file. Glamour's standard
+// styles indent a blockquote by one cell but draw a two-cell bar, so long
+// quotes wrap one word too late and leave it on a line of its own; learn
+// draws quotes as an italic block indented by two spaces instead.
+func styleOption(style string) glamour.TermRendererOption {
+	base, ok := gstyles.DefaultStyles[style]
+	if !ok {
+		return glamour.WithStylePath(style)
+	}
+	cfg := *base
+	indent, token := uint(2), " "
+	cfg.BlockQuote.Indent, cfg.BlockQuote.IndentToken = &indent, &token
+	if style != "notty" { // notty means no escape sequence at all
+		italic := true
+		cfg.BlockQuote.Italic = &italic
+	}
+	return glamour.WithStyles(cfg)
+}
+
+// Inside inline code, spaces and hyphens become their non-breaking twins
+// while Glamour wraps, so a command is never split across lines; they are
+// put back after.
+const (
+	nbsp   = "\u00a0"
+	nbhyph = "\u2011"
+)
+
+var inlineCode = regexp.MustCompile("`[^`\n]+`")
+
+func keepCodeWhole(md string) string {
+	return inlineCode.ReplaceAllStringFunc(md, func(code string) string {
+		return strings.NewReplacer(" ", nbsp, "-", nbhyph).Replace(code)
+	})
+}
+
+func restoreCode(out string) string {
+	return strings.NewReplacer(nbsp, " ", nbhyph, "-").Replace(out)
 }
 
 // drawLessonSequence draws the lesson's sequence diagram at width cells.

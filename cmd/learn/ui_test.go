@@ -24,6 +24,8 @@ type uiTest struct {
 	m   *model
 	mu  sync.Mutex // guards emu: vt's emulator is not safe for concurrent use
 	emu *vt.Emulator
+	// finished is set by a test that saw the program end.
+	finished bool
 }
 
 // readyDB is a launcher whose start has finished with srv; tests never
@@ -72,8 +74,10 @@ func startUI(t *testing.T, first openMsg, w, h int) *uiTest {
 		}
 	}()
 	t.Cleanup(func() {
-		_ = tm.Quit()
-		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+		if !u.finished {
+			_ = tm.Quit()
+			tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+		}
 		m.close()
 		// The emulator is not closed: its Close races with the Read of the
 		// goroutine above, which ends with the test binary.
@@ -126,6 +130,8 @@ func keyPress(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyEscape}
 	case "tab":
 		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
 	case "space":
 		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	case "down":
@@ -191,4 +197,38 @@ func TestPickerPlaysABrokenVariant(t *testing.T) {
 	u.waitFor(t, "Done:", "409 Not enough seats left", "1 lost", "2 seats taken")
 	u.press("esc")
 	u.waitFor(t, "v picks correct or broken")
+}
+
+func TestQuitFromTheHelpOverlay(t *testing.T) {
+	u := startUI(t, openMsg{screen: screenHome}, 80, 24)
+	u.waitFor(t, "Lesson: Idempotency")
+	u.press("?")
+	u.waitFor(t, "q quits")
+	u.press("q")
+	u.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	u.finished = true
+}
+
+// Tab reaches every section, the last ones too, although the page cannot
+// scroll their headings to the top.
+func TestTabReachesTheLastSection(t *testing.T) {
+	u := startUI(t, openMsg{screen: screenReader, name: "idempotency"}, 80, 24)
+	u.waitFor(t, "In 1 minute")
+	for range 12 {
+		u.press("tab")
+	}
+	u.waitFor(t, "Idempotency · Try this")
+	u.press("shift+tab")
+	u.waitFor(t, "Idempotency · Redraw it")
+}
+
+// A burst of n presses steps as many times, even though each step arrives
+// after the press that asked for it.
+func TestBurstOfStepsIsNotLost(t *testing.T) {
+	u := startUI(t, openMsg{screen: screenPlay, name: "lost-answer"}, 80, 24)
+	u.waitFor(t, "step 1 ")
+	for range 12 {
+		u.press("n")
+	}
+	u.waitFor(t, "Done:", "200 b1 (replay)")
 }
