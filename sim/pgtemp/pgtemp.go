@@ -11,7 +11,7 @@
 //  3. Docker: not available yet.
 //
 // When none works, Start returns an error wrapping ErrNoPostgres whose message
-// names the ways to fix it; reading and quizzes still work without a database.
+// names the ways to fix it; reading still works without a database.
 package pgtemp
 
 import (
@@ -265,7 +265,7 @@ func (e *noPostgresError) Error() string {
 	b.WriteString("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`\n")
 	b.WriteString("  - set DATABASE_URL or pass --database-url with a database where learn may create schemas\n")
 	b.WriteString("  - run Docker (learn will use it for PostgreSQL in a coming version)\n")
-	b.WriteString("Reading the lessons and the quizzes work without a database.")
+	b.WriteString("Reading the lesson and the interview card works without a database.")
 	return b.String()
 }
 

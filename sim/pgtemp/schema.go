@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Schema is a schema learn_<16 hex digits> that NewSchema created: one per
@@ -46,7 +47,10 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("could not create schema %s (%s): %w; the database user needs the CREATE privilege on the database (GRANT CREATE ON DATABASE …)", name, s.describe, err)
+		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "42501" { // insufficient_privilege
+			return nil, fmt.Errorf("could not create schema %s (%s): %w; the database user needs the CREATE privilege on the database (GRANT CREATE ON DATABASE …)", name, s.describe, err)
+		}
+		return nil, fmt.Errorf("could not create schema %s (%s): %w", name, s.describe, err)
 	}
 	sc := &Schema{Name: name, ConnString: withSearchPath(s.connString, name), srv: s}
 	if s.schemas == nil {
