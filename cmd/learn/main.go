@@ -32,6 +32,9 @@ Usage:
   learn play [SCENARIO]              play a scenario (default lost-answer)
   learn demo SCENARIO [--copies N] [--variant correct|broken] [--json]
                                      run a scenario headless and report
+  learn serve [--addr 127.0.0.1:8080] [--instances N]
+                                     the booking API for curl: N API instances
+                                     (1 to 8) behind a round-robin front door
   learn help                         this text
 
 Scenarios: %s
@@ -141,6 +144,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 		return 0, nil
 	case "demo":
 		return runDemo(args, &g, stdout, stderr)
+	case "serve":
+		return runServe(args, &g, stdout, stderr)
 	}
 	fs := newFlagSet("learn", &g)
 	help := fs.Bool("help", false, "")

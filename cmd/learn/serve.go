@@ -1,0 +1,330 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/pgtemp"
+)
+
+// The limits and defaults of learn serve.
+const (
+	serveDefaultAddr = "127.0.0.1:8080"
+	serveMaxInsts    = 8
+	serveSeats       = 100
+	serveEventName   = "Workshop night"
+	serveStartsIn    = 30 * 24 * time.Hour
+	// serveDrain is how long in-flight requests get to finish at Ctrl-C.
+	serveDrain = 5 * time.Second
+)
+
+// headerInstance is set by the front door of learn serve on every answer: the
+// API instance that handled the request, e.g. "api-2".
+const headerInstance = "X-Learn-Instance"
+
+// runServe runs the booking API on a throwaway PostgreSQL for a workshop to
+// curl: N API instances on loopback ports of their own, behind a round-robin
+// front door at --addr. Examples go to stdout, the request log to stderr.
+// Ctrl-C, SIGTERM or SIGHUP stop it, let in-flight requests finish (at most
+// serveDrain), remove the database, and exit 0.
+func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("serve", g)
+	addr := fs.String("addr", serveDefaultAddr, "address of the front door")
+	n := fs.Int("instances", 1, "API instances behind the front door")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return 2, err
+	}
+	if len(pos) != 0 {
+		return 2, usageErrorf("serve takes no names, got %s", strings.Join(pos, " "))
+	}
+	if err := g.check(); err != nil {
+		return 2, usageErrorf("%v", err)
+	}
+	if *n < 1 || *n > serveMaxInsts {
+		return 2, usageErrorf("--instances must be from 1 to %d, got %d", serveMaxInsts, *n)
+	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		return 2, usageErrorf("--addr %q is not host:port (e.g. %s, or 127.0.0.1:0 for any free port)", *addr, serveDefaultAddr)
+	}
+	opts, err := g.pgOptions()
+	if err != nil {
+		return 2, err
+	}
+
+	// The front door's port first: a busy address fails before anything starts.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return 1, fmt.Errorf("%s is already in use (another learn serve?): pass --addr 127.0.0.1:0 for any free port, or another port such as --addr %s", *addr, otherPort(*addr))
+		}
+		return 1, fmt.Errorf("cannot listen on %s: %w; pass --addr 127.0.0.1:0 for any free port, or another address", *addr, err)
+	}
+	defer ln.Close()
+
+	logw := &lockedWriter{w: stderr}
+	say := func(format string, args ...any) { fmt.Fprintf(logw, "learn serve: "+format+"\n", args...) }
+	ctx, cancel := signalContext()
+	defer cancel()
+
+	opts.Logf = say
+	srv, err := pgtemp.Start(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			say("stopped before PostgreSQL was ready")
+			return 0, nil
+		}
+		return 1, err
+	}
+	defer func() {
+		if err := srv.Close(); err != nil {
+			say("stopping PostgreSQL: %v", err)
+		}
+	}()
+	st, err := sim.NewStage(ctx, srv, sim.StageConfig{
+		Instances: *n,
+		Clock:     sim.RealClock{},
+		Log:       logw,
+		LogLevel:  slog.LevelDebug,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, nil
+		}
+		return 1, err
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			say("closing the API instances: %v", err)
+		}
+	}()
+	startsAt := time.Now().Add(serveStartsIn).Truncate(time.Second)
+	eventID, err := st.AddEvent(ctx, serveEventName, serveSeats, startsAt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, nil
+		}
+		return 1, err
+	}
+
+	front, err := newFrontDoor(st.Instances, slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	if err != nil {
+		return 1, err
+	}
+	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(front.log.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	printServeIntro(stdout, serveIntro{
+		db: srv.Describe(), front: "http://" + ln.Addr().String(), instances: st.Instances,
+		eventID: eventID, startsAt: startsAt,
+	})
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	say("stopping: letting requests in flight finish (at most %s)", serveDrain)
+	dctx, dcancel := context.WithTimeout(context.Background(), serveDrain)
+	defer dcancel()
+	// The front door first, so the requests it is still passing on reach
+	// instances that are still up; then the instances themselves.
+	if err := hs.Shutdown(dctx); err != nil {
+		say("front door: %v", err)
+		_ = hs.Close()
+	}
+	var wg sync.WaitGroup
+	for _, in := range st.Instances {
+		wg.Go(func() {
+			if err := in.Shutdown(dctx); err != nil {
+				say("%s: %v", in.Name, err)
+			}
+		})
+	}
+	wg.Wait()
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return 1, fmt.Errorf("front door on %s: %w", ln.Addr(), serveErr)
+	}
+	say("stopped; removing the database")
+	return 0, nil
+}
+
+// otherPort suggests the port after addr's, e.g. 127.0.0.1:8081 for
+// 127.0.0.1:8080.
+func otherPort(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	var p int
+	if err != nil || host == "" {
+		host = "127.0.0.1"
+	}
+	if _, err := fmt.Sscan(port, &p); err != nil || p <= 0 || p >= 65535 {
+		p = 8080
+	}
+	return net.JoinHostPort(host, fmt.Sprint(p+1))
+}
+
+// frontDoor is learn serve's round-robin reverse proxy: each request goes to
+// the next API instance, with its headers (Authorization and Idempotency-Key
+// among them) as they came. It logs where each request went and names the
+// instance in the X-Learn-Instance header of the answer.
+type frontDoor struct {
+	proxy   *httputil.ReverseProxy
+	targets []*url.URL
+	names   []string
+	next    atomic.Uint64
+	log     *slog.Logger
+}
+
+// chosenKey holds, in a request's context, the instance the front door picked.
+type chosenKey struct{}
+
+func newFrontDoor(instances []*sim.Instance, log *slog.Logger) (*frontDoor, error) {
+	f := &frontDoor{log: log.With("instance", "front-door")}
+	for _, in := range instances {
+		u, err := url.Parse(in.URL)
+		if err != nil {
+			return nil, fmt.Errorf("API instance %s has a bad URL %q: %w", in.Name, in.URL, err)
+		}
+		f.targets = append(f.targets, u)
+		f.names = append(f.names, in.Name)
+	}
+	f.proxy = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			i := int((f.next.Add(1) - 1) % uint64(len(f.targets)))
+			if chosen, ok := pr.In.Context().Value(chosenKey{}).(*string); ok {
+				*chosen = f.names[i]
+			}
+			pr.SetURL(f.targets[i])
+			pr.SetXForwarded()
+			attrs := []any{"to", f.names[i], "url", f.targets[i].String()}
+			if k := pr.In.Header.Get(sim.HeaderIdempotencyKey); k != "" {
+				attrs = append(attrs, "key", k)
+			}
+			f.log.InfoContext(pr.In.Context(), fmt.Sprintf("%s %s → %s", pr.In.Method, pr.In.URL.Path, f.names[i]), attrs...)
+		},
+		ModifyResponse: func(resp *http.Response) error {
+			if chosen, ok := resp.Request.Context().Value(chosenKey{}).(*string); ok && *chosen != "" {
+				resp.Header.Set(headerInstance, *chosen)
+			}
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			chosen, _ := r.Context().Value(chosenKey{}).(*string)
+			to := ""
+			if chosen != nil {
+				to = *chosen
+			}
+			f.log.ErrorContext(r.Context(), "no answer from the API instance", "to", to, "err", err)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprintf(w, "{\n  \"error\": {\n    \"status\": 502,\n    \"code\": \"bad_gateway\",\n    \"message\": %q\n  }\n}\n",
+				"API instance "+to+" gave no answer; nothing is known about the booking, so retry with the same idempotency key")
+		},
+		ErrorLog: slog.NewLogLogger(f.log.Handler(), slog.LevelWarn),
+	}
+	return f, nil
+}
+
+func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	chosen := new(string)
+	f.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), chosenKey{}, chosen)))
+}
+
+// serveIntro is what learn serve prints once it is ready.
+type serveIntro struct {
+	db        string
+	front     string
+	instances []*sim.Instance
+	eventID   int64
+	startsAt  time.Time
+}
+
+// printServeIntro prints where everything listens and the commands to paste.
+// The line "learn serve: ready" comes last.
+func printServeIntro(w io.Writer, in serveIntro) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	p("learn serve: PostgreSQL: %s", in.db)
+	p("learn serve: listening on %s (round-robin over %d API instance%s)", in.front, len(in.instances), plural(len(in.instances)))
+	for _, inst := range in.instances {
+		p("learn serve: %s on %s", inst.Name, inst.URL)
+	}
+	p("learn serve: event %d %q, %d seats, starts %s", in.eventID, serveEventName, serveSeats, in.startsAt.UTC().Format(time.RFC3339))
+	p("")
+	p("Demo users (the API takes the user from the token, never from the body):")
+	users := sim.DemoUsers()
+	tokens := make([]string, 0, len(users))
+	for tok := range users {
+		tokens = append(tokens, tok)
+	}
+	slices.Sort(tokens)
+	for _, tok := range tokens {
+		p("  %-5s Authorization: Bearer %s", users[tok], tok)
+	}
+	ada := "Authorization: Bearer " + sim.TokenAda
+	book := func(base string, qty int) string {
+		return fmt.Sprintf(`curl -si %s/bookings -H "%s" -H "%s: $KEY" -d '{"event_id": %d, "quantity": %d}'`,
+			base, ada, sim.HeaderIdempotencyKey, in.eventID, qty)
+	}
+	p("")
+	p("Try it from another terminal. One key per booking intent:")
+	p("  KEY=$(uuidgen 2>/dev/null || cat /proc/sys/kernel/random/uuid)")
+	p("")
+	p("Book 2 seats (200, \"replayed\": false):")
+	p("  %s", book(in.front, 2))
+	p("Run it again: same booking, replayed (200, \"replayed\": true):")
+	p("  %s", book(in.front, 2))
+	p("The same key with quantity 3 (409 %s):", sim.MsgKeyReused)
+	p("  %s", book(in.front, 3))
+	if len(in.instances) > 1 {
+		p("A retry that lands on another API instance gets the same booking:")
+		for _, inst := range in.instances[:2] {
+			p("  %s", book(inst.URL, 2))
+		}
+	} else {
+		p("Or straight at the API instance, as a retry that skips the front door:")
+		p("  %s", book(in.instances[0].URL, 2))
+	}
+	p("The events and ada's bookings:")
+	p("  curl -s %s/events", in.front)
+	p(`  curl -s %s/bookings -H "%s"`, in.front, ada)
+	p("")
+	p("The %s header of each answer names the API instance that handled it.", headerInstance)
+	p("The log goes to stderr; to see only the replays: learn serve 2>&1 | grep replayed")
+	p("learn serve: ready; Ctrl-C stops it and removes the database")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// lockedWriter serialises writes: every API instance logs through a handler
+// of its own, and the front door through another, all to one stderr.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
