@@ -84,6 +84,18 @@ func (a *API) Handler() http.Handler {
 	mux.HandleFunc("GET /bookings", a.handleListBookings)
 	mux.HandleFunc("GET /events", a.handleListEvents)
 	mux.HandleFunc("GET /events/{id}", a.handleGetEvent)
+	// Every other answer is JSON too: a wrong method on a known path, and
+	// any unknown path.
+	for _, path := range []string{"/bookings", "/events", "/events/{id}"} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			a.fail(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: CodeBadMethod,
+				Message: fmt.Sprintf("%s is not allowed on %s: POST /bookings books, GET /bookings and GET /events read", r.Method, r.URL.Path)})
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		a.fail(w, r, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
+			Message: fmt.Sprintf("No %s here: the API has POST /bookings, GET /bookings, GET /events and GET /events/{id}", r.URL.Path)})
+	})
 	return a.logged(mux)
 }
 
@@ -193,6 +205,9 @@ func decodeBookBody(r *http.Request) (bookBody, *Error) {
 		if strings.Contains(msg, `unknown field "user_id"`) {
 			return b, errBadRequest(CodeInvalidBody, "user_id is not accepted in the body: the user comes from the Authorization token")
 		}
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+			msg = fmt.Sprintf("%s must be a whole number", te.Field)
+		}
 		return b, errBadRequest(CodeInvalidBody, `The body must be JSON like {"event_id": 1, "quantity": 2}: `+msg)
 	}
 	if dec.More() {
@@ -207,22 +222,20 @@ func decodeBookBody(r *http.Request) (bookBody, *Error) {
 func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil {
-		a.fail(w, r, errBadRequest(CodeInvalidBody, fmt.Sprintf("event id %q is not a number", r.PathValue("id"))))
+		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %q is not a number", r.PathValue("id"))))
 		return
 	}
-	rows, err := ReadRows(r.Context(), a.Engine.Pool())
+	ev, found, err := readEvent(r.Context(), a.Engine.Pool(), id)
 	if err != nil {
-		a.Log.ErrorContext(r.Context(), "read events", "err", err)
+		a.Log.ErrorContext(r.Context(), "read event", "err", err)
 		a.fail(w, r, errInternal())
 		return
 	}
-	for _, ev := range rows.Events {
-		if ev.ID == id {
-			writeJSON(w, http.StatusOK, ev)
-			return
-		}
+	if !found {
+		a.fail(w, r, errEventNotFound(id))
+		return
 	}
-	a.fail(w, r, errEventNotFound(id))
+	writeJSON(w, http.StatusOK, ev)
 }
 
 func (a *API) handleListEvents(w http.ResponseWriter, r *http.Request) {
@@ -241,19 +254,13 @@ func (a *API) handleListBookings(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errUnauthorized())
 		return
 	}
-	rows, err := ReadRows(r.Context(), a.Engine.Pool())
+	out, err := readBookings(r.Context(), a.Engine.Pool(), user)
 	if err != nil {
 		a.Log.ErrorContext(r.Context(), "read bookings", "err", err)
 		a.fail(w, r, errInternal())
 		return
 	}
-	out := []BookingRow{}
-	for _, b := range rows.Bookings {
-		if b.UserID == user {
-			out = append(out, b)
-		}
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, nonNil(out))
 }
 
 func nonNil[T any](s []T) []T {
@@ -264,8 +271,8 @@ func nonNil[T any](s []T) []T {
 }
 
 func (a *API) user(r *http.Request) (string, bool) {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") { // the scheme is case-insensitive (RFC 9110)
 		return "", false
 	}
 	u, ok := a.Users[strings.TrimSpace(token)]
@@ -286,6 +293,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -266,8 +267,12 @@ func TestAPIReads(t *testing.T) {
 			}
 		}},
 		{"unknown event", apiReq{method: "GET", path: "/events/999"}, 404, CodeEventNotFound, nil},
-		{"event x", apiReq{method: "GET", path: "/events/x"}, 400, CodeInvalidBody, nil},
+		{"event x", apiReq{method: "GET", path: "/events/x"}, 400, CodeInvalidEvent, nil},
 		{"bookings without a token", apiReq{method: "GET", path: "/bookings"}, 401, CodeUnauthorized, nil},
+		{"unknown path", apiReq{method: "GET", path: "/nope"}, 404, CodeNotFound, nil},
+		{"DELETE bookings", apiReq{method: "DELETE", path: "/bookings", auth: authAda}, 405, CodeBadMethod, nil},
+		{"PUT an event", apiReq{method: "PUT", path: "/events/{ev}"}, 405, CodeBadMethod, nil},
+		{"lower-case bearer", apiReq{method: "GET", path: "/bookings", auth: "bearer tok-ada"}, 200, "", nil},
 		{"bookings with an unknown token", apiReq{method: "GET", path: "/bookings", auth: "Bearer tok-eve"}, 401, CodeUnauthorized, nil},
 		{"ada's bookings", apiReq{method: "GET", path: "/bookings", auth: authAda}, 200, "", func(t *testing.T, body []byte) {
 			var bs []BookingRow
@@ -316,5 +321,32 @@ func TestAPINoBookingsIsAnEmptyList(t *testing.T) {
 	status, _, body := s.do(t, apiReq{method: "GET", path: "/bookings", auth: authBen})
 	if status != 200 || strings.TrimSpace(string(body)) != "[]" {
 		t.Errorf("%d %s, want 200 []", status, body)
+	}
+}
+
+// A replay's body is byte for byte the first answer's, apart from the
+// replayed flag: the same booking, the same created_at, with a real clock.
+func TestAPIReplayBodyEqualsTheFirst(t *testing.T) {
+	st, ev := newStage(t, 10, StageConfig{Clock: RealClock{}})
+	key := uuid.NewString()
+	post := func() BookResponse {
+		t.Helper()
+		req, _ := http.NewRequest("POST", st.Instances[0].URL+"/bookings", strings.NewReader(fmt.Sprintf(`{"event_id": %d, "quantity": 2}`, ev)))
+		req.Header.Set("Authorization", "Bearer "+TokenAda)
+		req.Header.Set(HeaderIdempotencyKey, key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var br BookResponse
+		if err := json.NewDecoder(resp.Body).Decode(&br); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%d %v", resp.StatusCode, err)
+		}
+		return br
+	}
+	first, again := post(), post()
+	if first.Replayed || !again.Replayed || first.Booking != again.Booking {
+		t.Errorf("first %+v\nreplay %+v", first, again)
 	}
 }

@@ -271,7 +271,9 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 		return Result{}, e.refuse(ctx, tx, req, errNotEnoughSeats(),
 			fmt.Sprintf("%d seats asked, %d left: 409 %s", req.Quantity, seatsLeft, MsgNotEnoughSeats))
 	}
-	now := e.Clock.Now()
+	// PostgreSQL keeps microseconds: a replay must read back the very time
+	// the first answer showed.
+	now := e.Clock.Now().Truncate(time.Microsecond)
 	if !startsAt.After(now) {
 		return Result{}, e.refuse(ctx, tx, req, errEventStarted(), "the event has started: 409, nothing written")
 	}

@@ -26,6 +26,9 @@ const (
 	CodeInvalidKey     = "invalid_idempotency_key"
 	CodeInvalidQty     = "invalid_quantity"
 	CodeInvalidBody    = "invalid_body"
+	CodeInvalidEvent   = "invalid_event_id"
+	CodeNotFound       = "not_found"
+	CodeBadMethod      = "method_not_allowed"
 	CodeUnauthorized   = "unauthorized"
 	CodeInternal       = "internal"
 )

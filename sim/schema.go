@@ -83,6 +83,44 @@ type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
+// readEvent reads one event.
+func readEvent(ctx context.Context, db Querier, id int64) (EventRow, bool, error) {
+	var r EventRow
+	rows, err := db.Query(ctx, `SELECT id, name, seats_left, starts_at FROM events WHERE id = $1`, id)
+	if err != nil {
+		return r, false, err
+	}
+	found := false
+	for rows.Next() {
+		var at time.Time
+		if err := rows.Scan(&r.ID, &r.Name, &r.SeatsLeft, &at); err != nil {
+			return r, false, err
+		}
+		r.StartsAt, found = at.UTC().Format(time.RFC3339Nano), true
+	}
+	return r, found, rows.Err()
+}
+
+// readBookings reads the bookings of one user, oldest first.
+func readBookings(ctx context.Context, db Querier, user string) ([]BookingRow, error) {
+	rows, err := db.Query(ctx, `SELECT id, user_id, event_id, quantity, idempotency_key::text, created_at FROM bookings WHERE user_id = $1 ORDER BY id`, user)
+	if err != nil {
+		return nil, err
+	}
+	var out []BookingRow
+	for rows.Next() {
+		var r BookingRow
+		var id int64
+		var at time.Time
+		if err := rows.Scan(&id, &r.UserID, &r.EventID, &r.Quantity, &r.Key, &at); err != nil {
+			return nil, err
+		}
+		r.ID, r.CreatedAt = PublicBookingID(id), at.UTC().Format(time.RFC3339Nano)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 // ReadRows reads every row of events and bookings.
 func ReadRows(ctx context.Context, db Querier) (Rows, error) {
 	var out Rows
@@ -96,7 +134,7 @@ func ReadRows(ctx context.Context, db Querier) (Rows, error) {
 		if err := rows.Scan(&r.ID, &r.Name, &r.SeatsLeft, &at); err != nil {
 			return out, fmt.Errorf("read events: %w", err)
 		}
-		r.StartsAt = at.UTC().Format(time.RFC3339)
+		r.StartsAt = at.UTC().Format(time.RFC3339Nano)
 		out.Events = append(out.Events, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -114,7 +152,7 @@ func ReadRows(ctx context.Context, db Querier) (Rows, error) {
 			return out, fmt.Errorf("read bookings: %w", err)
 		}
 		r.ID = PublicBookingID(id)
-		r.CreatedAt = at.UTC().Format(time.RFC3339)
+		r.CreatedAt = at.UTC().Format(time.RFC3339Nano)
 		out.Bookings = append(out.Bookings, r)
 	}
 	if err := rows.Err(); err != nil {
