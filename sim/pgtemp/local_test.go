@@ -234,6 +234,51 @@ func TestPostmasterDiesWithLearn(t *testing.T) {
 	// The directory stays until reaping exists; the test's cleanup removes it.
 }
 
+// TestClusterParent: TMPDIR, when set, wins; otherwise /dev/shm when it is
+// a tmpfs with room; otherwise os.TempDir().
+func TestClusterParent(t *testing.T) {
+	run, err := currentRunner()
+	if err != nil {
+		t.Skip(err)
+	}
+	mine, err := os.MkdirTemp("", "pgtemp-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(mine) })
+	os.Chmod(mine, 0o755) // the cluster user must be able to enter it
+	t.Setenv("TMPDIR", mine)
+	if got := clusterParent(); got != mine {
+		t.Errorf("with TMPDIR=%s clusterParent() = %s", mine, got)
+	}
+	dir, err := makeClusterDir("", run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dir)
+	if filepath.Dir(dir) != mine {
+		t.Errorf("with TMPDIR=%s makeClusterDir made %s", mine, dir)
+	}
+
+	t.Setenv("TMPDIR", "")
+	want := "/tmp"
+	if memDirUsable() {
+		want = memDir
+	}
+	t.Logf("memory directory %s usable: %v", memDir, memDirUsable())
+	if got := clusterParent(); got != want {
+		t.Errorf("without TMPDIR clusterParent() = %s, want %s", got, want)
+	}
+	dir, err = makeClusterDir("", run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dir)
+	if filepath.Dir(dir) != want || len(filepath.Join(dir, socketName)) > maxSocketPath {
+		t.Errorf("without TMPDIR makeClusterDir made %s, want a directory in %s", dir, want)
+	}
+}
+
 func TestClusterDirFallsBackToShortPath(t *testing.T) {
 	run, err := currentRunner()
 	if err != nil {
