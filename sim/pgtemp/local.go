@@ -2,6 +2,7 @@ package pgtemp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,9 @@ const (
 	socketName    = ".s.PGSQL.5432"
 	readyTimeout  = 30 * time.Second
 	fastShutdown  = 5 * time.Second
+	// quitWait is how long a postmaster gets to stop after SIGQUIT when a
+	// start is abandoned, before its process group is killed.
+	quitWait = 2 * time.Second
 
 	// memDir is where a cluster goes when it is a memory file system with
 	// room (see clusterParent).
@@ -38,6 +42,13 @@ const (
 //	<dir>/data/            the data directory
 //	<dir>/.s.PGSQL.5432    the Unix socket (no TCP listener)
 //	<dir>/learn.owner      learn's pid and start time and the postmaster's pid
+//
+// Everything the cluster makes lives in <dir> or in its processes' memory:
+// its shared memory is anonymous (PostgreSQL's default), its dynamic shared
+// memory segments are files in data/pg_dynshmem (dynamic_shared_memory_type
+// = mmap, instead of /dev/shm/PostgreSQL.*), and the one System V segment
+// PostgreSQL keeps as an interlock is removed by the postmaster when it
+// stops, or by releaseSharedMemory when it was killed.
 type cluster struct {
 	dir  string
 	bin  binaries
@@ -78,10 +89,7 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 	c := &cluster{dir: dir, bin: bin, run: run, logs: newTailBuffer(64 << 10)}
 	defer func() {
 		if err != nil {
-			if c.pm != nil {
-				c.pm.kill()
-			}
-			removeAll(dir)
+			c.abandon()
 		}
 	}()
 
@@ -115,6 +123,7 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 		// The copied template does not start: rebuild it from a fresh initdb.
 		opts.logf("the cluster from the template did not start (%v); running initdb and rebuilding the template", err)
 		c.pm = nil
+		releaseSharedMemory(c.data(), c.uids())
 		if err = removeAll(c.data()); err != nil {
 			return nil, err
 		}
@@ -267,6 +276,10 @@ func (c *cluster) start(ctx context.Context, opts *Options) error {
 		"-c", "full_page_writes=off",
 		"-c", "max_connections=250",
 		"-c", "shared_buffers=32MB",
+		// Dynamic shared memory as files in data/pg_dynshmem, removed
+		// with the directory, rather than /dev/shm/PostgreSQL.* files
+		// that a killed postmaster leaves behind.
+		"-c", "dynamic_shared_memory_type=mmap",
 		// The cluster may live in memory: keep its WAL small (the
 		// default lets it grow to 1 GB).
 		"-c", "max_wal_size=128MB",
@@ -333,12 +346,39 @@ func (c *cluster) close() error {
 		if c.pm != nil {
 			c.pm.stopPostmaster(fastShutdown)
 		}
-		if err := removeAll(c.dir); err != nil {
-			c.closeErr = fmt.Errorf("could not remove the PostgreSQL cluster directory: %w; remove %s by hand", err, c.dir)
-		}
+		c.closeErr = c.remove()
 	})
 	return c.closeErr
 }
+
+// abandon ends a start that failed or was cancelled: the postmaster gets
+// SIGQUIT (immediate shutdown, which also removes its shared memory) and
+// quitWait to stop before its process group is killed; then the directory
+// goes. It runs once, before the cluster is handed out, so close is never
+// called on it.
+func (c *cluster) abandon() {
+	if c.pm != nil {
+		c.pm.quit(quitWait)
+	}
+	c.remove()
+}
+
+// remove removes the System V shared memory segment a killed postmaster or
+// initdb left, then the directory. Every process of the cluster must have
+// exited.
+func (c *cluster) remove() error {
+	var errs []error
+	if _, err := releaseSharedMemory(c.data(), c.uids()); err != nil {
+		errs = append(errs, fmt.Errorf("could not remove the PostgreSQL cluster's shared memory: %w; `ipcs -m` lists it, `ipcrm -m <id>` removes it", err))
+	}
+	if err := removeAll(c.dir); err != nil {
+		errs = append(errs, fmt.Errorf("could not remove the PostgreSQL cluster directory: %w; remove %s by hand", err, c.dir))
+	}
+	return errors.Join(errs...)
+}
+
+// uids are the users whose shared memory segments may be this cluster's.
+func (c *cluster) uids() []int { return []int{c.run.uid, os.Geteuid()} }
 
 // removeAll is os.RemoveAll retried briefly, for files a dying process was
 // still creating.

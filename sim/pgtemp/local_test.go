@@ -190,6 +190,9 @@ func TestStartCancelledLeavesNothing(t *testing.T) {
 const helperEnv = "LEARN_PGTEMP_HELPER_PARENT"
 
 func helperProcess() int {
+	if parent, ok := strings.CutPrefix(os.Getenv(helperEnv), cancelHelper); ok {
+		return cancelledStarts(parent)
+	}
 	s, err := Start(context.Background(), Options{Mode: Local, tmpParent: os.Getenv(helperEnv)})
 	if err != nil {
 		fmt.Println("error:", err)

@@ -99,8 +99,16 @@ func (p *proc) stopPostmaster(fast time.Duration) {
 	if p.wait(fast) {
 		return
 	}
+	p.quit(2 * time.Second)
+}
+
+// quit sends a postmaster SIGQUIT (immediate shutdown: it stops its
+// backends at once and removes its shared memory, which SIGKILL would
+// leave), and SIGKILL to its process group if it has not exited after d.
+func (p *proc) quit(d time.Duration) {
 	p.signal(syscall.SIGQUIT)
-	if p.wait(2 * time.Second) {
+	if p.wait(d) {
+		waitGroupGone(p.pid(), 200*time.Millisecond)
 		return
 	}
 	p.kill()
