@@ -82,6 +82,14 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 	}
 	opts.logf("using PostgreSQL %s in %s", bin.version, bin.dir)
 
+	// Clusters of learn processes that were killed outright go first.
+	if _, err := reap(ctx, reapParents(opts.tmpParent), run, opts.Logf); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		opts.logf("%v", err)
+	}
+
 	dir, err := makeClusterDir(opts.tmpParent, run)
 	if err != nil {
 		return nil, err
@@ -92,6 +100,9 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 			c.abandon()
 		}
 	}()
+	if err = writeOwner(dir, 0); err != nil {
+		return nil, fmt.Errorf("could not write %s: %w", filepath.Join(dir, ownerFile), err)
+	}
 
 	tmpl := templatePath(opts.cacheDir, bin.major, run.uid)
 	fromTemplate := false

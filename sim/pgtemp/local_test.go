@@ -202,11 +202,13 @@ func helperProcess() int {
 	select {}
 }
 
-func TestPostmasterDiesWithLearn(t *testing.T) {
-	needLocal(t)
-	opts := isolated(t, "")
+// startHelper starts a stand-in for learn (helperProcess) that starts a
+// cluster under parent, and returns it with the cluster's directory. The
+// test's cleanup kills it if the test did not.
+func startHelper(t *testing.T, parent string) (*exec.Cmd, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), helperEnv+"="+opts.tmpParent)
+	cmd.Env = append(os.Environ(), helperEnv+"="+parent)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -214,19 +216,28 @@ func TestPostmasterDiesWithLearn(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "dir: ") {
+	t.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "dir: ") {
 		t.Fatalf("helper said %q (%v)", line, err)
 	}
 	dir := strings.TrimSpace(strings.TrimPrefix(line, "dir: "))
 	if len(processesUsing(dir)) == 0 {
 		t.Fatalf("no cluster processes in %s", dir)
 	}
+	return cmd, dir
+}
+
+// killHelper kills a helper outright, as SIGKILL or the OOM killer would end
+// learn, and waits until its cluster's processes are gone: the postmaster
+// gets SIGQUIT from the kernel when learn dies.
+func killHelper(t *testing.T, cmd *exec.Cmd, dir string) {
+	t.Helper()
 	cmd.Process.Kill() // SIGKILL: learn gets no chance to clean up
 	cmd.Wait()
-
 	deadline := time.Now().Add(10 * time.Second)
 	for len(processesUsing(dir)) > 0 {
 		if time.Now().After(deadline) {
@@ -234,7 +245,14 @@ func TestPostmasterDiesWithLearn(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// The directory stays until reaping exists; the test's cleanup removes it.
+}
+
+func TestPostmasterDiesWithLearn(t *testing.T) {
+	needLocal(t)
+	opts := isolated(t, "")
+	cmd, dir := startHelper(t, opts.tmpParent)
+	killHelper(t, cmd, dir)
+	// The directory stays; the next Start reaps it (TestReapAfterLearnWasKilled).
 }
 
 // TestClusterParent: TMPDIR, when set, wins; otherwise /dev/shm when it is

@@ -1,57 +1,207 @@
 package pgtemp
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
 // ownerFile records who made a cluster directory, so that a later run of
 // learn can tell the cluster of a learn process that was killed (its
 // process gone, or its pid reused by a process with another start time)
-// from one in use, and reap it.
+// from one in use, and reap it (reap.go).
 const ownerFile = "learn.owner"
 
 var processStart = time.Now()
 
-// writeOwner writes <dir>/learn.owner:
+// owner is the content of a learn.owner file.
+type owner struct {
+	learnPID   int
+	learnTicks string // "" where there is no /proc
+	bootID     string // "" where there is no /proc
+	pmPID      int    // 0 until the postmaster runs
+	pmTicks    string
+}
+
+// writeOwner writes <dir>/learn.owner, replacing it whole (a reader sees the
+// old file or the new one, never half of one):
 //
 //	learn_pid=<pid of learn>
 //	learn_start_ticks=<field 22 of /proc/<pid>/stat, when there is a /proc>
+//	boot_id=</proc/sys/kernel/random/boot_id, when there is one>
 //	learn_started=<RFC 3339 time this package was initialised>
-//	postmaster_pid=<pid>
-//	postmaster_start_ticks=<…>
+//	postmaster_pid=<pid>            (once the postmaster runs)
+//	postmaster_start_ticks=<…>      (idem, when there is a /proc)
+//
+// learn writes it with postmasterPID 0 right after creating the directory,
+// before initdb or the template copy, so that no directory of a live learn
+// ever lacks one for more than an instant, and again once the postmaster runs.
 func writeOwner(dir string, postmasterPID int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "learn_pid=%d\n", os.Getpid())
 	if t := startTicks(os.Getpid()); t != "" {
 		fmt.Fprintf(&b, "learn_start_ticks=%s\n", t)
 	}
-	fmt.Fprintf(&b, "learn_started=%s\n", processStart.UTC().Format(time.RFC3339Nano))
-	fmt.Fprintf(&b, "postmaster_pid=%d\n", postmasterPID)
-	if t := startTicks(postmasterPID); t != "" {
-		fmt.Fprintf(&b, "postmaster_start_ticks=%s\n", t)
+	if id := bootID(); id != "" {
+		fmt.Fprintf(&b, "boot_id=%s\n", id)
 	}
-	return os.WriteFile(filepath.Join(dir, ownerFile), []byte(b.String()), 0o600)
+	fmt.Fprintf(&b, "learn_started=%s\n", processStart.UTC().Format(time.RFC3339Nano))
+	if postmasterPID > 0 {
+		fmt.Fprintf(&b, "postmaster_pid=%d\n", postmasterPID)
+		if t := startTicks(postmasterPID); t != "" {
+			fmt.Fprintf(&b, "postmaster_start_ticks=%s\n", t)
+		}
+	}
+	f, err := os.CreateTemp(dir, ownerFile+".tmp-")
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, ownerFile))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// errNoOwner is readOwner's error for a file without a learn_pid.
+var errNoOwner = errors.New("no learn_pid in the owner file")
+
+// readOwner reads <dir>/learn.owner. It fails when the file is missing
+// (fs.ErrNotExist), is not a regular file written by this user (learn as
+// root only trusts root's files: a forged one must not make it signal a
+// process), or names no learn process.
+func readOwner(dir string) (owner, error) {
+	path := filepath.Join(dir, ownerFile)
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return owner{}, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.Mode().IsRegular() || (ok && int(st.Uid) != os.Geteuid()) {
+		return owner{}, fmt.Errorf("%s is not a file learn wrote as this user", path)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return owner{}, err
+	}
+	var o owner
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "learn_pid":
+			o.learnPID, _ = strconv.Atoi(v)
+		case "learn_start_ticks":
+			o.learnTicks = v
+		case "boot_id":
+			o.bootID = v
+		case "postmaster_pid":
+			o.pmPID, _ = strconv.Atoi(v)
+		case "postmaster_start_ticks":
+			o.pmTicks = v
+		}
+	}
+	if o.learnPID <= 0 {
+		return owner{}, errNoOwner
+	}
+	return o, nil
+}
+
+// learnGone reports whether the learn process that wrote o is gone, and
+// why. It errs on the side of alive: only a pid that does not exist, a
+// machine that rebooted since, or a pid whose start time differs from the
+// recorded one (the pid was reused) count as gone. Where there is no /proc
+// to read start times from, a live pid counts as alive.
+func (o owner) learnGone() (bool, string) {
+	if o.bootID != "" {
+		if id := bootID(); id != "" && id != o.bootID {
+			return true, fmt.Sprintf("learn pid %d ran before the machine restarted", o.learnPID)
+		}
+	}
+	if !pidExists(o.learnPID) {
+		return true, fmt.Sprintf("learn pid %d is gone", o.learnPID)
+	}
+	if o.learnTicks != "" {
+		if t := startTicks(o.learnPID); t != "" && t != o.learnTicks {
+			return true, fmt.Sprintf("learn pid %d is gone (the pid now belongs to another process)", o.learnPID)
+		}
+	}
+	return false, ""
+}
+
+// pidExists reports whether a process (not a zombie) has this pid. A
+// process of another user counts (EPERM).
+func pidExists(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	return procState(pid) != "Z"
+}
+
+// sameProcess reports whether pid is still the process that had the start
+// time ticks, and not a zombie. Without ticks it cannot tell, and says no.
+func sameProcess(pid int, ticks string) bool {
+	return ticks != "" && pid > 0 && startTicks(pid) == ticks && procState(pid) != "Z"
 }
 
 // startTicks returns a process's start time in clock ticks after boot from
-// /proc/<pid>/stat, or "" where there is no /proc.
+// /proc/<pid>/stat, or "" where there is no /proc or no such process.
 func startTicks(pid int) string {
+	if f := statFields(pid); len(f) >= 20 {
+		return f[19] // field 22 overall
+	}
+	return ""
+}
+
+// procState returns a process's state letter (R, S, D, Z…) from
+// /proc/<pid>/stat, or "" when it cannot be read.
+func procState(pid int) string {
+	if f := statFields(pid); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// statFields returns the fields of /proc/<pid>/stat after the command name
+// (field 3 onwards), or nil.
+func statFields(pid int) []string {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	// The command name (field 2) may contain spaces; fields after it don't.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(stat[i+1:]))
+}
+
+// bootID identifies this boot of the machine ("" where there is no /proc):
+// pids and start ticks only mean something within one boot.
+func bootID() string {
+	id, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil {
 		return ""
 	}
-	// The command name (field 2) may contain spaces; fields after it don't.
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 {
-		return ""
-	}
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 20 {
-		return ""
-	}
-	return fields[19] // field 22 overall
+	return strings.TrimSpace(string(id))
 }
