@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -27,6 +28,7 @@ type model struct {
 	reader   *readerModel
 	play     *playModel
 	picker   *pickerModel
+	race     *raceModel
 	help     help.Model
 	showHelp bool
 	stack    []screenID // the screens Esc goes back to
@@ -70,6 +72,12 @@ func (m *model) route(msg openMsg) tea.Cmd {
 		}
 		m.active = screenPicker
 		return nil
+	case screenRace:
+		if m.race == nil {
+			m.race = newRace(m.c)
+		}
+		m.active = screenRace
+		return nil
 	}
 	m.active = screenHome
 	return nil
@@ -108,7 +116,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, m.c.keys.Help):
 			m.showHelp = true
 			return m, nil
+		case key.Matches(msg, m.c.keys.Present):
+			return m, m.setPresent(!m.c.present)
 		}
+	case clockMsg:
+		if m.c.present {
+			return m, clockTick()
+		}
+		return m, nil
 	case dbReadyMsg:
 		m.c.dbReady, m.c.dbErr, m.c.dbTook, m.c.srv = msg.err == nil, msg.err, msg.took, msg.srv
 		if m.play != nil {
@@ -153,6 +168,16 @@ func (m *model) updateActive(msg tea.Msg) tea.Cmd {
 		m.play, cmd = m.play.Update(msg)
 	case screenPicker:
 		m.picker, cmd = m.picker.Update(msg)
+	case screenRace:
+		m.race, cmd = m.race.Update(msg)
+	}
+	if m.active != screenRace && m.race != nil {
+		switch msg.(type) {
+		case racePreparedMsg, raceEventMsg, raceDoneMsg:
+			var rc tea.Cmd
+			m.race, rc = m.race.Update(msg)
+			cmd = tea.Batch(cmd, rc)
+		}
 	}
 	if m.active != screenPlay && m.play != nil {
 		switch msg.(type) {
@@ -173,6 +198,8 @@ func (m *model) activeBindings() bindings {
 		return m.play.bindings()
 	case screenPicker:
 		return m.picker.bindings()
+	case screenRace:
+		return m.race.bindings()
 	}
 	return m.home.bindings()
 }
@@ -201,6 +228,8 @@ func (m *model) content() string {
 		body = m.play.View()
 	case screenPicker:
 		body = m.picker.View()
+	case screenRace:
+		body = m.race.View()
 	default:
 		body = m.home.View()
 	}
@@ -208,13 +237,35 @@ func (m *model) content() string {
 		return m.overlay()
 	}
 	lines := strings.Split(body, "\n")
-	if len(lines) > h-1 {
-		lines = lines[:h-1]
+	room := h - 1
+	if m.c.present {
+		room = h // no help line: chrome hidden
 	}
-	for len(lines) < h-1 {
+	if len(lines) > room {
+		lines = lines[:room]
+	}
+	for len(lines) < room {
 		lines = append(lines, "")
 	}
+	if m.c.present {
+		return strings.Join(lines, "\n")
+	}
 	return strings.Join(lines, "\n") + "\n" + m.help.ShortHelpView(m.activeBindings().ShortHelp())
+}
+
+// clockMsg redraws the presenter's clock once a second.
+type clockMsg struct{}
+
+func clockTick() tea.Cmd { return tea.Tick(time.Second, func(time.Time) tea.Msg { return clockMsg{} }) }
+
+// setPresent turns presenter mode on (starting its clock) or off.
+func (m *model) setPresent(on bool) tea.Cmd {
+	m.c.present = on
+	if !on {
+		return nil
+	}
+	m.c.presentSince = time.Now()
+	return clockTick()
 }
 
 // overlay is the full key help of the active screen, centred.
@@ -228,5 +279,8 @@ func (m *model) overlay() string {
 func (m *model) close() {
 	if m.play != nil {
 		m.play.close()
+	}
+	if m.race != nil {
+		m.race.close()
 	}
 }

@@ -23,6 +23,8 @@ type common struct {
 	dbTook        time.Duration
 	srv           *pgtemp.Server
 	docs          map[docKey]string
+	present       bool      // presenter mode: big captions, no chrome
+	presentSince  time.Time // when presenter mode began, for its clock
 }
 
 // docKey identifies one rendering of a page.
@@ -39,6 +41,7 @@ const (
 	screenReader
 	screenPlay
 	screenPicker
+	screenRace
 )
 
 // openMsg asks the root to show a screen: the reader on page slug, or the

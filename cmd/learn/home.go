@@ -39,6 +39,8 @@ func newHome(c *common) *homeModel {
 	lost, _ := sim.Lookup("lost-answer")
 	items = append(items,
 		homeItem{title: "Play: the lost answer", desc: lost.Summary, screen: screenPlay, name: lost.Name},
+		homeItem{title: "Race: N copies of one request at once", desc: "fire 2 to 100 copies at the same instant and watch one booking come out (v: without the lock)",
+			screen: screenRace},
 		homeItem{title: fmt.Sprintf("Scenarios: all %d, correct and broken", len(sim.Scenarios())),
 			desc: "every failure the lesson names, run live: pick one, v for its broken variant", screen: screenPicker})
 	return &homeModel{c: c, items: items, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}

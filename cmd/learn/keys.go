@@ -10,7 +10,7 @@ type keyMap struct {
 	NextSection, PrevSection         key.Binding
 	Play, Step, Restart              key.Binding
 	Faster, Slower                   key.Binding
-	Variant                          key.Binding
+	Variant, StepBack, Present       key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -28,7 +28,9 @@ func newKeyMap() keyMap {
 		NextSection: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next section")),
 		PrevSection: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous section")),
 		Play:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play/pause")),
-		Step:        key.NewBinding(key.WithKeys("n", "right"), key.WithHelp("n/→", "step")),
+		Step:        key.NewBinding(key.WithKeys("n", "right", "pgdown"), key.WithHelp("n/→", "step")),
+		StepBack:    key.NewBinding(key.WithKeys("p", "left", "pgup"), key.WithHelp("p/←", "back a step")),
+		Present:     key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "presenter mode")),
 		Restart:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
 		Faster:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
 		Slower:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "slower")),

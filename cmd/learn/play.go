@@ -9,8 +9,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -59,6 +57,8 @@ func (lr *liveRun) stop() {
 }
 
 // playModel animates a scenario step by step from the trace of a real run.
+// Every step's frame (its event and the rows read after it) is kept, so
+// stepping back shows exactly what was shown, without running again.
 type playModel struct {
 	c        *common
 	scenario *sim.Scenario
@@ -70,8 +70,9 @@ type playModel struct {
 	live    *liveRun
 	events  []sim.Event
 	frames  []frame
+	view    int  // the frame on screen; -1 before the first
 	pending bool // the newest step waits for release
-	queued  int  // n presses not yet spent: each releases one more step
+	queued  int  // forward presses not yet spent: each releases one more step
 	closed  bool // the trace has ended
 	report  *sim.Report
 	seats   int       // seats of each event at the start of the run
@@ -111,7 +112,7 @@ type (
 )
 
 func newPlay(c *common, s *sim.Scenario) *playModel {
-	return &playModel{c: c, scenario: s, variant: sim.Correct, speed: 2,
+	return &playModel{c: c, scenario: s, variant: sim.Correct, speed: 2, view: -1,
 		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
 }
 
@@ -122,7 +123,7 @@ func (m *playModel) start() tea.Cmd {
 	m.stopRun()
 	m.gen++
 	m.phase, m.err, m.events, m.frames, m.pending, m.closed, m.report = phaseWaitDB, nil, nil, nil, false, false, nil
-	m.countdown, m.laneSet, m.queued = 0, nil, 0
+	m.view, m.countdown, m.laneSet, m.queued = -1, 0, nil, 0
 	if m.c.dbErr != nil {
 		m.phase, m.err = phaseFailed, m.c.dbErr
 		return nil
@@ -131,10 +132,15 @@ func (m *playModel) start() tea.Cmd {
 		return nil // dbReadyMsg calls start again
 	}
 	m.phase = phasePreparing
-	gen, srv, s, variant := m.gen, m.c.srv, m.scenario, m.variant
+	return prepare(m.gen, m.c, m.scenario, sim.Options{Variant: m.variant, Trace: sim.TraceOptions{Stream: true, Gated: true}})
+}
+
+// prepare builds a run in the background.
+func prepare(gen int, c *common, s *sim.Scenario, opts sim.Options) tea.Cmd {
+	srv := c.srv
 	return func() tea.Msg {
 		ctx, cancel := context.WithCancel(context.Background())
-		run, err := s.Prepare(ctx, srv, sim.Options{Variant: variant, Trace: sim.TraceOptions{Stream: true, Gated: true}})
+		run, err := s.Prepare(ctx, srv, opts)
 		if err != nil {
 			cancel()
 			return runPreparedMsg{gen: gen, err: err}
@@ -190,6 +196,9 @@ func release(lr *liveRun) tea.Cmd {
 	}
 }
 
+// newest is the index of the newest frame, -1 before the first.
+func (m *playModel) newest() int { return len(m.frames) - 1 }
+
 func (m *playModel) Update(msg tea.Msg) (*playModel, tea.Cmd) {
 	switch msg := msg.(type) {
 	case dbReadyMsg:
@@ -232,10 +241,14 @@ func (m *playModel) Update(msg tea.Msg) (*playModel, tea.Cmd) {
 		m.events = append(m.events, msg.ev)
 		cmds := []tea.Cmd{waitEvent(m.gen, m.live.run.Trace.Events())}
 		if msg.ev.Kind.IsStep() {
+			following := m.view == m.newest()
 			m.frames = append(m.frames, frame{ev: len(m.events) - 1})
+			if following {
+				m.view = m.newest()
+			}
 			m.pending = true
 			m.countdown = msg.ev.Delay
-			cmds = append(cmds, fetchRows(m.gen, len(m.frames)-1, m.live))
+			cmds = append(cmds, fetchRows(m.gen, m.newest(), m.live))
 		}
 		return m, tea.Batch(cmds...)
 	case rowsMsg:
@@ -244,16 +257,23 @@ func (m *playModel) Update(msg tea.Msg) (*playModel, tea.Cmd) {
 		}
 		f := &m.frames[msg.frame]
 		f.rows, f.rowsErr, f.loaded = msg.rows, msg.err, true
-		if msg.frame == len(m.frames)-1 {
-			if m.queued > 0 && m.pending {
+		if msg.frame == m.newest() {
+			if m.queued > 0 && m.pending && m.view == m.newest() {
 				m.queued--
 				m.countdown = 0
-				return m, m.step()
+				return m, m.release()
 			}
 			return m, m.schedule()
 		}
 	case advanceMsg:
-		if msg.gen != m.gen || msg.token != m.timer || !m.playing || !m.pending {
+		if msg.gen != m.gen || msg.token != m.timer || !m.playing {
+			return m, nil
+		}
+		if m.view < m.newest() {
+			m.view++
+			return m, m.schedule()
+		}
+		if !m.pending {
 			return m, nil
 		}
 		if m.countdown > 0 {
@@ -263,7 +283,7 @@ func (m *playModel) Update(msg tea.Msg) (*playModel, tea.Cmd) {
 			}
 			m.countdown = 0
 		}
-		return m, m.step()
+		return m, m.release()
 	case runDoneMsg:
 		if msg.gen != m.gen {
 			return m, nil
@@ -272,7 +292,10 @@ func (m *playModel) Update(msg tea.Msg) (*playModel, tea.Cmd) {
 			m.phase, m.err = phaseFailed, msg.err
 			return m, nil
 		}
-		m.phase, m.report, m.playing = phaseFinished, msg.report, false
+		m.phase, m.report = phaseFinished, msg.report
+		if m.view == m.newest() {
+			m.playing = false
+		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
@@ -289,22 +312,20 @@ func (m *playModel) key(msg tea.KeyPressMsg) (*playModel, tea.Cmd) {
 		if m.phase == phaseFailed {
 			return m, nil
 		}
-		if m.phase == phaseFinished {
+		if m.phase == phaseFinished && m.view == m.newest() {
 			m.playing = true
 			return m, m.start()
 		}
 		m.playing = !m.playing
 		return m, m.schedule()
 	case key.Matches(msg, k.Step):
-		m.countdown = 0
-		if !m.pending {
-			// The next step has not arrived yet: spend the press on it.
-			if m.phase == phaseRunning {
-				m.queued++
-			}
-			return m, nil
+		return m, m.forward()
+	case key.Matches(msg, k.StepBack):
+		if m.view > 0 {
+			m.view--
 		}
-		return m, m.step()
+		m.playing = false
+		return m, nil
 	case key.Matches(msg, k.Restart):
 		return m, m.start()
 	case key.Matches(msg, k.Variant):
@@ -323,8 +344,25 @@ func (m *playModel) key(msg tea.KeyPressMsg) (*playModel, tea.Cmd) {
 	return m, nil
 }
 
-// step lets the waiting step of the engine go on.
-func (m *playModel) step() tea.Cmd {
+// forward shows the next kept frame, or, at the newest, lets the engine take
+// its next step (a press that comes before that step is kept for it).
+func (m *playModel) forward() tea.Cmd {
+	if m.view < m.newest() {
+		m.view++
+		return m.schedule()
+	}
+	if !m.pending {
+		if m.phase == phaseRunning {
+			m.queued++
+		}
+		return nil
+	}
+	m.countdown = 0
+	return m.release()
+}
+
+// release lets the waiting step of the engine go on.
+func (m *playModel) release() tea.Cmd {
 	if !m.pending || m.live == nil {
 		return nil
 	}
@@ -332,16 +370,22 @@ func (m *playModel) step() tea.Cmd {
 	return release(m.live)
 }
 
-// schedule arms the autoplay timer for the newest step once its rows are in;
-// a newer timer replaces any older one.
+// schedule arms the autoplay timer: the next kept frame after a pause, or the
+// engine's next step once the newest frame's rows are in. A newer timer
+// replaces any older one.
 func (m *playModel) schedule() tea.Cmd {
-	if !m.playing || !m.pending || len(m.frames) == 0 || !m.frames[len(m.frames)-1].loaded {
+	pause := time.Duration(float64(stepPause) / speeds[m.speed])
+	switch {
+	case !m.playing:
 		return nil
-	}
-	if m.countdown > 0 {
+	case m.view < m.newest():
+		return m.tick(pause)
+	case !m.pending || !m.frames[m.newest()].loaded:
+		return nil // the next frame's arrival schedules
+	case m.countdown > 0:
 		return m.tick(countdownTick)
 	}
-	return m.tick(time.Duration(float64(stepPause) / speeds[m.speed]))
+	return m.tick(pause)
 }
 
 func (m *playModel) tick(d time.Duration) tea.Cmd {
@@ -353,217 +397,13 @@ func (m *playModel) tick(d time.Duration) tea.Cmd {
 func (m *playModel) bindings() bindings {
 	k := m.c.keys
 	return bindings{
-		short: []key.Binding{k.Play, k.Step, k.Restart, k.Variant, k.Faster, k.Slower, k.Back, k.Help},
+		short: []key.Binding{k.Play, k.Step, k.StepBack, k.Restart, k.Variant, k.Faster, k.Slower, k.Back, k.Help},
 		full: [][]key.Binding{
-			{k.Play, k.Step, k.Restart, k.Variant},
-			{k.Faster, k.Slower},
+			{k.Play, k.Step, k.StepBack, k.Restart, k.Variant},
+			{k.Faster, k.Slower, k.Present},
 			{k.Back, k.Help, k.Quit},
 		},
 	}
-}
-
-// lanes are the run's participants: the browser, each API instance, Redis
-// when the run keeps keys there, and PostgreSQL.
-func (m *playModel) lanes() []seqLane {
-	if m.laneSet == nil {
-		return []seqLane{{ID: sim.LaneBrowser, Name: "Browser"}, {ID: sim.LaneAPI(1), Name: "API-1"}, {ID: sim.LanePostgres, Name: "Postgres"}}
-	}
-	return m.laneSet
-}
-
-func (m *playModel) View() string {
-	w, h := m.c.width, m.c.height-1 // the root draws the help line
-	st := m.c.st
-	header := m.header(w)
-	switch m.phase {
-	case phaseWaitDB, phasePreparing:
-		progress := m.c.db.status()
-		if m.c.dbReady {
-			progress = "preparing fresh tables"
-		}
-		return header + "\n\n" + m.spin.View() + " " + st.subtle.Render(fit(ellipsis(progress), w-2))
-	case phaseFailed:
-		return header + "\n\n" + st.bad.Render("The run could not go on:") + "\n" +
-			lipgloss.NewStyle().Width(w).Render(m.err.Error()) + "\n\n" + st.subtle.Render("r tries again, esc goes back")
-	}
-	bottomH := max(8, h*2/5)
-	captionH := 2
-	lanesH := max(5, h-1-captionH-bottomH)
-	lanes := m.lanesBox(w, lanesH)
-	caption := m.caption(w, captionH)
-	leftW := max(32, w/3)
-	rows := m.box("Rows (committed)", m.rowsLines(leftW-4), leftW, bottomH)
-	trace := m.box("SQL sent · API log", m.traceLines(w-leftW-4), w-leftW, bottomH)
-	return lipgloss.JoinVertical(lipgloss.Left, header, lanes, caption, lipgloss.JoinHorizontal(lipgloss.Top, rows, trace))
-}
-
-func (m *playModel) header(w int) string {
-	st := m.c.st
-	left := st.title.Render("Play: "+m.scenario.Title) + st.subtle.Render(" · "+string(m.variant))
-	state := "paused"
-	switch {
-	case m.phase == phaseFinished:
-		state = "done"
-	case m.playing:
-		state = "playing"
-	}
-	at := time.Duration(0)
-	if n := len(m.frames); n > 0 {
-		at = m.events[m.frames[n-1].ev].At
-	}
-	right := fmt.Sprintf("step %d · t=%.1fs · %gx · %s", len(m.frames), at.Seconds(), speeds[m.speed], state)
-	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
-	if gap < 1 {
-		return fit(ansi.Strip(left), w)
-	}
-	return left + strings.Repeat(" ", gap) + st.subtle.Render(right)
-}
-
-// lanesBox draws the sequence so far, newest arrow at the bottom.
-func (m *playModel) lanesBox(w, h int) string {
-	st := m.c.st
-	inner := w - 2
-	d := newSeqDiagram(m.lanes(), inner)
-	room := max(1, h-2-2) // border, then the names and a rail
-	first := max(0, len(m.frames)-room)
-	lines := []string{st.boxTitle.Render(d.header()), st.faint.Render(d.rail())}
-	for i := first; i < len(m.frames); i++ {
-		ev := m.events[m.frames[i].ev]
-		a := seqArrow{From: ev.From, To: ev.To, Label: m.label(ev, i == len(m.frames)-1), Lost: ev.Lost,
-			Dashed: ev.Kind == sim.KindAnswer}
-		line := d.arrow(a)
-		switch {
-		case ev.Lost:
-			line = st.lost.Render(line)
-		case i == len(m.frames)-1:
-			line = st.current.Render(line)
-		case ev.Kind == sim.KindSQL || ev.To == sim.LanePostgres:
-			line = st.subtle.Render(line)
-		}
-		lines = append(lines, line)
-	}
-	for len(lines) < h-2 {
-		lines = append(lines, st.faint.Render(d.rail()))
-	}
-	return st.box.Width(w).Height(h).Render(strings.Join(lines, "\n"))
-}
-
-// label is the arrow's text; a running retry countdown is shown on it.
-func (m *playModel) label(ev sim.Event, newest bool) string {
-	l := ev.Label
-	if ev.Copy > 0 {
-		l = fmt.Sprintf("#%d %s", ev.Copy, l)
-	}
-	if newest && ev.Kind == sim.KindWait && m.pending && m.countdown > 0 {
-		l += fmt.Sprintf(" (%.1fs left)", m.countdown.Seconds())
-	}
-	return l
-}
-
-func (m *playModel) caption(w, h int) string {
-	st := m.c.st
-	var text string
-	switch {
-	case m.phase == phaseFinished && m.report != nil:
-		text = st.good.Render("Done: ") + summary(m.report)
-	case len(m.frames) == 0:
-		text = m.scenario.Explain(m.variant) + "\n" + st.subtle.Render("space plays, n steps: each step is the real engine, held until you go on")
-	default:
-		ev := m.events[m.frames[len(m.frames)-1].ev]
-		text = st.caption.Render("▸ " + ev.Text)
-		if !m.playing && m.pending {
-			text += st.subtle.Render("   (n: next step)")
-		}
-	}
-	return lipgloss.NewStyle().Width(w).Height(h).MaxHeight(h).Render(text)
-}
-
-// summary is a one-line account of a report, in the JSON's terms.
-func summary(r *sim.Report) string {
-	var answers []string
-	for _, a := range r.Answers {
-		s := fmt.Sprint(a.Status)
-		if a.BookingID != nil {
-			s += " " + *a.BookingID
-		}
-		if a.Replayed {
-			s += " (replay)"
-		}
-		if a.Message != "" {
-			s += " " + a.Message
-		}
-		answers = append(answers, s)
-	}
-	if len(answers) > 3 {
-		answers = append(answers[:3], fmt.Sprintf("… %d in all", len(r.Answers)))
-	}
-	return fmt.Sprintf("answers %s · %d lost · %s · %d seats taken",
-		strings.Join(answers, ", "), r.Lost, countOf(r.BookingRows, "booking row"), r.SeatsTaken)
-}
-
-// box draws a titled bordered pane of exactly w x h cells.
-func (m *playModel) box(title string, lines []string, w, h int) string {
-	st := m.c.st
-	inner := h - 3 // borders and the title
-	if len(lines) > inner {
-		lines = lines[len(lines)-inner:]
-	}
-	body := st.boxTitle.Render(fit(title, w-4)) + "\n" + strings.Join(lines, "\n")
-	return st.box.Width(w).Height(h).MaxHeight(h).Padding(0, 1).Render(body)
-}
-
-// rowsLines lists the tables as read after the newest step.
-func (m *playModel) rowsLines(w int) []string {
-	st := m.c.st
-	if len(m.frames) == 0 {
-		return []string{st.subtle.Render("(no step yet)")}
-	}
-	f := m.frames[len(m.frames)-1]
-	if !f.loaded {
-		return []string{st.subtle.Render("reading…")}
-	}
-	if f.rowsErr != nil {
-		return []string{st.bad.Render(fit(f.rowsErr.Error(), w))}
-	}
-	var out []string
-	for _, e := range f.rows.Events {
-		out = append(out, fit(fmt.Sprintf("event %d  seats_left %d/%d", e.ID, e.SeatsLeft, m.seats), w))
-	}
-	if len(f.rows.Bookings) == 0 {
-		out = append(out, st.subtle.Render("bookings: none"))
-	} else {
-		out = append(out, st.subtle.Render(fit("id  user  event qty key", w)))
-	}
-	for _, b := range f.rows.Bookings {
-		out = append(out, fit(fmt.Sprintf("%-3s %-5s %-5d %-3d %s", b.ID, b.UserID, b.EventID, b.Quantity, b.Key), w))
-	}
-	return out
-}
-
-// traceLines are the SQL statements and log lines so far, each wrapped to w
-// cells with its continuation indented.
-func (m *playModel) traceLines(w int) []string {
-	st := m.c.st
-	var out []string
-	add := func(tag lipgloss.Style, name, text string) {
-		wrapped := strings.Split(ansi.Wrap(text, max(8, w-4), " ,"), "\n")
-		for i, l := range wrapped {
-			if i == 0 {
-				out = append(out, tag.Render(name)+" "+l)
-			} else {
-				out = append(out, "    "+l)
-			}
-		}
-	}
-	for _, ev := range m.events {
-		switch ev.Kind {
-		case sim.KindSQL:
-			add(st.sqlTag, "SQL", ev.Text)
-		case sim.KindLog:
-			add(st.logTag, "LOG", strings.ToLower(ev.Level)+": "+ev.Text)
-		}
-	}
-	return out
 }
 
 // countOf is "1 booking row" or "2 booking rows".

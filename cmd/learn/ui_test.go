@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -11,9 +12,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/charmbracelet/x/vt"
 
+	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
 
@@ -158,10 +161,10 @@ func TestHomeOpensTheLessonAt80x24(t *testing.T) {
 
 func TestPlayLostAnswerReachesTheFinalStateAt80x24(t *testing.T) {
 	u := startUI(t, openMsg{screen: screenPlay, name: "lost-answer"}, 80, 24)
-	u.waitFor(t, "step 1 ", "book 2, key", "seats_left 10/10", "bookings: none")
+	u.waitFor(t, "step 1/1 ", "book 2, key", "seats_left 10/10", "bookings: none")
 	for step := 2; step <= 12; step++ {
 		u.press("n")
-		u.waitFor(t, "step "+strconv.Itoa(step)+" ")
+		u.waitFor(t, "step "+strconv.Itoa(step)+"/"+strconv.Itoa(step)+" ")
 	}
 	u.press("n")
 	u.waitFor(t, "Done:", "200 b1 (replay)", "1 lost", "2 seats taken", "seats_left 8/10", "find key → b1")
@@ -187,12 +190,12 @@ func TestTooSmallWindowAsksForMore(t *testing.T) {
 func TestPickerPlaysABrokenVariant(t *testing.T) {
 	u := startUI(t, openMsg{screen: screenHome}, 100, 30)
 	u.waitFor(t, "Scenarios: all 13")
-	u.press("down", "down", "down", "enter")
+	u.press("down", "down", "down", "down", "enter")
 	u.waitFor(t, "The lost answer", "Replay after sell-out", "v picks correct or broken")
 	u.press("j", "j", "j", "v")
 	u.waitFor(t, "the key is looked up after the seat check")
 	u.press("enter")
-	u.waitFor(t, "Play: The last seats · broken", "step 1 ")
+	u.waitFor(t, "Play: The last seats · broken", "step 1/1 ")
 	u.press("+", "+", "space") // 4x
 	u.waitFor(t, "Done:", "409 Not enough seats left", "1 lost", "2 seats taken")
 	u.press("esc")
@@ -226,9 +229,123 @@ func TestTabReachesTheLastSection(t *testing.T) {
 // after the press that asked for it.
 func TestBurstOfStepsIsNotLost(t *testing.T) {
 	u := startUI(t, openMsg{screen: screenPlay, name: "lost-answer"}, 80, 24)
-	u.waitFor(t, "step 1 ")
+	u.waitFor(t, "step 1/1 ")
 	for range 12 {
 		u.press("n")
 	}
 	u.waitFor(t, "Done:", "200 b1 (replay)")
+}
+
+// Stepping back shows each kept frame exactly as it was drawn going
+// forward: nothing is run again.
+func TestSteppingBackGivesIdenticalFrames(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		u := startUI(t, openMsg{screen: screenPlay, name: "lost-answer"}, size[0], size[1])
+		u.waitFor(t, "step 1/1 ")
+		forward := map[int]string{}
+		for step := 1; step <= 12; step++ {
+			u.waitFor(t, fmt.Sprintf("step %d/%d ", step, step), "bookings") // the rows are read
+			u.settle(t)
+			forward[step] = u.screen()
+			u.press("n")
+		}
+		u.waitFor(t, "Done:", "step 12/12 ")
+		for step := 11; step >= 1; step-- {
+			u.press("p")
+			u.waitFor(t, fmt.Sprintf("step %d/12 ", step))
+			u.settle(t)
+			if got, want := frameOf(u.screen()), frameOf(forward[step]); got != want {
+				t.Fatalf("%dx%d step %d differs going back:\n%s\nforward it was:\n%s", size[0], size[1], step, got, want)
+			}
+		}
+	}
+}
+
+// frameOf is a play screen without its header and help lines: what was
+// drawn for the step.
+func frameOf(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	if len(lines) < 3 {
+		return screen
+	}
+	return strings.Join(lines[1:len(lines)-1], "\n")
+}
+
+// settle waits until the screen has not changed for a moment.
+func (u *uiTest) settle(t *testing.T) {
+	t.Helper()
+	last, stable := "", 0
+	for stable < 5 {
+		time.Sleep(20 * time.Millisecond)
+		if s := u.screen(); s == last {
+			stable++
+		} else {
+			last, stable = s, 0
+		}
+	}
+}
+
+func TestRaceFillsTheGridAndTalliesFromPostgreSQL(t *testing.T) {
+	u := startUI(t, openMsg{screen: screenHome}, 100, 30)
+	u.waitFor(t, "Race: N copies", "PostgreSQL ready")
+	u.press("down", "down", "down", "enter")
+	u.waitFor(t, "Copies: 10")
+	u.press("up", "up", "+", "+") // 32
+	u.waitFor(t, "Copies: 32")
+	u.press("enter")
+	u.waitFor(t, "32 answers (32 of them 200)", "1 distinct booking id\n", "1 row in PostgreSQL", "2 seats taken", "One booking")
+	if got := strings.Count(u.screen(), "○"); got < 31 {
+		t.Errorf("%d replay marks, want 31 (+1 in the legend):\n%s", got, u.screen())
+	}
+	u.press("v", "enter")
+	u.waitFor(t, "32 rows in PostgreSQL", "64 seats taken", "charged 32 times")
+}
+
+func TestPresenterModeHidesTheChrome(t *testing.T) {
+	u := startUI(t, openMsg{screen: screenPlay, name: "lost-answer"}, 80, 24)
+	u.waitFor(t, "step 1/1 ")
+	u.press("P")
+	u.waitFor(t, "00:0", "step 1 of 1")
+	if s := u.screen(); strings.Contains(s, "esc back") || strings.Contains(s, "Rows (committed)") {
+		t.Errorf("presenter mode shows chrome:\n%s", s)
+	}
+	u.tm.Send(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	u.waitFor(t, "step 2 of 2", "BEGIN; lock event 1")
+	u.tm.Send(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	u.waitFor(t, "step 1 of 2")
+	u.press("P")
+	u.waitFor(t, "space play/pause", "Rows (committed)")
+}
+
+// Every screen draws inside the window at 80x24 and 120x40, with no line
+// wider than the window.
+func TestEveryScreenFitsTheWindow(t *testing.T) {
+	screens := []struct {
+		open openMsg
+		want string
+	}{
+		{openMsg{screen: screenHome}, "Lesson: Idempotency"},
+		{openMsg{screen: screenReader, name: "idempotency"}, "In 1 minute"},
+		{openMsg{screen: screenReader, name: "retry-across-instances"}, "Say it in 30 seconds"},
+		{openMsg{screen: screenPlay, name: "other-instance", variant: sim.Broken}, "API-2"},
+		{openMsg{screen: screenPlay, name: "redis-ttl", variant: sim.Broken}, "Redis"},
+		{openMsg{screen: screenPicker}, "Scenarios"},
+		{openMsg{screen: screenRace}, "Copies: 10"},
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		for _, sc := range screens {
+			u := startUI(t, sc.open, size[0], size[1])
+			u.waitFor(t, sc.want)
+			u.settle(t)
+			lines := strings.Split(strings.TrimRight(u.screen(), "\n"), "\n")
+			if len(lines) > size[1] {
+				t.Errorf("%v at %v: %d lines", sc.open, size, len(lines))
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w > size[0] {
+					t.Errorf("%v at %v: line %d is %d wide", sc.open, size, i, w)
+				}
+			}
+		}
+	}
 }
