@@ -31,6 +31,7 @@ type model struct {
 	race     *raceModel
 	help     help.Model
 	showHelp bool
+	quitting bool // the last frame is empty: nothing of the app is left on screen
 	stack    []screenID // the screens Esc goes back to
 }
 
@@ -104,10 +105,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		switch {
-		case msg.String() == "ctrl+c":
-			return m, tea.Quit
-		case key.Matches(msg, m.c.keys.Quit):
-			return m, tea.Quit
+		case msg.String() == "ctrl+c", key.Matches(msg, m.c.keys.Quit):
+			return m, m.quit()
 		case m.showHelp:
 			if key.Matches(msg, m.c.keys.Help, m.c.keys.Back) {
 				m.showHelp = false
@@ -204,7 +203,20 @@ func (m *model) activeBindings() bindings {
 	return m.home.bindings()
 }
 
+// quit ends the program after one last, empty frame: the renderer may flush
+// its final frame after leaving the alternate screen (seen after a resize),
+// and an empty frame leaves nothing behind on the shell's screen.
+func (m *model) quit() tea.Cmd {
+	m.quitting = true
+	return tea.Quit
+}
+
 func (m *model) View() tea.View {
+	if m.quitting {
+		v := tea.NewView("")
+		v.AltScreen = true
+		return v
+	}
 	v := tea.NewView(m.content())
 	v.AltScreen = true
 	v.WindowTitle = "learn"

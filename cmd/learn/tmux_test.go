@@ -162,3 +162,45 @@ func TestBinaryInTmuxLeavesNothingBehind(t *testing.T) {
 		})
 	}
 }
+
+func (s *tmuxSession) resize(w, h int) {
+	s.t.Helper()
+	if out, err := exec.Command("tmux", "resize-window", "-t", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h)).CombinedOutput(); err != nil {
+		s.t.Fatalf("resize-window: %v\n%s", err, out)
+	}
+}
+
+// Resizing while reading or playing redraws at the new size at once, and
+// quitting afterwards leaves nothing of the app on the shell's screen.
+func TestBinaryInTmuxResizesAndLeavesAClearScreen(t *testing.T) {
+	bin := buildLearn(t)
+	for _, where := range []string{"lesson", "play"} {
+		t.Run(where, func(t *testing.T) {
+			s := startTmux(t, bin, 80, 24)
+			s.waitFor("PostgreSQL ready", 30*time.Second)
+			if where == "lesson" {
+				s.send("Enter")
+				s.waitFor("In 1 minute", 10*time.Second)
+			} else {
+				s.send("j", "j", "Enter")
+				s.waitFor("book 2, key", 20*time.Second)
+				s.send("+", "+", "Space")
+			}
+			s.resize(120, 40)
+			if where == "play" {
+				s.waitFor("SQL sent", 10*time.Second) // the wide layout's own pane
+			} else {
+				s.waitFor("Idempotency", 10*time.Second)
+			}
+			s.resize(100, 30)
+			time.Sleep(300 * time.Millisecond)
+			s.send("q")
+			scr := s.waitFor("EXIT=0", 15*time.Second)
+			for _, l := range strings.Split(scr, "\n") {
+				if l = strings.TrimSpace(l); l != "" && l != "EXIT=0" {
+					t.Fatalf("left on the screen after quitting: %q\n%s", l, scr)
+				}
+			}
+		})
+	}
+}
