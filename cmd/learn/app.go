@@ -104,6 +104,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.reader.SetSize(msg.Width, msg.Height)
 		}
 	case tea.KeyPressMsg:
+		if msg.String() != "ctrl+c" && m.active == screenReader && m.reader.capturing() {
+			break // the search box takes every key
+		}
 		switch {
 		case msg.String() == "ctrl+c", key.Matches(msg, m.c.keys.Quit):
 			return m, m.quit()

@@ -11,6 +11,8 @@ type keyMap struct {
 	Play, Step, Restart              key.Binding
 	Faster, Slower                   key.Binding
 	Variant, StepBack, Present       key.Binding
+	Search, NextMatch, PrevMatch     key.Binding
+	Contents                         key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -35,6 +37,10 @@ func newKeyMap() keyMap {
 		Faster:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
 		Slower:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "slower")),
 		Variant:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "correct/broken")),
+		Search:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
+		NextMatch:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
+		PrevMatch:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
+		Contents:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "contents")),
 	}
 }
 

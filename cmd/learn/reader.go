@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -27,6 +29,15 @@ type readerModel struct {
 	// cannot scroll its heading to the top (the last sections); -1 when
 	// the reader scrolled by other means.
 	pinned int
+
+	plain   []string // the rendered lines without escapes, for search
+	toc     bool     // the table of contents is open
+	tocAt   int      // its cursor
+	typing  bool     // the search box has the keys
+	input   textinput.Model
+	query   string
+	matches []int // rendered lines that contain the query
+	match   int   // the current one
 }
 
 // renderedMsg carries a page rendered at a width.
@@ -39,7 +50,11 @@ type renderedMsg struct {
 func newReader(c *common, p *lessons.Page) *readerModel {
 	vp := viewport.New()
 	vp.SoftWrap = false
-	m := &readerModel{c: c, page: p, vp: vp, pinned: -1}
+	in := textinput.New()
+	in.Prompt = "/"
+	in.Placeholder = "search this page"
+	m := &readerModel{c: c, page: p, vp: vp, pinned: -1, input: in}
+	m.vp.LeftGutterFunc = m.gutter
 	m.SetSize(c.width, c.height)
 	return m
 }
@@ -66,7 +81,59 @@ func (m *readerModel) setContent(out string) {
 	m.vp.SetYOffset(offset)
 	m.rendered = true
 	m.sections = findSections(out, m.page.Sections)
+	m.plain = strings.Split(ansi.Strip(out), "\n")
+	m.search(m.query) // the lines moved with the width
 }
+
+// gutter marks the lines that match the search: ▶ the current match, │ the
+// others.
+func (m *readerModel) gutter(g viewport.GutterContext) string {
+	if len(m.matches) == 0 {
+		return ""
+	}
+	switch i := slices.Index(m.matches, g.Index); {
+	case i < 0 || g.Soft:
+		return "  "
+	case i == m.match:
+		return m.c.st.current.Render("▶ ")
+	default:
+		return m.c.st.accent.Render("│ ")
+	}
+}
+
+// search finds the lines holding q (any case) and goes to the first one at
+// or below the top of the page.
+func (m *readerModel) search(q string) {
+	m.query, m.matches, m.match = q, nil, 0
+	if q == "" {
+		return
+	}
+	lq := strings.ToLower(q)
+	for i, l := range m.plain {
+		if strings.Contains(strings.ToLower(l), lq) {
+			m.matches = append(m.matches, i)
+		}
+	}
+	for i, l := range m.matches {
+		if l >= m.vp.YOffset() {
+			m.match = i
+			break
+		}
+	}
+	m.showMatch()
+}
+
+// showMatch scrolls the current match into view, a few lines from the top.
+func (m *readerModel) showMatch() {
+	if len(m.matches) == 0 {
+		return
+	}
+	m.pinned = -1
+	m.vp.SetYOffset(max(0, m.matches[m.match]-3))
+}
+
+// capturing reports whether the reader takes every key (the search box).
+func (m *readerModel) capturing() bool { return m.typing }
 
 // render renders the page for the current width in the background, unless
 // it is cached.
@@ -99,10 +166,35 @@ func (m *readerModel) Update(msg tea.Msg) (*readerModel, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		return m, m.render()
 	case tea.KeyPressMsg:
+		if m.typing {
+			return m.typeKey(msg)
+		}
+		if m.toc {
+			return m.tocKey(msg)
+		}
 		k := m.c.keys
 		switch {
 		case key.Matches(msg, k.Back):
+			if m.query != "" {
+				m.search("")
+				return m, nil
+			}
 			return m, back
+		case key.Matches(msg, k.Search):
+			m.typing = true
+			m.input.SetValue(m.query)
+			return m, m.input.Focus()
+		case key.Matches(msg, k.NextMatch) && len(m.matches) > 0:
+			m.match = (m.match + 1) % len(m.matches)
+			m.showMatch()
+			return m, nil
+		case key.Matches(msg, k.PrevMatch) && len(m.matches) > 0:
+			m.match = (m.match + len(m.matches) - 1) % len(m.matches)
+			m.showMatch()
+			return m, nil
+		case key.Matches(msg, k.Contents):
+			m.toc, m.tocAt = true, max(0, m.current())
+			return m, nil
 		case key.Matches(msg, k.Top):
 			m.vp.GotoTop()
 			m.pinned = -1
@@ -126,6 +218,44 @@ func (m *readerModel) Update(msg tea.Msg) (*readerModel, tea.Cmd) {
 		m.pinned = -1
 	}
 	return m, cmd
+}
+
+// typeKey edits the search; enter searches, esc gives up.
+func (m *readerModel) typeKey(msg tea.KeyPressMsg) (*readerModel, tea.Cmd) {
+	switch msg.String() {
+	case "enter":
+		m.typing = false
+		m.input.Blur()
+		m.search(strings.TrimSpace(m.input.Value()))
+		return m, nil
+	case "esc":
+		m.typing = false
+		m.input.Blur()
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return m, cmd
+}
+
+// tocKey moves in the table of contents; enter jumps, esc closes.
+func (m *readerModel) tocKey(msg tea.KeyPressMsg) (*readerModel, tea.Cmd) {
+	k := m.c.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		m.tocAt = max(0, m.tocAt-1)
+	case key.Matches(msg, k.Down):
+		m.tocAt = min(len(m.sections)-1, m.tocAt+1)
+	case key.Matches(msg, k.Open):
+		m.toc = false
+		if m.tocAt < len(m.sections) {
+			m.pinned = m.tocAt
+			m.vp.SetYOffset(m.sections[m.tocAt])
+		}
+	case key.Matches(msg, k.Back, k.Contents):
+		m.toc = false
+	}
+	return m, nil
 }
 
 // jumpSection goes to the next (dir +1) or previous (-1) section heading.
@@ -183,10 +313,11 @@ func (m *readerModel) section() string {
 func (m *readerModel) bindings() bindings {
 	k := m.c.keys
 	return bindings{
-		short: []key.Binding{k.Up, k.Down, k.NextSection, k.Back, k.Help, k.Quit},
+		short: []key.Binding{k.Up, k.Down, k.NextSection, k.Contents, k.Search, k.Back, k.Help, k.Quit},
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-			{k.NextSection, k.PrevSection},
+			{k.NextSection, k.PrevSection, k.Contents},
+			{k.Search, k.NextMatch, k.PrevMatch},
 			{k.Back, k.Help, k.Quit},
 		},
 	}
@@ -207,8 +338,50 @@ func (m *readerModel) View() string {
 		body = st.bad.Render(m.err.Error())
 	case !m.rendered:
 		body = st.subtle.Render("rendering…")
+	case m.toc:
+		body = m.contents()
 	default:
 		body = m.vp.View()
 	}
+	if foot := m.searchLine(); foot != "" {
+		// The search line takes the viewport's last line.
+		lines := strings.Split(body, "\n")
+		if n := m.vp.Height(); len(lines) >= n && n > 1 {
+			lines = lines[:n-1]
+		}
+		body = strings.Join(lines, "\n") + "\n" + foot
+	}
 	return head + "\n" + body
+}
+
+// searchLine is the search box while typing, or where the matches stand.
+func (m *readerModel) searchLine() string {
+	st := m.c.st
+	switch {
+	case m.typing:
+		return m.input.View()
+	case m.query != "" && len(m.matches) == 0:
+		return st.warn.Render(fit(fmt.Sprintf("/%s: not on this page (esc clears)", m.query), m.c.width))
+	case m.query != "":
+		return st.subtle.Render(fit(fmt.Sprintf("/%s: match %d of %d (n next, N previous, esc clears)", m.query, m.match+1, len(m.matches)), m.c.width))
+	}
+	return ""
+}
+
+// contents is the table of contents.
+func (m *readerModel) contents() string {
+	st := m.c.st
+	var b strings.Builder
+	b.WriteString(st.title.Render("Contents") + st.subtle.Render("  (enter goes there, esc closes)") + "\n\n")
+	for i, s := range m.page.Sections {
+		if i >= len(m.sections) {
+			break
+		}
+		if i == m.tocAt {
+			b.WriteString(st.cursor.Render("▸ ") + st.selected.Render(s.Title) + "\n")
+		} else {
+			b.WriteString(st.item.Render(s.Title) + "\n")
+		}
+	}
+	return b.String()
 }

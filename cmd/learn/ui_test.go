@@ -349,3 +349,46 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		}
 	}
 }
+
+func TestReaderContentsAndSearch(t *testing.T) {
+	u := startUI(t, openMsg{screen: screenReader, name: "idempotency"}, 80, 24)
+	u.waitFor(t, "In 1 minute")
+	u.press("t")
+	u.waitFor(t, "Contents", "Follow-ups", "Try this")
+	for range 5 {
+		u.press("j")
+	}
+	u.press("enter")
+	u.waitFor(t, "Idempotency · Follow-ups")
+	u.press("/")
+	u.waitFor(t, "/")
+	u.tm.Type("redis q") // q is typed, not quit
+	u.press("enter")
+	u.waitFor(t, "/redis q: not on this page")
+	u.press("/")
+	for range 2 {
+		u.tm.Send(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	u.press("enter")
+	u.waitFor(t, "/redis: match 1 of ", "▶ ")
+	u.press("n")
+	u.waitFor(t, "/redis: match 2 of ")
+	u.press("N")
+	u.waitFor(t, "/redis: match 1 of ")
+	u.press("esc")
+	u.waitGone(t, "match 1 of")
+	u.press("esc")
+	u.waitFor(t, "Lesson: Idempotency") // the second esc goes back
+}
+
+// waitGone waits until text is no longer on screen.
+func (u *uiTest) waitGone(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(u.screen(), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q stayed on screen:\n%s", text, u.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
