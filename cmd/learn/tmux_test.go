@@ -204,3 +204,91 @@ func TestBinaryInTmuxResizesAndLeavesAClearScreen(t *testing.T) {
 		})
 	}
 }
+
+func (s *tmuxSession) screenWithEscapes() string {
+	out, err := exec.Command("tmux", "capture-pane", "-p", "-e", "-t", s.name).Output()
+	if err != nil {
+		s.t.Fatalf("capture-pane: %v", err)
+	}
+	return string(out)
+}
+
+// colourSGR matches an SGR sequence that sets a foreground or background
+// colour (bold, italic and the like are not colour).
+var colourSGR = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+func colourParams(s string) []string {
+	var found []string
+	for _, seq := range colourSGR.FindAllString(s, -1) {
+		params := strings.Split(strings.Trim(seq, "\x1b[m"), ";")
+		for _, p := range params {
+			n := 0
+			fmt.Sscan(strings.SplitN(p, ":", 2)[0], &n)
+			if (n >= 30 && n <= 49 && n != 39 && n != 49) || (n >= 90 && n <= 107) {
+				found = append(found, seq)
+				break
+			}
+		}
+	}
+	return found
+}
+
+// With NO_COLOR set, no screen of the app carries a colour escape.
+func TestBinaryInTmuxHonoursNO_COLOR(t *testing.T) {
+	bin := buildLearn(t)
+	check := func(s *tmuxSession, where string) {
+		t.Helper()
+		if c := colourParams(s.screenWithEscapes()); len(c) > 0 {
+			t.Errorf("%s: colour escapes with NO_COLOR: %q", where, c[:min(5, len(c))])
+		}
+	}
+	s := startTmux(t, bin, 100, 30, "NO_COLOR=1")
+	s.waitFor("PostgreSQL ready", 30*time.Second)
+	check(s, "home")
+	s.send("Enter")
+	s.waitFor("In 1 minute", 10*time.Second)
+	check(s, "lesson")
+	s.send("Escape") // alone: ESC then j at once would read as alt+j
+	s.waitFor("Race: N copies", 10*time.Second)
+	s.send("j", "j", "Enter")
+	s.waitFor("book 2, key", 20*time.Second)
+	s.send("+", "+", "Space")
+	s.waitFor("Done:", 30*time.Second)
+	check(s, "play")
+	// The same screen in colour does carry colour: the check can fail.
+	c := startTmux(t, bin, 100, 30)
+	c.waitFor("PostgreSQL ready", 30*time.Second)
+	if len(colourParams(c.screenWithEscapes())) == 0 {
+		t.Error("no colour escapes without NO_COLOR either: the check proves nothing")
+	}
+}
+
+// q quits from every screen, and nothing is left behind.
+func TestBinaryInTmuxQuitsFromEveryScreen(t *testing.T) {
+	bin := buildLearn(t)
+	screens := []struct {
+		name string
+		keys []string
+		want string
+	}{
+		{"home", nil, "Lesson: Idempotency"},
+		{"lesson", []string{"Enter"}, "In 1 minute"},
+		{"interview", []string{"j", "Enter"}, "Say it in 30 seconds"},
+		{"play", []string{"j", "j", "Enter"}, "book 2, key"},
+		{"race", []string{"j", "j", "j", "Enter"}, "Copies: 10"},
+		{"scenarios", []string{"j", "j", "j", "j", "Enter"}, "v picks correct or broken"},
+		{"help", []string{"?"}, "q quits"},
+	}
+	for _, sc := range screens {
+		t.Run(sc.name, func(t *testing.T) {
+			s := startTmux(t, bin, 80, 24)
+			s.waitFor("PostgreSQL ready", 30*time.Second)
+			if len(sc.keys) > 0 {
+				s.send(sc.keys...)
+			}
+			s.waitFor(sc.want, 20*time.Second)
+			s.send("q")
+			s.waitFor("EXIT=0", 10*time.Second)
+		})
+	}
+}
