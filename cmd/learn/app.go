@@ -31,7 +31,7 @@ type model struct {
 	race     *raceModel
 	help     help.Model
 	showHelp bool
-	quitting bool // the last frame is empty: nothing of the app is left on screen
+	quitting bool       // the last frame is empty: nothing of the app is left on screen
 	stack    []screenID // the screens Esc goes back to
 }
 
