@@ -8,7 +8,10 @@
 //  2. Local: PostgreSQL server binaries on this machine. learn runs a private
 //     cluster in a 0700 temporary directory, Unix socket only, as an
 //     unprivileged user when learn itself runs as root, and deletes it on Close.
-//  3. Docker: not available yet.
+//  3. Docker: PostgreSQL in a container through testcontainers-go's postgres
+//     module (image postgres:17-alpine, or LEARN_POSTGRES_IMAGE), removed with
+//     its volume on Close; containers of learn processes that were killed are
+//     removed by the next Docker start (see docker.go).
 //
 // When none works, Start returns an error wrapping ErrNoPostgres whose message
 // names the ways to fix it; reading still works without a database.
@@ -29,8 +32,8 @@ import (
 // Mode names a way of getting a PostgreSQL.
 type Mode string
 
-// The ways Start knows. Auto tries URL (when a DatabaseURL is given), then
-// Local; Docker is not available yet.
+// The ways Start knows. Auto uses URL when a DatabaseURL is given; without
+// one it tries Local, then Docker.
 const (
 	Auto   Mode = "auto"
 	URL    Mode = "url"
@@ -99,7 +102,8 @@ type Server struct {
 	cfg        *pgx.ConnConfig // parsed connString, with a connect timeout
 	readyIn    time.Duration
 	ranInitdb  bool
-	local      *cluster // nil unless mode == Local
+	local      *cluster         // nil unless mode == Local
+	docker     *dockerContainer // nil unless mode == Docker
 
 	mu      sync.Mutex // guards closed and schemas, and serialises schema DDL
 	closed  bool
@@ -109,7 +113,7 @@ type Server struct {
 	closeErr  error
 }
 
-// Mode reports which way Start used: URL or Local.
+// Mode reports which way Start used: URL, Local or Docker.
 func (s *Server) Mode() Mode { return s.mode }
 
 // Describe returns one line for people, for example
@@ -120,7 +124,8 @@ func (s *Server) Describe() string { return s.describe }
 // ConnString returns the base connection string (keyword/value or URL form)
 // that pgx.ParseConfig accepts. It sets no search_path: use NewSchema for a
 // connection string that lands in a schema of its own. In URL mode it is the
-// caller's DatabaseURL and may hold a password, so do not print it.
+// caller's DatabaseURL and may hold a password, so do not print it (in
+// Docker mode it holds the container's random password).
 func (s *Server) ConnString() string { return s.connString }
 
 // ReadyIn reports how long Start took, from its call until the server
@@ -137,7 +142,9 @@ func (s *Server) RanInitdb() bool { return s.ranInitdb }
 // local mode it stops the cluster (fast shutdown; immediate shutdown if the
 // server lingers more than 5 s; then SIGKILL to its process group) and
 // removes its temporary directory, so its schemas go with it and no process
-// or file of learn's remains. Close needs no caller context, so it works
+// or file of learn's remains. In Docker mode it removes the container with
+// its volume (the data) and checks that nothing labelled with this start
+// remains. Close needs no caller context, so it works
 // after the context given to Start was cancelled. It is idempotent and safe
 // to call from several goroutines: every call waits for the first to finish
 // and returns its error. After Close, NewSchema fails and Drop does nothing.
@@ -150,7 +157,7 @@ func (s *Server) Close() error {
 		s.mu.Unlock()
 
 		var errs []error
-		if s.local == nil && len(schemas) > 0 {
+		if s.local == nil && s.docker == nil && len(schemas) > 0 {
 			// Dropping the schemas one by one only matters in a database
 			// that outlives learn; a local cluster goes as a whole below.
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -159,6 +166,9 @@ func (s *Server) Close() error {
 		}
 		if s.local != nil {
 			errs = append(errs, s.local.close())
+		}
+		if s.docker != nil {
+			errs = append(errs, s.docker.close())
 		}
 		s.closeErr = errors.Join(errs...)
 	})
@@ -170,11 +180,15 @@ func (s *Server) Close() error {
 //
 // Auto uses the URL when opts.DatabaseURL is set, and fails if that database
 // cannot be used (a named database is never silently replaced); without a URL
-// it tries local binaries (Docker is skipped until it is available). When none works the error wraps
-// ErrNoPostgres and names the ways to fix it. URL requires opts.DatabaseURL;
-// an unreachable database is reported within about 5 s. Local fails with an
-// error wrapping ErrNoPostgres when no binaries are found. Docker always fails
-// for now, wrapping ErrNoPostgres.
+// it tries local binaries, then (when there are none, or they fail to start)
+// Docker. When none works the error wraps ErrNoPostgres and names the ways to
+// fix it. URL requires opts.DatabaseURL; an unreachable database is reported
+// within about 5 s. Local fails with an error wrapping ErrNoPostgres when no
+// binaries are found. Docker fails with an error wrapping ErrNoPostgres and
+// ErrNoDocker when no daemon can be used (each is given about 3 s to
+// answer), and with an error saying what to do when the image cannot be
+// pulled or the container does not become ready; a panic inside
+// testcontainers-go becomes an error too.
 //
 // If ctx ends during Start, Start returns ctx's error and leaves no process
 // and no directory behind. On success the caller must call Close.
@@ -196,7 +210,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 		return s, err
 	case Docker:
-		return nil, &noPostgresError{tried: []attempt{{"Docker", errDockerNotYet}}}
+		s, err := startDocker(ctx, &opts, t0)
+		if errors.Is(err, ErrNoDocker) {
+			return nil, &noPostgresError{tried: []attempt{{"Docker", err}}}
+		}
+		return s, err
 	case Auto:
 		return startAuto(ctx, &opts, t0)
 	default:
@@ -225,10 +243,18 @@ func startAuto(ctx context.Context, opts *Options, t0 time.Time) (*Server, error
 		return nil, ctx.Err()
 	}
 	if !errors.Is(err, errNoBinaries) {
-		opts.logf("local PostgreSQL did not start: %v", err)
+		opts.logf("local PostgreSQL did not start: %v; trying Docker", err)
 	}
 	tried = append(tried, attempt{"local PostgreSQL binaries", err})
-	tried = append(tried, attempt{"Docker", errDockerNotYet})
+
+	s, err = startDocker(ctx, opts, t0)
+	if err == nil {
+		return s, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	tried = append(tried, attempt{"Docker", err})
 	return nil, &noPostgresError{tried: tried}
 }
 
@@ -264,7 +290,7 @@ func (e *noPostgresError) Error() string {
 	b.WriteString("Any one of these fixes it:\n")
 	b.WriteString("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`\n")
 	b.WriteString("  - set DATABASE_URL or pass --database-url with a database where learn may create schemas\n")
-	b.WriteString("  - run Docker (learn will use it for PostgreSQL in a coming version)\n")
+	b.WriteString("  - start Docker (learn then runs PostgreSQL in a container, image " + DockerImage() + ")\n")
 	b.WriteString("Reading the lesson and the interview card works without a database.")
 	return b.String()
 }

@@ -163,13 +163,6 @@ func TestParseMode(t *testing.T) {
 	}
 }
 
-func TestDockerNotAvailableYet(t *testing.T) {
-	_, err := Start(context.Background(), Options{Mode: Docker})
-	if !errors.Is(err, ErrNoPostgres) || !strings.Contains(err.Error(), "not available yet") {
-		t.Fatalf("Start(Docker) = %v; want an ErrNoPostgres saying it is not available yet", err)
-	}
-}
-
 func TestURLModeNeedsURL(t *testing.T) {
 	_, err := Start(context.Background(), Options{Mode: URL})
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
@@ -181,7 +174,7 @@ func TestNoPostgresErrorNamesTheWays(t *testing.T) {
 	err := error(&noPostgresError{tried: []attempt{
 		{"DATABASE_URL / --database-url", errors.New("not set")},
 		{"local PostgreSQL binaries", errNoBinaries},
-		{"Docker", errDockerNotYet},
+		{"Docker", ErrNoDocker},
 	}})
 	if !errors.Is(err, ErrNoPostgres) || !errors.Is(err, errNoBinaries) {
 		t.Errorf("error does not wrap ErrNoPostgres and the causes")
@@ -194,6 +187,7 @@ func TestNoPostgresErrorNamesTheWays(t *testing.T) {
 }
 
 func TestNothingWorks(t *testing.T) {
+	noDaemon(t) // and no Docker either
 	nothing := &finder{
 		lookPath: func(string) (string, error) { return "", errors.New("not found") },
 		bindir:   func() string { return "" },
