@@ -35,6 +35,8 @@ Usage:
   learn serve [--addr 127.0.0.1:8080] [--instances N]
                                      the booking API for curl: N API instances
                                      (1 to 8) behind a round-robin front door
+  learn doctor                       check each way to get a PostgreSQL here,
+                                     and say which one learn uses and why
   learn help                         this text
 
 Scenarios: %s
@@ -42,9 +44,20 @@ Scenarios: %s
 Flags (before or after the command):
   --database-url URL   use this PostgreSQL: a fresh schema in it, dropped at
                        exit (default: $DATABASE_URL)
-  --postgres MODE      auto, url, local or docker (default: auto)
+  --postgres MODE      auto, url, local or docker (default: $LEARN_POSTGRES,
+                       else auto: the URL if set, else local binaries, else
+                       Docker)
   --theme THEME        dark or light (default: dark); NO_COLOR turns colour off
+
+Environment:
+  DATABASE_URL          the default of --database-url
+  LEARN_POSTGRES        the default of --postgres (the flag wins)
+  LEARN_POSTGRES_IMAGE  the image of the Docker way (default: %s)
 `
+
+// envPostgres names the environment variable that gives --postgres its
+// default.
+const envPostgres = "LEARN_POSTGRES"
 
 // globals are the flags every command takes.
 type globals struct {
@@ -55,13 +68,20 @@ type globals struct {
 
 func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.databaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL")
-	fs.StringVar(&g.postgres, "postgres", "auto", "auto, url, local or docker")
+	mode := os.Getenv(envPostgres)
+	if mode == "" {
+		mode = "auto"
+	}
+	fs.StringVar(&g.postgres, "postgres", mode, "auto, url, local or docker")
 	fs.StringVar(&g.theme, "theme", "dark", "dark or light")
 }
 
 func (g *globals) pgOptions() (pgtemp.Options, error) {
 	mode, err := pgtemp.ParseMode(g.postgres)
 	if err != nil {
+		if env := os.Getenv(envPostgres); env != "" && env == g.postgres {
+			err = fmt.Errorf("%s=%s: %w", envPostgres, env, err)
+		}
 		return pgtemp.Options{}, err
 	}
 	return pgtemp.Options{Mode: mode, DatabaseURL: g.databaseURL}, nil
@@ -124,6 +144,10 @@ func newFlagSet(name string, g *globals) *flag.FlagSet {
 	return fs
 }
 
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, usage, scenarioNames(), pgtemp.DefaultDockerImage)
+}
+
 func scenarioNames() string {
 	var names []string
 	for _, s := range sim.Scenarios() {
@@ -140,12 +164,14 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 	}
 	switch cmd {
 	case "help":
-		fmt.Fprintf(stdout, usage, scenarioNames())
+		printUsage(stdout)
 		return 0, nil
 	case "demo":
 		return runDemo(args, &g, stdout, stderr)
 	case "serve":
 		return runServe(args, &g, stdout, stderr)
+	case "doctor":
+		return runDoctor(args, &g, stdout, stderr)
 	}
 	fs := newFlagSet("learn", &g)
 	help := fs.Bool("help", false, "")
@@ -155,7 +181,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 		return 2, err
 	}
 	if *help {
-		fmt.Fprintf(stdout, usage, scenarioNames())
+		printUsage(stdout)
 		return 0, nil
 	}
 	if err := g.check(); err != nil {
