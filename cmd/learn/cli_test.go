@@ -145,6 +145,28 @@ func TestUnreachableDatabaseFailsFastWithAClearMessage(t *testing.T) {
 	}
 }
 
+func TestSplitCommand(t *testing.T) {
+	tests := []struct {
+		args []string
+		cmd  string
+		rest []string
+	}{
+		{nil, "", nil},
+		{[]string{"demo", "lost-answer", "--json"}, "demo", []string{"lost-answer", "--json"}},
+		{[]string{"--present", "play", "lost-answer"}, "play", []string{"--present", "lost-answer"}},
+		{[]string{"--theme", "light", "lesson"}, "lesson", []string{"--theme", "light"}},
+		{[]string{"--theme=light", "lesson"}, "lesson", []string{"--theme=light"}},
+		{[]string{"--postgres", "local", "--database-url", "postgres://x", "doctor"}, "doctor", []string{"--postgres", "local", "--database-url", "postgres://x"}},
+		{[]string{"--theme", "light"}, "", []string{"--theme", "light"}},
+	}
+	for _, tt := range tests {
+		cmd, rest := splitCommand(tt.args)
+		if cmd != tt.cmd || strings.Join(rest, " ") != strings.Join(tt.rest, " ") {
+			t.Errorf("splitCommand(%q) = %q %q, want %q %q", tt.args, cmd, rest, tt.cmd, tt.rest)
+		}
+	}
+}
+
 func TestHelp(t *testing.T) {
 	code, out, _ := runCLI(t, "help")
 	if code != 0 || !strings.Contains(out, "learn demo SCENARIO") || !strings.Contains(out, "lost-answer, concurrent-copies") {

@@ -53,6 +53,9 @@ func runDemo(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
 	ctx, cancel := signalContext()
 	defer cancel()
 	srv, err := pgtemp.Start(ctx, opts)
+	if ctx.Err() != nil {
+		return 130, fmt.Errorf("interrupted while PostgreSQL was starting; nothing is left behind")
+	}
 	if err != nil {
 		return 1, err
 	}

@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -48,6 +50,8 @@ Flags (before or after the command):
                        else auto: the URL if set, else local binaries, else
                        Docker)
   --theme THEME        dark or light (default: dark); NO_COLOR turns colour off
+  --present            presenter mode: big captions, a clock, no chrome; page
+                       up/down step (a presentation clicker); P toggles it
 
 Environment:
   DATABASE_URL          the default of --database-url
@@ -64,6 +68,7 @@ type globals struct {
 	databaseURL string
 	postgres    string
 	theme       string
+	present     bool
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -74,6 +79,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	}
 	fs.StringVar(&g.postgres, "postgres", mode, "auto, url, local or docker")
 	fs.StringVar(&g.theme, "theme", "dark", "dark or light")
+	fs.BoolVar(&g.present, "present", false, "start in presenter mode")
 }
 
 func (g *globals) pgOptions() (pgtemp.Options, error) {
@@ -158,10 +164,7 @@ func scenarioNames() string {
 
 func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var g globals
-	cmd := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
-	}
+	cmd, args := splitCommand(args)
 	switch cmd {
 	case "help":
 		printUsage(stdout)
@@ -210,7 +213,10 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 		}
 		p, err := lessons.Get(slug)
 		if err != nil {
-			return 2, usageErrorf("%v", err)
+			return 2, usageErrorf("%s: no page %q; the pages are: %s", cmd, slug, pageSlugs())
+		}
+		if want := map[string]lessons.Kind{"lesson": lessons.KindLesson, "interview": lessons.KindInterview}[cmd]; p.Kind != want {
+			return 2, usageErrorf("%q is %s page: run learn %s %s", slug, map[lessons.Kind]string{lessons.KindLesson: "a lesson", lessons.KindInterview: "an interview"}[p.Kind], p.Kind, slug)
 		}
 		if !isTerminal(stdout) {
 			out, err := plainPage(p, 80)
@@ -232,6 +238,38 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 		return runApp(&g, openMsg{screen: screenPlay, name: name}, stdin, stdout, stderr)
 	}
 	return 2, usageErrorf("unknown command %q", cmd)
+}
+
+// splitCommand finds the command among args, which may come after global
+// flags ("learn --present play lost-answer"), and returns it and the other
+// arguments. A global flag's value is never taken for the command.
+func splitCommand(args []string) (string, []string) {
+	takesValue := map[string]bool{"database-url": true, "postgres": true, "theme": true}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			name := strings.TrimLeft(a, "-")
+			if takesValue[name] { // "--theme light": skip the value too
+				i++
+			}
+			continue
+		}
+		rest := append(append([]string(nil), args[:i]...), args[i+1:]...)
+		return a, rest
+	}
+	return "", args
+}
+
+// pageSlugs lists every page as "slug (kind)".
+func pageSlugs() string {
+	var out []string
+	for _, p := range lessons.All() {
+		out = append(out, fmt.Sprintf("%s (%s)", p.Slug, p.Kind))
+	}
+	return strings.Join(out, ", ")
 }
 
 func isTerminal(f any) bool {
@@ -258,14 +296,26 @@ func runApp(g *globals, first openMsg, stdin io.Reader, stdout, stderr io.Writer
 	defer db.Close()
 	c := &common{st: newStyles(g.theme != "light"), keys: newKeyMap(), theme: g.theme,
 		docStyle: glamourStyle(g.theme, false), db: db, docs: map[docKey]string{}}
+	if g.present {
+		c.present, c.presentSince = true, time.Now()
+	}
 	m := newModel(c, first)
-	p := tea.NewProgram(m, tea.WithInput(stdin), tea.WithOutput(stdout))
-
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+	// learn handles the signals itself, to quit through the same empty last
+	// frame as q does and to exit with the conventional code.
+	p := tea.NewProgram(m, tea.WithInput(stdin), tea.WithOutput(stdout), tea.WithoutSignalHandler(),
+		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+			if _, ok := msg.(tea.QuitMsg); ok {
+				m.quitting = true
+			}
+			return msg
+		}))
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	var caught atomic.Value
 	go func() {
-		if _, ok := <-hup; ok {
+		if sig, ok := <-sigs; ok {
+			caught.Store(sig)
 			p.Quit()
 		}
 	}()
@@ -275,11 +325,11 @@ func runApp(g *globals, first openMsg, stdin io.Reader, stdout, stderr io.Writer
 	if err := db.Close(); err != nil {
 		fmt.Fprintln(stderr, "learn: stopping PostgreSQL:", err)
 	}
-	if runErr != nil && !errors.Is(runErr, tea.ErrInterrupted) {
+	if runErr != nil {
 		return 1, runErr
 	}
-	if errors.Is(runErr, tea.ErrInterrupted) {
-		return 130, nil
+	if sig, ok := caught.Load().(syscall.Signal); ok {
+		return 128 + int(sig), nil // 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP
 	}
 	return 0, nil
 }

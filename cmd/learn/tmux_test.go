@@ -44,10 +44,16 @@ type tmuxSession struct {
 
 func startTmux(t *testing.T, bin string, w, h int, env ...string) *tmuxSession {
 	t.Helper()
+	return startTmuxArgs(t, bin, nil, w, h, env...)
+}
+
+// startTmuxArgs runs bin with args in a detached tmux session of w x h.
+func startTmuxArgs(t *testing.T, bin string, args []string, w, h int, env ...string) *tmuxSession {
+	t.Helper()
 	requireTool(t, "tmux")
 	s := &tmuxSession{t: t, name: fmt.Sprintf("learn-test-%d", time.Now().UnixNano())}
 	// The shell prints the exit code, then waits so the pane can be read.
-	script := fmt.Sprintf("env %s %s; echo EXIT=$?; sleep 30", strings.Join(env, " "), bin)
+	script := fmt.Sprintf("env %s %s %s; echo EXIT=$?; sleep 30", strings.Join(env, " "), bin, strings.Join(args, " "))
 	cmd := exec.Command("tmux", "new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), script)
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -137,7 +143,7 @@ func TestBinaryInTmuxLeavesNothingBehind(t *testing.T) {
 		{"SIGTERM", func(s *tmuxSession) {
 			out, _ := exec.Command("pkill", "-TERM", "-f", "^"+bin+"$").CombinedOutput()
 			_ = out
-		}, "EXIT="},
+		}, "EXIT=143"},
 	}
 	for _, ex := range exits {
 		t.Run(ex.name, func(t *testing.T) {
@@ -291,4 +297,22 @@ func TestBinaryInTmuxQuitsFromEveryScreen(t *testing.T) {
 			s.waitFor("EXIT=0", 10*time.Second)
 		})
 	}
+}
+
+// learn --present opens in presenter mode: no help line, a clock, and page
+// down steps.
+func TestBinaryInTmuxPresenterFlag(t *testing.T) {
+	bin := buildLearn(t)
+	s := startTmuxArgs(t, bin, []string{"--present", "play", "lost-answer"}, 80, 24)
+	s.waitFor("step 1 of 1", 30*time.Second)
+	s.send("PageDown")
+	scr := s.waitFor("step 2 of 2", 10*time.Second)
+	if strings.Contains(scr, "space play/pause") {
+		t.Errorf("presenter mode shows the help line:\n%s", scr)
+	}
+	if !regexp.MustCompile(`\d\d:\d\d   step 2 of 2`).MatchString(scr) {
+		t.Errorf("no MM:SS clock:\n%s", scr)
+	}
+	s.send("q")
+	s.waitFor("EXIT=0", 10*time.Second)
 }
