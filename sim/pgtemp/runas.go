@@ -50,7 +50,9 @@ func currentRunner() (runner, error) {
 // process group of its own (a Ctrl-C in the terminal reaches learn, which
 // decides when the cluster stops) and sent deathSig when learn dies.
 func (r runner) sysProcAttr(deathSig syscall.Signal) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Credential: r.cred, Setpgid: true, Pdeathsig: deathSig}
+	attr := &syscall.SysProcAttr{Credential: r.cred, Setpgid: true}
+	setDeathSignal(attr, deathSig)
+	return attr
 }
 
 // chown gives path to the runner; it does nothing when no credentials change.
