@@ -1,0 +1,39 @@
+// Package quiz turns the lesson into practice: question kinds and their
+// grading, the question sets built from the lesson pages (Checkpoint, Break
+// it, Redraw it), the timed interview drill with spaced-repetition flashcards,
+// and the learner's saved progress.
+//
+// Everything here is pure logic and plain data, except [RunLive], which runs a
+// booking scenario of package sim on a real PostgreSQL, and [Store], which
+// reads and writes the progress file. Nothing imports Bubble Tea, Lip Gloss
+// or Glamour: the screens in cmd/learn read this package, never the reverse.
+//
+// # Where the questions come from
+//
+// The question text is quiz's own, written from the facts of the lesson page
+// "Idempotency" and the interview card "How do you keep a booking retry safe
+// when it lands on another API instance?" (package lessons). Whatever the
+// pages already say in learn's words (checkpoint questions, break-it rows,
+// the sequence diagram, the spoken answers, follow-ups and counter-questions)
+// is read from the loaded pages, so a change of the page shows up here; a page
+// that no longer has the shape the sets rely on makes the sets panic, and the
+// package tests catch that before a release (see [Checkpoint]).
+//
+// # Grading
+//
+// Every grader is a pure function of a [Question] and the learner's input and
+// returns a [Result] with a score from 0 to 1:
+//
+//   - [GradeChoice]: single choice (exactly one pick) and multiple choice
+//     (partial credit: right picks minus wrong picks, over the right ones);
+//   - [GradeOrder]: one point per step in its right place;
+//   - [GradeShort]: the learner ticks the key points of the model answer;
+//   - [GradeLive]: half for the cause, half for where to look.
+//
+// # Progress
+//
+// [Store] keeps a [Progress] as JSON with a schema version, under the XDG
+// state directory ([DefaultPath]). Writes are atomic and serialised between
+// processes by a lock file, so two learn processes saving at once lose
+// nothing; a file that cannot be parsed is moved aside and learn goes on.
+package quiz

@@ -1,0 +1,305 @@
+package quiz
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+)
+
+var (
+	single = Question{ID: "t/single", Kind: KindSingle, Choices: []string{"a", "b", "c"}, Correct: []int{1}}
+	multi  = Question{ID: "t/multi", Kind: KindMultiple, Choices: []string{"a", "b", "c", "d", "e"}, Correct: []int{0, 2, 3}}
+	order  = Question{ID: "t/order", Kind: KindOrder, Steps: []Step{
+		{"B", "A", "one"}, {"A", "A", "two"}, {"A", "B", "three"}, {"B", "A", "four"},
+	}}
+	short = Question{ID: "t/short", Kind: KindShort, Model: "m", Points: []string{"p1", "p2", "p3", "p4"}}
+	live  = Question{ID: "t/live", Kind: KindLive, Choices: []string{"c0", "c1", "c2"}, Correct: []int{2},
+		Live: &Live{Where: []string{"w0", "w1", "w2", "w3"}, WhereCorrect: 1}}
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestGradeChoice(t *testing.T) {
+	tests := []struct {
+		name    string
+		q       Question
+		picked  []int
+		score   float64
+		correct bool
+		missed  []string
+		err     error
+	}{
+		{"single right", single, []int{1}, 1, true, nil, nil},
+		{"single wrong", single, []int{0}, 0, false, []string{"b"}, nil},
+		{"single none", single, nil, 0, false, nil, ErrInvalidAnswer},
+		{"single two", single, []int{1, 2}, 0, false, nil, ErrInvalidAnswer},
+		{"single out of range", single, []int{3}, 0, false, nil, ErrInvalidAnswer},
+		{"single negative", single, []int{-1}, 0, false, nil, ErrInvalidAnswer},
+		{"multi exact", multi, []int{0, 2, 3}, 1, true, nil, nil},
+		{"multi exact any order", multi, []int{3, 0, 2}, 1, true, nil, nil},
+		{"multi two of three", multi, []int{0, 3}, 2.0 / 3, false, []string{"c"}, nil},
+		{"multi all right plus one wrong", multi, []int{0, 2, 3, 4}, 2.0 / 3, false, nil, nil},
+		{"multi one right one wrong", multi, []int{0, 1}, 0, false, []string{"c", "d"}, nil},
+		{"multi everything", multi, []int{0, 1, 2, 3, 4}, 1.0 / 3, false, nil, nil},
+		{"multi only wrong", multi, []int{1, 4}, 0, false, []string{"a", "c", "d"}, nil},
+		{"multi none", multi, []int{}, 0, false, []string{"a", "c", "d"}, nil},
+		{"multi repeated", multi, []int{0, 0}, 0, false, nil, ErrInvalidAnswer},
+		{"multi out of range", multi, []int{5}, 0, false, nil, ErrInvalidAnswer},
+		{"order question", order, []int{0}, 0, false, nil, ErrWrongKind},
+		{"live question", live, []int{2}, 0, false, nil, ErrWrongKind},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := GradeChoice(tt.q, tt.picked)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("err = %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !near(r.Score, tt.score) || r.Correct != tt.correct || !slices.Equal(r.Missed, tt.missed) {
+				t.Errorf("got score %v correct %v missed %q, want %v %v %q", r.Score, r.Correct, r.Missed, tt.score, tt.correct, tt.missed)
+			}
+		})
+	}
+}
+
+func TestGradeOrder(t *testing.T) {
+	tests := []struct {
+		name      string
+		q         Question
+		order     []int
+		score     float64
+		positions []bool
+		missed    []string
+		err       error
+	}{
+		{"right", order, []int{0, 1, 2, 3}, 1, []bool{true, true, true, true}, nil, nil},
+		{"two swapped", order, []int{1, 0, 2, 3}, 0.5, []bool{false, false, true, true}, []string{"B → A: one", "A: two"}, nil},
+		{"reversed", order, []int{3, 2, 1, 0}, 0, []bool{false, false, false, false}, []string{"B → A: one", "A: two", "A → B: three", "B → A: four"}, nil},
+		{"rotated", order, []int{1, 2, 3, 0}, 0, []bool{false, false, false, false}, nil, nil},
+		{"last two swapped", order, []int{0, 1, 3, 2}, 0.5, []bool{true, true, false, false}, nil, nil},
+		{"too short", order, []int{0, 1, 2}, 0, nil, nil, ErrInvalidAnswer},
+		{"too long", order, []int{0, 1, 2, 3, 3}, 0, nil, nil, ErrInvalidAnswer},
+		{"repeated", order, []int{0, 0, 2, 3}, 0, nil, nil, ErrInvalidAnswer},
+		{"out of range", order, []int{0, 1, 2, 4}, 0, nil, nil, ErrInvalidAnswer},
+		{"negative", order, []int{-1, 1, 2, 3}, 0, nil, nil, ErrInvalidAnswer},
+		{"choice question", single, []int{0}, 0, nil, nil, ErrWrongKind},
+		{
+			"identical steps may swap",
+			Question{ID: "t/dup", Kind: KindOrder, Steps: []Step{{"A", "B", "x"}, {"A", "B", "x"}, {"B", "A", "y"}}},
+			[]int{1, 0, 2}, 1, []bool{true, true, true}, nil, nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := GradeOrder(tt.q, tt.order)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("err = %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !near(r.Score, tt.score) || !slices.Equal(r.Positions, tt.positions) || r.Correct != (tt.score == 1) {
+				t.Errorf("got score %v positions %v correct %v, want %v %v", r.Score, r.Positions, r.Correct, tt.score, tt.positions)
+			}
+			if tt.missed != nil && !slices.Equal(r.Missed, tt.missed) {
+				t.Errorf("missed %q, want %q", r.Missed, tt.missed)
+			}
+		})
+	}
+}
+
+func TestGradeShort(t *testing.T) {
+	tests := []struct {
+		name   string
+		q      Question
+		ticked []bool
+		score  float64
+		missed []string
+		err    error
+	}{
+		{"all", short, []bool{true, true, true, true}, 1, nil, nil},
+		{"none", short, []bool{false, false, false, false}, 0, []string{"p1", "p2", "p3", "p4"}, nil},
+		{"three of four", short, []bool{true, false, true, true}, 0.75, []string{"p2"}, nil},
+		{"too few ticks", short, []bool{true}, 0, nil, ErrInvalidAnswer},
+		{"too many ticks", short, []bool{true, true, true, true, true}, 0, nil, ErrInvalidAnswer},
+		{"no ticks", short, nil, 0, nil, ErrInvalidAnswer},
+		{"choice question", single, []bool{true}, 0, nil, ErrWrongKind},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := GradeShort(tt.q, tt.ticked)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("err = %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !near(r.Score, tt.score) || r.Correct != (tt.score == 1) || !slices.Equal(r.Missed, tt.missed) {
+				t.Errorf("got %+v, want score %v missed %q", r, tt.score, tt.missed)
+			}
+		})
+	}
+}
+
+func TestGradeSpoken(t *testing.T) {
+	p := SpokenPrompt{ID: "t/spoken", Points: []string{"a", "b"}}
+	r, err := GradeSpoken(p, []bool{true, false})
+	if err != nil || !near(r.Score, 0.5) || r.Correct || !slices.Equal(r.Missed, []string{"b"}) {
+		t.Errorf("GradeSpoken = %+v, %v", r, err)
+	}
+	if _, err := GradeSpoken(p, []bool{true}); !errors.Is(err, ErrInvalidAnswer) {
+		t.Errorf("one tick for two points: err = %v", err)
+	}
+	if _, err := GradeSpoken(SpokenPrompt{ID: "t/none"}, nil); !errors.Is(err, ErrWrongKind) {
+		t.Errorf("no points: err = %v", err)
+	}
+}
+
+func TestGradeLive(t *testing.T) {
+	tests := []struct {
+		name         string
+		q            Question
+		cause, where int
+		score        float64
+		missed       []string
+		err          error
+	}{
+		{"both right", live, 2, 1, 1, nil, nil},
+		{"cause only", live, 2, 0, 0.5, []string{"w1"}, nil},
+		{"where only", live, 0, 1, 0.5, []string{"c2"}, nil},
+		{"both wrong", live, 1, 3, 0, []string{"c2", "w1"}, nil},
+		{"cause out of range", live, 3, 1, 0, nil, ErrInvalidAnswer},
+		{"cause negative", live, -1, 1, 0, nil, ErrInvalidAnswer},
+		{"where out of range", live, 2, 4, 0, nil, ErrInvalidAnswer},
+		{"where negative", live, 2, -1, 0, nil, ErrInvalidAnswer},
+		{"not live", single, 0, 0, 0, nil, ErrWrongKind},
+		{"live without Live", Question{ID: "t/x", Kind: KindLive, Choices: []string{"a"}, Correct: []int{0}}, 0, 0, 0, nil, ErrWrongKind},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := GradeLive(tt.q, tt.cause, tt.where)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("err = %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !near(r.Score, tt.score) || r.Correct != (tt.score == 1) || !slices.Equal(r.Missed, tt.missed) {
+				t.Errorf("got %+v, want score %v missed %q", r, tt.score, tt.missed)
+			}
+		})
+	}
+}
+
+// TestGradeRealQuestions grades the right answer of every question of every
+// set: each scores 1, and a wrong answer scores less.
+func TestGradeRealQuestions(t *testing.T) {
+	for _, s := range Sets() {
+		for _, q := range s.Questions {
+			t.Run(q.ID, func(t *testing.T) {
+				var right, wrong Result
+				var err1, err2 error
+				switch q.Kind {
+				case KindSingle, KindMultiple:
+					right, err1 = GradeChoice(q, q.Correct)
+					other := 0
+					for slices.Contains(q.Correct, other) {
+						other++
+					}
+					wrong, err2 = GradeChoice(q, []int{other})
+				case KindOrder:
+					id := make([]int, len(q.Steps))
+					for i := range id {
+						id[i] = i
+					}
+					right, err1 = GradeOrder(q, id)
+					wrong, err2 = GradeOrder(q, Shuffle(len(q.Steps), 1))
+				case KindShort:
+					right, err1 = GradeShort(q, slices.Repeat([]bool{true}, len(q.Points)))
+					wrong, err2 = GradeShort(q, make([]bool, len(q.Points)))
+				case KindLive:
+					right, err1 = GradeLive(q, q.Correct[0], q.Live.WhereCorrect)
+					wrong, err2 = GradeLive(q, (q.Correct[0]+1)%len(q.Choices), q.Live.WhereCorrect)
+				default:
+					t.Fatalf("unknown kind %q", q.Kind)
+				}
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				if !right.Correct || right.Score != 1 {
+					t.Errorf("the right answer scores %+v", right)
+				}
+				if wrong.Correct || wrong.Score >= 1 {
+					t.Errorf("a wrong answer scores %+v", wrong)
+				}
+			})
+		}
+	}
+}
+
+func TestScore(t *testing.T) {
+	if got := Score(nil); got != 0 {
+		t.Errorf("Score(nil) = %v", got)
+	}
+	if got := Score([]Result{{Score: 1}, {Score: 0.5}, {}, {Score: 0.5}}); !near(got, 0.5) {
+		t.Errorf("Score = %v, want 0.5", got)
+	}
+}
+
+func TestShuffle(t *testing.T) {
+	for n := 0; n <= 12; n++ {
+		for seed := int64(-50); seed < 500; seed++ {
+			p := Shuffle(n, seed)
+			if len(p) != n {
+				t.Fatalf("Shuffle(%d, %d) has %d items", n, seed, len(p))
+			}
+			sorted := slices.Sorted(slices.Values(p))
+			for i, v := range sorted {
+				if v != i {
+					t.Fatalf("Shuffle(%d, %d) = %v is not a permutation", n, seed, p)
+				}
+			}
+			if n > 1 && isIdentity(p) {
+				t.Fatalf("Shuffle(%d, %d) is the identity", n, seed)
+			}
+			if !slices.Equal(p, Shuffle(n, seed)) {
+				t.Fatalf("Shuffle(%d, %d) differs between calls", n, seed)
+			}
+		}
+	}
+	// n = 2 has one permutation besides the identity; every seed gives it.
+	if p := Shuffle(2, 7); !slices.Equal(p, []int{1, 0}) {
+		t.Errorf("Shuffle(2, 7) = %v", p)
+	}
+	// Different seeds give different orders for a longer list.
+	seen := map[string]bool{}
+	for seed := range int64(50) {
+		seen[fmtInts(Shuffle(6, seed))] = true
+	}
+	if len(seen) < 20 {
+		t.Errorf("50 seeds gave only %d orders of 6 steps", len(seen))
+	}
+}
+
+func fmtInts(p []int) string {
+	b := make([]byte, len(p))
+	for i, v := range p {
+		b[i] = byte('0' + v)
+	}
+	return string(b)
+}

@@ -1,0 +1,130 @@
+package quiz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// Symptom is what a run shows, as numbers the learner can reason from.
+type Symptom struct {
+	// Statuses are the HTTP statuses of the answers that reached the
+	// browser, sorted ascending.
+	Statuses []int
+	// Messages are the distinct error messages of those answers, sorted.
+	Messages []string
+	// Lost is the number of answers lost on the way back.
+	Lost int
+	// Intents is the number of booking intents (a user's decisions to
+	// book); Keys the number of distinct idempotency keys the browser sent;
+	// Tries the number of requests it sent.
+	Intents, Keys, Tries int
+	// Rows is the number of rows in bookings afterwards; Seats the seats
+	// the run's events lost.
+	Rows, Seats int
+	// Broken are the names of the invariants that failed (sim.Inv…), in the
+	// order sim checks them.
+	Broken []string
+}
+
+// String formats the symptom on one line, e.g.
+// "answers 200; 1 lost; 1 intent, 2 keys, 2 tries; 2 booking rows, 4 seats taken".
+func (s Symptom) String() string {
+	var b strings.Builder
+	b.WriteString("answers ")
+	if len(s.Statuses) == 0 {
+		b.WriteString("none")
+	}
+	for i, st := range s.Statuses {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, st)
+	}
+	for _, m := range s.Messages {
+		fmt.Fprintf(&b, " (%q)", m)
+	}
+	fmt.Fprintf(&b, "; %d lost; %s, %s, %s; %s, %s",
+		s.Lost, count(s.Intents, "intent"), count(s.Keys, "key"), count(s.Tries, "try"),
+		count(s.Rows, "booking row"), count(s.Seats, "seat")+" taken")
+	if len(s.Broken) > 0 {
+		fmt.Fprintf(&b, "; broken: %s", strings.Join(s.Broken, "; "))
+	}
+	return b.String()
+}
+
+// count formats n things: "1 key", "2 keys", "3 tries".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if what == "try" {
+		return fmt.Sprintf("%d tries", n)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// SymptomOf reads the numbers of a finished run's report.
+func SymptomOf(rep *sim.Report) Symptom {
+	s := Symptom{Lost: rep.Lost, Rows: rep.BookingRows, Seats: rep.SeatsTaken}
+	for _, a := range rep.Answers {
+		s.Statuses = append(s.Statuses, a.Status)
+		if a.Message != "" && !slices.Contains(s.Messages, a.Message) {
+			s.Messages = append(s.Messages, a.Message)
+		}
+	}
+	slices.Sort(s.Statuses)
+	slices.Sort(s.Messages)
+	keys := map[string]bool{}
+	intents := map[int]bool{}
+	for _, at := range rep.Attempts {
+		intents[at.Intent] = true
+		keys[at.Key] = true
+		for _, t := range at.Tries {
+			s.Tries++
+			if t.Key != "" { // a client that changed the key for this try
+				keys[t.Key] = true
+			}
+		}
+	}
+	s.Intents, s.Keys = len(intents), len(keys)
+	for _, inv := range rep.Invariants {
+		if !inv.Pass {
+			s.Broken = append(s.Broken, inv.Name)
+		}
+	}
+	return s
+}
+
+// RunLive runs variant v of the named sim scenario on db, on a fresh schema
+// that it removes afterwards: it prepares the run, executes it to its end
+// and closes it. It returns the symptom and sim's full report (answers,
+// tries, invariants) for the screen to show.
+//
+// The error says what failed: an unknown scenario (listing the names), a
+// variant the scenario does not have, no PostgreSQL, or ctx ending first.
+// A run that cannot be closed returns its report with the close error.
+func RunLive(ctx context.Context, db sim.Database, scenario string, v sim.Variant) (_ Symptom, _ *sim.Report, err error) {
+	sc, err := sim.Lookup(scenario)
+	if err != nil {
+		return Symptom{}, nil, fmt.Errorf("quiz: %w", err)
+	}
+	run, err := sc.Prepare(ctx, db, sim.Options{Variant: v})
+	if err != nil {
+		return Symptom{}, nil, fmt.Errorf("quiz: prepare %s (%s): %w", scenario, v, err)
+	}
+	defer func() {
+		if cerr := run.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("quiz: close %s (%s): %w", scenario, v, cerr))
+		}
+	}()
+	rep, err := run.Execute(ctx)
+	if err != nil {
+		return Symptom{}, nil, fmt.Errorf("quiz: run %s (%s): %w", scenario, v, err)
+	}
+	return SymptomOf(rep), rep, nil
+}

@@ -1,0 +1,205 @@
+package quiz
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// Kind is the kind of a question; it says which fields of [Question] are
+// used and which grader applies.
+type Kind string
+
+// The kinds of question.
+const (
+	// KindSingle is single choice: Choices and exactly one index in
+	// Correct; graded by [GradeChoice].
+	KindSingle Kind = "single"
+	// KindMultiple is multiple choice: Choices and one or more indices in
+	// Correct; graded by [GradeChoice] with partial credit.
+	KindMultiple Kind = "multiple"
+	// KindOrder asks for Steps in their order; graded per position by
+	// [GradeOrder]. The UI shows the steps in the order [Shuffle] gives.
+	KindOrder Kind = "order"
+	// KindShort is a short answer the learner types, then compares with
+	// Model and grades by ticking Points; graded by [GradeShort]. The typed
+	// text is never graded by the program.
+	KindShort Kind = "short"
+	// KindLive runs a sim scenario on PostgreSQL ([RunLive]), shows the
+	// symptom as numbers, and asks for the cause (Choices, Correct) and
+	// where to look (Live.Where); graded by [GradeLive].
+	KindLive Kind = "live"
+)
+
+// Question is one question of a [Set]. Questions are plain values built by
+// this package; treat the slices as read-only.
+type Question struct {
+	// ID is stable across versions of learn and keys the learner's saved
+	// answers, e.g. "checkpoint/3" or "breakit/charged-twice".
+	ID   string
+	Kind Kind
+	// Prompt is the question as the learner reads it (plain text).
+	Prompt string
+	// Choices are the options of a single or multiple choice question, and
+	// the candidate causes of a live question (plain text).
+	Choices []string
+	// Correct holds the indices into Choices of the right options, in
+	// increasing order: exactly one for single choice and live questions.
+	Correct []int
+	// Explain is shown after the learner has answered, whatever the result.
+	Explain string
+	// Steps are the steps of an order question in their right order.
+	Steps []Step
+	// Model is the model answer of a short-answer question.
+	Model string
+	// Points are the key points of Model that the learner ticks when their
+	// own answer made them.
+	Points []string
+	// Live is set for live questions only.
+	Live *Live
+	// Source names where the question comes from, e.g.
+	// "Idempotency › Checkpoint 3".
+	Source string
+}
+
+// Step is one step of a sequence: who sends what to whom. From equals To for
+// work done inside one lane (e.g. the API committing a booking).
+type Step struct {
+	From, To, Text string
+}
+
+// String formats the step as "Browser → API + Postgres: book 2 seats, key K",
+// or "API + Postgres: booked #b1, …" when From equals To.
+func (s Step) String() string {
+	if s.From == s.To {
+		return s.From + ": " + s.Text
+	}
+	return s.From + " → " + s.To + ": " + s.Text
+}
+
+// Live is what a live question runs and what its run must show.
+//
+// The learner first sees the run of Variant (the symptom), answers, and then
+// sees the run of Beside next to it. For most questions Variant is
+// sim.Broken and Beside is sim.Correct: the broken design shows the symptom
+// and the correct one shows the fix. The exception is breakit/key-already-used:
+// the lesson's symptom there (409 "This idempotency key was already used for
+// a different booking") is the correct engine refusing a client that reused a
+// key for another quantity, so the symptom comes from sim.Correct, and Beside
+// is sim.Broken, an engine without the comparison, which answers 200 with the
+// wrong booking; BesideNote says so.
+type Live struct {
+	// Scenario is the sim scenario's name (sim.Lookup).
+	Scenario string
+	// Variant is the variant whose run shows the symptom. Always set.
+	Variant sim.Variant
+	// Beside is the variant run after the answer, to compare with. Always
+	// set, and different from Variant.
+	Beside sim.Variant
+	// BesideNote says what the Beside run shows (plain text).
+	BesideNote string
+	// Symptom is what the learner is told before the run (plain text).
+	Symptom string
+	// Where are the candidate places to look (plain text).
+	Where []string
+	// WhereCorrect is the index into Where of the right place.
+	WhereCorrect int
+	// Claim is what the run of Variant gives; a test checks it on a real
+	// PostgreSQL.
+	Claim Claim
+}
+
+// Claim is what a run of a live question's Variant must show, field by
+// field as [Symptom] reports it. A test runs every live question on a real
+// PostgreSQL and checks its claim with [Claim.Check].
+type Claim struct {
+	// Statuses are the HTTP statuses of the answers that reached the
+	// browser, sorted ascending.
+	Statuses []int
+	// Messages are the distinct error messages of those answers, sorted.
+	Messages []string
+	// Lost is the number of answers lost on the way back.
+	Lost int
+	// Intents is the number of booking intents (clicks); Keys the number of
+	// distinct idempotency keys sent; Tries the number of requests sent.
+	Intents, Keys, Tries int
+	// Rows is the number of booking rows afterwards; Seats the seats taken.
+	Rows, Seats int
+	// Broken are the names of the invariants the run breaks (sim.Inv…), in
+	// sim's order; empty when all hold.
+	Broken []string
+}
+
+// Check returns nil when s shows exactly what c claims, or an error that
+// lists every difference.
+func (c Claim) Check(s Symptom) error {
+	var diffs []string
+	if !equalInts(c.Statuses, s.Statuses) {
+		diffs = append(diffs, fmt.Sprintf("statuses %v, claimed %v", s.Statuses, c.Statuses))
+	}
+	if !equalStrings(c.Messages, s.Messages) {
+		diffs = append(diffs, fmt.Sprintf("messages %q, claimed %q", s.Messages, c.Messages))
+	}
+	for _, n := range []struct {
+		what       string
+		got, claim int
+	}{
+		{"answers lost", s.Lost, c.Lost},
+		{"intents", s.Intents, c.Intents},
+		{"keys", s.Keys, c.Keys},
+		{"tries", s.Tries, c.Tries},
+		{"booking rows", s.Rows, c.Rows},
+		{"seats taken", s.Seats, c.Seats},
+	} {
+		if n.got != n.claim {
+			diffs = append(diffs, fmt.Sprintf("%d %s, claimed %d", n.got, n.what, n.claim))
+		}
+	}
+	if !equalStrings(c.Broken, s.Broken) {
+		diffs = append(diffs, fmt.Sprintf("broken invariants %q, claimed %q", s.Broken, c.Broken))
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("the run does not show what the question claims: %s", strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Result is the grade of one answer.
+type Result struct {
+	// Score is from 0 (nothing right) to 1 (all right).
+	Score float64
+	// Correct is true when the answer is entirely right (Score is 1).
+	Correct bool
+	// Positions, for order questions, says for each position whether the
+	// learner put the right step there.
+	Positions []bool
+	// Missed lists, as the learner reads them, what the answer lacked: the
+	// right choices not picked, the right cause or place when missed, the
+	// steps that belonged at the wrong positions, the key points not ticked.
+	Missed []string
+}

@@ -1,0 +1,275 @@
+package quiz
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// The pages the sets are built from (lessons.Get).
+const (
+	// LessonSlug is the lesson page "Idempotency".
+	LessonSlug = "idempotency"
+	// CardSlug is the interview card about retries on another API instance.
+	CardSlug = "retry-across-instances"
+)
+
+// The set IDs: they key [Progress.Sets] and are stable across versions.
+const (
+	SetCheckpoint = "checkpoint"
+	SetBreakIt    = "breakit"
+	SetRedraw     = "redraw"
+	// SetInterview records the spoken prompts of the interview drill.
+	SetInterview = "interview"
+)
+
+// Set is a named list of questions the learner answers in one sitting.
+type Set struct {
+	// ID is one of SetCheckpoint, SetBreakIt, SetRedraw.
+	ID string
+	// Title names the set on the home screen, e.g. "Checkpoint".
+	Title string
+	// Intro is shown before the first question (plain text).
+	Intro string
+	// Questions in the order the set asks them.
+	Questions []Question
+}
+
+// Question returns the question with the given ID, and whether there is one.
+func (s Set) Question(id string) (Question, bool) {
+	for _, q := range s.Questions {
+		if q.ID == id {
+			return q, true
+		}
+	}
+	return Question{}, false
+}
+
+// Checkpoint is the lesson's five checkpoint questions, each in the kind
+// that fits it: 1 short answer, 2 multiple choice, 3 to 5 single choice.
+// The prompts are the lesson page's own; choices, models and explanations
+// are quiz's, from the lesson's facts.
+//
+// Checkpoint panics if the embedded lesson page no longer has the shape
+// the set relies on (five checkpoint questions); the package tests build
+// every set, so a page edit that breaks it fails `go test` first.
+func Checkpoint() Set { return must(buildCheckpoint()) }
+
+// Redraw is the lost-answer sequence to put in order from memory: one
+// order question whose six steps (with who sends what to whom) are the
+// messages of the lesson's "Picture it" sequence diagram. It panics like
+// [Checkpoint] if the page's diagram changes shape.
+func Redraw() Set { return must(buildRedraw()) }
+
+// BreakIt is the debugging set: six live questions, the three symptoms of
+// the lesson's Break it table and three more from the sim scenarios
+// (another API instance, keys in Redis with a TTL, one key for two events).
+// It panics like [Checkpoint] if the table changes shape.
+func BreakIt() Set { return must(buildBreakIt()) }
+
+// Sets returns Checkpoint, BreakIt and Redraw, in the order of the home menu.
+func Sets() []Set { return []Set{Checkpoint(), BreakIt(), Redraw()} }
+
+// SetTitle returns the title of the set or drill with the given ID, or the
+// ID itself when it is unknown.
+func SetTitle(id string) string {
+	switch id {
+	case SetCheckpoint:
+		return "Checkpoint"
+	case SetBreakIt:
+		return "Break it"
+	case SetRedraw:
+		return "Redraw it"
+	case SetInterview:
+		return "Interview drill"
+	}
+	return id
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// pages loads the lesson and the interview card.
+func pages() (lesson, card *lessons.Page, err error) {
+	if lesson, err = lessons.Get(LessonSlug); err != nil {
+		return nil, nil, fmt.Errorf("quiz: %w", err)
+	}
+	if card, err = lessons.Get(CardSlug); err != nil {
+		return nil, nil, fmt.Errorf("quiz: %w", err)
+	}
+	return lesson, card, nil
+}
+
+// shapeError says that a page no longer has what a set is built from.
+func shapeError(p *lessons.Page, format string, args ...any) error {
+	return fmt.Errorf("quiz: the page %q (lessons/pages/%s.md) changed shape: %s; update quiz to match",
+		p.Title, p.Slug, fmt.Sprintf(format, args...))
+}
+
+// plain removes the Markdown markup used inside table cells and list items
+// (code spans, strong emphasis) so that quiz text is plain.
+var plain = strings.NewReplacer("`", "", "**", "").Replace
+
+// checkpointCount is the number of questions of the lesson's Checkpoint.
+const checkpointCount = 5
+
+func buildCheckpoint() (Set, error) {
+	lesson, _, err := pages()
+	if err != nil {
+		return Set{}, err
+	}
+	return checkpointFrom(lesson)
+}
+
+// checkpointFrom builds the Checkpoint set from the lesson page.
+func checkpointFrom(lesson *lessons.Page) (Set, error) {
+	if n := len(lesson.Checkpoint); n != checkpointCount {
+		return Set{}, shapeError(lesson, "Checkpoint has %d questions, quiz has choices for %d", n, checkpointCount)
+	}
+	prompt := func(i int) string { return plain(lesson.Checkpoint[i]) }
+	source := func(i int) string { return fmt.Sprintf("%s › Checkpoint %d", lesson.Title, i+1) }
+	qs := []Question{
+		{
+			ID:     "checkpoint/1",
+			Kind:   KindShort,
+			Prompt: prompt(0),
+			Model:  "A request is idempotent when sending it a second time has the same effect as sending it once: a repeated booking gets the first booking back and takes no seats again.",
+			Points: []string{
+				"Doing it twice has the same effect as doing it once",
+				"It is about the effect on the server (rows, seats), not how often the request was sent",
+				"For a booking: the repeat gets the first booking back and takes no more seats",
+			},
+			Explain: "That is what makes the retry after a lost answer safe: the server already committed #b1, and the repeat with the same key changes nothing and answers with #b1 again.",
+		},
+		{
+			ID:     "checkpoint/2",
+			Kind:   KindMultiple,
+			Prompt: prompt(1) + " Pick every true statement.",
+			Choices: []string{
+				"A new key on every retry, so the server can tell the tries apart",
+				"A new key when the user decides to book",
+				"The same key on every retry of that booking, after a network error or a 5xx",
+				"The same key for every booking the user makes in one session",
+				"A new key when the user changes the quantity",
+				"A new key after a lost answer, since the first try may not have counted",
+			},
+			Correct: []int{1, 2, 4},
+			Explain: "The key belongs to the intent, not to the try (How it works, step 1). The form makes it when the user decides to book, every retry sends it again, and a changed quantity is a new intent with a new key (NewIntent in sim/client.go). A new key per retry is the bug that charges the user twice: the server cannot know the second try repeats the first.",
+		},
+		{
+			ID:     "checkpoint/3",
+			Kind:   KindSingle,
+			Prompt: prompt(2),
+			Choices: []string{
+				"200 with the first booking, as for any replay",
+				"200 with a new booking for the new quantity",
+				"409 Conflict: “" + sim.MsgKeyReused + "”",
+				"409 Conflict: “" + sim.MsgNotEnoughSeats + "”",
+				"400 Bad Request: the key is malformed",
+			},
+			Correct: []int{2},
+			Explain: "How it works, step 3: having found the booking for this user and key, the engine compares its event and quantity with the request. Both equal: a replay, 200 with the first booking. Either different: 409, and nothing is written. Answering 200 would hand back a booking of 2 seats to a request for 3.",
+		},
+		{
+			ID:     "checkpoint/4",
+			Kind:   KindSingle,
+			Prompt: prompt(3),
+			Choices: []string{
+				"The key lookup: the second copy finds the first one's booking and returns it",
+				"The UNIQUE (user_id, idempotency_key) constraint: one INSERT wins, the other fails with a unique violation (SQLSTATE 23505) and its whole transaction rolls back, seats included",
+				"The API instance that received the first copy remembers the key in memory and refuses the second",
+				"The later COMMIT overwrites the earlier booking, so one row is left",
+			},
+			Correct: []int{1},
+			Explain: "How it works, step 4: a lookup alone cannot settle it, since both copies may look before either has inserted. The constraint lets one INSERT through; the loser gets 23505, rolls back as a whole (its seat decrement too), then reads the winner's booking and answers with it. For one event the row lock already makes the copies wait in turn; the constraint settles the copies that share no lock, such as one key sent for two events.",
+		},
+		{
+			ID:     "checkpoint/5",
+			Kind:   KindSingle,
+			Prompt: prompt(4),
+			Choices: []string{
+				"Other writes never lose their answer on the way back",
+				"Only a booking can fail with a 5xx",
+				"Other writes are retried by the server, so the browser need not",
+				"Only the booking carries an idempotency key, which makes a repeat harmless; any other write, sent twice, could take effect twice",
+			},
+			Correct: []int{3},
+			Explain: "The answer to any write can be lost after the server acted. The client retries a booking (at most 3 tries, after 1 s and 2 s, only on a network error or a 5xx) because its key turns the repeat into a replay. A write without a key cannot tell a repeat from a new request, so retrying it could apply it twice.",
+		},
+	}
+	for i := range qs {
+		qs[i].Source = source(i)
+	}
+	return Set{
+		ID:        SetCheckpoint,
+		Title:     SetTitle(SetCheckpoint),
+		Intro:     "Five questions on the lesson, answered from memory. Each shows why after you answer; if one is hard, reread its section.",
+		Questions: qs,
+	}, nil
+}
+
+// sequenceSteps is the number of messages of the lesson's sequence diagram.
+const sequenceSteps = 6
+
+func buildRedraw() (Set, error) {
+	lesson, _, err := pages()
+	if err != nil {
+		return Set{}, err
+	}
+	return redrawFrom(lesson)
+}
+
+// redrawFrom builds the Redraw set from the lesson page.
+func redrawFrom(lesson *lessons.Page) (Set, error) {
+	seq := lesson.Sequence
+	if seq == nil || len(seq.Messages) != sequenceSteps {
+		n := 0
+		if seq != nil {
+			n = len(seq.Messages)
+		}
+		return Set{}, shapeError(lesson, "the sequence diagram has %d messages, want %d (book, commit, lost answer, retry, lookup, same answer)", n, sequenceSteps)
+	}
+	steps, err := StepsOf(seq)
+	if err != nil {
+		return Set{}, shapeError(lesson, "%v", err)
+	}
+	prompt := "Put the steps of the lost answer in order: a booking sent with key K, its answer lost, the retry with the same K, the first booking returned."
+	if s, ok := lesson.Section("Redraw it"); ok {
+		prompt = plain(s.Markdown) + " Put the six steps in order."
+	}
+	return Set{
+		ID:    SetRedraw,
+		Title: SetTitle(SetRedraw),
+		Intro: "Rebuild the sequence of the lesson from memory: who sends what, in which order.",
+		Questions: []Question{{
+			ID:      "redraw/lost-answer",
+			Kind:    KindOrder,
+			Prompt:  prompt,
+			Steps:   steps,
+			Explain: "The booking commits (#b1, 2 seats) and only then is its answer lost. The retry carries the same key K; under the lock on the event row the engine finds #b1 for this user and key and writes nothing, so the browser finally gets the answer it missed: 1 booking, 2 seats.",
+			Source:  lesson.Title + " › Picture it",
+		}},
+	}, nil
+}
+
+// StepsOf turns the messages of a sequence diagram into steps, with the
+// participants' display names; the error names a message whose participant
+// is not declared.
+func StepsOf(seq *lessons.Sequence) ([]Step, error) {
+	steps := make([]Step, 0, len(seq.Messages))
+	for i, m := range seq.Messages {
+		from, ok1 := seq.Participant(m.From)
+		to, ok2 := seq.Participant(m.To)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("message %d (%s → %s) names an unknown participant", i+1, m.From, m.To)
+		}
+		steps = append(steps, Step{From: from.Name, To: to.Name, Text: plain(m.Text)})
+	}
+	return steps, nil
+}

@@ -1,0 +1,375 @@
+package quiz
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+func lessonPage(t *testing.T) *lessons.Page {
+	t.Helper()
+	p, err := lessons.Get(LessonSlug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func cardPage(t *testing.T) *lessons.Page {
+	t.Helper()
+	p, err := lessons.Get(CardSlug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The question IDs are stable: saved answers are keyed by them. Changing
+// this list means migrating saved progress.
+var wantIDs = map[string][]string{
+	SetCheckpoint: {"checkpoint/1", "checkpoint/2", "checkpoint/3", "checkpoint/4", "checkpoint/5"},
+	SetBreakIt: {"breakit/charged-twice", "breakit/last-seats", "breakit/key-already-used",
+		"breakit/other-instance", "breakit/redis-ttl", "breakit/two-events-one-key"},
+	SetRedraw: {"redraw/lost-answer"},
+}
+
+func TestSetsBuild(t *testing.T) {
+	for _, s := range Sets() {
+		var ids []string
+		for _, q := range s.Questions {
+			ids = append(ids, q.ID)
+		}
+		if !slices.Equal(ids, wantIDs[s.ID]) {
+			t.Errorf("set %s has questions %q, want %q", s.ID, ids, wantIDs[s.ID])
+		}
+		if s.Title == "" || s.Intro == "" || SetTitle(s.ID) != s.Title {
+			t.Errorf("set %s: title %q intro %q", s.ID, s.Title, s.Intro)
+		}
+		for _, q := range s.Questions {
+			checkQuestion(t, q)
+			if got, ok := s.Question(q.ID); !ok || got.ID != q.ID {
+				t.Errorf("Set.Question(%q) not found", q.ID)
+			}
+		}
+	}
+}
+
+// checkQuestion checks that q has exactly the fields of its kind, in range,
+// and plain text.
+func checkQuestion(t *testing.T, q Question) {
+	t.Helper()
+	fail := func(format string, args ...any) { t.Helper(); t.Errorf(q.ID+": "+format, args...) }
+	if q.Prompt == "" || q.Explain == "" || q.Source == "" {
+		fail("prompt %q, explain %q, source %q must all be set", q.Prompt, q.Explain, q.Source)
+	}
+	texts := append([]string{q.Prompt, q.Explain, q.Model}, q.Choices...)
+	texts = append(texts, q.Points...)
+	if q.Live != nil {
+		texts = append(texts, q.Live.Symptom, q.Live.BesideNote)
+		texts = append(texts, q.Live.Where...)
+	}
+	for _, s := range q.Steps {
+		texts = append(texts, s.From, s.To, s.Text)
+	}
+	for _, s := range texts {
+		if strings.ContainsAny(s, "`*") {
+			fail("text is not plain: %q", s)
+		}
+	}
+	if len(q.Choices) > 0 && len(slices.Compact(slices.Sorted(slices.Values(q.Choices)))) != len(q.Choices) {
+		fail("repeated choice in %q", q.Choices)
+	}
+	for _, c := range q.Correct {
+		if c < 0 || c >= len(q.Choices) {
+			fail("correct index %d out of range", c)
+		}
+	}
+	if !slices.IsSorted(q.Correct) {
+		fail("Correct %v is not in increasing order", q.Correct)
+	}
+	hasChoices, hasSteps, hasShort := len(q.Choices) > 0, len(q.Steps) > 0, q.Model != "" || len(q.Points) > 0
+	switch q.Kind {
+	case KindSingle:
+		if len(q.Correct) != 1 || !hasChoices || hasSteps || hasShort || q.Live != nil {
+			fail("not a single-choice question")
+		}
+	case KindMultiple:
+		if len(q.Correct) < 2 || len(q.Correct) >= len(q.Choices) || hasSteps || hasShort || q.Live != nil {
+			fail("not a multiple-choice question with some right and some wrong choices")
+		}
+	case KindOrder:
+		if len(q.Steps) < 2 || hasChoices || hasShort || q.Live != nil {
+			fail("not an order question")
+		}
+	case KindShort:
+		if q.Model == "" || len(q.Points) < 2 || hasChoices || hasSteps || q.Live != nil {
+			fail("not a short-answer question")
+		}
+	case KindLive:
+		l := q.Live
+		if l == nil || len(q.Correct) != 1 || len(q.Choices) < 3 || hasSteps || hasShort {
+			fail("not a live question")
+			return
+		}
+		if l.WhereCorrect < 0 || l.WhereCorrect >= len(l.Where) || len(l.Where) < 3 {
+			fail("where %d of %q", l.WhereCorrect, l.Where)
+		}
+		if len(slices.Compact(slices.Sorted(slices.Values(l.Where)))) != len(l.Where) {
+			fail("repeated place in %q", l.Where)
+		}
+		sc, err := sim.Lookup(l.Scenario)
+		if err != nil {
+			fail("%v", err)
+			return
+		}
+		if l.Variant == "" || l.Beside == "" || l.Variant == l.Beside {
+			fail("variant %q beside %q: both must be set and differ", l.Variant, l.Beside)
+		}
+		if !sc.HasBroken() {
+			fail("scenario %s has no broken variant to compare with", sc.Name)
+		}
+		if l.Symptom == "" || l.BesideNote == "" {
+			fail("symptom and beside note must be set")
+		}
+		if !slices.IsSorted(l.Claim.Statuses) || !slices.IsSorted(l.Claim.Messages) || len(l.Claim.Statuses) == 0 {
+			fail("claim statuses %v and messages %q must be sorted and not empty", l.Claim.Statuses, l.Claim.Messages)
+		}
+	default:
+		fail("unknown kind %q", q.Kind)
+	}
+}
+
+func TestCheckpointFollowsTheLesson(t *testing.T) {
+	lesson := lessonPage(t)
+	s := Checkpoint()
+	if len(s.Questions) != 5 || len(lesson.Checkpoint) != 5 {
+		t.Fatalf("%d questions, the lesson has %d; want 5", len(s.Questions), len(lesson.Checkpoint))
+	}
+	kinds := []Kind{KindShort, KindMultiple, KindSingle, KindSingle, KindSingle}
+	for i, q := range s.Questions {
+		if !strings.HasPrefix(q.Prompt, plain(lesson.Checkpoint[i])) {
+			t.Errorf("%s prompt %q is not the lesson's question %q", q.ID, q.Prompt, lesson.Checkpoint[i])
+		}
+		if q.Kind != kinds[i] {
+			t.Errorf("%s is %s, want %s", q.ID, q.Kind, kinds[i])
+		}
+	}
+	// The facts the answers must carry.
+	right := func(q Question) string { return q.Choices[q.Correct[0]] }
+	if r := right(s.Questions[2]); !strings.Contains(r, "409") || !strings.Contains(r, sim.MsgKeyReused) {
+		t.Errorf("checkpoint/3 right answer %q lacks 409 and the lesson's message", r)
+	}
+	if r := right(s.Questions[3]); !strings.Contains(r, "UNIQUE (user_id, idempotency_key)") || !strings.Contains(r, "rolls back") || !strings.Contains(r, "23505") {
+		t.Errorf("checkpoint/4 right answer %q", r)
+	}
+	if r := right(s.Questions[4]); !strings.Contains(r, "idempotency key") {
+		t.Errorf("checkpoint/5 right answer %q", r)
+	}
+	var picked []string
+	for _, c := range s.Questions[1].Correct {
+		picked = append(picked, s.Questions[1].Choices[c])
+	}
+	joined := strings.Join(picked, " | ")
+	for _, fact := range []string{"decides to book", "every retry", "changes the quantity"} {
+		if !strings.Contains(joined, fact) {
+			t.Errorf("checkpoint/2 right choices %q lack %q", joined, fact)
+		}
+	}
+}
+
+func TestRedrawFollowsTheSequence(t *testing.T) {
+	lesson := lessonPage(t)
+	s := Redraw()
+	if len(s.Questions) != 1 {
+		t.Fatalf("%d questions", len(s.Questions))
+	}
+	q := s.Questions[0]
+	msgs := lesson.Sequence.Messages
+	if len(q.Steps) != 6 || len(msgs) != 6 {
+		t.Fatalf("%d steps, the lesson's sequence has %d; want 6", len(q.Steps), len(msgs))
+	}
+	for i, m := range msgs {
+		from, _ := lesson.Sequence.Participant(m.From)
+		to, _ := lesson.Sequence.Participant(m.To)
+		want := Step{From: from.Name, To: to.Name, Text: m.Text}
+		if q.Steps[i] != want {
+			t.Errorf("step %d = %+v, want %+v", i+1, q.Steps[i], want)
+		}
+	}
+	// Who sends what: the six steps of the lost answer.
+	want := []string{
+		"Browser → API + Postgres: book 2 seats, key K",
+		"API + Postgres: booked #b1, seats -2, COMMIT",
+		"API + Postgres → Browser: 200 #b1 (answer lost)",
+		"Browser → API + Postgres: retry: book 2 seats, key K",
+		"API + Postgres: key K already has #b1, write nothing",
+		"API + Postgres → Browser: 200 #b1 (same answer)",
+	}
+	for i, st := range q.Steps {
+		if st.String() != want[i] {
+			t.Errorf("step %d = %q, want %q", i+1, st, want[i])
+		}
+	}
+}
+
+func TestBreakItFollowsTheTable(t *testing.T) {
+	lesson := lessonPage(t)
+	s := BreakIt()
+	if len(s.Questions) < 6 {
+		t.Fatalf("%d questions, want the table's 3 and at least 3 more", len(s.Questions))
+	}
+	for i, row := range lesson.BreakIt {
+		q := s.Questions[i]
+		if q.Live.Symptom != plain(row.Symptom) || q.Choices[q.Correct[0]] != plain(row.Cause) || q.Live.Where[q.Live.WhereCorrect] != plain(row.WhereToLook) {
+			t.Errorf("%s does not carry Break it row %d: %+v", q.ID, i+1, row)
+		}
+	}
+	scenarios := map[string]string{}
+	for _, q := range s.Questions {
+		if q.Kind != KindLive {
+			t.Errorf("%s is %s, want live", q.ID, q.Kind)
+			continue
+		}
+		scenarios[q.ID] = q.Live.Scenario
+	}
+	want := map[string]string{
+		"breakit/charged-twice":      "new-key-per-retry",
+		"breakit/last-seats":         "last-seats",
+		"breakit/key-already-used":   "different-quantity",
+		"breakit/other-instance":     "other-instance",
+		"breakit/redis-ttl":          "redis-ttl",
+		"breakit/two-events-one-key": "key-reuse-two-events",
+	}
+	for id, sc := range want {
+		if scenarios[id] != sc {
+			t.Errorf("%s runs %q, want %q", id, scenarios[id], sc)
+		}
+	}
+	// The 409 of the third row is the correct engine refusing the client's
+	// reused key: only that question shows the correct variant.
+	for _, q := range s.Questions {
+		wantVariant := sim.Broken
+		if q.ID == "breakit/key-already-used" {
+			wantVariant = sim.Correct
+		}
+		if q.Live.Variant != wantVariant {
+			t.Errorf("%s shows its symptom with the %s variant, want %s", q.ID, q.Live.Variant, wantVariant)
+		}
+	}
+}
+
+func TestInterviewFollowsThePages(t *testing.T) {
+	lesson, card := lessonPage(t), cardPage(t)
+	d := Interview()
+	if len(d.Prompts) != 2 {
+		t.Fatalf("%d spoken prompts, want 2", len(d.Prompts))
+	}
+	if d.Prompts[0].Model != lesson.SpokenAnswer || d.Prompts[1].Model != card.SpokenAnswer || d.Prompts[1].Question != card.Title {
+		t.Errorf("spoken prompts do not carry the pages' answers: %+v", d.Prompts)
+	}
+	for _, p := range d.Prompts {
+		if p.Seconds != 30 || len(p.Points) < 4 || p.ID == "" || p.Question == "" || p.Source == "" {
+			t.Errorf("prompt %+v", p)
+		}
+	}
+	if len(d.Cards) != 7 {
+		t.Fatalf("%d cards, want the 4 follow-ups and the 3 counter-questions", len(d.Cards))
+	}
+	fus := append(slices.Clone(lesson.FollowUps), card.FollowUps...)
+	ids := map[string]bool{}
+	for i, c := range d.Cards {
+		if c.Front != fus[i].Question || c.Back != fus[i].Answer || c.Source == "" {
+			t.Errorf("card %d = %+v, want %+v", i, c, fus[i])
+		}
+		if ids[c.ID] {
+			t.Errorf("card id %s repeated", c.ID)
+		}
+		ids[c.ID] = true
+	}
+	wantIDs := []string{"followup/key-before-seats", "followup/redis-ttl", "followup/key-per-user", "followup/keys-forever",
+		"counter/key-per-user", "counter/simultaneous", "counter/redis-set-nx"}
+	for _, id := range wantIDs {
+		if !ids[id] {
+			t.Errorf("card %s missing", id)
+		}
+	}
+	if got := len(Cards()); got != 7 {
+		t.Errorf("Cards() has %d", got)
+	}
+}
+
+func TestClampSeconds(t *testing.T) {
+	for in, want := range map[int]int{0: 30, 1: MinSeconds, 20: 20, 30: 30, 45: 45, 1000: MaxSeconds, -5: MinSeconds} {
+		if got := ClampSeconds(in); got != want {
+			t.Errorf("ClampSeconds(%d) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// TestPageShapeChanges edits copies of the pages the way a careless page
+// edit would, and checks that building the sets fails with a message that
+// names the page.
+func TestPageShapeChanges(t *testing.T) {
+	edit := func(f func(*lessons.Page)) *lessons.Page {
+		p := *lessonPage(t)
+		f(&p)
+		return &p
+	}
+	card := cardPage(t)
+	tests := []struct {
+		name  string
+		build func() error
+	}{
+		{"four checkpoint questions", func() error {
+			_, err := checkpointFrom(edit(func(p *lessons.Page) { p.Checkpoint = p.Checkpoint[:4] }))
+			return err
+		}},
+		{"no sequence", func() error {
+			_, err := redrawFrom(edit(func(p *lessons.Page) { p.Sequence = nil }))
+			return err
+		}},
+		{"five messages", func() error {
+			_, err := redrawFrom(edit(func(p *lessons.Page) {
+				seq := *p.Sequence
+				seq.Messages = seq.Messages[1:]
+				p.Sequence = &seq
+			}))
+			return err
+		}},
+		{"break it rows swapped", func() error {
+			_, err := breakItFrom(edit(func(p *lessons.Page) {
+				rows := slices.Clone(p.BreakIt)
+				rows[0], rows[1] = rows[1], rows[0]
+				p.BreakIt = rows
+			}))
+			return err
+		}},
+		{"two break it rows", func() error {
+			_, err := breakItFrom(edit(func(p *lessons.Page) { p.BreakIt = p.BreakIt[:2] }))
+			return err
+		}},
+		{"follow-ups reordered", func() error {
+			_, err := interviewFrom(edit(func(p *lessons.Page) {
+				fus := slices.Clone(p.FollowUps)
+				slices.Reverse(fus)
+				p.FollowUps = fus
+			}), card)
+			return err
+		}},
+		{"a follow-up more", func() error {
+			_, err := interviewFrom(edit(func(p *lessons.Page) {
+				p.FollowUps = append(slices.Clone(p.FollowUps), lessons.FollowUp{Question: "q", Answer: "a"})
+			}), card)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		err := tt.build()
+		if err == nil || !strings.Contains(err.Error(), "changed shape") || !strings.Contains(err.Error(), "idempotency.md") {
+			t.Errorf("%s: err = %v, want a changed-shape error naming the page", tt.name, err)
+		}
+	}
+}
