@@ -1,0 +1,165 @@
+package quiz
+
+import (
+	"math"
+	"time"
+)
+
+// CurrentVersion is the schema version of the progress file this learn
+// writes. Version 0 is the format without a version field (see migrate.go).
+const CurrentVersion = 1
+
+// Progress is everything learn remembers about a learner. It is saved as
+// JSON by [Store]; the field names of the JSON are part of the schema of
+// CurrentVersion. Change it through [Store.Update] so that nothing another
+// learn process saved is lost.
+type Progress struct {
+	// Version is the schema version, CurrentVersion once loaded.
+	Version int `json:"version"`
+	// Read maps a page slug (lessons) to when the learner marked it read.
+	Read map[string]time.Time `json:"read"`
+	// Sets maps a set ID (SetCheckpoint, SetBreakIt, SetRedraw,
+	// SetInterview) to its answers and scores. Entries are never nil.
+	Sets map[string]*SetProgress `json:"sets"`
+	// Drill maps a card ID to its spaced-repetition schedule; a card
+	// without an entry is new.
+	Drill map[string]Review `json:"drill"`
+	// DrillSeconds is the countdown of the spoken prompts the learner
+	// chose; 0 means DefaultSeconds. See [ClampSeconds].
+	DrillSeconds int `json:"drill_seconds,omitempty"`
+	// Resume is where the learner left off.
+	Resume Resume `json:"resume"`
+	// UpdatedAt is when the progress was last saved; zero if never.
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// SetProgress is the learner's record of one set.
+type SetProgress struct {
+	// Answers maps a question ID to its last answer.
+	Answers map[string]Answer `json:"answers"`
+	// Best and LastScore are attempt scores from 0 to 1; Attempts counts
+	// the finished attempts.
+	Best      float64 `json:"best"`
+	Attempts  int     `json:"attempts"`
+	LastScore float64 `json:"last_score"`
+}
+
+// Answer is the learner's last answer to one question: its score (0 to 1)
+// and when it was given.
+type Answer struct {
+	Score float64   `json:"score"`
+	At    time.Time `json:"at"`
+}
+
+// Resume is where the learner left off, for learn to open there again.
+// Screen names the screen (the UI's own names, e.g. "reader", "breakit");
+// Name what it shows (a page slug, a set ID, a scenario); Section a section
+// anchor or question ID; Step a position inside it (0 for the start).
+type Resume struct {
+	Screen  string `json:"screen"`
+	Name    string `json:"name,omitempty"`
+	Section string `json:"section,omitempty"`
+	Step    int    `json:"step,omitempty"`
+}
+
+// IsZero reports whether r names no place (learn starts at home).
+func (r Resume) IsZero() bool { return r == Resume{} }
+
+// NewProgress returns empty progress of CurrentVersion with its maps made.
+func NewProgress() *Progress {
+	p := &Progress{Version: CurrentVersion}
+	p.normalize()
+	return p
+}
+
+// normalize makes every map and set entry non-nil and every score a number
+// from 0 to 1, so that callers never meet a nil map.
+func (p *Progress) normalize() {
+	if p.Read == nil {
+		p.Read = map[string]time.Time{}
+	}
+	if p.Sets == nil {
+		p.Sets = map[string]*SetProgress{}
+	}
+	if p.Drill == nil {
+		p.Drill = map[string]Review{}
+	}
+	for id, sp := range p.Sets {
+		if sp == nil {
+			sp = &SetProgress{}
+			p.Sets[id] = sp
+		}
+		if sp.Answers == nil {
+			sp.Answers = map[string]Answer{}
+		}
+		sp.Best, sp.LastScore = clamp01(sp.Best), clamp01(sp.LastScore)
+		sp.Attempts = max(sp.Attempts, 0)
+		for q, a := range sp.Answers {
+			a.Score = clamp01(a.Score)
+			sp.Answers[q] = a
+		}
+	}
+}
+
+func clamp01(x float64) float64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return math.Min(math.Max(x, 0), 1)
+}
+
+// MarkRead records that the learner marked the page slug as read at at. A
+// page marked again keeps its first date.
+func (p *Progress) MarkRead(slug string, at time.Time) {
+	p.normalize()
+	if _, ok := p.Read[slug]; !ok {
+		p.Read[slug] = at
+	}
+}
+
+// IsRead reports whether the page slug is marked as read.
+func (p *Progress) IsRead(slug string) bool {
+	_, ok := p.Read[slug]
+	return ok
+}
+
+// Set returns the record of the set id, creating it when missing.
+func (p *Progress) Set(id string) *SetProgress {
+	p.normalize()
+	sp, ok := p.Sets[id]
+	if !ok {
+		sp = &SetProgress{Answers: map[string]Answer{}}
+		p.Sets[id] = sp
+	}
+	return sp
+}
+
+// Record saves the learner's answer to question qid of set setID: its score
+// (clamped to 0..1) at at. It replaces an earlier answer to that question.
+func (p *Progress) Record(setID, qid string, score float64, at time.Time) {
+	p.Set(setID).Answers[qid] = Answer{Score: clamp01(score), At: at}
+}
+
+// FinishAttempt records a finished attempt at set setID with the given
+// score (clamped to 0..1; see [Score]): Attempts + 1, LastScore, and Best
+// when it is higher.
+func (p *Progress) FinishAttempt(setID string, score float64) {
+	sp := p.Set(setID)
+	score = clamp01(score)
+	sp.Attempts++
+	sp.LastScore = score
+	sp.Best = math.Max(sp.Best, score)
+}
+
+// Rate applies the learner's rating g of card cardID at now ([Schedule])
+// and returns the card's new schedule.
+func (p *Progress) Rate(cardID string, g Rating, now time.Time) Review {
+	p.normalize()
+	r := Schedule(p.Drill[cardID], g, now)
+	p.Drill[cardID] = r
+	return r
+}
+
+// Seconds is the countdown of the spoken prompts: DrillSeconds clamped by
+// [ClampSeconds].
+func (p *Progress) Seconds() int { return ClampSeconds(p.DrillSeconds) }
