@@ -15,6 +15,11 @@ import (
 var testDB *pgtemp.Server
 
 func TestMain(m *testing.M) {
+	// A copy of this test binary started by TestStoreTwoProcesses saves
+	// progress and exits; it needs no PostgreSQL.
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(storeHelper())
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	srv, err := pgtemp.StartForTests(ctx)
 	cancel()

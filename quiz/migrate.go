@@ -1,0 +1,67 @@
+package quiz
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// progressV0 is version 0 of the progress file: the format learn's quiz
+// prototype wrote before the schema carried a version. It is kept so that
+// such files are upgraded instead of discarded. Its shape:
+//
+//	{
+//	  "read":   ["idempotency"],                       // pages marked read
+//	  "scores": {"checkpoint": {"best": 0.8, "last": 0.6, "attempts": 2}},
+//	  "cards":  {"followup/redis-ttl": {"due": "…", "interval": 3, "ease": 2.5, "reps": 2}},
+//	  "screen": "reader", "page": "idempotency",       // where to resume
+//	  "saved":  "2025-11-02T18:04:05Z"
+//	}
+//
+// A file with no "version" key (or "version": 0) is read as version 0;
+// unknown keys make it damaged, so that arbitrary JSON is not taken for
+// progress.
+type progressV0 struct {
+	Read   []string `json:"read"`
+	Scores map[string]struct {
+		Best     float64 `json:"best"`
+		Last     float64 `json:"last"`
+		Attempts int     `json:"attempts"`
+	} `json:"scores"`
+	Cards map[string]struct {
+		Due      time.Time `json:"due"`
+		Interval float64   `json:"interval"`
+		Ease     float64   `json:"ease"`
+		Reps     int       `json:"reps"`
+	} `json:"cards"`
+	Screen  string    `json:"screen"`
+	Page    string    `json:"page"`
+	Saved   time.Time `json:"saved"`
+	Version int       `json:"version"`
+}
+
+// migrateV0 reads a version 0 file into the current schema. Version 0 kept
+// no date per page, so pages read get the file's "saved" time; it kept no
+// answers per question, so the sets have scores but no answers.
+func migrateV0(data []byte) (*Progress, error) {
+	var old progressV0
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&old); err != nil {
+		return nil, err
+	}
+	p := NewProgress()
+	for _, slug := range old.Read {
+		p.MarkRead(slug, old.Saved)
+	}
+	for id, sc := range old.Scores {
+		sp := p.Set(id)
+		sp.Best, sp.LastScore, sp.Attempts = clamp01(sc.Best), clamp01(sc.Last), max(sc.Attempts, 0)
+	}
+	for id, c := range old.Cards {
+		p.Drill[id] = Review{Due: c.Due, IntervalDays: c.Interval, Ease: c.Ease, Reps: c.Reps}
+	}
+	p.Resume = Resume{Screen: old.Screen, Name: old.Page}
+	p.UpdatedAt = old.Saved
+	return p, nil
+}
