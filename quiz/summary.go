@@ -1,0 +1,114 @@
+package quiz
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/learn-idempotency/learn/lessons"
+)
+
+// Summary is the text `learn progress` prints: when the progress was last
+// saved, the pages read, each set's best and last score and attempts, the
+// flashcards due today and the countdown of the drill, and where learn will
+// resume. It is plain text (no colour), lines of at most 80 columns for
+// titles that fit, ending in a newline; times are shown in now's location.
+// A nil p is empty progress.
+func Summary(p *Progress, now time.Time) string {
+	if p == nil {
+		p = NewProgress()
+	}
+	var b strings.Builder
+	at := func(t time.Time) string { return t.In(now.Location()).Format("2 Jan 2006 15:04") }
+	if p.UpdatedAt.IsZero() {
+		b.WriteString("Progress: nothing saved yet.\n")
+	} else {
+		fmt.Fprintf(&b, "Progress, last saved %s.\n", at(p.UpdatedAt))
+	}
+
+	pages := lessons.All()
+	read := 0
+	for _, pg := range pages {
+		if p.IsRead(pg.Slug) {
+			read++
+		}
+	}
+	fmt.Fprintf(&b, "\nPages read: %d of %d\n", read, len(pages))
+	for _, pg := range pages {
+		if t, ok := p.Read[pg.Slug]; ok {
+			fmt.Fprintf(&b, "  [x] %s (read %s)\n", pg.Title, t.In(now.Location()).Format("2 Jan 2006"))
+		} else {
+			fmt.Fprintf(&b, "  [ ] %s\n", pg.Title)
+		}
+	}
+
+	b.WriteString("\nQuizzes:\n")
+	drill := Interview()
+	rows := []struct {
+		id    string
+		total int
+	}{{SetInterview, len(drill.Prompts)}}
+	for _, s := range Sets() {
+		rows = append(rows, struct {
+			id    string
+			total int
+		}{s.ID, len(s.Questions)})
+	}
+	rows = append(rows[1:], rows[0]) // the drill's spoken prompts last
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-16s %s\n", SetTitle(r.id), setLine(p.Sets[r.id], r.total))
+	}
+
+	due := DueToday(p, drill.Cards, now)
+	fresh := 0
+	for _, c := range drill.Cards {
+		if _, ok := p.Drill[c.ID]; !ok {
+			fresh++
+		}
+	}
+	fmt.Fprintf(&b, "\nFlashcards: %d of %d due today", due, len(drill.Cards))
+	if fresh > 0 {
+		fmt.Fprintf(&b, " (%d new)", fresh)
+	}
+	fmt.Fprintf(&b, "\nSpoken answers: %d s countdown\n", p.Seconds())
+
+	fmt.Fprintf(&b, "\nResume at: %s\n", resumeText(p.Resume))
+	return b.String()
+}
+
+// setLine describes one set's record, e.g.
+// "best 80%, last 60%, 2 attempts; 5 of 5 questions answered".
+func setLine(sp *SetProgress, total int) string {
+	if sp == nil || (sp.Attempts == 0 && len(sp.Answers) == 0) {
+		return "not tried yet"
+	}
+	var parts []string
+	if sp.Attempts > 0 {
+		parts = append(parts, fmt.Sprintf("best %s, last %s, %s", percent(sp.Best), percent(sp.LastScore), count(sp.Attempts, "attempt")))
+	}
+	if total > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d answered", min(len(sp.Answers), total), total))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func percent(x float64) string { return fmt.Sprintf("%.0f%%", 100*clamp01(x)) }
+
+// resumeText formats r as "reader › idempotency › how-it-works, step 2", or
+// "the home screen" when r names no place.
+func resumeText(r Resume) string {
+	if r.IsZero() || r.Screen == "" {
+		return "the home screen"
+	}
+	parts := []string{r.Screen}
+	for _, s := range []string{r.Name, r.Section} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	out := strings.Join(parts, " › ")
+	if r.Step > 0 {
+		out += fmt.Sprintf(", step %d", r.Step)
+	}
+	return out
+}

@@ -1,0 +1,64 @@
+package quiz
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSummary(t *testing.T) {
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	p := NewProgress()
+	p.UpdatedAt = now.Add(-time.Hour)
+	p.MarkRead(LessonSlug, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	p.Record(SetCheckpoint, "checkpoint/1", 1, now)
+	p.Record(SetCheckpoint, "checkpoint/2", 0.5, now)
+	p.FinishAttempt(SetCheckpoint, 0.8)
+	p.FinishAttempt(SetCheckpoint, 0.6)
+	p.Record(SetRedraw, "redraw/lost-answer", 0.5, now)
+	for _, c := range Cards()[:3] {
+		p.Rate(c.ID, Good, now) // due tomorrow
+	}
+	p.Rate(Cards()[3].ID, Again, now) // due in 10 minutes
+	p.DrillSeconds = 25
+	p.Resume = Resume{Screen: "reader", Name: LessonSlug, Section: "how-it-works", Step: 2}
+
+	got := Summary(p, now)
+	for _, want := range []string{
+		"Progress, last saved 14 Mar 2026 11:00.",
+		"Pages read: 1 of 2",
+		"  [x] Idempotency (read 2 Mar 2026)",
+		"  [ ] How do you keep a booking retry safe",
+		"  Checkpoint       best 80%, last 60%, 2 attempts; 2 of 5 answered",
+		"  Break it         not tried yet",
+		"  Redraw it        1 of 1 answered",
+		"  Interview drill  not tried yet",
+		"Flashcards: 4 of 7 due today (3 new)",
+		"Spoken answers: 25 s countdown",
+		"Resume at: reader › idempotency › how-it-works, step 2",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+	// Sets come in home-menu order, the drill last.
+	order := []string{"Checkpoint ", "Break it ", "Redraw it ", "Interview drill "}
+	last := -1
+	for _, o := range order {
+		i := strings.Index(got, "  "+o)
+		if i < last {
+			t.Errorf("%q out of order:\n%s", o, got)
+		}
+		last = i
+	}
+	if !strings.HasSuffix(got, "\n") {
+		t.Error("summary does not end in a newline")
+	}
+
+	empty := Summary(nil, now)
+	for _, want := range []string{"nothing saved yet", "Pages read: 0 of 2", "Flashcards: 7 of 7 due today (7 new)", "Spoken answers: 30 s", "Resume at: the home screen"} {
+		if !strings.Contains(empty, want) {
+			t.Errorf("empty summary lacks %q:\n%s", want, empty)
+		}
+	}
+}
