@@ -11,9 +11,8 @@ import (
 // Summary is the text `learn progress` prints: when the progress was last
 // saved, the pages read, each set's best and last score and attempts, the
 // flashcards due today and the countdown of the drill, and where learn will
-// resume. It is plain text (no colour), lines of at most 80 columns for
-// titles that fit, ending in a newline; times are shown in now's location.
-// A nil p is empty progress.
+// resume. It is plain text (no colour, no terminal codes) ending in a
+// newline; times are shown in now's location. A nil p is empty progress.
 func Summary(p *Progress, now time.Time) string {
 	if p == nil {
 		p = NewProgress()
