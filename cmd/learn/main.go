@@ -102,6 +102,10 @@ func (g *globals) check() error {
 }
 
 func main() {
+	if code, ok := supervise(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); ok {
+		os.Exit(code)
+	}
+	injectCrash()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -316,3 +316,34 @@ func TestBinaryInTmuxPresenterFlag(t *testing.T) {
 	s.send("q")
 	s.waitFor("EXIT=0", 10*time.Second)
 }
+
+// A panic in a goroutine of learn's (injected) ends the program, yet the
+// terminal is back in cooked mode on the normal screen, the panic is shown,
+// and the cluster is gone.
+func TestBinaryInTmuxCrashRestoresTheTerminal(t *testing.T) {
+	bin := buildLearn(t)
+	requireTool(t, "tmux")
+	name := fmt.Sprintf("learn-crash-%d", time.Now().UnixNano())
+	script := fmt.Sprintf("env LEARN_CRASH_AFTER=2500ms %s; echo EXIT=$?; stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE=/'; sleep 30", bin)
+	if out, err := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", "200", "-y", "50", script).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	s := &tmuxSession{t: t, name: name}
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
+	home := s.waitFor("PostgreSQL ready", 30*time.Second)
+	m := clusterDir.FindStringSubmatch(home)
+	if m == nil {
+		t.Fatalf("no cluster directory on the home screen:\n%s", home)
+	}
+	dir := strings.TrimRight(m[1], ")…,")
+	scr := s.waitFor("MODE=", 30*time.Second)
+	for _, want := range []string{"panic: injected crash", "learn crashed", "EXIT=2", "MODE=icanon"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, scr)
+		}
+	}
+	if strings.Contains(scr, "Lesson: Idempotency") {
+		t.Errorf("the app's screen is still shown:\n%s", scr)
+	}
+	assertGone(t, dir)
+}
