@@ -38,7 +38,7 @@ func TestEmbeddedPagesLoad(t *testing.T) {
 func TestTitles(t *testing.T) {
 	tests := []struct{ slug, title string }{
 		{"idempotency", "Idempotency"},
-		{"retry-across-instances", "How do you keep a booking retry safe when it lands on another API instance?"},
+		{"retry-across-instances", "How do you make a booking retry safe across API instances?"},
 	}
 	for _, tt := range tests {
 		if got := mustGet(t, tt.slug).Title; got != tt.title {

@@ -11,8 +11,8 @@
 // # Where the questions come from
 //
 // The question text is quiz's own, written from the facts of the lesson page
-// "Idempotency" and the interview card "How do you keep a booking retry safe
-// when it lands on another API instance?" (package lessons). Whatever the
+// "Idempotency" and the interview card "How do you make a booking retry safe
+// across API instances?" (package lessons). Whatever the
 // pages already say in learn's words (checkpoint questions, break-it rows,
 // the sequence diagram, the spoken answers, follow-ups and counter-questions)
 // is read from the loaded pages, so a change of the page shows up here; a page

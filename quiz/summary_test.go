@@ -28,7 +28,7 @@ func TestSummary(t *testing.T) {
 		"Progress, last saved 14 Mar 2026 11:00.",
 		"Pages read: 1 of 2",
 		"  [x] Idempotency (read 2 Mar 2026)",
-		"  [ ] How do you keep a booking retry safe",
+		"  [ ] How do you make a booking retry safe",
 		"  Checkpoint       best 80%, last 60%, 2 attempts; 2 of 5 answered",
 		"  Break it         not tried yet",
 		"  Redraw it        1 of 1 answered",
