@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -29,10 +30,13 @@ type model struct {
 	play     *playModel
 	picker   *pickerModel
 	race     *raceModel
+	quiz     *quizModel
+	drill    *drillModel
 	help     help.Model
 	showHelp bool
 	quitting bool       // the last frame is empty: nothing of the app is left on screen
 	stack    []screenID // the screens Esc goes back to
+	firstCmd tea.Cmd    // what the first screen needs to start
 }
 
 // newModel builds the app showing first (home, reader or play, with name).
@@ -40,7 +44,14 @@ func newModel(c *common, first openMsg) *model {
 	h := help.New()
 	h.Styles = help.DefaultStyles(c.st.dark)
 	m := &model{c: c, home: newHome(c), help: h}
-	m.route(first)
+	if first.screen == screenHome && !c.prog.Resume.IsZero() {
+		// learn resumes where the learner left off; Esc goes home.
+		if resumed, ok := resumeTarget(c.prog.Resume); ok {
+			m.stack = []screenID{screenHome}
+			first = resumed
+		}
+	}
+	m.firstCmd = m.route(first)
 	return m
 }
 
@@ -53,7 +64,8 @@ func (m *model) route(msg openMsg) tea.Cmd {
 			return nil
 		}
 		m.reader, m.active = newReader(m.c, p), screenReader
-		return m.reader.Init()
+		m.reader.goTo = msg.section
+		return tea.Batch(m.reader.Init(), m.remember(quiz.Resume{Screen: "reader", Name: p.Slug}))
 	case screenPlay:
 		s, err := sim.Lookup(msg.name)
 		if err != nil {
@@ -66,7 +78,7 @@ func (m *model) route(msg openMsg) tea.Cmd {
 		if msg.variant != "" && s.HasBroken() {
 			m.play.variant = msg.variant
 		}
-		return m.play.Init()
+		return tea.Batch(m.play.Init(), m.remember(quiz.Resume{Screen: "play", Name: s.Name, Section: string(m.play.variant)}))
 	case screenPicker:
 		if m.picker == nil {
 			m.picker = newPicker(m.c)
@@ -79,20 +91,56 @@ func (m *model) route(msg openMsg) tea.Cmd {
 		}
 		m.active = screenRace
 		return nil
+	case screenQuiz:
+		set, ok := setByID(msg.name)
+		if !ok {
+			return nil
+		}
+		m.quiz, m.active = newQuiz(m.c, set, msg.step), screenQuiz
+		return tea.Batch(m.quiz.Init(), m.remember(quiz.Resume{Screen: "quiz", Name: set.ID, Step: m.quiz.idx}))
+	case screenDrill:
+		m.drill, m.active = newDrill(m.c), screenDrill
+		return nil
 	}
 	m.active = screenHome
 	return nil
 }
 
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.c.db.waitCmd(), m.home.Init()}
+	return tea.Batch(m.c.db.waitCmd(), m.home.Init(), m.firstCmd)
+}
+
+// remember saves where the learner is, for the next start to resume there.
+func (m *model) remember(r quiz.Resume) tea.Cmd {
+	return m.c.save(func(p *quiz.Progress) { p.Resume = r })
+}
+
+// resumeTarget is the screen a saved Resume opens.
+func resumeTarget(r quiz.Resume) (openMsg, bool) {
+	switch r.Screen {
+	case "reader":
+		return openMsg{screen: screenReader, name: r.Name, section: r.Section}, true
+	case "play":
+		return openMsg{screen: screenPlay, name: r.Name, variant: sim.Variant(r.Section)}, true
+	case "quiz":
+		return openMsg{screen: screenQuiz, name: r.Name, step: r.Step}, true
+	}
+	return openMsg{}, false
+}
+
+// resumePoint is where the learner is now.
+func (m *model) resumePoint() quiz.Resume {
 	switch m.active {
 	case screenReader:
-		cmds = append(cmds, m.reader.Init())
+		return quiz.Resume{Screen: "reader", Name: m.reader.page.Slug, Section: m.reader.section()}
 	case screenPlay:
-		cmds = append(cmds, m.play.Init())
+		return quiz.Resume{Screen: "play", Name: m.play.scenario.Name, Section: string(m.play.variant)}
+	case screenQuiz:
+		if !m.quiz.done {
+			return quiz.Resume{Screen: "quiz", Name: m.quiz.set.ID, Step: m.quiz.idx}
+		}
 	}
-	return tea.Batch(cmds...)
+	return quiz.Resume{}
 }
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -104,8 +152,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.reader.SetSize(msg.Width, msg.Height)
 		}
 	case tea.KeyPressMsg:
-		if msg.String() != "ctrl+c" && m.active == screenReader && m.reader.capturing() {
-			break // the search box takes every key
+		if msg.String() != "ctrl+c" && m.capturing() {
+			break // a text box takes every key
 		}
 		switch {
 		case msg.String() == "ctrl+c", key.Matches(msg, m.c.keys.Quit):
@@ -128,15 +176,25 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case dbReadyMsg:
 		m.c.dbReady, m.c.dbErr, m.c.dbTook, m.c.srv = msg.err == nil, msg.err, msg.took, msg.srv
+		// Every screen that waits for the database hears of it.
+		var cmds []tea.Cmd
 		if m.play != nil {
 			var cmd tea.Cmd
 			m.play, cmd = m.play.Update(msg)
-			return m, cmd
+			cmds = append(cmds, cmd)
 		}
-		return m, nil
+		if m.quiz != nil {
+			var cmd tea.Cmd
+			m.quiz, cmd = m.quiz.Update(msg)
+			cmds = append(cmds, cmd)
+		}
+		return m, tea.Batch(cmds...)
 	case openMsg:
 		m.stack = append(m.stack, m.active)
 		return m, m.route(msg)
+	case progressMsg:
+		m.c.saved(msg)
+		return m, nil
 	case playVariantMsg:
 		m.stack = append(m.stack, m.active)
 		return m, m.route(openMsg{screen: screenPlay, name: msg.name, variant: msg.variant})
@@ -145,7 +203,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if n := len(m.stack); n > 0 {
 			m.active, m.stack = m.stack[n-1], m.stack[:n-1]
 		}
-		return m, nil
+		return m, m.remember(m.resumePoint())
 	case renderedMsg:
 		if m.reader != nil {
 			var cmd tea.Cmd
@@ -172,6 +230,18 @@ func (m *model) updateActive(msg tea.Msg) tea.Cmd {
 		m.picker, cmd = m.picker.Update(msg)
 	case screenRace:
 		m.race, cmd = m.race.Update(msg)
+	case screenQuiz:
+		m.quiz, cmd = m.quiz.Update(msg)
+	case screenDrill:
+		m.drill, cmd = m.drill.Update(msg)
+	}
+	if m.active != screenQuiz && m.quiz != nil {
+		switch msg.(type) {
+		case liveMsg:
+			var qc tea.Cmd
+			m.quiz, qc = m.quiz.Update(msg)
+			cmd = tea.Batch(cmd, qc)
+		}
 	}
 	if m.active != screenRace && m.race != nil {
 		switch msg.(type) {
@@ -202,6 +272,10 @@ func (m *model) activeBindings() bindings {
 		return m.picker.bindings()
 	case screenRace:
 		return m.race.bindings()
+	case screenQuiz:
+		return m.quiz.bindings()
+	case screenDrill:
+		return m.drill.bindings()
 	}
 	return m.home.bindings()
 }
@@ -245,6 +319,10 @@ func (m *model) content() string {
 		body = m.picker.View()
 	case screenRace:
 		body = m.race.View()
+	case screenQuiz:
+		body = m.quiz.View()
+	case screenDrill:
+		body = m.drill.View()
 	default:
 		body = m.home.View()
 	}
@@ -288,6 +366,19 @@ func (m *model) overlay() string {
 	full := m.help.FullHelpView(m.activeBindings().FullHelp())
 	box := m.c.st.box.Padding(1, 2).Render(m.c.st.title.Render("Keys") + "\n\n" + full + "\n\n" + m.c.st.subtle.Render("? or esc closes, q quits"))
 	return lipgloss.Place(m.c.width, m.c.height, lipgloss.Center, lipgloss.Center, box)
+}
+
+// capturing reports whether the active screen's text box takes every key.
+func (m *model) capturing() bool {
+	switch m.active {
+	case screenReader:
+		return m.reader.capturing()
+	case screenQuiz:
+		return m.quiz.capturing()
+	case screenDrill:
+		return m.drill.capturing()
+	}
+	return false
 }
 
 // close stops whatever the screens still run; called after the program ends.

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
@@ -25,6 +26,12 @@ type common struct {
 	docs          map[docKey]string
 	present       bool      // presenter mode: big captions, no chrome
 	presentSince  time.Time // when presenter mode began, for its clock
+
+	store   *quiz.Store    // where progress is saved; nil keeps it in memory
+	prog    *quiz.Progress // the learner's progress as last saved
+	notices []string       // what the home screen must tell (a damaged file moved aside)
+	saver   *saver         // writes the changes in order; made on the first save
+	saveSeq int            // number of the newest save
 }
 
 // docKey identifies one rendering of a page.
@@ -42,6 +49,8 @@ const (
 	screenPlay
 	screenPicker
 	screenRace
+	screenQuiz
+	screenDrill
 )
 
 // openMsg asks the root to show a screen: the reader on page slug, or the
@@ -50,6 +59,8 @@ type openMsg struct {
 	screen  screenID
 	name    string
 	variant sim.Variant // play: "" means correct
+	section string      // reader: the section to open at
+	step    int         // quiz: the question to start at
 }
 
 // backMsg asks the root to go back to the home screen.

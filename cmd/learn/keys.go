@@ -13,6 +13,8 @@ type keyMap struct {
 	Variant, StepBack, Present       key.Binding
 	Search, NextMatch, PrevMatch     key.Binding
 	Contents                         key.Binding
+	Toggle, MoveUp, MoveDown         key.Binding
+	MarkRead                         key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -41,6 +43,10 @@ func newKeyMap() keyMap {
 		NextMatch:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		PrevMatch:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
 		Contents:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "contents")),
+		Toggle:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "tick")),
+		MoveUp:      key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "move step up")),
+		MoveDown:    key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "move step down")),
+		MarkRead:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "mark as read")),
 	}
 }
 

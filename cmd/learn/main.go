@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
@@ -39,6 +40,9 @@ Usage:
                                      (1 to 8) behind a round-robin front door
   learn doctor                       check each way to get a PostgreSQL here,
                                      and say which one learn uses and why
+  learn progress [reset [--yes]|export]
+                                     your progress: a summary, start over
+                                     (after asking), or the saved JSON
   learn help                         this text
 
 Scenarios: %s
@@ -175,6 +179,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 		return 0, nil
 	case "demo":
 		return runDemo(args, &g, stdout, stderr)
+	case "progress":
+		return runProgress(args, &g, stdin, stdout, stderr)
 	case "serve":
 		return runServe(args, &g, stdout, stderr)
 	case "doctor":
@@ -298,8 +304,10 @@ func runApp(g *globals, first openMsg, stdin io.Reader, stdout, stderr io.Writer
 	}
 	db := launchDB(opts)
 	defer db.Close()
+	store, prog, notices := openProgress()
 	c := &common{st: newStyles(g.theme != "light"), keys: newKeyMap(), theme: g.theme,
-		docStyle: glamourStyle(g.theme, false), db: db, docs: map[docKey]string{}}
+		docStyle: glamourStyle(g.theme, false), db: db, docs: map[docKey]string{},
+		store: store, prog: prog, notices: notices}
 	if g.present {
 		c.present, c.presentSince = true, time.Now()
 	}
@@ -326,6 +334,9 @@ func runApp(g *globals, first openMsg, stdin io.Reader, stdout, stderr io.Writer
 
 	_, runErr := p.Run()
 	m.close()
+	if err := c.saveNow(func(p *quiz.Progress) { p.Resume = m.resumePoint() }); err != nil {
+		fmt.Fprintln(stderr, "learn: saving where you left off:", err)
+	}
 	if err := db.Close(); err != nil {
 		fmt.Fprintln(stderr, "learn: stopping PostgreSQL:", err)
 	}

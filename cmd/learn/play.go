@@ -406,10 +406,13 @@ func (m *playModel) bindings() bindings {
 	}
 }
 
-// countOf is "1 booking row" or "2 booking rows".
+// countOf is "1 booking row" or "2 booking rows", "2 tries".
 func countOf(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if stem, ok := strings.CutSuffix(noun, "y"); ok && !strings.HasSuffix(stem, "e") && !strings.HasSuffix(stem, "a") {
+		return fmt.Sprintf("%d %sies", n, stem)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/quiz"
 )
 
 // maxReadWidth keeps lines readable on very wide windows.
@@ -36,8 +37,9 @@ type readerModel struct {
 	typing  bool     // the search box has the keys
 	input   textinput.Model
 	query   string
-	matches []int // rendered lines that contain the query
-	match   int   // the current one
+	matches []int  // rendered lines that contain the query
+	match   int    // the current one
+	goTo    string // a section to open at once the page is rendered (resume)
 }
 
 // renderedMsg carries a page rendered at a width.
@@ -83,6 +85,15 @@ func (m *readerModel) setContent(out string) {
 	m.sections = findSections(out, m.page.Sections)
 	m.plain = strings.Split(ansi.Strip(out), "\n")
 	m.search(m.query) // the lines moved with the width
+	if m.goTo != "" {
+		for i, sec := range m.page.Sections {
+			if sec.Title == m.goTo && i < len(m.sections) {
+				m.pinned = i
+				m.vp.SetYOffset(m.sections[i])
+			}
+		}
+		m.goTo = ""
+	}
 }
 
 // gutter marks the lines that match the search: ▶ the current match, │ the
@@ -195,6 +206,15 @@ func (m *readerModel) Update(msg tea.Msg) (*readerModel, tea.Cmd) {
 		case key.Matches(msg, k.Contents):
 			m.toc, m.tocAt = true, max(0, m.current())
 			return m, nil
+		case key.Matches(msg, k.MarkRead):
+			slug, read := m.page.Slug, m.c.prog.IsRead(m.page.Slug)
+			return m, m.c.save(func(p *quiz.Progress) {
+				if read {
+					delete(p.Read, slug)
+				} else {
+					p.MarkRead(slug, now())
+				}
+			})
 		case key.Matches(msg, k.Top):
 			m.vp.GotoTop()
 			m.pinned = -1
@@ -313,10 +333,10 @@ func (m *readerModel) section() string {
 func (m *readerModel) bindings() bindings {
 	k := m.c.keys
 	return bindings{
-		short: []key.Binding{k.Up, k.Down, k.NextSection, k.Contents, k.Search, k.Back, k.Help, k.Quit},
+		short: []key.Binding{k.Up, k.Down, k.NextSection, k.Contents, k.Search, k.MarkRead, k.Back, k.Help, k.Quit},
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-			{k.NextSection, k.PrevSection, k.Contents},
+			{k.NextSection, k.PrevSection, k.Contents, k.MarkRead},
 			{k.Search, k.NextMatch, k.PrevMatch},
 			{k.Back, k.Help, k.Quit},
 		},
@@ -325,12 +345,16 @@ func (m *readerModel) bindings() bindings {
 
 func (m *readerModel) View() string {
 	st := m.c.st
-	head := st.title.Render(fit(m.page.Title, m.c.width-12))
-	if s := m.section(); s != "" {
-		head += st.subtle.Render(fit(" · "+s, m.c.width-ansi.StringWidth(head)-7))
-	}
 	pct := fmt.Sprintf("%3.0f%%", m.vp.ScrollPercent()*100)
-	gap := max(1, m.c.width-ansi.StringWidth(head)-len(pct))
+	if m.c.prog.IsRead(m.page.Slug) {
+		pct = "✓ read · " + pct
+	}
+	room := m.c.width - ansi.StringWidth(pct) - 1
+	head := st.title.Render(fit(m.page.Title, room-6))
+	if s := m.section(); s != "" {
+		head += st.subtle.Render(fit(" · "+s, room-ansi.StringWidth(head)))
+	}
+	gap := max(1, m.c.width-ansi.StringWidth(head)-ansi.StringWidth(pct))
 	head += strings.Repeat(" ", gap) + st.subtle.Render(pct)
 	var body string
 	switch {

@@ -53,6 +53,9 @@ func startTmuxArgs(t *testing.T, bin string, args []string, w, h int, env ...str
 	requireTool(t, "tmux")
 	s := &tmuxSession{t: t, name: fmt.Sprintf("learn-test-%d", time.Now().UnixNano())}
 	// The shell prints the exit code, then waits so the pane can be read.
+	// Each session keeps its progress in a directory of its own: a test
+	// never resumes where another left off, nor touches the user's.
+	env = append([]string{"XDG_STATE_HOME=" + t.TempDir()}, env...)
 	script := fmt.Sprintf("env %s %s %s; echo EXIT=$?; sleep 30", strings.Join(env, " "), bin, strings.Join(args, " "))
 	cmd := exec.Command("tmux", "new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), script)
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
@@ -324,7 +327,7 @@ func TestBinaryInTmuxCrashRestoresTheTerminal(t *testing.T) {
 	bin := buildLearn(t)
 	requireTool(t, "tmux")
 	name := fmt.Sprintf("learn-crash-%d", time.Now().UnixNano())
-	script := fmt.Sprintf("env LEARN_CRASH_AFTER=2500ms %s; echo EXIT=$?; stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE=/'; sleep 30", bin)
+	script := fmt.Sprintf("env XDG_STATE_HOME=%s LEARN_CRASH_AFTER=2500ms %s; echo EXIT=$?; stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE=/'; sleep 30", t.TempDir(), bin)
 	if out, err := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", "200", "-y", "50", script).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
@@ -346,4 +349,47 @@ func TestBinaryInTmuxCrashRestoresTheTerminal(t *testing.T) {
 		t.Errorf("the app's screen is still shown:\n%s", scr)
 	}
 	assertGone(t, dir)
+}
+
+// Scores and the drill schedule survive a restart, and a damaged progress
+// file is moved aside with a notice while learn goes on.
+func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
+	bin := buildLearn(t)
+	state := t.TempDir()
+	env := "XDG_STATE_HOME=" + state
+
+	s := startTmux(t, bin, 80, 24, env)
+	s.waitFor("Redraw it (1 question)", 30*time.Second)
+	for range 7 {
+		s.send("j")
+	}
+	s.send("Enter")
+	s.waitFor("6. ", 10*time.Second)
+	s.send("Enter") // answer in the shuffled order
+	s.waitFor("The right order:", 10*time.Second)
+	s.send("Enter")
+	s.waitFor("Redraw it: done", 10*time.Second)
+	s.send("q")
+	s.waitFor("EXIT=0", 10*time.Second)
+
+	again := startTmux(t, bin, 80, 24, env)
+	again.waitFor("· 1 attempt", 30*time.Second)
+	again.send("q")
+	again.waitFor("EXIT=0", 10*time.Second)
+
+	file := filepath.Join(state, "learn", "progress.json")
+	if err := os.WriteFile(file, []byte(`{"version": 1, "sets": {"redraw": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	damaged := startTmux(t, bin, 80, 24, env)
+	scr := damaged.waitFor("! ", 30*time.Second)
+	if !strings.Contains(scr, "Redraw it (1 question)") || !strings.Contains(scr, "not taken yet") {
+		t.Errorf("learn did not go on with fresh progress:\n%s", scr)
+	}
+	aside, _ := filepath.Glob(file + ".damaged-*")
+	if len(aside) != 1 {
+		t.Errorf("damaged file not moved aside: %v", aside)
+	}
+	damaged.send("q")
+	damaged.waitFor("EXIT=0", 10*time.Second)
 }

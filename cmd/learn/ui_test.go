@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/charmbracelet/x/vt"
 
+	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
@@ -41,8 +43,19 @@ func readyDB(srv *pgtemp.Server) *dbLauncher {
 
 func startUI(t *testing.T, first openMsg, w, h int) *uiTest {
 	t.Helper()
+	return startUIWith(t, first, w, h, filepath.Join(t.TempDir(), "progress.json"))
+}
+
+// startUIWith runs the app with its progress in the file at progress.
+func startUIWith(t *testing.T, first openMsg, w, h int, progress string) *uiTest {
+	t.Helper()
+	store := &quiz.Store{Path: progress}
+	prog, _, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := &common{st: newStyles(true), keys: newKeyMap(), theme: "dark", docStyle: "dark",
-		db: readyDB(testDB), docs: map[docKey]string{}}
+		db: readyDB(testDB), docs: map[docKey]string{}, store: store, prog: prog}
 	m := newModel(c, first)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
@@ -331,6 +344,10 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		{openMsg{screen: screenPlay, name: "redis-ttl", variant: sim.Broken}, "Redis"},
 		{openMsg{screen: screenPicker}, "Scenarios"},
 		{openMsg{screen: screenRace}, "Copies: 10"},
+		{openMsg{screen: screenQuiz, name: quiz.SetCheckpoint}, "question 1 of 5"},
+		{openMsg{screen: screenQuiz, name: quiz.SetBreakIt}, "What causes it?"},
+		{openMsg{screen: screenQuiz, name: quiz.SetRedraw}, "6. "},
+		{openMsg{screen: screenDrill}, "Countdown: 30 s"},
 	}
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		for _, sc := range screens {
