@@ -1,11 +1,8 @@
 package quiz
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
@@ -20,17 +17,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(storeHelper())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	srv, err := pgtemp.StartForTests(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "quiz tests need PostgreSQL:", err)
-		os.Exit(1)
-	}
-	testDB = srv
-	code := m.Run()
-	if err := srv.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "close test PostgreSQL:", err)
-	}
-	os.Exit(code)
+	os.Exit(pgtemp.RunTests(m, "quiz", &testDB))
 }

@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -14,21 +12,7 @@ import (
 // server LEARN_TEST_DATABASE points at. Each test takes a fresh schema.
 var testDB *pgtemp.Server
 
-func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	srv, err := pgtemp.StartForTests(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sim tests need PostgreSQL:", err)
-		os.Exit(1)
-	}
-	testDB = srv
-	code := m.Run()
-	if err := srv.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "close test PostgreSQL:", err)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(pgtemp.RunTests(m, "sim", &testDB)) }
 
 // newStage returns a one-instance stage on a fresh schema with one event of
 // seats seats, closed when the test ends.

@@ -26,6 +26,22 @@ type AnswerReport struct {
 	Message   string  `json:"message,omitempty"` // the error message of an answer that is not 200
 }
 
+// String is the answer as a person reads it: "200 b1", "200 b1 (replay)",
+// "409 Not enough seats left".
+func (a AnswerReport) String() string {
+	s := fmt.Sprint(a.Status)
+	if a.BookingID != nil {
+		s += " " + *a.BookingID
+	}
+	if a.Replayed {
+		s += " (replay)"
+	}
+	if a.Message != "" {
+		s += " " + a.Message
+	}
+	return s
+}
+
 // IntentReport is the tries of one intent.
 type IntentReport struct {
 	Intent int         `json:"intent"`

@@ -129,16 +129,7 @@ func answersText(r *sim.Report) string {
 	counts := map[string]int{}
 	var order []string
 	for _, a := range r.Answers {
-		s := fmt.Sprint(a.Status)
-		if a.BookingID != nil {
-			s += " " + *a.BookingID
-		}
-		if a.Replayed {
-			s += " (replay)"
-		}
-		if a.Message != "" {
-			s += " " + a.Message
-		}
+		s := a.String()
 		if counts[s] == 0 {
 			order = append(order, s)
 		}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -34,7 +33,7 @@ type drillModel struct {
 
 	// Spoken prompts.
 	pi        int
-	text      textarea.Model
+	text      textBox
 	textReady bool // text was made (the zero textarea must not be used)
 	remaining time.Duration
 	revealed  bool
@@ -63,11 +62,7 @@ func (m *drillModel) seconds() int { return m.c.prog.Seconds() }
 func (m *drillModel) startPrompt() tea.Cmd {
 	m.phase, m.revealed, m.graded, m.cursor = drillPrompts, false, nil, 0
 	m.ticked = make([]bool, len(m.drill.Prompts[m.pi].Points))
-	m.text, m.textReady = textarea.New(), true
-	m.text.Placeholder = "type your answer, or say it aloud (tab when done)"
-	m.text.ShowLineNumbers = false
-	m.text.SetWidth(textWidth(m.c.width))
-	m.text.SetHeight(5)
+	m.text, m.textReady = newTextBox("type your answer, or say it aloud (tab when done)", m.c.width, 5), true
 	m.remaining = time.Duration(m.seconds()) * time.Second
 	m.tick++
 	return tea.Batch(m.text.Focus(), m.second())

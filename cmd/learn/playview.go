@@ -176,17 +176,7 @@ func (m *playModel) caption(w, h int) string {
 func summary(r *sim.Report) string {
 	var answers []string
 	for _, a := range r.Answers {
-		s := fmt.Sprint(a.Status)
-		if a.BookingID != nil {
-			s += " " + *a.BookingID
-		}
-		if a.Replayed {
-			s += " (replay)"
-		}
-		if a.Message != "" {
-			s += " " + a.Message
-		}
-		answers = append(answers, s)
+		answers = append(answers, a.String())
 	}
 	if len(answers) > 3 {
 		answers = append(answers[:3], fmt.Sprintf("… %d in all", len(r.Answers)))

@@ -32,7 +32,7 @@ type quizModel struct {
 	cursor    int
 	picked    map[int]bool
 	order     []int // order: the learner's arrangement, indices into Steps
-	text      textarea.Model
+	text      textBox
 	textReady bool // text was made (the zero textarea must not be used)
 	typing    bool // short: the learner is still writing
 	ticked    []bool
@@ -97,11 +97,7 @@ func (m *quizModel) begin() tea.Cmd {
 	case quiz.KindOrder:
 		m.order = quiz.Shuffle(len(q.Steps), time.Now().UnixNano())
 	case quiz.KindShort:
-		m.text, m.textReady = textarea.New(), true
-		m.text.Placeholder = "your answer, in a sentence or two (tab when done)"
-		m.text.ShowLineNumbers = false
-		m.text.SetWidth(textWidth(m.c.width))
-		m.text.SetHeight(4)
+		m.text, m.textReady = newTextBox("your answer, in a sentence or two (tab when done)", m.c.width, 4), true
 		m.typing = true
 		m.ticked = make([]bool, len(q.Points))
 		return m.text.Focus()
@@ -638,6 +634,19 @@ func setByID(id string) (quiz.Set, bool) {
 		}
 	}
 	return quiz.Set{}, false
+}
+
+// textBox is the text box of a short answer or a spoken one.
+type textBox = textarea.Model
+
+// newTextBox is a text box of h lines for a window w cells wide.
+func newTextBox(placeholder string, w, h int) textBox {
+	t := textarea.New()
+	t.Placeholder = placeholder
+	t.ShowLineNumbers = false
+	t.SetWidth(textWidth(w))
+	t.SetHeight(h)
+	return t
 }
 
 // textWidth is the width of a text box in a window w cells wide.

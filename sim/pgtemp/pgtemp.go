@@ -302,3 +302,23 @@ func (e *noPostgresError) Unwrap() []error {
 	}
 	return errs
 }
+
+// RunTests is the TestMain of a test package that needs PostgreSQL: it
+// starts the package's one server (StartForTests), stores it in *srv, runs
+// the tests and closes the server. It returns the exit code for os.Exit; a
+// server that cannot start is a failure, named after pkg.
+func RunTests(m interface{ Run() int }, pkg string, srv **Server) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	s, err := StartForTests(ctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s tests need PostgreSQL: %v\n", pkg, err)
+		return 1
+	}
+	*srv = s
+	code := m.Run()
+	if err := s.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "close test PostgreSQL:", err)
+	}
+	return code
+}
