@@ -64,7 +64,7 @@ func TestFactCoverage(t *testing.T) {
 		{lesson, "redraw", `(?s)key K, its reply lost, the retry with that same K`},
 		{lesson, "try lost-answer", "`learn demo lost-answer --json`.*`booking_rows` is 1 and `seats_taken` is 2"},
 		{lesson, "try concurrent copies", "`learn demo concurrent-copies --copies 10 --json`"},
-		{lesson, "mark as read", `mark this page as read from the home screen`},
+		{lesson, "mark as read", `press ` + "`m`" + ` while reading to mark this page as read`},
 
 		// The interview card.
 		{card, "20–30 seconds", `Say it like this \(20–30 seconds\)`},

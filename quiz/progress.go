@@ -42,6 +42,9 @@ type SetProgress struct {
 	Best      float64 `json:"best"`
 	Attempts  int     `json:"attempts"`
 	LastScore float64 `json:"last_score"`
+	// Next is the question an unfinished attempt continues at (an index
+	// into the set's Questions); 0 when no attempt is under way.
+	Next int `json:"next,omitempty"`
 }
 
 // Answer is the learner's last answer to one question: its score (0 to 1)
@@ -149,6 +152,7 @@ func (p *Progress) FinishAttempt(setID string, score float64) {
 	sp.Attempts++
 	sp.LastScore = score
 	sp.Best = math.Max(sp.Best, score)
+	sp.Next = 0
 }
 
 // Rate applies the learner's rating g of card cardID at now ([Schedule])

@@ -181,13 +181,13 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 			Kind:   KindSingle,
 			Prompt: prompt(3),
 			Choices: []string{
-				"The key lookup: the second copy finds the first one's booking and returns it",
+				"The key lookup on its own, with no row lock and no constraint: each copy checks for a booking before inserting",
 				"The UNIQUE (user_id, idempotency_key) constraint: one INSERT wins, the other fails with a unique violation (SQLSTATE 23505) and its whole transaction rolls back, seats included",
 				"The API instance that received the first copy remembers the key in memory and refuses the second",
 				"The later COMMIT overwrites the earlier booking, so one row is left",
 			},
 			Correct: []int{1},
-			Explain: "How it works, step 4: a lookup alone cannot settle it, since both copies may look before either has inserted. The constraint lets one INSERT through; the loser gets 23505, rolls back as a whole (its seat decrement too), then reads the winner's booking and answers with it. For one event the row lock already makes the copies wait in turn; the constraint settles the copies that share no lock, such as one key sent for two events.",
+			Explain: "How it works, step 4: a lookup alone cannot settle it, since both copies may look before either has inserted (the broken Simultaneous copies scenario shows it: N rows). In learn the copies of one request for one event also queue on the event's row lock, so the second copy's lookup finds the first one's booking, as the Simultaneous copies play shows; the constraint is what settles every race the lock does not cover, such as one key sent for two events: one INSERT wins, the loser gets 23505, rolls back as a whole (its seat decrement too), then reads the winner's booking and answers with it.",
 		},
 		{
 			ID:     "checkpoint/5",

@@ -24,6 +24,9 @@ const HeaderIdempotencyKey = "Idempotency-Key"
 // value is logged as it is.
 const HeaderRequestID = "X-Request-Id"
 
+// HeaderInstance names, on every answer, the API instance that gave it.
+const HeaderInstance = "X-Learn-Instance"
+
 // maxBodyBytes bounds a request body.
 const maxBodyBytes = 64 << 10
 
@@ -317,6 +320,7 @@ func (a *API) logged(next http.Handler) http.Handler {
 		if at, ok := parseRequestID(reqID); ok {
 			ctx = WithAttempt(ctx, at)
 		}
+		w.Header().Set(HeaderInstance, a.Engine.Lane)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r.WithContext(ctx))
 		attrs := []any{"status", rec.status}

@@ -104,6 +104,13 @@ const (
 	PointAfterCommit Point = "after-commit"
 )
 
+// pointWords says where a point is, for captions: "after the lookup".
+var pointWords = map[Point]string{
+	PointAfterLookup:  "after the lookup",
+	PointBeforeCommit: "before COMMIT",
+	PointAfterCommit:  "after COMMIT",
+}
+
 // ErrCrash, returned by an Engine.At hook, makes the API instance die at
 // that point: its database connection is closed (PostgreSQL rolls back what
 // is not committed) and the HTTP connection is cut without an answer.
@@ -149,7 +156,7 @@ const (
 	sqlLockEvent   = `SELECT name, seats_left, starts_at FROM events WHERE id = $1 FOR UPDATE`
 	sqlReadEvent   = `SELECT name, seats_left, starts_at FROM events WHERE id = $1`
 	sqlFindByKey   = `SELECT id, user_id, event_id, quantity, created_at FROM bookings WHERE user_id = $1 AND idempotency_key = $2`
-	sqlFindAnyUser = `SELECT id, user_id, event_id, quantity, created_at FROM bookings WHERE idempotency_key = $2 AND $1::text IS NOT NULL`
+	sqlFindAnyUser = `SELECT id, user_id, event_id, quantity, created_at FROM bookings WHERE idempotency_key = $1`
 	sqlTakeSeats   = `UPDATE events SET seats_left = seats_left - $2 WHERE id = $1 RETURNING seats_left`
 	sqlInsertBooks = `INSERT INTO bookings (user_id, event_id, quantity, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`
 	sqlBookingByID = `SELECT id, user_id, event_id, quantity, idempotency_key, created_at FROM bookings WHERE id = $1`
@@ -359,7 +366,11 @@ func (e *Engine) findSQL() string {
 // find looks up the booking that holds req's key.
 func (e *Engine) find(ctx context.Context, q Querier, req BookingRequest) (Booking, bool, error) {
 	b := Booking{Key: req.Key}
-	rows, err := q.Query(ctx, e.findSQL(), req.UserID, req.Key)
+	args := []any{req.UserID, req.Key}
+	if e.Design.KeyAcrossUsers {
+		args = []any{req.Key}
+	}
+	rows, err := q.Query(ctx, e.findSQL(), args...)
 	if err != nil {
 		return b, false, fmt.Errorf("look up key: %w", err)
 	}
@@ -404,7 +415,7 @@ func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Error) {
 // p, tracing the pause or the crash.
 func (e *Engine) at(ctx context.Context, p Point, req BookingRequest) error {
 	if e.Barrier != nil && e.BarrierAt == p {
-		if err := e.step(ctx, req, Event{Kind: KindPause, To: e.Lane, Label: "pause: " + string(p),
+		if err := e.step(ctx, req, Event{Kind: KindPause, To: e.Lane, Label: "held " + pointWords[p],
 			Text: fmt.Sprintf("forced interleaving: held at %s until every copy is there", p)}); err != nil {
 			return err
 		}
@@ -421,7 +432,7 @@ func (e *Engine) at(ctx context.Context, p Point, req BookingRequest) error {
 		if p == PointAfterCommit {
 			what = "after COMMIT, before it could answer"
 		}
-		if serr := e.step(ctx, req, Event{Kind: KindCrash, To: e.Lane, Label: "✕ crash " + string(p),
+		if serr := e.step(ctx, req, Event{Kind: KindCrash, To: e.Lane, Label: "✕ dies " + pointWords[p],
 			Text: fmt.Sprintf("%s crashes at %s: %s", e.Lane, p, what)}); serr != nil {
 			return serr
 		}

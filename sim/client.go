@@ -70,6 +70,7 @@ type TryResult struct {
 // reached the browser (nil when none did).
 type Outcome struct {
 	Intent Intent
+	Token  string // the bearer token the intent was sent with: whose it is
 	Tries  []TryResult
 	Answer *Answer
 	Err    error // the last network error when no answer arrived; ctx.Err() if cancelled
@@ -102,6 +103,7 @@ func (r *RoundRobin) Pick() *Instance {
 // retries by ShouldRetry, waiting Backoff[i] on Clock before try i+2.
 type Client struct {
 	Token   string // the demo user's bearer token
+	User    string // the user's name, for captions; may be empty
 	Picker  Picker
 	HTTP    *http.Client
 	Clock   Clock
@@ -135,7 +137,7 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 	if retry == nil {
 		retry = ShouldRetry
 	}
-	out := Outcome{Intent: in}
+	out := Outcome{Intent: in, Token: c.Token}
 	for try := 1; ; try++ {
 		if try > 1 && c.NewKeyPerTry {
 			in.Key = uuid.New()
@@ -143,14 +145,18 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		inst := c.Picker.Pick()
 		at := Attempt{Intent: in.Number, Copy: in.Copy, Try: try, Instance: inst.Name}
 		tctx := WithAttempt(ctx, at)
-		label := fmt.Sprintf("book %d, key %s", in.Quantity, ShortKey(in.Key))
+		who := c.User
+		if who == "" {
+			who = "browser"
+		}
+		label := fmt.Sprintf("%s: book %d, key %s", who, in.Quantity, ShortKey(in.Key))
 		caption := fmt.Sprintf("POST /bookings %d seats, Idempotency-Key %s", in.Quantity, in.Key)
 		switch {
 		case try > 1 && c.NewKeyPerTry:
-			label = "retry: " + label + " (NEW key)"
+			label = fmt.Sprintf("%s retries: book %d, NEW key %s", who, in.Quantity, ShortKey(in.Key))
 			caption = fmt.Sprintf("retry (try %d of %d) with a NEW key: ", try, len(backoff)+1) + caption
 		case try > 1:
-			label = "retry: " + label
+			label = fmt.Sprintf("%s retries: book %d, key %s", who, in.Quantity, ShortKey(in.Key))
 			caption = fmt.Sprintf("retry (try %d of %d) with the same key: ", try, len(backoff)+1) + caption
 		}
 		if err := c.Trace.Emit(tctx, Event{Kind: KindSend, From: LaneBrowser, To: inst.Name,

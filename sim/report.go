@@ -12,6 +12,7 @@ type Report struct {
 	Variant     Variant        `json:"variant"`
 	Answers     []AnswerReport `json:"answers"`      // every answer that reached the browser, in arrival order
 	Lost        int            `json:"lost"`         // answers lost on the way back
+	Unanswered  int            `json:"unanswered"`   // tries that got no answer at all: lost, never sent, or the instance died
 	BookingRows int            `json:"booking_rows"` // rows in bookings afterwards (the run's users only exist in its schema)
 	SeatsTaken  int            `json:"seats_taken"`  // seats the run's events lost
 	Attempts    []IntentReport `json:"attempts"`     // every try of every intent
@@ -68,6 +69,8 @@ const (
 	InvOneBookingPerIntent = "each intent booked at most once"
 	InvAnswerMatches       = "every booking answered is the one the request asked for"
 	InvIntentGetsItsBook   = "an intent that booked is answered with its booking"
+	InvRefusalFinal        = "a refusal (4xx) is final: the browser never sends it again"
+	InvKeysPerUser         = "a key never blocks another user: 409 only for the user's own key"
 )
 
 // Passed reports whether every invariant held.
@@ -104,6 +107,11 @@ func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
 	for _, o := range outcomes {
 		if o.Intent.Number == 0 {
 			continue // an outcome that never ran
+		}
+		for _, t := range o.Tries {
+			if t.Error != "" {
+				rep.Unanswered++
+			}
 		}
 		rep.Attempts = append(rep.Attempts, IntentReport{Intent: o.Intent.Number, Copy: o.Intent.Copy, Key: o.Intent.Key.String(), Tries: o.Tries})
 	}
@@ -144,7 +152,7 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 	taken := seatsAtStart - left
 	inv := []Invariant{
 		{InvSeatsMatchBookings, taken == booked, fmt.Sprintf("%d seats taken, %d booked", taken, booked)},
-		{InvOnePerKey, dupKeys == 0, fmt.Sprintf("%d (user, key) pairs with more than one booking", dupKeys)},
+		{InvOnePerKey, dupKeys == 0, fmt.Sprintf("%s with more than one booking", count(dupKeys, "(user, key) pair", "(user, key) pairs"))},
 		{InvSeatsNotNegative, minLeft >= 0, fmt.Sprintf("lowest seats_left %d", minLeft)},
 	}
 	split := 0
@@ -159,7 +167,7 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 			split++
 		}
 	}
-	inv = append(inv, Invariant{InvOneBookingPerTry, split == 0, fmt.Sprintf("%d intents got more than one booking id", split)})
+	inv = append(inv, Invariant{InvOneBookingPerTry, split == 0, fmt.Sprintf("%s got more than one booking id", count(split, "intent", "intents"))})
 	made := map[int][]string{} // intent → the bookings it created
 	for _, ev := range trace {
 		if ev.Kind == KindCommit && !ev.Replayed && ev.BookingID != "" {
@@ -172,7 +180,7 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 			twice++
 		}
 	}
-	inv = append(inv, Invariant{InvOneBookingPerIntent, twice == 0, fmt.Sprintf("%d intents booked more than once", twice)})
+	inv = append(inv, Invariant{InvOneBookingPerIntent, twice == 0, fmt.Sprintf("%s booked more than once", count(twice, "intent", "intents"))})
 	mismatched, unanswered := 0, 0
 	for _, o := range outcomes {
 		a := o.Answer
@@ -187,8 +195,42 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 			unanswered++
 		}
 	}
+	resent, blocked := 0, 0
+	for _, o := range outcomes {
+		for i, t := range o.Tries {
+			if t.Status >= 400 && t.Status < 500 && i < len(o.Tries)-1 {
+				resent++
+				break
+			}
+		}
+		if o.Answer != nil && o.Answer.Error != nil && o.Answer.Error.Code == CodeKeyReused && !keyUsedBy(outcomes, o) {
+			blocked++
+		}
+	}
 	inv = append(inv,
-		Invariant{InvAnswerMatches, mismatched == 0, fmt.Sprintf("%d answers carry a booking of another event or quantity", mismatched)},
-		Invariant{InvIntentGetsItsBook, unanswered == 0, fmt.Sprintf("%d intents booked but were finally answered with something else", unanswered)})
+		Invariant{InvAnswerMatches, mismatched == 0, fmt.Sprintf("%s a booking of another event or quantity", count(mismatched, "answer carries", "answers carry"))},
+		Invariant{InvIntentGetsItsBook, unanswered == 0, fmt.Sprintf("%s but finally answered with something else", count(unanswered, "intent booked", "intents booked"))},
+		Invariant{InvRefusalFinal, resent == 0, fmt.Sprintf("%s sent again after a 4xx", count(resent, "intent", "intents"))},
+		Invariant{InvKeysPerUser, blocked == 0, fmt.Sprintf("%s 409 for a key only another user had used", count(blocked, "intent got", "intents got"))})
 	return inv, nil
+}
+
+// keyUsedBy reports whether another intent of o's user sent o's key: the
+// only reason the correct design answers 409 key_reused.
+func keyUsedBy(outcomes []Outcome, o Outcome) bool {
+	for _, other := range outcomes {
+		if other.Token == o.Token && other.Intent.Key == o.Intent.Key &&
+			(other.Intent.Number != o.Intent.Number || other.Intent.Copy != o.Intent.Copy) {
+			return true
+		}
+	}
+	return false
+}
+
+// count is "1 intent" or "3 intents".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

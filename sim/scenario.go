@@ -149,6 +149,12 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		return nil, err
 	}
 	r := &Run{Scenario: s, Options: opts, Setup: setup, Stage: st, Trace: trace}
+	if s.Copies {
+		if err := st.checkConnections(ctx, opts.Copies+3); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
+	}
 	if setup.HoldAfterLookup > 0 {
 		b := NewBarrier(setup.HoldAfterLookup)
 		for _, in := range st.Instances {

@@ -266,5 +266,16 @@ func (r *Run) passTime(ctx context.Context, d time.Duration, why string) error {
 	if r.Stage.Redis != nil {
 		r.Stage.Redis.FastForward(d)
 	}
-	return r.note(ctx, fmt.Sprintf("%s pass", d), why)
+	return r.note(ctx, fmt.Sprintf("%s pass", humanDuration(d)), why)
+}
+
+// humanDuration says d in words: "25 hours", "90 minutes", "3 seconds".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%d hours", int(d/time.Hour))
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", int(d/time.Minute))
+	}
+	return d.String()
 }

@@ -166,6 +166,7 @@ func (st *Stage) Browser(token string, plan func(Attempt) Fault) *Client {
 	nw := &Network{Base: &http.Transport{}, Plan: plan, Clock: st.Clock, Trace: st.Trace}
 	return &Client{
 		Token:  token,
+		User:   DemoUsers()[token],
 		Picker: &RoundRobin{Instances: st.Instances},
 		HTTP:   &http.Client{Transport: nw, Timeout: time.Minute},
 		Clock:  st.Clock,
@@ -201,6 +202,25 @@ func (st *Stage) CutDatabase(ctx context.Context, n int) (restore func(), err er
 	dead.Close()
 	healthy := eng.SwapPool(dead)
 	return func() { eng.SwapPool(healthy) }, nil
+}
+
+// checkConnections fails with a clear error when the server cannot open
+// need more connections: copies that all wait for one would otherwise fail
+// with "too many clients" (500) or hang at a pause point.
+func (st *Stage) checkConnections(ctx context.Context, need int) error {
+	var free, limit int
+	err := st.Admin.QueryRow(ctx, `SELECT current_setting('max_connections')::int
+		- current_setting('superuser_reserved_connections')::int
+		- (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'),
+		current_setting('max_connections')::int`).Scan(&free, &limit)
+	if err != nil {
+		return fmt.Errorf("count the server's free connections: %w", err)
+	}
+	if free < need {
+		return fmt.Errorf("this PostgreSQL allows %d connections and has %d free; %d copies need %d: use at most %d copies, or raise max_connections",
+			limit, free, need-3, need, max(free-3, 0))
+	}
+	return nil
 }
 
 // Rows reads both tables (committed rows only).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -96,11 +97,15 @@ func (m *model) route(msg openMsg) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		m.quiz, m.active = newQuiz(m.c, set, msg.step), screenQuiz
+		step := msg.step
+		if sp, ok := m.c.prog.Sets[set.ID]; ok && step == 0 && sp.Next < len(set.Questions) {
+			step = sp.Next // an unfinished attempt continues where it stopped
+		}
+		m.quiz, m.active = newQuiz(m.c, set, step), screenQuiz
 		return tea.Batch(m.quiz.Init(), m.remember(quiz.Resume{Screen: "quiz", Name: set.ID, Step: m.quiz.idx}))
 	case screenDrill:
 		m.drill, m.active = newDrill(m.c), screenDrill
-		return nil
+		return m.remember(quiz.Resume{Screen: "drill"})
 	}
 	m.active = screenHome
 	return nil
@@ -124,6 +129,8 @@ func resumeTarget(r quiz.Resume) (openMsg, bool) {
 		return openMsg{screen: screenPlay, name: r.Name, variant: sim.Variant(r.Section)}, true
 	case "quiz":
 		return openMsg{screen: screenQuiz, name: r.Name, step: r.Step}, true
+	case "drill":
+		return openMsg{screen: screenDrill}, true
 	}
 	return openMsg{}, false
 }
@@ -139,6 +146,10 @@ func (m *model) resumePoint() quiz.Resume {
 		if !m.quiz.done {
 			return quiz.Resume{Screen: "quiz", Name: m.quiz.set.ID, Step: m.quiz.idx}
 		}
+	case screenDrill:
+		if m.drill.phase != drillDone {
+			return quiz.Resume{Screen: "drill"}
+		}
 	}
 	return quiz.Resume{}
 }
@@ -147,6 +158,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.c.width, m.c.height = msg.Width, msg.Height
+		if (msg.Width < minWidth || msg.Height < minHeight) && m.play != nil {
+			m.play.playing = false // nothing plays unseen
+		}
 		m.help.SetWidth(msg.Width)
 		if m.reader != nil {
 			m.reader.SetSize(msg.Width, msg.Height)
@@ -361,10 +375,25 @@ func (m *model) setPresent(on bool) tea.Cmd {
 	return clockTick()
 }
 
-// overlay is the full key help of the active screen, centred.
+// overlay is the full key help of the active screen, centred: in columns
+// when they fit the window, else one key a line.
 func (m *model) overlay() string {
-	full := m.help.FullHelpView(m.activeBindings().FullHelp())
-	box := m.c.st.box.Padding(1, 2).Render(m.c.st.title.Render("Keys") + "\n\n" + full + "\n\n" + m.c.st.subtle.Render("? or esc closes, q quits"))
+	st := m.c.st
+	groups := m.activeBindings().FullHelp()
+	full := m.help.FullHelpView(groups)
+	if lipgloss.Width(full) > m.c.width-8 {
+		var lines []string
+		for _, g := range groups {
+			for _, b := range g {
+				if b.Enabled() {
+					h := b.Help()
+					lines = append(lines, st.accent.Render(fmt.Sprintf("%-12s", h.Key))+" "+h.Desc)
+				}
+			}
+		}
+		full = strings.Join(lines, "\n")
+	}
+	box := st.box.Padding(0, 2).Render(st.title.Render("Keys") + "\n\n" + full + "\n\n" + st.subtle.Render("? or esc closes, q quits"))
 	return lipgloss.Place(m.c.width, m.c.height, lipgloss.Center, lipgloss.Center, box)
 }
 

@@ -37,6 +37,9 @@ func runDemo(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 2, usageErrorf("%v", err)
 	}
+	if v == sim.Broken && !s.HasBroken() {
+		return 2, usageErrorf("scenario %s has no broken variant; those that have one: %s", s.Name, brokenNames())
+	}
 	setCopies := false
 	fs.Visit(func(f *flag.Flag) { setCopies = setCopies || f.Name == "copies" })
 	if setCopies && s.Name != "concurrent-copies" {
@@ -123,24 +126,16 @@ func printReport(w io.Writer, s *sim.Scenario, rep *sim.Report) {
 }
 
 func answersText(r *sim.Report) string {
-	if len(r.Answers) == 0 {
-		return "none"
-	}
-	counts := map[string]int{}
-	var order []string
-	for _, a := range r.Answers {
-		s := a.String()
-		if counts[s] == 0 {
-			order = append(order, s)
-		}
-		counts[s]++
-	}
-	parts := make([]string, len(order))
-	for i, s := range order {
-		parts[i] = s
-		if counts[s] > 1 {
-			parts[i] = fmt.Sprintf("%d x %s", counts[s], s)
+	return fmt.Sprintf("%d: %s", len(r.Answers), groupAnswers(r.Answers, true))
+}
+
+// brokenNames lists the scenarios that have a broken variant.
+func brokenNames() string {
+	var names []string
+	for _, s := range sim.Scenarios() {
+		if s.HasBroken() {
+			names = append(names, s.Name)
 		}
 	}
-	return fmt.Sprintf("%d: %s", len(r.Answers), strings.Join(parts, ", "))
+	return strings.Join(names, ", ")
 }

@@ -32,6 +32,7 @@ type drillModel struct {
 	phase drillPhase
 
 	// Spoken prompts.
+	scroll    scroller
 	pi        int
 	text      textBox
 	textReady bool // text was made (the zero textarea must not be used)
@@ -53,7 +54,7 @@ type drillModel struct {
 type countdownMsg struct{ token int }
 
 func newDrill(c *common) *drillModel {
-	return &drillModel{c: c, drill: quiz.Interview(), rated: map[quiz.Rating]int{}}
+	return &drillModel{c: c, drill: quiz.Interview(), rated: map[quiz.Rating]int{}, scroll: newScroller()}
 }
 
 func (m *drillModel) seconds() int { return m.c.prog.Seconds() }
@@ -61,6 +62,7 @@ func (m *drillModel) seconds() int { return m.c.prog.Seconds() }
 // startPrompt shows prompt pi with a fresh text box and starts the clock.
 func (m *drillModel) startPrompt() tea.Cmd {
 	m.phase, m.revealed, m.graded, m.cursor = drillPrompts, false, nil, 0
+	m.scroll.reset()
 	m.ticked = make([]bool, len(m.drill.Prompts[m.pi].Points))
 	m.text, m.textReady = newTextBox("type your answer, or say it aloud (tab when done)", m.c.width, 5), true
 	m.remaining = time.Duration(m.seconds()) * time.Second
@@ -114,6 +116,9 @@ func (m *drillModel) reveal() {
 
 func (m *drillModel) key(msg tea.KeyPressMsg) (*drillModel, tea.Cmd) {
 	k := m.c.keys
+	if !m.capturing() && m.scroll.key(msg, k) {
+		return m, nil
+	}
 	switch m.phase {
 	case drillIntro:
 		switch {
@@ -227,18 +232,29 @@ func (m *drillModel) bindings() bindings {
 	return bindings{short: short, full: [][]key.Binding{short, {k.Help, k.Quit}}}
 }
 
+// View is the drill, scrolled to its end (the countdown is on the title
+// line, which stays).
 func (m *drillModel) View() string {
+	return m.c.st.title.Render("Interview drill") + "\n" + m.scroll.view(m.body(), m.c.width, m.c.height-2)
+}
+
+func (m *drillModel) body() string {
 	st := m.c.st
 	wrap := lipgloss.NewStyle().Width(min(m.c.width, 100))
 	var b strings.Builder
-	b.WriteString(st.title.Render("Interview drill") + "\n\n")
+	b.WriteString("\n")
 	switch m.phase {
 	case drillIntro:
-		due := quiz.DueToday(m.c.prog, m.drill.Cards, now())
+		dueNow := len(quiz.Due(m.c.prog, m.drill.Cards, now()))
+		later := quiz.DueToday(m.c.prog, m.drill.Cards, now()) - dueNow
+		cards := countOf(dueNow, "card") + " due now"
+		if later > 0 {
+			cards += fmt.Sprintf(", %d more later today", later)
+		}
 		b.WriteString(wrap.Render(fmt.Sprintf("%d questions to answer aloud or in writing, each against a countdown of %d seconds "+
 			"(a good spoken answer takes 20 to 30), then the model answer and its key points to tick. "+
-			"After them, the follow-ups and counter-questions due today as flashcards: %d due.",
-			len(m.drill.Prompts), m.seconds(), due)) + "\n\n")
+			"After them, the follow-ups and counter-questions as flashcards: %s.",
+			len(m.drill.Prompts), m.seconds(), cards)) + "\n\n")
 		b.WriteString(st.subtle.Render(fmt.Sprintf("Countdown: %d s (+/- to change, 10 to 120)", m.seconds())) + "\n")
 	case drillPrompts:
 		p := m.drill.Prompts[m.pi]
@@ -267,7 +283,7 @@ func (m *drillModel) View() string {
 			if m.ticked[i] {
 				box = "[x] "
 			}
-			b.WriteString(cur + box + fit(pt, m.c.width-8) + "\n")
+			b.WriteString(hang(cur+box, pt, m.c.width-2) + "\n")
 		}
 		if m.graded != nil {
 			b.WriteString("\n" + st.good.Render(fmt.Sprintf("%.0f%% of the key points.", m.graded.Score*100)) + "\n")
@@ -283,7 +299,7 @@ func (m *drillModel) View() string {
 			b.WriteString(st.subtle.Render("Answer it in your head, then enter shows the answer.") + "\n")
 		}
 	case drillDone:
-		b.WriteString("Done for today.\n")
+		b.WriteString("Done for now.\n")
 		if n := len(m.due); n > 0 {
 			b.WriteString(fmt.Sprintf("%s reviewed: %d again, %d hard, %d good, %d easy.\n", countOf(n, "card"),
 				m.rated[quiz.Again], m.rated[quiz.Hard], m.rated[quiz.Good], m.rated[quiz.Easy]))

@@ -52,7 +52,7 @@ func newHome(c *common) *homeModel {
 		homeItem{title: "Play: the lost answer", desc: lost.Summary, screen: screenPlay, name: lost.Name},
 		homeItem{title: "Race: N copies of one request at once", desc: "fire 2 to 100 copies at the same instant and watch one booking come out (v: without the lock)",
 			screen: screenRace},
-		homeItem{title: fmt.Sprintf("Scenarios: all %d, correct and broken", len(sim.Scenarios())),
+		homeItem{title: fmt.Sprintf("Scenarios: all %d, %d with a broken design", len(sim.Scenarios()), brokenCount()),
 			desc: "every failure the lesson names, run live: pick one, v for its broken variant", screen: screenPicker})
 	for _, s := range quiz.Sets() {
 		id := s.ID
@@ -162,7 +162,7 @@ func (m *homeModel) View() string {
 	}
 	b.WriteString("\n" + st.subtle.Render(fit(m.items[m.cursor].desc, w)) + "\n\n")
 	for _, n := range m.c.notices {
-		b.WriteString(st.warn.Render(fit("! "+n, w)) + "\n")
+		b.WriteString(st.warn.Render(hang("! ", n, w)) + "\n")
 	}
 	b.WriteString(m.dbLine())
 	return b.String()
@@ -179,4 +179,15 @@ func (m *homeModel) dbLine() string {
 	}
 	progress := m.c.db.status()
 	return m.spin.View() + st.subtle.Render(fit(" PostgreSQL: "+ellipsis(progress), m.c.width-2))
+}
+
+// brokenCount is how many scenarios have a broken variant.
+func brokenCount() int {
+	n := 0
+	for _, s := range sim.Scenarios() {
+		if s.HasBroken() {
+			n++
+		}
+	}
+	return n
 }

@@ -32,8 +32,8 @@ func newKeyMap() keyMap {
 		NextSection: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next section")),
 		PrevSection: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous section")),
 		Play:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play/pause")),
-		Step:        key.NewBinding(key.WithKeys("n", "right", "pgdown"), key.WithHelp("n/→", "step")),
-		StepBack:    key.NewBinding(key.WithKeys("p", "left", "pgup"), key.WithHelp("p/←", "back a step")),
+		Step:        key.NewBinding(key.WithKeys("n", "right", "pgdown"), key.WithHelp("n/→/pgdn", "step")),
+		StepBack:    key.NewBinding(key.WithKeys("p", "left", "pgup"), key.WithHelp("p/←/pgup", "back a step")),
 		Present:     key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "presenter mode")),
 		Restart:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
 		Faster:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
@@ -46,7 +46,7 @@ func newKeyMap() keyMap {
 		Toggle:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "tick")),
 		MoveUp:      key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "move step up")),
 		MoveDown:    key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "move step down")),
-		MarkRead:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "mark as read")),
+		MarkRead:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "mark read/unread")),
 	}
 }
 

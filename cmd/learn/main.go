@@ -140,7 +140,10 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, usageErrorf("%v", err)
+			// Go's flag package names flags with one dash; learn's take two.
+			msg := strings.Replace(err.Error(), "flag provided but not defined: -", "unknown flag --", 1)
+			msg = strings.Replace(msg, "flag needs an argument: -", "flag needs a value: --", 1)
+			return nil, usageErrorf("%s", msg)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -175,6 +178,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 	cmd, args := splitCommand(args)
 	switch cmd {
 	case "help":
+		if len(args) > 0 {
+			return 2, usageErrorf("help takes no arguments, got %s", strings.Join(args, " "))
+		}
 		printUsage(stdout)
 		return 0, nil
 	case "demo":
@@ -296,7 +302,10 @@ func runApp(g *globals, first openMsg, stdin io.Reader, stdout, stderr io.Writer
 			"  learn lesson | less          read the lesson as text\n" +
 			"  learn interview | less       read the interview card as text\n" +
 			"  learn demo lost-answer --json\n" +
-			"  learn demo concurrent-copies --copies 10 --json")
+			"  learn demo concurrent-copies --copies 10 --json\n" +
+			"  learn serve                  the booking API, for curl\n" +
+			"  learn doctor                 which PostgreSQL learn would use\n" +
+			"  learn progress               your saved progress")
 	}
 	opts, err := g.pgOptions()
 	if err != nil {

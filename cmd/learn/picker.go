@@ -82,7 +82,7 @@ func (m *pickerModel) View() string {
 	st := m.c.st
 	w := m.c.width
 	var b strings.Builder
-	b.WriteString(st.title.Render("Scenarios") + st.subtle.Render(" · each runs live on PostgreSQL; v picks correct or broken") + "\n\n")
+	b.WriteString(st.title.Render("Scenarios") + st.subtle.Render(fit(" · each runs live on PostgreSQL; v picks correct or broken", w-9)) + "\n\n")
 	room := max(1, (m.c.height-4)/3) // three lines an item
 	if m.cursor < m.top {
 		m.top = m.cursor
@@ -93,16 +93,13 @@ func (m *pickerModel) View() string {
 	for i := m.top; i < len(m.items) && i < m.top+room; i++ {
 		s := m.items[i]
 		v := m.variant(s)
-		tag := st.good.Render("correct")
-		if v == sim.Broken {
-			tag = st.bad.Render("broken")
-		}
-		if !s.HasBroken() {
-			tag += st.faint.Render(" (no broken variant)")
-		} else if v == sim.Correct {
-			tag += st.faint.Render(" / broken")
-		} else {
-			tag = st.faint.Render("correct / ") + tag
+		// Brackets mark the chosen variant, colour or not (NO_COLOR).
+		tag := st.good.Render("[correct]") + st.faint.Render(" broken")
+		switch {
+		case !s.HasBroken():
+			tag = st.good.Render("[correct]") + st.faint.Render(" (no broken variant)")
+		case v == sim.Broken:
+			tag = st.faint.Render("correct ") + st.bad.Render("[broken]")
 		}
 		title := fit(s.Title, w-30)
 		desc := fit(s.Explain(v), w-4)

@@ -396,6 +396,7 @@ func (m *playModel) tick(d time.Duration) tea.Cmd {
 
 func (m *playModel) bindings() bindings {
 	k := m.c.keys
+	k.Variant.SetEnabled(m.scenario.HasBroken()) // a copy: the shared map stays whole
 	return bindings{
 		short: []key.Binding{k.Play, k.Step, k.StepBack, k.Restart, k.Variant, k.Faster, k.Slower, k.Back, k.Help},
 		full: [][]key.Binding{

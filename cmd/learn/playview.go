@@ -51,7 +51,7 @@ func (m *playModel) View() string {
 		lanes := m.lanesBox(leftW, h-1-captionH)
 		rightW := w - leftW
 		third := (h - 1) / 3
-		rows := m.box("Rows (committed)", m.rowsLines(rightW-4), rightW, third)
+		rows := m.box("Rows (committed)", m.rowsLines(rightW-4, third-3), rightW, third)
 		sql := m.box("SQL sent", m.traceLines(rightW-4, sim.KindSQL), rightW, third)
 		logs := m.box("API log", m.traceLines(rightW-4, sim.KindLog), rightW, h-1-2*third)
 		left := lipgloss.JoinVertical(lipgloss.Left, lanes, m.caption(leftW, captionH))
@@ -60,7 +60,7 @@ func (m *playModel) View() string {
 	bottomH := max(8, h*2/5)
 	lanesH := max(5, h-1-captionH-bottomH)
 	leftW := max(32, w/3)
-	rows := m.box("Rows (committed)", m.rowsLines(leftW-4), leftW, bottomH)
+	rows := m.box("Rows (committed)", m.rowsLines(leftW-4, bottomH-3), leftW, bottomH)
 	trace := m.box("SQL sent · API log", m.traceLines(w-leftW-4, sim.KindSQL, sim.KindLog), w-leftW, bottomH)
 	return lipgloss.JoinVertical(lipgloss.Left, header, m.lanesBox(w, lanesH), m.caption(w, captionH),
 		lipgloss.JoinHorizontal(lipgloss.Top, rows, trace))
@@ -71,10 +71,15 @@ func (m *playModel) View() string {
 func (m *playModel) presentView(w, h int) string {
 	st := m.c.st
 	clock := time.Since(m.c.presentSince).Truncate(time.Second)
-	top := fmt.Sprintf("%02d:%02d   step %d of %d", int(clock.Minutes()), int(clock.Seconds())%60, m.view+1, len(m.frames))
-	if m.phase == phaseFinished && m.view == m.newest() {
-		top += "   done"
+	state := "paused"
+	switch {
+	case m.phase == phaseFinished && m.view == m.newest():
+		state = "done"
+	case m.playing:
+		state = "playing"
 	}
+	// Fixed width, so the clock does not move as the counter grows.
+	top := fmt.Sprintf("%-8s %-18s %02d:%02d", state, m.stepCounter(), int(clock.Minutes()), int(clock.Seconds())%60)
 	topLine := st.title.Render(fit(m.scenario.Title+" · "+string(m.variant), w-ansi.StringWidth(top)-1))
 	topLine += strings.Repeat(" ", max(1, w-ansi.StringWidth(topLine)-ansi.StringWidth(top))) + st.subtle.Render(top)
 	capH := 5
@@ -86,7 +91,7 @@ func (m *playModel) presentView(w, h int) string {
 
 func (m *playModel) header(w int) string {
 	st := m.c.st
-	left := st.title.Render("Play: "+m.scenario.Title) + st.subtle.Render(" · "+string(m.variant))
+	variant := " · " + string(m.variant)
 	state := "paused"
 	switch {
 	case m.phase == phaseFinished && m.view == m.newest():
@@ -100,14 +105,35 @@ func (m *playModel) header(w int) string {
 	if m.view >= 0 {
 		at = m.events[m.frames[m.view].ev].At
 	}
-	right := fmt.Sprintf("step %d/%d · t=%.1fs · %gx · %s", m.view+1, len(m.frames), at.Seconds(), speeds[m.speed], state)
-	if gap := w - ansi.StringWidth(left) - ansi.StringWidth(right); gap >= 1 {
-		return left + strings.Repeat(" ", gap) + st.subtle.Render(right)
+	right := fmt.Sprintf("%s · t=%s · %gx · %s", m.stepCounter(), simTime(at), speeds[m.speed], state)
+	if gap := w - ansi.StringWidth("Play: "+m.scenario.Title+variant) - ansi.StringWidth(right); gap >= 1 {
+		return st.title.Render("Play: "+m.scenario.Title) + st.subtle.Render(variant) + strings.Repeat(" ", gap) + st.subtle.Render(right)
 	}
-	// Narrow: the step and state matter more than the title.
-	right = fmt.Sprintf("%d/%d · %gx · %s", m.view+1, len(m.frames), speeds[m.speed], state)
-	title := fit("Play: "+m.scenario.Title, max(0, w-ansi.StringWidth(right)-1))
-	return st.title.Render(title) + strings.Repeat(" ", max(1, w-ansi.StringWidth(title)-ansi.StringWidth(right))) + st.subtle.Render(right)
+	// Narrow: the step, the state and the variant matter more than the title.
+	right = fmt.Sprintf("%s · %gx · %s", m.stepCounter(), speeds[m.speed], state)
+	title := fit("Play: "+m.scenario.Title, max(0, w-ansi.StringWidth(right)-ansi.StringWidth(variant)-1))
+	gap := max(1, w-ansi.StringWidth(title)-ansi.StringWidth(variant)-ansi.StringWidth(right))
+	return st.title.Render(title) + st.subtle.Render(variant) + strings.Repeat(" ", gap) + st.subtle.Render(right)
+}
+
+// stepCounter is "step 5/12" once the run's length is known (it has ended),
+// and "step 5" while the engine is still going.
+func (m *playModel) stepCounter() string {
+	if m.phase == phaseFinished || m.closed {
+		return fmt.Sprintf("step %d/%d", m.view+1, len(m.frames))
+	}
+	if m.view < m.newest() {
+		return fmt.Sprintf("step %d of %d so far", m.view+1, len(m.frames))
+	}
+	return fmt.Sprintf("step %d", m.view+1)
+}
+
+// simTime is simulated time for people: "1.0s", "25h0m2s".
+func simTime(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
 }
 
 // lanesBox draws the sequence up to the frame on screen, newest at the
@@ -172,17 +198,42 @@ func (m *playModel) caption(w, h int) string {
 	return lipgloss.NewStyle().Width(w).Height(h).MaxHeight(h).Render(m.captionText())
 }
 
-// summary is a one-line account of a report, in the JSON's terms.
+// summary is a one-line account of a report, in the JSON's terms, with
+// the answers counted alike ("3 × 500, 200 b1").
 func summary(r *sim.Report) string {
-	var answers []string
-	for _, a := range r.Answers {
-		answers = append(answers, a.String())
-	}
-	if len(answers) > 3 {
-		answers = append(answers[:3], fmt.Sprintf("… %d in all", len(r.Answers)))
-	}
 	return fmt.Sprintf("answers %s · %d lost · %s · %d seats taken",
-		strings.Join(answers, ", "), r.Lost, countOf(r.BookingRows, "booking row"), r.SeatsTaken)
+		groupAnswers(r.Answers, false), r.Lost, countOf(r.BookingRows, "booking row"), r.SeatsTaken)
+}
+
+// groupAnswers counts equal answers in arrival order: "200 b1, 9 × 200 b1
+// (replay)"; the refusals' messages only when withMessages.
+func groupAnswers(answers []sim.AnswerReport, withMessages bool) string {
+	if len(answers) == 0 {
+		return "none"
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, a := range answers {
+		if !withMessages {
+			a.Message = ""
+		}
+		s := a.String()
+		if counts[s] == 0 {
+			order = append(order, s)
+		}
+		counts[s]++
+	}
+	if len(order) > 6 { // many distinct bookings: count them instead
+		return fmt.Sprintf("%d, %d distinct", len(answers), len(order))
+	}
+	parts := make([]string, len(order))
+	for i, s := range order {
+		parts[i] = s
+		if counts[s] > 1 {
+			parts[i] = fmt.Sprintf("%d × %s", counts[s], s)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // box draws a titled bordered pane of exactly w x h cells, showing the last
@@ -197,8 +248,10 @@ func (m *playModel) box(title string, lines []string, w, h int) string {
 	return st.box.Width(w).Height(h).MaxHeight(h).Padding(0, 1).Render(body)
 }
 
-// rowsLines lists the tables as read after the frame on screen.
-func (m *playModel) rowsLines(w int) []string {
+// rowsLines lists the tables as read after the frame on screen, in at most
+// room lines: the events always, then the newest bookings, saying how many
+// older ones do not fit.
+func (m *playModel) rowsLines(w, room int) []string {
 	st := m.c.st
 	if m.view < 0 {
 		return []string{st.subtle.Render("(no step yet)")}
@@ -214,11 +267,17 @@ func (m *playModel) rowsLines(w int) []string {
 	for _, e := range f.rows.Events {
 		out = append(out, fit(fmt.Sprintf("event %d  seats_left %d/%d", e.ID, e.SeatsLeft, m.seats), w))
 	}
-	if len(f.rows.Bookings) == 0 {
+	bs := f.rows.Bookings
+	if len(bs) == 0 {
 		return append(out, st.subtle.Render("bookings: none"))
 	}
 	out = append(out, st.subtle.Render(fit("id  user  event qty key", w)))
-	for _, b := range f.rows.Bookings {
+	if fitIn := room - len(out); len(bs) > fitIn && fitIn > 1 {
+		hidden := len(bs) - (fitIn - 1)
+		out = append(out, st.faint.Render(fmt.Sprintf("… %s not shown", countOf(hidden, "older row"))))
+		bs = bs[hidden:]
+	}
+	for _, b := range bs {
 		out = append(out, fit(fmt.Sprintf("%-3s %-5s %-5d %-3d %s", b.ID, b.UserID, b.EventID, b.Quantity, b.Key), w))
 	}
 	return out

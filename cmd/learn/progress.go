@@ -159,7 +159,7 @@ func runProgress(args []string, g *globals, stdin io.Reader, stdout, stderr io.W
 			answer, _ := bufio.NewReader(stdin).ReadString('\n')
 			if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 				fmt.Fprintln(stdout, "Nothing changed.")
-				return 1, nil
+				return 0, nil
 			}
 		}
 		if err := store.Reset(); err != nil {

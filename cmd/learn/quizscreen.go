@@ -9,9 +9,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/textarea"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/quiz"
 )
@@ -38,11 +38,9 @@ type quizModel struct {
 	ticked    []bool
 	live      liveState
 	spin      spinner.Model
-	// The question may be taller than the window: it scrolls, following
-	// its end (where the choices and the verdict are) unless the learner
-	// scrolled up with page up.
-	vp     viewport.Model
-	follow bool
+	// The question may be taller than the window: it scrolls under its
+	// title line.
+	scroll scroller
 }
 
 // liveState is the progress of a live question: the run of the symptom,
@@ -68,7 +66,7 @@ type liveMsg struct {
 
 func newQuiz(c *common, set quiz.Set, start int) *quizModel {
 	m := &quizModel{c: c, set: set, results: make([]*quiz.Result, len(set.Questions)),
-		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), vp: viewport.New(), follow: true}
+		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), scroll: newScroller()}
 	m.idx = min(max(start, 0), len(set.Questions)-1)
 	// A resumed attempt keeps the scores of the questions answered before.
 	if sp, ok := c.prog.Sets[set.ID]; ok {
@@ -90,7 +88,8 @@ func (m *quizModel) Init() tea.Cmd { return m.begin() }
 // begin resets the per-question state for question idx.
 func (m *quizModel) begin() tea.Cmd {
 	q := m.q()
-	m.answered, m.result, m.cursor, m.picked, m.follow = false, quiz.Result{}, 0, map[int]bool{}, true
+	m.answered, m.result, m.cursor, m.picked = false, quiz.Result{}, 0, map[int]bool{}
+	m.scroll.reset()
 	m.typing, m.ticked = false, nil
 	m.live = liveState{gen: m.live.gen + 1}
 	switch q.Kind {
@@ -184,14 +183,7 @@ func (m *quizModel) key(msg tea.KeyPressMsg) (*quizModel, tea.Cmd) {
 		}
 		return m, nil
 	}
-	switch {
-	case key.Matches(msg, k.PageUp) && !m.typing:
-		m.vp.PageUp()
-		m.follow = false
-		return m, nil
-	case key.Matches(msg, k.PageDown) && msg.String() != "space" && !m.typing:
-		m.vp.PageDown()
-		m.follow = m.vp.AtBottom()
+	if !m.typing && m.scroll.key(msg, k) {
 		return m, nil
 	}
 	q := m.q()
@@ -307,9 +299,11 @@ func (m *quizModel) submit() tea.Cmd {
 	m.answered, m.result = true, res
 	m.results[m.idx] = &res
 	set, id, score := m.set.ID, q.ID, res.Score
+	next := m.idx + 1
 	cmds := []tea.Cmd{m.c.save(func(p *quiz.Progress) {
 		p.Record(set, id, score, now())
-		p.Resume = quiz.Resume{Screen: "quiz", Name: set, Step: m.idx}
+		p.Set(set).Next = next
+		p.Resume = quiz.Resume{Screen: "quiz", Name: set, Step: next}
 	})}
 	if q.Kind == quiz.KindLive {
 		cmds = append(cmds, m.runLive(true))
@@ -348,7 +342,9 @@ func (m *quizModel) bindings() bindings {
 		short = []key.Binding{done, k.Back}
 	case m.answered:
 		next := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next"))
-		short = []key.Binding{next, k.Back, k.Help}
+		short = []key.Binding{next, scrollKeys, k.Back, k.Help}
+	case m.q().Kind == quiz.KindLive && m.live.symptom == nil:
+		short = []key.Binding{k.Back, k.Help}
 	default:
 		short = []key.Binding{k.Up, k.Down}
 		switch m.q().Kind {
@@ -362,17 +358,20 @@ func (m *quizModel) bindings() bindings {
 	return bindings{short: short, full: [][]key.Binding{short, {k.Help, k.Quit}}}
 }
 
-// View shows the question, scrolled to follow its end when it is taller
-// than the window.
+// View shows the title line, then the question, scrolled to follow its end
+// when it is taller than the window.
 func (m *quizModel) View() string {
-	body := m.body()
-	m.vp.SetWidth(m.c.width)
-	m.vp.SetHeight(max(1, m.c.height-1))
-	m.vp.SetContent(body)
-	if m.follow {
-		m.vp.GotoBottom()
+	if m.done {
+		return m.scroll.view(m.summary(), m.c.width, m.c.height-1)
 	}
-	return m.vp.View()
+	return m.title() + "\n" + m.scroll.view(m.body(), m.c.width, m.c.height-2)
+}
+
+// title names the set, the question's place and its source.
+func (m *quizModel) title() string {
+	st := m.c.st
+	return st.title.Render(m.set.Title) + st.subtle.Render(fit(fmt.Sprintf(" · question %d of %d · %s", m.idx+1, len(m.set.Questions), m.q().Source),
+		m.c.width-len(m.set.Title)))
 }
 
 // body is the whole question.
@@ -381,11 +380,7 @@ func (m *quizModel) body() string {
 	w := m.c.width
 	wrap := lipgloss.NewStyle().Width(min(w, 100))
 	var b strings.Builder
-	if m.done {
-		return m.summary()
-	}
 	q := m.q()
-	fmt.Fprintf(&b, "%s%s\n", st.title.Render(m.set.Title), st.subtle.Render(fmt.Sprintf(" · question %d of %d · %s", m.idx+1, len(m.set.Questions), q.Source)))
 	if m.idx == 0 && m.set.Intro != "" && !m.answered {
 		b.WriteString(st.subtle.Render(wrap.Render(m.set.Intro)) + "\n")
 	}
@@ -442,7 +437,7 @@ func (m *quizModel) choicesView(choices []string, correct []int, multi bool) str
 				mark = st.bad.Render(" ✗")
 			}
 		}
-		b.WriteString(cur + box + fit(c, m.c.width-8) + mark + "\n")
+		b.WriteString(hang(cur+box, c, m.c.width-2) + mark + "\n")
 	}
 	return b.String()
 }
@@ -455,20 +450,20 @@ func (m *quizModel) orderView(q quiz.Question) string {
 		if pos == m.cursor && !m.answered {
 			cur = st.cursor.Render("▸ ")
 		}
-		line := fmt.Sprintf("%d. %s", pos+1, q.Steps[i].String())
+		prefix := cur + fmt.Sprintf("%d. ", pos+1)
 		if m.answered {
 			if m.result.Positions[pos] {
-				line = st.good.Render("✓ ") + line
+				prefix = cur + st.good.Render("✓ ") + fmt.Sprintf("%d. ", pos+1)
 			} else {
-				line = st.bad.Render("✗ ") + line
+				prefix = cur + st.bad.Render("✗ ") + fmt.Sprintf("%d. ", pos+1)
 			}
 		}
-		b.WriteString(cur + fit(line, m.c.width-4) + "\n")
+		b.WriteString(hang(prefix, q.Steps[i].String(), m.c.width) + "\n")
 	}
 	if m.answered {
 		b.WriteString("\n" + st.subtle.Render("The right order:") + "\n")
 		for pos, s := range q.Steps {
-			b.WriteString(fmt.Sprintf("  %d. %s\n", pos+1, fit(s.String(), m.c.width-8)))
+			b.WriteString(hang(fmt.Sprintf("  %d. ", pos+1), s.String(), m.c.width) + "\n")
 		}
 	}
 	return b.String()
@@ -494,7 +489,7 @@ func (m *quizModel) shortView(q quiz.Question) string {
 		if m.ticked[i] {
 			box = "[x] "
 		}
-		b.WriteString(cur + box + fit(p, m.c.width-8) + "\n")
+		b.WriteString(hang(cur+box, p, m.c.width-2) + "\n")
 	}
 	return b.String()
 }
@@ -512,6 +507,8 @@ func (m *quizModel) liveView(q quiz.Question) string {
 		b.WriteString(st.subtle.Render("waiting for PostgreSQL…") + "\n")
 		return b.String()
 	case m.live.symptom == nil:
+		b.WriteString(st.warn.Render(wrap.Render("This question runs the design live on PostgreSQL, which is not available here. "+
+			"Esc goes back; `learn doctor` says how to get one.")) + "\n")
 		return b.String()
 	}
 	b.WriteString(st.boxTitle.Render("Live run ("+name+"):") + "\n" + symptomLines(*m.live.symptom, m.c.width) + "\n")
@@ -544,13 +541,13 @@ func (m *quizModel) liveView(q quiz.Question) string {
 // with the right one after a wrong pick.
 func (m *quizModel) pickLine(label string, choices []string, right, picked int, answered bool) string {
 	st := m.c.st
-	line := st.subtle.Render(label+": ") + fit(choices[picked], m.c.width-len(label)-6)
+	line := hang(st.subtle.Render(label+": "), choices[picked], m.c.width-2)
 	switch {
 	case !answered:
 	case picked == right:
 		line += st.good.Render(" ✓")
 	default:
-		line += st.bad.Render(" ✗") + "\n" + st.subtle.Render(strings.Repeat(" ", len(label)-2)+"it was: ") + fit(choices[right], m.c.width-len(label)-8)
+		line += st.bad.Render(" ✗") + "\n" + hang(st.subtle.Render(strings.Repeat(" ", len(label)-2)+"it was: "), choices[right], m.c.width-2)
 	}
 	return line + "\n"
 }
@@ -651,3 +648,19 @@ func newTextBox(placeholder string, w, h int) textBox {
 
 // textWidth is the width of a text box in a window w cells wide.
 func textWidth(w int) int { return max(20, min(w-4, 90)) }
+
+// hang writes text after prefix, wrapped to w cells, its further lines
+// indented under the text: a choice is never cut short.
+func hang(prefix, text string, w int) string {
+	pw := ansi.StringWidth(prefix)
+	lines := strings.Split(lipgloss.NewStyle().Width(max(10, w-pw)).Render(text), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+		if i == 0 {
+			lines[i] = prefix + lines[i]
+		} else {
+			lines[i] = strings.Repeat(" ", pw) + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -27,6 +30,7 @@ type raceModel struct {
 	err     error
 	started time.Time
 	took    time.Duration
+	scroll  scroller
 }
 
 // raceCell is one copy's state.
@@ -58,7 +62,7 @@ type (
 )
 
 func newRace(c *common) *raceModel {
-	return &raceModel{c: c, n: sim.DefaultCopies, variant: sim.Correct}
+	return &raceModel{c: c, n: sim.DefaultCopies, variant: sim.Correct, scroll: newScroller()}
 }
 
 func (m *raceModel) stopRun() {
@@ -82,6 +86,7 @@ func (m *raceModel) fire() tea.Cmd {
 	m.stopRun()
 	m.gen++
 	m.cells, m.report, m.err, m.running = make([]raceCell, m.n), nil, nil, true
+	m.scroll.reset()
 	if m.c.dbErr != nil {
 		m.err, m.running = m.c.dbErr, false
 		return nil
@@ -179,6 +184,9 @@ func (m *raceModel) record(ev sim.Event) {
 
 func (m *raceModel) key(msg tea.KeyPressMsg) (*raceModel, tea.Cmd) {
 	k := m.c.keys
+	if m.scroll.key(msg, k) {
+		return m, nil
+	}
 	switch {
 	case key.Matches(msg, k.Back):
 		m.stopRun()
@@ -215,22 +223,23 @@ func (m *raceModel) View() string {
 	st := m.c.st
 	w := m.c.width
 	var b strings.Builder
-	tag := st.good.Render("correct")
+	tag := st.good.Render("[correct]") + st.faint.Render(" broken")
+	explain := fmt.Sprintf("fire %d copies of one request at the same instant, each on its own connection: the row lock and the key give %d answers of 200, one booking", m.n, m.n)
 	if m.variant == sim.Broken {
-		tag = st.bad.Render("broken")
+		tag = st.faint.Render("correct ") + st.bad.Render("[broken]")
+		explain = fmt.Sprintf("without the row lock and the UNIQUE constraint, every one of the %d copies looks up the key before any inserts: %d bookings", m.n, m.n)
 	}
-	b.WriteString(st.title.Render("Race: copies of one request at the same instant") + st.subtle.Render(" · ") + tag + "\n")
-	s, _ := sim.Lookup("concurrent-copies")
-	b.WriteString(st.subtle.Render(fit(s.Explain(m.variant), w)) + "\n\n")
+	b.WriteString(st.title.Render("Race: copies of one request at once") + "  " + tag + "\n")
+	b.WriteString(st.subtle.Render(lipgloss.NewStyle().Width(min(w, 100)).Render(explain)) + "\n\n")
 	b.WriteString(fmt.Sprintf("Copies: %s   %s\n\n", st.current.Render(fmt.Sprintf("%d", m.n)),
-		st.subtle.Render(fmt.Sprintf("(%d to %d; enter fires them, each on its own connection)", sim.MinCopies, sim.MaxCopies))))
+		st.subtle.Render(fmt.Sprintf("(%d to %d; enter fires them)", sim.MinCopies, sim.MaxCopies))))
 	if len(m.cells) > 0 {
 		b.WriteString(m.grid(w) + "\n")
-		b.WriteString(st.faint.Render("● new booking  ○ replay  ◔ held at a pause point  ◌ sent  ✕ failed") + "\n\n")
+		b.WriteString(st.faint.Render(fit("● new booking  ○ replay  ◔ held at a pause point  ◌ sent  · not sent yet  ✕ failed", w)) + "\n\n")
 	}
 	switch {
 	case m.err != nil:
-		b.WriteString(st.bad.Render(fit(m.err.Error(), w)))
+		b.WriteString(st.bad.Render(lipgloss.NewStyle().Width(min(w, 100)).Render(m.err.Error())))
 	case m.report != nil:
 		b.WriteString(m.tally())
 	case m.running:
@@ -238,14 +247,14 @@ func (m *raceModel) View() string {
 	default:
 		b.WriteString(st.subtle.Render("press enter to fire"))
 	}
-	return b.String()
+	return m.scroll.view(b.String(), w, m.c.height-1)
 }
 
-// grid draws one cell a copy, ten a row.
+// grid draws one cell a copy: its number and a mark, as many a row as fit.
 func (m *raceModel) grid(w int) string {
 	st := m.c.st
-	const cellWidth = 11 // "%3d", space, mark, " b123", separator
-	perRow := max(1, min(10, w/cellWidth))
+	const cellWidth = 6 // "%4d", the mark, a space
+	perRow := max(1, min(20, w/cellWidth))
 	var b strings.Builder
 	for i, c := range m.cells {
 		mark := st.faint.Render("·")
@@ -261,11 +270,7 @@ func (m *raceModel) grid(w int) string {
 		case c.sent:
 			mark = st.subtle.Render("◌")
 		}
-		id := "    "
-		if c.bookingID != "" {
-			id = fmt.Sprintf("%-4s", c.bookingID)
-		}
-		fmt.Fprintf(&b, "%3d %s%s", i+1, mark, st.faint.Render(fit(" "+id, 5)))
+		fmt.Fprintf(&b, "%4d%s", i+1, mark)
 		if (i+1)%perRow == 0 || i == len(m.cells)-1 {
 			b.WriteString("\n")
 		} else {
@@ -279,18 +284,27 @@ func (m *raceModel) grid(w int) string {
 func (m *raceModel) tally() string {
 	st := m.c.st
 	r := m.report
-	ids := map[string]bool{}
+	var ids []string
+	seen := map[string]bool{}
 	ok := 0
 	for _, a := range r.Answers {
-		if a.BookingID != nil {
-			ids[*a.BookingID] = true
+		if a.BookingID != nil && !seen[*a.BookingID] {
+			seen[*a.BookingID] = true
+			ids = append(ids, *a.BookingID)
 		}
 		if a.Status == 200 {
 			ok++
 		}
 	}
-	line := fmt.Sprintf("%d answers (%d of them 200) · %s\n%s in PostgreSQL · %d seats taken · %d ms",
-		len(r.Answers), ok, countOf(len(ids), "distinct booking id"), countOf(r.BookingRows, "row"), r.SeatsTaken, m.took.Milliseconds())
+	slices.SortFunc(ids, func(a, b string) int { // b2 before b10
+		return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b))
+	})
+	idText := strings.Join(ids, " ")
+	if len(ids) > 4 {
+		idText = ids[0] + " … " + ids[len(ids)-1]
+	}
+	line := fmt.Sprintf("%d answers (%d of them 200) · %s (%s)\n%s in PostgreSQL · %d seats taken · %d ms",
+		len(r.Answers), ok, countOf(len(ids), "distinct booking id"), idText, countOf(r.BookingRows, "row"), r.SeatsTaken, m.took.Milliseconds())
 	verdict := st.good.Render("One booking, whatever the number of copies.")
 	if r.BookingRows != 1 {
 		verdict = st.bad.Render(fmt.Sprintf("%d bookings for one intent: the user is charged %d times.", r.BookingRows, r.BookingRows))

@@ -155,7 +155,7 @@ func (m *readerModel) render() tea.Cmd {
 	}
 	p, style := m.page, m.c.docStyle
 	return func() tea.Msg {
-		out, err := renderPage(p, k.width, style)
+		out, err := renderBody(p, k.width, style)
 		return renderedMsg{key: k, out: out, err: err}
 	}
 }

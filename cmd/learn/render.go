@@ -41,7 +41,20 @@ const codeBlockInset = 6
 // with its Mermaid sequence diagram drawn as lanes and arrows. It builds a
 // renderer each call: callers cache the result per (page, width, style).
 func renderPage(p *lessons.Page, width int, style string) (string, error) {
+	return renderMarkdown(p, p.Markdown, width, style)
+}
+
+// renderBody renders a page without its "# Title" line, for the reader,
+// whose header already names the page.
+func renderBody(p *lessons.Page, width int, style string) (string, error) {
 	md := p.Markdown
+	if first, rest, ok := strings.Cut(md, "\n"); ok && strings.HasPrefix(first, "# ") {
+		md = rest
+	}
+	return renderMarkdown(p, md, width, style)
+}
+
+func renderMarkdown(p *lessons.Page, md string, width int, style string) (string, error) {
 	if p.Sequence != nil {
 		diagram := drawLessonSequence(p.Sequence, width-codeBlockInset)
 		md = mermaidBlock.ReplaceAllLiteralString(md, "```text\n"+diagram+"\n```")
@@ -72,6 +85,11 @@ func styleOption(style string) glamour.TermRendererOption {
 	if style != "notty" { // notty means no escape sequence at all
 		italic := true
 		cfg.BlockQuote.Italic = &italic
+	} else {
+		// Without colour, the padding that makes inline code a chip is
+		// only stray spaces: "locked with  SELECT … FOR UPDATE , the".
+		empty := ""
+		cfg.Code.Prefix, cfg.Code.Suffix = empty, empty
 	}
 	return glamour.WithStyles(cfg)
 }

@@ -32,9 +32,9 @@ const (
 	serveDrain = 5 * time.Second
 )
 
-// headerInstance is set by the front door of learn serve on every answer: the
+// headerInstance is set by every API instance on its answers: the
 // API instance that handled the request, e.g. "api-2".
-const headerInstance = "X-Learn-Instance"
+const headerInstance = sim.HeaderInstance
 
 // runServe runs the booking API on a throwaway PostgreSQL for a workshop to
 // curl: N API instances on loopback ports of their own, behind a round-robin
@@ -75,6 +75,9 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 		return 1, fmt.Errorf("cannot listen on %s: %w; pass --addr 127.0.0.1:0 for any free port, or another address", *addr, err)
 	}
 	defer ln.Close()
+	if host, _, _ := net.SplitHostPort(*addr); host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
+		fmt.Fprintf(stderr, "learn serve: WARNING: %s listens on every network interface: anyone who can reach this machine can book with the demo tokens printed below. Use --addr 127.0.0.1:PORT to keep it local.\n", *addr)
+	}
 
 	logw := &lockedWriter{w: stderr}
 	say := func(format string, args ...any) { fmt.Fprintf(logw, "learn serve: "+format+"\n", args...) }
@@ -218,13 +221,14 @@ func newFrontDoor(instances []*sim.Instance, log *slog.Logger) (*frontDoor, erro
 			}
 			f.log.InfoContext(pr.In.Context(), fmt.Sprintf("%s %s → %s", pr.In.Method, pr.In.URL.Path, f.names[i]), attrs...)
 		},
-		ModifyResponse: func(resp *http.Response) error {
-			if chosen, ok := resp.Request.Context().Value(chosenKey{}).(*string); ok && *chosen != "" {
-				resp.Header.Set(headerInstance, *chosen)
-			}
-			return nil
-		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusRequestEntityTooLarge)
+				fmt.Fprintf(w, "{\n  \"error\": {\n    \"status\": 413,\n    \"code\": \"body_too_large\",\n    \"message\": %q\n  }\n}\n",
+					`The body is over 64 KiB; a booking is {"event_id": 1, "quantity": 2}`)
+				return
+			}
 			chosen, _ := r.Context().Value(chosenKey{}).(*string)
 			to := ""
 			if chosen != nil {
@@ -242,6 +246,7 @@ func newFrontDoor(instances []*sim.Instance, log *slog.Logger) (*frontDoor, erro
 }
 
 func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10) // as the API itself allows
 	chosen := new(string)
 	f.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), chosenKey{}, chosen)))
 }

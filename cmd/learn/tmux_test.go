@@ -307,13 +307,13 @@ func TestBinaryInTmuxQuitsFromEveryScreen(t *testing.T) {
 func TestBinaryInTmuxPresenterFlag(t *testing.T) {
 	bin := buildLearn(t)
 	s := startTmuxArgs(t, bin, []string{"--present", "play", "lost-answer"}, 80, 24)
-	s.waitFor("step 1 of 1", 30*time.Second)
+	s.waitFor("step 1 ", 30*time.Second)
 	s.send("PageDown")
-	scr := s.waitFor("step 2 of 2", 10*time.Second)
+	scr := s.waitFor("step 2 ", 10*time.Second)
 	if strings.Contains(scr, "space play/pause") {
 		t.Errorf("presenter mode shows the help line:\n%s", scr)
 	}
-	if !regexp.MustCompile(`\d\d:\d\d   step 2 of 2`).MatchString(scr) {
+	if !regexp.MustCompile(`step 2 +\d\d:\d\d`).MatchString(scr) {
 		t.Errorf("no MM:SS clock:\n%s", scr)
 	}
 	s.send("q")
