@@ -3,6 +3,7 @@ package pgtemp
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -204,4 +205,89 @@ func bootID() string {
 		return ""
 	}
 	return strings.TrimSpace(string(id))
+}
+
+// Schemas: a schema learn_<hex> in a user's database (URL mode) outlives a
+// learn process that was killed outright just as a cluster directory does,
+// so NewSchema records its owner in the schema's comment, in the same
+// transaction that creates it, and ReapSchemas (schema.go) drops the
+// schemas whose owner is provably gone.
+
+// schemaOwnerPrefix starts the comment learn puts on every schema it makes;
+// a JSON schemaOwner follows it.
+const schemaOwnerPrefix = "learn owner: "
+
+// schemaOwner is the owner record in a schema's comment, e.g.
+//
+//	learn owner: {"pid":1234,"start_ticks":"5678","boot_id":"0f3c…","pid_ns":"pid:[4026531836]","host":"laptop","created":"2026-05-20T14:38:24Z"}
+//
+// start_ticks, boot_id and pid_ns are left out where there is no /proc.
+type schemaOwner struct {
+	PID     int    `json:"pid"`
+	Ticks   string `json:"start_ticks,omitempty"`
+	BootID  string `json:"boot_id,omitempty"`
+	PIDNS   string `json:"pid_ns,omitempty"`
+	Host    string `json:"host"`
+	Created string `json:"created"`
+}
+
+// thisSchemaOwner describes this process as the owner of a schema made now.
+func thisSchemaOwner() schemaOwner {
+	host, _ := os.Hostname()
+	return schemaOwner{
+		PID:     os.Getpid(),
+		Ticks:   startTicks(os.Getpid()),
+		BootID:  bootID(),
+		PIDNS:   pidNamespace(),
+		Host:    host,
+		Created: time.Now().UTC().Format(time.RFC3339),
+	}
+}
+
+// comment is the schema comment that records o.
+func (o schemaOwner) comment() string {
+	b, _ := json.Marshal(o) // strings and an int: cannot fail
+	return schemaOwnerPrefix + string(b)
+}
+
+// parseSchemaOwner reads a schema comment; ok is false when the comment is
+// not one learn wrote (no prefix, not JSON, no pid or no host).
+func parseSchemaOwner(comment string) (o schemaOwner, ok bool) {
+	raw, found := strings.CutPrefix(comment, schemaOwnerPrefix)
+	if !found || json.Unmarshal([]byte(raw), &o) != nil || o.PID <= 0 || o.Host == "" {
+		return schemaOwner{}, false
+	}
+	return o, true
+}
+
+// gone reports whether the learn process that made the schema is provably
+// gone, and why; otherwise leave says why the schema is left alone ("" when
+// its owner is alive). Only an owner on this machine in this boot and pid
+// namespace can be judged: a schema made on another host, before a restart,
+// where there is no boot id to compare (no /proc), or in another pid
+// namespace (a container sharing the host name) is never touched. On this
+// machine the owner is gone when its pid does not exist or now belongs to a
+// process that started at another time.
+func (o schemaOwner) gone() (gone bool, why, leave string) {
+	host, _ := os.Hostname()
+	switch {
+	case host == "" || o.Host != host:
+		return false, "", fmt.Sprintf("made on another host (%s)", o.Host)
+	case o.BootID == "" || o.BootID != bootID():
+		return false, "", "made before this machine restarted, or on another machine of the same name"
+	case o.PIDNS != pidNamespace():
+		return false, "", "made in another pid namespace (a container?)"
+	}
+	gone, why = owner{learnPID: o.PID, learnTicks: o.Ticks}.learnGone()
+	return gone, why, ""
+}
+
+// pidNamespace names this process's pid namespace ("pid:[4026531836]"), or
+// "" where there is no /proc: pids only mean something within one.
+func pidNamespace() string {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return ns
 }

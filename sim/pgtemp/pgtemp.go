@@ -190,6 +190,11 @@ func (s *Server) Close() error {
 // pulled or the container does not become ready; a panic inside
 // testcontainers-go becomes an error too.
 //
+// Before it starts anything, Start removes what learn processes killed
+// outright left for the way it uses: in URL mode their schemas in that
+// database (ReapSchemas), in local mode their clusters (Reap), in Docker
+// mode their containers (ReapDocker).
+//
 // If ctx ends during Start, Start returns ctx's error and leaves no process
 // and no directory behind. On success the caller must call Close.
 func Start(ctx context.Context, opts Options) (*Server, error) {

@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(helperProcess())
 	}
+	if u := os.Getenv(schemaHelperEnv); u != "" {
+		os.Exit(schemaHelper(u))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	var err error
 	shared, err = StartForTests(ctx)

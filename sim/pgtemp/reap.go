@@ -412,3 +412,29 @@ func newestMtime(paths ...string) time.Time {
 	}
 	return t
 }
+
+// ReapAll removes what learn processes killed outright left, every way they
+// may have left it: local clusters (Reap), Docker containers (ReapDocker)
+// when a Docker daemon answers, and schemas in the user's database
+// (ReapSchemas) when opts names one learn would use: opts.DatabaseURL is
+// set and opts.Mode is Auto or URL (with Local or Docker forced, learn never
+// connects to it). It never touches what a live learn uses. A way that is
+// absent here (no Docker daemon, no URL) is not an error. logf, when not
+// nil, gets one line per thing removed. The error joins the failures of
+// each way, or is ctx's error when ctx ends; the parent that supervises
+// learn runs it after a crash.
+func ReapAll(ctx context.Context, opts Options, logf func(format string, args ...any)) error {
+	_, errLocal := Reap(ctx, logf)
+	_, errDocker := ReapDocker(ctx, logf)
+	if errors.Is(errDocker, ErrNoDocker) {
+		errDocker = nil // no daemon: no container of learn's either
+	}
+	var errURL error
+	if opts.DatabaseURL != "" && (opts.Mode == "" || opts.Mode == Auto || opts.Mode == URL) {
+		_, errURL = ReapSchemas(ctx, opts.DatabaseURL, logf)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return errors.Join(errLocal, errDocker, errURL)
+}

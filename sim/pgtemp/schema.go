@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -27,9 +28,11 @@ type Schema struct {
 }
 
 // NewSchema creates a fresh, empty schema learn_<random hex> and remembers it
-// so that Close drops it if Drop was not called. It fails when the server is
-// closed, when ctx ends, or when the database user may not create schemas
-// (the message then says which privilege is missing).
+// so that Close drops it if Drop was not called. The schema's comment records
+// this process as its owner ("learn owner: {…}", see schemaOwner), so that
+// ReapSchemas can drop it should this process be killed before it could. It
+// fails when the server is closed, when ctx ends, or when the database user
+// may not create schemas (the message then says which privilege is missing).
 func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -42,7 +45,10 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 	if s.closed {
 		return nil, errors.New("cannot create a schema: the PostgreSQL server was already closed")
 	}
-	err := s.exec(ctx, "CREATE SCHEMA "+pgx.Identifier{name}.Sanitize())
+	// One simple-protocol query is one transaction: the schema never
+	// exists without the owner record ReapSchemas goes by.
+	ident := pgx.Identifier{name}.Sanitize()
+	err := s.exec(ctx, "CREATE SCHEMA "+ident+"; COMMENT ON SCHEMA "+ident+" IS "+quoteLiteral(thisSchemaOwner().comment()))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -151,4 +157,139 @@ func kvQuote(v string) string {
 	}
 	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
 	return "'" + r.Replace(v) + "'"
+}
+
+// isSchemaName reports whether name is one NewSchema gives: "learn_" and 16
+// lowercase hex digits. Other learn_* schemas are never looked at.
+func isSchemaName(name string) bool {
+	h, ok := strings.CutPrefix(name, "learn_")
+	if !ok || len(h) != 16 {
+		return false
+	}
+	for _, r := range h {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteLiteral quotes s as an SQL string literal (COMMENT takes no
+// parameters), whatever standard_conforming_strings is.
+func quoteLiteral(s string) string {
+	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	if strings.Contains(s, `\`) {
+		q = "E" + strings.ReplaceAll(q, `\`, `\\`)
+	}
+	return q
+}
+
+// reapLockTimeout bounds how long ReapSchemas waits for a lock on a schema
+// it drops (a session of the dead learn the server has not ended yet); the
+// schema is then left for the next run.
+const reapLockTimeout = 5 * time.Second
+
+// ReapSchemas drops the schemas that learn processes killed outright (SIGKILL,
+// the OOM killer, a crash) left in the database connString names, and
+// returns their names. It looks only at schemas learn_<16 hex digits> whose
+// comment is the owner record NewSchema writes ("learn owner: {…}"), and
+// drops one (DROP SCHEMA … CASCADE) only when that owner ran on this machine
+// (same host name, boot id and pid namespace) and its process is gone: the
+// pid does not exist, or now belongs to a process that started at another
+// time. It never touches a schema without such a comment, one made on
+// another host or before a restart, one whose learn is alive (this one, or
+// another terminal's), one the database user may not drop, or anything else
+// in the database. logf, when not nil, gets one line per schema dropped,
+// naming the server by host and port, never the password. The error says
+// why the database could not be looked at, or joins the schemas that could
+// not be dropped (the others still are); it is ctx's error when ctx ends.
+// Start runs it in URL mode before anything else; `learn doctor` and the
+// supervising parent of a learn that crashed run it too.
+func ReapSchemas(ctx context.Context, connString string, logf func(format string, args ...any)) ([]string, error) {
+	cfg, err := pgx.ParseConfig(connString)
+	if err != nil {
+		return nil, errUnreadableURL
+	}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > urlConnectTimeout {
+		cfg.ConnectTimeout = urlConnectTimeout
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, connectError(address(cfg), cfg.Password, err)
+	}
+	defer conn.Close(context.Background())
+	return reapSchemas(ctx, conn, logf)
+}
+
+// reapSchemas is ReapSchemas on an open connection, which it leaves with a
+// lock_timeout set.
+func reapSchemas(ctx context.Context, conn *pgx.Conn, logf func(string, ...any)) ([]string, error) {
+	cfg := conn.Config()
+	where := fmt.Sprintf("the PostgreSQL at %s, database %s", address(cfg), cfg.Database)
+	fail := func(err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("could not look for schemas of killed learn runs in %s: %s", where, scrub(err.Error(), cfg.Password))
+	}
+	rows, err := conn.Query(ctx, `
+		SELECT n.nspname, pg_catalog.obj_description(n.oid, 'pg_namespace'),
+		       pg_catalog.pg_has_role(n.nspowner, 'USAGE')
+		  FROM pg_catalog.pg_namespace n
+		 WHERE n.nspname LIKE $1
+		 ORDER BY n.nspname`, `learn\_%`)
+	if err != nil {
+		return nil, fail(err)
+	}
+	type orphan struct{ name, why string }
+	var orphans []orphan
+	var name string
+	var comment *string
+	var mayDrop bool
+	_, err = pgx.ForEachRow(rows, []any{&name, &comment, &mayDrop}, func() error {
+		if !isSchemaName(name) || comment == nil || !mayDrop {
+			return nil
+		}
+		o, ok := parseSchemaOwner(*comment)
+		if !ok {
+			return nil
+		}
+		if gone, why, _ := o.gone(); gone {
+			orphans = append(orphans, orphan{name, why})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fail(err)
+	}
+	if len(orphans) == 0 {
+		return nil, nil
+	}
+	if _, err := conn.Exec(ctx, fmt.Sprintf("SET lock_timeout = %d", reapLockTimeout.Milliseconds())); err != nil {
+		return nil, fail(err)
+	}
+	var dropped []string
+	var errs []error
+	for _, o := range orphans {
+		if _, err := conn.Exec(ctx, dropSQL(o.name)); err != nil {
+			if ctx.Err() != nil {
+				return dropped, ctx.Err()
+			}
+			var exists bool
+			if conn.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_catalog.pg_namespace WHERE nspname = $1)", o.name).Scan(&exists) == nil && !exists {
+				continue // another learn dropped it meanwhile
+			}
+			errs = append(errs, fmt.Errorf("could not drop the schema %s of a killed learn (%s) in %s: %s; drop it by hand with DROP SCHEMA %s CASCADE",
+				o.name, o.why, where, scrub(err.Error(), cfg.Password), o.name))
+			continue
+		}
+		dropped = append(dropped, o.name)
+		if logf != nil {
+			logf("removed an orphaned schema %s from %s: %s", o.name, where, o.why)
+		}
+	}
+	return dropped, errors.Join(errs...)
 }

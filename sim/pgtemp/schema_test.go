@@ -3,9 +3,18 @@
 package pgtemp
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 func schemaExists(t testing.TB, s *Server, name string) bool {
@@ -123,6 +132,297 @@ func TestWithSearchPath(t *testing.T) {
 	for _, tt := range tests {
 		if got := withSearchPath(tt.in, "learn_1"); got != tt.want {
 			t.Errorf("withSearchPath(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// schemaHelperEnv makes the test binary a stand-in for learn in URL mode: it
+// makes a schema in the database the variable names, keeps a connection in
+// it as the booking engine does, prints its name and waits to be killed.
+const schemaHelperEnv = "LEARN_PGTEMP_SCHEMA_HELPER_URL"
+
+func schemaHelper(url string) int {
+	ctx := context.Background()
+	s, err := Start(ctx, Options{Mode: URL, DatabaseURL: url})
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	sc, err := s.NewSchema(ctx)
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	conn, err := pgx.Connect(ctx, sc.ConnString)
+	if err == nil {
+		_, err = conn.Exec(ctx, "CREATE TABLE bookings (id int PRIMARY KEY)")
+	}
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	fmt.Println("schema:", sc.Name)
+	select {}
+}
+
+// startSchemaHelper starts a stand-in for learn in URL mode (schemaHelper)
+// and returns it with the name of its schema. The test's cleanup kills it
+// and drops the schema, if the test did not.
+func startSchemaHelper(t *testing.T, s *Server) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), schemaHelperEnv+"="+s.ConnString())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if name != "" {
+			connect(t, s.ConnString()).Exec(context.Background(), dropSQL(name))
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "schema: ") {
+		t.Fatalf("helper said %q (%v)", line, err)
+	}
+	name = strings.TrimSpace(strings.TrimPrefix(line, "schema: "))
+	return cmd, name
+}
+
+// killSchemaHelper kills a helper outright, as SIGKILL or the OOM killer
+// would end learn: it drops nothing.
+func killSchemaHelper(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	cmd.Process.Kill()
+	cmd.Wait()
+}
+
+// schemaComment returns the comment on a schema ("<null>" when it has none).
+func schemaComment(t *testing.T, s *Server, name string) string {
+	t.Helper()
+	return queryString(t, connect(t, s.ConnString()),
+		"SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", name)
+}
+
+// TestURLStartReapsSchemaOfKilledLearn is the user's report: learn in URL
+// mode was SIGKILLed and its schema stayed in their database. The next Start
+// in URL mode drops it and says so.
+func TestURLStartReapsSchemaOfKilledLearn(t *testing.T) {
+	base := needShared(t)
+	cmd, name := startSchemaHelper(t, base)
+	o, ok := parseSchemaOwner(schemaComment(t, base, name))
+	if !ok || o.PID != cmd.Process.Pid || o.Ticks != startTicks(o.PID) || o.BootID != bootID() {
+		t.Fatalf("owner record of the helper's schema: %+v (%v), helper pid %d", o, ok, cmd.Process.Pid)
+	}
+	killSchemaHelper(t, cmd)
+	if !schemaExists(t, base, name) {
+		t.Fatalf("the killed helper's schema %s is already gone: nothing to reap", name)
+	}
+
+	var mu sync.Mutex
+	var logs []string
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		logs = append(logs, fmt.Sprintf(format, args...))
+		mu.Unlock()
+		t.Logf(format, args...)
+	}
+	s := startT(t, Options{Mode: URL, DatabaseURL: base.ConnString(), Logf: logf})
+	if schemaExists(t, base, name) {
+		t.Errorf("after the next Start in URL mode the orphan %s still exists", name)
+	}
+	want := "removed an orphaned schema " + name + " from the PostgreSQL at "
+	mu.Lock()
+	if !strings.Contains(strings.Join(logs, "\n"), want) || !strings.Contains(strings.Join(logs, "\n"), fmt.Sprintf("learn pid %d is gone", o.PID)) {
+		t.Errorf("Start's log lacks %q and the pid:\n%s", want, strings.Join(logs, "\n"))
+	}
+	mu.Unlock()
+	newSchemaT(t, s)
+}
+
+// TestReapSchemasDropsOnlyOrphansOfThisMachine: ReapSchemas drops the schema
+// of a learn that was killed, and one whose owner record names a dead pid of
+// this machine; it leaves alone the schema of a live learn (another process,
+// and this one), a learn_* schema without learn's comment or with another
+// comment, and those whose owner ran on another host, in another boot or in
+// another pid namespace, or whose pid now belongs to another process.
+func TestReapSchemasDropsOnlyOrphansOfThisMachine(t *testing.T) {
+	base := needShared(t)
+	ctx := context.Background()
+	conn := connect(t, base.ConnString())
+	live, liveName := startSchemaHelper(t, base)
+	killed, killedName := startSchemaHelper(t, base)
+	killSchemaHelper(t, killed)
+	own := newSchemaT(t, base)
+
+	dead := deadPID(t)
+	me := thisSchemaOwner()
+	owned := func(f func(*schemaOwner)) string {
+		o := me
+		o.PID, o.Ticks = dead, "1"
+		f(&o)
+		return o.comment()
+	}
+	fakes := []struct {
+		what, name, comment string
+		drop                bool
+	}{
+		{"a dead pid of this machine", "", owned(func(*schemaOwner) {}), true},
+		{"a dead pid recorded without start ticks", "", owned(func(o *schemaOwner) { o.Ticks = "" }), true},
+		{"our pid with another start time (pid reused)", "", owned(func(o *schemaOwner) { o.PID = os.Getpid() }), true},
+		{"no comment", "", "", false},
+		{"a comment of someone else's", "", "our team's scratch schema", false},
+		{"a comment that is not learn's JSON", "", schemaOwnerPrefix + "{not json", false},
+		{"another host", "", owned(func(o *schemaOwner) { o.Host += "-elsewhere" }), false},
+		{"another boot", "", owned(func(o *schemaOwner) { o.BootID = "not-this-boot" }), false},
+		{"no boot id", "", owned(func(o *schemaOwner) { o.BootID = "" }), false},
+		{"another pid namespace", "", owned(func(o *schemaOwner) { o.PIDNS = "pid:[1]" }), false},
+		{"a live pid (the helper)", "", owned(func(o *schemaOwner) { o.PID, o.Ticks = live.Process.Pid, startTicks(live.Process.Pid) }), false},
+		{"a name NewSchema never gives", "learn_scratch", owned(func(*schemaOwner) {}), false},
+	}
+	for i := range fakes {
+		f := &fakes[i]
+		if f.name == "" {
+			f.name = fmt.Sprintf("learn_%016x", rand.Uint64())
+		}
+		sql := "CREATE SCHEMA " + f.name
+		if f.comment != "" {
+			sql += "; COMMENT ON SCHEMA " + f.name + " IS " + quoteLiteral(f.comment)
+		}
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Exec(context.Background(), dropSQL(f.name)) })
+	}
+
+	dropped, err := ReapSchemas(ctx, base.ConnString(), t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another test binary sharing LEARN_TEST_DATABASE may have had orphans
+	// too, so look only at this test's schemas.
+	check := func(what, name string, drop bool) {
+		t.Helper()
+		if slices.Contains(dropped, name) != drop || schemaExists(t, base, name) == drop {
+			t.Errorf("%s: dropped %v, exists %v; want dropped %v", what, slices.Contains(dropped, name), schemaExists(t, base, name), drop)
+		}
+	}
+	check("the schema of a killed learn", killedName, true)
+	check("the schema of a live learn", liveName, false)
+	check("this process's schema", own.Name, false)
+	for _, f := range fakes {
+		check(f.what, f.name, f.drop)
+	}
+	if again, err := ReapSchemas(ctx, base.ConnString(), t.Logf); err != nil || slices.ContainsFunc(again, func(n string) bool {
+		return n == killedName || strings.HasPrefix(n, "learn_scratch")
+	}) {
+		t.Errorf("a second ReapSchemas: %v, %v", again, err)
+	}
+}
+
+// TestReapAllReachesTheURLOnlyWhenLearnWouldUseIt: ReapAll drops the schemas
+// of killed learns in the database of opts.DatabaseURL in Auto and URL mode,
+// never connects to it with Local or Docker forced, and a missing Docker
+// daemon is no error.
+func TestReapAllReachesTheURLOnlyWhenLearnWouldUseIt(t *testing.T) {
+	base := needShared(t)
+	noDaemon(t)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		mode Mode
+		drop bool
+	}{{Local, false}, {Docker, false}, {Auto, true}, {URL, true}} {
+		cmd, name := startSchemaHelper(t, base)
+		killSchemaHelper(t, cmd)
+		var lines []string
+		err := ReapAll(ctx, Options{Mode: tt.mode, DatabaseURL: base.ConnString()}, func(format string, args ...any) {
+			lines = append(lines, fmt.Sprintf(format, args...))
+		})
+		if err != nil {
+			t.Errorf("%s: %v", tt.mode, err)
+		}
+		if gone := !schemaExists(t, base, name); gone != tt.drop {
+			t.Errorf("%s: the killed learn's schema dropped: %v, want %v (%q)", tt.mode, gone, tt.drop, lines)
+		}
+		connect(t, base.ConnString()).Exec(ctx, dropSQL(name))
+	}
+	if err := ReapAll(ctx, Options{Mode: URL, DatabaseURL: "postgres://learn:hunter22@127.0.0.1:1/nowhere"}, nil); err == nil ||
+		!strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "hunter22") {
+		t.Errorf("ReapAll with an unreachable URL: %v", err)
+	}
+}
+
+func TestSchemaOwnerRules(t *testing.T) {
+	me := thisSchemaOwner()
+	if o, ok := parseSchemaOwner(me.comment()); !ok || o != me {
+		t.Fatalf("parseSchemaOwner(%q) = %+v, %v", me.comment(), o, ok)
+	}
+	if me.BootID == "" || me.PIDNS == "" || me.Ticks == "" || me.Host == "" {
+		t.Fatalf("this process's owner record lacks a field on Linux: %+v", me)
+	}
+	dead := deadPID(t)
+	with := func(f func(*schemaOwner)) schemaOwner {
+		o := me
+		f(&o)
+		return o
+	}
+	tests := []struct {
+		name string
+		o    schemaOwner
+		gone bool
+	}{
+		{"this process", me, false},
+		{"a dead pid", with(func(o *schemaOwner) { o.PID = dead }), true},
+		{"our pid, another start time", with(func(o *schemaOwner) { o.Ticks = "1" }), true},
+		{"our pid, no start time recorded", with(func(o *schemaOwner) { o.Ticks = "" }), false},
+		{"another host", with(func(o *schemaOwner) { o.PID, o.Host = dead, "elsewhere" }), false},
+		{"another boot", with(func(o *schemaOwner) { o.PID, o.BootID = dead, "not-this-boot" }), false},
+		{"no boot id", with(func(o *schemaOwner) { o.PID, o.BootID = dead, "" }), false},
+		{"another pid namespace", with(func(o *schemaOwner) { o.PID, o.PIDNS = dead, "pid:[1]" }), false},
+	}
+	for _, tt := range tests {
+		gone, why, leave := tt.o.gone()
+		if gone != tt.gone || (gone && why == "") || (!gone && tt.o.PID == dead && leave == "") {
+			t.Errorf("%s: gone = %v, %q, %q; want %v", tt.name, gone, why, leave, tt.gone)
+		}
+	}
+	for _, c := range []string{"", "learn owner:", "learn owner: {}", `learn owner: {"pid":1}`, `learn owner: {"host":"h"}`, `{"pid":1,"host":"h"}`} {
+		if o, ok := parseSchemaOwner(c); ok {
+			t.Errorf("parseSchemaOwner(%q) = %+v, want not ours", c, o)
+		}
+	}
+}
+
+func TestIsSchemaName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"learn_3f9a0c1d2b4e5f60": true, "learn_3F9A0C1D2B4E5F60": false, "learn_3f9a0c1d2b4e5f6": false,
+		"learn_3f9a0c1d2b4e5f600": false, "learn_scratch": false, "learn": false, "xlearn_3f9a0c1d2b4e5f60": false,
+	} {
+		if got := isSchemaName(name); got != want {
+			t.Errorf("isSchemaName(%q) = %v", name, got)
+		}
+	}
+}
+
+// TestQuoteLiteral: what quoteLiteral quotes comes back unchanged from the
+// server, whatever standard_conforming_strings says.
+func TestQuoteLiteral(t *testing.T) {
+	s := needShared(t)
+	conn := connect(t, s.ConnString())
+	for _, scs := range []string{"on", "off"} {
+		if _, err := conn.Exec(context.Background(), "SET standard_conforming_strings = "+scs); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []string{"", "plain", "it's", `back\slash`, `\'; DROP TABLE x; --`, "line\nbreak", "ünïcode"} {
+			if got := queryString(t, conn, "SELECT "+quoteLiteral(v)); got != v {
+				t.Errorf("standard_conforming_strings=%s: %q came back as %q", scs, v, got)
+			}
 		}
 	}
 }

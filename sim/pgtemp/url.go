@@ -17,15 +17,19 @@ import (
 // unreachable host is reported in seconds rather than after TCP gives up.
 const urlConnectTimeout = 5 * time.Second
 
-// startURL checks that the user's database answers and describes it. It
-// creates nothing: schemas come from NewSchema.
+// errUnreadableURL is the error for a connection string pgx cannot parse.
+// pgx's own message quotes the string, which may hold a password.
+var errUnreadableURL = errors.New("DATABASE_URL / --database-url is not a PostgreSQL connection string learn can read " +
+	"(details left out because they may contain the password); write it as " +
+	"postgres://user:password@host:5432/dbname or host=… port=… user=… dbname=…")
+
+// startURL checks that the user's database answers, drops the schemas that
+// learn processes killed outright left in it (reapSchemas), and describes
+// it. It creates nothing: schemas come from NewSchema.
 func startURL(ctx context.Context, opts *Options, t0 time.Time) (*Server, error) {
 	cfg, err := pgx.ParseConfig(opts.DatabaseURL)
 	if err != nil {
-		// pgx's message quotes the string, which may hold a password.
-		return nil, errors.New("DATABASE_URL / --database-url is not a PostgreSQL connection string learn can read " +
-			"(details left out because they may contain the password); write it as " +
-			"postgres://user:password@host:5432/dbname or host=… port=… user=… dbname=…")
+		return nil, errUnreadableURL
 	}
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > urlConnectTimeout {
 		cfg.ConnectTimeout = urlConnectTimeout
@@ -50,6 +54,15 @@ func startURL(ctx context.Context, opts *Options, t0 time.Time) (*Server, error)
 		}
 		return nil, fmt.Errorf("the PostgreSQL at %s did not answer a query: %s; check DATABASE_URL / --database-url",
 			where, scrub(err.Error(), cfg.Password))
+	}
+	// Schemas of learn processes that were killed outright go first, as
+	// the clusters of local mode do. Failing to drop one is no reason not
+	// to start.
+	if _, err := reapSchemas(ctx, conn, opts.Logf); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		opts.logf("%v", err)
 	}
 	s := &Server{
 		mode:       URL,
