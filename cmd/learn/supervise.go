@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -134,18 +133,32 @@ func crashedChild(ps *os.ProcessState, stderr []byte) bool {
 		bytes.Contains(stderr, []byte("goroutine "))
 }
 
-// cleanAfter removes what a crashed child left: its local cluster and its
-// Docker container, whose owner is now gone.
+// cleanAfter removes what a crashed child left, whose owner is now gone: its
+// local cluster, its Docker container, and, when it used the database of
+// --database-url or DATABASE_URL, its schema there (pgtemp.ReapAll).
 func cleanAfter(pid int, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var removed []string
 	logf := func(format string, args ...any) { removed = append(removed, fmt.Sprintf(format, args...)) }
-	_, err1 := pgtemp.Reap(ctx, logf)
-	_, err2 := pgtemp.ReapDocker(ctx, logf)
-	if errors.Is(err2, pgtemp.ErrNoDocker) {
-		err2 = nil // no daemon: no container of learn's either
+	// The child took its PostgreSQL options from the same command line
+	// (main passes os.Args[1:] to supervise) and environment: pick its
+	// --database-url and --postgres out from among the other flags.
+	var g globals
+	fs := newFlagSet("learn", &g)
+	for rest := os.Args[1:]; len(rest) > 0; {
+		_ = fs.Parse(rest) // an error is a flag of a command, not a global one
+		if next := fs.Args(); len(next) < len(rest) {
+			rest = next
+		} else {
+			rest = rest[1:] // the command, or an argument of it
+		}
 	}
+	opts, err := g.pgOptions()
+	if err != nil {
+		opts = pgtemp.Options{DatabaseURL: g.databaseURL}
+	}
+	err = pgtemp.ReapAll(ctx, opts, logf)
 	fmt.Fprintf(stderr, "\nlearn crashed (process %d); the terminal is restored", pid)
 	if len(removed) > 0 {
 		fmt.Fprintf(stderr, " and what it left is removed:\n")
@@ -155,7 +168,7 @@ func cleanAfter(pid int, stderr io.Writer) {
 	} else {
 		fmt.Fprintln(stderr, ".")
 	}
-	if err := errors.Join(err1, err2); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "learn: cleaning up after the crash: %v (learn doctor retries it)\n", err)
 	}
 	fmt.Fprintln(stderr, "Please report the panic above.")
