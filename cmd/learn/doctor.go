@@ -29,9 +29,11 @@ var doctorWays = []pgtemp.Mode{pgtemp.URL, pgtemp.Local, pgtemp.Docker}
 // runDoctor prints, for each way learn can get a PostgreSQL (a database URL,
 // local binaries, Docker), what this machine has for it and whether it
 // works, having started it, used it and removed it; then which way learn
-// would use and why. Leftovers of learn runs that were killed are removed
-// first. Exit 0 when the way learn would use works; 1, with the three ways
-// to fix it, when it does not; 130 when interrupted. Plain text, no colour.
+// would use and why. Leftovers of learn runs that were killed (clusters,
+// containers, and schemas in the database of a URL) are removed first. Exit
+// 0 when the way learn would use works; 1, with the fixes that fit this
+// machine (fixes), when it does not; 130 when interrupted. Plain text, no
+// colour.
 func runDoctor(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("doctor", g)
 	pos, err := parse(fs, args)
@@ -57,7 +59,7 @@ func runDoctor(args []string, g *globals, stdout, stderr io.Writer) (int, error)
 	p.line("")
 
 	p.line("Leftovers of learn runs that were killed")
-	doctorReap(ctx, p)
+	doctorReap(ctx, p, opts.DatabaseURL, src)
 	if ctx.Err() != nil {
 		return 130, errors.New("interrupted")
 	}
@@ -91,13 +93,15 @@ func runDoctor(args []string, g *globals, stdout, stderr io.Writer) (int, error)
 		p.item("but", fmt.Sprintf("it does not work (see %d above)", slices.Index(doctorWays, v.use)+1))
 	}
 	p.line("")
-	p.line("Any one of these fixes it:")
-	if v.hint != "" {
-		p.line("  - " + v.hint)
+	fix := fixes(opts.Mode, src, ways, v)
+	if len(fix) == 1 {
+		p.line("To fix it:")
+	} else {
+		p.line("Any one of these fixes it:")
 	}
-	p.line("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`")
-	p.line("  - set DATABASE_URL or pass --database-url with a database where learn may create schemas")
-	p.line("  - start Docker (learn then runs PostgreSQL in a container, image " + pgtemp.DockerImage() + ")")
+	for _, f := range fix {
+		p.line("  - " + f)
+	}
 	p.line("Reading the lesson and the interview card works without a database.")
 	if v.use != "" {
 		return 1, fmt.Errorf("the way learn would use, %s, does not work here (see above)", ways[v.use].Title)
@@ -133,10 +137,9 @@ func sources(fs *flag.FlagSet, g *globals) doctorSources {
 
 // verdict is the way learn would use, why, and whether it works.
 type verdict struct {
-	use  pgtemp.Mode // "" when learn would find none
-	why  string
-	ok   bool
-	hint string // one more line for the fixes, or ""
+	use pgtemp.Mode // "" when learn would find none
+	why string
+	ok  bool
 }
 
 // choose says which way learn would use, following pgtemp.Start: a forced
@@ -154,31 +157,13 @@ func choose(mode pgtemp.Mode, src doctorSources, ways map[pgtemp.Mode]pgtemp.Way
 		if by == envPostgres {
 			v.why = fmt.Sprintf("%s=%s forces it (pass --postgres auto to let learn choose)", envPostgres, mode)
 		}
-		if auto := choose(pgtemp.Auto, src, ways); !v.ok && auto.ok {
-			v.hint = fmt.Sprintf("let learn choose (it would take %s, which works): --postgres auto%s",
-				ways[auto.use].Title, unsetHint(src.mode == envPostgres, envPostgres))
-		}
 		return v
 	}
 	url, local, docker := ways[pgtemp.URL], ways[pgtemp.Local], ways[pgtemp.Docker]
 	switch {
 	case url.Available:
-		v := verdict{use: pgtemp.URL, ok: url.Works,
+		return verdict{use: pgtemp.URL, ok: url.Works,
 			why: fmt.Sprintf("%s is set, so learn uses it (a database you name is used or reported, never replaced by another)", src.url)}
-		if !v.ok {
-			other := "the other ways"
-			switch {
-			case local.Works:
-				other = "the local binaries, which work"
-			case docker.Works:
-				other = "Docker, which works"
-			}
-			v.hint = fmt.Sprintf("fix %s, or unset it to let learn use %s", src.url, other)
-			if src.url == "--database-url" {
-				v.hint = fmt.Sprintf("fix --database-url, or leave it out to let learn use %s", other)
-			}
-		}
-		return v
 	case local.Works:
 		return verdict{use: pgtemp.Local, ok: true, why: "no database URL is set, and local PostgreSQL binaries were found"}
 	case docker.Works && local.Available:
@@ -193,11 +178,154 @@ func choose(mode pgtemp.Mode, src doctorSources, ways map[pgtemp.Mode]pgtemp.Way
 	return verdict{why: "no database URL is set, there are no local PostgreSQL binaries, and there is no Docker daemon learn can use"}
 }
 
-func unsetHint(fromEnv bool, name string) string {
-	if fromEnv {
-		return " (or unset " + name + ")"
+// fixes are the lines that tell how to get learn a PostgreSQL when the way
+// it would use (v, from choose) does not work: what fits this machine, never
+// installing or starting what is here already. With a way forced by
+// --postgres or LEARN_POSTGRES, a way that works instead comes first; then
+// the fix of the forced way; then, when no other way works, the others, each
+// with the force dropped or changed. Without a force, a broken URL comes
+// first (it would be used whatever else works), then what makes each other
+// way work.
+func fixes(mode pgtemp.Mode, src doctorSources, ways map[pgtemp.Mode]pgtemp.Way, v verdict) []string {
+	if v.ok {
+		return nil
 	}
-	return ""
+	var out []string
+	if mode != pgtemp.Auto && mode != "" {
+		force, leave, drop := "--postgres "+string(mode), "leave it out", "leave out --postgres "+string(mode)+", and "
+		if src.mode == envPostgres {
+			force, leave, drop = envPostgres+"="+string(mode), "unset it", "unset "+envPostgres+", and "
+		}
+		alt, auto := pgtemp.Mode(""), choose(pgtemp.Auto, src, ways)
+		if auto.ok {
+			alt = auto.use
+		} else if i := slices.IndexFunc(doctorWays, func(m pgtemp.Mode) bool { return m != mode && ways[m].Works }); i >= 0 {
+			alt = doctorWays[i]
+		}
+		if alt != "" {
+			how := "pass --postgres " + string(alt)
+			if auto.ok {
+				how = fmt.Sprintf("%s (or --postgres %s)", leave, alt)
+				if src.mode == envPostgres {
+					how = fmt.Sprintf("%s (or pass --postgres %s)", leave, alt)
+				}
+			}
+			out = append(out, fmt.Sprintf("%s forces %s, %s; %s to use %s, %s",
+				force, wayName(mode), wayState(mode, ways[mode]), how, wayName(alt), which(alt, true)))
+		}
+		out = append(out, repair(mode, ways[mode], src))
+		if alt == "" {
+			for _, m := range fixOrder(mode) {
+				if m != pgtemp.URL && ways[pgtemp.URL].Available {
+					// Without the force the URL would be used again.
+					out = append(out, "pass --postgres "+string(m)+" instead, and "+repair(m, ways[m], src))
+				} else {
+					out = append(out, drop+repair(m, ways[m], src))
+				}
+			}
+		}
+		return out
+	}
+	if v.use == pgtemp.URL {
+		// A URL that is set is used whatever else works: fix it, or drop it.
+		unset, drop := "unset it", "unset "+src.url+", and "
+		if src.url == "--database-url" {
+			unset, drop = "leave it out", "leave out --database-url, and "
+		}
+		for _, m := range fixOrder(pgtemp.URL) {
+			if ways[m].Works {
+				return []string{fmt.Sprintf("fix %s, or %s to let learn use %s, %s", src.url, unset, wayName(m), which(m, true))}
+			}
+		}
+		out = append(out, repair(pgtemp.URL, ways[pgtemp.URL], src))
+		for _, m := range fixOrder(pgtemp.URL) {
+			out = append(out, drop+repair(m, ways[m], src))
+		}
+		return out
+	}
+	// No URL: setting one, or making the local binaries or Docker work,
+	// each gives learn a way (it falls back from local binaries to Docker).
+	first := v.use
+	if first == "" {
+		first = pgtemp.Local
+	}
+	out = append(out, repair(first, ways[first], src))
+	for _, m := range fixOrder(first) {
+		out = append(out, repair(m, ways[m], src))
+	}
+	return out
+}
+
+// fixOrder lists the ways other than m in the order the fixes name them:
+// local binaries, a URL, Docker.
+func fixOrder(m pgtemp.Mode) []pgtemp.Mode {
+	var out []pgtemp.Mode
+	for _, w := range []pgtemp.Mode{pgtemp.Local, pgtemp.URL, pgtemp.Docker} {
+		if w != m {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// repair says what makes one way work: get what is missing, or fix what is
+// here (the report above says what is wrong with it).
+func repair(m pgtemp.Mode, w pgtemp.Way, src doctorSources) string {
+	n := slices.Index(doctorWays, m) + 1
+	switch m {
+	case pgtemp.URL:
+		if w.Missing {
+			return "set DATABASE_URL or pass --database-url with a database where learn may create schemas"
+		}
+		by := src.url
+		if by == "" {
+			by = "the database URL"
+		}
+		return fmt.Sprintf("fix %s (see %d above)", by, n)
+	case pgtemp.Local:
+		if w.Missing {
+			return "install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`"
+		}
+		return fmt.Sprintf("make the local PostgreSQL binaries work (see %d above)", n)
+	default:
+		if w.Missing {
+			return "start Docker (learn then runs PostgreSQL in a container, image " + pgtemp.DockerImage() + ")"
+		}
+		return fmt.Sprintf("fix what stops PostgreSQL in Docker (see %d above)", n)
+	}
+}
+
+// wayName names a way inside a sentence.
+func wayName(m pgtemp.Mode) string {
+	switch m {
+	case pgtemp.URL:
+		return "the database URL"
+	case pgtemp.Local:
+		return "the local binaries"
+	}
+	return "Docker"
+}
+
+// wayState says, after wayName, that a way does not work.
+func wayState(m pgtemp.Mode, w pgtemp.Way) string {
+	if m == pgtemp.URL && w.Missing {
+		return "which is not set"
+	}
+	return which(m, false) + " here"
+}
+
+// which is "which works" or "which does not work", in the number wayName
+// gives the way.
+func which(m pgtemp.Mode, works bool) string {
+	switch {
+	case m == pgtemp.Local && works:
+		return "which work"
+	case m == pgtemp.Local:
+		return "which do not work"
+	case works:
+		return "which works"
+	}
+	return "which does not work"
 }
 
 // printWay prints what the doctor found about one way.
@@ -239,9 +367,9 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// doctorReap removes the clusters and containers of learn runs that were
-// killed, and says what it found.
-func doctorReap(ctx context.Context, p *printer) {
+// doctorReap removes the clusters, containers and (when a database URL is
+// set) schemas of learn runs that were killed, and says what it found.
+func doctorReap(ctx context.Context, p *printer, databaseURL string, src doctorSources) {
 	rep, err := pgtemp.Reap(ctx, nil)
 	for _, r := range rep.Removed {
 		p.item("local", r.String())
@@ -272,6 +400,26 @@ func doctorReap(ctx context.Context, p *printer) {
 	}
 	for _, l := range left {
 		p.item("docker", l.String())
+	}
+
+	if databaseURL == "" {
+		p.item("url", "no database URL is set, nothing to look at")
+		return
+	}
+	var removed []string
+	dropped, err := pgtemp.ReapSchemas(ctx, databaseURL, func(format string, args ...any) {
+		removed = append(removed, fmt.Sprintf(format, args...))
+	})
+	for _, r := range removed {
+		p.item("url", r)
+	}
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			p.item("url", err.Error()) // it says what failed: reaching the database, or dropping a schema
+		}
+	case len(dropped) == 0:
+		p.item("url", "no schemas of killed learn runs in the database "+src.url+" names")
 	}
 }
 

@@ -23,6 +23,13 @@ type Way struct {
 	// Available says whether the way can be tried at all: a URL is set,
 	// server binaries were found, a Docker daemon answers.
 	Available bool
+	// Missing is true when what the way needs is not here at all: no URL is
+	// set, no usable server binaries were found, no Docker daemon answers.
+	// Setting, installing or starting it is then the fix; when a way is
+	// neither Missing nor working, what is here needs fixing instead (a
+	// local way is also unavailable, but not Missing, when learn runs as
+	// root and has no user to run PostgreSQL as).
+	Missing bool
 	// Details are lines for people about what learn found (binaries and
 	// version, template cache, daemon, image, server address). They never
 	// hold a password.
@@ -126,6 +133,7 @@ func use(ctx context.Context, s *Server) error {
 func inspectURL(w *Way, url string) {
 	if url == "" {
 		w.Err = errors.New("not set")
+		w.Missing = true
 		return
 	}
 	w.Available = true
@@ -145,6 +153,7 @@ func inspectLocal(ctx context.Context, w *Way, opts Options) {
 	bin, err := findBinaries(ctx, f)
 	if err != nil {
 		w.Err = err
+		w.Missing = errors.Is(err, errNoBinaries)
 		return
 	}
 	w.Details = append(w.Details, fmt.Sprintf("PostgreSQL %s in %s", bin.version, bin.dir))
@@ -171,6 +180,7 @@ func inspectDocker(ctx context.Context, w *Way) {
 	d, err := findDockerDaemon(ctx)
 	if err != nil {
 		w.Err = err
+		w.Missing = errors.Is(err, ErrNoDocker)
 		return
 	}
 	defer d.cli.Close()

@@ -16,18 +16,18 @@ func TestProbeURL(t *testing.T) {
 	ctx := context.Background()
 
 	w := Probe(ctx, URL, Options{DatabaseURL: s.ConnString()}, time.Minute)
-	if !w.Available || !w.Works || w.Err != nil || w.ReadyIn <= 0 || len(w.Details) == 0 {
+	if !w.Available || w.Missing || !w.Works || w.Err != nil || w.ReadyIn <= 0 || len(w.Details) == 0 {
 		t.Errorf("Probe(URL, the shared server) = %+v", w)
 	}
 
 	w = Probe(ctx, URL, Options{}, time.Minute)
-	if w.Available || w.Works || w.Err == nil || w.Err.Error() != "not set" {
+	if w.Available || !w.Missing || w.Works || w.Err == nil || w.Err.Error() != "not set" {
 		t.Errorf("Probe(URL, none) = %+v", w)
 	}
 
 	t0 := time.Now()
 	w = Probe(ctx, URL, Options{DatabaseURL: "postgres://learn:s3cr3t-pw@127.0.0.1:1/nowhere"}, time.Minute)
-	if !w.Available || w.Works || w.Err == nil || !strings.Contains(w.Err.Error(), "127.0.0.1:1") {
+	if !w.Available || w.Missing || w.Works || w.Err == nil || !strings.Contains(w.Err.Error(), "127.0.0.1:1") {
 		t.Errorf("Probe(URL, unreachable) = %+v", w)
 	}
 	if d := time.Since(t0); d > 10*time.Second {
@@ -44,7 +44,7 @@ func TestProbeLocalColdThenWarm(t *testing.T) {
 	needLocal(t)
 	opts := isolated(t, t.TempDir())
 	w := Probe(context.Background(), Local, opts, time.Minute)
-	if !w.Works || !w.Cold || !strings.Contains(strings.Join(w.Details, "\n"), "cold") {
+	if !w.Works || w.Missing || !w.Cold || !strings.Contains(strings.Join(w.Details, "\n"), "cold") {
 		t.Fatalf("first Probe(Local) = %+v", w)
 	}
 	w = Probe(context.Background(), Local, opts, time.Minute)
@@ -65,7 +65,7 @@ func TestProbeLocalWithoutBinaries(t *testing.T) {
 		version:  func(string) (string, error) { return "", errors.New("no postgres") },
 	}
 	w := Probe(context.Background(), Local, Options{finder: nothing}, time.Minute)
-	if w.Available || w.Works || !errors.Is(w.Err, errNoBinaries) {
+	if w.Available || !w.Missing || w.Works || !errors.Is(w.Err, errNoBinaries) {
 		t.Errorf("Probe(Local) without binaries = %+v", w)
 	}
 }
@@ -91,7 +91,7 @@ func TestProbeDocker(t *testing.T) {
 func TestProbeDockerWithoutDaemon(t *testing.T) {
 	noDaemon(t)
 	w := Probe(context.Background(), Docker, Options{}, time.Minute)
-	if w.Available || w.Works || !errors.Is(w.Err, ErrNoDocker) {
+	if w.Available || !w.Missing || w.Works || !errors.Is(w.Err, ErrNoDocker) {
 		t.Errorf("Probe(Docker) without a daemon = %+v", w)
 	}
 	if _, err := ReapDocker(context.Background(), nil); !errors.Is(err, ErrNoDocker) {
