@@ -64,6 +64,7 @@ func supervise(args []string, stdin, stdout, stderr *os.File) (code int, ok bool
 	child := exec.Command(exe, args...)
 	child.Env = append(os.Environ(), envSupervised+"=1")
 	child.Stdin, child.Stdout = stdin, stdout
+	child.SysProcAttr = childAttr()
 	// The full-screen app's errors are shown once the terminal is back;
 	// other commands (learn serve logs) write through as they go.
 	errs := &tailBuffer{max: maxStderr}
@@ -76,9 +77,12 @@ func supervise(args []string, stdin, stdout, stderr *os.File) (code int, ok bool
 		return 0, false
 	}
 
-	// Signals go to the child, which cleans up and exits; the parent waits.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	// Signals go to the child, which cleans up and exits (or, for SIGQUIT and
+	// the like, crashes as the sender meant, and the parent cleans up); the
+	// parent waits.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGABRT,
+		syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGUSR1, syscall.SIGUSR2)
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -108,7 +112,7 @@ func supervise(args []string, stdin, stdout, stderr *os.File) (code int, ok bool
 		_, _ = stderr.Write(errs.Bytes())
 	}
 	if crashed {
-		cleanAfter(child.Process.Pid, stderr)
+		cleanAfter(child.Process.Pid, errs.Bytes(), stderr)
 		if code < 0 { // killed by a signal
 			if ws, ok := child.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 				code = 128 + int(ws.Signal())
@@ -127,16 +131,18 @@ func supervise(args []string, stdin, stdout, stderr *os.File) (code int, ok bool
 // error or a signal it did not handle, rather than exiting.
 func crashedChild(ps *os.ProcessState, stderr []byte) bool {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return true
+		// A reader that went away (learn demo | head) is not a crash.
+		return ws.Signal() != syscall.SIGPIPE
 	}
-	return ps.ExitCode() == 2 && (bytes.Contains(stderr, []byte("panic: ")) || bytes.Contains(stderr, []byte("fatal error: "))) &&
-		bytes.Contains(stderr, []byte("goroutine "))
+	// A panic, a fatal runtime error, or a goroutine dump on SIGQUIT or an
+	// unexpected signal: Go prints the goroutines and exits with 2.
+	return ps.ExitCode() == 2 && bytes.Contains(stderr, []byte("goroutine "))
 }
 
 // cleanAfter removes what a crashed child left, whose owner is now gone: its
 // local cluster, its Docker container, and, when it used the database of
 // --database-url or DATABASE_URL, its schema there (pgtemp.ReapAll).
-func cleanAfter(pid int, stderr io.Writer) {
+func cleanAfter(pid int, stderrOf []byte, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var removed []string
@@ -159,7 +165,11 @@ func cleanAfter(pid int, stderr io.Writer) {
 		opts = pgtemp.Options{DatabaseURL: g.databaseURL}
 	}
 	err = pgtemp.ReapAll(ctx, opts, logf)
-	fmt.Fprintf(stderr, "\nlearn crashed (process %d); the terminal is restored", pid)
+	what := "crashed"
+	if !bytes.Contains(stderrOf, []byte("goroutine ")) {
+		what = "was killed"
+	}
+	fmt.Fprintf(stderr, "\nlearn %s (process %d); the terminal is restored", what, pid)
 	if len(removed) > 0 {
 		fmt.Fprintf(stderr, " and what it left is removed:\n")
 		for _, r := range removed {
@@ -171,7 +181,9 @@ func cleanAfter(pid int, stderr io.Writer) {
 	if err != nil {
 		fmt.Fprintf(stderr, "learn: cleaning up after the crash: %v (learn doctor retries it)\n", err)
 	}
-	fmt.Fprintln(stderr, "Please report the panic above.")
+	if bytes.Contains(stderrOf, []byte("panic: ")) {
+		fmt.Fprintln(stderr, "Please report the panic above.")
+	}
 }
 
 // injectCrash panics in a goroutine of its own after LEARN_CRASH_AFTER, when

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -392,4 +393,59 @@ func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
 	}
 	damaged.send("q")
 	damaged.waitFor("EXIT=0", 10*time.Second)
+}
+
+// SIGQUIT sent to the process doing the work (Go's goroutine dump) is a
+// crash too: the parent restores the terminal and removes the cluster.
+func TestBinaryInTmuxSIGQUITRestoresTheTerminal(t *testing.T) {
+	bin := buildLearn(t)
+	s := startTmux(t, bin, 200, 50)
+	home := s.waitFor("PostgreSQL ready", 30*time.Second)
+	m := clusterDir.FindStringSubmatch(home)
+	if m == nil {
+		t.Fatalf("no cluster directory on the home screen:\n%s", home)
+	}
+	dir := strings.TrimRight(m[1], ")…,")
+	// The child is the learn process whose parent is the supervising learn.
+	out, err := exec.Command("pgrep", "-f", "^"+bin+"$").Output()
+	if err != nil {
+		t.Fatalf("pgrep: %v", err)
+	}
+	var child string
+	for _, pid := range strings.Fields(string(out)) {
+		if ppid, err := os.ReadFile(filepath.Join("/proc", pid, "stat")); err == nil {
+			fields := strings.Fields(string(ppid))
+			if len(fields) > 3 && slices.Contains(strings.Fields(string(out)), fields[3]) {
+				child = pid
+			}
+		}
+	}
+	if child == "" {
+		t.Fatalf("no child among %q", out)
+	}
+	if err := exec.Command("kill", "-QUIT", child).Run(); err != nil {
+		t.Fatal(err)
+	}
+	scr := s.waitFor("EXIT=", 20*time.Second)
+	for _, want := range []string{"learn crashed", "EXIT=2"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, scr)
+		}
+	}
+	assertGone(t, dir)
+}
+
+// A reader that stops early (learn demo | head -1) ends learn with SIGPIPE:
+// that is no crash, and nothing says it is.
+func TestBinaryBrokenPipeIsNoCrash(t *testing.T) {
+	bin := buildLearn(t)
+	cmd := exec.Command("sh", "-c", bin+" demo concurrent-copies --copies 50 | head -1")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "crashed") || strings.Contains(string(out), "panic") {
+		t.Errorf("a closed pipe was reported as a crash:\n%s", out)
+	}
 }

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package main
+
+import "syscall"
+
+// childAttr is empty where the kernel has no parent-death signal.
+func childAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
