@@ -156,9 +156,13 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	label, text := "GET key → none", fmt.Sprintf("%s has no key %s", a.Keys.Describe(), ShortKey(req.Key))
+	get, set := "GET key", "SET key "
+	if a.Keys.Lane() == "" { // the instance's own memory
+		get, set = "memory: key", "memory: key → "
+	}
+	label, text := get+" → none", fmt.Sprintf("%s has no key %s", a.Keys.Describe(), ShortKey(req.Key))
 	if found {
-		label, text = "GET key → "+PublicBookingID(id), fmt.Sprintf("%s remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), PublicBookingID(id))
+		label, text = get+" → "+PublicBookingID(id), fmt.Sprintf("%s remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), PublicBookingID(id))
 	}
 	if err := a.keyStep(ctx, req, label, text); err != nil {
 		return Result{}, err
@@ -174,7 +178,7 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if err := a.Keys.Put(ctx, req.UserID, req.Key, res.Booking.ID); err != nil {
 		return Result{}, err
 	}
-	return res, a.keyStep(ctx, req, "SET key "+res.Booking.PublicID(),
+	return res, a.keyStep(ctx, req, set+res.Booking.PublicID(),
 		fmt.Sprintf("%s now remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), res.Booking.PublicID()))
 }
 
