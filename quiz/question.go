@@ -2,6 +2,7 @@ package quiz
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/learn-idempotency/learn/sim"
@@ -135,10 +136,10 @@ type Claim struct {
 // lists every difference.
 func (c Claim) Check(s Symptom) error {
 	var diffs []string
-	if !equalInts(c.Statuses, s.Statuses) {
+	if !slices.Equal(c.Statuses, s.Statuses) {
 		diffs = append(diffs, fmt.Sprintf("statuses %v, claimed %v", s.Statuses, c.Statuses))
 	}
-	if !equalStrings(c.Messages, s.Messages) {
+	if !slices.Equal(c.Messages, s.Messages) {
 		diffs = append(diffs, fmt.Sprintf("messages %q, claimed %q", s.Messages, c.Messages))
 	}
 	for _, n := range []struct {
@@ -156,37 +157,13 @@ func (c Claim) Check(s Symptom) error {
 			diffs = append(diffs, fmt.Sprintf("%d %s, claimed %d", n.got, n.what, n.claim))
 		}
 	}
-	if !equalStrings(c.Broken, s.Broken) {
+	if !slices.Equal(c.Broken, s.Broken) {
 		diffs = append(diffs, fmt.Sprintf("broken invariants %q, claimed %q", s.Broken, c.Broken))
 	}
 	if len(diffs) > 0 {
 		return fmt.Errorf("the run does not show what the question claims: %s", strings.Join(diffs, "; "))
 	}
 	return nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Result is the grade of one answer.

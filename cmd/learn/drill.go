@@ -137,15 +137,10 @@ func (m *drillModel) key(msg tea.KeyPressMsg) (*drillModel, tea.Cmd) {
 		}
 	case drillPrompts:
 		if !m.revealed {
-			switch msg.String() {
-			case "tab":
+			done, cmd := typeInto(&m.text, msg)
+			if done {
 				m.reveal()
-				return m, nil
-			case "esc":
-				return m, back
 			}
-			var cmd tea.Cmd
-			m.text, cmd = m.text.Update(msg)
 			return m, cmd
 		}
 		switch {

@@ -188,16 +188,8 @@ func (m *quizModel) key(msg tea.KeyPressMsg) (*quizModel, tea.Cmd) {
 	}
 	q := m.q()
 	if m.typing {
-		switch msg.String() {
-		case "tab":
-			m.typing = false
-			m.text.Blur()
-			return m, nil
-		case "esc":
-			return m, back
-		}
-		var cmd tea.Cmd
-		m.text, cmd = m.text.Update(msg)
+		done, cmd := typeInto(&m.text, msg)
+		m.typing = !done
 		return m, cmd
 	}
 	switch {
@@ -663,4 +655,18 @@ func hang(prefix, text string, w int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// typeInto gives a key to a text box: tab ends the writing (done), esc goes
+// back, any other key edits the text.
+func typeInto(t *textBox, msg tea.KeyPressMsg) (done bool, cmd tea.Cmd) {
+	switch msg.String() {
+	case "tab":
+		t.Blur()
+		return true, nil
+	case "esc":
+		return false, back
+	}
+	*t, cmd = t.Update(msg)
+	return false, cmd
 }
