@@ -9,7 +9,7 @@
 # /var/lib/postgresql/data.
 #
 #   .ci/postgres-image.sh [TAG]     (default learn-postgres:ci)
-#   LEARN_POSTGRES_IMAGE=learn-postgres:ci go test ./sim/pgtemp/ -run Docker
+#   LEARN_POSTGRES_IMAGE=learn-postgres:ci go test ./pgtemp/ -run Docker
 #
 # Needs a running Docker daemon and the server binaries
 # (/usr/lib/postgresql/*/bin, e.g. `apt install postgresql`). It is

@@ -16,7 +16,7 @@ func TestBreakItClaims(t *testing.T) {
 		t.Run(q.ID, func(t *testing.T) {
 			t.Parallel()
 			l := q.Live
-			got, rep, err := RunLive(t.Context(), testDB, l.Scenario, l.Variant)
+			got, rep, err := RunLive(t.Context(), testDatabase(), l.Scenario, l.Variant)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -26,7 +26,7 @@ func TestBreakItClaims(t *testing.T) {
 			if err := l.Claim.Check(got); err != nil {
 				t.Errorf("%v\nthe run: %s", err, got)
 			}
-			beside, _, err := RunLive(t.Context(), testDB, l.Scenario, l.Beside)
+			beside, _, err := RunLive(t.Context(), testDatabase(), l.Scenario, l.Beside)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,10 +51,10 @@ func TestBreakItClaims(t *testing.T) {
 }
 
 func TestRunLiveErrors(t *testing.T) {
-	if _, _, err := RunLive(t.Context(), testDB, "no-such-scenario", sim.Broken); err == nil || !strings.Contains(err.Error(), "lost-answer") {
+	if _, _, err := RunLive(t.Context(), testDatabase(), "no-such-scenario", sim.Broken); err == nil || !strings.Contains(err.Error(), "lost-answer") {
 		t.Errorf("unknown scenario: %v (want the list of names)", err)
 	}
-	if _, _, err := RunLive(t.Context(), testDB, "replay-after-sellout", sim.Broken); err == nil || !strings.Contains(err.Error(), "no broken variant") {
+	if _, _, err := RunLive(t.Context(), testDatabase(), "replay-after-sellout", sim.Broken); err == nil || !strings.Contains(err.Error(), "no broken variant") {
 		t.Errorf("missing variant: %v", err)
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/learn-idempotency/learn/sim/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim"
 )
 
 // testDB is this package's PostgreSQL: a throwaway local cluster, or the
@@ -19,3 +20,6 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(pgtemp.RunTests(m, "quiz", &testDB))
 }
+
+// testDatabase hands out schemas of testDB.
+func testDatabase() sim.Database { return sim.DatabaseOf(testDB.NewSchema) }

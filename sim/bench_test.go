@@ -20,7 +20,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/learn-idempotency/learn/sim/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp"
 )
 
 // benchSeats is the seat count of the benchmark's one event: enough that it
@@ -95,7 +95,7 @@ func (p *baseline) tps(b *testing.B, measure func() float64) float64 {
 func benchStage(b *testing.B, clients int) (*Stage, *Engine, int64) {
 	b.Helper()
 	ctx := b.Context()
-	st, err := NewStage(ctx, testDB, StageConfig{MaxConns: clients + 2})
+	st, err := NewStage(ctx, testDatabase(), StageConfig{MaxConns: clients + 2})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func pgbenchDistinct(b *testing.B, bin string, clients int) float64 {
 func pgbenchCopies(b *testing.B, bin string, n int) float64 {
 	sc, eventID := pgbenchSchema(b)
 	ctx := b.Context()
-	conn, err := pgx.Connect(ctx, sc.ConnString)
+	conn, err := pgx.Connect(ctx, sc.ConnString())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func pgbenchSchema(b *testing.B) (*pgtemp.Schema, int64) {
 			b.Error(err)
 		}
 	})
-	conn, err := pgx.Connect(ctx, sc.ConnString)
+	conn, err := pgx.Connect(ctx, sc.ConnString())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func runPgbench(b *testing.B, bin string, sc *pgtemp.Schema, clients int, vars [
 	env = append(env, "LC_ALL=C",
 		"PGHOST="+cfg.Host, "PGPORT="+strconv.Itoa(int(cfg.Port)),
 		"PGUSER="+cfg.User, "PGDATABASE="+cfg.Database,
-		"PGOPTIONS=-c search_path="+sc.Name)
+		"PGOPTIONS=-c search_path="+sc.Name())
 	if cfg.Password != "" {
 		env = append(env, "PGPASSWORD="+cfg.Password)
 	}

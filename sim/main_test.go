@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/learn-idempotency/learn/sim/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp"
 )
 
 // testDB is this package's PostgreSQL: a throwaway local cluster, or the
@@ -19,7 +19,7 @@ func TestMain(m *testing.M) { os.Exit(pgtemp.RunTests(m, "sim", &testDB)) }
 func newStage(t *testing.T, seats int, cfg StageConfig) (*Stage, int64) {
 	t.Helper()
 	ctx := t.Context()
-	st, err := NewStage(ctx, testDB, cfg)
+	st, err := NewStage(ctx, testDatabase(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,3 +45,6 @@ func counts(t *testing.T, st *Stage, eventID int64) (rows, seatsLeft int) {
 	}
 	return rows, seatsLeft
 }
+
+// testDatabase hands out schemas of testDB.
+func testDatabase() Database { return DatabaseOf(testDB.NewSchema) }

@@ -168,7 +168,7 @@ func describePropOutcomes(outs []Outcome) string {
 func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (violations []propViolation, outs []Outcome, err error) {
 	clock := NewFakeClock(time.Now().Truncate(time.Second))
 	trace := NewTrace(clock, TraceOptions{})
-	st, err := NewStage(ctx, testDB, StageConfig{
+	st, err := NewStage(ctx, testDatabase(), StageConfig{
 		Instances:  p.Instances,
 		MaxConns:   p.maxInFlight(),
 		Clock:      clock,

@@ -13,7 +13,7 @@ func runScenario(t *testing.T, name string, opts Options) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := s.Prepare(t.Context(), testDB, opts)
+	run, err := s.Prepare(t.Context(), testDatabase(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,12 +151,12 @@ func TestForcedRacesRepeat(t *testing.T) {
 func TestPrepareRefusesBadOptions(t *testing.T) {
 	s, _ := Lookup("concurrent-copies")
 	for _, opts := range []Options{{Copies: 1}, {Copies: MaxCopies + 1}} {
-		if _, err := s.Prepare(t.Context(), testDB, opts); err == nil {
+		if _, err := s.Prepare(t.Context(), testDatabase(), opts); err == nil {
 			t.Errorf("Prepare(%+v) succeeded", opts)
 		}
 	}
 	sellout, _ := Lookup("replay-after-sellout")
-	if _, err := sellout.Prepare(t.Context(), testDB, Options{Variant: Broken}); err == nil {
+	if _, err := sellout.Prepare(t.Context(), testDatabase(), Options{Variant: Broken}); err == nil {
 		t.Error("Prepare(broken) of a scenario without a broken variant succeeded")
 	}
 	if _, err := Lookup("nope"); err == nil {
@@ -168,7 +168,7 @@ func TestPrepareRefusesBadOptions(t *testing.T) {
 // goes through the lesson's sequence in order.
 func TestGatedTraceStepsThroughTheLostAnswerSequence(t *testing.T) {
 	s, _ := Lookup("lost-answer")
-	run, err := s.Prepare(t.Context(), testDB, Options{Trace: TraceOptions{Stream: true, Gated: true}})
+	run, err := s.Prepare(t.Context(), testDatabase(), Options{Trace: TraceOptions{Stream: true, Gated: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,6 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
 
 // The demo users and their bearer tokens. The API takes the user from the
@@ -26,10 +24,35 @@ const (
 // DemoUsers maps each demo bearer token to its user id.
 func DemoUsers() map[string]string { return map[string]string{TokenAda: "ada", TokenBen: "ben"} }
 
-// Database hands out fresh schemas; *pgtemp.Server is one.
-type Database interface {
-	NewSchema(ctx context.Context) (*pgtemp.Schema, error)
+// Schema is where one stage keeps its tables: a schema of its own in some
+// PostgreSQL, a connection string whose search_path lands in it, and a way
+// to drop it with everything in it. A dropped schema's Drop does nothing.
+type Schema interface {
+	Name() string
+	ConnString() string
+	Drop(ctx context.Context) error
 }
+
+// Database hands out fresh, empty schemas, one per stage.
+type Database interface {
+	NewSchema(ctx context.Context) (Schema, error)
+}
+
+// DatabaseOf adapts a function that makes schemas of a concrete type, such as
+// (*pgtemp.Server).NewSchema, to a Database.
+func DatabaseOf[S Schema](newSchema func(context.Context) (S, error)) Database {
+	return databaseFunc(func(ctx context.Context) (Schema, error) {
+		sc, err := newSchema(ctx)
+		if err != nil {
+			return nil, err // never a typed nil inside the interface
+		}
+		return sc, nil
+	})
+}
+
+type databaseFunc func(context.Context) (Schema, error)
+
+func (f databaseFunc) NewSchema(ctx context.Context) (Schema, error) { return f(ctx) }
 
 // StageConfig shapes a Stage.
 type StageConfig struct {
@@ -52,7 +75,7 @@ type StageConfig struct {
 // and an admin pool for setup and for reading the tables. Close removes all
 // of it, the schema included.
 type Stage struct {
-	Schema    *pgtemp.Schema
+	Schema    Schema
 	Admin     *pgxpool.Pool
 	Clock     Clock
 	Trace     *Trace
@@ -89,9 +112,9 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			_ = st.Close()
 		}
 	}()
-	st.Admin, err = pgxpool.New(ctx, schema.ConnString)
+	st.Admin, err = pgxpool.New(ctx, schema.ConnString())
 	if err != nil {
-		return nil, fmt.Errorf("connect to schema %s: %w", schema.Name, err)
+		return nil, fmt.Errorf("connect to schema %s: %w", schema.Name(), err)
 	}
 	if err := CreateSchema(ctx, st.Admin, cfg.Constraint); err != nil {
 		return nil, err
@@ -108,7 +131,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 	}
 	for n := 1; n <= cfg.Instances; n++ {
 		lane := LaneAPI(n)
-		pcfg, err := pgxpool.ParseConfig(schema.ConnString)
+		pcfg, err := pgxpool.ParseConfig(schema.ConnString())
 		if err != nil {
 			return nil, fmt.Errorf("pool config: %w", err)
 		}

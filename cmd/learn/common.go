@@ -5,9 +5,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
-	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
 
 // common is what every screen shares: the window size, the styles, the key

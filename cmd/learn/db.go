@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/learn-idempotency/learn/sim/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp"
 )
 
 // dbLauncher starts the throwaway PostgreSQL in the background as soon as

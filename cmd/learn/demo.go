@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
-	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
 
 // runDemo runs one scenario headless on a throwaway PostgreSQL and prints
@@ -63,7 +63,7 @@ func runDemo(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
 		return 1, err
 	}
 	defer srv.Close()
-	run, err := s.Prepare(ctx, srv, sim.Options{Variant: v, Copies: *copies})
+	run, err := s.Prepare(ctx, sim.DatabaseOf(srv.NewSchema), sim.Options{Variant: v, Copies: *copies})
 	if err != nil {
 		return 1, err
 	}

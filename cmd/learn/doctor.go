@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/learn-idempotency/learn/sim/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp"
 )
 
 // How long the doctor gives each way to start. Docker's includes pulling

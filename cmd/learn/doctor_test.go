@@ -18,7 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/learn-idempotency/learn/sim/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp"
 )
 
 // doctor runs learn doctor in process and checks what every report holds.

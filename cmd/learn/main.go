@@ -20,9 +20,9 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
-	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
 
 const usage = `learn: idempotency keys for booking retries, in your terminal

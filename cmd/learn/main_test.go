@@ -4,7 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/learn-idempotency/learn/sim/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim"
 )
 
 // testDB is the package's PostgreSQL for the UI tests: a throwaway local
@@ -12,3 +13,6 @@ import (
 var testDB *pgtemp.Server
 
 func TestMain(m *testing.M) { os.Exit(pgtemp.RunTests(m, "cmd/learn", &testDB)) }
+
+// testDatabase hands out schemas of testDB.
+func testDatabase() sim.Database { return sim.DatabaseOf(testDB.NewSchema) }

@@ -140,7 +140,7 @@ func prepare(gen int, c *common, s *sim.Scenario, opts sim.Options) tea.Cmd {
 	srv := c.srv
 	return func() tea.Msg {
 		ctx, cancel := context.WithCancel(context.Background())
-		run, err := s.Prepare(ctx, srv, opts)
+		run, err := s.Prepare(ctx, sim.DatabaseOf(srv.NewSchema), opts)
 		if err != nil {
 			cancel()
 			return runPreparedMsg{gen: gen, err: err}

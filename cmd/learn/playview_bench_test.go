@@ -17,7 +17,7 @@ import (
 // frame must take well under that.
 func BenchmarkPlayFrame(b *testing.B) {
 	s, _ := sim.Lookup("lost-answer")
-	run, err := s.Prepare(b.Context(), testDB, sim.Options{})
+	run, err := s.Prepare(b.Context(), testDatabase(), sim.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

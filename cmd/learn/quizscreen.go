@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/sim"
 )
 
 // quizModel asks the questions of one set (Checkpoint, Break it, Redraw it)
@@ -125,7 +126,7 @@ func (m *quizModel) runLive(beside bool) tea.Cmd {
 	return tea.Batch(m.spin.Tick, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, _, err := quiz.RunLive(ctx, srv, scenario, v)
+		s, _, err := quiz.RunLive(ctx, sim.DatabaseOf(srv.NewSchema), scenario, v)
 		return liveMsg{gen: gen, beside: beside, symptom: s, err: err}
 	})
 }

@@ -99,7 +99,7 @@ func (m *raceModel) fire() tea.Cmd {
 	gen, srv, opts := m.gen, m.c.srv, sim.Options{Variant: m.variant, Copies: m.n, Trace: sim.TraceOptions{Stream: true}}
 	return func() tea.Msg {
 		ctx, cancel := context.WithCancel(context.Background())
-		run, err := s.Prepare(ctx, srv, opts)
+		run, err := s.Prepare(ctx, sim.DatabaseOf(srv.NewSchema), opts)
 		if err != nil {
 			cancel()
 			return racePreparedMsg{gen: gen, err: err}

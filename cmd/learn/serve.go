@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
-	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
 
 // The limits and defaults of learn serve.
@@ -98,7 +98,7 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 			say("stopping PostgreSQL: %v", err)
 		}
 	}()
-	st, err := sim.NewStage(ctx, srv, sim.StageConfig{
+	st, err := sim.NewStage(ctx, sim.DatabaseOf(srv.NewSchema), sim.StageConfig{
 		Instances: *n,
 		Clock:     sim.RealClock{},
 		Log:       logw,

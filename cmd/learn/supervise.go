@@ -15,7 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 
-	"github.com/learn-idempotency/learn/sim/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp"
 )
 
 // A panic in any goroutine ends a Go program at once: no deferred cleanup

@@ -17,9 +17,9 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/charmbracelet/x/vt"
 
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
-	"github.com/learn-idempotency/learn/sim/pgtemp"
 )
 
 // uiTest runs the app in teatest and replays its output through a virtual

@@ -41,12 +41,12 @@ func TestURLModeTouchesOnlyItsSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := connect(t, sc.ConnString)
+	conn := connect(t, sc.ConnString())
 	if _, err := conn.Exec(ctx, "CREATE TABLE bookings (id int PRIMARY KEY, key text UNIQUE); CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'"); err != nil {
 		t.Fatal(err)
 	}
-	if got := queryString(t, conn, "SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = 'bookings'::regclass"); got != sc.Name {
-		t.Errorf("table landed in %s, want %s", got, sc.Name)
+	if got := queryString(t, conn, "SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = 'bookings'::regclass"); got != sc.Name() {
+		t.Errorf("table landed in %s, want %s", got, sc.Name())
 	}
 	conn.Close(ctx)
 	if err := sc.Drop(ctx); err != nil {
@@ -55,8 +55,8 @@ func TestURLModeTouchesOnlyItsSchema(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if schemaExists(t, base, sc.Name) {
-		t.Errorf("schema %s remains", sc.Name)
+	if schemaExists(t, base, sc.Name()) {
+		t.Errorf("schema %s remains", sc.Name())
 	}
 	if after := snapshot(t, base); after != before {
 		t.Errorf("the database changed outside learn's schema:\nbefore %s\nafter  %s", before, after)

@@ -17,15 +17,18 @@ import (
 // Schema is a schema learn_<16 hex digits> that NewSchema created: one per
 // test, or one per run of the booking engine.
 type Schema struct {
-	// Name is the schema's name, e.g. "learn_3f9a0c1d2b4e5f60".
-	Name string
-	// ConnString is the server's ConnString with search_path=Name added, so
-	// every pgx connection made from it creates and finds its tables in
-	// this schema and nowhere else. In URL mode it may hold a password.
-	ConnString string
-
-	srv *Server
+	name       string
+	connString string
+	srv        *Server
 }
+
+// Name is the schema's name, e.g. "learn_3f9a0c1d2b4e5f60".
+func (sc *Schema) Name() string { return sc.name }
+
+// ConnString is the server's ConnString with search_path set to the schema,
+// so every pgx connection made from it creates and finds its tables in this
+// schema and nowhere else. In URL mode it may hold a password.
+func (sc *Schema) ConnString() string { return sc.connString }
 
 // NewSchema creates a fresh, empty schema learn_<random hex> and remembers it
 // so that Close drops it if Drop was not called. The schema's comment records
@@ -58,7 +61,7 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 		}
 		return nil, fmt.Errorf("could not create schema %s (%s): %w", name, s.describe, err)
 	}
-	sc := &Schema{Name: name, ConnString: withSearchPath(s.connString, name), srv: s}
+	sc := &Schema{name: name, connString: withSearchPath(s.connString, name), srv: s}
 	if s.schemas == nil {
 		s.schemas = make(map[string]*Schema)
 	}
@@ -74,16 +77,16 @@ func (sc *Schema) Drop(ctx context.Context) error {
 	s := sc.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.schemas[sc.Name] != sc {
+	if s.schemas[sc.name] != sc {
 		return nil
 	}
-	if err := s.exec(ctx, dropSQL(sc.Name)); err != nil {
+	if err := s.exec(ctx, dropSQL(sc.name)); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("could not drop schema %s (%s): %w", sc.Name, s.describe, err)
+		return fmt.Errorf("could not drop schema %s (%s): %w", sc.name, s.describe, err)
 	}
-	delete(s.schemas, sc.Name)
+	delete(s.schemas, sc.name)
 	return nil
 }
 

@@ -36,13 +36,13 @@ func newSchemaT(t testing.TB, s *Server) *Schema {
 func TestSchemasAreIsolated(t *testing.T) {
 	s := needShared(t)
 	a, b := newSchemaT(t, s), newSchemaT(t, s)
-	if a.Name == b.Name || !strings.HasPrefix(a.Name, "learn_") || len(a.Name) != len("learn_")+16 {
-		t.Fatalf("schema names %q and %q", a.Name, b.Name)
+	if a.Name() == b.Name() || !strings.HasPrefix(a.Name(), "learn_") || len(a.Name()) != len("learn_")+16 {
+		t.Fatalf("schema names %q and %q", a.Name(), b.Name())
 	}
 	ctx := context.Background()
-	ca, cb := connect(t, a.ConnString), connect(t, b.ConnString)
-	if got := queryString(t, ca, "SELECT current_schema()::text"); got != a.Name {
-		t.Errorf("current_schema through a.ConnString = %s, want %s", got, a.Name)
+	ca, cb := connect(t, a.ConnString()), connect(t, b.ConnString())
+	if got := queryString(t, ca, "SELECT current_schema()::text"); got != a.Name() {
+		t.Errorf("current_schema through a.ConnString() = %s, want %s", got, a.Name())
 	}
 	if _, err := ca.Exec(ctx, "CREATE TABLE bookings (id int PRIMARY KEY); INSERT INTO bookings VALUES (1)"); err != nil {
 		t.Fatal(err)
@@ -51,24 +51,24 @@ func TestSchemasAreIsolated(t *testing.T) {
 		t.Errorf("table not visible in its own schema: %s", got)
 	}
 	if got := queryString(t, cb, "SELECT coalesce(to_regclass('bookings')::text, 'none')"); got != "none" {
-		t.Errorf("table made in %s is visible in %s as %s", a.Name, b.Name, got)
+		t.Errorf("table made in %s is visible in %s as %s", a.Name(), b.Name(), got)
 	}
-	if got := queryString(t, cb, "SELECT count(*)::text FROM pg_tables WHERE tablename = 'bookings' AND schemaname = $1", a.Name); got != "1" {
-		t.Errorf("table did not land in schema %s", a.Name)
+	if got := queryString(t, cb, "SELECT count(*)::text FROM pg_tables WHERE tablename = 'bookings' AND schemaname = $1", a.Name()); got != "1" {
+		t.Errorf("table did not land in schema %s", a.Name())
 	}
 	ca.Close(ctx)
 
 	if err := a.Drop(ctx); err != nil {
 		t.Fatalf("Drop: %v", err)
 	}
-	if schemaExists(t, s, a.Name) {
-		t.Errorf("schema %s exists after Drop", a.Name)
+	if schemaExists(t, s, a.Name()) {
+		t.Errorf("schema %s exists after Drop", a.Name())
 	}
 	if err := a.Drop(ctx); err != nil {
 		t.Errorf("second Drop: %v", err)
 	}
-	if !schemaExists(t, s, b.Name) {
-		t.Errorf("dropping %s removed %s too", a.Name, b.Name)
+	if !schemaExists(t, s, b.Name()) {
+		t.Errorf("dropping %s removed %s too", a.Name(), b.Name())
 	}
 }
 
@@ -89,14 +89,14 @@ func TestCloseDropsSchemas(t *testing.T) {
 	if err := dropped.Drop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if !schemaExists(t, base, kept.Name) {
-		t.Fatalf("schema %s missing before Close", kept.Name)
+	if !schemaExists(t, base, kept.Name()) {
+		t.Fatalf("schema %s missing before Close", kept.Name())
 	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if schemaExists(t, base, kept.Name) {
-		t.Errorf("Close left schema %s", kept.Name)
+	if schemaExists(t, base, kept.Name()) {
+		t.Errorf("Close left schema %s", kept.Name())
 	}
 	if err := kept.Drop(ctx); err != nil {
 		t.Errorf("Drop after Close: %v", err)
@@ -115,9 +115,9 @@ func TestSearchPathInURLForm(t *testing.T) {
 	u := "postgres:///postgres?host=" + s.local.dir + "&user=learn&sslmode=disable"
 	us := startT(t, Options{Mode: URL, DatabaseURL: u})
 	sc := newSchemaT(t, us)
-	conn := connect(t, sc.ConnString)
-	if got := queryString(t, conn, "SELECT current_schema()::text"); got != sc.Name {
-		t.Errorf("current_schema through %s = %s, want %s", sc.ConnString, got, sc.Name)
+	conn := connect(t, sc.ConnString())
+	if got := queryString(t, conn, "SELECT current_schema()::text"); got != sc.Name() {
+		t.Errorf("current_schema through %s = %s, want %s", sc.ConnString(), got, sc.Name())
 	}
 }
 
@@ -153,7 +153,7 @@ func schemaHelper(url string) int {
 		fmt.Println("error:", err)
 		return 1
 	}
-	conn, err := pgx.Connect(ctx, sc.ConnString)
+	conn, err := pgx.Connect(ctx, sc.ConnString())
 	if err == nil {
 		_, err = conn.Exec(ctx, "CREATE TABLE bookings (id int PRIMARY KEY)")
 	}
@@ -161,7 +161,7 @@ func schemaHelper(url string) int {
 		fmt.Println("error:", err)
 		return 1
 	}
-	fmt.Println("schema:", sc.Name)
+	fmt.Println("schema:", sc.Name())
 	select {}
 }
 
@@ -315,7 +315,7 @@ func TestReapSchemasDropsOnlyOrphansOfThisMachine(t *testing.T) {
 	}
 	check("the schema of a killed learn", killedName, true)
 	check("the schema of a live learn", liveName, false)
-	check("this process's schema", own.Name, false)
+	check("this process's schema", own.Name(), false)
 	for _, f := range fakes {
 		check(f.what, f.name, f.drop)
 	}

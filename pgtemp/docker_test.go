@@ -91,7 +91,7 @@ func TestDockerStartsQueriesAndLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewSchema: %v", err)
 	}
-	conn, err := pgx.Connect(ctx, sc.ConnString)
+	conn, err := pgx.Connect(ctx, sc.ConnString())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +101,8 @@ func TestDockerStartsQueriesAndLeavesNothing(t *testing.T) {
 		err = conn.QueryRow(ctx, "SELECT table_schema FROM information_schema.tables WHERE table_name = 'seats'").Scan(&where)
 	}
 	conn.Close(ctx)
-	if err != nil || where != sc.Name {
-		t.Fatalf("table in schema %q, want %q: %v", where, sc.Name, err)
+	if err != nil || where != sc.Name() {
+		t.Fatalf("table in schema %q, want %q: %v", where, sc.Name(), err)
 	}
 
 	run := labelRun + "=" + s.docker.runID

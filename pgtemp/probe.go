@@ -117,7 +117,7 @@ func use(ctx context.Context, s *Server) error {
 	if err != nil {
 		return err
 	}
-	conn, err := pgx.Connect(ctx, sc.ConnString)
+	conn, err := pgx.Connect(ctx, sc.ConnString())
 	if err == nil {
 		var one int
 		err = conn.QueryRow(ctx, "SELECT 1").Scan(&one)

@@ -38,7 +38,7 @@ import (
 // (above 1 means faster than the baseline; the target for warm-local is
 // 3), and speedup-vs-tmpdir, the same against baseline-tmpdir.
 //
-//	go test -run '^$' -bench Ready -benchtime=5x ./sim/pgtemp/
+//	go test -run '^$' -bench Ready -benchtime=5x ./pgtemp/
 func BenchmarkTimeToReady(b *testing.B) {
 	bin := needLocal(b)
 	run, err := currentRunner()
