@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,6 +89,19 @@ func (sc *Schema) Drop(ctx context.Context) error {
 	}
 	delete(s.schemas, sc.name)
 	return nil
+}
+
+// Schemas lists, sorted, the schemas NewSchema made that are not dropped
+// yet: what this process holds in the server right now.
+func (s *Server) Schemas() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, 0, len(s.schemas))
+	for name := range s.schemas {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // dropSchemas drops the given schemas over one connection; Close uses it.

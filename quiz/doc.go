@@ -3,10 +3,11 @@
 // it, Redraw it), the timed interview drill with spaced-repetition flashcards,
 // and the learner's saved progress.
 //
-// Everything here is pure logic and plain data, except [RunLive], which runs a
-// booking scenario of package sim on a real PostgreSQL, and [Store], which
-// reads and writes the progress file. Nothing imports Bubble Tea, Lip Gloss
-// or Glamour: the screens in cmd/learn read this package, never the reverse.
+// Everything here is pure logic and plain data, except [Store], which reads
+// and writes the progress file. A live question names a scenario of package
+// sim; the screens run it on PostgreSQL through internal/live and hand the
+// report to [SymptomOf]. Nothing imports Bubble Tea, Lip Gloss or Glamour:
+// the screens in internal/ui read this package, never the reverse.
 //
 // # Where the questions come from
 //

@@ -1,8 +1,6 @@
 package quiz
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -98,33 +96,4 @@ func SymptomOf(rep *sim.Report) Symptom {
 		}
 	}
 	return s
-}
-
-// RunLive runs variant v of the named sim scenario on db, on a fresh schema
-// that it removes afterwards: it prepares the run, executes it to its end
-// and closes it. It returns the symptom and sim's full report (answers,
-// tries, invariants) for the screen to show.
-//
-// The error says what failed: an unknown scenario (listing the names), a
-// variant the scenario does not have, no PostgreSQL, or ctx ending first.
-// A run that cannot be closed returns its report with the close error.
-func RunLive(ctx context.Context, db sim.Database, scenario string, v sim.Variant) (_ Symptom, _ *sim.Report, err error) {
-	sc, err := sim.Lookup(scenario)
-	if err != nil {
-		return Symptom{}, nil, fmt.Errorf("quiz: %w", err)
-	}
-	run, err := sc.Prepare(ctx, db, sim.Options{Variant: v})
-	if err != nil {
-		return Symptom{}, nil, fmt.Errorf("quiz: prepare %s (%s): %w", scenario, v, err)
-	}
-	defer func() {
-		if cerr := run.Close(); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("quiz: close %s (%s): %w", scenario, v, cerr))
-		}
-	}()
-	rep, err := run.Execute(ctx)
-	if err != nil {
-		return Symptom{}, nil, fmt.Errorf("quiz: run %s (%s): %w", scenario, v, err)
-	}
-	return SymptomOf(rep), rep, nil
 }

@@ -1,63 +1,11 @@
 package quiz
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/learn-idempotency/learn/sim"
 )
-
-// TestBreakItClaims runs every live question on the real PostgreSQL: the
-// symptom run gives exactly the numbers the question claims, and the run
-// shown beside it differs from it the way the question says.
-func TestBreakItClaims(t *testing.T) {
-	for _, q := range BreakIt().Questions {
-		t.Run(q.ID, func(t *testing.T) {
-			t.Parallel()
-			l := q.Live
-			got, rep, err := RunLive(t.Context(), testDatabase(), l.Scenario, l.Variant)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep == nil || rep.Scenario != l.Scenario || rep.Variant != l.Variant {
-				t.Fatalf("report %+v", rep)
-			}
-			if err := l.Claim.Check(got); err != nil {
-				t.Errorf("%v\nthe run: %s", err, got)
-			}
-			beside, _, err := RunLive(t.Context(), testDatabase(), l.Scenario, l.Beside)
-			if err != nil {
-				t.Fatal(err)
-			}
-			switch l.Beside {
-			case sim.Correct:
-				// The fix: every invariant holds, and the symptom is gone.
-				if len(beside.Broken) != 0 {
-					t.Errorf("the correct design beside it breaks %q", beside.Broken)
-				}
-				if beside.Rows >= got.Rows && slices.Equal(beside.Statuses, got.Statuses) {
-					t.Errorf("the correct design shows the same symptom: %s", beside)
-				}
-			case sim.Broken:
-				// breakit/key-already-used: an engine without the comparison
-				// answers 200 with a booking the request did not ask for.
-				if !slices.Equal(beside.Statuses, []int{200, 200}) || !slices.Contains(beside.Broken, sim.InvAnswerMatches) {
-					t.Errorf("the broken engine beside it: %s", beside)
-				}
-			}
-		})
-	}
-}
-
-func TestRunLiveErrors(t *testing.T) {
-	if _, _, err := RunLive(t.Context(), testDatabase(), "no-such-scenario", sim.Broken); err == nil || !strings.Contains(err.Error(), "lost-answer") {
-		t.Errorf("unknown scenario: %v (want the list of names)", err)
-	}
-	if _, _, err := RunLive(t.Context(), testDatabase(), "replay-after-sellout", sim.Broken); err == nil || !strings.Contains(err.Error(), "no broken variant") {
-		t.Errorf("missing variant: %v", err)
-	}
-}
 
 func TestSymptomOf(t *testing.T) {
 	id := "b1"

@@ -27,9 +27,10 @@ const (
 	// Model and grades by ticking Points; graded by [GradeShort]. The typed
 	// text is never graded by the program.
 	KindShort Kind = "short"
-	// KindLive runs a sim scenario on PostgreSQL ([RunLive]), shows the
-	// symptom as numbers, and asks for the cause (Choices, Correct) and
-	// where to look (Live.Where); graded by [GradeLive].
+	// KindLive runs a sim scenario on PostgreSQL (the screens run it through
+	// internal/live), shows the symptom as numbers ([SymptomOf]), and asks
+	// for the cause (Choices, Correct) and where to look (Live.Where);
+	// graded by [GradeLive].
 	KindLive Kind = "live"
 )
 

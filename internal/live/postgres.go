@@ -1,0 +1,142 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// Postgres is the throwaway PostgreSQL of one learn process (or of one
+// workshop), started in the background so that reading works at once while
+// it gets ready. Close stops it and removes what it made, whether it has
+// finished starting, is still starting, or failed. Its methods are safe for
+// concurrent use.
+type Postgres struct {
+	cancel  context.CancelFunc
+	done    chan struct{}
+	started time.Time
+	owned   bool // Close stops the server
+
+	mu       sync.Mutex
+	progress string // the newest progress line of the start
+	srv      *pgtemp.Server
+	err      error
+	took     time.Duration
+}
+
+// Launch starts getting a PostgreSQL the way opts says (pgtemp.Start) in the
+// background and returns at once.
+func Launch(opts pgtemp.Options) *Postgres {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Postgres{cancel: cancel, done: make(chan struct{}), started: time.Now(), owned: true, progress: "looking for PostgreSQL"}
+	opts.Logf = func(format string, args ...any) {
+		p.mu.Lock()
+		p.progress = fmt.Sprintf(format, args...)
+		p.mu.Unlock()
+	}
+	go func() {
+		defer close(p.done)
+		defer func() {
+			if r := recover(); r != nil {
+				p.mu.Lock()
+				p.err = fmt.Errorf("starting PostgreSQL panicked: %v", r)
+				p.mu.Unlock()
+			}
+		}()
+		srv, err := pgtemp.Start(ctx, opts)
+		p.mu.Lock()
+		p.srv, p.err, p.took = srv, err, time.Since(p.started)
+		p.mu.Unlock()
+	}()
+	return p
+}
+
+// Existing wraps a server that is running already and belongs to the
+// caller (the workshop's, or a test package's): it is ready at once, and
+// Close leaves it running.
+func Existing(srv *pgtemp.Server) *Postgres {
+	p := &Postgres{cancel: func() {}, done: make(chan struct{}), started: time.Now(), srv: srv, progress: "ready"}
+	close(p.done)
+	return p
+}
+
+// Done is closed once the start has finished, well or not.
+func (p *Postgres) Done() <-chan struct{} { return p.done }
+
+// Progress is the newest progress line of a start under way, such as
+// "initdb…"; "ready" once it is done.
+func (p *Postgres) Progress() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.progress
+}
+
+// Status says where the start stands: ready is true once the server
+// answers; err is set when the start failed; took is how long it took. Both
+// are zero while the start is under way.
+func (p *Postgres) Status() (ready bool, err error, took time.Duration) {
+	select {
+	case <-p.done:
+	default:
+		return false, nil, 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err == nil, p.err, p.took
+}
+
+// Describe is one line about the server for people, e.g. "local PostgreSQL
+// 15.18 (…), cluster in /dev/shm/learn-… running as postgres"; "" until it
+// is ready.
+func (p *Postgres) Describe() string {
+	if ready, _, _ := p.Status(); !ready {
+		return ""
+	}
+	return p.srv.Describe()
+}
+
+// Server is the running server once the start has succeeded, else nil.
+func (p *Postgres) Server() *pgtemp.Server {
+	if ready, _, _ := p.Status(); !ready {
+		return nil
+	}
+	return p.srv
+}
+
+// Wait waits for the start to finish and returns the server as a
+// sim.Database, or the start's error, or ctx's error if ctx ends first.
+func (p *Postgres) Wait(ctx context.Context) (sim.Database, error) {
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return nil, p.err
+	}
+	return sim.DatabaseOf(p.srv.NewSchema), nil
+}
+
+// Close cancels a start under way, waits for it, and stops the server if
+// Launch started it. Safe to call twice.
+func (p *Postgres) Close() error {
+	p.cancel()
+	<-p.done
+	p.mu.Lock()
+	srv, owned := p.srv, p.owned
+	p.mu.Unlock()
+	if srv == nil || !owned {
+		return nil
+	}
+	return srv.Close()
+}
+
+// errStopped is the error of a run that was stopped before it finished.
+var errStopped = errors.New("the run was stopped")
