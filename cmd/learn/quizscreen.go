@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -126,8 +127,19 @@ func (m *quizModel) runLive(beside bool) tea.Cmd {
 	return tea.Batch(m.spin.Tick, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, _, err := quiz.RunLive(ctx, sim.DatabaseOf(srv.NewSchema), scenario, v)
-		return liveMsg{gen: gen, beside: beside, symptom: s, err: err}
+		runs := live.NewRuns(ctx, live.Existing(srv))
+		defer runs.Close()
+		sc, err := sim.Lookup(scenario)
+		if err != nil {
+			return liveMsg{gen: gen, beside: beside, err: err}
+		}
+		r := runs.Start(sc, sim.Options{Variant: v})
+		<-r.Done()
+		rep, err := r.Result()
+		if err != nil {
+			return liveMsg{gen: gen, beside: beside, err: err}
+		}
+		return liveMsg{gen: gen, beside: beside, symptom: quiz.SymptomOf(rep)}
 	})
 }
 
