@@ -17,6 +17,14 @@ const (
 	Broken  Variant = "broken"
 )
 
+// Other is the variant v is not: broken for correct, correct for broken.
+func (v Variant) Other() Variant {
+	if v == Broken {
+		return Correct
+	}
+	return Broken
+}
+
 // ParseVariant accepts "correct" (also "") and "broken".
 func ParseVariant(s string) (Variant, error) {
 	switch Variant(s) {

@@ -126,7 +126,7 @@ func printReport(w io.Writer, s *sim.Scenario, rep *sim.Report) {
 }
 
 func answersText(r *sim.Report) string {
-	return fmt.Sprintf("%d: %s", len(r.Answers), groupAnswers(r.Answers, true))
+	return fmt.Sprintf("%d: %s", len(r.Answers), sim.GroupAnswers(r.Answers, true))
 }
 
 // brokenNames lists the scenarios that have a broken variant.

@@ -12,16 +12,15 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
-	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/learn-idempotency/learn/internal/ui"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -220,7 +219,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 		if len(pos) > 0 {
 			return 2, usageErrorf("unknown command %q", pos[0])
 		}
-		return runApp(&g, openMsg{screen: screenHome}, stdin, stdout, stderr)
+		return runApp(&g, common.Open{Page: common.PageHome}, stdin, stdout, stderr)
 	case "lesson", "interview":
 		def := map[string]string{"lesson": "idempotency", "interview": "retry-across-instances"}[cmd]
 		slug, err := arg(def)
@@ -235,14 +234,14 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 			return 2, usageErrorf("%q is %s page: run learn %s %s", slug, map[lessons.Kind]string{lessons.KindLesson: "a lesson", lessons.KindInterview: "an interview"}[p.Kind], p.Kind, slug)
 		}
 		if !isTerminal(stdout) {
-			out, err := plainPage(p, 80)
+			out, err := markdown.Plain(p, 80)
 			if err != nil {
 				return 1, err
 			}
 			_, err = io.WriteString(stdout, out)
 			return 0, err
 		}
-		return runApp(&g, openMsg{screen: screenReader, name: p.Slug}, stdin, stdout, stderr)
+		return runApp(&g, common.Open{Page: common.PageReader, Name: p.Slug}, stdin, stdout, stderr)
 	case "play":
 		name, err := arg("lost-answer")
 		if err != nil {
@@ -251,7 +250,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 		if _, err := sim.Lookup(name); err != nil {
 			return 2, usageErrorf("%v", err)
 		}
-		return runApp(&g, openMsg{screen: screenPlay, name: name}, stdin, stdout, stderr)
+		return runApp(&g, common.Open{Page: common.PagePlay, Name: name}, stdin, stdout, stderr)
 	}
 	return 2, usageErrorf("unknown command %q", cmd)
 }
@@ -293,10 +292,10 @@ func isTerminal(f any) bool {
 	return ok && term.IsTerminal(fd.Fd())
 }
 
-// runApp runs the Bubble Tea app. The throwaway PostgreSQL starts in the
-// background at once and is stopped and removed on every way out: quit,
-// Ctrl-C, SIGTERM, SIGHUP, or an error of the program.
-func runApp(g *globals, first openMsg, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+// runApp runs the Bubble Tea app (ui.Run) showing first. The throwaway
+// PostgreSQL starts in the background at once and is stopped and removed on
+// every way out: quit, Ctrl-C, SIGTERM, SIGHUP, or an error of the program.
+func runApp(g *globals, first common.Open, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return 2, fmt.Errorf("the app needs a terminal; without one, use the plain commands:\n" +
 			"  learn lesson | less          read the lesson as text\n" +
@@ -311,49 +310,13 @@ func runApp(g *globals, first openMsg, stdin io.Reader, stdout, stderr io.Writer
 	if err != nil {
 		return 2, err
 	}
-	db := launchDB(opts)
-	defer db.Close()
-	store, prog, notices := openProgress()
-	c := &common{st: newStyles(g.theme != "light"), keys: newKeyMap(), theme: g.theme,
-		docStyle: glamourStyle(g.theme, false), db: db, docs: map[docKey]string{},
-		store: store, prog: prog, notices: notices}
-	if g.present {
-		c.present, c.presentSince = true, time.Now()
+	err = ui.Run(context.Background(), ui.Config{First: first, Theme: g.theme, Present: g.present, Postgres: opts,
+		In: stdin, Out: stdout, Errors: stderr})
+	if se, ok := errors.AsType[*ui.SignalError](err); ok {
+		return se.ExitCode(), nil
 	}
-	m := newModel(c, first)
-	// learn handles the signals itself, to quit through the same empty last
-	// frame as q does and to exit with the conventional code.
-	p := tea.NewProgram(m, tea.WithInput(stdin), tea.WithOutput(stdout), tea.WithoutSignalHandler(),
-		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
-			if _, ok := msg.(tea.QuitMsg); ok {
-				m.quitting = true
-			}
-			return msg
-		}))
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	var caught atomic.Value
-	go func() {
-		if sig, ok := <-sigs; ok {
-			caught.Store(sig)
-			p.Quit()
-		}
-	}()
-
-	_, runErr := p.Run()
-	m.close()
-	if err := c.saveNow(func(p *quiz.Progress) { p.Resume = m.resumePoint() }); err != nil {
-		fmt.Fprintln(stderr, "learn: saving where you left off:", err)
-	}
-	if err := db.Close(); err != nil {
-		fmt.Fprintln(stderr, "learn: stopping PostgreSQL:", err)
-	}
-	if runErr != nil {
-		return 1, runErr
-	}
-	if sig, ok := caught.Load().(syscall.Signal); ok {
-		return 128 + int(sig), nil // 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP
+	if err != nil {
+		return 1, err
 	}
 	return 0, nil
 }

@@ -1,0 +1,344 @@
+// Package ui is learn's terminal app: the root model (Model) that keeps a
+// stack of pages and routes messages, and Run, which runs it in the local
+// terminal. The pages are in ui/pages, what they share in ui/common, the
+// pieces they draw with in ui/components. The same Model serves an SSH
+// session of a workshop: everything per terminal is in its common.Common.
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/pages/drill"
+	"github.com/learn-idempotency/learn/internal/ui/pages/home"
+	"github.com/learn-idempotency/learn/internal/ui/pages/picker"
+	"github.com/learn-idempotency/learn/internal/ui/pages/play"
+	"github.com/learn-idempotency/learn/internal/ui/pages/quizset"
+	"github.com/learn-idempotency/learn/internal/ui/pages/race"
+	"github.com/learn-idempotency/learn/internal/ui/pages/reader"
+	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// entry is a page on the stack with its identity, which addresses the
+// messages of its commands.
+type entry struct {
+	id   int
+	page common.Page
+}
+
+// Model is the root: it keeps the stack of pages (home at the bottom, the
+// page on screen on top), gives keys to the page on top and every message of
+// a page's command back to that page, handles the keys that work everywhere
+// (quit, ?, presenter mode), draws the footer and the ? overlay, and sets the
+// alternate screen.
+type Model struct {
+	c        *common.Common
+	stack    []entry
+	lastID   int
+	help     help.Model
+	showHelp bool
+	quitting bool    // the last frame is empty: nothing of the app is left on screen
+	firstCmd tea.Cmd // what the first pages need to start
+}
+
+// New builds the app on c showing first on top of the home page. Opened on
+// the home page, it reopens the page the learner left last time (Esc goes
+// home).
+func New(c *common.Common, first common.Open) *Model {
+	h := help.New()
+	h.Styles = help.DefaultStyles(c.Styles.Dark)
+	m := &Model{c: c, help: h}
+	cmds := []tea.Cmd{m.push(home.New(c))}
+	if first.Page == common.PageHome {
+		if resumed, ok := resumeTarget(c.Progress.Get().Resume); ok {
+			first = resumed
+		}
+	}
+	if first.Page != common.PageHome {
+		cmds = append(cmds, m.open(first))
+	}
+	if c.Present {
+		cmds = append(cmds, clockTick())
+	}
+	m.firstCmd = tea.Batch(cmds...)
+	return m
+}
+
+// build makes the page o names: the one place that knows every page.
+func (m *Model) build(o common.Open) (common.Page, error) {
+	switch o.Page {
+	case common.PageReader:
+		p, err := lessons.Get(o.Name)
+		if err != nil {
+			return nil, err
+		}
+		return reader.New(m.c, p, o.Section), nil
+	case common.PagePlay:
+		s, err := sim.Lookup(o.Name)
+		if err != nil {
+			return nil, err
+		}
+		return play.New(m.c, s, o.Variant), nil
+	case common.PagePicker:
+		return picker.New(m.c), nil
+	case common.PageRace:
+		return race.New(m.c), nil
+	case common.PageQuiz:
+		for _, s := range quiz.Sets() {
+			if s.ID == o.Name {
+				return quizset.New(m.c, s, o.Step), nil
+			}
+		}
+		return nil, fmt.Errorf("no quiz set %q", o.Name)
+	case common.PageDrill:
+		return drill.New(m.c), nil
+	}
+	return nil, fmt.Errorf("no page %d", o.Page)
+}
+
+// resumeTarget is the page a saved Resume opens.
+func resumeTarget(r quiz.Resume) (common.Open, bool) {
+	switch r.Screen {
+	case "reader":
+		return common.Open{Page: common.PageReader, Name: r.Name, Section: r.Section}, true
+	case "play":
+		return common.Open{Page: common.PagePlay, Name: r.Name, Variant: sim.Variant(r.Section)}, true
+	case "quiz":
+		return common.Open{Page: common.PageQuiz, Name: r.Name, Step: r.Step}, true
+	case "drill":
+		return common.Open{Page: common.PageDrill}, true
+	}
+	return common.Open{}, false
+}
+
+// push puts p on top and starts it.
+func (m *Model) push(p common.Page) tea.Cmd {
+	m.lastID++
+	m.stack = append(m.stack, entry{id: m.lastID, page: p})
+	return address(m.lastID, p.Init())
+}
+
+// open puts the page o names on top; a name that does not exist leaves the
+// page on screen as it is.
+func (m *Model) open(o common.Open) tea.Cmd {
+	p, err := m.build(o)
+	if err != nil {
+		return nil
+	}
+	return tea.Batch(m.push(p), m.remember())
+}
+
+// back closes the page on top; the home page stays.
+func (m *Model) back() tea.Cmd {
+	if len(m.stack) < 2 {
+		return nil
+	}
+	closePage(m.top().page)
+	m.stack = m.stack[:len(m.stack)-1]
+	return m.remember()
+}
+
+func closePage(p common.Page) {
+	if c, ok := p.(common.Closer); ok {
+		c.Close()
+	}
+}
+
+// Close closes every page (their live runs stop); the way out of the app.
+func (m *Model) Close() {
+	for i := len(m.stack) - 1; i >= 0; i-- {
+		closePage(m.stack[i].page)
+	}
+}
+
+func (m *Model) top() entry { return m.stack[len(m.stack)-1] }
+
+// ResumePoint is where the learner is now, for the next start.
+func (m *Model) ResumePoint() quiz.Resume {
+	if r, ok := m.top().page.(common.Resumer); ok {
+		if at, ok := r.Resume(); ok {
+			return at
+		}
+	}
+	return quiz.Resume{}
+}
+
+// remember saves where the learner is.
+func (m *Model) remember() tea.Cmd {
+	at := m.ResumePoint()
+	return m.c.Progress.Save(func(p *quiz.Progress) { p.Resume = at })
+}
+
+// Init starts the first pages.
+func (m *Model) Init() tea.Cmd { return m.firstCmd }
+
+// tooSmall reports whether the window is below the app's minimum.
+func (m *Model) tooSmall() bool {
+	return m.c.Width < common.MinWidth || m.c.Height < common.MinHeight
+}
+
+// Update routes msg: an addressed message to its page, keys to the page on
+// top after the global ones, window sizes to every page.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case addressed:
+		for _, e := range m.stack {
+			if e.id == msg.to {
+				return m, address(e.id, e.page.Update(msg.msg))
+			}
+		}
+		return m, nil // its page is gone
+	case tea.WindowSizeMsg:
+		m.c.Width, m.c.Height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		cmds := make([]tea.Cmd, len(m.stack))
+		for i, e := range m.stack {
+			cmds[i] = address(e.id, e.page.Update(msg))
+		}
+		return m, tea.Batch(cmds...)
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case common.Open:
+		return m, m.open(msg)
+	case common.Back:
+		return m, m.back()
+	case common.Saved:
+		m.c.Progress.Take(msg)
+		return m, nil
+	case clockMsg:
+		if m.c.Present {
+			return m, clockTick()
+		}
+		return m, nil
+	}
+	e := m.top()
+	return m, address(e.id, e.page.Update(msg))
+}
+
+// key handles the keys that work everywhere, then gives the rest to the page
+// on top.
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.Keys
+	e := m.top()
+	capturing := false
+	if c, ok := e.page.(common.Capturer); ok {
+		capturing = c.Capturing()
+	}
+	switch {
+	case msg.String() == "ctrl+c", !capturing && key.Matches(msg, k.Quit):
+		return m.quit()
+	case m.tooSmall():
+		return nil // nothing happens that cannot be seen
+	case capturing:
+	case m.showHelp:
+		if key.Matches(msg, k.Help, k.Back) {
+			m.showHelp = false
+		}
+		return nil
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+		return nil
+	case key.Matches(msg, k.Present):
+		return m.setPresent(!m.c.Present)
+	}
+	return address(e.id, e.page.Update(msg))
+}
+
+// quit ends the program after one last, empty frame: the renderer may flush
+// its final frame after leaving the alternate screen (seen after a resize),
+// and an empty frame leaves nothing behind on the shell's screen.
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	return tea.Quit
+}
+
+// Quitting marks the program as ending (a signal, or the SSH session
+// closing): the next frame is the empty last one.
+func (m *Model) Quitting() { m.quitting = true }
+
+// clockMsg redraws the presenter's clock once a second.
+type clockMsg struct{}
+
+func clockTick() tea.Cmd { return tea.Tick(time.Second, func(time.Time) tea.Msg { return clockMsg{} }) }
+
+// setPresent turns presenter mode on (starting its clock) or off.
+func (m *Model) setPresent(on bool) tea.Cmd {
+	m.c.Present = on
+	if !on {
+		return nil
+	}
+	m.c.PresentSince = time.Now()
+	return clockTick()
+}
+
+// View draws the page on top in the window, with the footer, or the ?
+// overlay, or a request for a larger window.
+func (m *Model) View() tea.View {
+	if m.quitting {
+		v := tea.NewView("")
+		v.AltScreen = true
+		return v
+	}
+	v := tea.NewView(m.content())
+	v.AltScreen = true
+	v.WindowTitle = "learn · " + m.top().page.Title()
+	return v
+}
+
+func (m *Model) content() string {
+	w, h := m.c.Width, m.c.Height
+	if w == 0 || h == 0 {
+		return ""
+	}
+	if m.tooSmall() {
+		msg := fmt.Sprintf("make the window larger: learn needs at least %dx%d", common.MinWidth, common.MinHeight)
+		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, lipgloss.NewStyle().Width(min(w, 40)).Render(msg))
+	}
+	page := m.top().page
+	if m.showHelp {
+		return m.overlay(page.KeyMap())
+	}
+	lines := strings.Split(page.View(), "\n")
+	room := m.c.Body()
+	if len(lines) > room {
+		lines = lines[:room]
+	}
+	for len(lines) < room {
+		lines = append(lines, "")
+	}
+	if m.c.Present {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines, "\n") + "\n" + m.help.ShortHelpView(page.KeyMap().ShortHelp())
+}
+
+// overlay is the full key help of the page, centred: in columns when they
+// fit the window, else one key a line.
+func (m *Model) overlay(keys help.KeyMap) string {
+	st := m.c.Styles
+	groups := keys.FullHelp()
+	full := m.help.FullHelpView(groups)
+	if lipgloss.Width(full) > m.c.Width-8 {
+		var lines []string
+		for _, g := range groups {
+			for _, b := range g {
+				if b.Enabled() {
+					h := b.Help()
+					lines = append(lines, st.Accent.Render(fmt.Sprintf("%-12s", h.Key))+" "+h.Desc)
+				}
+			}
+		}
+		full = strings.Join(lines, "\n")
+	}
+	box := st.Box.Padding(0, 2).Render(st.Title.Render("Keys") + "\n\n" + full + "\n\n" + st.Subtle.Render("? or esc closes, q quits"))
+	return lipgloss.Place(m.c.Width, m.c.Height, lipgloss.Center, lipgloss.Center, box)
+}

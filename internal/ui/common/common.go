@@ -1,0 +1,60 @@
+// Package common is what every page of the app shares: the per-terminal
+// state (size, styles, keys, presenter mode) in Common, the learner's live
+// runs and progress, the page contract (Page) and the messages pages send
+// to the root (Open, Back).
+//
+// One Common exists per terminal: the local one, or one per SSH session of
+// a workshop. The database (live.Postgres) and the cache of rendered pages
+// (Docs) may be shared between them.
+package common
+
+import (
+	"context"
+	"time"
+
+	"github.com/learn-idempotency/learn/internal/live"
+)
+
+// Smallest window the app draws in.
+const (
+	MinWidth  = 60
+	MinHeight = 20
+)
+
+// Common is the state of one terminal that every page reads. Pages hold a
+// pointer to it; only the root writes it.
+type Common struct {
+	// Ctx ends when the app (or the SSH session) ends; everything a page
+	// starts runs under it.
+	Ctx context.Context
+	// Width and Height are the window's size in cells.
+	Width, Height int
+	Styles        *Styles
+	Keys          KeyMap
+	// Theme is "dark" or "light"; DocStyle the Glamour style of the pages.
+	Theme, DocStyle string
+	// Present is presenter mode: big captions, no chrome; PresentSince is
+	// when it began, for its clock.
+	Present      bool
+	PresentSince time.Time
+
+	// DB is the PostgreSQL the live runs use; Runs owns them.
+	DB   *live.Postgres
+	Runs *live.Runs
+	// Progress is the learner's saved progress.
+	Progress *Progress
+	// Docs caches the rendered pages.
+	Docs *Docs
+}
+
+// Body is the height a page may draw in: the window without the footer,
+// or the whole window in presenter mode.
+func (c *Common) Body() int {
+	if c.Present {
+		return c.Height
+	}
+	return c.Height - 1
+}
+
+// Now is the time progress is stamped with.
+func Now() time.Time { return time.Now() }

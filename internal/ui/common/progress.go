@@ -1,0 +1,136 @@
+package common
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// Progress is the learner's progress as the pages show it, and the queue
+// that writes each change to the progress file in the order the pages made
+// them (two quick changes must not land the other way round). Without a
+// store it is kept in memory only (a workshop attendee's, or where there is
+// no state directory).
+type Progress struct {
+	store   *quiz.Store
+	p       *quiz.Progress
+	notices []string
+	saver   *saver
+	seq     int // number of the newest save
+}
+
+// LoadProgress loads the progress from its usual file (quiz.DefaultPath).
+// A file that cannot be read is moved aside by the store and said in the
+// notices; without a state directory progress is kept in memory only.
+func LoadProgress() *Progress {
+	path, err := quiz.DefaultPath()
+	if err != nil {
+		return &Progress{p: quiz.NewProgress(), notices: []string{fmt.Sprintf("progress is not saved: %v", err)}}
+	}
+	return OpenProgress(&quiz.Store{Path: path})
+}
+
+// OpenProgress loads the progress kept by store; nil keeps it in memory.
+func OpenProgress(store *quiz.Store) *Progress {
+	if store == nil {
+		return &Progress{p: quiz.NewProgress()}
+	}
+	p, notices, err := store.Load()
+	if err != nil {
+		return &Progress{p: quiz.NewProgress(), notices: append(notices, fmt.Sprintf("progress is not saved: %v", err))}
+	}
+	return &Progress{store: store, p: p, notices: notices}
+}
+
+// Get is the progress as it stands now, saved or not yet.
+func (pr *Progress) Get() *quiz.Progress { return pr.p }
+
+// Notices are what the home screen must tell (a damaged file moved aside,
+// a save that failed).
+func (pr *Progress) Notices() []string { return pr.notices }
+
+// Saved is the result of one save: the progress as saved (with whatever
+// another learn process saved meanwhile), or why it could not be saved;
+// seq orders the saves.
+type Saved struct {
+	p   *quiz.Progress
+	err error
+	seq int
+}
+
+func (Saved) rootMsg() {}
+
+// Save applies change to the progress on screen at once and queues it for
+// the file (locked, reread, written atomically); the result comes back to
+// the root as a Saved message.
+func (pr *Progress) Save(change func(p *quiz.Progress)) tea.Cmd {
+	change(pr.p)
+	if pr.store == nil {
+		return nil
+	}
+	if pr.saver == nil {
+		pr.saver = newSaver(pr.store)
+	}
+	pr.seq++
+	job := saveJob{change: change, seq: pr.seq, reply: make(chan Saved, 1)}
+	pr.saver.jobs <- job
+	return func() tea.Msg { return <-job.reply }
+}
+
+// Take takes in a save's result: the newest save's progress replaces the
+// one on screen; a failure becomes a notice.
+func (pr *Progress) Take(msg Saved) {
+	switch {
+	case msg.err != nil:
+		pr.notices = append(pr.notices, "progress not saved: "+msg.err.Error())
+	case msg.p != nil && msg.seq == pr.seq:
+		pr.p = msg.p
+	}
+}
+
+// Close writes every queued change and then change, before returning: the
+// way out of the app.
+func (pr *Progress) Close(change func(p *quiz.Progress)) error {
+	if pr.saver != nil {
+		pr.saver.close()
+		pr.saver = nil
+	}
+	change(pr.p)
+	if pr.store == nil {
+		return nil
+	}
+	_, err := pr.store.Update(func(p *quiz.Progress) error { change(p); return nil })
+	return err
+}
+
+// saver writes changes to the progress file one after another.
+type saver struct {
+	jobs chan saveJob
+	done chan struct{}
+}
+
+type saveJob struct {
+	change func(p *quiz.Progress)
+	seq    int
+	reply  chan Saved
+}
+
+func newSaver(store *quiz.Store) *saver {
+	s := &saver{jobs: make(chan saveJob, 1024), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for j := range s.jobs {
+			p, err := store.Update(func(p *quiz.Progress) error { j.change(p); return nil })
+			j.reply <- Saved{p: p, err: err, seq: j.seq}
+		}
+	}()
+	return s
+}
+
+// close waits until every queued change is written.
+func (s *saver) close() {
+	close(s.jobs)
+	<-s.done
+}

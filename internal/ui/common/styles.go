@@ -1,0 +1,49 @@
+package common
+
+import (
+	"image/color"
+
+	"charm.land/lipgloss/v2"
+)
+
+// Styles are the app's Lip Gloss styles for one theme. They never ask the
+// terminal anything: the theme comes from --theme (dark by default), and the
+// colour profile (NO_COLOR included) is applied by Bubble Tea's renderer.
+type Styles struct {
+	Dark bool
+
+	Title, Subtle, Faint, Help    lipgloss.Style
+	Item, Selected, Cursor        lipgloss.Style
+	Box, BoxTitle                 lipgloss.Style
+	Caption, Current              lipgloss.Style
+	Good, Bad, Warn, Lost, Accent lipgloss.Style
+	SQLTag, LogTag                lipgloss.Style
+}
+
+// NewStyles returns the styles of the dark theme, or of the light one.
+func NewStyles(dark bool) *Styles {
+	ld := lipgloss.LightDark(dark)
+	c := func(light, darkHex string) color.Color { return ld(lipgloss.Color(light), lipgloss.Color(darkHex)) }
+	accent := c("#5A3FD6", "#B4A2FF")
+	subtle := c("#6B6B6B", "#9A9A9A")
+	s := &Styles{Dark: dark}
+	s.Title = lipgloss.NewStyle().Bold(true).Foreground(accent)
+	s.Subtle = lipgloss.NewStyle().Foreground(subtle)
+	s.Faint = lipgloss.NewStyle().Foreground(c("#9A9A9A", "#6B6B6B"))
+	s.Help = lipgloss.NewStyle().Foreground(subtle)
+	s.Item = lipgloss.NewStyle().PaddingLeft(2)
+	s.Selected = lipgloss.NewStyle().PaddingLeft(0).Bold(true).Foreground(accent)
+	s.Cursor = lipgloss.NewStyle().Foreground(accent).Bold(true)
+	s.Box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(subtle)
+	s.BoxTitle = lipgloss.NewStyle().Bold(true)
+	s.Caption = lipgloss.NewStyle().Bold(true)
+	s.Current = lipgloss.NewStyle().Bold(true).Foreground(accent)
+	s.Good = lipgloss.NewStyle().Foreground(c("#1B7F3B", "#6BD68A"))
+	s.Bad = lipgloss.NewStyle().Foreground(c("#B3261E", "#FF7B72"))
+	s.Warn = lipgloss.NewStyle().Foreground(c("#8A5A00", "#E3B341"))
+	s.Lost = lipgloss.NewStyle().Foreground(c("#B3261E", "#FF7B72")).Bold(true)
+	s.Accent = lipgloss.NewStyle().Foreground(accent)
+	s.SQLTag = lipgloss.NewStyle().Foreground(c("#0B6E99", "#79C0FF"))
+	s.LogTag = lipgloss.NewStyle().Foreground(c("#8A5A00", "#E3B341"))
+	return s
+}

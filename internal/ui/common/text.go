@@ -1,0 +1,41 @@
+package common
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/dustin/go-humanize/english"
+)
+
+// Truncate shortens s, which may hold escape sequences, with "…" so that it
+// takes at most w cells.
+func Truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// Count is n and the noun, plural when n is not 1: "1 booking row", "2
+// booking rows", "3 tries".
+func Count(n int, noun string) string { return english.Plural(n, noun, "") }
+
+// Ellipsis ends a progress line with one "…".
+func Ellipsis(s string) string { return strings.TrimRight(s, ".…") + "…" }
+
+// Hang writes text after prefix, wrapped to w cells, its further lines
+// indented under the text: a choice is never cut short.
+func Hang(prefix, text string, w int) string {
+	pw := ansi.StringWidth(prefix)
+	lines := strings.Split(lipgloss.NewStyle().Width(max(10, w-pw)).Render(text), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+		if i == 0 {
+			lines[i] = prefix + lines[i]
+		} else {
+			lines[i] = strings.Repeat(" ", pw) + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}

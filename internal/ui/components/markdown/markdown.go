@@ -1,0 +1,152 @@
+// Package markdown renders the lesson pages for the terminal with Glamour:
+// the style chosen without asking the terminal, the Mermaid sequence drawn
+// as lanes and arrows (package seqdiag), inline code never split across
+// lines, and a plain-text form for a standard output that is not a
+// terminal.
+package markdown
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"charm.land/glamour/v2"
+	gstyles "charm.land/glamour/v2/styles"
+
+	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
+	"github.com/learn-idempotency/learn/lessons"
+)
+
+// Style picks the Markdown style without asking the terminal:
+// GLAMOUR_STYLE when set (a standard style name or a JSON file), "notty"
+// (no escapes) when plain is true or NO_COLOR is set, else the theme, which
+// is "dark" unless --theme light.
+func Style(theme string, plain bool) string {
+	switch {
+	case plain:
+		return "notty"
+	case os.Getenv("GLAMOUR_STYLE") != "":
+		return os.Getenv("GLAMOUR_STYLE")
+	case os.Getenv("NO_COLOR") != "":
+		return "notty"
+	case theme == "light":
+		return "light"
+	}
+	return "dark"
+}
+
+// mermaidBlock matches a fenced mermaid block.
+var mermaidBlock = regexp.MustCompile("(?s)```mermaid\\n.*?\\n```")
+
+// codeBlockInset is how many cells Glamour's code block takes from the wrap
+// width (its indent and the document margins).
+const codeBlockInset = 6
+
+// Render renders a page's Markdown with Glamour, wrapped at width cells,
+// with its Mermaid sequence diagram drawn as lanes and arrows. It builds a
+// renderer each call: callers cache the result per (page, width, style).
+func Render(p *lessons.Page, width int, style string) (string, error) {
+	return renderMarkdown(p, p.Markdown, width, style)
+}
+
+// Body renders a page without its "# Title" line, for the reader,
+// whose header already names the page.
+func Body(p *lessons.Page, width int, style string) (string, error) {
+	md := p.Markdown
+	if first, rest, ok := strings.Cut(md, "\n"); ok && strings.HasPrefix(first, "# ") {
+		md = rest
+	}
+	return renderMarkdown(p, md, width, style)
+}
+
+func renderMarkdown(p *lessons.Page, md string, width int, style string) (string, error) {
+	if p.Sequence != nil {
+		diagram := drawLessonSequence(p.Sequence, width-codeBlockInset)
+		md = mermaidBlock.ReplaceAllLiteralString(md, "```text\n"+diagram+"\n```")
+	}
+	r, err := glamour.NewTermRenderer(styleOption(style), glamour.WithWordWrap(width))
+	if err != nil {
+		return "", fmt.Errorf("markdown style %q: %w (set GLAMOUR_STYLE to dark, light, notty or a style file)", style, err)
+	}
+	out, err := r.Render(keepCodeWhole(md))
+	if err != nil {
+		return "", fmt.Errorf("render %s: %w", p.Slug, err)
+	}
+	return restoreCode(out), nil
+}
+
+// styleOption picks a Glamour style by name or file. Glamour's standard
+// styles indent a blockquote by one cell but draw a two-cell bar, so long
+// quotes wrap one word too late and leave it on a line of its own; learn
+// draws quotes as an italic block indented by two spaces instead.
+func styleOption(style string) glamour.TermRendererOption {
+	base, ok := gstyles.DefaultStyles[style]
+	if !ok {
+		return glamour.WithStylePath(style)
+	}
+	cfg := *base
+	indent, token := uint(2), " "
+	cfg.BlockQuote.Indent, cfg.BlockQuote.IndentToken = &indent, &token
+	if style != "notty" { // notty means no escape sequence at all
+		italic := true
+		cfg.BlockQuote.Italic = &italic
+	} else {
+		// Without colour, the padding that makes inline code a chip is
+		// only stray spaces: "locked with  SELECT … FOR UPDATE , the".
+		empty := ""
+		cfg.Code.Prefix, cfg.Code.Suffix = empty, empty
+	}
+	return glamour.WithStyles(cfg)
+}
+
+// Inside inline code, spaces and hyphens become their non-breaking twins
+// while Glamour wraps, so a command is never split across lines; they are
+// put back after.
+const (
+	nbsp   = "\u00a0"
+	nbhyph = "\u2011"
+)
+
+var inlineCode = regexp.MustCompile("`[^`\n]+`")
+
+func keepCodeWhole(md string) string {
+	return inlineCode.ReplaceAllStringFunc(md, func(code string) string {
+		return strings.NewReplacer(" ", nbsp, "-", nbhyph).Replace(code)
+	})
+}
+
+func restoreCode(out string) string {
+	return strings.NewReplacer(nbsp, " ", nbhyph, "-").Replace(out)
+}
+
+// drawLessonSequence draws the lesson's sequence diagram at width cells.
+func drawLessonSequence(seq *lessons.Sequence, width int) string {
+	lanes := make([]seqdiag.Lane, len(seq.Participants))
+	for i, p := range seq.Participants {
+		lanes[i] = seqdiag.Lane{ID: p.ID, Name: p.Name}
+	}
+	d := seqdiag.New(lanes, width)
+	lines := []string{d.Header(), d.Rail()}
+	for _, m := range seq.Messages {
+		lines = append(lines, d.Arrow(seqdiag.Arrow{From: m.From, To: m.To, Label: m.Text, Dashed: m.Reply, Lost: m.Lost}), d.Rail())
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Plain renders a page as text without any escape sequence, for a
+// standard output that is not a terminal.
+func Plain(p *lessons.Page, width int) (string, error) {
+	out, err := Render(p, width, "notty")
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n")) + "\n", nil
+}

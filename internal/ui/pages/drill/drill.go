@@ -1,0 +1,350 @@
+// Package drill is the timed interview drill: each spoken prompt against a
+// visible countdown, then the model answer and its key points to tick;
+// then the follow-ups and counter-questions due today, as flashcards rated
+// again / hard / good / easy (spaced repetition, package quiz).
+package drill
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/scroller"
+	"github.com/learn-idempotency/learn/internal/ui/components/textbox"
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// drillPhase is where the drill stands.
+type drillPhase int
+
+const (
+	drillIntro   drillPhase = iota // the countdown can be set
+	drillPrompts                   // the spoken answers, against the countdown
+	drillCards                     // the flashcards due
+	drillDone
+)
+
+// Model is the timed interview drill: each spoken prompt against a
+// visible countdown (type or just speak), then the model answer and its key
+// points to tick; then the follow-ups and counter-questions due today, as
+// flashcards rated again / hard / good / easy.
+type Model struct {
+	c     *common.Common
+	drill quiz.Drill
+	phase drillPhase
+
+	// Spoken prompts.
+	scroll    scroller.Model
+	pi        int
+	text      textbox.Model
+	textReady bool // text was made (the zero textarea must not be used)
+	remaining time.Duration
+	revealed  bool
+	ticked    []bool
+	cursor    int
+	graded    *quiz.Result
+	tick      int // token of the running countdown
+
+	// Flashcards.
+	due      []quiz.Card
+	ci       int
+	showBack bool
+	rated    map[quiz.Rating]int
+}
+
+// countdownMsg is one second of the countdown.
+type countdownMsg struct{ token int }
+
+// New is the drill at its start, where the countdown can be set.
+func New(c *common.Common) *Model {
+	return &Model{c: c, drill: quiz.Interview(), rated: map[quiz.Rating]int{}, scroll: scroller.New()}
+}
+
+// Init waits for the learner.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// Title names the page.
+func (m *Model) Title() string { return "Interview drill" }
+
+// Resume reopens the drill unless it is done.
+func (m *Model) Resume() (quiz.Resume, bool) {
+	return quiz.Resume{Screen: "drill"}, m.phase != drillDone
+}
+
+func (m *Model) seconds() int { return m.c.Progress.Get().Seconds() }
+
+// startPrompt shows prompt pi with a fresh text box and starts the clock.
+func (m *Model) startPrompt() tea.Cmd {
+	m.phase, m.revealed, m.graded, m.cursor = drillPrompts, false, nil, 0
+	m.scroll.Reset()
+	m.ticked = make([]bool, len(m.drill.Prompts[m.pi].Points))
+	m.text, m.textReady = textbox.New("type your answer, or say it aloud (tab when done)", m.c.Width, 5), true
+	m.remaining = time.Duration(m.seconds()) * time.Second
+	m.tick++
+	return tea.Batch(m.text.Focus(), m.second())
+}
+
+func (m *Model) second() tea.Cmd {
+	token := m.tick
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return countdownMsg{token: token} })
+}
+
+// startCards takes the cards due now.
+func (m *Model) startCards() {
+	m.phase, m.ci, m.showBack = drillCards, 0, false
+	m.due = quiz.Due(m.c.Progress.Get(), m.drill.Cards, common.Now())
+	if len(m.due) == 0 {
+		m.phase = drillDone
+	}
+}
+
+// Capturing reports whether the text box takes every key.
+func (m *Model) Capturing() bool { return m.phase == drillPrompts && !m.revealed }
+
+// Update runs the countdown and takes the keys.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case countdownMsg:
+		if msg.token != m.tick || m.phase != drillPrompts || m.revealed {
+			return nil
+		}
+		m.remaining -= time.Second
+		if m.remaining <= 0 {
+			m.reveal()
+			return nil
+		}
+		return m.second()
+	case tea.WindowSizeMsg:
+		if m.textReady {
+			m.text.SetWidth(textbox.Width(msg.Width))
+		}
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return nil
+}
+
+func (m *Model) reveal() {
+	m.revealed, m.remaining = true, max(m.remaining, 0)
+	m.text.Blur()
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.Keys
+	if !m.Capturing() && m.scroll.Key(msg) {
+		return nil
+	}
+	switch m.phase {
+	case drillIntro:
+		switch {
+		case key.Matches(msg, k.Faster):
+			s := quiz.ClampSeconds(m.seconds() + 5)
+			return m.c.Progress.Save(func(p *quiz.Progress) { p.DrillSeconds = s })
+		case key.Matches(msg, k.Slower):
+			s := quiz.ClampSeconds(m.seconds() - 5)
+			return m.c.Progress.Save(func(p *quiz.Progress) { p.DrillSeconds = s })
+		case key.Matches(msg, k.Open):
+			return m.startPrompt()
+		case msg.String() == "c":
+			m.startCards()
+		case key.Matches(msg, k.Back):
+			return common.BackCmd
+		}
+	case drillPrompts:
+		if !m.revealed {
+			done, cmd := textbox.Type(&m.text, msg)
+			if done {
+				m.reveal()
+			}
+			return cmd
+		}
+		switch {
+		case key.Matches(msg, k.Back):
+			return common.BackCmd
+		case m.graded != nil && key.Matches(msg, k.Open):
+			if m.pi+1 < len(m.drill.Prompts) {
+				m.pi++
+				return m.startPrompt()
+			}
+			m.startCards()
+		case m.graded != nil:
+		case key.Matches(msg, k.Up):
+			m.cursor = max(0, m.cursor-1)
+		case key.Matches(msg, k.Down):
+			m.cursor = min(len(m.ticked)-1, m.cursor+1)
+		case key.Matches(msg, k.Toggle):
+			m.ticked[m.cursor] = !m.ticked[m.cursor]
+		case key.Matches(msg, k.Open):
+			p := m.drill.Prompts[m.pi]
+			r, err := quiz.GradeSpoken(p, m.ticked)
+			if err != nil {
+				return nil
+			}
+			m.graded = &r
+			id := p.ID
+			return m.c.Progress.Save(func(pr *quiz.Progress) { pr.Record(quiz.SetInterview, id, r.Score, common.Now()) })
+		}
+	case drillCards:
+		if key.Matches(msg, k.Back) {
+			return common.BackCmd
+		}
+		if !m.showBack {
+			if key.Matches(msg, k.Open, k.Toggle) {
+				m.showBack = true
+			}
+			return nil
+		}
+		g, ok := map[string]quiz.Rating{"1": quiz.Again, "2": quiz.Hard, "3": quiz.Good, "4": quiz.Easy,
+			"a": quiz.Again, "h": quiz.Hard, "g": quiz.Good, "e": quiz.Easy}[msg.String()]
+		if !ok {
+			return nil
+		}
+		id, at := m.due[m.ci].ID, common.Now()
+		m.rated[g]++
+		cmd := m.c.Progress.Save(func(p *quiz.Progress) { p.Rate(id, g, at) })
+		m.ci, m.showBack = m.ci+1, false
+		if m.ci >= len(m.due) {
+			m.phase = drillDone
+		}
+		return cmd
+	case drillDone:
+		if key.Matches(msg, k.Back, k.Open) {
+			return common.BackCmd
+		}
+	}
+	return nil
+}
+
+// KeyMap is the keys of the drill's phase.
+func (m *Model) KeyMap() help.KeyMap {
+	k := m.c.Keys
+	enter := func(what string) key.Binding {
+		return key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", what))
+	}
+	var short []key.Binding
+	switch {
+	case m.phase == drillIntro:
+		short = []key.Binding{
+			key.NewBinding(key.WithKeys("+", "-"), key.WithHelp("+/-", "countdown ±5 s")),
+			enter("start"), key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cards only")), k.Back}
+	case m.phase == drillPrompts && !m.revealed:
+		short = []key.Binding{key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "done")), k.Back}
+	case m.phase == drillPrompts && m.graded == nil:
+		short = []key.Binding{k.Up, k.Down, k.Toggle, enter("grade"), k.Back}
+	case m.phase == drillPrompts:
+		short = []key.Binding{enter("next"), k.Back}
+	case m.phase == drillCards && !m.showBack:
+		short = []key.Binding{enter("show the answer"), k.Back}
+	case m.phase == drillCards:
+		short = []key.Binding{key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", "again/hard/good/easy")), k.Back}
+	default:
+		short = []key.Binding{k.Back}
+	}
+	return common.Bindings{Short: short, Full: [][]key.Binding{short, {k.Help, k.Quit}}}
+}
+
+// View is the drill, scrolled to its end (the countdown is on the title
+// line, which stays).
+// View draws the phase on screen.
+func (m *Model) View() string {
+	return m.c.Styles.Title.Render("Interview drill") + "\n" + m.scroll.View(m.body(), m.c.Width, m.c.Body()-1)
+}
+
+func (m *Model) body() string {
+	st := m.c.Styles
+	wrap := lipgloss.NewStyle().Width(min(m.c.Width, 100))
+	var b strings.Builder
+	b.WriteString("\n")
+	switch m.phase {
+	case drillIntro:
+		dueNow := len(quiz.Due(m.c.Progress.Get(), m.drill.Cards, common.Now()))
+		later := quiz.DueToday(m.c.Progress.Get(), m.drill.Cards, common.Now()) - dueNow
+		cards := common.Count(dueNow, "card") + " due now"
+		if later > 0 {
+			cards += fmt.Sprintf(", %d more later today", later)
+		}
+		b.WriteString(wrap.Render(fmt.Sprintf("%d questions to answer aloud or in writing, each against a countdown of %d seconds "+
+			"(a good spoken answer takes 20 to 30), then the model answer and its key points to tick. "+
+			"After them, the follow-ups and counter-questions as flashcards: %s.",
+			len(m.drill.Prompts), m.seconds(), cards)) + "\n\n")
+		b.WriteString(st.Subtle.Render(fmt.Sprintf("Countdown: %d s (+/- to change, 10 to 120)", m.seconds())) + "\n")
+	case drillPrompts:
+		p := m.drill.Prompts[m.pi]
+		clock := fmt.Sprintf("%d:%02d", int(m.remaining.Minutes()), int(m.remaining.Seconds())%60)
+		style := st.Current
+		if m.remaining <= 5*time.Second {
+			style = st.Bad
+		}
+		b.WriteString(st.Subtle.Render(fmt.Sprintf("Question %d of %d · %s", m.pi+1, len(m.drill.Prompts), p.Source)) + "   " + style.Render("⏱ "+clock) + "\n\n")
+		b.WriteString(st.Caption.Render(wrap.Render(p.Question)) + "\n\n")
+		if !m.revealed {
+			b.WriteString(m.text.View() + "\n")
+			break
+		}
+		if v := strings.TrimSpace(m.text.Value()); v != "" {
+			b.WriteString(st.Subtle.Render("You wrote:") + "\n" + wrap.Render(v) + "\n\n")
+		}
+		b.WriteString(st.Subtle.Render("The model answer:") + "\n" + wrap.Render(p.Model) + "\n\n")
+		b.WriteString(st.Subtle.Render("Tick the points you made (space), then enter:") + "\n")
+		for i, pt := range p.Points {
+			cur := "  "
+			if i == m.cursor && m.graded == nil {
+				cur = st.Cursor.Render("▸ ")
+			}
+			box := "[ ] "
+			if m.ticked[i] {
+				box = "[x] "
+			}
+			b.WriteString(common.Hang(cur+box, pt, m.c.Width-2) + "\n")
+		}
+		if m.graded != nil {
+			b.WriteString("\n" + st.Good.Render(fmt.Sprintf("%.0f%% of the key points.", m.graded.Score*100)) + "\n")
+		}
+	case drillCards:
+		c := m.due[m.ci]
+		b.WriteString(st.Subtle.Render(fmt.Sprintf("Card %d of %d due · %s", m.ci+1, len(m.due), c.Source)) + "\n\n")
+		b.WriteString(st.Caption.Render(wrap.Render(plainMarkdown(c.Front))) + "\n\n")
+		if m.showBack {
+			b.WriteString(wrap.Render(plainMarkdown(c.Back)) + "\n\n")
+			b.WriteString(st.Subtle.Render("How well did you recall it? 1 again · 2 hard · 3 good · 4 easy") + "\n")
+		} else {
+			b.WriteString(st.Subtle.Render("Answer it in your head, then enter shows the answer.") + "\n")
+		}
+	case drillDone:
+		b.WriteString("Done for now.\n")
+		if n := len(m.due); n > 0 {
+			b.WriteString(fmt.Sprintf("%s reviewed: %d again, %d hard, %d good, %d easy.\n", common.Count(n, "card"),
+				m.rated[quiz.Again], m.rated[quiz.Hard], m.rated[quiz.Good], m.rated[quiz.Easy]))
+		}
+		if next, ok := nextDue(m.c.Progress.Get(), m.drill.Cards); ok {
+			b.WriteString(st.Subtle.Render("Next card due "+next.Local().Format("Mon 2 Jan 15:04")) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// nextDue is when the next card falls due.
+func nextDue(p *quiz.Progress, cards []quiz.Card) (time.Time, bool) {
+	var first time.Time
+	for _, c := range cards {
+		r, ok := p.Drill[c.ID]
+		if !ok {
+			return common.Now(), true
+		}
+		if first.IsZero() || r.Due.Before(first) {
+			first = r.Due
+		}
+	}
+	return first, !first.IsZero()
+}
+
+// plainMarkdown drops the Markdown markers a card's text may carry.
+func plainMarkdown(s string) string {
+	return strings.NewReplacer("**", "", "`", "", "### ", "").Replace(s)
+}

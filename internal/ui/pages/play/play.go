@@ -1,0 +1,382 @@
+// Package play animates a scenario step by step from the trace of a real
+// run on PostgreSQL: lanes for the browser, the API instances and
+// PostgreSQL, the rows read after each step, the SQL sent and the API log.
+// The engine is held at each step until the learner goes on (a gated
+// trace), so what is on screen is what happened, when it happened.
+package play
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
+	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// speeds are the playback speeds, from 0.25x to 4x.
+var speeds = []float64{0.25, 0.5, 1, 2, 4}
+
+// stepPause is how long a step stays on screen at 1x while playing.
+const stepPause = 1200 * time.Millisecond
+
+// countdownTick is how often the retry countdown redraws.
+const countdownTick = 100 * time.Millisecond
+
+type phase int
+
+const (
+	phasePreparing phase = iota // waiting for PostgreSQL, or making the tables
+	phaseRunning
+	phaseFinished
+	phaseFailed
+)
+
+// frame is one step of the sequence as it was shown: the step event and the
+// committed rows read from PostgreSQL right after it.
+type frame struct {
+	ev      int // index in Model.events
+	rows    sim.Rows
+	rowsErr error
+	loaded  bool
+}
+
+// Model animates a scenario step by step from the trace of a real run.
+// Every step's frame (its event and the rows read after it) is kept, so
+// stepping back shows exactly what was shown, without running again.
+type Model struct {
+	c        *common.Common
+	scenario *sim.Scenario
+	variant  sim.Variant
+
+	run     *live.Run // the run on screen; messages of any other are stale
+	phase   phase
+	err     error
+	events  []sim.Event
+	frames  []frame
+	view    int  // the frame on screen; -1 before the first
+	pending bool // the newest step is held until it is released
+	queued  int  // forward presses not yet spent: each releases one more step
+	closed  bool // the trace has ended
+	report  *sim.Report
+	seats   int            // seats of each event at the start of the run
+	lanes   []seqdiag.Lane // the run's lanes
+
+	playing   bool
+	speed     int // index in speeds
+	timer     int // token of the newest autoplay timer
+	countdown time.Duration
+	spin      spinner.Model
+}
+
+// Messages of the play screen; run says which run each is about.
+type (
+	preparedMsg struct{ run live.ID }
+	traceMsg    struct {
+		run    live.ID
+		ev     sim.Event
+		closed bool
+	}
+	rowsMsg struct {
+		run   live.ID
+		frame int
+		rows  sim.Rows
+		err   error
+	}
+	advanceMsg struct {
+		run   live.ID
+		token int
+	}
+	doneMsg struct {
+		run    live.ID
+		report *sim.Report
+		err    error
+	}
+	releasedMsg struct{}
+)
+
+// New plays scenario s in variant v (the correct design when v is empty or
+// s has no broken variant).
+func New(c *common.Common, s *sim.Scenario, v sim.Variant) *Model {
+	if v == "" || !s.HasBroken() {
+		v = sim.Correct
+	}
+	return &Model{c: c, scenario: s, variant: v, speed: 2, view: -1,
+		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
+}
+
+// Init starts the first run.
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.start(), m.spin.Tick) }
+
+// Title names the page.
+func (m *Model) Title() string { return "Play: " + m.scenario.Title }
+
+// Close stops the run on screen.
+func (m *Model) Close() {
+	if m.run != nil {
+		m.run.Stop()
+	}
+}
+
+// Report is the report of the run on screen once it has ended, else nil.
+func (m *Model) Report() *sim.Report { return m.report }
+
+// Resume is the scenario and variant on screen.
+func (m *Model) Resume() (quiz.Resume, bool) {
+	return quiz.Resume{Screen: "play", Name: m.scenario.Name, Section: string(m.variant)}, true
+}
+
+// start stops the run on screen and begins a fresh one on fresh rows (a new
+// schema).
+func (m *Model) start() tea.Cmd {
+	m.Close()
+	m.phase, m.err, m.events, m.frames, m.pending, m.closed, m.report = phasePreparing, nil, nil, nil, false, false, nil
+	m.view, m.countdown, m.lanes, m.queued = -1, 0, nil, 0
+	m.run = m.c.Runs.Start(m.scenario, sim.Options{Variant: m.variant, Trace: sim.TraceOptions{Stream: true, Gated: true}})
+	r := m.run
+	return func() tea.Msg {
+		<-r.Prepared()
+		return preparedMsg{run: r.ID()}
+	}
+}
+
+func waitEvent(r *live.Run) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-r.Events()
+		return traceMsg{run: r.ID(), ev: ev, closed: !ok}
+	}
+}
+
+func waitDone(r *live.Run) tea.Cmd {
+	return func() tea.Msg {
+		<-r.Done()
+		rep, err := r.Result()
+		return doneMsg{run: r.ID(), report: rep, err: err}
+	}
+}
+
+func (m *Model) fetchRows(frame int) tea.Cmd {
+	r, ctx := m.run, m.c.Ctx
+	return func() tea.Msg {
+		rows, err := r.Rows(ctx)
+		return rowsMsg{run: r.ID(), frame: frame, rows: rows, err: err}
+	}
+}
+
+// current reports whether a message about run id is about the run on screen.
+func (m *Model) current(id live.ID) bool { return m.run != nil && m.run.ID() == id }
+
+// newest is the index of the newest frame, -1 before the first.
+func (m *Model) newest() int { return len(m.frames) - 1 }
+
+// Update follows the run (its preparation, its events, the rows after each
+// step, its end) and the learner's keys.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case spinner.TickMsg:
+		if m.phase != phasePreparing {
+			return nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return cmd
+	case preparedMsg:
+		if !m.current(msg.run) {
+			return nil
+		}
+		if err := m.run.Err(); err != nil {
+			m.phase, m.err = phaseFailed, err
+			return nil
+		}
+		m.phase, m.seats, m.lanes = phaseRunning, m.run.Setup().Seats, nil
+		for _, l := range m.run.Lanes() {
+			m.lanes = append(m.lanes, seqdiag.Lane{ID: l.ID, Name: l.Name})
+		}
+		return tea.Batch(waitDone(m.run), waitEvent(m.run))
+	case traceMsg:
+		if !m.current(msg.run) {
+			return nil
+		}
+		if msg.closed {
+			m.closed = true
+			return nil
+		}
+		m.events = append(m.events, msg.ev)
+		cmds := []tea.Cmd{waitEvent(m.run)}
+		if msg.ev.Kind.IsStep() {
+			following := m.view == m.newest()
+			m.frames = append(m.frames, frame{ev: len(m.events) - 1})
+			if following {
+				m.view = m.newest()
+			}
+			m.pending = true
+			m.countdown = msg.ev.Delay
+			cmds = append(cmds, m.fetchRows(m.newest()))
+		}
+		return tea.Batch(cmds...)
+	case rowsMsg:
+		if !m.current(msg.run) || msg.frame >= len(m.frames) {
+			return nil
+		}
+		f := &m.frames[msg.frame]
+		f.rows, f.rowsErr, f.loaded = msg.rows, msg.err, true
+		if msg.frame == m.newest() {
+			if m.queued > 0 && m.pending && m.view == m.newest() {
+				m.queued--
+				m.countdown = 0
+				return m.release()
+			}
+			return m.schedule()
+		}
+	case advanceMsg:
+		if !m.current(msg.run) || msg.token != m.timer || !m.playing {
+			return nil
+		}
+		if m.view < m.newest() {
+			m.view++
+			return m.schedule()
+		}
+		if !m.pending {
+			return nil
+		}
+		if m.countdown > 0 {
+			m.countdown -= time.Duration(float64(countdownTick) * speeds[m.speed])
+			if m.countdown > 0 {
+				return m.tick(countdownTick)
+			}
+			m.countdown = 0
+		}
+		return m.release()
+	case doneMsg:
+		if !m.current(msg.run) {
+			return nil
+		}
+		if msg.err != nil {
+			m.phase, m.err = phaseFailed, msg.err
+			return nil
+		}
+		m.phase, m.report = phaseFinished, msg.report
+		if m.view == m.newest() {
+			m.playing = false
+		}
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return nil
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.Keys
+	switch {
+	case key.Matches(msg, k.Back):
+		return common.BackCmd
+	case key.Matches(msg, k.Play):
+		if m.phase == phaseFailed {
+			return nil
+		}
+		if m.phase == phaseFinished && m.view == m.newest() {
+			m.playing = true
+			return m.start()
+		}
+		m.playing = !m.playing
+		return m.schedule()
+	case key.Matches(msg, k.Step):
+		return m.forward()
+	case key.Matches(msg, k.StepBack):
+		if m.view > 0 {
+			m.view--
+		}
+		m.playing = false
+		return nil
+	case key.Matches(msg, k.Restart):
+		return m.start()
+	case key.Matches(msg, k.Variant):
+		if !m.scenario.HasBroken() {
+			return nil
+		}
+		m.variant = m.variant.Other()
+		return m.start()
+	case key.Matches(msg, k.Faster):
+		m.speed = min(m.speed+1, len(speeds)-1)
+		return m.schedule()
+	case key.Matches(msg, k.Slower):
+		m.speed = max(m.speed-1, 0)
+		return m.schedule()
+	}
+	return nil
+}
+
+// forward shows the next kept frame, or, at the newest, lets the engine take
+// its next step once the rows after this one are read (a press that comes
+// before that is kept for it, as is one before the next step arrives).
+func (m *Model) forward() tea.Cmd {
+	if m.view < m.newest() {
+		m.view++
+		return m.schedule()
+	}
+	if !m.pending || !m.frames[m.newest()].loaded {
+		if m.phase == phaseRunning {
+			m.queued++
+		}
+		return nil
+	}
+	m.countdown = 0
+	return m.release()
+}
+
+// release lets the held step of the engine go on.
+func (m *Model) release() tea.Cmd {
+	if !m.pending || m.run == nil {
+		return nil
+	}
+	m.pending = false
+	r := m.run
+	return func() tea.Msg {
+		_ = r.Release() // fails only when the run has ended or was stopped
+		return releasedMsg{}
+	}
+}
+
+// schedule arms the autoplay timer: the next kept frame after a pause, or the
+// engine's next step once the newest frame's rows are in. A newer timer
+// replaces any older one.
+func (m *Model) schedule() tea.Cmd {
+	pause := time.Duration(float64(stepPause) / speeds[m.speed])
+	switch {
+	case !m.playing:
+		return nil
+	case m.view < m.newest():
+		return m.tick(pause)
+	case !m.pending || !m.frames[m.newest()].loaded:
+		return nil // the next frame's arrival schedules
+	case m.countdown > 0:
+		return m.tick(countdownTick)
+	}
+	return m.tick(pause)
+}
+
+func (m *Model) tick(d time.Duration) tea.Cmd {
+	m.timer++
+	id, token := m.run.ID(), m.timer
+	return tea.Tick(d, func(time.Time) tea.Msg { return advanceMsg{run: id, token: token} })
+}
+
+// KeyMap is the play screen's keys.
+func (m *Model) KeyMap() help.KeyMap {
+	k := m.c.Keys
+	k.Variant.SetEnabled(m.scenario.HasBroken()) // a copy: the shared map stays whole
+	return common.Bindings{
+		Short: []key.Binding{k.Play, k.Step, k.StepBack, k.Restart, k.Variant, k.Faster, k.Slower, k.Back, k.Help},
+		Full: [][]key.Binding{
+			{k.Play, k.Step, k.StepBack, k.Restart, k.Variant},
+			{k.Faster, k.Slower, k.Present},
+			{k.Back, k.Help, k.Quit},
+		},
+	}
+}

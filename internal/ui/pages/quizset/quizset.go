@@ -1,0 +1,386 @@
+// Package quizset asks the questions of one quiz set (Checkpoint, Break
+// it, Redraw it) one at a time, grades each with package quiz, saves every
+// answer and, at the end, the attempt's score. A Break-it question runs its
+// broken design live on PostgreSQL first, then the other design beside it.
+package quizset
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/scroller"
+	"github.com/learn-idempotency/learn/internal/ui/components/textbox"
+	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// Model asks the questions of one set (Checkpoint, Break it, Redraw it)
+// one at a time, grades each with package quiz, saves every answer and, at
+// the end, the attempt's score.
+type Model struct {
+	c       *common.Common
+	set     quiz.Set
+	idx     int
+	results []*quiz.Result
+	done    bool // the summary is shown
+
+	// The state of the question on screen.
+	answered  bool
+	result    quiz.Result
+	cursor    int
+	picked    map[int]bool
+	order     []int // order: the learner's arrangement, indices into Steps
+	text      textbox.Model
+	textReady bool // text was made (the zero textarea must not be used)
+	typing    bool // Short: the learner is still writing
+	ticked    []bool
+	live      liveState
+	spin      spinner.Model
+	// The question may be taller than the window: it scrolls under its
+	// title line.
+	scroll scroller.Model
+}
+
+// liveState is the progress of a live question: the run of the symptom,
+// the learner's cause and place, then the run beside it.
+type liveState struct {
+	symptomRun    *live.Run
+	besideRun     *live.Run
+	running       bool
+	symptom       *quiz.Symptom
+	beside        *quiz.Symptom
+	err           error
+	cause, where  int
+	causeChosen   bool
+	besideRunning bool
+}
+
+// liveMsg is the symptom of a live run; beside says which of the two runs.
+type liveMsg struct {
+	run     live.ID
+	beside  bool
+	symptom quiz.Symptom
+	err     error
+}
+
+// New asks the questions of set from question start on (0: the first, or
+// where an unfinished attempt stopped).
+func New(c *common.Common, set quiz.Set, start int) *Model {
+	m := &Model{c: c, set: set, results: make([]*quiz.Result, len(set.Questions)),
+		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), scroll: scroller.New()}
+	if sp, ok := c.Progress.Get().Sets[set.ID]; ok && start == 0 && sp.Next < len(set.Questions) {
+		start = sp.Next // an unfinished attempt continues where it stopped
+	}
+	m.idx = min(max(start, 0), len(set.Questions)-1)
+	// A resumed attempt keeps the scores of the questions answered before.
+	if sp, ok := c.Progress.Get().Sets[set.ID]; ok {
+		for i, q := range set.Questions[:m.idx] {
+			if a, ok := sp.Answers[q.ID]; ok {
+				r := quiz.Result{Score: a.Score, Correct: a.Score >= 1}
+				m.results[i] = &r
+			}
+		}
+	}
+	return m
+}
+
+func (m *Model) q() quiz.Question { return m.set.Questions[m.idx] }
+
+// Init sets up the question on screen.
+func (m *Model) Init() tea.Cmd { return m.begin() }
+
+// Title names the page.
+func (m *Model) Title() string { return m.set.Title }
+
+// Close stops the live runs of the question on screen.
+func (m *Model) Close() {
+	for _, r := range []*live.Run{m.live.symptomRun, m.live.besideRun} {
+		if r != nil {
+			r.Stop()
+		}
+	}
+}
+
+// Resume is the question on screen, unless the attempt is over.
+func (m *Model) Resume() (quiz.Resume, bool) {
+	return quiz.Resume{Screen: "quiz", Name: m.set.ID, Step: m.idx}, !m.done
+}
+
+// begin resets the per-question state for question idx.
+func (m *Model) begin() tea.Cmd {
+	q := m.q()
+	m.answered, m.result, m.cursor, m.picked = false, quiz.Result{}, 0, map[int]bool{}
+	m.scroll.Reset()
+	m.typing, m.ticked = false, nil
+	m.Close()
+	m.live = liveState{}
+	switch q.Kind {
+	case quiz.KindOrder:
+		m.order = quiz.Shuffle(len(q.Steps), time.Now().UnixNano())
+	case quiz.KindShort:
+		m.text, m.textReady = textbox.New("your answer, in a sentence or two (tab when done)", m.c.Width, 4), true
+		m.typing = true
+		m.ticked = make([]bool, len(q.Points))
+		return m.text.Focus()
+	case quiz.KindLive:
+		return m.runLive(false)
+	}
+	return nil
+}
+
+// runLive runs the question's scenario (the symptom, or the run beside it)
+// to its end.
+func (m *Model) runLive(beside bool) tea.Cmd {
+	q := m.q()
+	sc, err := sim.Lookup(q.Live.Scenario)
+	if err != nil {
+		m.live.err = err
+		return nil
+	}
+	v := q.Live.Variant
+	if beside {
+		v = q.Live.Beside
+	}
+	r := m.c.Runs.Start(sc, sim.Options{Variant: v})
+	if beside {
+		m.live.besideRun, m.live.besideRunning = r, true
+	} else {
+		m.live.symptomRun, m.live.running = r, true
+	}
+	return tea.Batch(m.spin.Tick, func() tea.Msg {
+		<-r.Done()
+		rep, err := r.Result()
+		if err != nil {
+			return liveMsg{run: r.ID(), beside: beside, err: err}
+		}
+		return liveMsg{run: r.ID(), beside: beside, symptom: quiz.SymptomOf(rep)}
+	})
+}
+
+// Update grades, moves between questions, and takes the live runs' results.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case liveMsg:
+		mine := m.live.symptomRun
+		if msg.beside {
+			mine = m.live.besideRun
+		}
+		if mine == nil || mine.ID() != msg.run {
+			return nil
+		}
+		if msg.err != nil {
+			m.live.err, m.live.running, m.live.besideRunning = msg.err, false, false
+			return nil
+		}
+		s := msg.symptom
+		if msg.beside {
+			m.live.beside, m.live.besideRunning = &s, false
+		} else {
+			m.live.symptom, m.live.running = &s, false
+		}
+	case spinner.TickMsg:
+		if !m.live.running && !m.live.besideRunning {
+			return nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return cmd
+	case tea.WindowSizeMsg:
+		if m.textReady {
+			m.text.SetWidth(textbox.Width(msg.Width))
+		}
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return nil
+}
+
+// Capturing reports whether the screen takes every key (a short answer
+// being written).
+func (m *Model) Capturing() bool { return !m.done && m.typing }
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.Keys
+	if m.done {
+		switch {
+		case key.Matches(msg, k.Back, k.Open):
+			return common.BackCmd
+		case key.Matches(msg, k.Restart):
+			m.done, m.idx, m.results = false, 0, make([]*quiz.Result, len(m.set.Questions))
+			return m.begin()
+		}
+		return nil
+	}
+	if !m.typing && m.scroll.Key(msg) {
+		return nil
+	}
+	q := m.q()
+	if m.typing {
+		done, cmd := textbox.Type(&m.text, msg)
+		m.typing = !done
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		return common.BackCmd
+	case m.answered && key.Matches(msg, k.Open):
+		return m.next()
+	case m.answered:
+		return nil
+	case key.Matches(msg, k.Up):
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.move(+1)
+	case q.Kind == quiz.KindOrder && key.Matches(msg, k.MoveUp):
+		m.swap(-1)
+	case q.Kind == quiz.KindOrder && key.Matches(msg, k.MoveDown):
+		m.swap(+1)
+	case key.Matches(msg, k.Toggle) && q.Kind == quiz.KindMultiple:
+		m.picked[m.cursor] = !m.picked[m.cursor]
+	case key.Matches(msg, k.Toggle) && q.Kind == quiz.KindShort:
+		m.ticked[m.cursor] = !m.ticked[m.cursor]
+	case key.Matches(msg, k.Open):
+		return m.submit()
+	}
+	return nil
+}
+
+// options is how many lines the cursor moves over.
+func (m *Model) options() int {
+	q := m.q()
+	switch q.Kind {
+	case quiz.KindOrder:
+		return len(q.Steps)
+	case quiz.KindShort:
+		return len(q.Points)
+	case quiz.KindLive:
+		if m.live.causeChosen {
+			return len(q.Live.Where)
+		}
+	}
+	return len(q.Choices)
+}
+
+func (m *Model) move(d int) {
+	if n := m.options(); n > 0 {
+		m.cursor = (m.cursor + d + n) % n
+	}
+}
+
+// swap moves the step under the cursor up (-1) or down (+1).
+func (m *Model) swap(d int) {
+	j := m.cursor + d
+	if j < 0 || j >= len(m.order) {
+		return
+	}
+	m.order[m.cursor], m.order[j] = m.order[j], m.order[m.cursor]
+	m.cursor = j
+}
+
+// submit grades the answer on screen (for a live question: first the cause,
+// then where to look), saves it, and shows the explanation.
+func (m *Model) submit() tea.Cmd {
+	q := m.q()
+	var res quiz.Result
+	var err error
+	switch q.Kind {
+	case quiz.KindSingle:
+		res, err = quiz.GradeChoice(q, []int{m.cursor})
+	case quiz.KindMultiple:
+		var picks []int
+		for i := range q.Choices {
+			if m.picked[i] {
+				picks = append(picks, i)
+			}
+		}
+		if len(picks) == 0 {
+			return nil // space picks; enter with nothing picked does nothing
+		}
+		res, err = quiz.GradeChoice(q, picks)
+	case quiz.KindOrder:
+		res, err = quiz.GradeOrder(q, m.order)
+	case quiz.KindShort:
+		res, err = quiz.GradeShort(q, m.ticked)
+	case quiz.KindLive:
+		if m.live.symptom == nil {
+			return nil // the run is not in yet
+		}
+		if !m.live.causeChosen {
+			m.live.cause, m.live.causeChosen, m.cursor = m.cursor, true, 0
+			return nil
+		}
+		m.live.where = m.cursor
+		res, err = quiz.GradeLive(q, m.live.cause, m.live.where)
+	}
+	if err != nil {
+		m.live.err = err
+		return nil
+	}
+	m.answered, m.result = true, res
+	m.results[m.idx] = &res
+	set, id, score := m.set.ID, q.ID, res.Score
+	next := m.idx + 1
+	cmds := []tea.Cmd{m.c.Progress.Save(func(p *quiz.Progress) {
+		p.Record(set, id, score, common.Now())
+		p.Set(set).Next = next
+		p.Resume = quiz.Resume{Screen: "quiz", Name: set, Step: next}
+	})}
+	if q.Kind == quiz.KindLive {
+		cmds = append(cmds, m.runLive(true))
+	}
+	return tea.Batch(cmds...)
+}
+
+// next goes to the next question, or to the summary after the last.
+func (m *Model) next() tea.Cmd {
+	if m.idx+1 < len(m.set.Questions) {
+		m.idx++
+		return m.begin()
+	}
+	m.done = true
+	var rs []quiz.Result
+	for _, r := range m.results {
+		if r != nil {
+			rs = append(rs, *r)
+		}
+	}
+	set, score := m.set.ID, quiz.Score(rs)
+	return m.c.Progress.Save(func(p *quiz.Progress) {
+		p.FinishAttempt(set, score)
+		p.Resume = quiz.Resume{}
+	})
+}
+
+// KeyMap is the keys of the question on screen.
+func (m *Model) KeyMap() help.KeyMap {
+	k := m.c.Keys
+	var short []key.Binding
+	switch {
+	case m.done:
+		short = []key.Binding{k.Restart, k.Back}
+	case m.typing:
+		done := key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "done writing"))
+		short = []key.Binding{done, k.Back}
+	case m.answered:
+		next := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next"))
+		short = []key.Binding{next, scroller.Keys, k.Back, k.Help}
+	case m.q().Kind == quiz.KindLive && m.live.symptom == nil:
+		short = []key.Binding{k.Back, k.Help}
+	default:
+		short = []key.Binding{k.Up, k.Down}
+		switch m.q().Kind {
+		case quiz.KindMultiple, quiz.KindShort:
+			short = append(short, k.Toggle)
+		case quiz.KindOrder:
+			short = append(short, k.MoveUp, k.MoveDown)
+		}
+		short = append(short, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer")), k.Back, k.Help)
+	}
+	return common.Bindings{Short: short, Full: [][]key.Binding{short, {k.Help, k.Quit}}}
+}

@@ -1,0 +1,279 @@
+package quizset
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// View shows the title line, then the question, scrolled to follow its end
+// when it is taller than the window.
+func (m *Model) View() string {
+	if m.done {
+		return m.scroll.View(m.summary(), m.c.Width, m.c.Body())
+	}
+	return m.title() + "\n" + m.scroll.View(m.body(), m.c.Width, m.c.Body()-1)
+}
+
+// title names the set, the question's place and its source.
+func (m *Model) title() string {
+	st := m.c.Styles
+	return st.Title.Render(m.set.Title) + st.Subtle.Render(common.Truncate(fmt.Sprintf(" · question %d of %d · %s", m.idx+1, len(m.set.Questions), m.q().Source),
+		m.c.Width-len(m.set.Title)))
+}
+
+// body is the whole question.
+func (m *Model) body() string {
+	st := m.c.Styles
+	w := m.c.Width
+	wrap := lipgloss.NewStyle().Width(min(w, 100))
+	var b strings.Builder
+	q := m.q()
+	if m.idx == 0 && m.set.Intro != "" && !m.answered {
+		b.WriteString(st.Subtle.Render(wrap.Render(m.set.Intro)) + "\n")
+	}
+	b.WriteString("\n" + st.Caption.Render(wrap.Render(q.Prompt)) + "\n\n")
+	switch q.Kind {
+	case quiz.KindSingle, quiz.KindMultiple:
+		b.WriteString(m.choicesView(q.Choices, q.Correct, q.Kind == quiz.KindMultiple))
+	case quiz.KindOrder:
+		b.WriteString(m.orderView(q))
+	case quiz.KindShort:
+		b.WriteString(m.shortView(q))
+	case quiz.KindLive:
+		b.WriteString(m.liveView(q))
+	}
+	if m.answered {
+		b.WriteString("\n" + m.verdict() + "\n")
+		if q.Explain != "" {
+			b.WriteString(wrap.Render(q.Explain) + "\n")
+		}
+	}
+	if m.live.err != nil {
+		b.WriteString("\n" + st.Bad.Render(wrap.Render(m.live.err.Error())) + "\n")
+	}
+	return b.String()
+}
+
+// choicesView lists choices with the cursor, the picks and, once answered,
+// which were right.
+func (m *Model) choicesView(choices []string, correct []int, multi bool) string {
+	st := m.c.Styles
+	var b strings.Builder
+	right := map[int]bool{}
+	for _, c := range correct {
+		right[c] = true
+	}
+	for i, c := range choices {
+		cur := "  "
+		if i == m.cursor && !m.answered {
+			cur = st.Cursor.Render("▸ ")
+		}
+		box := ""
+		if multi {
+			box = "[ ] "
+			if m.picked[i] {
+				box = "[x] "
+			}
+		}
+		mark := ""
+		if m.answered {
+			switch {
+			case right[i]:
+				mark = st.Good.Render(" ✓")
+			case m.picked[i] || (!multi && i == m.cursor):
+				mark = st.Bad.Render(" ✗")
+			}
+		}
+		b.WriteString(common.Hang(cur+box, c, m.c.Width-2) + mark + "\n")
+	}
+	return b.String()
+}
+
+func (m *Model) orderView(q quiz.Question) string {
+	st := m.c.Styles
+	var b strings.Builder
+	for pos, i := range m.order {
+		cur := "  "
+		if pos == m.cursor && !m.answered {
+			cur = st.Cursor.Render("▸ ")
+		}
+		prefix := cur + fmt.Sprintf("%d. ", pos+1)
+		if m.answered {
+			if m.result.Positions[pos] {
+				prefix = cur + st.Good.Render("✓ ") + fmt.Sprintf("%d. ", pos+1)
+			} else {
+				prefix = cur + st.Bad.Render("✗ ") + fmt.Sprintf("%d. ", pos+1)
+			}
+		}
+		b.WriteString(common.Hang(prefix, q.Steps[i].String(), m.c.Width) + "\n")
+	}
+	if m.answered {
+		b.WriteString("\n" + st.Subtle.Render("The right order:") + "\n")
+		for pos, s := range q.Steps {
+			b.WriteString(common.Hang(fmt.Sprintf("  %d. ", pos+1), s.String(), m.c.Width) + "\n")
+		}
+	}
+	return b.String()
+}
+
+func (m *Model) shortView(q quiz.Question) string {
+	st := m.c.Styles
+	if m.typing {
+		return m.text.View() + "\n"
+	}
+	var b strings.Builder
+	if v := strings.TrimSpace(m.text.Value()); v != "" {
+		b.WriteString(st.Subtle.Render("You wrote:") + "\n" + lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(v) + "\n\n")
+	}
+	b.WriteString(st.Subtle.Render("The model answer:") + "\n" + lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(q.Model) + "\n\n")
+	b.WriteString(st.Subtle.Render("Tick the points your answer made (space), then enter:") + "\n")
+	for i, p := range q.Points {
+		cur := "  "
+		if i == m.cursor && !m.answered {
+			cur = st.Cursor.Render("▸ ")
+		}
+		box := "[ ] "
+		if m.ticked[i] {
+			box = "[x] "
+		}
+		b.WriteString(common.Hang(cur+box, p, m.c.Width-2) + "\n")
+	}
+	return b.String()
+}
+
+// liveView is a live question: the run, the cause, where to look, the run
+// beside it.
+func (m *Model) liveView(q quiz.Question) string {
+	st := m.c.Styles
+	wrap := lipgloss.NewStyle().Width(min(m.c.Width, 100))
+	var b strings.Builder
+	name := fmt.Sprintf("%s, %s design", q.Live.Scenario, q.Live.Variant)
+	switch {
+	case m.live.running:
+		doing := " running " + name + " on PostgreSQL…"
+		if ready, err, _ := m.c.DB.Status(); !ready && err == nil {
+			doing = " waiting for PostgreSQL: " + common.Ellipsis(m.c.DB.Progress())
+		}
+		b.WriteString(m.spin.View() + st.Subtle.Render(common.Truncate(doing, m.c.Width-2)) + "\n")
+		return b.String()
+	case m.live.symptom == nil:
+		b.WriteString(st.Warn.Render(wrap.Render("This question runs the design live on PostgreSQL, which is not available here. "+
+			"Esc goes back; `learn doctor` says how to get one.")) + "\n")
+		return b.String()
+	}
+	b.WriteString(st.BoxTitle.Render("Live run ("+name+"):") + "\n" + symptomLines(*m.live.symptom, m.c.Width) + "\n")
+	if !m.live.causeChosen {
+		b.WriteString(st.Subtle.Render("What causes it?") + "\n")
+		b.WriteString(m.choicesView(q.Choices, nil, false))
+		return b.String()
+	}
+	b.WriteString(m.pickLine("Cause", q.Choices, q.Correct[0], m.live.cause, m.answered))
+	if !m.answered {
+		b.WriteString("\n" + st.Subtle.Render("Where do you look?") + "\n")
+		b.WriteString(m.choicesView(q.Live.Where, nil, false))
+		return b.String()
+	}
+	b.WriteString(m.pickLine("Where", q.Live.Where, q.Live.WhereCorrect, m.live.where, true))
+	besideName := fmt.Sprintf("%s, %s design", q.Live.Scenario, q.Live.Beside)
+	switch {
+	case m.live.besideRunning:
+		b.WriteString("\n" + m.spin.View() + st.Subtle.Render(" running "+besideName+" beside it…") + "\n")
+	case m.live.beside != nil:
+		b.WriteString("\n" + st.BoxTitle.Render("Beside it ("+besideName+"):") + "\n" + symptomLines(*m.live.beside, m.c.Width) + "\n")
+		if q.Live.BesideNote != "" {
+			b.WriteString(wrap.Render(q.Live.BesideNote) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// pickLine is the learner's pick, marked right or wrong once answered,
+// with the right one after a wrong pick.
+func (m *Model) pickLine(label string, choices []string, right, picked int, answered bool) string {
+	st := m.c.Styles
+	line := common.Hang(st.Subtle.Render(label+": "), choices[picked], m.c.Width-2)
+	switch {
+	case !answered:
+	case picked == right:
+		line += st.Good.Render(" ✓")
+	default:
+		line += st.Bad.Render(" ✗") + "\n" + common.Hang(st.Subtle.Render(strings.Repeat(" ", len(label)-2)+"it was: "), choices[right], m.c.Width-2)
+	}
+	return line + "\n"
+}
+
+// symptomLines shows a run's numbers.
+func symptomLines(s quiz.Symptom, w int) string {
+	statuses := make([]string, len(s.Statuses))
+	for i, st := range s.Statuses {
+		statuses[i] = fmt.Sprint(st)
+	}
+	lines := []string{
+		fmt.Sprintf("  answers %s · %d lost · %s, %s, %s", strings.Join(statuses, " "), s.Lost,
+			common.Count(s.Intents, "intent"), common.Count(s.Keys, "key"), common.Count(s.Tries, "try")),
+		fmt.Sprintf("  %s · %d seats taken", common.Count(s.Rows, "booking row"), s.Seats),
+	}
+	for _, msg := range s.Messages {
+		lines = append(lines, "  message: "+msg)
+	}
+	if len(s.Broken) > 0 {
+		lines = append(lines, "  invariants broken: "+strings.Join(s.Broken, "; "))
+	} else {
+		lines = append(lines, "  every invariant holds")
+	}
+	for i, l := range lines {
+		lines[i] = common.Truncate(l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// verdict says how the answer scored.
+func (m *Model) verdict() string {
+	st := m.c.Styles
+	r := m.result
+	switch {
+	case r.Correct:
+		return st.Good.Render("Right.")
+	case r.Score > 0:
+		out := st.Warn.Render(fmt.Sprintf("Partly right: %.0f%%.", r.Score*100))
+		if len(r.Missed) > 0 {
+			out += st.Subtle.Render(" Missed: " + strings.Join(r.Missed, "; "))
+		}
+		return lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(out)
+	}
+	return st.Bad.Render("Not this time.")
+}
+
+// summary is the end of an attempt: each question's score and the total.
+func (m *Model) summary() string {
+	st := m.c.Styles
+	var b strings.Builder
+	var rs []quiz.Result
+	b.WriteString(st.Title.Render(m.set.Title+": done") + "\n\n")
+	for i, q := range m.set.Questions {
+		r := m.results[i]
+		mark, score := st.Faint.Render("·"), "skipped"
+		if r != nil {
+			rs = append(rs, *r)
+			score = fmt.Sprintf("%3.0f%%", r.Score*100)
+			switch {
+			case r.Correct:
+				mark = st.Good.Render("✓")
+			case r.Score > 0:
+				mark = st.Warn.Render("◐")
+			default:
+				mark = st.Bad.Render("✗")
+			}
+		}
+		b.WriteString(fmt.Sprintf("%s %s  %s\n", mark, score, common.Truncate(q.Prompt, m.c.Width-10)))
+	}
+	sp := m.c.Progress.Get().Set(m.set.ID)
+	b.WriteString(fmt.Sprintf("\nScore %.0f%% · best %.0f%% over %s\n", quiz.Score(rs)*100, sp.Best*100, common.Count(sp.Attempts, "attempt")))
+	b.WriteString(st.Subtle.Render("r tries again, enter or esc goes home") + "\n")
+	return b.String()
+}

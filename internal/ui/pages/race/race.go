@@ -1,0 +1,288 @@
+// Package race fires N copies of one booking request at the same instant,
+// each on its own connection, fills a grid with each copy's answer as it
+// arrives, and tallies the bookings read from PostgreSQL at the end.
+package race
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/scroller"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// Model fires N copies of one booking request at the same instant and
+// fills a grid with each copy's answer as it arrives; the tally at the end
+// is read from PostgreSQL.
+type Model struct {
+	c       *common.Common
+	n       int
+	variant sim.Variant
+	run     *live.Run // the race on screen; messages of any other are stale
+	running bool
+	cells   []raceCell
+	report  *sim.Report
+	err     error
+	started time.Time
+	took    time.Duration
+	scroll  scroller.Model
+}
+
+// raceCell is one copy's state.
+type raceCell struct {
+	sent, held bool
+	status     int
+	bookingID  string
+	replayed   bool
+	failed     bool
+}
+
+// Messages of the race screen; run says which race each is about.
+type (
+	eventMsg struct {
+		run    live.ID
+		ev     sim.Event
+		closed bool
+	}
+	doneMsg struct {
+		run    live.ID
+		report *sim.Report
+		err    error
+	}
+)
+
+// New is the race screen with the default number of copies.
+func New(c *common.Common) *Model {
+	return &Model{c: c, n: sim.DefaultCopies, variant: sim.Correct, scroll: scroller.New()}
+}
+
+// Init waits for the learner to fire.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// Title names the page.
+func (m *Model) Title() string { return "Race" }
+
+// Close stops the race on screen.
+func (m *Model) Close() {
+	if m.run != nil {
+		m.run.Stop()
+	}
+}
+
+// fire starts a run of concurrent-copies with n copies, streamed but not
+// gated: the copies race for real.
+func (m *Model) fire() tea.Cmd {
+	m.Close()
+	m.cells, m.report, m.err, m.running = make([]raceCell, m.n), nil, nil, true
+	m.scroll.Reset()
+	s, _ := sim.Lookup("concurrent-copies")
+	m.run = m.c.Runs.Start(s, sim.Options{Variant: m.variant, Copies: m.n, Trace: sim.TraceOptions{Stream: true}})
+	m.started = time.Now()
+	r := m.run
+	return tea.Batch(func() tea.Msg {
+		<-r.Done()
+		rep, err := r.Result()
+		return doneMsg{run: r.ID(), report: rep, err: err}
+	}, waitEvent(r))
+}
+
+func waitEvent(r *live.Run) tea.Cmd {
+	return func() tea.Msg {
+		<-r.Prepared()
+		ev, ok := <-r.Events()
+		return eventMsg{run: r.ID(), ev: ev, closed: !ok}
+	}
+}
+
+// current reports whether a message about run id is about the race on
+// screen.
+func (m *Model) current(id live.ID) bool { return m.run != nil && m.run.ID() == id }
+
+// Update fills the grid as the answers arrive, and takes the keys.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case eventMsg:
+		if !m.current(msg.run) || msg.closed {
+			return nil
+		}
+		m.record(msg.ev)
+		return waitEvent(m.run)
+	case doneMsg:
+		if !m.current(msg.run) {
+			return nil
+		}
+		m.running, m.took = false, time.Since(m.started)
+		m.report, m.err = msg.report, msg.err
+		// The stream may still hold answers; the recorded trace has them all.
+		if tr := m.run.Trace(); tr != nil {
+			m.cells = make([]raceCell, m.n)
+			for _, ev := range tr.Recorded() {
+				m.record(ev)
+			}
+		}
+		return nil
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return nil
+}
+
+// record puts one trace event in its copy's cell.
+func (m *Model) record(ev sim.Event) {
+	i := ev.Copy - 1
+	if i < 0 || i >= len(m.cells) {
+		return
+	}
+	c := &m.cells[i]
+	switch ev.Kind {
+	case sim.KindSend:
+		c.sent = true
+	case sim.KindPause:
+		c.held = true
+	case sim.KindAnswer:
+		c.status, c.bookingID, c.replayed, c.held = ev.Status, ev.BookingID, ev.Replayed, false
+	case sim.KindFail, sim.KindGiveUp:
+		c.failed = true
+	}
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.Keys
+	if m.scroll.Key(msg) {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		return common.BackCmd
+	case key.Matches(msg, k.Open, k.Restart):
+		return m.fire()
+	case m.running:
+	case key.Matches(msg, k.Variant):
+		m.variant = m.variant.Other()
+	case key.Matches(msg, k.Faster), msg.String() == "right":
+		m.n = min(m.n+1, sim.MaxCopies)
+	case key.Matches(msg, k.Slower), msg.String() == "left":
+		m.n = max(m.n-1, sim.MinCopies)
+	case key.Matches(msg, k.Up):
+		m.n = min(m.n+10, sim.MaxCopies)
+	case key.Matches(msg, k.Down):
+		m.n = max(m.n-10, sim.MinCopies)
+	}
+	return nil
+}
+
+// KeyMap is the race's keys.
+func (m *Model) KeyMap() help.KeyMap {
+	k := m.c.Keys
+	more := key.NewBinding(key.WithKeys("+", "right"), key.WithHelp("+/-", "copies ±1"))
+	tens := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "±10"))
+	fire := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fire"))
+	return common.Bindings{
+		Short: []key.Binding{more, tens, fire, k.Variant, k.Back, k.Help},
+		Full:  [][]key.Binding{{more, tens}, {fire, k.Variant}, {k.Back, k.Help, k.Quit}},
+	}
+}
+
+// View draws the copies, the grid and the tally.
+func (m *Model) View() string {
+	st := m.c.Styles
+	w := m.c.Width
+	var b strings.Builder
+	tag := st.Good.Render("[correct]") + st.Faint.Render(" broken")
+	explain := fmt.Sprintf("fire %d copies of one request at the same instant, each on its own connection: the row lock and the key give %d answers of 200, one booking", m.n, m.n)
+	if m.variant == sim.Broken {
+		tag = st.Faint.Render("correct ") + st.Bad.Render("[broken]")
+		explain = fmt.Sprintf("without the row lock and the UNIQUE constraint, every one of the %d copies looks up the key before any inserts: %d bookings", m.n, m.n)
+	}
+	b.WriteString(st.Title.Render("Race: copies of one request at once") + "  " + tag + "\n")
+	b.WriteString(st.Subtle.Render(lipgloss.NewStyle().Width(min(w, 100)).Render(explain)) + "\n\n")
+	b.WriteString(fmt.Sprintf("Copies: %s   %s\n\n", st.Current.Render(fmt.Sprintf("%d", m.n)),
+		st.Subtle.Render(fmt.Sprintf("(%d to %d; enter fires them)", sim.MinCopies, sim.MaxCopies))))
+	if len(m.cells) > 0 {
+		b.WriteString(m.grid(w) + "\n")
+		b.WriteString(st.Faint.Render(common.Truncate("● new booking  ○ replay  ◔ held at a pause point  ◌ sent  · not sent yet  ✕ failed", w)) + "\n\n")
+	}
+	switch {
+	case m.err != nil:
+		b.WriteString(st.Bad.Render(lipgloss.NewStyle().Width(min(w, 100)).Render(m.err.Error())))
+	case m.report != nil:
+		b.WriteString(m.tally())
+	case m.running:
+		b.WriteString(st.Subtle.Render("waiting for the answers…"))
+	default:
+		b.WriteString(st.Subtle.Render("press enter to fire"))
+	}
+	return m.scroll.View(b.String(), w, m.c.Body())
+}
+
+// grid draws one cell a copy: its number and a mark, as many a row as fit.
+func (m *Model) grid(w int) string {
+	st := m.c.Styles
+	const cellWidth = 6 // "%4d", the mark, a space
+	perRow := max(1, min(20, w/cellWidth))
+	var b strings.Builder
+	for i, c := range m.cells {
+		mark := st.Faint.Render("·")
+		switch {
+		case c.status == 200 && c.replayed:
+			mark = st.Accent.Render("○")
+		case c.status == 200:
+			mark = st.Good.Render("●")
+		case c.status != 0 || c.failed:
+			mark = st.Bad.Render("✕")
+		case c.held:
+			mark = st.Warn.Render("◔")
+		case c.sent:
+			mark = st.Subtle.Render("◌")
+		}
+		fmt.Fprintf(&b, "%4d%s", i+1, mark)
+		if (i+1)%perRow == 0 || i == len(m.cells)-1 {
+			b.WriteString("\n")
+		} else {
+			b.WriteString(" ")
+		}
+	}
+	return b.String()
+}
+
+// tally is the final count, read from PostgreSQL by the run's report.
+func (m *Model) tally() string {
+	st := m.c.Styles
+	r := m.report
+	var ids []string
+	seen := map[string]bool{}
+	ok := 0
+	for _, a := range r.Answers {
+		if a.BookingID != nil && !seen[*a.BookingID] {
+			seen[*a.BookingID] = true
+			ids = append(ids, *a.BookingID)
+		}
+		if a.Status == 200 {
+			ok++
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int { // b2 before b10
+		return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b))
+	})
+	idText := strings.Join(ids, " ")
+	if len(ids) > 4 {
+		idText = ids[0] + " … " + ids[len(ids)-1]
+	}
+	line := fmt.Sprintf("%d answers (%d of them 200) · %s (%s)\n%s in PostgreSQL · %d seats taken · %d ms",
+		len(r.Answers), ok, common.Count(len(ids), "distinct booking id"), idText, common.Count(r.BookingRows, "row"), r.SeatsTaken, m.took.Milliseconds())
+	verdict := st.Good.Render("One booking, whatever the number of copies.")
+	if r.BookingRows != 1 {
+		verdict = st.Bad.Render(fmt.Sprintf("%d bookings for one intent: the user is charged %d times.", r.BookingRows, r.BookingRows))
+	}
+	return line + "\n" + verdict
+}

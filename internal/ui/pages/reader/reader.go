@@ -1,0 +1,434 @@
+// Package reader shows one lesson page, rendered with Glamour, in a
+// scrollable viewport: sections by tab, a table of contents, search, and
+// marking the page read.
+package reader
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
+	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// maxReadWidth keeps lines readable on very wide windows.
+const maxReadWidth = 100
+
+// Model shows one page rendered with Glamour in a scrollable viewport.
+type Model struct {
+	c        *common.Common
+	page     *lessons.Page
+	vp       viewport.Model
+	rendered bool
+	err      error
+	sections []int // rendered line of each section heading
+	// pinned is the section tab last jumped to, shown even when the page
+	// cannot scroll its heading to the top (the last sections); -1 when
+	// the reader scrolled by other means.
+	pinned int
+
+	plain   []string // the rendered lines without escapes, for search
+	toc     bool     // the table of contents is open
+	tocAt   int      // its cursor
+	typing  bool     // the search box has the keys
+	input   textinput.Model
+	query   string
+	matches []int  // rendered lines that contain the query
+	match   int    // the current one
+	goTo    string // a section to open at once the page is rendered (resume)
+}
+
+// renderedMsg carries a page rendered at a width.
+type renderedMsg struct {
+	key common.DocKey
+	out string
+	err error
+}
+
+// New shows page p; section, when not empty, is the section to open at
+// once the page is rendered (resuming).
+func New(c *common.Common, p *lessons.Page, section string) *Model {
+	vp := viewport.New()
+	vp.SoftWrap = false
+	in := textinput.New()
+	in.Prompt = "/"
+	in.Placeholder = "search this page"
+	m := &Model{c: c, page: p, vp: vp, pinned: -1, input: in, goTo: section}
+	m.vp.LeftGutterFunc = m.gutter
+	m.setSize()
+	return m
+}
+
+func (m *Model) wrapWidth() int { return max(20, min(m.c.Width-2, maxReadWidth)) }
+
+func (m *Model) key() common.DocKey {
+	return common.DocKey{Slug: m.page.Slug, Width: m.wrapWidth(), Style: m.c.DocStyle}
+}
+
+// setSize fits the viewport to the window: a title line above, a help line
+// below.
+func (m *Model) setSize() {
+	m.vp.SetWidth(m.c.Width)
+	m.vp.SetHeight(max(1, m.c.Height-2))
+	if out, ok := m.c.Docs.Get(m.key()); ok {
+		m.setContent(out)
+	} else {
+		m.rendered = false
+	}
+}
+
+func (m *Model) setContent(out string) {
+	offset := m.vp.YOffset()
+	m.vp.SetContent(out)
+	m.vp.SetYOffset(offset)
+	m.rendered = true
+	m.sections = findSections(out, m.page.Sections)
+	m.plain = strings.Split(ansi.Strip(out), "\n")
+	m.search(m.query) // the lines moved with the width
+	if m.goTo != "" {
+		for i, sec := range m.page.Sections {
+			if sec.Title == m.goTo && i < len(m.sections) {
+				m.pinned = i
+				m.vp.SetYOffset(m.sections[i])
+			}
+		}
+		m.goTo = ""
+	}
+}
+
+// gutter marks the lines that match the search: ▶ the current match, │ the
+// others.
+func (m *Model) gutter(g viewport.GutterContext) string {
+	if len(m.matches) == 0 {
+		return ""
+	}
+	switch i := slices.Index(m.matches, g.Index); {
+	case i < 0 || g.Soft:
+		return "  "
+	case i == m.match:
+		return m.c.Styles.Current.Render("▶ ")
+	default:
+		return m.c.Styles.Accent.Render("│ ")
+	}
+}
+
+// search finds the lines holding q (any case) and goes to the first one at
+// or below the top of the page.
+func (m *Model) search(q string) {
+	m.query, m.matches, m.match = q, nil, 0
+	if q == "" {
+		return
+	}
+	lq := strings.ToLower(q)
+	for i, l := range m.plain {
+		if strings.Contains(strings.ToLower(l), lq) {
+			m.matches = append(m.matches, i)
+		}
+	}
+	for i, l := range m.matches {
+		if l >= m.vp.YOffset() {
+			m.match = i
+			break
+		}
+	}
+	m.showMatch()
+}
+
+// showMatch scrolls the current match into view, a few lines from the top.
+func (m *Model) showMatch() {
+	if len(m.matches) == 0 {
+		return
+	}
+	m.pinned = -1
+	m.vp.SetYOffset(max(0, m.matches[m.match]-3))
+}
+
+// Capturing reports whether the reader takes every key (the search box).
+func (m *Model) Capturing() bool { return m.typing }
+
+// render renders the page for the current width in the background, unless
+// it is cached.
+func (m *Model) render() tea.Cmd {
+	k := m.key()
+	if _, ok := m.c.Docs.Get(k); ok {
+		return nil
+	}
+	p := m.page
+	return func() tea.Msg {
+		out, err := markdown.Body(p, k.Width, k.Style)
+		return renderedMsg{key: k, out: out, err: err}
+	}
+}
+
+// Init renders the page for the window's width.
+func (m *Model) Init() tea.Cmd { return m.render() }
+
+// Title names the page.
+func (m *Model) Title() string { return m.page.Title }
+
+// Update renders, scrolls, searches and jumps between sections.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case renderedMsg:
+		if msg.err != nil {
+			m.err = msg.err
+			return nil
+		}
+		m.c.Docs.Put(msg.key, msg.out)
+		if msg.key == m.key() {
+			m.setContent(msg.out)
+		}
+		return nil
+	case tea.WindowSizeMsg:
+		m.setSize()
+		return m.render()
+	case tea.KeyPressMsg:
+		if m.typing {
+			return m.typeKey(msg)
+		}
+		if m.toc {
+			return m.tocKey(msg)
+		}
+		k := m.c.Keys
+		switch {
+		case key.Matches(msg, k.Back):
+			if m.query != "" {
+				m.search("")
+				return nil
+			}
+			return common.BackCmd
+		case key.Matches(msg, k.Search):
+			m.typing = true
+			m.input.SetValue(m.query)
+			return m.input.Focus()
+		case key.Matches(msg, k.NextMatch) && len(m.matches) > 0:
+			m.match = (m.match + 1) % len(m.matches)
+			m.showMatch()
+			return nil
+		case key.Matches(msg, k.PrevMatch) && len(m.matches) > 0:
+			m.match = (m.match + len(m.matches) - 1) % len(m.matches)
+			m.showMatch()
+			return nil
+		case key.Matches(msg, k.Contents):
+			m.toc, m.tocAt = true, max(0, m.current())
+			return nil
+		case key.Matches(msg, k.MarkRead):
+			slug, read := m.page.Slug, m.c.Progress.Get().IsRead(m.page.Slug)
+			return m.c.Progress.Save(func(p *quiz.Progress) {
+				if read {
+					delete(p.Read, slug)
+				} else {
+					p.MarkRead(slug, common.Now())
+				}
+			})
+		case key.Matches(msg, k.Top):
+			m.vp.GotoTop()
+			m.pinned = -1
+			return nil
+		case key.Matches(msg, k.Bottom):
+			m.vp.GotoBottom()
+			m.pinned = -1
+			return nil
+		case key.Matches(msg, k.NextSection):
+			m.jumpSection(+1)
+			return nil
+		case key.Matches(msg, k.PrevSection):
+			m.jumpSection(-1)
+			return nil
+		}
+	}
+	before := m.vp.YOffset()
+	var cmd tea.Cmd
+	m.vp, cmd = m.vp.Update(msg)
+	if m.vp.YOffset() != before {
+		m.pinned = -1
+	}
+	return cmd
+}
+
+// typeKey edits the search; enter searches, esc gives up.
+func (m *Model) typeKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "enter":
+		m.typing = false
+		m.input.Blur()
+		m.search(strings.TrimSpace(m.input.Value()))
+		return nil
+	case "esc":
+		m.typing = false
+		m.input.Blur()
+		return nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
+}
+
+// tocKey moves in the table of contents; enter jumps, esc closes.
+func (m *Model) tocKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.Keys
+	switch {
+	case key.Matches(msg, k.Up):
+		m.tocAt = max(0, m.tocAt-1)
+	case key.Matches(msg, k.Down):
+		m.tocAt = min(len(m.sections)-1, m.tocAt+1)
+	case key.Matches(msg, k.Open):
+		m.toc = false
+		if m.tocAt < len(m.sections) {
+			m.pinned = m.tocAt
+			m.vp.SetYOffset(m.sections[m.tocAt])
+		}
+	case key.Matches(msg, k.Back, k.Contents):
+		m.toc = false
+	}
+	return nil
+}
+
+// jumpSection goes to the next (dir +1) or previous (-1) section heading.
+func (m *Model) jumpSection(dir int) {
+	cur := m.current()
+	next := min(max(cur+dir, 0), len(m.sections)-1)
+	if next < 0 {
+		return
+	}
+	m.pinned = next
+	m.vp.SetYOffset(m.sections[next])
+}
+
+// current is the index of the section being read: the one tab last jumped
+// to, else the last heading at or above the top of the viewport.
+func (m *Model) current() int {
+	if m.pinned >= 0 {
+		return m.pinned
+	}
+	y, cur := m.vp.YOffset(), -1
+	for i, l := range m.sections {
+		if l <= y+1 {
+			cur = i
+		}
+	}
+	return cur
+}
+
+// findSections finds the rendered line of each section heading, in order.
+func findSections(rendered string, sections []lessons.Section) []int {
+	lines := strings.Split(ansi.Strip(rendered), "\n")
+	var at []int
+	from := 0
+	for _, s := range sections {
+		for i := from; i < len(lines); i++ {
+			t := strings.TrimSpace(lines[i])
+			if strings.TrimLeft(t, "# ") == s.Title {
+				at = append(at, i)
+				from = i + 1
+				break
+			}
+		}
+	}
+	return at
+}
+
+// Resume is the section being read, for the next start to reopen.
+func (m *Model) Resume() (quiz.Resume, bool) {
+	return quiz.Resume{Screen: "reader", Name: m.page.Slug, Section: m.section()}, true
+}
+
+// section returns the title of the section being read.
+func (m *Model) section() string {
+	if i := m.current(); i >= 0 && i < len(m.page.Sections) {
+		return m.page.Sections[i].Title
+	}
+	return ""
+}
+
+// KeyMap is the reader's keys.
+func (m *Model) KeyMap() help.KeyMap {
+	k := m.c.Keys
+	return common.Bindings{
+		Short: []key.Binding{k.Up, k.Down, k.NextSection, k.Contents, k.Search, k.MarkRead, k.Back, k.Help, k.Quit},
+		Full: [][]key.Binding{
+			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+			{k.NextSection, k.PrevSection, k.Contents, k.MarkRead},
+			{k.Search, k.NextMatch, k.PrevMatch},
+			{k.Back, k.Help, k.Quit},
+		},
+	}
+}
+
+// View draws the header line and the page.
+func (m *Model) View() string {
+	st := m.c.Styles
+	pct := fmt.Sprintf("%3.0f%%", m.vp.ScrollPercent()*100)
+	if m.c.Progress.Get().IsRead(m.page.Slug) {
+		pct = "✓ read · " + pct
+	}
+	room := m.c.Width - ansi.StringWidth(pct) - 1
+	head := st.Title.Render(common.Truncate(m.page.Title, room-6))
+	if s := m.section(); s != "" {
+		head += st.Subtle.Render(common.Truncate(" · "+s, room-ansi.StringWidth(head)))
+	}
+	gap := max(1, m.c.Width-ansi.StringWidth(head)-ansi.StringWidth(pct))
+	head += strings.Repeat(" ", gap) + st.Subtle.Render(pct)
+	var body string
+	switch {
+	case m.err != nil:
+		body = st.Bad.Render(m.err.Error())
+	case !m.rendered:
+		body = st.Subtle.Render("rendering…")
+	case m.toc:
+		body = m.contents()
+	default:
+		body = m.vp.View()
+	}
+	if foot := m.searchLine(); foot != "" {
+		// The search line takes the viewport's last line.
+		lines := strings.Split(body, "\n")
+		if n := m.vp.Height(); len(lines) >= n && n > 1 {
+			lines = lines[:n-1]
+		}
+		body = strings.Join(lines, "\n") + "\n" + foot
+	}
+	return head + "\n" + body
+}
+
+// searchLine is the search box while typing, or where the matches stand.
+func (m *Model) searchLine() string {
+	st := m.c.Styles
+	switch {
+	case m.typing:
+		return m.input.View()
+	case m.query != "" && len(m.matches) == 0:
+		return st.Warn.Render(common.Truncate(fmt.Sprintf("/%s: not on this page (esc clears)", m.query), m.c.Width))
+	case m.query != "":
+		return st.Subtle.Render(common.Truncate(fmt.Sprintf("/%s: match %d of %d (n next, N previous, esc clears)", m.query, m.match+1, len(m.matches)), m.c.Width))
+	}
+	return ""
+}
+
+// contents is the table of contents.
+func (m *Model) contents() string {
+	st := m.c.Styles
+	var b strings.Builder
+	b.WriteString(st.Title.Render("Contents") + st.Subtle.Render("  (enter goes there, esc closes)") + "\n\n")
+	for i, s := range m.page.Sections {
+		if i >= len(m.sections) {
+			break
+		}
+		if i == m.tocAt {
+			b.WriteString(st.Cursor.Render("▸ ") + st.Selected.Render(s.Title) + "\n")
+		} else {
+			b.WriteString(st.Item.Render(s.Title) + "\n")
+		}
+	}
+	return b.String()
+}

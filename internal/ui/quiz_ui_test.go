@@ -1,0 +1,231 @@
+package ui
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// answerChoice moves the cursor from the top to each right choice; for a
+// multiple choice question it ticks them, for a single one it picks the
+// first and answers.
+func answerChoice(u *uiTest, q quiz.Question) {
+	pos := 0
+	for _, c := range q.Correct {
+		for ; pos < c; pos++ {
+			u.press("j")
+		}
+		if q.Kind == quiz.KindMultiple {
+			u.press("space")
+		}
+	}
+	u.press("enter")
+}
+
+// finish quits the program and loads the progress it saved.
+func (u *uiTest) finish(t *testing.T, path string) *quiz.Progress {
+	t.Helper()
+	u.press("q")
+	u.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	u.finished = true
+	// As Run does on the way out: every queued change is written.
+	if err := u.m.c.Progress.Close(func(*quiz.Progress) {}); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := (&quiz.Store{Path: path}).Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The checkpoint taken from start to end, every answer right: each shows
+// "Right.", the summary 100%, and the saved progress says so.
+func TestCheckpointFromStartToEnd(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, 80, 24, path)
+	set := quiz.Checkpoint()
+	for i, q := range set.Questions {
+		u.waitFor(t, "question "+strconv.Itoa(i+1)+" of 5")
+		switch q.Kind {
+		case quiz.KindShort:
+			u.waitFor(t, "tab when done")
+			u.tm.Type("Doing it twice has the same effect as once: q is typed, not quit.")
+			u.press("tab")
+			u.waitFor(t, "The model answer:")
+			for range q.Points {
+				u.press("space", "j")
+			}
+			u.press("enter")
+		default:
+			answerChoice(u, q)
+		}
+		u.waitFor(t, "Right.")
+		u.press("enter")
+	}
+	u.waitFor(t, "Checkpoint: done", "Score 100%", "best 100% over 1 attempt")
+	p := u.finish(t, path)
+	sp := p.Sets[quiz.SetCheckpoint]
+	if sp == nil || sp.Best != 1 || sp.Attempts != 1 || len(sp.Answers) != 5 {
+		t.Errorf("saved %+v", sp)
+	}
+}
+
+// A live break-it question runs the broken design on PostgreSQL, shows its
+// numbers, takes the cause and the place, then runs the correct design
+// beside it.
+func TestBreakItRunsBothDesignsLive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, 100, 40, path)
+	q := quiz.BreakIt().Questions[0]
+	u.waitFor(t, "Live run (new-key-per-retry, broken design)", "2 booking rows · 4 seats taken", "What causes it?")
+	for range q.Correct[0] {
+		u.press("j")
+	}
+	u.press("enter")
+	u.waitFor(t, "Where do you look?")
+	for range q.Live.WhereCorrect {
+		u.press("j")
+	}
+	u.press("enter")
+	u.waitFor(t, "Right.", "Beside it (new-key-per-retry, correct design)", "1 booking row · 2 seats taken", "every invariant holds")
+	p := u.finish(t, path)
+	if a := p.Sets[quiz.SetBreakIt].Answers[q.ID]; a.Score != 1 {
+		t.Errorf("saved answer %+v", a)
+	}
+}
+
+var stepLine = regexp.MustCompile(`(?m)^\s*(?:[▸✓✗]\s+)*(\d)\. (.+?)\s*$`)
+
+// Redraw it: the steps come shuffled; answered as shown, each position is
+// marked, the right order is shown, and the saved score is the grade of the
+// order on screen.
+func TestRedrawGradesEachPosition(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, 100, 40, path)
+	q := quiz.Redraw().Questions[0]
+	u.waitFor(t, "1. ", "6. ")
+	u.settle(t)
+	shown := map[int]string{}
+	for _, m := range stepLine.FindAllStringSubmatch(u.screen(), -1) {
+		shown[int(m[1][0]-'1')] = m[2]
+	}
+	var order []int
+	for pos := range 6 {
+		for i, s := range q.Steps {
+			if strings.HasPrefix(s.String(), strings.TrimSuffix(shown[pos], "…")) {
+				order = append(order, i)
+				break
+			}
+		}
+	}
+	if len(order) != 6 {
+		t.Fatalf("could not read the order on screen (%v):\n%s", shown, u.screen())
+	}
+	u.press("J") // move the first step down one: the answer is that order
+	order[0], order[1] = order[1], order[0]
+	u.press("enter")
+	u.waitFor(t, "The right order:")
+	want, err := quiz.GradeOrder(q, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(u.screen(), "✓ "); got != countTrue(want.Positions) {
+		t.Errorf("%d positions marked right, want %d:\n%s", got, countTrue(want.Positions), u.screen())
+	}
+	p := u.finish(t, path)
+	if a := p.Sets[quiz.SetRedraw].Answers[q.ID]; a.Score != want.Score {
+		t.Errorf("saved %v, want %v", a.Score, want.Score)
+	}
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// The drill: a spoken answer against the visible countdown, its key points
+// ticked, then every flashcard rated; the schedule is saved and nothing is
+// due any more.
+func TestDrillCountdownAndFlashcards(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageDrill}, 100, 40, path)
+	d := quiz.Interview()
+	u.waitFor(t, "Countdown: 30 s")
+	u.press("-", "-")
+	u.waitFor(t, "Countdown: 20 s")
+	u.press("enter")
+	u.waitFor(t, "⏱ 0:20")
+	u.waitFor(t, "⏱ 0:18") // it counts down
+	u.tm.Type("a UUID per intent, same key on retries, unique per user")
+	u.press("tab")
+	u.waitFor(t, "The model answer:")
+	u.press("space", "enter")
+	u.waitFor(t, "of the key points.")
+	u.press("enter")
+	u.waitFor(t, "Question 2 of 2")
+	u.press("tab", "enter")
+	u.waitFor(t, "0% of the key points.")
+	u.press("enter")
+	for i := range d.Cards {
+		u.waitFor(t, "Card "+strconv.Itoa(i+1)+" of "+strconv.Itoa(len(d.Cards)))
+		u.press("enter")
+		u.waitFor(t, "1 again · 2 hard · 3 good · 4 easy")
+		u.press("3")
+	}
+	u.waitFor(t, "Done for now.", "7 cards reviewed: 0 again, 0 hard, 7 good, 0 easy")
+	p := u.finish(t, path)
+	if got := quiz.DueToday(p, d.Cards, time.Now()); got != 0 {
+		t.Errorf("%d cards still due", got)
+	}
+	if len(p.Drill) != len(d.Cards) || p.DrillSeconds != 20 {
+		t.Errorf("saved drill %+v, seconds %d", p.Drill, p.DrillSeconds)
+	}
+}
+
+// learn opens where the learner left off: a quiz left at question 3 opens
+// there, and Esc goes home, where the set shows as unfinished.
+func TestResumeWhereTheLearnerLeftOff(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 2}, 80, 24, path)
+	u.waitFor(t, "question 3 of 5")
+	p := u.finish(t, path)
+	if p.Resume.Screen != "quiz" || p.Resume.Name != quiz.SetCheckpoint || p.Resume.Step != 2 {
+		t.Fatalf("saved resume %+v", p.Resume)
+	}
+	again := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	again.waitFor(t, "Checkpoint · question 3 of 5")
+	again.press("esc")
+	again.waitFor(t, "Lesson: Idempotency", "Checkpoint (5 questions)")
+}
+
+// m marks a page as read; the home screen shows it.
+func TestMarkAsRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	u.waitFor(t, "not read yet")
+	u.press("enter")
+	u.waitFor(t, "In 1 minute")
+	u.press("m")
+	u.waitFor(t, "✓ read")
+	u.press("esc")
+	u.waitFor(t, "Lesson: Idempotency")
+	u.waitFor(t, "✓ read")
+	p := u.finish(t, path)
+	if !p.IsRead("idempotency") {
+		t.Error("not saved as read")
+	}
+}

@@ -1,0 +1,403 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/charmbracelet/x/vt"
+
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/pages/play"
+	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// uiTest runs the app in teatest and replays its output through a virtual
+// terminal, so assertions read the screen as a user sees it.
+type uiTest struct {
+	tm  *teatest.TestModel
+	m   *Model
+	mu  sync.Mutex // guards emu: vt's emulator is not safe for concurrent use
+	emu *vt.Emulator
+	// finished is set by a test that saw the program end.
+	finished bool
+}
+
+func startUI(t *testing.T, first common.Open, w, h int) *uiTest {
+	t.Helper()
+	return startUIWith(t, first, w, h, filepath.Join(t.TempDir(), "progress.json"))
+}
+
+// startUIWith runs the app with its progress in the file at progress.
+func startUIWith(t *testing.T, first common.Open, w, h int, progress string) *uiTest {
+	t.Helper()
+	db := live.Existing(testDB)
+	runs := live.NewRuns(t.Context(), db)
+	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
+		DB: db, Runs: runs, Progress: common.OpenProgress(&quiz.Store{Path: progress}), Docs: &common.Docs{}}
+	m := New(c, first)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	u := &uiTest{tm: tm, emu: vt.NewEmulator(w, h), m: m}
+	done := make(chan struct{})
+	go func() { // the terminal's answers to queries go nowhere
+		_, _ = io.Copy(io.Discard, u.emu)
+	}()
+	go func() {
+		defer close(done)
+		out := tm.Output()
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := out.Read(buf)
+			if n > 0 {
+				// Without a terminal Bubble Tea counts on the line
+				// discipline to turn \n into \r\n (ONLCR); do it here.
+				u.mu.Lock()
+				_, _ = u.emu.Write(bytes.ReplaceAll(buf[:n], []byte("\n"), []byte("\r\n")))
+				u.mu.Unlock()
+			}
+			if err != nil && err != io.EOF {
+				return
+			}
+			if n == 0 {
+				select {
+				case <-t.Context().Done():
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		if !u.finished {
+			_ = tm.Quit()
+			tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+		}
+		m.Close()
+		runs.Close()
+		// The emulator is not closed: its Close races with the Read of the
+		// goroutine above, which ends with the test binary.
+	})
+	return u
+}
+
+// screen is the virtual terminal's text, lines joined by newlines.
+func (u *uiTest) screen() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.emu.String()
+}
+
+// waitFor waits until every want is on screen; it fails with the screen.
+func (u *uiTest) waitFor(t *testing.T, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := u.screen()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never appeared; the screen:\n%s", missing, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (u *uiTest) press(keys ...string) {
+	for _, k := range keys {
+		u.tm.Send(keyPress(k))
+	}
+}
+
+// keyPress builds the key press message Bubble Tea sends for k.
+func keyPress(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+func TestHomeOpensTheLessonAt80x24(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageHome}, 80, 24)
+	u.waitFor(t, "Lesson: Idempotency", "Play: the lost answer", "PostgreSQL ready")
+	u.press("enter")
+	u.waitFor(t, "Idempotency", "In 1 minute", "idempotent")
+	u.press("tab")
+	u.waitFor(t, "Picture it", "Browser")
+	u.press("esc")
+	u.waitFor(t, "Interview card")
+	u.press("down", "enter")
+	u.waitFor(t, "Say it in 30 seconds")
+	u.press("?")
+	u.waitFor(t, "Keys", "next section")
+}
+
+func TestPlayLostAnswerReachesTheFinalStateAt80x24(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
+	u.waitFor(t, "step 1 ·", "book 2, key", "seats_left 10/10", "bookings: none")
+	for step := 2; step <= 12; step++ {
+		u.press("n")
+		u.waitFor(t, "step "+strconv.Itoa(step)+" ·")
+	}
+	u.press("n")
+	u.waitFor(t, "Done:", "200 b1 (replay)", "1 lost", "2 seats taken", "seats_left 8/10", "find key → b1")
+	s := u.screen()
+	for _, want := range []string{"✕", "lost", "wait 1s", "write nothing, COMMIT", "replayed for a"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("final screen lacks %q:\n%s", want, s)
+		}
+	}
+	rep := u.m.top().page.(*play.Model).Report()
+	if rep == nil || rep.Lost != 1 || rep.BookingRows != 1 || rep.SeatsTaken != 2 || len(rep.Answers) != 1 || !rep.Answers[0].Replayed {
+		t.Errorf("report = %+v", rep)
+	}
+}
+
+func TestTooSmallWindowAsksForMore(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageHome}, 50, 15)
+	u.waitFor(t, "make the window larger")
+}
+
+// The picker lists every scenario; v picks the broken variant, which the
+// play screen runs live to its wrong answer.
+func TestPickerPlaysABrokenVariant(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageHome}, 100, 30)
+	u.waitFor(t, "Scenarios: all 13")
+	u.press("down", "down", "down", "down", "enter")
+	u.waitFor(t, "The lost answer", "Replay after sell-out", "v picks correct or broken")
+	u.press("j", "j", "j", "v")
+	u.waitFor(t, "the key is looked up after the seat check")
+	u.press("enter")
+	u.waitFor(t, "Play: The last seats · broken", "step 1 ·")
+	u.press("+", "+", "space") // 4x
+	u.waitFor(t, "Done:", "409 Not enough seats left", "1 lost", "2 seats taken")
+	u.press("esc")
+	u.waitFor(t, "v picks correct or broken")
+}
+
+func TestQuitFromTheHelpOverlay(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageHome}, 80, 24)
+	u.waitFor(t, "Lesson: Idempotency")
+	u.press("?")
+	u.waitFor(t, "q quits")
+	u.press("q")
+	u.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	u.finished = true
+}
+
+// Tab reaches every section, the last ones too, although the page cannot
+// scroll their headings to the top.
+func TestTabReachesTheLastSection(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u.waitFor(t, "In 1 minute")
+	for range 12 {
+		u.press("tab")
+	}
+	u.waitFor(t, "Idempotency · Try this")
+	u.press("shift+tab")
+	u.waitFor(t, "Idempotency · Redraw it")
+}
+
+// A burst of n presses steps as many times, even though each step arrives
+// after the press that asked for it.
+func TestBurstOfStepsIsNotLost(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
+	u.waitFor(t, "step 1 ·")
+	for range 12 {
+		u.press("n")
+	}
+	u.waitFor(t, "Done:", "200 b1 (replay)")
+}
+
+// Stepping back shows each kept frame exactly as it was drawn going
+// forward: nothing is run again.
+func TestSteppingBackGivesIdenticalFrames(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, size[0], size[1])
+		u.waitFor(t, "step 1 ·")
+		forward := map[int]string{}
+		for step := 1; step <= 12; step++ {
+			u.waitFor(t, fmt.Sprintf("step %d ·", step), "bookings") // the rows are read
+			u.settle(t)
+			forward[step] = u.screen()
+			u.press("n")
+		}
+		u.waitFor(t, "Done:", "step 12/12 ")
+		for step := 11; step >= 1; step-- {
+			u.press("p")
+			u.waitFor(t, fmt.Sprintf("step %d/12 ", step))
+			u.settle(t)
+			if got, want := frameOf(u.screen()), frameOf(forward[step]); got != want {
+				t.Fatalf("%dx%d step %d differs going back:\n%s\nforward it was:\n%s", size[0], size[1], step, got, want)
+			}
+		}
+	}
+}
+
+// frameOf is a play screen without its header and help lines: what was
+// drawn for the step.
+func frameOf(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	if len(lines) < 3 {
+		return screen
+	}
+	return strings.Join(lines[1:len(lines)-1], "\n")
+}
+
+// settle waits until the screen has not changed for a moment.
+func (u *uiTest) settle(t *testing.T) {
+	t.Helper()
+	last, stable := "", 0
+	for stable < 5 {
+		time.Sleep(20 * time.Millisecond)
+		if s := u.screen(); s == last {
+			stable++
+		} else {
+			last, stable = s, 0
+		}
+	}
+}
+
+func TestRaceFillsTheGridAndTalliesFromPostgreSQL(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageHome}, 100, 30)
+	u.waitFor(t, "Race: N copies", "PostgreSQL ready")
+	u.press("down", "down", "down", "enter")
+	u.waitFor(t, "Copies: 10")
+	u.press("up", "up", "+", "+") // 32
+	u.waitFor(t, "Copies: 32")
+	u.press("enter")
+	u.waitFor(t, "32 answers (32 of them 200)", "1 distinct booking id (b1)", "1 row in PostgreSQL", "2 seats taken", "One booking")
+	if got := strings.Count(u.screen(), "○"); got < 31 {
+		t.Errorf("%d replay marks, want 31 (+1 in the legend):\n%s", got, u.screen())
+	}
+	u.press("v", "enter")
+	u.waitFor(t, "32 distinct booking ids (b1 … b32)", "32 rows in PostgreSQL", "64 seats taken", "charged 32 times")
+}
+
+func TestPresenterModeHidesTheChrome(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
+	u.waitFor(t, "step 1 ·")
+	u.press("P")
+	u.waitFor(t, "00:0", "step 1 ")
+	if s := u.screen(); strings.Contains(s, "esc back") || strings.Contains(s, "Rows (committed)") {
+		t.Errorf("presenter mode shows chrome:\n%s", s)
+	}
+	u.tm.Send(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	u.waitFor(t, "step 2 ", "BEGIN; lock event 1")
+	u.tm.Send(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	u.waitFor(t, "step 1 of 2 so far")
+	u.press("P")
+	u.waitFor(t, "space play/pause", "Rows (committed)")
+}
+
+// Every screen draws inside the window at 80x24 and 120x40, with no line
+// wider than the window.
+func TestEveryScreenFitsTheWindow(t *testing.T) {
+	screens := []struct {
+		open common.Open
+		want string
+	}{
+		{common.Open{Page: common.PageHome}, "Lesson: Idempotency"},
+		{common.Open{Page: common.PageReader, Name: "idempotency"}, "In 1 minute"},
+		{common.Open{Page: common.PageReader, Name: "retry-across-instances"}, "Say it in 30 seconds"},
+		{common.Open{Page: common.PagePlay, Name: "other-instance", Variant: sim.Broken}, "API-2"},
+		{common.Open{Page: common.PagePlay, Name: "redis-ttl", Variant: sim.Broken}, "Redis"},
+		{common.Open{Page: common.PagePicker}, "Scenarios"},
+		{common.Open{Page: common.PageRace}, "Copies: 10"},
+		{common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, "question 1 of 5"},
+		{common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, "What causes it?"},
+		{common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, "6. "},
+		{common.Open{Page: common.PageDrill}, "Countdown: 30 s"},
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		for _, sc := range screens {
+			u := startUI(t, sc.open, size[0], size[1])
+			u.waitFor(t, sc.want)
+			u.settle(t)
+			lines := strings.Split(strings.TrimRight(u.screen(), "\n"), "\n")
+			if len(lines) > size[1] {
+				t.Errorf("%v at %v: %d lines", sc.open, size, len(lines))
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w > size[0] {
+					t.Errorf("%v at %v: line %d is %d wide", sc.open, size, i, w)
+				}
+			}
+		}
+	}
+}
+
+func TestReaderContentsAndSearch(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u.waitFor(t, "In 1 minute")
+	u.press("t")
+	u.waitFor(t, "Contents", "Follow-ups", "Try this")
+	for range 5 {
+		u.press("j")
+	}
+	u.press("enter")
+	u.waitFor(t, "Idempotency · Follow-ups")
+	u.press("/")
+	u.waitFor(t, "/")
+	u.tm.Type("redis q") // q is typed, not quit
+	u.press("enter")
+	u.waitFor(t, "/redis q: not on this page")
+	u.press("/")
+	for range 2 {
+		u.tm.Send(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	u.press("enter")
+	u.waitFor(t, "/redis: match 1 of ", "▶ ")
+	u.press("n")
+	u.waitFor(t, "/redis: match 2 of ")
+	u.press("N")
+	u.waitFor(t, "/redis: match 1 of ")
+	u.press("esc")
+	u.waitGone(t, "match 1 of")
+	u.press("esc")
+	u.waitFor(t, "Lesson: Idempotency") // the second esc goes back
+}
+
+// waitGone waits until text is no longer on screen.
+func (u *uiTest) waitGone(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(u.screen(), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q stayed on screen:\n%s", text, u.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
