@@ -363,28 +363,29 @@ func (e *Engine) findSQL() string {
 	return sqlFindByKey
 }
 
-// find looks up the booking that holds req's key.
-func (e *Engine) find(ctx context.Context, q Querier, req BookingRequest) (Booking, bool, error) {
-	b := Booking{Key: req.Key}
+// find looks up the booking that holds req's key (of req's user, unless the
+// design looks across users); found is false when there is none. Should a
+// broken design have stored several, the first row PostgreSQL returns is
+// taken.
+func (e *Engine) find(ctx context.Context, q Querier, req BookingRequest) (b Booking, found bool, err error) {
 	args := []any{req.UserID, req.Key}
 	if e.Design.KeyAcrossUsers {
 		args = []any{req.Key}
 	}
 	rows, err := q.Query(ctx, e.findSQL(), args...)
 	if err != nil {
-		return b, false, fmt.Errorf("look up key: %w", err)
+		return Booking{}, false, fmt.Errorf("look up key: %w", err)
 	}
-	found := false
-	for rows.Next() {
-		if err := rows.Scan(&b.ID, &b.UserID, &b.EventID, &b.Quantity, &b.CreatedAt); err != nil {
-			return b, false, fmt.Errorf("look up key: %w", err)
-		}
-		found = true
+	// Lax: the statement does not select the key; it is req's, which it matched.
+	b, err = pgx.CollectOneRow(rows, pgx.RowToStructByNameLax[Booking])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Booking{}, false, nil
 	}
-	if err := rows.Err(); err != nil {
-		return b, false, fmt.Errorf("look up key: %w", err)
+	if err != nil {
+		return Booking{}, false, fmt.Errorf("look up key: %w", err)
 	}
-	return b, found, nil
+	b.Key = req.Key
+	return b, true, nil
 }
 
 // BookingByID reads a committed booking by its row id.

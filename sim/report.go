@@ -133,20 +133,13 @@ func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
 // the trace (the commits of new bookings, by intent).
 func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, trace []Event) ([]Invariant, error) {
 	var left, booked, minLeft, dupKeys int
-	rows, err := db.Query(ctx, `SELECT
+	err := db.QueryRow(ctx, `SELECT
 		(SELECT coalesce(sum(seats_left), 0) FROM events),
 		(SELECT coalesce(sum(quantity), 0) FROM bookings),
 		(SELECT coalesce(min(seats_left), 0) FROM events),
-		(SELECT count(*) FROM (SELECT 1 FROM bookings GROUP BY user_id, idempotency_key HAVING count(*) > 1) d)`)
+		(SELECT count(*) FROM (SELECT 1 FROM bookings GROUP BY user_id, idempotency_key HAVING count(*) > 1) d)`).
+		Scan(&left, &booked, &minLeft, &dupKeys)
 	if err != nil {
-		return nil, fmt.Errorf("check invariants: %w", err)
-	}
-	for rows.Next() {
-		if err := rows.Scan(&left, &booked, &minLeft, &dupKeys); err != nil {
-			return nil, fmt.Errorf("check invariants: %w", err)
-		}
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("check invariants: %w", err)
 	}
 	taken := seatsAtStart - left
