@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -225,9 +226,9 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 	if err != nil {
 		return Result{}, fmt.Errorf("read event %d: %w", req.EventID, err)
 	}
-	text := fmt.Sprintf("BEGIN; lock event %d FOR UPDATE (%d seats left)", req.EventID, seatsLeft)
+	text := fmt.Sprintf("BEGIN; lock event %d FOR UPDATE (%s left)", req.EventID, english.Plural(seatsLeft, "seat", ""))
 	if d.NoRowLock {
-		text = fmt.Sprintf("BEGIN; read event %d without a lock (%d seats left): another copy may be doing the same", req.EventID, seatsLeft)
+		text = fmt.Sprintf("BEGIN; read event %d without a lock (%s left): another copy may be doing the same", req.EventID, english.Plural(seatsLeft, "seat", ""))
 	}
 	if err := e.step(ctx, req, Event{Kind: KindLock, SQL: read, Label: label, Text: text}); err != nil {
 		return Result{}, err
@@ -276,7 +277,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 	}
 	if seatsLeft < req.Quantity {
 		return Result{}, e.refuse(ctx, tx, req, errNotEnoughSeats(),
-			fmt.Sprintf("%d seats asked, %d left: 409 %s", req.Quantity, seatsLeft, MsgNotEnoughSeats))
+			fmt.Sprintf("%s asked, %d left: 409 %s", english.Plural(req.Quantity, "seat", ""), seatsLeft, MsgNotEnoughSeats))
 	}
 	// PostgreSQL keeps microseconds: a replay must read back the very time
 	// the first answer showed.

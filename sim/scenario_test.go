@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 func runScenario(t *testing.T, name string, opts Options) *Report {
@@ -213,5 +215,56 @@ func TestGatedTraceStepsThroughTheLostAnswerSequence(t *testing.T) {
 		"send", "lock", "lookup(found)", "commit", "answer"}
 	if !slices.Equal(steps, want) {
 		t.Errorf("steps =\n %v\nwant\n %v", steps, want)
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		25 * time.Hour:   "25 hours",
+		time.Hour:        "1 hour",
+		90 * time.Minute: "90 minutes",
+		time.Minute:      "1 minute",
+		3 * time.Second:  "3s",
+	} {
+		if got := humanDuration(d); got != want {
+			t.Errorf("humanDuration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// Captions count in words: the event of no-retry-on-4xx has 1 seat, and
+// the browser of retries-exhausted gives up after 3 tries.
+func TestCaptionsCountInWords(t *testing.T) {
+	tests := []struct {
+		scenario string
+		want     []string // substrings of step captions, each found in some step
+	}{
+		{"no-retry-on-4xx", []string{"FOR UPDATE (1 seat left)", "2 seats asked, 1 left: 409", "POST /bookings 2 seats, Idempotency-Key"}},
+		{"retries-exhausted", []string{"500 from the server after 3 tries: give up", "FOR UPDATE (10 seats left)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			s, err := Lookup(tt.scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := s.Prepare(t.Context(), testDatabase(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			if _, err := run.Execute(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			var texts []string
+			for _, ev := range run.Trace.Recorded() {
+				texts = append(texts, ev.Text)
+			}
+			for _, w := range tt.want {
+				if !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, w) }) {
+					t.Errorf("no caption contains %q; captions:\n%s", w, strings.Join(texts, "\n"))
+				}
+			}
+		})
 	}
 }
