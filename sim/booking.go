@@ -127,7 +127,10 @@ type Engine struct {
 	Design Design
 	// Barrier, when set, holds every request at BarrierAt until all the
 	// copies it waits for are there: a forced interleaving, shown as a pause
-	// step.
+	// step. A request that ends without reaching BarrierAt (refused before
+	// it, a replay found at the lookup, an error) leaves the barrier, so the
+	// others do not wait for it. Every copy the barrier expects must call
+	// BookTicket.
 	Barrier   *Barrier
 	BarrierAt Point
 	// At, when set, is called at each Point with the request. It may return
@@ -186,10 +189,18 @@ const uniqueViolation = "23505"
 // died at a Point. Other errors (the database went away, ctx ended) are
 // returned as they are; the transaction is rolled back.
 func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, error) {
+	held := false // whether this request reached e.Barrier
+	if b := e.Barrier; b != nil {
+		defer func() {
+			if !held {
+				b.Leave()
+			}
+		}()
+	}
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
-	res, err := e.bookTx(ctx, req)
+	res, err := e.bookTx(ctx, req, &held)
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
 		if err := e.step(ctx, req, Event{Kind: KindRollback, Label: "23505: ROLLBACK all",
 			Text: fmt.Sprintf("unique violation 23505 on %s: another copy committed first; the whole transaction is rolled back, seats included",
@@ -201,7 +212,9 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 	return res, err
 }
 
-func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error) {
+// bookTx runs the transaction of BookTicket; *held is set when the request
+// reaches the barrier.
+func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Result, error) {
 	tx, err := e.Pool().Begin(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("begin: %w", err)
@@ -272,7 +285,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 			return res, err
 		}
 	}
-	if err := e.at(ctx, PointAfterLookup, req); err != nil {
+	if err := e.at(ctx, PointAfterLookup, req, held); err != nil {
 		return Result{}, err
 	}
 	if seatsLeft < req.Quantity {
@@ -304,7 +317,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 		Text:  fmt.Sprintf("seats %d → %d, insert %s (not committed yet)", seatsLeft, after, b.PublicID())}); err != nil {
 		return Result{}, err
 	}
-	if err := e.at(ctx, PointBeforeCommit, req); err != nil {
+	if err := e.at(ctx, PointBeforeCommit, req, held); err != nil {
 		if errors.Is(err, ErrCrash) {
 			// A dying process drops its connection; PostgreSQL rolls back.
 			_ = tx.Conn().Close(context.WithoutCancel(ctx))
@@ -318,7 +331,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())}); err != nil {
 		return Result{}, err
 	}
-	if err := e.at(ctx, PointAfterCommit, req); err != nil {
+	if err := e.at(ctx, PointAfterCommit, req, held); err != nil {
 		return Result{}, err
 	}
 	return Result{Booking: b}, nil
@@ -413,14 +426,15 @@ func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Error) {
 	return Result{Booking: prior, Replayed: true}, nil
 }
 
-// at holds the request at the barrier and runs the scenario's hook at point
-// p, tracing the pause or the crash.
-func (e *Engine) at(ctx context.Context, p Point, req BookingRequest) error {
+// at holds the request at the barrier (setting *held) and runs the
+// scenario's hook at point p, tracing the pause or the crash.
+func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool) error {
 	if e.Barrier != nil && e.BarrierAt == p {
 		if err := e.step(ctx, req, Event{Kind: KindPause, To: e.Lane, Label: "held " + pointWords[p],
 			Text: fmt.Sprintf("forced interleaving: held at %s until every copy is there", p)}); err != nil {
 			return err
 		}
+		*held = true // Wait counts it as arrived, even if ctx has ended
 		if err := e.Barrier.Wait(ctx); err != nil {
 			return err
 		}
