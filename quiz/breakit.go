@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -43,7 +44,7 @@ func buildBreakIt() (Set, error) {
 func breakItFrom(lesson *lessons.Page) (Set, error) {
 	rows := lesson.BreakIt
 	if len(rows) != len(breakRows) {
-		return Set{}, shapeError(lesson, "Break it has %d rows, quiz has questions for %d", len(rows), len(breakRows))
+		return Set{}, shapeError(lesson, "Break it has %s, quiz has questions for %d", english.Plural(len(rows), "row", ""), len(breakRows))
 	}
 	type row struct{ symptom, cause, where string }
 	r := make([]row, len(rows))

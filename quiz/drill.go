@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/lessons"
 )
 
@@ -138,7 +139,7 @@ func interviewFrom(lesson, card *lessons.Page) (Drill, error) {
 	}
 	add := func(p *lessons.Page, section string, ids []struct{ id, mustContain string }) error {
 		if len(p.FollowUps) != len(ids) {
-			return shapeError(p, "%s has %d questions, quiz has card IDs for %d", section, len(p.FollowUps), len(ids))
+			return shapeError(p, "%s has %s, quiz has card IDs for %d", section, english.Plural(len(p.FollowUps), "question", ""), len(ids))
 		}
 		for i, f := range p.FollowUps {
 			if !strings.Contains(f.Question, ids[i].mustContain) {

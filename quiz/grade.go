@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/dustin/go-humanize/english"
 )
 
 // ErrInvalidAnswer is wrapped by the error a grader returns when the input
@@ -125,7 +127,7 @@ func GradeShort(q Question, ticked []bool) (Result, error) {
 
 func gradeChecklist(q Question, points []string, ticked []bool) (Result, error) {
 	if len(ticked) != len(points) {
-		return Result{}, invalid(q, "the checklist has %d points, got %d ticks", len(points), len(ticked))
+		return Result{}, invalid(q, "the checklist has %s, got %s", english.Plural(len(points), "point", ""), english.Plural(len(ticked), "tick", ""))
 	}
 	var r Result
 	n := 0

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -137,6 +138,9 @@ func TestGradeShort(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := GradeShort(tt.q, tt.ticked)
+			if tt.name == "too few ticks" && (err == nil || !strings.HasSuffix(err.Error(), "the checklist has 4 points, got 1 tick")) {
+				t.Errorf("err = %v, want it to say 4 points and 1 tick", err)
+			}
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("err = %v, want %v", err, tt.err)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -144,18 +145,18 @@ func (c Claim) Check(s Symptom) error {
 		diffs = append(diffs, fmt.Sprintf("messages %q, claimed %q", s.Messages, c.Messages))
 	}
 	for _, n := range []struct {
-		what       string
+		one, many  string // many is "" where english.PluralWord's rule fits
 		got, claim int
 	}{
-		{"answers lost", s.Lost, c.Lost},
-		{"intents", s.Intents, c.Intents},
-		{"keys", s.Keys, c.Keys},
-		{"tries", s.Tries, c.Tries},
-		{"booking rows", s.Rows, c.Rows},
-		{"seats taken", s.Seats, c.Seats},
+		{"answer lost", "answers lost", s.Lost, c.Lost},
+		{"intent", "", s.Intents, c.Intents},
+		{"key", "", s.Keys, c.Keys},
+		{"try", "", s.Tries, c.Tries},
+		{"booking row", "", s.Rows, c.Rows},
+		{"seat taken", "seats taken", s.Seats, c.Seats},
 	} {
 		if n.got != n.claim {
-			diffs = append(diffs, fmt.Sprintf("%d %s, claimed %d", n.got, n.what, n.claim))
+			diffs = append(diffs, fmt.Sprintf("%s, claimed %d", english.Plural(n.got, n.one, n.many), n.claim))
 		}
 	}
 	if !slices.Equal(c.Broken, s.Broken) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -130,7 +131,7 @@ func buildCheckpoint() (Set, error) {
 // checkpointFrom builds the Checkpoint set from the lesson page.
 func checkpointFrom(lesson *lessons.Page) (Set, error) {
 	if n := len(lesson.Checkpoint); n != checkpointCount {
-		return Set{}, shapeError(lesson, "Checkpoint has %d questions, quiz has choices for %d", n, checkpointCount)
+		return Set{}, shapeError(lesson, "Checkpoint has %s, quiz has choices for %d", english.Plural(n, "question", ""), checkpointCount)
 	}
 	prompt := func(i int) string { return plain(lesson.Checkpoint[i]) }
 	source := func(i int) string { return fmt.Sprintf("%s › Checkpoint %d", lesson.Title, i+1) }
@@ -233,7 +234,7 @@ func redrawFrom(lesson *lessons.Page) (Set, error) {
 		if seq != nil {
 			n = len(seq.Messages)
 		}
-		return Set{}, shapeError(lesson, "the sequence diagram has %d messages, want %d (book, commit, lost answer, retry, lookup, same answer)", n, sequenceSteps)
+		return Set{}, shapeError(lesson, "the sequence diagram has %s, want %d (book, commit, lost answer, retry, lookup, same answer)", english.Plural(n, "message", ""), sequenceSteps)
 	}
 	steps, err := StepsOf(seq)
 	if err != nil {

@@ -11,7 +11,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // FileName is the name of the progress file inside the state directory.
@@ -25,9 +28,10 @@ var ErrNewerVersion = errors.New("progress saved by a newer learn")
 
 // Store reads and writes a learner's progress file. Several learn processes
 // may use the same file at once: every change goes through [Store.Update],
-// which holds an exclusive lock (flock on Path+".lock"; LockFileEx on
-// Windows) while it rereads the file, applies the change and writes it back
-// atomically, so no process overwrites what another saved.
+// which holds an exclusive lock on Path+".lock" (gofrs/flock: flock on
+// Unix, LockFileEx on Windows) while it rereads the file, applies the
+// change and writes it back atomically, so no process overwrites what
+// another saved.
 //
 // The zero Store is not usable: set Path, usually to [DefaultPath].
 type Store struct {
@@ -295,8 +299,14 @@ func (s *Store) removeStaleTemps() {
 	}
 }
 
-// lock takes the exclusive lock on Path+".lock", creating the directory
-// (0700) and the lock file (0600) if needed, and returns its release.
+// lock takes the exclusive lock on Path+".lock", waiting for other
+// holders, and returns its release. The lock is github.com/gofrs/flock:
+// flock(2) on Unix, LockFileEx on Windows, so it holds across processes
+// and across Store values in one process. It creates the directory (0700)
+// and the lock file (0600, empty) if needed; the lock file is opened
+// read-only and never written, and the progress file is not touched.
+// Where the platform has no file locks (Plan 9, js, wasip1), saves are
+// serialised within this process only.
 func (s *Store) lock() (func(), error) {
 	if s.Path == "" {
 		return nil, errors.New("quiz: the progress store has no path; use quiz.DefaultPath")
@@ -304,19 +314,20 @@ func (s *Store) lock() (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
 		return nil, fmt.Errorf("quiz: create the progress directory: %w", err)
 	}
-	f, err := os.OpenFile(s.Path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	l := flock.New(s.Path + ".lock")
+	err := l.Lock()
+	if errors.Is(err, errors.ErrUnsupported) {
+		processLock.Lock()
+		return processLock.Unlock, nil
+	}
 	if err != nil {
-		return nil, fmt.Errorf("quiz: open the progress lock: %w", err)
+		return nil, fmt.Errorf("quiz: lock %s: %w", l.Path(), err)
 	}
-	if err := lockFile(f); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("quiz: lock %s: %w", f.Name(), err)
-	}
-	return func() {
-		_ = unlockFile(f)
-		_ = f.Close()
-	}, nil
+	return func() { _ = l.Unlock() }, nil
 }
+
+// processLock serialises saves where there is no file lock.
+var processLock sync.Mutex
 
 // writeFileAtomic replaces path with data: a temporary file (0600) in the
 // same directory, written and fsynced, renamed over path, and the directory

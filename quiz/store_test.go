@@ -420,6 +420,46 @@ func TestStoreFilesAndModes(t *testing.T) {
 	}
 }
 
+// The lock is only a lock: its file stays empty (0600), and taking it
+// changes nothing about the progress file, not even a read-only one's mode.
+func TestStoreLockWritesNothing(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix permissions")
+	}
+	s := newStore(t)
+	if _, err := s.Update(func(p *Progress) error { p.MarkRead(LessonSlug, fixedNow); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(s.Path, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := mustLoad(t, s); !p.IsRead(LessonSlug) { // Load takes the lock
+		t.Errorf("Load lost the page read: %s", jsonOf(t, p))
+	}
+	fi, err := os.Stat(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o400 || !bytes.Equal(after, before) {
+		t.Errorf("after Load the progress file is %v with %q, want 0400 with %q", fi.Mode().Perm(), after, before)
+	}
+	lock, err := os.Stat(s.Path + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lock.Size() != 0 || lock.Mode().Perm() != 0o600 {
+		t.Errorf("lock file: %d bytes, mode %v; want empty, 0600", lock.Size(), lock.Mode().Perm())
+	}
+}
+
 func TestStoreRemovesStaleTemp(t *testing.T) {
 	s := newStore(t)
 	if _, err := s.Update(func(*Progress) error { return nil }); err != nil {

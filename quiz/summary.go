@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/lessons"
 )
 
@@ -83,7 +84,7 @@ func setLine(sp *SetProgress, total int) string {
 	}
 	var parts []string
 	if sp.Attempts > 0 {
-		parts = append(parts, fmt.Sprintf("best %s, last %s, %s", percent(sp.Best), percent(sp.LastScore), count(sp.Attempts, "attempt")))
+		parts = append(parts, fmt.Sprintf("best %s, last %s, %s", percent(sp.Best), percent(sp.LastScore), english.Plural(sp.Attempts, "attempt", "")))
 	}
 	if total > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d answered", min(len(sp.Answers), total), total))

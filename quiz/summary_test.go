@@ -55,6 +55,12 @@ func TestSummary(t *testing.T) {
 		t.Error("summary does not end in a newline")
 	}
 
+	once := NewProgress()
+	once.FinishAttempt(SetCheckpoint, 1)
+	if got, want := Summary(once, now), "best 100%, last 100%, 1 attempt;"; !strings.Contains(got, want) {
+		t.Errorf("summary lacks %q:\n%s", want, got)
+	}
+
 	empty := Summary(nil, now)
 	for _, want := range []string{"nothing saved yet", "Pages read: 0 of 2", "Flashcards: 7 of 7 due today (7 new)", "Spoken answers: 30 s", "Resume at: the home screen"} {
 		if !strings.Contains(empty, want) {

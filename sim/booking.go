@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -126,7 +127,10 @@ type Engine struct {
 	Design Design
 	// Barrier, when set, holds every request at BarrierAt until all the
 	// copies it waits for are there: a forced interleaving, shown as a pause
-	// step.
+	// step. A request that ends without reaching BarrierAt (refused before
+	// it, a replay found at the lookup, an error) leaves the barrier, so the
+	// others do not wait for it. Every copy the barrier expects must call
+	// BookTicket.
 	Barrier   *Barrier
 	BarrierAt Point
 	// At, when set, is called at each Point with the request. It may return
@@ -185,10 +189,18 @@ const uniqueViolation = "23505"
 // died at a Point. Other errors (the database went away, ctx ended) are
 // returned as they are; the transaction is rolled back.
 func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, error) {
+	held := false // whether this request reached e.Barrier
+	if b := e.Barrier; b != nil {
+		defer func() {
+			if !held {
+				b.Leave()
+			}
+		}()
+	}
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
-	res, err := e.bookTx(ctx, req)
+	res, err := e.bookTx(ctx, req, &held)
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
 		if err := e.step(ctx, req, Event{Kind: KindRollback, Label: "23505: ROLLBACK all",
 			Text: fmt.Sprintf("unique violation 23505 on %s: another copy committed first; the whole transaction is rolled back, seats included",
@@ -200,7 +212,9 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 	return res, err
 }
 
-func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error) {
+// bookTx runs the transaction of BookTicket; *held is set when the request
+// reaches the barrier.
+func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Result, error) {
 	tx, err := e.Pool().Begin(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("begin: %w", err)
@@ -225,9 +239,9 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 	if err != nil {
 		return Result{}, fmt.Errorf("read event %d: %w", req.EventID, err)
 	}
-	text := fmt.Sprintf("BEGIN; lock event %d FOR UPDATE (%d seats left)", req.EventID, seatsLeft)
+	text := fmt.Sprintf("BEGIN; lock event %d FOR UPDATE (%s left)", req.EventID, english.Plural(seatsLeft, "seat", ""))
 	if d.NoRowLock {
-		text = fmt.Sprintf("BEGIN; read event %d without a lock (%d seats left): another copy may be doing the same", req.EventID, seatsLeft)
+		text = fmt.Sprintf("BEGIN; read event %d without a lock (%s left): another copy may be doing the same", req.EventID, english.Plural(seatsLeft, "seat", ""))
 	}
 	if err := e.step(ctx, req, Event{Kind: KindLock, SQL: read, Label: label, Text: text}); err != nil {
 		return Result{}, err
@@ -271,12 +285,12 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 			return res, err
 		}
 	}
-	if err := e.at(ctx, PointAfterLookup, req); err != nil {
+	if err := e.at(ctx, PointAfterLookup, req, held); err != nil {
 		return Result{}, err
 	}
 	if seatsLeft < req.Quantity {
 		return Result{}, e.refuse(ctx, tx, req, errNotEnoughSeats(),
-			fmt.Sprintf("%d seats asked, %d left: 409 %s", req.Quantity, seatsLeft, MsgNotEnoughSeats))
+			fmt.Sprintf("%s asked, %d left: 409 %s", english.Plural(req.Quantity, "seat", ""), seatsLeft, MsgNotEnoughSeats))
 	}
 	// PostgreSQL keeps microseconds: a replay must read back the very time
 	// the first answer showed.
@@ -303,7 +317,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 		Text:  fmt.Sprintf("seats %d → %d, insert %s (not committed yet)", seatsLeft, after, b.PublicID())}); err != nil {
 		return Result{}, err
 	}
-	if err := e.at(ctx, PointBeforeCommit, req); err != nil {
+	if err := e.at(ctx, PointBeforeCommit, req, held); err != nil {
 		if errors.Is(err, ErrCrash) {
 			// A dying process drops its connection; PostgreSQL rolls back.
 			_ = tx.Conn().Close(context.WithoutCancel(ctx))
@@ -317,7 +331,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest) (Result, error)
 		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())}); err != nil {
 		return Result{}, err
 	}
-	if err := e.at(ctx, PointAfterCommit, req); err != nil {
+	if err := e.at(ctx, PointAfterCommit, req, held); err != nil {
 		return Result{}, err
 	}
 	return Result{Booking: b}, nil
@@ -363,28 +377,29 @@ func (e *Engine) findSQL() string {
 	return sqlFindByKey
 }
 
-// find looks up the booking that holds req's key.
-func (e *Engine) find(ctx context.Context, q Querier, req BookingRequest) (Booking, bool, error) {
-	b := Booking{Key: req.Key}
+// find looks up the booking that holds req's key (of req's user, unless the
+// design looks across users); found is false when there is none. Should a
+// broken design have stored several, the first row PostgreSQL returns is
+// taken.
+func (e *Engine) find(ctx context.Context, q Querier, req BookingRequest) (b Booking, found bool, err error) {
 	args := []any{req.UserID, req.Key}
 	if e.Design.KeyAcrossUsers {
 		args = []any{req.Key}
 	}
 	rows, err := q.Query(ctx, e.findSQL(), args...)
 	if err != nil {
-		return b, false, fmt.Errorf("look up key: %w", err)
+		return Booking{}, false, fmt.Errorf("look up key: %w", err)
 	}
-	found := false
-	for rows.Next() {
-		if err := rows.Scan(&b.ID, &b.UserID, &b.EventID, &b.Quantity, &b.CreatedAt); err != nil {
-			return b, false, fmt.Errorf("look up key: %w", err)
-		}
-		found = true
+	// Lax: the statement does not select the key; it is req's, which it matched.
+	b, err = pgx.CollectOneRow(rows, pgx.RowToStructByNameLax[Booking])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Booking{}, false, nil
 	}
-	if err := rows.Err(); err != nil {
-		return b, false, fmt.Errorf("look up key: %w", err)
+	if err != nil {
+		return Booking{}, false, fmt.Errorf("look up key: %w", err)
 	}
-	return b, found, nil
+	b.Key = req.Key
+	return b, true, nil
 }
 
 // BookingByID reads a committed booking by its row id.
@@ -411,14 +426,15 @@ func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Error) {
 	return Result{Booking: prior, Replayed: true}, nil
 }
 
-// at holds the request at the barrier and runs the scenario's hook at point
-// p, tracing the pause or the crash.
-func (e *Engine) at(ctx context.Context, p Point, req BookingRequest) error {
+// at holds the request at the barrier (setting *held) and runs the
+// scenario's hook at point p, tracing the pause or the crash.
+func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool) error {
 	if e.Barrier != nil && e.BarrierAt == p {
 		if err := e.step(ctx, req, Event{Kind: KindPause, To: e.Lane, Label: "held " + pointWords[p],
 			Text: fmt.Sprintf("forced interleaving: held at %s until every copy is there", p)}); err != nil {
 			return err
 		}
+		*held = true // Wait counts it as arrived, even if ctx has ended
 		if err := e.Barrier.Wait(ctx); err != nil {
 			return err
 		}

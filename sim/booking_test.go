@@ -267,3 +267,54 @@ func TestBookTicketUniqueViolationRollsBackTheLoserSeatsIncluded(t *testing.T) {
 		t.Error("no rollback for a unique violation in the trace: the race was not forced")
 	}
 }
+
+// Requests that end before the pause point leave the barrier, so the one
+// held there goes on rather than waiting for copies that will never come:
+// a request refused before it (404), one never started (400) and a
+// replay found at the lookup. (The replay is of another event: the held
+// request keeps its event's row locked until it commits.)
+func TestBookTicketRequestsThatEndBeforeThePauseLeaveTheBarrier(t *testing.T) {
+	st, ev := newStage(t, 10, StageConfig{MaxConns: 6})
+	other, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engineOf(st)
+	replay := BookingRequest{UserID: "ada", EventID: other, Quantity: 2, Key: uuid.New()}
+	first, err := eng.BookTicket(t.Context(), replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBarrier(4)
+	eng.Barrier, eng.BarrierAt = b, PointAfterLookup
+	reqs := []BookingRequest{
+		{UserID: "ada", EventID: ev, Quantity: 3, Key: uuid.New()},  // held at the pause point, then books
+		{UserID: "ada", EventID: 999, Quantity: 2, Key: uuid.New()}, // 404 before the pause point
+		{UserID: "ada", EventID: ev, Quantity: 0, Key: uuid.New()},  // 400: no transaction at all
+		replay, // found at the lookup
+	}
+	results := make([]Result, len(reqs))
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	for i, req := range reqs {
+		wg.Go(func() { results[i], errs[i] = eng.BookTicket(t.Context(), req) })
+	}
+	wg.Wait()
+	if errs[0] != nil || results[0].Replayed || results[0].Booking.Quantity != 3 {
+		t.Errorf("held request = %+v, %v; want a new booking of 3", results[0], errs[0])
+	}
+	for i, status := range map[int]int{1: http.StatusNotFound, 2: http.StatusBadRequest} {
+		if e, ok := errors.AsType[*Error](errs[i]); !ok || e.Status != status {
+			t.Errorf("request %d: err = %v, want %d", i, errs[i], status)
+		}
+	}
+	if errs[3] != nil || !results[3].Replayed || results[3].Booking.ID != first.Booking.ID {
+		t.Errorf("replay = %+v, %v; want a replay of %d", results[3], errs[3], first.Booking.ID)
+	}
+	if !b.isOpen() {
+		t.Error("the barrier is still closed")
+	}
+	if rows, left := counts(t, st, ev); rows != 2 || left != 7 {
+		t.Errorf("rows=%d seats_left=%d, want 2 (3 seats here, 2 on the other event) and 7", rows, left)
+	}
+}

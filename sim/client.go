@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/google/uuid"
 )
 
@@ -150,7 +151,7 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			who = "browser"
 		}
 		label := fmt.Sprintf("%s: book %d, key %s", who, in.Quantity, ShortKey(in.Key))
-		caption := fmt.Sprintf("POST /bookings %d seats, Idempotency-Key %s", in.Quantity, in.Key)
+		caption := fmt.Sprintf("POST /bookings %s, Idempotency-Key %s", english.Plural(in.Quantity, "seat", ""), in.Key)
 		switch {
 		case try > 1 && c.NewKeyPerTry:
 			label = fmt.Sprintf("%s retries: book %d, NEW key %s", who, in.Quantity, ShortKey(in.Key))
@@ -199,7 +200,7 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		}
 		if try > len(backoff) {
 			if err := c.Trace.Emit(tctx, Event{Kind: KindGiveUp, From: LaneBrowser, To: LaneBrowser,
-				Key: in.Key.String(), Label: "give up", Text: fmt.Sprintf("%s after %d tries: give up and tell the user", why, try)}); err != nil {
+				Key: in.Key.String(), Label: "give up", Text: fmt.Sprintf("%s after %s: give up and tell the user", why, english.Plural(try, "try", ""))}); err != nil {
 				out.Err = err
 			}
 			return out

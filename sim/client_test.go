@@ -181,3 +181,42 @@ func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
 		t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
 	}
 }
+
+// The fix the quiz's Break it names for a changed quantity: the browser
+// makes it a new intent with a new key (Intent.WithQuantity), which books
+// anew; the same change sent with the old key is refused with 409.
+func TestChangedQuantityIsANewIntentWithANewKey(t *testing.T) {
+	st, ev := newStage(t, 10, StageConfig{})
+	browser := st.Browser(TokenAda, nil)
+	in := NewIntent(1, ev, 2)
+	first := browser.Book(t.Context(), in)
+	if first.Answer == nil || first.Answer.Status != http.StatusOK || first.Answer.Booking == nil || first.Answer.Replayed {
+		t.Fatalf("first booking: %+v", first.Answer)
+	}
+
+	reused := in
+	reused.Quantity = 3 // the client's bug: same key, other quantity
+	got := browser.Book(t.Context(), reused)
+	if a := got.Answer; a == nil || a.Status != http.StatusConflict || a.Error == nil || a.Error.Code != CodeKeyReused || a.Error.Message != MsgKeyReused {
+		t.Fatalf("reused key: %+v, want 409 %q", got.Answer, MsgKeyReused)
+	}
+	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+		t.Errorf("after the reused key rows=%d seats_left=%d, want 1 and 8", rows, left)
+	}
+
+	changed := in.WithQuantity(3)
+	if changed.Key == in.Key || changed.Quantity != 3 || changed.EventID != ev {
+		t.Fatalf("WithQuantity(3) = %+v, want event %d, 3 seats and a key other than %s", changed, ev, in.Key)
+	}
+	second := browser.Book(t.Context(), changed)
+	a := second.Answer
+	if a == nil || a.Status != http.StatusOK || a.Booking == nil || a.Replayed {
+		t.Fatalf("changed quantity: %+v, want 200 with a new booking", a)
+	}
+	if a.Booking.ID == first.Answer.Booking.ID || a.Booking.Quantity != 3 || a.Booking.IdempotencyKey != changed.Key.String() {
+		t.Errorf("changed quantity booked %+v, want a booking other than %s, of 3 seats, with key %s", a.Booking, first.Answer.Booking.ID, changed.Key)
+	}
+	if rows, left := counts(t, st, ev); rows != 2 || left != 5 {
+		t.Errorf("rows=%d seats_left=%d, want 2 rows and 5 seats taken", rows, left)
+	}
+}

@@ -12,7 +12,12 @@ import (
 // server LEARN_TEST_DATABASE points at. Each test takes a fresh schema.
 var testDB *pgtemp.Server
 
-func TestMain(m *testing.M) { os.Exit(pgtemp.RunTests(m, "sim", &testDB)) }
+// TestMain runs the tests in a local time zone that is not UTC, so that a
+// time shown without its conversion to UTC fails on every machine.
+func TestMain(m *testing.M) {
+	time.Local = time.FixedZone("UTC+9", 9*60*60)
+	os.Exit(pgtemp.RunTests(m, "sim", &testDB))
+}
 
 // newStage returns a one-instance stage on a fresh schema with one event of
 // seats seats, closed when the test ends.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 )
 
 // Fault is what the lossy network does to one try.
@@ -24,8 +23,6 @@ const (
 	// FailBeforeSend drops the request before it reaches the API: nothing
 	// runs on the server.
 	FailBeforeSend
-	// DelayAnswer carries both, but holds the answer for Network.Delay.
-	DelayAnswer
 	// Duplicate delivers the request twice at once; the browser reads the
 	// first answer to arrive and never sees the other.
 	Duplicate
@@ -39,8 +36,6 @@ func (f Fault) String() string {
 		return "lose answer"
 	case FailBeforeSend:
 		return "fail before send"
-	case DelayAnswer:
-		return "delay answer"
 	case Duplicate:
 		return "duplicate"
 	}
@@ -61,9 +56,10 @@ var ErrNotSent = errors.New("network unreachable: the request was not sent")
 type Network struct {
 	Base  http.RoundTripper   // the real transport; http.DefaultTransport when nil
 	Plan  func(Attempt) Fault // nil delivers everything
-	Delay time.Duration       // for DelayAnswer
-	Clock Clock               // for DelayAnswer
 	Trace *Trace              //
+	// Clock is not used: no fault takes time. It stays only because
+	// NewStage (stage.go) still sets it; drop both together.
+	Clock Clock
 }
 
 // Answer is an HTTP answer to POST /bookings as the browser reads it: the
@@ -132,11 +128,6 @@ func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
 	status, body, err := roundTrip(base, req)
 	if err != nil {
 		return nil, err
-	}
-	if fault == DelayAnswer {
-		if err := n.Clock.Sleep(ctx, n.Delay); err != nil {
-			return nil, err
-		}
 	}
 	if err := n.Trace.Emit(ctx, n.answerEvent(at, status, body, fault)); err != nil {
 		return nil, err
@@ -220,13 +211,10 @@ func (n *Network) answerEvent(at Attempt, status int, body []byte, fault Fault) 
 	if ans.Error != nil {
 		ev.Message = ans.Error.Message
 	}
-	switch fault {
-	case LoseAnswer:
+	if fault == LoseAnswer {
 		ev.Lost = true
 		ev.Label += " lost"
 		ev.Text += " — lost on the way back"
-	case DelayAnswer:
-		ev.Text += fmt.Sprintf(" (held %s by the network)", n.Delay)
 	}
 	return ev
 }

@@ -2,47 +2,82 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"sync"
-	"time"
 )
 
-// Barrier holds every caller of Wait until n callers have arrived, then lets
-// them all go: "both copies have looked up the key, then both insert". It is
-// used once.
+// Barrier forces an interleaving of concurrent copies: it holds every
+// caller of Wait until each of the n callers it expects has either arrived
+// or left, then lets them all go ("both copies have looked up the key,
+// then both insert"). It opens once and stays open.
+//
+// It never depends on the clock, so a learner may pause a gated run for
+// as long as they like: a copy that will never arrive (refused before the
+// pause point, a replay found at the lookup, an error) calls Leave, and
+// the barrier waits for one fewer; a caller that comes after it opened
+// passes at once. Safe for concurrent use.
 type Barrier struct {
-	n     int
-	mu    sync.Mutex
-	count int
-	open  chan struct{}
+	mu       sync.Mutex
+	expected int // callers that have not left: arrived or still to come
+	arrived  int
+	opened   bool
+	open     chan struct{}
 }
 
-// NewBarrier returns a barrier for n callers.
-func NewBarrier(n int) *Barrier { return &Barrier{n: n, open: make(chan struct{})} }
+// NewBarrier returns a barrier for n callers; n < 1 gives an open one.
+func NewBarrier(n int) *Barrier {
+	b := &Barrier{expected: n, open: make(chan struct{})}
+	b.openIfAllThere()
+	return b
+}
 
-// barrierTimeout bounds a wait at a barrier: a copy that failed before the
-// pause point never arrives, and the others must not wait for it forever.
-const barrierTimeout = 20 * time.Second
-
-// Wait blocks until n callers have called Wait, or ctx ends (then it returns
-// ctx.Err()), or barrierTimeout passes (then an error says how many came).
+// Wait counts the caller as arrived and blocks until every expected caller
+// has arrived or left. It returns nil once the barrier is open (at once if
+// it already was), or ctx.Err() if ctx ends first; the caller still counts
+// as arrived then.
 func (b *Barrier) Wait(ctx context.Context) error {
 	b.mu.Lock()
-	b.count++
-	if b.count == b.n {
-		close(b.open)
+	if !b.opened {
+		b.arrived++
+		b.openIfAllThere()
 	}
 	b.mu.Unlock()
-	t := time.NewTimer(barrierTimeout)
-	defer t.Stop()
+	select {
+	case <-b.open:
+		return nil
+	default:
+	}
 	select {
 	case <-b.open:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return fmt.Errorf("forced interleaving: only %d of %d copies reached the pause point in %s", b.count, b.n, barrierTimeout)
+	}
+}
+
+// Leave says that one of the expected callers will not call Wait: the
+// barrier then waits for one fewer, and opens if everyone else is there.
+// After the barrier opened, Leave does nothing.
+func (b *Barrier) Leave() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.opened {
+		b.expected--
+		b.openIfAllThere()
+	}
+}
+
+// isOpen reports whether the barrier has let its callers go.
+func (b *Barrier) isOpen() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.opened
+}
+
+// openIfAllThere opens the barrier when every expected caller has
+// arrived; b.mu is held.
+func (b *Barrier) openIfAllThere() {
+	if !b.opened && b.arrived >= b.expected {
+		b.opened = true
+		close(b.open)
 	}
 }

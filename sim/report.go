@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+
+	"github.com/dustin/go-humanize/english"
 )
 
 // Report is the headless result of a run (learn demo NAME --json).
@@ -133,26 +135,19 @@ func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
 // the trace (the commits of new bookings, by intent).
 func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, trace []Event) ([]Invariant, error) {
 	var left, booked, minLeft, dupKeys int
-	rows, err := db.Query(ctx, `SELECT
+	err := db.QueryRow(ctx, `SELECT
 		(SELECT coalesce(sum(seats_left), 0) FROM events),
 		(SELECT coalesce(sum(quantity), 0) FROM bookings),
 		(SELECT coalesce(min(seats_left), 0) FROM events),
-		(SELECT count(*) FROM (SELECT 1 FROM bookings GROUP BY user_id, idempotency_key HAVING count(*) > 1) d)`)
+		(SELECT count(*) FROM (SELECT 1 FROM bookings GROUP BY user_id, idempotency_key HAVING count(*) > 1) d)`).
+		Scan(&left, &booked, &minLeft, &dupKeys)
 	if err != nil {
-		return nil, fmt.Errorf("check invariants: %w", err)
-	}
-	for rows.Next() {
-		if err := rows.Scan(&left, &booked, &minLeft, &dupKeys); err != nil {
-			return nil, fmt.Errorf("check invariants: %w", err)
-		}
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("check invariants: %w", err)
 	}
 	taken := seatsAtStart - left
 	inv := []Invariant{
 		{InvSeatsMatchBookings, taken == booked, fmt.Sprintf("%d seats taken, %d booked", taken, booked)},
-		{InvOnePerKey, dupKeys == 0, fmt.Sprintf("%s with more than one booking", count(dupKeys, "(user, key) pair", "(user, key) pairs"))},
+		{InvOnePerKey, dupKeys == 0, fmt.Sprintf("%s with more than one booking", english.Plural(dupKeys, "(user, key) pair", ""))},
 		{InvSeatsNotNegative, minLeft >= 0, fmt.Sprintf("lowest seats_left %d", minLeft)},
 	}
 	split := 0
@@ -167,7 +162,7 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 			split++
 		}
 	}
-	inv = append(inv, Invariant{InvOneBookingPerTry, split == 0, fmt.Sprintf("%s got more than one booking id", count(split, "intent", "intents"))})
+	inv = append(inv, Invariant{InvOneBookingPerTry, split == 0, fmt.Sprintf("%s got more than one booking id", english.Plural(split, "intent", ""))})
 	made := map[int][]string{} // intent → the bookings it created
 	for _, ev := range trace {
 		if ev.Kind == KindCommit && !ev.Replayed && ev.BookingID != "" {
@@ -180,7 +175,7 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 			twice++
 		}
 	}
-	inv = append(inv, Invariant{InvOneBookingPerIntent, twice == 0, fmt.Sprintf("%s booked more than once", count(twice, "intent", "intents"))})
+	inv = append(inv, Invariant{InvOneBookingPerIntent, twice == 0, fmt.Sprintf("%s booked more than once", english.Plural(twice, "intent", ""))})
 	mismatched, unanswered := 0, 0
 	for _, o := range outcomes {
 		a := o.Answer
@@ -208,10 +203,10 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 		}
 	}
 	inv = append(inv,
-		Invariant{InvAnswerMatches, mismatched == 0, fmt.Sprintf("%s a booking of another event or quantity", count(mismatched, "answer carries", "answers carry"))},
-		Invariant{InvIntentGetsItsBook, unanswered == 0, fmt.Sprintf("%s but finally answered with something else", count(unanswered, "intent booked", "intents booked"))},
-		Invariant{InvRefusalFinal, resent == 0, fmt.Sprintf("%s sent again after a 4xx", count(resent, "intent", "intents"))},
-		Invariant{InvKeysPerUser, blocked == 0, fmt.Sprintf("%s 409 for a key only another user had used", count(blocked, "intent got", "intents got"))})
+		Invariant{InvAnswerMatches, mismatched == 0, fmt.Sprintf("%s a booking of another event or quantity", english.Plural(mismatched, "answer carries", "answers carry"))},
+		Invariant{InvIntentGetsItsBook, unanswered == 0, fmt.Sprintf("%s but finally answered with something else", english.Plural(unanswered, "intent booked", "intents booked"))},
+		Invariant{InvRefusalFinal, resent == 0, fmt.Sprintf("%s sent again after a 4xx", english.Plural(resent, "intent", ""))},
+		Invariant{InvKeysPerUser, blocked == 0, fmt.Sprintf("%s 409 for a key only another user had used", english.Plural(blocked, "intent got", "intents got"))})
 	return inv, nil
 }
 
@@ -225,12 +220,4 @@ func keyUsedBy(outcomes []Outcome, o Outcome) bool {
 		}
 	}
 	return false
-}
-
-// count is "1 intent" or "3 intents".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

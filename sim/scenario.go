@@ -53,7 +53,8 @@ type Setup struct {
 	Constraint Constraint
 	Keys       KeyPlace
 	// HoldAfterLookup forces an interleaving: this many requests are held
-	// at PointAfterLookup until all of them are there (0: none).
+	// at PointAfterLookup until each of them is there or has ended without
+	// reaching it (0: none). No clock bounds the wait (see Barrier).
 	HoldAfterLookup int
 	// NewKeyPerTry and RetryClientErrors break the browser client.
 	NewKeyPerTry      bool

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 func runScenario(t *testing.T, name string, opts Options) *Report {
@@ -213,5 +215,146 @@ func TestGatedTraceStepsThroughTheLostAnswerSequence(t *testing.T) {
 		"send", "lock", "lookup(found)", "commit", "answer"}
 	if !slices.Equal(steps, want) {
 		t.Errorf("steps =\n %v\nwant\n %v", steps, want)
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		25 * time.Hour:   "25 hours",
+		time.Hour:        "1 hour",
+		90 * time.Minute: "90 minutes",
+		time.Minute:      "1 minute",
+		3 * time.Second:  "3s",
+	} {
+		if got := humanDuration(d); got != want {
+			t.Errorf("humanDuration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// Captions count in words: the event of no-retry-on-4xx has 1 seat, and
+// the browser of retries-exhausted gives up after 3 tries.
+func TestCaptionsCountInWords(t *testing.T) {
+	tests := []struct {
+		scenario string
+		want     []string // substrings of step captions, each found in some step
+	}{
+		{"no-retry-on-4xx", []string{"FOR UPDATE (1 seat left)", "2 seats asked, 1 left: 409", "POST /bookings 2 seats, Idempotency-Key"}},
+		{"retries-exhausted", []string{"500 from the server after 3 tries: give up", "FOR UPDATE (10 seats left)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			s, err := Lookup(tt.scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := s.Prepare(t.Context(), testDatabase(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			if _, err := run.Execute(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			var texts []string
+			for _, ev := range run.Trace.Recorded() {
+				texts = append(texts, ev.Text)
+			}
+			for _, w := range tt.want {
+				if !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, w) }) {
+					t.Errorf("no caption contains %q; captions:\n%s", w, strings.Join(texts, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// The forced interleaving of key-reuse-two-events waits for the viewer,
+// not for a clock: the test releases a gated run one step at a time and
+// holds the second copy's pause step, with the first copy waiting at the
+// barrier, until it has looked at the world. Nothing fails, no try is
+// retried, and the outcome is the scenario's.
+func TestGatedKeyReuseWaitsAsLongAsTheViewerHolds(t *testing.T) {
+	tests := []struct {
+		variant Variant
+		answers []string
+		rows    int
+		broken  []string
+	}{
+		{Correct, []string{"200", "409"}, 1, nil},
+		{Broken, []string{"200", "200"}, 2, []string{InvOnePerKey}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.variant), func(t *testing.T) {
+			s, err := Lookup("key-reuse-two-events")
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := s.Prepare(t.Context(), testDatabase(), Options{Variant: tt.variant, Trace: TraceOptions{Stream: true, Gated: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			barrier := run.Stage.Instances[0].API.Engine.Barrier
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			type result struct {
+				rep *Report
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				rep, err := run.Execute(ctx)
+				done <- result{rep, err}
+			}()
+			pauses, held := 0, false
+			for ev := range run.Trace.Events() {
+				if !ev.Kind.IsStep() {
+					continue
+				}
+				if ev.Kind == KindPause {
+					pauses++
+				}
+				if (ev.Kind == KindAnswer && ev.Status >= 500) || ev.Kind == KindWait || ev.Kind == KindFail {
+					t.Errorf("step %d %s %q: nothing in this run may fail or wait", ev.Seq, ev.Kind, ev.Text)
+				}
+				if pauses == 2 && !held {
+					// One copy waits at the barrier; the other is held at
+					// its pause step while the test looks at the world.
+					held = true
+					if barrier.isOpen() {
+						t.Error("the barrier opened before the second copy was released")
+					}
+					rows, err := run.Rows(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(rows.Bookings) != 0 {
+						t.Errorf("a booking is committed while both copies are held: %+v", rows.Bookings)
+					}
+				}
+				if err := run.Trace.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := <-done
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if pauses != 2 || !held {
+				t.Errorf("%d pause steps, want 2", pauses)
+			}
+			if got := answerCodes(r.rep); !slices.Equal(got, tt.answers) {
+				t.Errorf("answers %v, want %v", got, tt.answers)
+			}
+			for _, a := range r.rep.Attempts {
+				if len(a.Tries) != 1 {
+					t.Errorf("intent %d was tried %d times, want once", a.Intent, len(a.Tries))
+				}
+			}
+			if r.rep.BookingRows != tt.rows || !slices.Equal(failing(r.rep), tt.broken) {
+				t.Errorf("rows=%d failing %q, want %d and %q", r.rep.BookingRows, failing(r.rep), tt.rows, tt.broken)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/google/uuid"
 )
 
@@ -273,9 +274,9 @@ func (r *Run) passTime(ctx context.Context, d time.Duration, why string) error {
 func humanDuration(d time.Duration) string {
 	switch {
 	case d >= time.Hour && d%time.Hour == 0:
-		return fmt.Sprintf("%d hours", int(d/time.Hour))
+		return english.Plural(int(d/time.Hour), "hour", "")
 	case d >= time.Minute && d%time.Minute == 0:
-		return fmt.Sprintf("%d minutes", int(d/time.Minute))
+		return english.Plural(int(d/time.Minute), "minute", "")
 	}
 	return d.String()
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"time"
 
@@ -78,84 +79,96 @@ type Rows struct {
 	Bookings []BookingRow `json:"bookings"`
 }
 
-// Querier is what ReadRows needs: a *pgx.Conn, *pgxpool.Pool or pgx.Tx.
+// Querier is what the readers of this package need (ReadRows,
+// CheckInvariants): a *pgx.Conn, *pgxpool.Pool or pgx.Tx.
 type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// readEvent reads one event.
-func readEvent(ctx context.Context, db Querier, id int64) (EventRow, bool, error) {
-	var r EventRow
-	rows, err := db.Query(ctx, `SELECT id, name, seats_left, starts_at FROM events WHERE id = $1`, id)
+// The readers' statements. Their column names are the fields of
+// eventRecord and bookingRecord, which pgx matches by name.
+const (
+	sqlEvent        = `SELECT id, name, seats_left, starts_at FROM events WHERE id = $1`
+	sqlEvents       = `SELECT id, name, seats_left, starts_at FROM events ORDER BY id`
+	sqlUserBookings = `SELECT id, user_id, event_id, quantity, idempotency_key::text, created_at FROM bookings WHERE user_id = $1 ORDER BY id`
+	sqlBookings     = `SELECT id, user_id, event_id, quantity, idempotency_key::text, created_at FROM bookings ORDER BY id`
+)
+
+// eventRecord is a row of events as PostgreSQL types it.
+type eventRecord struct {
+	ID        int64
+	Name      string
+	SeatsLeft int
+	StartsAt  time.Time
+}
+
+// eventRow scans a row of events by column name, as the API and the UI
+// show it: the time in UTC, RFC 3339.
+func eventRow(row pgx.CollectableRow) (EventRow, error) {
+	r, err := pgx.RowToStructByName[eventRecord](row)
+	return EventRow{ID: r.ID, Name: r.Name, SeatsLeft: r.SeatsLeft, StartsAt: r.StartsAt.UTC().Format(time.RFC3339Nano)}, err
+}
+
+// bookingRecord is a row of bookings as PostgreSQL types it, the key cast
+// to text.
+type bookingRecord struct {
+	ID        int64
+	UserID    string
+	EventID   int64
+	Quantity  int
+	Key       string `db:"idempotency_key"`
+	CreatedAt time.Time
+}
+
+// bookingRow scans a row of bookings by column name, as the API and the UI
+// show it: the public id "b<n>", the time in UTC, RFC 3339.
+func bookingRow(row pgx.CollectableRow) (BookingRow, error) {
+	r, err := pgx.RowToStructByName[bookingRecord](row)
+	return BookingRow{ID: PublicBookingID(r.ID), UserID: r.UserID, EventID: r.EventID, Quantity: r.Quantity,
+		Key: r.Key, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano)}, err
+}
+
+// readEvent reads event id; found is false when there is none.
+func readEvent(ctx context.Context, db Querier, id int64) (ev EventRow, found bool, err error) {
+	rows, err := db.Query(ctx, sqlEvent, id)
 	if err != nil {
-		return r, false, err
+		return EventRow{}, false, err
 	}
-	found := false
-	for rows.Next() {
-		var at time.Time
-		if err := rows.Scan(&r.ID, &r.Name, &r.SeatsLeft, &at); err != nil {
-			return r, false, err
-		}
-		r.StartsAt, found = at.UTC().Format(time.RFC3339Nano), true
+	ev, err = pgx.CollectOneRow(rows, eventRow)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return EventRow{}, false, nil
 	}
-	return r, found, rows.Err()
+	return ev, err == nil, err
 }
 
-// readBookings reads the bookings of one user, oldest first.
+// readBookings reads the bookings of one user, oldest first; nil when
+// there are none.
 func readBookings(ctx context.Context, db Querier, user string) ([]BookingRow, error) {
-	rows, err := db.Query(ctx, `SELECT id, user_id, event_id, quantity, idempotency_key::text, created_at FROM bookings WHERE user_id = $1 ORDER BY id`, user)
+	rows, err := db.Query(ctx, sqlUserBookings, user)
 	if err != nil {
 		return nil, err
 	}
-	var out []BookingRow
-	for rows.Next() {
-		var r BookingRow
-		var id int64
-		var at time.Time
-		if err := rows.Scan(&id, &r.UserID, &r.EventID, &r.Quantity, &r.Key, &at); err != nil {
-			return nil, err
-		}
-		r.ID, r.CreatedAt = PublicBookingID(id), at.UTC().Format(time.RFC3339Nano)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return pgx.AppendRows([]BookingRow(nil), rows, bookingRow)
 }
 
-// ReadRows reads every row of events and bookings.
+// ReadRows reads every row of events and bookings, ordered by id; a table
+// without rows gives a nil slice. On an error, what was read before it is
+// returned with it.
 func ReadRows(ctx context.Context, db Querier) (Rows, error) {
 	var out Rows
-	rows, err := db.Query(ctx, `SELECT id, name, seats_left, starts_at FROM events ORDER BY id`)
+	rows, err := db.Query(ctx, sqlEvents)
+	if err == nil {
+		out.Events, err = pgx.AppendRows(out.Events, rows, eventRow)
+	}
 	if err != nil {
 		return out, fmt.Errorf("read events: %w", err)
 	}
-	for rows.Next() {
-		var r EventRow
-		var at time.Time
-		if err := rows.Scan(&r.ID, &r.Name, &r.SeatsLeft, &at); err != nil {
-			return out, fmt.Errorf("read events: %w", err)
-		}
-		r.StartsAt = at.UTC().Format(time.RFC3339Nano)
-		out.Events = append(out.Events, r)
+	rows, err = db.Query(ctx, sqlBookings)
+	if err == nil {
+		out.Bookings, err = pgx.AppendRows(out.Bookings, rows, bookingRow)
 	}
-	if err := rows.Err(); err != nil {
-		return out, fmt.Errorf("read events: %w", err)
-	}
-	rows, err = db.Query(ctx, `SELECT id, user_id, event_id, quantity, idempotency_key::text, created_at FROM bookings ORDER BY id`)
 	if err != nil {
-		return out, fmt.Errorf("read bookings: %w", err)
-	}
-	for rows.Next() {
-		var r BookingRow
-		var id int64
-		var at time.Time
-		if err := rows.Scan(&id, &r.UserID, &r.EventID, &r.Quantity, &r.Key, &at); err != nil {
-			return out, fmt.Errorf("read bookings: %w", err)
-		}
-		r.ID = PublicBookingID(id)
-		r.CreatedAt = at.UTC().Format(time.RFC3339Nano)
-		out.Bookings = append(out.Bookings, r)
-	}
-	if err := rows.Err(); err != nil {
 		return out, fmt.Errorf("read bookings: %w", err)
 	}
 	return out, nil

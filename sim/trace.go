@@ -11,7 +11,6 @@ import (
 const (
 	LaneBrowser  = "browser"
 	LanePostgres = "postgres"
-	LaneNetwork  = "network"
 )
 
 // LaneAPI names the lane of API instance n (1-based): "api-1", "api-2", …
