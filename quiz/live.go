@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dustin/go-humanize/english"
+
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -47,23 +49,12 @@ func (s Symptom) String() string {
 		fmt.Fprintf(&b, " (%q)", m)
 	}
 	fmt.Fprintf(&b, "; %d lost; %s, %s, %s; %s, %s",
-		s.Lost, count(s.Intents, "intent"), count(s.Keys, "key"), count(s.Tries, "try"),
-		count(s.Rows, "booking row"), count(s.Seats, "seat")+" taken")
+		s.Lost, english.Plural(s.Intents, "intent", ""), english.Plural(s.Keys, "key", ""), english.Plural(s.Tries, "try", ""),
+		english.Plural(s.Rows, "booking row", ""), english.Plural(s.Seats, "seat", "")+" taken")
 	if len(s.Broken) > 0 {
 		fmt.Fprintf(&b, "; broken: %s", strings.Join(s.Broken, "; "))
 	}
 	return b.String()
-}
-
-// count formats n things: "1 key", "2 keys", "3 tries".
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	if what == "try" {
-		return fmt.Sprintf("%d tries", n)
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // SymptomOf reads the numbers of a finished run's report.
