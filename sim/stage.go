@@ -107,9 +107,12 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		return nil, err
 	}
 	st = &Stage{Schema: schema, Clock: cfg.Clock, Trace: cfg.Trace}
+	// What was made so far goes on any error: the stage as built, not the
+	// named result, which each "return nil, err" sets to nil.
+	built := st
 	defer func() {
 		if err != nil {
-			_ = st.Close()
+			_ = built.Close()
 		}
 	}()
 	st.Admin, err = pgxpool.New(ctx, schema.ConnString())

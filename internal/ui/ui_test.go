@@ -51,8 +51,9 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string) *ui
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	u := &uiTest{tm: tm, emu: vt.NewEmulator(w, h), m: m}
-	done := make(chan struct{})
+	done, copied := make(chan struct{}), make(chan struct{})
 	go func() { // the terminal's answers to queries go nowhere
+		defer close(copied)
 		_, _ = io.Copy(io.Discard, u.emu)
 	}()
 	go func() {
@@ -87,10 +88,40 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string) *ui
 		}
 		m.Close()
 		runs.Close()
-		// The emulator is not closed: its Close races with the Read of the
-		// goroutine above, which ends with the test binary.
+		// As Run does on the way out: every queued change is written.
+		if err := c.Progress.Close(func(*quiz.Progress) {}); err != nil {
+			t.Errorf("progress: %v", err)
+		}
+		// The test's context is cancelled before its cleanups run: the
+		// output goroutine ends. Closing the emulator's input pipe (not the
+		// emulator, whose Close races with Read) ends the other.
+		<-done
+		if pw, ok := u.emu.InputPipe().(*io.PipeWriter); ok {
+			_ = pw.CloseWithError(io.EOF)
+		}
+		<-copied
 	})
 	return u
+}
+
+// quit presses q and waits for the program to end.
+func (u *uiTest) quit(t *testing.T) {
+	t.Helper()
+	u.press("q")
+	u.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	u.finished = true
+}
+
+// waitUntil waits until ok holds; it fails saying what it waited for.
+func (u *uiTest) waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never happened; the screen:\n%s", what, u.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // screen is the virtual terminal's text, lines joined by newlines.
