@@ -72,11 +72,9 @@ type Result struct {
 // design; each field turns on one mistake that a broken scenario variant
 // shows failing.
 type Design struct {
-	// SkipLookup never looks the key up: every request books.
-	SkipLookup bool
-	// LookupAfterSeatCheck checks the seats before looking the key up, so a
-	// retry of the last seats is refused ("Break it", row 2).
-	LookupAfterSeatCheck bool
+	// Lookup is where the key is looked up: right after the row lock (the
+	// lesson's, the zero value), or somewhere else, or never.
+	Lookup LookupPlace
 	// SkipCompare replays whatever booking holds the key, without comparing
 	// its event and quantity with the request.
 	SkipCompare bool
@@ -88,15 +86,37 @@ type Design struct {
 	KeyAcrossUsers bool
 }
 
+// LookupPlace is where BookTicket looks the idempotency key up in its
+// transaction (lesson, "How it works", step 2).
+type LookupPlace string
+
+// The places of the lookup. Only LookupAfterLock is the lesson's design.
+const (
+	// LookupAfterLock looks the key up right after the event row is locked,
+	// before anything else: a copy that waited for the lock finds the
+	// booking the first copy committed.
+	LookupAfterLock LookupPlace = ""
+	// LookupBeforeLock looks the key up before the row lock: two copies can
+	// both miss it, and only the UNIQUE constraint stops the second insert.
+	LookupBeforeLock LookupPlace = "before-lock"
+	// LookupAfterSeatCheck checks the seats before looking the key up, so a
+	// retry of the last seats is refused ("Break it", row 2).
+	LookupAfterSeatCheck LookupPlace = "after-seat-check"
+	// NoLookup never looks the key up: every request books, unless the
+	// constraint stops it.
+	NoLookup LookupPlace = "none"
+)
+
 // Point names a place inside BookTicket where a scenario may hold a request
 // (to force an interleaving) or make the API instance die.
 type Point string
 
 // The points, in the order BookTicket passes them.
 const (
-	// PointAfterLookup: the event has been read (and locked, in the correct
-	// design) and the key looked up without finding a booking; nothing is
-	// written yet.
+	// PointAfterLookup: the key was looked up without finding a booking
+	// (where the design looks it up: after the row lock in the lesson's,
+	// before it, or after the seat check; right after the lock where it never
+	// looks); nothing is written yet.
 	PointAfterLookup Point = "after-lookup"
 	// PointBeforeCommit: the seats are taken and the booking inserted, not
 	// yet committed.
@@ -225,9 +245,25 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	}()
 
 	d := e.Design
-	read, label := sqlLockEvent, fmt.Sprintf("BEGIN; lock event %d", req.EventID)
+	// lookup looks the key up at its place in the design; a request that
+	// goes on past it may be held there (PointAfterLookup).
+	lookup := func() (Result, bool, error) {
+		res, done, err := e.lookup(ctx, tx, req)
+		if done || err != nil {
+			return res, done, err
+		}
+		return Result{}, false, e.at(ctx, PointAfterLookup, req, held)
+	}
+	begin := "BEGIN; "
+	if d.Lookup == LookupBeforeLock {
+		if res, done, err := lookup(); done || err != nil {
+			return res, err
+		}
+		begin = "" // the transaction began with the lookup
+	}
+	read, label := sqlLockEvent, fmt.Sprintf("%slock event %d", begin, req.EventID)
 	if d.NoRowLock {
-		read, label = sqlReadEvent, fmt.Sprintf("BEGIN; read event %d, no lock", req.EventID)
+		read, label = sqlReadEvent, fmt.Sprintf("%sread event %d, no lock", begin, req.EventID)
 	}
 	var name string
 	var seatsLeft int
@@ -239,54 +275,17 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	if err != nil {
 		return Result{}, fmt.Errorf("read event %d: %w", req.EventID, err)
 	}
-	text := fmt.Sprintf("BEGIN; lock event %d FOR UPDATE (%s left)", req.EventID, english.Plural(seatsLeft, "seat", ""))
+	text := fmt.Sprintf("%slock event %d FOR UPDATE (%s left)", begin, req.EventID, english.Plural(seatsLeft, "seat", ""))
 	if d.NoRowLock {
-		text = fmt.Sprintf("BEGIN; read event %d without a lock (%s left): another copy may be doing the same", req.EventID, english.Plural(seatsLeft, "seat", ""))
+		text = fmt.Sprintf("%sread event %d without a lock (%s left): another copy may be doing the same", begin, req.EventID, english.Plural(seatsLeft, "seat", ""))
 	}
 	if err := e.step(ctx, req, Event{Kind: KindLock, SQL: read, Label: label, Text: text}); err != nil {
 		return Result{}, err
 	}
-
-	lookup := func() (Result, bool, error) {
-		if d.SkipLookup {
-			return Result{}, false, nil
-		}
-		prior, found, err := e.find(ctx, tx, req)
-		if err != nil || !found {
-			if err == nil {
-				err = e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Label: "find key → none",
-					Text: fmt.Sprintf("no booking has key %s yet", ShortKey(req.Key))})
-			}
-			return Result{}, false, err
-		}
-		if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
-			Label: "find key → " + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
-			return Result{}, true, err
-		}
-		res, refusal := e.compare(prior, req)
-		if refusal != nil {
-			return Result{}, true, e.refuse(ctx, tx, req, refusal,
-				fmt.Sprintf("%s is %s's booking of event %d × %d, not this request (event %d × %d): 409, nothing written",
-					prior.PublicID(), prior.UserID, prior.EventID, prior.Quantity, req.EventID, req.Quantity))
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return Result{}, true, fmt.Errorf("commit: %w", err)
-		}
-		why := "same event and quantity"
-		if d.SkipCompare {
-			why = "no comparison made"
-		}
-		return res, true, e.step(ctx, req, Event{Kind: KindCommit, BookingID: prior.PublicID(), Replayed: true,
-			Label: "write nothing, COMMIT", Text: fmt.Sprintf("%s: replay %s, write nothing, COMMIT", why, prior.PublicID())})
-	}
-
-	if !d.LookupAfterSeatCheck {
+	if d.Lookup == LookupAfterLock || d.Lookup == NoLookup {
 		if res, done, err := lookup(); done || err != nil {
 			return res, err
 		}
-	}
-	if err := e.at(ctx, PointAfterLookup, req, held); err != nil {
-		return Result{}, err
 	}
 	if seatsLeft < req.Quantity {
 		return Result{}, e.refuse(ctx, tx, req, errNotEnoughSeats(),
@@ -298,7 +297,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	if !startsAt.After(now) {
 		return Result{}, e.refuse(ctx, tx, req, errEventStarted(), "the event has started: 409, nothing written")
 	}
-	if d.LookupAfterSeatCheck {
+	if d.Lookup == LookupAfterSeatCheck {
 		if res, done, err := lookup(); done || err != nil {
 			return res, err
 		}
@@ -335,6 +334,44 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		return Result{}, err
 	}
 	return Result{Booking: b}, nil
+}
+
+// lookup looks the key up in tx (step 2 of BookTicket): a booking found is
+// compared with req and either replayed, committing nothing new (done), or
+// refused with 409 (done, with the refusal). Nothing found, or a design
+// that never looks, goes on (not done).
+func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Result, bool, error) {
+	d := e.Design
+	if d.Lookup == NoLookup {
+		return Result{}, false, nil
+	}
+	prior, found, err := e.find(ctx, tx, req)
+	if err != nil || !found {
+		if err == nil {
+			err = e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Label: "find key → none",
+				Text: fmt.Sprintf("no booking has key %s yet", ShortKey(req.Key))})
+		}
+		return Result{}, false, err
+	}
+	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
+		Label: "find key → " + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
+		return Result{}, true, err
+	}
+	res, refusal := e.compare(prior, req)
+	if refusal != nil {
+		return Result{}, true, e.refuse(ctx, tx, req, refusal,
+			fmt.Sprintf("%s is %s's booking of event %d × %d, not this request (event %d × %d): 409, nothing written",
+				prior.PublicID(), prior.UserID, prior.EventID, prior.Quantity, req.EventID, req.Quantity))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return Result{}, true, fmt.Errorf("commit: %w", err)
+	}
+	why := "same event and quantity"
+	if d.SkipCompare {
+		why = "no comparison made"
+	}
+	return res, true, e.step(ctx, req, Event{Kind: KindCommit, BookingID: prior.PublicID(), Replayed: true,
+		Label: "write nothing, COMMIT", Text: fmt.Sprintf("%s: replay %s, write nothing, COMMIT", why, prior.PublicID())})
 }
 
 // refuse rolls tx back, traces why, and returns refusal.

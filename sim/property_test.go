@@ -493,7 +493,7 @@ func TestPropertyCorrectDesignKeepsTheInvariants(t *testing.T) {
 // for a lost answer made by hand and for a plan the generator draws.
 func TestPropertyCatchesABrokenDesign(t *testing.T) {
 	t.Parallel()
-	broken := Design{SkipLookup: true}
+	broken := Design{Lookup: NoLookup}
 
 	t.Run("lost answer", func(t *testing.T) {
 		p := propPlan{Instances: 2, Seats: []int{10}, Intents: []propIntent{{

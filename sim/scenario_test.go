@@ -90,6 +90,8 @@ func TestEveryScenarioGivesItsOutcome(t *testing.T) {
 		{"new-key-per-retry", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOneBookingPerIntent}},
 		{"key-reuse-two-events", Correct, 0, []string{"200", "409"}, 0, 1, 2, nil},
 		{"key-reuse-two-events", Broken, 0, []string{"200", "200"}, 0, 2, 4, []string{InvOnePerKey}},
+		{"lookup-before-lock", Correct, 0, []string{"200", "200R"}, 0, 1, 2, nil},
+		{"lookup-before-lock", Broken, 0, []string{"200", "200"}, 0, 2, 4, []string{InvIntentGetsItsBook, InvOnePerKey, InvOneBookingPerIntent}},
 		{"two-users-same-key", Correct, 0, []string{"200", "200"}, 0, 2, 4, nil},
 		{"two-users-same-key", Broken, 0, []string{"200", "409"}, 0, 1, 2, []string{InvKeysPerUser}},
 		{"replay-after-sellout", Correct, 0, []string{"200", "200R"}, 1, 2, 4, nil},
@@ -136,7 +138,8 @@ func TestForcedRacesRepeat(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		variant Variant
-	}{{"concurrent-copies", Broken}, {"key-reuse-two-events", Correct}, {"key-reuse-two-events", Broken}} {
+	}{{"concurrent-copies", Broken}, {"key-reuse-two-events", Correct}, {"key-reuse-two-events", Broken},
+		{"lookup-before-lock", Correct}, {"lookup-before-lock", Broken}} {
 		var first []string
 		for i := range 10 {
 			r := runScenario(t, tc.name, Options{Variant: tc.variant, Copies: 5})
@@ -356,5 +359,46 @@ func TestGatedKeyReuseWaitsAsLongAsTheViewerHolds(t *testing.T) {
 				t.Errorf("rows=%d failing %q, want %d and %q", r.rep.BookingRows, failing(r.rep), tt.rows, tt.broken)
 			}
 		})
+	}
+}
+
+// In the lookup-before-lock design the row lock does not decide: both copies
+// miss the key, and the constraint settles it (lesson, "How it works" step
+// 4). The loser's INSERT fails with 23505 after it took its seats, its
+// whole transaction rolls back, seats included, and it reads the winner.
+func TestConstraintSettlesWhatTheLockMissed(t *testing.T) {
+	s, err := Lookup("lookup-before-lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.Prepare(t.Context(), testDatabase(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	rep, err := run.Execute(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var misses, writes, violations, winners int
+	for _, ev := range run.Trace.Recorded() {
+		switch {
+		case ev.Kind == KindLookup && !ev.Found:
+			misses++
+		case ev.Kind == KindWrite:
+			writes++
+		case ev.Kind == KindRollback && strings.Contains(ev.Label, "23505") && strings.Contains(ev.Text, "seats included"):
+			violations++
+		case ev.Kind == KindLookup && ev.Found && strings.HasPrefix(ev.Label, "read winner"):
+			winners++
+		}
+	}
+	// The winner's write is a step; the loser's INSERT fails, so its step is
+	// the rollback of everything it did, seats included.
+	if misses != 2 || writes != 1 || violations != 1 || winners != 1 {
+		t.Errorf("lookups that missed %d, writes %d, 23505s %d, winners read %d; want 2, 1, 1, 1", misses, writes, violations, winners)
+	}
+	if rep.BookingRows != 1 || rep.SeatsTaken != 2 || !rep.Passed() {
+		t.Errorf("report %+v", rep)
 	}
 }

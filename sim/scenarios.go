@@ -19,7 +19,7 @@ var scenarios = []*Scenario{
 		setup: func(v Variant, _ Options) Setup {
 			s := Setup{Seats: 10}
 			if v == Broken {
-				s.Design.SkipLookup, s.Constraint = true, NoUnique
+				s.Design.Lookup, s.Constraint = NoLookup, NoUnique
 			}
 			return s
 		},
@@ -76,7 +76,9 @@ var scenarios = []*Scenario{
 		Broken:  "the key is looked up after the seat check: the retry gets \"" + MsgNotEnoughSeats + "\" for a booking the user has",
 		setup: func(v Variant, _ Options) Setup {
 			s := Setup{Seats: 2}
-			s.Design.LookupAfterSeatCheck = v == Broken
+			if v == Broken {
+				s.Design.Lookup = LookupAfterSeatCheck
+			}
 			return s
 		},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
@@ -116,6 +118,27 @@ var scenarios = []*Scenario{
 				{Number: 2, EventID: r.EventIDs[1], Quantity: 2, Key: key},
 			}
 			return r.together(ctx, []string{TokenAda}, intents), nil
+		},
+	},
+	{
+		Name:    "lookup-before-lock",
+		Title:   "The constraint settles what the lock missed",
+		Summary: "a design that looks the key up before locking the event row: two copies both miss it and both insert; the UNIQUE constraint rejects the second INSERT (23505), its whole transaction rolls back, seats included, and it answers with the winner's booking: 2 × 200, 1 row",
+		Broken:  "the same lookup before the lock, without the UNIQUE constraint: both copies insert, 2 rows, 4 seats for one click",
+		setup: func(v Variant, _ Options) Setup {
+			s := Setup{Seats: 10, HoldAfterLookup: 2, Design: Design{Lookup: LookupBeforeLock}}
+			if v == Broken {
+				s.Constraint = NoUnique
+			}
+			return s
+		},
+		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			in := NewIntent(1, r.EventID(), 2)
+			copies := []Intent{in, in}
+			for i := range copies {
+				copies[i].Copy = i + 1
+			}
+			return r.together(ctx, []string{TokenAda}, copies), nil
 		},
 	},
 	{
@@ -219,7 +242,7 @@ var scenarios = []*Scenario{
 		setup: func(v Variant, _ Options) Setup {
 			s := Setup{Seats: 10, Instances: 2}
 			if v == Broken {
-				s.Keys, s.Design.SkipLookup, s.Constraint = KeysInMemory, true, NoUnique
+				s.Keys, s.Design.Lookup, s.Constraint = KeysInMemory, NoLookup, NoUnique
 			}
 			return s
 		},
@@ -235,7 +258,7 @@ var scenarios = []*Scenario{
 		setup: func(v Variant, _ Options) Setup {
 			s := Setup{Seats: 10}
 			if v == Broken {
-				s.Keys, s.Design.SkipLookup, s.Constraint = KeysInRedis, true, NoUnique
+				s.Keys, s.Design.Lookup, s.Constraint = KeysInRedis, NoLookup, NoUnique
 			}
 			return s
 		},

@@ -225,7 +225,7 @@ func TestTooSmallWindowAsksForMore(t *testing.T) {
 // play screen runs live to its wrong answer.
 func TestPickerPlaysABrokenVariant(t *testing.T) {
 	u := startUI(t, common.Open{Page: common.PageHome}, 100, 30)
-	u.waitFor(t, "Scenarios: all 13")
+	u.waitFor(t, "Scenarios: all 14")
 	u.press("down", "down", "down", "down", "enter")
 	u.waitFor(t, "The lost answer", "Replay after sell-out", "v picks correct or broken")
 	u.press("j", "j", "j", "v")
