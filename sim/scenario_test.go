@@ -121,6 +121,18 @@ func TestEveryScenarioGivesItsOutcome(t *testing.T) {
 			if got := failing(r); !slices.Equal(got, want) {
 				t.Errorf("failing invariants %q, want %q", got, want)
 			}
+			// The verdict says what the run means: the guarantee, or the
+			// consequence with its diagnosis and the failed invariants.
+			s, _ := Lookup(tt.name)
+			v := s.Verdict(r)
+			switch {
+			case v.Held != (len(tt.broken) == 0) || v.Says == "" || len(v.Failed) != len(tt.broken):
+				t.Errorf("verdict %+v for %d broken invariants", v, len(tt.broken))
+			case tt.variant == Broken && (v.Diagnosis == nil || v.Diagnosis.Cause == "" || v.Diagnosis.Where == "" || v.Diagnosis.Fix == ""):
+				t.Errorf("broken run without a whole diagnosis: %+v", v)
+			case strings.Contains(v.Says, "bug in learn") || strings.Contains(v.Says, "did not show"):
+				t.Errorf("verdict says %q", v.Says)
+			}
 		})
 	}
 	for _, s := range Scenarios() {

@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/dustin/go-humanize/english"
+)
+
+// Diagnosis is a mistake of design in the source page's "Break it" columns: what
+// a user or an operator sees, what causes it, where to look in this project
+// (file → function), and the fix.
+type Diagnosis struct {
+	Symptom string `json:"symptom"`
+	Cause   string `json:"cause"`
+	Where   string `json:"where"`
+	Fix     string `json:"fix"`
+}
+
+// Verdict is what a run means, read in one second: whether the guarantee
+// held, in the user's terms, and for a broken design which invariants failed
+// and the fault behind it. learn demo, the play screen, the race and the
+// Break-it quiz all read it from here, so they never disagree.
+type Verdict struct {
+	// Held is true when every invariant held.
+	Held bool `json:"held"`
+	// Says is one line: the guarantee that held ("one booking, 2 seats, and
+	// the retry got the same booking back"), or the consequence in the
+	// user's terms ("charged twice: 2 bookings for one click").
+	Says string `json:"says"`
+	// Failed are the invariants that did not hold, in the order they are
+	// checked.
+	Failed []Invariant `json:"failed,omitempty"`
+	// Diagnosis is the design's mistake behind a failed run; on a run that held
+	// it is a mistake the design caught (the client's reused key, refused
+	// with 409). Nil when there is none.
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
+}
+
+// meaning is what the outcomes of one scenario mean.
+type meaning struct {
+	// guarantee is what the correct design keeps, as a run shows it.
+	guarantee func(r *Report) string
+	// caught is a mistake that the correct design catches (optional).
+	caught *Diagnosis
+	// consequence is what the broken variant does to the user, as a run
+	// shows it; nil when the scenario has no broken variant.
+	consequence func(r *Report) string
+	// diagnosis is the broken variant's mistake.
+	diagnosis *Diagnosis
+}
+
+// Verdict says what report r of a run of s means.
+func (s *Scenario) Verdict(r *Report) Verdict {
+	m := meanings[s.Name]
+	v := Verdict{Held: r.Passed()}
+	for _, inv := range r.Invariants {
+		if !inv.Pass {
+			v.Failed = append(v.Failed, inv)
+		}
+	}
+	switch {
+	case v.Held && r.Variant == Broken && m.consequence != nil:
+		v.Says = "this run did not show the broken design's diagnosis: " + r.Summary()
+	case v.Held:
+		v.Says, v.Diagnosis = m.guarantee(r), m.caught
+	case r.Variant == Broken && m.consequence != nil:
+		v.Says, v.Diagnosis = m.consequence(r), m.diagnosis
+	default:
+		v.Says = fmt.Sprintf("the correct design broke %s: this is a bug in learn, please report it", english.Plural(len(v.Failed), "invariant", ""))
+	}
+	return v
+}
+
+// DiagnosisOf is the diagnosis of the mistake that variant v of the named scenario shows (a broken
+// design's mistake, or the one the correct design catches), or nil.
+func DiagnosisOf(name string, v Variant) *Diagnosis {
+	m, ok := meanings[name]
+	switch {
+	case !ok:
+		return nil
+	case v == Broken:
+		return m.diagnosis
+	}
+	return m.caught
+}
