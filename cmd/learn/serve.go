@@ -8,12 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -79,8 +76,11 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 		fmt.Fprintf(stderr, "learn serve: WARNING: %s listens on every network interface: anyone who can reach this machine can book with the demo tokens printed below. Use --addr 127.0.0.1:PORT to keep it local.\n", *addr)
 	}
 
-	logw := &lockedWriter{w: stderr}
-	say := func(format string, args ...any) { fmt.Fprintf(logw, "learn serve: "+format+"\n", args...) }
+	// One logger for every line on stderr: the API instances and the front
+	// door derive theirs from its handler (WithAttrs), so the handler's one
+	// mutex keeps the lines whole.
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	say := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
 	ctx, cancel := signalContext()
 	defer cancel()
 
@@ -101,8 +101,7 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 	st, err := sim.NewStage(ctx, sim.DatabaseOf(srv.NewSchema), sim.StageConfig{
 		Instances: *n,
 		Clock:     sim.RealClock{},
-		Log:       logw,
-		LogLevel:  slog.LevelDebug,
+		Log:       log.Handler(),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -124,12 +123,12 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 		return 1, err
 	}
 
-	front, err := newFrontDoor(st.Instances, slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	front, err := sim.NewFrontDoor(st.Instances, log)
 	if err != nil {
 		return 1, err
 	}
 	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(front.log.Handler(), slog.LevelWarn)}
+		ErrorLog: slog.NewLogLogger(front.Logger().Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
@@ -180,75 +179,6 @@ func otherPort(addr string) string {
 		p = 8080
 	}
 	return net.JoinHostPort(host, fmt.Sprint(p+1))
-}
-
-// frontDoor is learn serve's round-robin reverse proxy: each request goes to
-// the next API instance, with its headers (Authorization and Idempotency-Key
-// among them) as they came. It logs where each request went and names the
-// instance in the X-Learn-Instance header of the answer.
-type frontDoor struct {
-	proxy   *httputil.ReverseProxy
-	targets []*url.URL
-	names   []string
-	next    atomic.Uint64
-	log     *slog.Logger
-}
-
-// chosenKey holds, in a request's context, the instance the front door picked.
-type chosenKey struct{}
-
-func newFrontDoor(instances []*sim.Instance, log *slog.Logger) (*frontDoor, error) {
-	f := &frontDoor{log: log.With("instance", "front-door")}
-	for _, in := range instances {
-		u, err := url.Parse(in.URL)
-		if err != nil {
-			return nil, fmt.Errorf("API instance %s has a bad URL %q: %w", in.Name, in.URL, err)
-		}
-		f.targets = append(f.targets, u)
-		f.names = append(f.names, in.Name)
-	}
-	f.proxy = &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			i := int((f.next.Add(1) - 1) % uint64(len(f.targets)))
-			if chosen, ok := pr.In.Context().Value(chosenKey{}).(*string); ok {
-				*chosen = f.names[i]
-			}
-			pr.SetURL(f.targets[i])
-			pr.SetXForwarded()
-			attrs := []any{"to", f.names[i], "url", f.targets[i].String()}
-			if k := pr.In.Header.Get(sim.HeaderIdempotencyKey); k != "" {
-				attrs = append(attrs, "key", k)
-			}
-			f.log.InfoContext(pr.In.Context(), fmt.Sprintf("%s %s → %s", pr.In.Method, pr.In.URL.Path, f.names[i]), attrs...)
-		},
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusRequestEntityTooLarge)
-				fmt.Fprintf(w, "{\n  \"error\": {\n    \"status\": 413,\n    \"code\": \"body_too_large\",\n    \"message\": %q\n  }\n}\n",
-					`The body is over 64 KiB; a booking is {"event_id": 1, "quantity": 2}`)
-				return
-			}
-			chosen, _ := r.Context().Value(chosenKey{}).(*string)
-			to := ""
-			if chosen != nil {
-				to = *chosen
-			}
-			f.log.ErrorContext(r.Context(), "no answer from the API instance", "to", to, "err", err)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadGateway)
-			fmt.Fprintf(w, "{\n  \"error\": {\n    \"status\": 502,\n    \"code\": \"bad_gateway\",\n    \"message\": %q\n  }\n}\n",
-				"API instance "+to+" gave no answer; nothing is known about the booking, so retry with the same idempotency key")
-		},
-		ErrorLog: slog.NewLogLogger(f.log.Handler(), slog.LevelWarn),
-	}
-	return f, nil
-}
-
-func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10) // as the API itself allows
-	chosen := new(string)
-	f.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), chosenKey{}, chosen)))
 }
 
 // serveIntro is what learn serve prints once it is ready.
@@ -319,17 +249,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// lockedWriter serialises writes: every API instance logs through a handler
-// of its own, and the front door through another, all to one stderr.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
