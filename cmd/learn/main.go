@@ -19,6 +19,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/learn-idempotency/learn/internal/doctor"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/quiz"
@@ -65,7 +66,7 @@ Environment:
 
 // envPostgres names the environment variable that gives --postgres its
 // default.
-const envPostgres = "LEARN_POSTGRES"
+const envPostgres = doctor.EnvPostgres
 
 // globals are the flags every command takes.
 type globals struct {
