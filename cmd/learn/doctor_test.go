@@ -204,9 +204,15 @@ func serveInURLMode(t *testing.T, bin string, supervised bool) (cmd *exec.Cmd, h
 	}
 	holder = cmd.Process.Pid
 	if supervised {
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", holder, holder))
-		if f := strings.Fields(string(raw)); err != nil || len(f) != 1 {
-			t.Fatalf("the supervising learn's children: %q, %v", raw, err)
+		// The child is a child of whichever thread of the parent started it.
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", holder))
+		var raw []byte
+		for _, task := range tasks {
+			b, _ := os.ReadFile(task)
+			raw = append(raw, b...)
+		}
+		if f := strings.Fields(string(raw)); len(f) != 1 {
+			t.Fatalf("the supervising learn's children: %q", raw)
 		} else if holder, err = strconv.Atoi(f[0]); err != nil {
 			t.Fatal(err)
 		}
