@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/learn-idempotency/learn/internal/doctor"
+	"github.com/learn-idempotency/learn/internal/supervisor"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/quiz"
@@ -107,11 +108,40 @@ func (g *globals) check() error {
 }
 
 func main() {
-	if code, ok := supervise(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); ok {
+	args := os.Args[1:]
+	cmdName, _ := splitCommand(args)
+	if code, ok := supervisor.Run(supervisor.Config{
+		Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		FullScreen: cmdName == "" || cmdName == "play" || cmdName == "lesson" || cmdName == "interview",
+		Reap: func(ctx context.Context, logf func(string, ...any)) error {
+			return pgtemp.ReapAll(ctx, childPostgres(args), logf)
+		},
+	}); ok {
 		os.Exit(code)
 	}
-	injectCrash()
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	supervisor.InjectCrash()
+	os.Exit(run(args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// childPostgres is the PostgreSQL options of a learn that ran with args, in
+// this environment: its --database-url and --postgres, picked out from among
+// the other flags.
+func childPostgres(args []string) pgtemp.Options {
+	var g globals
+	fs := newFlagSet("learn", &g)
+	for rest := args; len(rest) > 0; {
+		_ = fs.Parse(rest) // an error is a flag of a command, not a global one
+		if next := fs.Args(); len(next) < len(rest) {
+			rest = next
+		} else {
+			rest = rest[1:] // the command, or an argument of it
+		}
+	}
+	opts, err := g.pgOptions()
+	if err != nil {
+		return pgtemp.Options{DatabaseURL: g.databaseURL}
+	}
+	return opts
 }
 
 // usageError is a command line learn cannot take; it exits with code 2.
