@@ -3,44 +3,47 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
-	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/doctor"
 	"github.com/learn-idempotency/learn/pgtemp"
 )
 
+// doctorCmd is learn doctor.
+func doctorCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check each way to get a PostgreSQL here, and say which one learn uses and why",
+		Long: "For each way learn can get a PostgreSQL (a database URL, local binaries, Docker), say what this machine has for it and whether it works, having started it, used it and removed it; then which way learn would use and why, and the fixes that fit this machine when it does not work. " +
+			"Leftovers of learn runs that were killed (clusters, containers, and schemas in the database of a URL) are removed first. Exit 0 when the way learn would use works, 1 when it does not.",
+		Example: "learn doctor\nlearn doctor --postgres docker\nlearn doctor --database-url postgres://me@localhost/learn",
+		Args:    noArgs("doctor"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := g.options(cmd)
+			if err != nil {
+				return err
+			}
+			return exit(runDoctor(cmd.Context(), opts, sources(cmd, g), cmd.OutOrStdout()))
+		},
+	}
+}
+
 // runDoctor prints, for each way learn can get a PostgreSQL (a database URL,
 // local binaries, Docker), what this machine has for it and whether it
 // works, having started it, used it and removed it; then which way learn
-// would use and why. Leftovers of learn runs that were killed (clusters,
-// containers, and schemas in the database of a URL) are removed first. Exit
-// 0 when the way learn would use works; 1, with the fixes that fit this
-// machine (fixes), when it does not; 130 when interrupted. Plain text, no
-// colour.
-func runDoctor(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("doctor", g)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return 2, err
-	}
-	if len(pos) != 0 {
-		return 2, usageErrorf("doctor takes no names, got %s", strings.Join(pos, " "))
-	}
-	if err := g.check(); err != nil {
-		return 2, usageErrorf("%v", err)
-	}
-	opts, err := g.pgOptions()
-	if err != nil {
-		return 2, err
-	}
-	src := sources(fs, g)
-
-	ctx, cancel := signalContext()
+// would use with opts and why (src says where opts came from). Leftovers of
+// learn runs that were killed (clusters, containers, and schemas in the
+// database of a URL) are removed first. It returns 0 when the way learn
+// would use works; 1, with the fixes that fit this machine
+// (doctor.Fixes), when it does not; 128 + the signal when interrupted.
+// Plain text, no colour.
+func runDoctor(ctx context.Context, opts pgtemp.Options, src doctor.Sources, stdout io.Writer) (int, error) {
+	ctx, cancel := signalContext(ctx)
 	defer cancel()
 	p := &doctor.Printer{W: stdout}
 	p.Line("learn doctor: the ways learn can get a PostgreSQL on this machine")
@@ -49,7 +52,7 @@ func runDoctor(args []string, g *globals, stdout, stderr io.Writer) (int, error)
 	p.Line("Leftovers of learn runs that were killed")
 	doctorReap(ctx, p, opts.DatabaseURL, src)
 	if ctx.Err() != nil {
-		return 130, errors.New("interrupted")
+		return interrupted(ctx), errors.New("interrupted")
 	}
 
 	ways := map[pgtemp.Mode]pgtemp.Way{}
@@ -57,7 +60,7 @@ func runDoctor(args []string, g *globals, stdout, stderr io.Writer) (int, error)
 		p.Line("")
 		w := pgtemp.Probe(ctx, m, pgtemp.Options{DatabaseURL: opts.DatabaseURL}, doctor.Timeouts[m])
 		if ctx.Err() != nil {
-			return 130, errors.New("interrupted: what the check had started is stopped and removed")
+			return interrupted(ctx), errors.New("interrupted: what the check had started is stopped and removed")
 		}
 		ways[m] = w
 		p.Line(fmt.Sprintf("%d. %s", i+1, w.Title))
@@ -75,7 +78,7 @@ func runDoctor(args []string, g *globals, stdout, stderr io.Writer) (int, error)
 	if v.OK {
 		p.Line("")
 		p.Line("All is well: `learn`, `learn demo` and `learn serve` will use it.")
-		return 0, nil
+		return exitOK, nil
 	}
 	if v.Use != "" {
 		p.Item("but", fmt.Sprintf("it does not work (see %d above)", slices.Index(doctor.Ways, v.Use)+1))
@@ -92,21 +95,21 @@ func runDoctor(args []string, g *globals, stdout, stderr io.Writer) (int, error)
 	}
 	p.Line("Reading the lesson and the interview card works without a database.")
 	if v.Use != "" {
-		return 1, fmt.Errorf("the way learn would use, %s, does not work here (see above)", ways[v.Use].Title)
+		return exitFailure, fmt.Errorf("the way learn would use, %s, does not work here (see above)", ways[v.Use].Title)
 	}
-	return 1, errors.New("no way to get a PostgreSQL works here (see above)")
+	return exitFailure, errors.New("no way to get a PostgreSQL works here (see above)")
 }
 
-func sources(fs *flag.FlagSet, g *globals) doctor.Sources {
+// sources says where the database URL and the mode came from: a flag of
+// cmd, the environment, or neither (the default).
+func sources(cmd *cobra.Command, g *globals) doctor.Sources {
 	var s doctor.Sources
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "database-url":
-			s.URL = "--database-url"
-		case "postgres":
-			s.Mode = "--postgres"
-		}
-	})
+	if cmd.Flags().Changed("database-url") {
+		s.URL = "--database-url"
+	}
+	if cmd.Flags().Changed("postgres") {
+		s.Mode = "--postgres"
+	}
 	if s.URL == "" && g.databaseURL != "" {
 		s.URL = "DATABASE_URL"
 	}

@@ -9,10 +9,11 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
@@ -33,47 +34,52 @@ const (
 // API instance that handled the request, e.g. "api-2".
 const headerInstance = sim.HeaderInstance
 
-// runServe runs the booking API on a throwaway PostgreSQL for a workshop to
-// curl: N API instances on loopback ports of their own, behind a round-robin
-// front door at --addr. Examples go to stdout, the request log to stderr.
-// Ctrl-C, SIGTERM or SIGHUP stop it, let in-flight requests finish (at most
-// serveDrain), remove the database, and exit 0.
-func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("serve", g)
-	addr := fs.String("addr", serveDefaultAddr, "address of the front door")
-	n := fs.Int("instances", 1, "API instances behind the front door")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return 2, err
+// serveCmd is learn serve: the booking API for a workshop to curl.
+func serveCmd(g *globals) *cobra.Command {
+	var addr string
+	var n int
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the booking API for curl: N API instances behind a round-robin front door",
+		Long: "Run the booking API on a throwaway PostgreSQL for a workshop to curl: N API instances on loopback ports of their own, behind a round-robin front door at --addr. " +
+			"It prints the demo users' tokens and curl commands to paste, and logs every request to standard error (the replays at debug level). Ctrl-C, SIGTERM or SIGHUP stop it: requests in flight finish, the database is removed, and it exits 0.",
+		Example: "learn serve\nlearn serve --instances 2 --addr 127.0.0.1:8080\nlearn serve 2>&1 | grep replayed",
+		Args:    noArgs("serve"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := g.options(cmd)
+			if err != nil {
+				return err
+			}
+			if _, _, err := net.SplitHostPort(addr); err != nil {
+				return usageErrorf(cmd, "--addr %q is not host:port (e.g. %s, or 127.0.0.1:0 for any free port)", addr, serveDefaultAddr)
+			}
+			return exit(runServe(cmd.Context(), addr, n, opts, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	if len(pos) != 0 {
-		return 2, usageErrorf("serve takes no names, got %s", strings.Join(pos, " "))
-	}
-	if err := g.check(); err != nil {
-		return 2, usageErrorf("%v", err)
-	}
-	if *n < 1 || *n > serveMaxInsts {
-		return 2, usageErrorf("--instances must be from 1 to %d, got %d", serveMaxInsts, *n)
-	}
-	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		return 2, usageErrorf("--addr %q is not host:port (e.g. %s, or 127.0.0.1:0 for any free port)", *addr, serveDefaultAddr)
-	}
-	opts, err := g.pgOptions()
-	if err != nil {
-		return 2, err
-	}
+	cmd.Flags().StringVar(&addr, "addr", serveDefaultAddr, "address of the front door (127.0.0.1:0 for any free port)")
+	cmd.Flags().Var(newRange(&n, "instances", 1, 1, serveMaxInsts), "instances",
+		fmt.Sprintf("API instances behind the front door (1 to %d)", serveMaxInsts))
+	return cmd
+}
 
+// runServe runs the booking API on a throwaway PostgreSQL (opts) for a
+// workshop to curl: n API instances on loopback ports of their own, behind
+// a round-robin front door (sim.FrontDoor) at addr. Examples go to stdout,
+// the log to stderr. Ctrl-C, SIGTERM or SIGHUP stop it, let in-flight
+// requests finish (at most serveDrain), remove the database, and return 0;
+// a busy addr is 1, before anything starts.
+func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdout, stderr io.Writer) (int, error) {
 	// The front door's port first: a busy address fails before anything starts.
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return 1, fmt.Errorf("%s is already in use (another learn serve?): pass --addr 127.0.0.1:0 for any free port, or another port such as --addr %s", *addr, otherPort(*addr))
+			return exitFailure, fmt.Errorf("%s is already in use (another learn serve?): pass --addr 127.0.0.1:0 for any free port, or another port such as --addr %s", addr, otherPort(addr))
 		}
-		return 1, fmt.Errorf("cannot listen on %s: %w; pass --addr 127.0.0.1:0 for any free port, or another address", *addr, err)
+		return exitFailure, fmt.Errorf("cannot listen on %s: %w; pass --addr 127.0.0.1:0 for any free port, or another address", addr, err)
 	}
 	defer ln.Close()
-	if host, _, _ := net.SplitHostPort(*addr); host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
-		fmt.Fprintf(stderr, "learn serve: WARNING: %s listens on every network interface: anyone who can reach this machine can book with the demo tokens printed below. Use --addr 127.0.0.1:PORT to keep it local.\n", *addr)
+	if host, _, _ := net.SplitHostPort(addr); host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
+		fmt.Fprintf(stderr, "learn serve: WARNING: %s listens on every network interface: anyone who can reach this machine can book with the demo tokens printed below. Use --addr 127.0.0.1:PORT to keep it local.\n", addr)
 	}
 
 	// One logger for every line on stderr: the API instances and the front
@@ -81,7 +87,7 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 	// mutex keeps the lines whole.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	say := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
-	ctx, cancel := signalContext()
+	ctx, cancel := signalContext(ctx)
 	defer cancel()
 
 	opts.Logf = say
@@ -89,9 +95,9 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 	if err != nil {
 		if ctx.Err() != nil {
 			say("stopped before PostgreSQL was ready")
-			return 0, nil
+			return exitOK, nil
 		}
-		return 1, err
+		return exitFailure, err
 	}
 	defer func() {
 		if err := srv.Close(); err != nil {
@@ -99,15 +105,15 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 		}
 	}()
 	st, err := sim.NewStage(ctx, sim.DatabaseOf(srv.NewSchema), sim.StageConfig{
-		Instances: *n,
+		Instances: n,
 		Clock:     sim.RealClock{},
 		Log:       log.Handler(),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, nil
+			return exitOK, nil
 		}
-		return 1, err
+		return exitFailure, err
 	}
 	defer func() {
 		if err := st.Close(); err != nil {
@@ -118,14 +124,14 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 	eventID, err := st.AddEvent(ctx, serveEventName, serveSeats, startsAt)
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, nil
+			return exitOK, nil
 		}
-		return 1, err
+		return exitFailure, err
 	}
 
 	front, err := sim.NewFrontDoor(st.Instances, log)
 	if err != nil {
-		return 1, err
+		return exitFailure, err
 	}
 	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(front.Logger().Handler(), slog.LevelWarn)}
@@ -161,10 +167,10 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 	}
 	wg.Wait()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return 1, fmt.Errorf("front door on %s: %w", ln.Addr(), serveErr)
+		return exitFailure, fmt.Errorf("front door on %s: %w", ln.Addr(), serveErr)
 	}
 	say("stopped; removing the database")
-	return 0, nil
+	return exitOK, nil
 }
 
 // otherPort suggests the port after addr's, e.g. 127.0.0.1:8081 for
