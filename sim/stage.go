@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -60,9 +59,14 @@ type StageConfig struct {
 	MaxConns  int              // connections of each instance's pool; default 4
 	Clock     Clock            // default: a FakeClock at the current second
 	Trace     *Trace           // may be nil
-	Log       io.Writer        // also write each instance's log here as text (learn serve); may be nil
-	LogLevel  slog.Level       // level for Log; the trace gets every level
 	Addr      func(int) string // listen address of instance n; default "127.0.0.1:0"
+
+	// Log, when not nil, also gets each instance's log lines (learn serve).
+	// Every instance logs through Log.WithAttrs(instance=api-N): the lines
+	// of all instances go through the one handler (for slog's text and JSON
+	// handlers, through its one mutex), so they never interleave. Log's own
+	// level applies; the trace gets every level.
+	Log slog.Handler
 
 	Design     Design     // how each engine books; zero: correct
 	Constraint Constraint // the key constraint of the schema; zero: UNIQUE (user_id, idempotency_key)
@@ -149,8 +153,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		st.pools = append(st.pools, pool)
 		var h slog.Handler = &TraceLogHandler{Trace: cfg.Trace, Lane: lane}
 		if cfg.Log != nil {
-			text := slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: cfg.LogLevel})
-			h = slog.NewMultiHandler(h, text)
+			h = slog.NewMultiHandler(h, cfg.Log)
 		}
 		api := &API{
 			Engine: NewEngine(pool, cfg.Clock, cfg.Trace, lane),

@@ -2,13 +2,19 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -106,30 +112,220 @@ func TestDemoJSON(t *testing.T) {
 	}
 }
 
+// Every command line learn cannot take exits 2 with one message that says
+// what to do, and where the usage is.
 func TestBadCommandLinesSayWhatToDo(t *testing.T) {
 	tests := []struct {
 		args []string
 		code int
 		want string
 	}{
-		{[]string{"demo"}, 2, "demo takes one scenario name"},
-		{[]string{"demo", "nope"}, 2, `unknown scenario "nope"`},
+		{[]string{"demo"}, 2, "demo takes one scenario name (lost-answer, concurrent-copies"},
+		{[]string{"demo", "a", "b"}, 2, "demo takes one scenario name"},
+		{[]string{"demo", "nope"}, 2, `unknown scenario "nope"; the scenarios are: lost-answer`},
 		{[]string{"demo", "lost-answer", "--copies", "3"}, 2, "--copies is for concurrent-copies only"},
-		{[]string{"demo", "concurrent-copies", "--copies", "1"}, 2, "--copies must be from 2 to 100"},
-		{[]string{"demo", "concurrent-copies", "--copies", "101"}, 2, "--copies must be from 2 to 100"},
-		{[]string{"demo", "lost-answer", "--variant", "sideways"}, 2, "use correct or broken"},
-		{[]string{"--theme", "pink"}, 2, "use dark or light"},
+		{[]string{"demo", "concurrent-copies", "--copies", "1"}, 2, "--copies must be from 2 to 100, got 1"},
+		{[]string{"demo", "concurrent-copies", "--copies", "500"}, 2, "--copies must be from 2 to 100, got 500"},
+		{[]string{"demo", "concurrent-copies", "--copies", "two"}, 2, `--copies must be a whole number from 2 to 100, got "two"`},
+		{[]string{"demo", "lost-answer", "--variant", "sideways"}, 2, `--variant "sideways": use correct or broken`},
+		{[]string{"demo", "replay-after-sellout", "--variant", "broken"}, 2, "scenario replay-after-sellout has no broken variant; those that have one: lost-answer"},
+		{[]string{"demo", "lost-answer", "--frob"}, 2, "unknown flag: --frob"},
+		{[]string{"--theme", "pink"}, 2, `--theme "pink": use dark or light`},
+		{[]string{"--theme"}, 2, "flag needs an argument: --theme"},
 		{[]string{"play", "nope"}, 2, "the scenarios are"},
-		{[]string{"lesson", "nope"}, 2, "idempotency"},
-		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
-		{[]string{"--postgres", "cloud"}, 2, "auto"},
+		{[]string{"play", "a", "b"}, 2, "play takes one scenario name, got a b"},
+		{[]string{"play", "replay-after-sellout", "--variant", "broken"}, 2, "scenario replay-after-sellout has no broken variant; those that have one: lost-answer"},
+		{[]string{"play", "last-seats", "--variant", "sideways"}, 2, "use correct or broken"},
+		{[]string{"lesson", "nope"}, 2, `lesson: no page "nope"; the pages are: idempotency (lesson)`},
+		{[]string{"lesson", "retry-across-instances"}, 2, `"retry-across-instances" is an interview page: run learn interview retry-across-instances`},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"; the commands are: `},
+		{[]string{"docotr"}, 2, `unknown command "docotr": did you mean doctor?`},
+		{[]string{"serve", "now"}, 2, "serve takes no names, got now"},
+		{[]string{"version", "now"}, 2, "version takes no names, got now"},
+		{[]string{"progress", "frob"}, 2, `progress: unknown "frob": use reset or export`},
+		{[]string{"progress", "reset"}, 2, "progress reset asks first: answer at a terminal, or pass --yes"},
+		{[]string{"progress", "--yes"}, 2, "unknown flag: --yes"},
+		{[]string{"--postgres", "cloud"}, 2, `--postgres: unknown database mode "cloud": use one of auto, url, local, docker`},
 		{[]string{}, 2, "learn demo lost-answer --json"},
 		{[]string{"play"}, 2, "needs a terminal"},
+		{[]string{"play", "last-seats", "--variant", "broken"}, 2, "needs a terminal"},
 	}
 	for _, tt := range tests {
-		code, _, errs := runCLI(t, tt.args...)
-		if code != tt.code || !strings.Contains(errs, tt.want) {
-			t.Errorf("learn %v: code %d, stderr %q; want %d and %q", tt.args, code, errs, tt.code, tt.want)
+		code, out, errs := runCLI(t, tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.want) || out != "" {
+			t.Errorf("learn %v: code %d, stdout %q, stderr %q; want %d and %q", tt.args, code, out, errs, tt.code, tt.want)
+		}
+		if n := strings.Count(errs, "learn: "); n != 1 {
+			t.Errorf("learn %v: the error is printed %d times:\n%s", tt.args, n, errs)
+		}
+		if strings.Contains(errs, "unknown flag") || strings.Contains(errs, "takes") {
+			if hint := "Run 'learn " + tt.args[0] + " --help' for usage."; !strings.Contains(errs, hint) {
+				t.Errorf("learn %v: stderr lacks %q:\n%s", tt.args, hint, errs)
+			}
+		}
+	}
+}
+
+// Global flags work before and after the command, with a value as the next
+// word or after =; no value is ever taken for the command.
+func TestFlagsBeforeAndAfterTheCommand(t *testing.T) {
+	for _, args := range [][]string{
+		{"--theme", "light", "lesson"},
+		{"lesson", "--theme", "light"},
+		{"--theme=light", "lesson", "idempotency"},
+		{"lesson", "idempotency", "--theme", "light", "--present"},
+		{"--postgres", "local", "--database-url", "postgres://nobody@127.0.0.1:1/x", "lesson"},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != 0 || !strings.HasPrefix(out, "# Idempotency") || errs != "" {
+			t.Errorf("learn %v: code %d, stderr %q, stdout starts %q", args, code, errs, out[:min(len(out), 40)])
+		}
+	}
+	// A flag's value is checked wherever the flag stands.
+	for _, args := range [][]string{{"--theme", "pink", "lesson"}, {"lesson", "--theme", "pink"}} {
+		if code, _, errs := runCLI(t, args...); code != 2 || !strings.Contains(errs, "use dark or light") {
+			t.Errorf("learn %v: code %d, stderr %q", args, code, errs)
+		}
+	}
+	// "light" and "local" are values, not commands: the command is play.
+	for _, args := range [][]string{{"--theme", "light", "--postgres", "local", "play", "nope"}, {"play", "nope", "--postgres", "local", "--theme", "light"}} {
+		if code, _, errs := runCLI(t, args...); code != 2 || !strings.Contains(errs, `unknown scenario "nope"`) {
+			t.Errorf("learn %v: code %d, stderr %q", args, code, errs)
+		}
+	}
+	// The URL before the command reaches the run: the report comes from it.
+	rep := demoJSON(t, "--database-url", testDB.ConnString(), "lost-answer", "--json")
+	if rep.Scenario != "lost-answer" || rep.BookingRows != 1 {
+		t.Errorf("--database-url before demo: %+v", rep)
+	}
+}
+
+// allCommands is every command of the tree a person can ask for help on,
+// cobra's help and completion included, as argument lists.
+func allCommands() [][]string {
+	root := newRoot(&globals{})
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var out [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		out = append(out, path)
+		for _, sub := range c.Commands() {
+			walk(sub, append(slices.Clone(path), sub.Name()))
+		}
+	}
+	walk(root, nil)
+	return out
+}
+
+// --help and -h on every command exit 0 and print that command's usage.
+func TestEveryCommandHasHelp(t *testing.T) {
+	cmds := allCommands()
+	if len(cmds) < 12 {
+		t.Fatalf("only %d commands in the tree: %v", len(cmds), cmds)
+	}
+	root := newRoot(&globals{})
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, path := range cmds {
+		c, _, err := root.Find(path)
+		if err != nil {
+			t.Fatalf("%v: %v", path, err)
+		}
+		about := strings.Fields(cmp.Or(c.Long, c.Short))
+		for _, flag := range []string{"--help", "-h"} {
+			args := append(slices.Clone(path), flag)
+			code, out, errs := runCLI(t, args...)
+			if code != 0 || errs != "" {
+				t.Errorf("learn %v: code %d, stderr %q", args, code, errs)
+			}
+			for _, want := range []string{"USAGE", c.CommandPath(), strings.Join(about[:min(4, len(about))], " ")} {
+				if !strings.Contains(out, want) {
+					t.Errorf("learn %v lacks %q:\n%s", args, want, out)
+				}
+			}
+		}
+	}
+}
+
+// The root's help names every command, the scenarios, the environment and
+// the exit codes; learn help prints it too.
+func TestHelp(t *testing.T) {
+	code, out, _ := runCLI(t, "--help")
+	for _, want := range []string{"demo SCENARIO", "play [SCENARIO]", "lesson [SLUG]", "serve", "doctor", "progress", "version",
+		"lost-answer, concurrent-copies", "--database-url", "--postgres", "--theme", "--present", "--version",
+		"Exit codes:", "0    ok", "1    failure", "2    usage", "130  interrupted", "143  terminated"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("--help: exit %d, lacks %q", code, want)
+		}
+	}
+	if strings.ContainsRune(out, '\x1b') {
+		t.Error("the help printed to a pipe holds escape sequences")
+	}
+	if code, out, _ := runCLI(t, "help"); code != 0 || !strings.Contains(out, "demo SCENARIO") || !strings.Contains(out, "143  terminated") {
+		t.Errorf("learn help: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "help", "demo"); code != 0 || !strings.Contains(out, "learn demo SCENARIO") {
+		t.Errorf("learn help demo: exit %d\n%s", code, out)
+	}
+}
+
+// --version, -v and learn version print one line, the build's version.
+func TestVersion(t *testing.T) {
+	want := "learn version " + version() + "\n"
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"version"}} {
+		code, out, errs := runCLI(t, args...)
+		if code != 0 || out != want || errs != "" {
+			t.Errorf("learn %v: exit %d, stdout %q, stderr %q; want %q", args, code, out, errs, want)
+		}
+	}
+}
+
+func TestFormatVersion(t *testing.T) {
+	rev := "0123456789abcdef0123456789abcdef01234567"
+	tests := []struct {
+		main     string
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{"v1.2.0", nil, "v1.2.0"},
+		{"", nil, "(devel)"},
+		{"(devel)", []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "false"}}, "(devel) (commit 0123456789ab)"},
+		{"v0.0.0-20260101120000-0123456789ab+dirty", []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "true"}},
+			"v0.0.0-20260101120000-0123456789ab+dirty (commit 0123456789ab, modified)"},
+		{"v1.2.0", []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}}, "v1.2.0 (commit abc)"},
+	}
+	for _, tt := range tests {
+		info := &debug.BuildInfo{Main: debug.Module{Version: tt.main}, Settings: tt.settings}
+		if got := formatVersion(info); got != tt.want {
+			t.Errorf("formatVersion(%q, %v) = %q, want %q", tt.main, tt.settings, got, tt.want)
+		}
+	}
+}
+
+// The supervisor asks the command tree which command lines run the
+// full-screen app, and which PostgreSQL a crashed child used.
+func TestSupervisorReadsTheCommandTree(t *testing.T) {
+	for args, want := range map[string]bool{
+		"": true, "play": true, "--theme light play lost-answer": true, "lesson --present": true, "interview": true,
+		"demo lost-answer": false, "--postgres local serve": false, "doctor": false, "progress reset": false,
+		"help": false, "version": false,
+	} {
+		if got := fullScreen(strings.Fields(args)); got != want {
+			t.Errorf("fullScreen(%q) = %v, want %v", args, got, want)
+		}
+	}
+	t.Setenv("DATABASE_URL", "postgres://env@127.0.0.1/x")
+	t.Setenv(envPostgres, "")
+	for args, want := range map[string]pgtemp.Options{
+		"":                                    {Mode: pgtemp.Auto, DatabaseURL: "postgres://env@127.0.0.1/x"},
+		"--postgres local play":               {Mode: pgtemp.Local, DatabaseURL: "postgres://env@127.0.0.1/x"},
+		"serve --addr :0 --database-url=u":    {Mode: pgtemp.Auto, DatabaseURL: "u"},
+		"--theme light demo x --postgres url": {Mode: pgtemp.URL, DatabaseURL: "postgres://env@127.0.0.1/x"},
+		"--database-url u2 --help":            {Mode: pgtemp.Auto, DatabaseURL: "u2"},
+	} {
+		if got := childPostgres(strings.Fields(args)); got.Mode != want.Mode || got.DatabaseURL != want.DatabaseURL {
+			t.Errorf("childPostgres(%q) = %+v, want %+v", args, got, want)
 		}
 	}
 }
@@ -145,35 +341,6 @@ func TestUnreachableDatabaseFailsFastWithAClearMessage(t *testing.T) {
 	}
 }
 
-func TestSplitCommand(t *testing.T) {
-	tests := []struct {
-		args []string
-		cmd  string
-		rest []string
-	}{
-		{nil, "", nil},
-		{[]string{"demo", "lost-answer", "--json"}, "demo", []string{"lost-answer", "--json"}},
-		{[]string{"--present", "play", "lost-answer"}, "play", []string{"--present", "lost-answer"}},
-		{[]string{"--theme", "light", "lesson"}, "lesson", []string{"--theme", "light"}},
-		{[]string{"--theme=light", "lesson"}, "lesson", []string{"--theme=light"}},
-		{[]string{"--postgres", "local", "--database-url", "postgres://x", "doctor"}, "doctor", []string{"--postgres", "local", "--database-url", "postgres://x"}},
-		{[]string{"--theme", "light"}, "", []string{"--theme", "light"}},
-	}
-	for _, tt := range tests {
-		cmd, rest := splitCommand(tt.args)
-		if cmd != tt.cmd || strings.Join(rest, " ") != strings.Join(tt.rest, " ") {
-			t.Errorf("splitCommand(%q) = %q %q, want %q %q", tt.args, cmd, rest, tt.cmd, tt.rest)
-		}
-	}
-}
-
-func TestHelp(t *testing.T) {
-	code, out, _ := runCLI(t, "help")
-	if code != 0 || !strings.Contains(out, "learn demo SCENARIO") || !strings.Contains(out, "lost-answer, concurrent-copies") {
-		t.Errorf("help: %d %q", code, out)
-	}
-}
-
 func queryOne(t *testing.T, connString, sql string, dst any) error {
 	t.Helper()
 	conn, err := pgx.Connect(t.Context(), connString)
@@ -182,4 +349,38 @@ func queryOne(t *testing.T, connString, sql string, dst any) error {
 	}
 	defer conn.Close(t.Context())
 	return conn.QueryRow(t.Context(), sql).Scan(dst)
+}
+
+// learn progress prints a summary, export the saved JSON, and reset forgets
+// it (asking first, which needs a terminal, or at once with --yes).
+func TestProgressCommands(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	path := state + "/learn/progress.json"
+	store := &quiz.Store{Path: path}
+	if _, err := store.Update(func(p *quiz.Progress) error { p.MarkRead("idempotency", time.Now()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "progress")
+	if code != 0 || errs != "" || !strings.HasPrefix(out, "Progress in "+path+"\n") {
+		t.Errorf("progress: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	code, out, _ = runCLI(t, "progress", "export")
+	var exported map[string]any
+	if err := json.Unmarshal([]byte(out), &exported); code != 0 || err != nil || !strings.Contains(out, "idempotency") {
+		t.Errorf("progress export: exit %d, %v\n%s", code, err, out)
+	}
+	if code, _, errs := runCLI(t, "progress", "reset"); code != 2 || !strings.Contains(errs, "pass --yes") {
+		t.Errorf("progress reset without a terminal: exit %d, stderr %q", code, errs)
+	}
+	if p, _, err := store.Load(); err != nil || len(p.Read) == 0 {
+		t.Fatalf("a reset that was refused changed the progress: %+v, %v", p, err)
+	}
+	code, out, _ = runCLI(t, "progress", "reset", "--yes")
+	if code != 0 || out != "Progress reset: learn starts over.\n" {
+		t.Errorf("progress reset --yes: exit %d\n%s", code, out)
+	}
+	if p, _, err := store.Load(); err != nil || len(p.Read) != 0 {
+		t.Errorf("after the reset: %+v, %v", p, err)
+	}
 }

@@ -1,89 +1,95 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
 
-// runDemo runs one scenario headless on a throwaway PostgreSQL and prints
-// the report: one JSON object with --json, a few lines otherwise. Exit 0
-// when the run completed, 1 with a message on stderr when it could not run.
-func runDemo(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("demo", g)
-	copies := fs.Int("copies", sim.DefaultCopies, "copies for concurrent-copies")
-	variant := fs.String("variant", "correct", "correct or broken")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return 2, err
+// demoCmd is learn demo SCENARIO: one run headless, and its report.
+func demoCmd(g *globals) *cobra.Command {
+	var copies int
+	var variant string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "demo SCENARIO",
+		Short: "Run a scenario headless and print its report",
+		Long: "Run one scenario on a throwaway PostgreSQL, without the app, and print what happened: the answers the browser got, the rows, every try, and the invariants checked after the run. With --json, one JSON object.\n\n" +
+			"Scenarios: " + scenarioNames() + "\nWith a broken variant: " + brokenNames(),
+		Example:           "learn demo lost-answer --json\nlearn demo concurrent-copies --copies 10 --json\nlearn demo last-seats --variant broken",
+		ValidArgsFunction: completeOne(scenarioList()),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf(cmd, "demo takes one scenario name (%s)", scenarioNames())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := g.options(cmd)
+			if err != nil {
+				return err
+			}
+			s, v, err := lookupScenario(cmd, args[0], variant)
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("copies") && s.Name != "concurrent-copies" {
+				return usageErrorf(cmd, "--copies is for concurrent-copies only")
+			}
+			return exit(runDemo(cmd.Context(), s, sim.Options{Variant: v, Copies: copies}, opts, asJSON, cmd.OutOrStdout()))
+		},
 	}
-	if len(pos) != 1 {
-		return 2, usageErrorf("demo takes one scenario name (%s)", scenarioNames())
-	}
-	if err := g.check(); err != nil {
-		return 2, usageErrorf("%v", err)
-	}
-	s, err := sim.Lookup(pos[0])
-	if err != nil {
-		return 2, usageErrorf("%v", err)
-	}
-	v, err := sim.ParseVariant(*variant)
-	if err != nil {
-		return 2, usageErrorf("%v", err)
-	}
-	if v == sim.Broken && !s.HasBroken() {
-		return 2, usageErrorf("scenario %s has no broken variant; those that have one: %s", s.Name, brokenNames())
-	}
-	setCopies := false
-	fs.Visit(func(f *flag.Flag) { setCopies = setCopies || f.Name == "copies" })
-	if setCopies && s.Name != "concurrent-copies" {
-		return 2, usageErrorf("--copies is for concurrent-copies only")
-	}
-	if *copies < sim.MinCopies || *copies > sim.MaxCopies {
-		return 2, usageErrorf("--copies must be from %d to %d, got %d", sim.MinCopies, sim.MaxCopies, *copies)
-	}
-	opts, err := g.pgOptions()
-	if err != nil {
-		return 2, err
-	}
+	cmd.Flags().Var(newRange(&copies, "copies", sim.DefaultCopies, sim.MinCopies, sim.MaxCopies), "copies",
+		fmt.Sprintf("simultaneous copies, for concurrent-copies (%d to %d)", sim.MinCopies, sim.MaxCopies))
+	addVariantFlag(cmd, &variant)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}
 
-	ctx, cancel := signalContext()
+// runDemo runs scenario s headless on a throwaway PostgreSQL (opts) and
+// prints the report to stdout: one JSON object with asJSON, a few lines
+// otherwise. It returns 0 when the run completed (whatever its invariants
+// say), 1 with the error when it could not run, and 128 + the signal (130
+// for Ctrl-C) when interrupted, having removed what it made.
+func runDemo(ctx context.Context, s *sim.Scenario, so sim.Options, opts pgtemp.Options, asJSON bool, stdout io.Writer) (int, error) {
+	ctx, cancel := signalContext(ctx)
 	defer cancel()
 	srv, err := pgtemp.Start(ctx, opts)
 	if ctx.Err() != nil {
-		return 130, fmt.Errorf("interrupted while PostgreSQL was starting; nothing is left behind")
+		return interrupted(ctx), fmt.Errorf("interrupted while PostgreSQL was starting; nothing is left behind")
 	}
 	if err != nil {
-		return 1, err
+		return exitFailure, err
 	}
 	defer srv.Close()
-	run, err := s.Prepare(ctx, sim.DatabaseOf(srv.NewSchema), sim.Options{Variant: v, Copies: *copies})
+	run, err := s.Prepare(ctx, sim.DatabaseOf(srv.NewSchema), so)
 	if err != nil {
-		return 1, err
+		return exitFailure, err
 	}
 	rep, err := run.Execute(ctx)
 	if cerr := run.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
 	if ctx.Err() != nil {
-		return 130, fmt.Errorf("interrupted: scenario %s did not finish; its tables and PostgreSQL are removed", s.Name)
+		return interrupted(ctx), fmt.Errorf("interrupted: scenario %s did not finish; its tables and PostgreSQL are removed", s.Name)
 	}
 	if err != nil {
-		return 1, fmt.Errorf("scenario %s: %w", s.Name, err)
+		return exitFailure, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return 0, enc.Encode(rep)
+		return exitOK, enc.Encode(rep)
 	}
 	printReport(stdout, s, rep)
-	return 0, nil
+	return exitOK, nil
 }
 
 // printReport writes a report for a person: what the run was, what the
@@ -127,15 +133,4 @@ func printReport(w io.Writer, s *sim.Scenario, rep *sim.Report) {
 
 func answersText(r *sim.Report) string {
 	return fmt.Sprintf("%d: %s", len(r.Answers), sim.GroupAnswers(r.Answers, true))
-}
-
-// brokenNames lists the scenarios that have a broken variant.
-func brokenNames() string {
-	var names []string
-	for _, s := range sim.Scenarios() {
-		if s.HasBroken() {
-			names = append(names, s.Name)
-		}
-	}
-	return strings.Join(names, ", ")
 }

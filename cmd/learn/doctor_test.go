@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,8 +20,8 @@ import (
 	"github.com/learn-idempotency/learn/pgtemp"
 )
 
-// doctor runs learn doctor in process and checks what every report holds.
-func doctor(t *testing.T, args ...string) (int, string, string) {
+// doctorReport runs learn doctor in process and checks what every report holds.
+func doctorReport(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	t0 := time.Now()
 	code, out, errs := runCLI(t, append([]string{"doctor"}, args...)...)
@@ -39,7 +38,7 @@ func doctor(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestDoctorWithLocalForced(t *testing.T) {
-	code, out, _ := doctor(t, "--postgres", "local")
+	code, out, _ := doctorReport(t, "--postgres", "local")
 	if _, err := os.Stat("/usr/lib/postgresql"); err != nil && code != 0 {
 		t.Skip("no local PostgreSQL binaries here")
 	}
@@ -51,7 +50,7 @@ func TestDoctorWithLocalForced(t *testing.T) {
 }
 
 func TestDoctorWithAGoodURL(t *testing.T) {
-	code, out, _ := doctor(t, "--database-url", testDB.ConnString())
+	code, out, _ := doctorReport(t, "--database-url", testDB.ConnString())
 	for _, want := range []string{"learn would use: database URL", "--database-url is set, so learn uses it", "from: --database-url"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d; the report lacks %q", code, want)
@@ -69,7 +68,7 @@ func localWorks(out string) bool {
 func TestDoctorWithABadURLSaysWhatToDo(t *testing.T) {
 	t0 := time.Now()
 	t.Setenv("DATABASE_URL", "postgres://learn:hunter22@127.0.0.1:1/nowhere")
-	code, out, errs := doctor(t)
+	code, out, errs := doctorReport(t)
 	if code != 1 || !strings.Contains(errs, "does not work") {
 		t.Errorf("exit %d, stderr %q; want 1", code, errs)
 	}
@@ -99,7 +98,7 @@ func TestDoctorWithABadURLSaysWhatToDo(t *testing.T) {
 // install the PostgreSQL server binaries, which were installed and work.
 func TestDoctorWithDockerForcedAndNoDaemon(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "docker.sock"))
-	code, out, _ := doctor(t, "--postgres", "docker")
+	code, out, _ := doctorReport(t, "--postgres", "docker")
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
@@ -119,101 +118,9 @@ func TestDoctorWithDockerForcedAndNoDaemon(t *testing.T) {
 	}
 }
 
-func TestFixes(t *testing.T) {
-	works := func(m pgtemp.Mode) pgtemp.Way { return pgtemp.Way{Mode: m, Available: true, Works: true} }
-	fails := func(m pgtemp.Mode) pgtemp.Way {
-		return pgtemp.Way{Mode: m, Available: true, Err: errors.New("broken")}
-	}
-	none := func(m pgtemp.Mode) pgtemp.Way { return pgtemp.Way{Mode: m, Missing: true, Err: errors.New("not here")} }
-	ways := func(u, l, d pgtemp.Way) map[pgtemp.Mode]pgtemp.Way {
-		return map[pgtemp.Mode]pgtemp.Way{pgtemp.URL: u, pgtemp.Local: l, pgtemp.Docker: d}
-	}
-	url, local, docker, auto := pgtemp.URL, pgtemp.Local, pgtemp.Docker, pgtemp.Auto
-	flag, env := doctorSources{mode: "--postgres"}, doctorSources{mode: envPostgres}
-	const (
-		install = "install the PostgreSQL server binaries"
-		setURL  = "set DATABASE_URL or pass --database-url"
-		start   = "start Docker (learn then runs PostgreSQL in a container"
-	)
-	tests := []struct {
-		name string
-		mode pgtemp.Mode
-		src  doctorSources
-		ways map[pgtemp.Mode]pgtemp.Way
-		want []string // the lines, each by its start
-	}{
-		{"docker forced, no daemon, local works", docker, flag, ways(none(url), works(local), none(docker)), []string{
-			"--postgres docker forces Docker, which does not work here; leave it out (or --postgres local) to use the local binaries, which work",
-			start}},
-		{"docker forced by the environment", docker, env, ways(none(url), works(local), none(docker)), []string{
-			"LEARN_POSTGRES=docker forces Docker, which does not work here; unset it (or pass --postgres local) to use the local binaries, which work",
-			start}},
-		{"docker forced, a broken URL is what learn would take", docker, doctorSources{mode: "--postgres", url: "DATABASE_URL"}, ways(fails(url), works(local), none(docker)), []string{
-			"--postgres docker forces Docker, which does not work here; pass --postgres local to use the local binaries, which work",
-			start}},
-		{"docker forced, daemon there but failing", docker, flag, ways(none(url), works(local), fails(docker)), []string{
-			"--postgres docker forces Docker, which does not work here; leave it out (or --postgres local)",
-			"fix what stops PostgreSQL in Docker (see 3 above)"}},
-		{"url forced, not set", url, flag, ways(none(url), works(local), none(docker)), []string{
-			"--postgres url forces the database URL, which is not set; leave it out (or --postgres local) to use the local binaries, which work",
-			setURL}},
-		{"url forced, broken, Docker works", url, doctorSources{mode: "--postgres", url: "--database-url"}, ways(fails(url), none(local), works(docker)), []string{
-			"--postgres url forces the database URL, which does not work here; pass --postgres docker to use Docker, which works",
-			"fix --database-url (see 1 above)"}},
-		{"local forced, not installed, the URL works", local, doctorSources{mode: "--postgres", url: "DATABASE_URL"}, ways(works(url), none(local), none(docker)), []string{
-			"--postgres local forces the local binaries, which do not work here; leave it out (or --postgres url) to use the database URL, which works",
-			install}},
-		{"local forced, installed but failing, Docker works", local, flag, ways(none(url), fails(local), works(docker)), []string{
-			"--postgres local forces the local binaries, which do not work here; leave it out (or --postgres docker) to use Docker, which works",
-			"make the local PostgreSQL binaries work (see 2 above)"}},
-		{"docker forced, nothing else works", docker, flag, ways(none(url), fails(local), none(docker)), []string{
-			start,
-			"leave out --postgres docker, and make the local PostgreSQL binaries work (see 2 above)",
-			"leave out --postgres docker, and " + setURL}},
-		{"docker forced, nothing else works, a broken URL set", docker, doctorSources{mode: "--postgres", url: "DATABASE_URL"}, ways(fails(url), fails(local), none(docker)), []string{
-			start,
-			"pass --postgres local instead, and make the local PostgreSQL binaries work (see 2 above)",
-			"leave out --postgres docker, and fix DATABASE_URL (see 1 above)"}},
-		{"docker forced by the environment, nothing else works", docker, env, ways(none(url), none(local), none(docker)), []string{
-			start, "unset LEARN_POSTGRES, and " + install, "unset LEARN_POSTGRES, and " + setURL}},
-		{"broken URL, local works", auto, doctorSources{url: "DATABASE_URL"}, ways(fails(url), works(local), none(docker)), []string{
-			"fix DATABASE_URL, or unset it to let learn use the local binaries, which work"}},
-		{"broken --database-url, Docker works", auto, doctorSources{url: "--database-url"}, ways(fails(url), none(local), works(docker)), []string{
-			"fix --database-url, or leave it out to let learn use Docker, which works"}},
-		{"broken URL, nothing else works", auto, doctorSources{url: "DATABASE_URL"}, ways(fails(url), fails(local), none(docker)), []string{
-			"fix DATABASE_URL (see 1 above)",
-			"unset DATABASE_URL, and make the local PostgreSQL binaries work (see 2 above)",
-			"unset DATABASE_URL, and " + start}},
-		{"nothing here", auto, doctorSources{}, ways(none(url), none(local), none(docker)), []string{install, setURL, start}},
-		{"local binaries fail, no daemon", auto, doctorSources{}, ways(none(url), fails(local), none(docker)), []string{
-			"make the local PostgreSQL binaries work (see 2 above)", setURL, start}},
-		{"no binaries, Docker fails", auto, doctorSources{}, ways(none(url), none(local), fails(docker)), []string{
-			"fix what stops PostgreSQL in Docker (see 3 above)", install, setURL}},
-	}
-	for _, tt := range tests {
-		got := fixes(tt.mode, tt.src, tt.ways, choose(tt.mode, tt.src, tt.ways))
-		ok := len(got) == len(tt.want)
-		for i := 0; ok && i < len(got); i++ {
-			ok = strings.HasPrefix(got[i], tt.want[i])
-		}
-		if !ok {
-			t.Errorf("%s: fixes =\n  %s\nwant lines starting\n  %s", tt.name, strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
-		}
-		all := strings.Join(got, "\n")
-		for m, line := range map[pgtemp.Mode]string{local: install, url: setURL, docker: start} {
-			if strings.Contains(all, line) && !tt.ways[m].Missing {
-				t.Errorf("%s: suggests %q, which is here", tt.name, line)
-			}
-		}
-	}
-	if got := fixes(docker, flag, ways(none(url), works(local), works(docker)), verdict{use: docker, ok: true}); got != nil {
-		t.Errorf("fixes for a way that works = %q", got)
-	}
-}
-
 func TestDoctorWithDockerForced(t *testing.T) {
 	t.Setenv("LEARN_POSTGRES", "docker")
-	code, out, _ := doctor(t)
+	code, out, _ := doctorReport(t)
 	if code != 0 {
 		if os.Getenv("LEARN_CI") == "" {
 			t.Skip("Docker does not work here (see the report); CI runs this with a daemon and LEARN_POSTGRES_IMAGE")
@@ -244,43 +151,6 @@ func TestHelpNamesDoctorAndTheEnvironment(t *testing.T) {
 	for _, want := range []string{"learn doctor", "LEARN_POSTGRES ", "LEARN_POSTGRES_IMAGE", "postgres:17-alpine", "DATABASE_URL"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
-		}
-	}
-}
-
-func TestChoose(t *testing.T) {
-	works := func(m pgtemp.Mode) pgtemp.Way { return pgtemp.Way{Mode: m, Available: true, Works: true} }
-	fails := func(m pgtemp.Mode) pgtemp.Way {
-		return pgtemp.Way{Mode: m, Available: true, Err: errors.New("broken")}
-	}
-	none := func(m pgtemp.Mode) pgtemp.Way { return pgtemp.Way{Mode: m, Err: errors.New("not here")} }
-	ways := func(u, l, d pgtemp.Way) map[pgtemp.Mode]pgtemp.Way {
-		return map[pgtemp.Mode]pgtemp.Way{pgtemp.URL: u, pgtemp.Local: l, pgtemp.Docker: d}
-	}
-	url, local, docker := pgtemp.URL, pgtemp.Local, pgtemp.Docker
-	env := doctorSources{url: "DATABASE_URL"}
-	tests := []struct {
-		name string
-		mode pgtemp.Mode
-		src  doctorSources
-		ways map[pgtemp.Mode]pgtemp.Way
-		use  pgtemp.Mode
-		ok   bool
-		why  string
-	}{
-		{"URL set and working", pgtemp.Auto, env, ways(works(url), works(local), works(docker)), url, true, "DATABASE_URL is set"},
-		{"URL set and broken is never replaced", pgtemp.Auto, env, ways(fails(url), works(local), works(docker)), url, false, "never replaced"},
-		{"no URL, local binaries", pgtemp.Auto, doctorSources{}, ways(none(url), works(local), works(docker)), local, true, "local PostgreSQL binaries were found"},
-		{"no URL, no binaries, Docker", pgtemp.Auto, doctorSources{}, ways(none(url), none(local), works(docker)), docker, true, "no local PostgreSQL binaries"},
-		{"broken binaries fall back to Docker", pgtemp.Auto, doctorSources{}, ways(none(url), fails(local), works(docker)), docker, true, "falls back to Docker"},
-		{"nothing", pgtemp.Auto, doctorSources{}, ways(none(url), none(local), none(docker)), "", false, "no Docker daemon learn can use"},
-		{"forced by the flag", docker, doctorSources{mode: "--postgres"}, ways(none(url), works(local), works(docker)), docker, true, "--postgres docker forces it"},
-		{"forced by the environment, broken", local, doctorSources{mode: "LEARN_POSTGRES"}, ways(none(url), fails(local), works(docker)), local, false, "LEARN_POSTGRES=local forces it"},
-	}
-	for _, tt := range tests {
-		v := choose(tt.mode, tt.src, tt.ways)
-		if v.use != tt.use || v.ok != tt.ok || !strings.Contains(v.why, tt.why) {
-			t.Errorf("%s: choose = %+v; want use %q ok %v why ~%q", tt.name, v, tt.use, tt.ok, tt.why)
 		}
 	}
 }
@@ -334,9 +204,15 @@ func serveInURLMode(t *testing.T, bin string, supervised bool) (cmd *exec.Cmd, h
 	}
 	holder = cmd.Process.Pid
 	if supervised {
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", holder, holder))
-		if f := strings.Fields(string(raw)); err != nil || len(f) != 1 {
-			t.Fatalf("the supervising learn's children: %q, %v", raw, err)
+		// The child is a child of whichever thread of the parent started it.
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", holder))
+		var raw []byte
+		for _, task := range tasks {
+			b, _ := os.ReadFile(task)
+			raw = append(raw, b...)
+		}
+		if f := strings.Fields(string(raw)); len(f) != 1 {
+			t.Fatalf("the supervising learn's children: %q", raw)
 		} else if holder, err = strconv.Atoi(f[0]); err != nil {
 			t.Fatal(err)
 		}
@@ -389,7 +265,7 @@ func TestDoctorRemovesTheSchemaOfAKilledLearn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ := doctor(t, "--database-url", testDB.ConnString())
+	code, out, _ := doctorReport(t, "--database-url", testDB.ConnString())
 	if code != 0 {
 		t.Errorf("exit %d", code)
 	}

@@ -8,14 +8,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
@@ -36,52 +34,60 @@ const (
 // API instance that handled the request, e.g. "api-2".
 const headerInstance = sim.HeaderInstance
 
-// runServe runs the booking API on a throwaway PostgreSQL for a workshop to
-// curl: N API instances on loopback ports of their own, behind a round-robin
-// front door at --addr. Examples go to stdout, the request log to stderr.
-// Ctrl-C, SIGTERM or SIGHUP stop it, let in-flight requests finish (at most
-// serveDrain), remove the database, and exit 0.
-func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("serve", g)
-	addr := fs.String("addr", serveDefaultAddr, "address of the front door")
-	n := fs.Int("instances", 1, "API instances behind the front door")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return 2, err
+// serveCmd is learn serve: the booking API for a workshop to curl.
+func serveCmd(g *globals) *cobra.Command {
+	var addr string
+	var n int
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the booking API for curl: N API instances behind a round-robin front door",
+		Long: "Run the booking API on a throwaway PostgreSQL for a workshop to curl: N API instances on loopback ports of their own, behind a round-robin front door at --addr. " +
+			"It prints the demo users' tokens and curl commands to paste, and logs every request to standard error (the replays at debug level). Ctrl-C, SIGTERM or SIGHUP stop it: requests in flight finish, the database is removed, and it exits 0.",
+		Example: "learn serve\nlearn serve --instances 2 --addr 127.0.0.1:8080\nlearn serve 2>&1 | grep replayed",
+		Args:    noArgs("serve"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := g.options(cmd)
+			if err != nil {
+				return err
+			}
+			if _, _, err := net.SplitHostPort(addr); err != nil {
+				return usageErrorf(cmd, "--addr %q is not host:port (e.g. %s, or 127.0.0.1:0 for any free port)", addr, serveDefaultAddr)
+			}
+			return exit(runServe(cmd.Context(), addr, n, opts, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	if len(pos) != 0 {
-		return 2, usageErrorf("serve takes no names, got %s", strings.Join(pos, " "))
-	}
-	if err := g.check(); err != nil {
-		return 2, usageErrorf("%v", err)
-	}
-	if *n < 1 || *n > serveMaxInsts {
-		return 2, usageErrorf("--instances must be from 1 to %d, got %d", serveMaxInsts, *n)
-	}
-	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		return 2, usageErrorf("--addr %q is not host:port (e.g. %s, or 127.0.0.1:0 for any free port)", *addr, serveDefaultAddr)
-	}
-	opts, err := g.pgOptions()
-	if err != nil {
-		return 2, err
-	}
+	cmd.Flags().StringVar(&addr, "addr", serveDefaultAddr, "address of the front door (127.0.0.1:0 for any free port)")
+	cmd.Flags().Var(newRange(&n, "instances", 1, 1, serveMaxInsts), "instances",
+		fmt.Sprintf("API instances behind the front door (1 to %d)", serveMaxInsts))
+	return cmd
+}
 
+// runServe runs the booking API on a throwaway PostgreSQL (opts) for a
+// workshop to curl: n API instances on loopback ports of their own, behind
+// a round-robin front door (sim.FrontDoor) at addr. Examples go to stdout,
+// the log to stderr. Ctrl-C, SIGTERM or SIGHUP stop it, let in-flight
+// requests finish (at most serveDrain), remove the database, and return 0;
+// a busy addr is 1, before anything starts.
+func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdout, stderr io.Writer) (int, error) {
 	// The front door's port first: a busy address fails before anything starts.
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return 1, fmt.Errorf("%s is already in use (another learn serve?): pass --addr 127.0.0.1:0 for any free port, or another port such as --addr %s", *addr, otherPort(*addr))
+			return exitFailure, fmt.Errorf("%s is already in use (another learn serve?): pass --addr 127.0.0.1:0 for any free port, or another port such as --addr %s", addr, otherPort(addr))
 		}
-		return 1, fmt.Errorf("cannot listen on %s: %w; pass --addr 127.0.0.1:0 for any free port, or another address", *addr, err)
+		return exitFailure, fmt.Errorf("cannot listen on %s: %w; pass --addr 127.0.0.1:0 for any free port, or another address", addr, err)
 	}
 	defer ln.Close()
-	if host, _, _ := net.SplitHostPort(*addr); host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
-		fmt.Fprintf(stderr, "learn serve: WARNING: %s listens on every network interface: anyone who can reach this machine can book with the demo tokens printed below. Use --addr 127.0.0.1:PORT to keep it local.\n", *addr)
+	if host, _, _ := net.SplitHostPort(addr); host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
+		fmt.Fprintf(stderr, "learn serve: WARNING: %s listens on every network interface: anyone who can reach this machine can book with the demo tokens printed below. Use --addr 127.0.0.1:PORT to keep it local.\n", addr)
 	}
 
-	logw := &lockedWriter{w: stderr}
-	say := func(format string, args ...any) { fmt.Fprintf(logw, "learn serve: "+format+"\n", args...) }
-	ctx, cancel := signalContext()
+	// One logger for every line on stderr: the API instances and the front
+	// door derive theirs from its handler (WithAttrs), so the handler's one
+	// mutex keeps the lines whole.
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	say := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
+	ctx, cancel := signalContext(ctx)
 	defer cancel()
 
 	opts.Logf = say
@@ -89,9 +95,9 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 	if err != nil {
 		if ctx.Err() != nil {
 			say("stopped before PostgreSQL was ready")
-			return 0, nil
+			return exitOK, nil
 		}
-		return 1, err
+		return exitFailure, err
 	}
 	defer func() {
 		if err := srv.Close(); err != nil {
@@ -99,16 +105,15 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 		}
 	}()
 	st, err := sim.NewStage(ctx, sim.DatabaseOf(srv.NewSchema), sim.StageConfig{
-		Instances: *n,
+		Instances: n,
 		Clock:     sim.RealClock{},
-		Log:       logw,
-		LogLevel:  slog.LevelDebug,
+		Log:       log.Handler(),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, nil
+			return exitOK, nil
 		}
-		return 1, err
+		return exitFailure, err
 	}
 	defer func() {
 		if err := st.Close(); err != nil {
@@ -119,17 +124,17 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 	eventID, err := st.AddEvent(ctx, serveEventName, serveSeats, startsAt)
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, nil
+			return exitOK, nil
 		}
-		return 1, err
+		return exitFailure, err
 	}
 
-	front, err := newFrontDoor(st.Instances, slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	front, err := sim.NewFrontDoor(st.Instances, log)
 	if err != nil {
-		return 1, err
+		return exitFailure, err
 	}
 	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(front.log.Handler(), slog.LevelWarn)}
+		ErrorLog: slog.NewLogLogger(front.Logger().Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
@@ -162,10 +167,10 @@ func runServe(args []string, g *globals, stdout, stderr io.Writer) (int, error) 
 	}
 	wg.Wait()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return 1, fmt.Errorf("front door on %s: %w", ln.Addr(), serveErr)
+		return exitFailure, fmt.Errorf("front door on %s: %w", ln.Addr(), serveErr)
 	}
 	say("stopped; removing the database")
-	return 0, nil
+	return exitOK, nil
 }
 
 // otherPort suggests the port after addr's, e.g. 127.0.0.1:8081 for
@@ -180,75 +185,6 @@ func otherPort(addr string) string {
 		p = 8080
 	}
 	return net.JoinHostPort(host, fmt.Sprint(p+1))
-}
-
-// frontDoor is learn serve's round-robin reverse proxy: each request goes to
-// the next API instance, with its headers (Authorization and Idempotency-Key
-// among them) as they came. It logs where each request went and names the
-// instance in the X-Learn-Instance header of the answer.
-type frontDoor struct {
-	proxy   *httputil.ReverseProxy
-	targets []*url.URL
-	names   []string
-	next    atomic.Uint64
-	log     *slog.Logger
-}
-
-// chosenKey holds, in a request's context, the instance the front door picked.
-type chosenKey struct{}
-
-func newFrontDoor(instances []*sim.Instance, log *slog.Logger) (*frontDoor, error) {
-	f := &frontDoor{log: log.With("instance", "front-door")}
-	for _, in := range instances {
-		u, err := url.Parse(in.URL)
-		if err != nil {
-			return nil, fmt.Errorf("API instance %s has a bad URL %q: %w", in.Name, in.URL, err)
-		}
-		f.targets = append(f.targets, u)
-		f.names = append(f.names, in.Name)
-	}
-	f.proxy = &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			i := int((f.next.Add(1) - 1) % uint64(len(f.targets)))
-			if chosen, ok := pr.In.Context().Value(chosenKey{}).(*string); ok {
-				*chosen = f.names[i]
-			}
-			pr.SetURL(f.targets[i])
-			pr.SetXForwarded()
-			attrs := []any{"to", f.names[i], "url", f.targets[i].String()}
-			if k := pr.In.Header.Get(sim.HeaderIdempotencyKey); k != "" {
-				attrs = append(attrs, "key", k)
-			}
-			f.log.InfoContext(pr.In.Context(), fmt.Sprintf("%s %s → %s", pr.In.Method, pr.In.URL.Path, f.names[i]), attrs...)
-		},
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusRequestEntityTooLarge)
-				fmt.Fprintf(w, "{\n  \"error\": {\n    \"status\": 413,\n    \"code\": \"body_too_large\",\n    \"message\": %q\n  }\n}\n",
-					`The body is over 64 KiB; a booking is {"event_id": 1, "quantity": 2}`)
-				return
-			}
-			chosen, _ := r.Context().Value(chosenKey{}).(*string)
-			to := ""
-			if chosen != nil {
-				to = *chosen
-			}
-			f.log.ErrorContext(r.Context(), "no answer from the API instance", "to", to, "err", err)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadGateway)
-			fmt.Fprintf(w, "{\n  \"error\": {\n    \"status\": 502,\n    \"code\": \"bad_gateway\",\n    \"message\": %q\n  }\n}\n",
-				"API instance "+to+" gave no answer; nothing is known about the booking, so retry with the same idempotency key")
-		},
-		ErrorLog: slog.NewLogLogger(f.log.Handler(), slog.LevelWarn),
-	}
-	return f, nil
-}
-
-func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10) // as the API itself allows
-	chosen := new(string)
-	f.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), chosenKey{}, chosen)))
 }
 
 // serveIntro is what learn serve prints once it is ready.
@@ -319,17 +255,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// lockedWriter serialises writes: every API instance logs through a handler
-// of its own, and the front door through another, all to one stderr.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

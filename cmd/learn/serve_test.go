@@ -411,7 +411,7 @@ func TestServeBadCommandLines(t *testing.T) {
 		{[]string{"--instances", "0"}, "--instances must be from 1 to 8, got 0"},
 		{[]string{"--instances", "9"}, "--instances must be from 1 to 8, got 9"},
 		{[]string{"--instances", "-1"}, "--instances must be from 1 to 8"},
-		{[]string{"--instances", "two"}, "invalid value"},
+		{[]string{"--instances", "two"}, `--instances must be a whole number from 1 to 8, got "two"`},
 		{[]string{"--addr", "8080"}, "is not host:port"},
 		{[]string{"now"}, "serve takes no names"},
 		{[]string{"--postgres", "cloud"}, "auto"},

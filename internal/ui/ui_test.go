@@ -227,7 +227,7 @@ func TestPickerPlaysABrokenVariant(t *testing.T) {
 	u := startUI(t, common.Open{Page: common.PageHome}, 100, 30)
 	u.waitFor(t, "Scenarios: all 14")
 	u.press("down", "down", "down", "down", "enter")
-	u.waitFor(t, "The lost answer", "Replay after sell-out", "v picks correct or broken")
+	u.waitFor(t, "The lost answer", "Two users, same key", "v picks correct or broken")
 	u.press("j", "j", "j", "v")
 	u.waitFor(t, "the key is looked up after the seat check")
 	u.press("enter")

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/learn-idempotency/learn/internal/doctor"
+	"github.com/learn-idempotency/learn/pgtemp"
+)
+
+// envPostgres names the environment variable that gives --postgres its
+// default.
+const envPostgres = doctor.EnvPostgres
+
+// globals are the flags every command takes, persistent flags of the root:
+// they may come before or after the command.
+type globals struct {
+	databaseURL string
+	postgres    string
+	theme       string
+	present     bool
+}
+
+// register defines the global flags on fs, with their defaults from the
+// environment.
+func (g *globals) register(fs *pflag.FlagSet) {
+	fs.StringVar(&g.databaseURL, "database-url", os.Getenv("DATABASE_URL"),
+		"use this PostgreSQL: a fresh schema in it, dropped at exit (default: $DATABASE_URL)")
+	// The help shows no default: it would print the password of the URL.
+	fs.Lookup("database-url").DefValue = ""
+	mode := os.Getenv(envPostgres)
+	if mode == "" {
+		mode = string(pgtemp.Auto)
+	}
+	g.postgres = mode
+	fs.Var(&modeValue{p: &g.postgres}, "postgres",
+		"how to get a PostgreSQL: auto, url, local or docker (default: $"+envPostgres+", else auto: the URL if set, else local binaries, else Docker)")
+	fs.Lookup("postgres").DefValue = ""
+	fs.Var(newEnum(&g.theme, "theme", "dark", "dark", "light"), "theme", "the colours for a dark or light terminal; NO_COLOR turns colour off")
+	fs.BoolVar(&g.present, "present", false, "presenter mode: big captions, a clock, no chrome; page up/down step (a presentation clicker); P toggles it")
+}
+
+func (g *globals) pgOptions() (pgtemp.Options, error) {
+	mode, err := pgtemp.ParseMode(g.postgres)
+	if err != nil {
+		if env := os.Getenv(envPostgres); env != "" && env == g.postgres {
+			err = fmt.Errorf("%s=%s: %w", envPostgres, env, err)
+		}
+		return pgtemp.Options{}, err
+	}
+	return pgtemp.Options{Mode: mode, DatabaseURL: g.databaseURL}, nil
+}
+
+// options is pgOptions for cmd, a command that uses the globals: a
+// --postgres that came from the environment is checked only here
+// (--postgres itself is checked as it is parsed), so that learn help and
+// learn version work whatever LEARN_POSTGRES holds. A bad one is a usage
+// error.
+func (g *globals) options(cmd *cobra.Command) (pgtemp.Options, error) {
+	opts, err := g.pgOptions()
+	if err != nil {
+		return opts, usageErrorf(cmd, "%v", err)
+	}
+	return opts, nil
+}
+
+// usageError is a command line learn cannot take: exit code 2. cmd is the
+// command's path ("learn demo"), for the hint to its --help.
+type usageError struct {
+	cmd string
+	msg string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+// ExitCode is 2.
+func (e *usageError) ExitCode() int { return exitUsage }
+
+func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
+	return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf(format, args...)}
+}
+
+// exitError ends learn with code; err, when not nil, is printed.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// ExitCode is the code learn exits with.
+func (e *exitError) ExitCode() int { return e.code }
+
+// exit turns what a command's work returned, an exit code and an error,
+// into the error for cobra: nil for 0 and no error; a usage error as it is;
+// else an exitError with the code (1 at least when there is an error).
+func exit(code int, err error) error {
+	switch {
+	case err == nil && code == exitOK:
+		return nil
+	case err == nil:
+		return &exitError{code: code}
+	}
+	if _, ok := errors.AsType[*usageError](err); ok && code == exitUsage {
+		return err
+	}
+	return &exitError{code: max(code, exitFailure), err: err}
+}
+
+// flagError is cobra's FlagErrorFunc: every flag that cannot be parsed is a
+// usage error. A value one of learn's flag types refused says so in its own
+// words ("--copies must be from 2 to 100, got 500").
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	if iv, ok := errors.AsType[*pflag.InvalidValueError](err); ok {
+		if ve, ok := errors.AsType[*valueError](iv.Unwrap()); ok {
+			msg = ve.Error()
+		}
+	}
+	return &usageError{cmd: cmd.CommandPath(), msg: msg}
+}
+
+// valueError is a flag value learn refuses, in words that say what to pass.
+type valueError struct{ msg string }
+
+func (e *valueError) Error() string { return e.msg }
+
+// enumValue is a string flag that takes one of a few words.
+type enumValue struct {
+	p       *string
+	name    string
+	allowed []string
+}
+
+func newEnum(p *string, name, def string, allowed ...string) *enumValue {
+	*p = def
+	return &enumValue{p: p, name: name, allowed: allowed}
+}
+
+func (e *enumValue) String() string { return *e.p }
+func (e *enumValue) Type() string   { return "string" }
+
+func (e *enumValue) Set(v string) error {
+	if !slices.Contains(e.allowed, v) {
+		return &valueError{fmt.Sprintf("--%s %q: use %s", e.name, v, orList(e.allowed))}
+	}
+	*e.p = v
+	return nil
+}
+
+// modeValue is --postgres: a mode pgtemp knows.
+type modeValue struct{ p *string }
+
+func (m *modeValue) String() string { return *m.p }
+func (m *modeValue) Type() string   { return "string" }
+
+func (m *modeValue) Set(v string) error {
+	if _, err := pgtemp.ParseMode(v); err != nil {
+		return &valueError{"--postgres: " + err.Error()}
+	}
+	*m.p = v
+	return nil
+}
+
+// rangeValue is an int flag that takes a whole number from lo to hi.
+type rangeValue struct {
+	p      *int
+	name   string
+	lo, hi int
+}
+
+func newRange(p *int, name string, def, lo, hi int) *rangeValue {
+	*p = def
+	return &rangeValue{p: p, name: name, lo: lo, hi: hi}
+}
+
+func (r *rangeValue) String() string { return strconv.Itoa(*r.p) }
+func (r *rangeValue) Type() string   { return "int" }
+
+func (r *rangeValue) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return &valueError{fmt.Sprintf("--%s must be a whole number from %d to %d, got %q", r.name, r.lo, r.hi, v)}
+	}
+	if n < r.lo || n > r.hi {
+		return &valueError{fmt.Sprintf("--%s must be from %d to %d, got %d", r.name, r.lo, r.hi, n)}
+	}
+	*r.p = n
+	return nil
+}
+
+// orList joins words as "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// signalContext is cancelled by Ctrl-C (SIGINT), SIGTERM or SIGHUP, for the
+// commands that run without the app; interrupted then gives the exit code.
+func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(signalled{sig.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(context.Canceled)
+	}
+}
+
+// signalled is the cause of a signalContext's end by a signal.
+type signalled struct{ sig syscall.Signal }
+
+func (s signalled) Error() string { return s.sig.String() + " received" }
+
+// interrupted is the exit code for a command whose signalContext ended:
+// 128 + the signal (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), or
+// 130 when it ended otherwise.
+func interrupted(ctx context.Context) int {
+	if s, ok := errors.AsType[signalled](context.Cause(ctx)); ok {
+		return 128 + int(s.sig)
+	}
+	return exitInterrupt
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// progressCmd is learn progress, with reset and export: a summary of the
+// saved progress, a reset after asking (or with --yes), or the file as JSON.
+func progressCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "progress",
+		Short: "Your progress: a summary; reset starts over, export prints the saved JSON",
+		Long:  "Print a summary of your saved progress: pages read, quiz scores, the drill's schedule. It is kept under $XDG_STATE_HOME/learn (or ~/.local/state/learn).",
+		Example: `learn progress
+learn progress export > progress.json
+learn progress reset --yes`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf(cmd, "progress: unknown %q: use reset or export", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return exit(progressSummary(cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
+	}
+	var yes bool
+	reset := &cobra.Command{
+		Use:   "reset",
+		Short: "Forget all progress, after asking (or with --yes)",
+		Args:  noArgs("progress reset"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return exit(progressReset(cmd, yes))
+		},
+	}
+	reset.Flags().BoolVar(&yes, "yes", false, "reset without asking (needed without a terminal)")
+	export := &cobra.Command{
+		Use:   "export",
+		Short: "Print the saved progress as JSON",
+		Args:  noArgs("progress export"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			store, _, err := progressStore()
+			if err != nil {
+				return exit(exitFailure, err)
+			}
+			return exit(exitOK, store.Export(cmd.OutOrStdout()))
+		},
+	}
+	cmd.AddCommand(reset, export)
+	return cmd
+}
+
+// progressStore is the learner's progress file.
+func progressStore() (*quiz.Store, string, error) {
+	path, err := quiz.DefaultPath()
+	if err != nil {
+		return nil, "", fmt.Errorf("no place to keep progress: %w (set XDG_STATE_HOME)", err)
+	}
+	return &quiz.Store{Path: path}, path, nil
+}
+
+// progressSummary prints where the progress is kept and its summary; the
+// notices of a damaged file (moved aside) go to stderr.
+func progressSummary(stdout, stderr io.Writer) (int, error) {
+	store, path, err := progressStore()
+	if err != nil {
+		return exitFailure, err
+	}
+	p, notices, err := store.Load()
+	for _, n := range notices {
+		fmt.Fprintln(stderr, "learn:", n)
+	}
+	if err != nil {
+		return exitFailure, err
+	}
+	fmt.Fprintf(stdout, "Progress in %s\n\n%s", path, quiz.Summary(p, time.Now()))
+	return exitOK, nil
+}
+
+// progressReset forgets the progress: at once with yes, else after a "y"
+// at the terminal; without a terminal and without yes it is a usage error.
+func progressReset(cmd *cobra.Command, yes bool) (int, error) {
+	store, path, err := progressStore()
+	if err != nil {
+		return exitFailure, err
+	}
+	stdin, stdout := cmd.InOrStdin(), cmd.OutOrStdout()
+	if !yes {
+		if !isTerminal(stdin) {
+			return exitUsage, usageErrorf(cmd, "progress reset asks first: answer at a terminal, or pass --yes")
+		}
+		fmt.Fprintf(stdout, "Forget everything in %s (pages read, scores, the drill's schedule)? [y/N] ", path)
+		answer, _ := bufio.NewReader(stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			fmt.Fprintln(stdout, "Nothing changed.")
+			return exitOK, nil
+		}
+	}
+	if err := store.Reset(); err != nil {
+		return exitFailure, err
+	}
+	fmt.Fprintln(stdout, "Progress reset: learn starts over.")
+	return exitOK, nil
+}

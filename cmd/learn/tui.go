@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/learn-idempotency/learn/internal/ui"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+)
+
+// runApp runs the Bubble Tea app (ui.Run) showing first. The throwaway
+// PostgreSQL starts in the background at once and is stopped and removed on
+// every way out: quit, Ctrl-C, SIGTERM, SIGHUP, or an error of the program.
+func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if !isTerminal(stdin) || !isTerminal(stdout) {
+		return 2, fmt.Errorf("the app needs a terminal; without one, use the plain commands:\n" +
+			"  learn lesson | less          read the lesson as text\n" +
+			"  learn interview | less       read the interview card as text\n" +
+			"  learn demo lost-answer --json\n" +
+			"  learn demo concurrent-copies --copies 10 --json\n" +
+			"  learn serve                  the booking API, for curl\n" +
+			"  learn doctor                 which PostgreSQL learn would use\n" +
+			"  learn progress               your saved progress")
+	}
+	opts, err := g.pgOptions()
+	if err != nil {
+		return 2, err
+	}
+	err = ui.Run(ctx, ui.Config{First: first, Theme: g.theme, Present: g.present, Postgres: opts,
+		In: stdin, Out: stdout, Errors: stderr})
+	if se, ok := errors.AsType[*ui.SignalError](err); ok {
+		return se.ExitCode(), nil
+	}
+	if err != nil {
+		return 1, err
+	}
+	return 0, nil
+}

@@ -1,0 +1,65 @@
+package doctor
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/learn-idempotency/learn/pgtemp"
+)
+
+// Way prints what the doctor found about one way (a probe's result): where
+// its URL came from, what was found, whether it is available and works, and
+// the server it started; one "   label: text" item a line.
+func (p *Printer) Way(w pgtemp.Way, src Sources) {
+	if w.Mode == pgtemp.URL && src.URL != "" {
+		p.Item("from", src.URL)
+	}
+	for _, d := range w.Details {
+		p.Item("found", d)
+	}
+	switch {
+	case !w.Available:
+		p.Item("available", "no: "+errText(w.Err))
+	case w.Works:
+		how := fmt.Sprintf("yes: started in %s", w.ReadyIn.Round(time.Millisecond))
+		if w.Mode == pgtemp.Local {
+			if w.Cold {
+				how += " (cold: ran initdb and saved the template; later starts copy it)"
+			} else {
+				how += " (warm: copied the template)"
+			}
+		}
+		done := map[pgtemp.Mode]string{
+			pgtemp.URL:    "made a schema, ran SELECT 1 in it, dropped it",
+			pgtemp.Local:  "made a schema, ran SELECT 1 in it, stopped the cluster and removed its directory",
+			pgtemp.Docker: "made a schema, ran SELECT 1 in it, removed the container and its volume",
+		}[w.Mode]
+		p.Item("works", how+"; "+done)
+		p.Item("server", w.Describe)
+	default:
+		p.Item("works", "no: "+errText(w.Err))
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}
+
+// Printer writes the doctor's plain-text report to W, without colour.
+// Write errors are ignored: the report goes to a terminal or a pipe.
+type Printer struct{ W io.Writer }
+
+// Line writes s and a newline.
+func (p *Printer) Line(s string) { fmt.Fprintln(p.W, s) }
+
+// Item writes "   label: text", with the text's later lines indented under it.
+func (p *Printer) Item(label, text string) {
+	pad := strings.Repeat(" ", 3+len(label)+2)
+	text = strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n"+pad)
+	fmt.Fprintf(p.W, "   %s: %s\n", label, text)
+}

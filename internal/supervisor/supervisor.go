@@ -1,0 +1,285 @@
+// Package supervisor runs learn in a child process and cleans up after it
+// when it crashes.
+//
+// A panic in any goroutine ends a Go program at once: no deferred cleanup
+// runs, the terminal stays in raw mode on the alternate screen, and the
+// throwaway PostgreSQL (a cluster, a container, or a schema in the user's
+// database) stays behind. So learn runs its work in a child process and
+// watches it. The protocol between the two, in one place:
+//
+//   - The child. The parent starts its own executable again with the same
+//     arguments and environment, plus LEARN_SUPERVISED=1 (EnvChild), which
+//     marks the child: IsChild is true there, and the child does the work
+//     itself instead of supervising. Standard input and output are the
+//     parent's own files, so the child talks to the terminal directly. On
+//     Linux the kernel sends the child SIGTERM if the parent dies
+//     (PR_SET_PDEATHSIG), and the child quits as on any SIGTERM.
+//   - Signals. The parent relays SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
+//     SIGSEGV, SIGBUS, SIGUSR1 and SIGUSR2 to the child and otherwise only
+//     waits: the child cleans up and exits with its code (130 for SIGINT,
+//     143 for SIGTERM, 129 for SIGHUP), or, for SIGQUIT and the like,
+//     crashes as the sender meant and the parent cleans up.
+//   - Standard error. The child's goes through to the parent's as it is
+//     written (learn serve's log), except for a full-screen child (the app,
+//     Config.FullScreen, at a terminal): then it is held and written once the
+//     child has ended and the terminal is back, so that it is not drawn
+//     over. The parent keeps the last MiB of it in any case, to tell a crash.
+//   - Crash detection. The child crashed when it died of a signal other
+//     than SIGPIPE (a reader that went away, as in learn demo | head, is no
+//     crash), or exited with code 2 after printing a goroutine dump (a
+//     panic, a fatal runtime error, or SIGQUIT). Any other exit is the
+//     child's own answer and is passed on.
+//   - After a crash. The parent puts the terminal back in the mode it had
+//     before the child started (term.Restore) and, for a full-screen child,
+//     leaves the alternate screen, shows the cursor and turns mouse reports
+//     and bracketed paste off (terminalReset). Then it calls Config.Reap, which
+//     in learn is pgtemp.ReapAll: every cluster, container and schema learn
+//     makes carries an owner record with the pid of the process that made
+//     it, the child's, so once the child is gone they are found by that pid
+//     and removed, as a later learn or learn doctor would. It reports what
+//     it removed on standard error after "learn crashed (process PID)" (or
+//     "learn was killed", when there was no goroutine dump), and asks for a
+//     report of a panic.
+//   - Exit codes. The parent exits with the child's code; a child killed by
+//     a signal gives 128 + the signal's number (137 for SIGKILL, 141 for
+//     SIGPIPE); a failure to wait for the child gives 1.
+//
+// When the child cannot be started (no executable path, a failed fork) Run
+// says so and learn runs in the one process, unsupervised.
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
+)
+
+// EnvChild marks the supervised child process: the parent sets it to "1".
+const EnvChild = "LEARN_SUPERVISED"
+
+// EnvCrashAfter makes InjectCrash panic after the duration it holds (e.g.
+// "2500ms"): the fault injection of the crash tests.
+const EnvCrashAfter = "LEARN_CRASH_AFTER"
+
+// terminalReset undoes what a full-screen program may have turned on: the
+// alternate screen, a hidden cursor, mouse reports, bracketed paste, the
+// kitty keyboard protocol and any text style.
+var terminalReset = ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor +
+	ansi.ResetMode(ansi.ModeMouseButtonEvent, ansi.ModeMouseAnyEvent, ansi.ModeMouseExtSgr, ansi.ModeBracketedPaste) +
+	ansi.PopKittyKeyboard(1) + ansi.ResetStyle
+
+// maxStderr bounds what the parent keeps of the child's standard error.
+const maxStderr = 1 << 20
+
+// reapTimeout bounds Config.Reap after a crash.
+const reapTimeout = 20 * time.Second
+
+// forwarded are the signals the parent relays to the child.
+var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGABRT,
+	syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGUSR1, syscall.SIGUSR2}
+
+// Config says which child to run and how to clean up after it.
+type Config struct {
+	// Path is the program to run as the child; "" means this process's own
+	// executable (os.Executable).
+	Path string
+	// Args are the child's arguments, without the program's name.
+	Args []string
+	// Stdin, Stdout and Stderr are the parent's; the child gets Stdin and
+	// Stdout as they are.
+	Stdin, Stdout, Stderr *os.File
+	// FullScreen says the child takes over the terminal (learn's app). It
+	// counts only when Stdin and Stdout are terminals.
+	FullScreen bool
+	// Reap removes what a crashed child left and calls logf once for each
+	// thing removed; its error is reported, not returned. It gets at most
+	// 20 s. Nil reaps nothing.
+	Reap func(ctx context.Context, logf func(format string, args ...any)) error
+}
+
+// IsChild reports whether this process is the supervised child (EnvChild is
+// set).
+func IsChild() bool { return os.Getenv(EnvChild) != "" }
+
+// Run runs the child cfg describes, waits for it, cleans up after a crash
+// (see the package doc) and returns the exit code for the parent. ok is
+// false, and nothing was started, when this process should do the work
+// itself instead: it is the child already, or the child cannot be started.
+func Run(cfg Config) (code int, ok bool) {
+	if IsChild() {
+		return 0, false
+	}
+	path := cfg.Path
+	if path == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return 0, false
+		}
+		path = exe
+	}
+	fullScreen := cfg.FullScreen && isTerminal(cfg.Stdin) && isTerminal(cfg.Stdout)
+	var saved *term.State
+	if isTerminal(cfg.Stdin) {
+		saved, _ = term.GetState(cfg.Stdin.Fd())
+	}
+
+	child := exec.Command(path, cfg.Args...)
+	child.Env = append(os.Environ(), EnvChild+"=1")
+	child.Stdin, child.Stdout = cfg.Stdin, cfg.Stdout
+	child.SysProcAttr = childAttr()
+	errs := &tailBuffer{max: maxStderr}
+	if fullScreen {
+		child.Stderr = errs
+	} else {
+		child.Stderr = io.MultiWriter(cfg.Stderr, errs)
+	}
+
+	// Relay from before the start, so that no signal meant for the child
+	// ends the parent in between.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+	if err := child.Start(); err != nil {
+		return 0, false
+	}
+	done := make(chan struct{})
+	relayed := make(chan struct{})
+	go func() {
+		defer close(relayed)
+		for {
+			select {
+			case sig := <-sigs:
+				_ = child.Process.Signal(sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	waitErr := child.Wait()
+	close(done)
+	<-relayed
+
+	stderrOf := errs.Bytes()
+	crashed := crashedChild(child.ProcessState, stderrOf)
+	if crashed {
+		if saved != nil {
+			_ = term.Restore(cfg.Stdin.Fd(), saved)
+		}
+		if fullScreen {
+			_, _ = io.WriteString(cfg.Stdout, terminalReset)
+		}
+	}
+	if fullScreen {
+		_, _ = cfg.Stderr.Write(stderrOf)
+	}
+	if crashed {
+		cleanAfter(child.Process.Pid, stderrOf, cfg.Reap, cfg.Stderr)
+	}
+	return exitCode(child.ProcessState, waitErr), true
+}
+
+// exitCode is the code the parent exits with for a child that ended as ps
+// says: its own code, or 128 + the signal that killed it.
+func exitCode(ps *os.ProcessState, waitErr error) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	code := ps.ExitCode()
+	if code < 0 || (waitErr != nil && code == 0) {
+		return 1
+	}
+	return code
+}
+
+// crashedChild reports whether the child died of a panic, a fatal runtime
+// error or a signal it did not handle, rather than exiting.
+func crashedChild(ps *os.ProcessState, stderr []byte) bool {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		// A reader that went away (learn demo | head) is not a crash.
+		return ws.Signal() != syscall.SIGPIPE
+	}
+	// A panic, a fatal runtime error, or a goroutine dump on SIGQUIT or an
+	// unexpected signal: Go prints the goroutines and exits with 2.
+	return ps.ExitCode() == 2 && bytes.Contains(stderr, []byte("goroutine "))
+}
+
+// cleanAfter removes what the crashed child pid left (reap) and tells the
+// person at stderr what happened and what was removed.
+func cleanAfter(pid int, stderrOf []byte, reap func(context.Context, func(string, ...any)) error, stderr io.Writer) {
+	var removed []string
+	var err error
+	if reap != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), reapTimeout)
+		err = reap(ctx, func(format string, args ...any) { removed = append(removed, fmt.Sprintf(format, args...)) })
+		cancel()
+	}
+	what := "crashed"
+	if !bytes.Contains(stderrOf, []byte("goroutine ")) {
+		what = "was killed"
+	}
+	fmt.Fprintf(stderr, "\nlearn %s (process %d); the terminal is restored", what, pid)
+	if len(removed) > 0 {
+		fmt.Fprintf(stderr, " and what it left is removed:\n")
+		for _, r := range removed {
+			fmt.Fprintf(stderr, "  %s\n", r)
+		}
+	} else {
+		fmt.Fprintln(stderr, ".")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "learn: cleaning up after the crash: %v (learn doctor retries it)\n", err)
+	}
+	if bytes.Contains(stderrOf, []byte("panic: ")) {
+		fmt.Fprintln(stderr, "Please report the panic above.")
+	}
+}
+
+// InjectCrash panics in a goroutine of its own after the duration in
+// LEARN_CRASH_AFTER (EnvCrashAfter), when it holds one: a crash no recover
+// in learn can catch, for the crash tests. Without it, it does nothing.
+func InjectCrash() {
+	d, err := time.ParseDuration(os.Getenv(EnvCrashAfter))
+	if err != nil {
+		return
+	}
+	go func() {
+		time.Sleep(d)
+		panic(fmt.Sprintf("injected crash (%s=%s)", EnvCrashAfter, d))
+	}()
+}
+
+func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(f.Fd()) }
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = b.buf[over:]
+	}
+	return len(p), nil
+}
+
+// Bytes returns a copy of what is kept.
+func (b *tailBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.buf...)
+}

@@ -1,0 +1,196 @@
+package supervisor
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// envTestChild tells the test binary, started as the child, what to do.
+const envTestChild = "SUPERVISOR_TEST_CHILD"
+
+// TestMain doubles as the child: with envTestChild set, the test binary
+// plays a learn that exits, crashes or is killed in the way named.
+func TestMain(m *testing.M) {
+	what := os.Getenv(envTestChild)
+	if what == "" {
+		os.Exit(m.Run())
+	}
+	if !IsChild() {
+		fmt.Fprintln(os.Stderr, "the child is not marked", EnvChild)
+		os.Exit(99)
+	}
+	switch what {
+	case "exit3":
+		fmt.Fprintln(os.Stderr, "child: nothing to do")
+		os.Exit(3)
+	case "panic":
+		go func() { panic("boom") }()
+		select {}
+	case "injected":
+		InjectCrash()
+		select {}
+	case "sigquit", "sigkill":
+		sig := map[string]syscall.Signal{"sigquit": syscall.SIGQUIT, "sigkill": syscall.SIGKILL}[what]
+		_ = syscall.Kill(os.Getpid(), sig)
+		select {}
+	case "sigpipe":
+		// The reader of standard output is gone (learn demo | head): Go
+		// dies of SIGPIPE on the first write.
+		for {
+			fmt.Println("a line nobody reads")
+		}
+	case "sigterm":
+		// Wait for the signal the parent relays, then exit as learn does.
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGTERM)
+		fmt.Println("ready")
+		<-ch
+		fmt.Fprintln(os.Stderr, "child: stopped cleanly")
+		os.Exit(143)
+	}
+	os.Exit(98)
+}
+
+// result is what one supervised run gave.
+type result struct {
+	code   int
+	ok     bool
+	stderr string
+	reaped int // calls of Reap
+}
+
+// supervise runs the test binary as a child acting out what, with Reap
+// reporting one removed thing, and returns what the parent gave. ready,
+// when not nil, is called once the child has printed "ready".
+func supervise(t *testing.T, what string, ready func()) result {
+	t.Helper()
+	t.Setenv(envTestChild, what)
+	t.Setenv(EnvCrashAfter, "1ms")
+	stdin, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(errR)
+		stderr <- string(b)
+	}()
+	stdout := make(chan struct{})
+	if what == "sigpipe" {
+		outR.Close() // nobody reads what the child prints
+	}
+	go func() {
+		defer close(stdout)
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			if sc.Text() == "ready" && ready != nil {
+				ready()
+			}
+		}
+	}()
+	var r result
+	r.code, r.ok = Run(Config{
+		Path: os.Args[0], Stdin: stdin, Stdout: outW, Stderr: errW,
+		Reap: func(ctx context.Context, logf func(string, ...any)) error {
+			r.reaped++
+			if _, ok := ctx.Deadline(); !ok {
+				t.Error("Reap got a context without a deadline")
+			}
+			logf("removed the cluster in %s", "/tmp/learn-test")
+			return nil
+		},
+	})
+	outW.Close()
+	errW.Close()
+	<-stdout
+	r.stderr = <-stderr
+	outR.Close()
+	errR.Close()
+	return r
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		what   string
+		code   int
+		crash  bool
+		stderr []string
+	}{
+		{"exit3", 3, false, []string{"child: nothing to do"}},
+		{"panic", 2, true, []string{"panic: boom", "learn crashed (process ", "and what it left is removed:\n  removed the cluster in /tmp/learn-test\n", "Please report the panic above."}},
+		{"injected", 2, true, []string{"panic: injected crash (LEARN_CRASH_AFTER=1ms)", "learn crashed (process "}},
+		{"sigquit", 2, true, []string{"SIGQUIT", "goroutine ", "learn crashed (process "}},
+		{"sigkill", 128 + 9, true, []string{"learn was killed (process "}},
+		{"sigpipe", 128 + 13, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.what, func(t *testing.T) {
+			r := supervise(t, tt.what, nil)
+			if !r.ok || r.code != tt.code {
+				t.Errorf("Run = %d, %v; want %d, true\nstderr:\n%s", r.code, r.ok, tt.code, r.stderr)
+			}
+			if crashed := r.reaped > 0; crashed != tt.crash || r.reaped > 1 {
+				t.Errorf("Reap called %d times, want a crash: %v", r.reaped, tt.crash)
+			}
+			if !tt.crash && (strings.Contains(r.stderr, "crashed") || strings.Contains(r.stderr, "killed")) {
+				t.Errorf("no crash, yet:\n%s", r.stderr)
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// A SIGTERM to the parent reaches the child, which stops as it chooses;
+// the parent passes its code on and reaps nothing.
+func TestRunRelaysSignals(t *testing.T) {
+	r := supervise(t, "sigterm", func() { _ = syscall.Kill(os.Getpid(), syscall.SIGTERM) })
+	if !r.ok || r.code != 143 || r.reaped != 0 || !strings.Contains(r.stderr, "child: stopped cleanly") {
+		t.Errorf("Run = %d, %v, reaped %d\nstderr:\n%s", r.code, r.ok, r.reaped, r.stderr)
+	}
+}
+
+func TestRunInTheChildDoesNothing(t *testing.T) {
+	t.Setenv(EnvChild, "1")
+	if code, ok := Run(Config{Path: "/nonexistent/learn"}); ok || code != 0 {
+		t.Errorf("Run in the child = %d, %v; want 0, false", code, ok)
+	}
+}
+
+func TestRunWithoutAProgramRunsInProcess(t *testing.T) {
+	t.Setenv(EnvChild, "")
+	if code, ok := Run(Config{Path: "/nonexistent/learn", Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}); ok || code != 0 {
+		t.Errorf("Run of a missing program = %d, %v; want 0, false", code, ok)
+	}
+}
+
+func TestTailBufferKeepsTheEnd(t *testing.T) {
+	b := &tailBuffer{max: 8}
+	for _, s := range []string{"abc", "defgh", "ij", ""} {
+		if n, err := b.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if got := string(b.Bytes()); got != "cdefghij" {
+		t.Errorf("kept %q, want the last 8 bytes cdefghij", got)
+	}
+}

@@ -1,0 +1,232 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// seen is what a stand-in API instance received.
+type seen struct {
+	instance string
+	auth     string
+	key      string
+	body     string
+}
+
+// standIn is an HTTP server that records each request and answers 200 with
+// its name in X-Learn-Instance, as an API instance does.
+func standIn(t *testing.T, name string, got chan<- seen) *Instance {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{instance: name, auth: r.Header.Get("Authorization"), key: r.Header.Get(HeaderIdempotencyKey), body: string(b)}
+		w.Header().Set(HeaderInstance, name)
+		writeJSON(w, http.StatusOK, map[string]string{"from": name})
+	}))
+	t.Cleanup(ts.Close)
+	return &Instance{Name: name, URL: ts.URL}
+}
+
+// lockedBuffer is a log destination the test can read while the servers
+// write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func post(t *testing.T, url, key, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/bookings", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", authAda)
+	req.Header.Set(HeaderIdempotencyKey, key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+// The front door takes the instances in turn, passes the headers and the
+// body on as they came, keeps the instance's X-Learn-Instance, and logs
+// where each request went.
+func TestFrontDoorRoundRobin(t *testing.T) {
+	got := make(chan seen, 8)
+	ins := []*Instance{standIn(t, "api-1", got), standIn(t, "api-2", got), standIn(t, "api-3", got)}
+	var logs lockedBuffer
+	f, err := NewFrontDoor(ins, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(f)
+	defer front.Close()
+
+	key := uuid.NewString()
+	for i, want := range []string{"api-1", "api-2", "api-3", "api-1"} {
+		body := fmt.Sprintf(`{"event_id": 1, "quantity": %d}`, i+1)
+		resp, _ := post(t, front.URL, key, body)
+		s := <-got
+		if resp.StatusCode != 200 || s.instance != want || resp.Header.Get(HeaderInstance) != want {
+			t.Errorf("request %d: %d from %q (header %q), want 200 from %s", i+1, resp.StatusCode, s.instance, resp.Header.Get(HeaderInstance), want)
+		}
+		if s.auth != authAda || s.key != key || s.body != body {
+			t.Errorf("request %d reached %s as %+v", i+1, s.instance, s)
+		}
+	}
+	out := logs.String()
+	for _, want := range []string{`msg="POST /bookings → api-1"`, `msg="POST /bookings → api-3"`, "instance=front-door", "to=api-2", "key=" + key} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// decodeError reads an ErrorResponse, refusing any other shape.
+func decodeError(t *testing.T, b []byte) *Error {
+	t.Helper()
+	var er ErrorResponse
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&er); err != nil || er.Error == nil {
+		t.Fatalf("not an ErrorResponse: %v\n%s", err, b)
+	}
+	return er.Error
+}
+
+// An instance that gives no answer is a 502 in the API's error shape, which
+// says to retry with the same key; a body over the API's limit is a 413.
+func TestFrontDoorOwnAnswers(t *testing.T) {
+	got := make(chan seen, 8)
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close() // nothing listens there any more
+	ins := []*Instance{{Name: "api-1", URL: deadURL}, standIn(t, "api-2", got)}
+	var logs lockedBuffer
+	f, err := NewFrontDoor(ins, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(f)
+	defer front.Close()
+
+	resp, b := post(t, front.URL, uuid.NewString(), `{"event_id": 1, "quantity": 2}`)
+	e := decodeError(t, b)
+	if resp.StatusCode != 502 || resp.Header.Get("Content-Type") != "application/json" ||
+		e.Status != 502 || e.Code != CodeBadGateway || !strings.Contains(e.Message, "API instance api-1 gave no answer") ||
+		!strings.Contains(e.Message, "retry with the same idempotency key") {
+		t.Errorf("dead instance: %d %+v", resp.StatusCode, e)
+	}
+	if out := logs.String(); !strings.Contains(out, `level=ERROR msg="no answer from the API instance" instance=front-door to=api-1`) {
+		t.Errorf("the log lacks the 502:\n%s", out)
+	}
+
+	resp, b = post(t, front.URL, uuid.NewString(), `{"event_id": 1, "quantity": 2, "pad": "`+strings.Repeat("x", maxBodyBytes)+`"}`)
+	e = decodeError(t, b)
+	if resp.StatusCode != 413 || e.Status != 413 || e.Code != CodeBodyTooLarge || !strings.Contains(e.Message, "64 KiB") {
+		t.Errorf("large body: %d %+v", resp.StatusCode, e)
+	}
+}
+
+func TestFrontDoorRefusesBadInstances(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	if _, err := NewFrontDoor(nil, log); err == nil {
+		t.Error("no instances: no error")
+	}
+	if _, err := NewFrontDoor([]*Instance{{Name: "api-1", URL: "127.0.0.1:8080"}}, log); err == nil || !strings.Contains(err.Error(), "api-1") {
+		t.Errorf("URL without a scheme: %v", err)
+	}
+}
+
+// A retry that lands on the other API instance of a real stage gets the
+// same booking, and the lines of both instances and the front door all go
+// through the one handler of StageConfig.Log (whose mutex writes one line
+// at a time), each line whole, while requests run concurrently.
+func TestFrontDoorOverAStage(t *testing.T) {
+	var logs bytes.Buffer // written by the one handler only, under its mutex
+	h := slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})
+	st, ev := newStage(t, 100, StageConfig{Instances: 2, Log: h})
+	f, err := NewFrontDoor(st.Instances, slog.New(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(f)
+	defer front.Close()
+
+	key := uuid.NewString()
+	body := fmt.Sprintf(`{"event_id": %d, "quantity": 2}`, ev)
+	var first, again BookResponse
+	r1, b1 := post(t, front.URL, key, body)
+	r2, b2 := post(t, front.URL, key, body)
+	if err := json.Unmarshal(b1, &first); err != nil || r1.StatusCode != 200 || first.Replayed {
+		t.Fatalf("first try: %d %s", r1.StatusCode, b1)
+	}
+	if err := json.Unmarshal(b2, &again); err != nil || r2.StatusCode != 200 || !again.Replayed || again.Booking.ID != first.Booking.ID {
+		t.Fatalf("retry: %d %s, want a replay of %s", r2.StatusCode, b2, first.Booking.ID)
+	}
+	if a, b := r1.Header.Get(HeaderInstance), r2.Header.Get(HeaderInstance); a != "api-1" || b != "api-2" {
+		t.Errorf("the tries went to %q and %q, want api-1 then api-2", a, b)
+	}
+
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			resp, err := http.Get(front.URL + "/events")
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+	front.Close() // every request is answered and logged
+
+	lines := strings.Split(strings.TrimSuffix(logs.String(), "\n"), "\n")
+	count := map[string]int{}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "time=") {
+			t.Errorf("a torn log line: %q", l)
+		}
+		for _, who := range []string{"instance=api-1", "instance=api-2", "instance=front-door"} {
+			if strings.Contains(l, who) {
+				count[who]++
+			}
+		}
+	}
+	// Each of the 22 requests: one line of the front door and one of the
+	// instance that answered it, plus the replay's debug line.
+	if count["instance=front-door"] != 22 || count["instance=api-1"]+count["instance=api-2"] != 23 {
+		t.Errorf("log lines per instance %v, want 22 of the front door and 23 of the instances:\n%s", count, logs.String())
+	}
+	if !strings.Contains(logs.String(), "replayed for a repeated idempotency key") {
+		t.Errorf("no replay line at debug level:\n%s", logs.String())
+	}
+}
