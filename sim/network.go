@@ -57,9 +57,6 @@ type Network struct {
 	Base  http.RoundTripper   // the real transport; http.DefaultTransport when nil
 	Plan  func(Attempt) Fault // nil delivers everything
 	Trace *Trace              //
-	// Clock is not used: no fault takes time. It stays only because
-	// NewStage (stage.go) still sets it; drop both together.
-	Clock Clock
 }
 
 // Answer is an HTTP answer to POST /bookings as the browser reads it: the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"go/parser"
 	"go/token"
+	"net/http"
 	"strconv"
 	"sync"
 	"testing"
@@ -114,5 +115,20 @@ func TestBarrierHasNoClock(t *testing.T) {
 		if p, _ := strconv.Unquote(imp.Path.Value); p == "time" {
 			t.Errorf("pause.go imports %s: the barrier must not depend on time", p)
 		}
+	}
+}
+
+// A step held for a viewer may wait as long as the viewer likes: the
+// browser's requests carry no time limit of their own (a client timeout
+// would turn a long pause into a retry the scenario does not have); the
+// run's context alone ends them.
+func TestBrowserRequestsHaveNoWallClockLimit(t *testing.T) {
+	st, _ := newStage(t, 10, StageConfig{})
+	c := st.Browser(TokenAda, nil)
+	if c.HTTP.Timeout != 0 {
+		t.Errorf("the browser gives up after %s of real time", c.HTTP.Timeout)
+	}
+	if tr, ok := c.HTTP.Transport.(*Network); !ok || tr.Base.(*http.Transport).ResponseHeaderTimeout != 0 {
+		t.Errorf("the transport has a time limit: %+v", c.HTTP.Transport)
 	}
 }

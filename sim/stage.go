@@ -190,14 +190,16 @@ func (st *Stage) AddEvent(ctx context.Context, name string, seats int, startsAt 
 
 // Browser returns a client for the user of token whose tries go through a
 // lossy Network with plan (nil: deliver everything), over a transport of its
-// own (its own connections), to the instances in round-robin order.
+// own (its own connections), to the instances in round-robin order. Its
+// requests have no time limit of their own: a step held for a viewer may
+// wait as long as the viewer likes, and the run's context ends them.
 func (st *Stage) Browser(token string, plan func(Attempt) Fault) *Client {
-	nw := &Network{Base: &http.Transport{}, Plan: plan, Clock: st.Clock, Trace: st.Trace}
+	nw := &Network{Base: &http.Transport{}, Plan: plan, Trace: st.Trace}
 	return &Client{
 		Token:  token,
 		User:   DemoUsers()[token],
 		Picker: &RoundRobin{Instances: st.Instances},
-		HTTP:   &http.Client{Transport: nw, Timeout: time.Minute},
+		HTTP:   &http.Client{Transport: nw},
 		Clock:  st.Clock,
 		Trace:  st.Trace,
 	}
