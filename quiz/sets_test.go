@@ -373,3 +373,37 @@ func TestPageShapeChanges(t *testing.T) {
 		}
 	}
 }
+
+// The Break-it quiz, the lesson's Break-it table and sim's verdicts say the
+// same: each live question's right cause and place to look are the
+// diagnosis its run's verdict shows, and the lesson's rows are those
+// diagnoses word for word.
+func TestBreakItAgreesWithTheVerdicts(t *testing.T) {
+	for _, q := range BreakIt().Questions {
+		d := sim.DiagnosisOf(q.Live.Scenario, q.Live.Variant)
+		if d == nil {
+			t.Errorf("%s: %s (%s) has no diagnosis", q.ID, q.Live.Scenario, q.Live.Variant)
+			continue
+		}
+		if got := q.Choices[q.Correct[0]]; got != d.Cause {
+			t.Errorf("%s: the right cause is %q, the verdict's %q", q.ID, got, d.Cause)
+		}
+		if got := q.Live.Where[q.Live.WhereCorrect]; got != d.Where {
+			t.Errorf("%s: the right place is %q, the verdict's %q", q.ID, got, d.Where)
+		}
+	}
+	lesson, err := lessons.Get("idempotency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []struct {
+		scenario string
+		v        sim.Variant
+	}{{"new-key-per-retry", sim.Broken}, {"last-seats", sim.Broken}, {"different-quantity", sim.Correct}}
+	for i, r := range lesson.BreakIt {
+		d := sim.DiagnosisOf(rows[i].scenario, rows[i].v)
+		if plain(r.Symptom) != d.Symptom || plain(r.Cause) != d.Cause || plain(r.WhereToLook) != d.Where {
+			t.Errorf("lesson row %d: %q | %q | %q\nverdict: %q | %q | %q", i+1, plain(r.Symptom), plain(r.Cause), plain(r.WhereToLook), d.Symptom, d.Cause, d.Where)
+		}
+	}
+}
