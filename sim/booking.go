@@ -497,8 +497,10 @@ func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool
 		if p == PointAfterCommit {
 			what = "after COMMIT, before it could answer"
 		}
+		// learn's stand-in for a dying process: the handler's database
+		// connection is closed and its HTTP connection cut, with no answer.
 		if serr := e.step(ctx, req, Event{Kind: KindCrash, To: e.Lane, Label: "✕ dies " + pointWords[p],
-			Text: fmt.Sprintf("%s crashes at %s: %s", e.Lane, p, what)}); serr != nil {
+			Text: fmt.Sprintf("%s crashes at %s (learn aborts the handler's database and HTTP connections, as a dying process would): %s", e.Lane, p, what)}); serr != nil {
 			return serr
 		}
 	}
