@@ -52,6 +52,9 @@ type Setup struct {
 	Design     Design
 	Constraint Constraint
 	Keys       KeyPlace
+	// Copies is how many copies of one request the scenario sends at the
+	// same instant (0: it sends none).
+	Copies int
 	// HoldAfterLookup forces an interleaving: this many requests are held
 	// at PointAfterLookup until each of them is there or has ended without
 	// reaching it (0: none). No clock bounds the wait (see Barrier).

@@ -35,7 +35,7 @@ var scenarios = []*Scenario{
 		Broken:  "check then insert with no row lock and no UNIQUE: every copy looks up the key before any inserts, N rows",
 		Copies:  true,
 		setup: func(v Variant, o Options) Setup {
-			s := Setup{Seats: 2 * o.Copies}
+			s := Setup{Seats: 2 * o.Copies, Copies: o.Copies}
 			if v == Broken {
 				s.Design.NoRowLock, s.Constraint, s.HoldAfterLookup = true, NoUnique, o.Copies
 			}
@@ -126,7 +126,7 @@ var scenarios = []*Scenario{
 		Summary: "a design that looks the key up before locking the event row: two copies both miss it and both insert; the UNIQUE constraint rejects the second INSERT (23505), its whole transaction rolls back, seats included, and it answers with the winner's booking: 2 × 200, 1 row",
 		Broken:  "the same lookup before the lock, without the UNIQUE constraint: both copies insert, 2 rows, 4 seats for one click",
 		setup: func(v Variant, _ Options) Setup {
-			s := Setup{Seats: 10, HoldAfterLookup: 2, Design: Design{Lookup: LookupBeforeLock}}
+			s := Setup{Seats: 10, Copies: 2, HoldAfterLookup: 2, Design: Design{Lookup: LookupBeforeLock}}
 			if v == Broken {
 				s.Constraint = NoUnique
 			}
