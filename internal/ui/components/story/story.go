@@ -10,6 +10,7 @@ package story
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -36,7 +37,8 @@ type attempt struct {
 	answer            string   // "" when no answer came back
 	lost              bool
 	ids               []string // booking ids in the labels, for grouping
-	end               int      // Seq of its last event: tries are told in the order they ended
+	end               int      // Seq of its last event
+	decided           int      // Seq of its COMMIT, ROLLBACK or crash: tries are told in the order the database decided them
 }
 
 // line is one line of the story before grouping: an attempt, or a note of
@@ -48,10 +50,13 @@ type line struct {
 }
 
 func (l line) at() int {
-	if l.a != nil {
-		return l.a.end
+	switch {
+	case l.a == nil:
+		return l.seq
+	case l.a.decided > 0:
+		return l.a.decided
 	}
-	return l.seq
+	return l.a.end
 }
 
 // Tell compresses events (a run's whole trace) into the story's arrows, in
@@ -97,6 +102,9 @@ func Tell(events []sim.Event) []seqdiag.Arrow {
 			wait = " after " + ev.Delay.String()
 		case sim.KindLock, sim.KindLookup, sim.KindWrite, sim.KindCommit, sim.KindRollback, sim.KindCrash, sim.KindKeyStore:
 			if a != nil {
+				if ev.Kind == sim.KindCommit || ev.Kind == sim.KindRollback || ev.Kind == sim.KindCrash {
+					a.decided = ev.Seq
+				}
 				a.did = append(a.did, short(ev))
 				if ev.BookingID != "" {
 					a.ids = append(a.ids, ev.BookingID)
@@ -185,14 +193,15 @@ func idsOf(l line) []string {
 	return l.a.ids
 }
 
+// bookingID matches a booking id as a whole word: "b7", not the "b7" of a
+// key's hex digits.
+var bookingID = regexp.MustCompile(`\bb[0-9]+\b`)
+
 // signature is an attempt's lines with booking ids and copy numbers left
 // out.
 func signature(a *attempt) string {
-	s := strings.Join([]string{a.send, strings.Join(a.did, ","), a.answer, fmt.Sprint(a.lost, a.try)}, "|")
-	for _, id := range a.ids {
-		s = strings.ReplaceAll(s, id, "b?")
-	}
-	return s
+	return strings.Join([]string{a.send, bookingID.ReplaceAllString(strings.Join(a.did, ","), "b?"),
+		bookingID.ReplaceAllString(a.answer, "b?"), fmt.Sprint(a.lost, a.try)}, "|")
 }
 
 // arrows draws the groups.
@@ -221,12 +230,9 @@ func arrows(groups []group) []seqdiag.Arrow {
 		did := compact(a.did)
 		answer := a.answer
 		if len(ids) > 1 {
-			first := a.ids
-			span := ids[0] + "…" + ids[len(ids)-1]
-			for _, id := range distinct(first) {
-				did = strings.ReplaceAll(did, id, span)
-				answer = strings.ReplaceAll(answer, id, span)
-			}
+			span := ids[0] + "–" + ids[len(ids)-1]
+			did = bookingID.ReplaceAllString(did, span)
+			answer = bookingID.ReplaceAllString(answer, span)
 		}
 		if g.count > 1 && answer != "" {
 			answer = fmt.Sprintf("%d × %s", g.count, answer)

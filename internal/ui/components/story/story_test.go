@@ -76,7 +76,7 @@ func TestCopiesAreToldOnce(t *testing.T) {
 		t.Errorf("correct copies:\n%s", strings.Join(correct, "\n"))
 	}
 	broken := labels(Tell(trace(t, "concurrent-copies", sim.Broken, 10)))
-	if len(broken) != 3 || !strings.HasPrefix(broken[0], "10 copies: ") || !strings.Contains(broken[1], "booked b1…b10") {
+	if len(broken) != 3 || !strings.HasPrefix(broken[0], "10 copies: ") || !strings.Contains(broken[1], "booked b1–b10") {
 		t.Errorf("broken copies:\n%s", strings.Join(broken, "\n"))
 	}
 }

@@ -287,9 +287,9 @@ func (m *Model) tally(w int) string {
 	if len(ids) > 4 {
 		idText = ids[0] + " to " + ids[len(ids)-1]
 	}
-	line := fmt.Sprintf("%d answers (%d of them 200) · %s (%s) · %s in PostgreSQL · %d seats taken · %d ms",
-		len(r.Answers), ok, common.Count(len(ids), "distinct booking id"), idText, common.Count(r.BookingRows, "row"), r.SeatsTaken, m.took.Milliseconds())
-	out := st.Subtle.Render(common.Hang("", line, w))
+	answers := fmt.Sprintf("%d answers (%d of them 200) · %s (%s)", len(r.Answers), ok, common.Count(len(ids), "distinct booking id"), idText)
+	rows := fmt.Sprintf("%s in PostgreSQL · %d seats taken · %d ms", common.Count(r.BookingRows, "row"), r.SeatsTaken, m.took.Milliseconds())
+	out := st.Subtle.Render(common.Hang("", answers, w) + "\n" + common.Hang("", rows, w))
 	if r.Verdict != nil {
 		if m.c.Presenting {
 			return out + "\n" + verdict.Big(st, r.Verdict, w)
