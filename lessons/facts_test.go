@@ -98,3 +98,13 @@ func TestFactCoverage(t *testing.T) {
 		})
 	}
 }
+
+// One spelling of booking ids everywhere: the screens and the API say
+// "b1", so the pages never say "#b1".
+func TestBookingIDsAreSpelledAsTheScreensShowThem(t *testing.T) {
+	for _, p := range All() {
+		if strings.Contains(p.Markdown, "#b") {
+			t.Errorf("%s spells a booking id with #: the screens say b1", p.Slug)
+		}
+	}
+}

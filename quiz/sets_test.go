@@ -202,11 +202,11 @@ func TestRedrawFollowsTheSequence(t *testing.T) {
 	// Who sends what: the six steps of the lost answer.
 	want := []string{
 		"Browser → API + Postgres: book 2 seats, key K",
-		"API + Postgres: booked #b1, seats -2, COMMIT",
-		"API + Postgres → Browser: 200 #b1 (answer lost)",
+		"API + Postgres: booked b1, seats -2, COMMIT",
+		"API + Postgres → Browser: 200 b1 (answer lost)",
 		"Browser → API + Postgres: retry: book 2 seats, key K",
-		"API + Postgres: key K already has #b1, write nothing",
-		"API + Postgres → Browser: 200 #b1 (same answer)",
+		"API + Postgres: key K already has b1, write nothing",
+		"API + Postgres → Browser: 200 b1 (same answer)",
 	}
 	for i, st := range q.Steps {
 		if st.String() != want[i] {
