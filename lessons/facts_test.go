@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
