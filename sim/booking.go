@@ -517,8 +517,10 @@ func (e *Engine) step(ctx context.Context, req BookingRequest, ev Event) error {
 	return e.Trace.Emit(ctx, ev)
 }
 
-// ShortKey is the first 8 hex digits of a key, for captions: "3f2a9c1d…".
+// ShortKey is the first 8 hex digits of a key, as a short git hash names a
+// commit: "3f2a9c1d". The captions and the rows say keys this way; the
+// caption of a request gives the whole key.
 func ShortKey(k uuid.UUID) string {
 	s := k.String()
-	return strings.SplitN(s, "-", 2)[0] + "…"
+	return strings.SplitN(s, "-", 2)[0]
 }

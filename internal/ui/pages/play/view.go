@@ -56,21 +56,22 @@ func (m *Model) View() string {
 		return m.diagnosisView(w, h)
 	}
 	header := m.header(w)
+	hh := lipgloss.Height(header)
 	if m.wide() {
 		leftW := w * 3 / 5
 		caption := m.caption(leftW)
-		lanes := m.lanesBox(leftW, h-1-lipgloss.Height(caption))
+		lanes := m.lanesBox(leftW, h-hh-lipgloss.Height(caption))
 		rightW := w - leftW
-		third := (h - 1) / 3
+		third := (h - hh) / 3
 		rows := panes.Box(st, "Rows (committed)", m.rowsLines(rightW-4, third-3), rightW, third)
 		sql := panes.Box(st, "SQL sent", m.traceLines(rightW-4, sim.KindSQL), rightW, third)
-		logs := panes.Box(st, "API log", m.traceLines(rightW-4, sim.KindLog), rightW, h-1-2*third)
+		logs := panes.Box(st, "API log", m.traceLines(rightW-4, sim.KindLog), rightW, h-hh-2*third)
 		left := lipgloss.JoinVertical(lipgloss.Left, lanes, caption)
 		return lipgloss.JoinVertical(lipgloss.Left, header, lipgloss.JoinHorizontal(lipgloss.Top, left, lipgloss.JoinVertical(lipgloss.Left, rows, sql, logs)))
 	}
 	caption := m.caption(w)
 	bottomH := max(8, h*2/5)
-	lanesH := max(5, h-1-lipgloss.Height(caption)-bottomH)
+	lanesH := max(5, h-hh-lipgloss.Height(caption)-bottomH)
 	leftW := max(32, w/3)
 	rows := panes.Box(st, "Rows (committed)", m.rowsLines(leftW-4, bottomH-3), leftW, bottomH)
 	trace := panes.Box(st, "SQL sent · API log", m.traceLines(w-leftW-4, sim.KindSQL, sim.KindLog), w-leftW, bottomH)
@@ -94,15 +95,32 @@ func (m *Model) summaryView(w, h int) string {
 	st := m.c.Styles
 	v := m.verdictOf()
 	lines := m.storyLines()
+	header := m.header(w)
 	numbers := st.Subtle.Render(common.Hang("", m.report.Summary(), w))
-	hint := "p steps back through the run · r runs it again · v the other design"
-	below := lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Render(st, v, w), st.Faint.Render(common.Hang("", hint, w)))
-	if lipgloss.Height(below)+len(lines)+4 > h-1 && m.hasDiagnosis() {
-		hint = "n: the diagnosis, where to look and the fix · p steps back · r runs it again"
-		below = lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Headline(st, v, w), st.Accent.Render(common.Hang("", hint, w)))
+	// The whole verdict when it fits below the story; else the headline and
+	// the diagnosis; else the headline. The next frame (n) has it whole.
+	rest := "n: the whole verdict, with the invariants that failed · p steps back · r runs it again"
+	options := []string{
+		lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Render(st, v, w),
+			st.Faint.Render(common.Hang("", "p steps back through the run · r runs it again · v the other design", w))),
 	}
-	boxH := min(h-1-lipgloss.Height(below), len(lines)+4)
-	return lipgloss.JoinVertical(lipgloss.Left, m.header(w), m.diagramBox(story.Lanes(), lines, w, boxH), below)
+	if d := v.Diagnosis; d != nil {
+		options = append(options, lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Headline(st, v, w),
+			verdict.Diagnosis(st, d, w), st.Accent.Render(common.Hang("", rest, w))))
+	}
+	options = append(options, lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Headline(st, v, w),
+		st.Accent.Render(common.Hang("", "n: the diagnosis, where to look and the fix · p steps back · r runs it again", w))))
+	below := options[0]
+	if m.hasDiagnosis() {
+		for _, o := range options {
+			below = o
+			if lipgloss.Height(header)+len(lines)+4+lipgloss.Height(o) <= h {
+				break
+			}
+		}
+	}
+	boxH := min(h-lipgloss.Height(header)-lipgloss.Height(below), len(lines)+4)
+	return lipgloss.JoinVertical(lipgloss.Left, header, m.diagramBox(story.Lanes(), lines, w, boxH), below)
 }
 
 // diagnosisView is the frame after the summary of a run whose design broke:
@@ -143,15 +161,18 @@ func (m *Model) presentView(w, h int) string {
 	clock := time.Since(m.c.PresentSince).Truncate(time.Second)
 	// Fixed width, so the clock does not move as the counter grows.
 	top := fmt.Sprintf("%-8s %-18s %02d:%02d", m.state(), m.stepCounter(), int(clock.Minutes()), int(clock.Seconds())%60)
-	topLine := st.Title.Render(common.Truncate(m.scenario.Title+" · "+string(m.variant), w-ansi.StringWidth(top)-1))
-	topLine += strings.Repeat(" ", max(1, w-ansi.StringWidth(topLine)-ansi.StringWidth(top))) + st.Subtle.Render(top)
+	title := m.scenario.Title + " · " + string(m.variant)
+	topLine := st.Title.Render(title) + strings.Repeat(" ", max(1, w-ansi.StringWidth(title)-ansi.StringWidth(top))) + st.Subtle.Render(top)
+	if ansi.StringWidth(title)+1+ansi.StringWidth(top) > w { // the title whole, on a line of its own
+		topLine = st.Title.Render(common.Hang("", title, w)) + "\n" + strings.Repeat(" ", max(0, w-ansi.StringWidth(top))) + st.Subtle.Render(top)
+	}
 	if (m.atSummary() || m.atDiagnosis()) && m.report.Verdict != nil {
 		big := verdict.Big(st, m.report.Verdict, w)
-		return lipgloss.JoinVertical(lipgloss.Left, topLine, m.diagramBox(story.Lanes(), m.storyLines(), w, h-1-lipgloss.Height(big)), big)
+		return lipgloss.JoinVertical(lipgloss.Left, topLine, m.diagramBox(story.Lanes(), m.storyLines(), w, h-lipgloss.Height(topLine)-lipgloss.Height(big)), big)
 	}
 	big := lipgloss.NewStyle().Bold(true).Border(lipgloss.DoubleBorder()).BorderForeground(st.Accent.GetForeground()).
 		Padding(1, 2).Width(w).Align(lipgloss.Center).Render(m.captionText(w - 6))
-	return lipgloss.JoinVertical(lipgloss.Left, topLine, m.lanesBox(w, h-1-lipgloss.Height(big)), big)
+	return lipgloss.JoinVertical(lipgloss.Left, topLine, m.lanesBox(w, h-lipgloss.Height(topLine)-lipgloss.Height(big)), big)
 }
 
 // state is what the screen is doing: paused, playing, done.
