@@ -148,7 +148,9 @@ func TestSetUpFailureAtEveryStepCleansUp(t *testing.T) {
 		{name: "instance connection dropped at its start", rule: pgfault.Rule{Conn: 2, Action: pgfault.Drop}, want: dropped},
 		{name: "cancelled while an instance pool connects", rule: pgfault.Rule{Conn: 3, Action: pgfault.Cancel}, cancel: true, want: isCanceled},
 		{name: "too many connections for the instance pool", limit: 2,
-			want: func(err error) bool { return errors.Is(err, ErrTooManyClients) && strings.Contains(err.Error(), "53300") }},
+			want: func(err error) bool {
+				return errors.Is(err, ErrTooManyClients) && strings.Contains(err.Error(), "53300")
+			}},
 		{name: "instance 2's port is taken", busy: true, want: func(err error) bool { return errors.Is(err, syscall.EADDRINUSE) }},
 		{name: "connection dropped at the event's INSERT", prepare: true, rule: pgfault.Rule{Match: "INSERT INTO events", Action: pgfault.Drop}, want: dropped},
 		{name: "cancelled at the event's INSERT", prepare: true, rule: pgfault.Rule{Match: "INSERT INTO events", Action: pgfault.Cancel}, cancel: true, want: isCanceled},
@@ -228,4 +230,3 @@ func TestSetUpFailureAtEveryStepCleansUp(t *testing.T) {
 		})
 	}
 }
-
