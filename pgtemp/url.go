@@ -84,7 +84,7 @@ const tooManyClients = "53300"
 // connWait is how long learn waits for a connection while the server
 // answers "too many clients": other learn runs on the same server free
 // theirs within seconds.
-const connWait = 15 * time.Second
+var connWait = 15 * time.Second
 
 // connectWaiting connects, and while the server answers "too many clients"
 // tries again with backoff for up to wait; then it returns the last error.
@@ -116,7 +116,7 @@ func connectWaiting(ctx context.Context, cfg *pgx.ConnConfig, wait time.Duration
 func connectError(where, password string, err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == tooManyClients {
-		return fmt.Errorf("the PostgreSQL at %s has no free connection for learn: %s (SQLSTATE %s), still after %s; other clients hold all of its max_connections: end other learn runs or programs using it and try again, or raise max_connections",
+		return fmt.Errorf("the PostgreSQL at %s has no free connection for learn: %s (SQLSTATE %s), still after %s; other clients hold every connection it allows (its max_connections, or a CONNECTION LIMIT of the role or the database): end other learn runs or programs using it and try again, or raise max_connections",
 			where, scrub(pgErr.Message, password), pgErr.Code, connWait)
 	}
 	if errors.As(err, &pgErr) {
