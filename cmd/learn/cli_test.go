@@ -343,12 +343,18 @@ func TestUnreachableDatabaseFailsFastWithAClearMessage(t *testing.T) {
 
 func queryOne(t *testing.T, connString, sql string, dst any) error {
 	t.Helper()
+	return queryOneArgs(t, connString, sql, dst)
+}
+
+// queryOneArgs is queryOne with arguments for the query.
+func queryOneArgs(t *testing.T, connString, sql string, dst any, args ...any) error {
+	t.Helper()
 	conn, err := pgx.Connect(t.Context(), connString)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(t.Context())
-	return conn.QueryRow(t.Context(), sql).Scan(dst)
+	return conn.QueryRow(t.Context(), sql, args...).Scan(dst)
 }
 
 // learn progress prints a summary, export the saved JSON, and reset forgets

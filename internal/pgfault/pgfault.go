@@ -196,7 +196,7 @@ func (p *Proxy) serve(client net.Conn) {
 // forward copies the client's messages to the server one by one, and
 // breaks the rule's step.
 func (p *Proxy) forward(client, server net.Conn) {
-	started := false
+	started, holding := false, false
 	for {
 		var typ byte
 		if started {
@@ -218,6 +218,9 @@ func (p *Proxy) forward(client, server net.Conn) {
 		if _, err := io.ReadFull(client, body); err != nil {
 			return
 		}
+		if holding && typ != 'X' {
+			continue // the held step's messages; a Terminate goes through
+		}
 		step := false
 		if !started && len(body) >= 4 && binary.BigEndian.Uint32(body) == 196608 { // StartupMessage, protocol 3.0
 			started = true
@@ -232,10 +235,12 @@ func (p *Proxy) forward(client, server net.Conn) {
 			case Drop:
 				return
 			case Cancel:
-				// The step's message never reaches the server: the client
-				// waits for its answer until the cancelled context ends
-				// the wait. What it sends then (a Terminate) goes on.
+				// The step's messages never reach the server (the rest
+				// of an extended-protocol query too): the client waits
+				// for an answer until the cancelled context ends the
+				// wait. Its Terminate then goes through.
 				p.rule.Cancel()
+				holding = true
 				continue
 			}
 		}
