@@ -66,12 +66,18 @@ func TestServeStartUpFailureCleansUp(t *testing.T) {
 }
 
 // learnSchemasOfThisProcess counts the learn_* schemas whose owner record
-// names this test process.
-func learnSchemasOfThisProcess(t *testing.T) int {
+// names this test process, less testDB's own.
+func learnSchemasOfThisProcess(t *testing.T) int { return learnSchemasOf(t, testDB.ConnString(), os.Getpid()) }
+
+// learnSchemasOf counts the learn_* schemas in the database of connString
+// whose owner record names the process pid, less testDB's own: what runs
+// of learn in that process left, and never another test package's (they
+// share the server named by LEARN_TEST_DATABASE).
+func learnSchemasOf(t *testing.T, connString string, pid int) int {
 	t.Helper()
 	var n int
-	if err := queryOneArgs(t, testDB.ConnString(), `SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'learn\_%' AND obj_description(oid, 'pg_namespace') LIKE $1`,
-		&n, fmt.Sprintf(`%%"pid":%d,%%`, os.Getpid())); err != nil {
+	if err := queryOneArgs(t, connString, `SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'learn\_%' AND obj_description(oid, 'pg_namespace') LIKE $1 AND NOT nspname = ANY($2)`,
+		&n, fmt.Sprintf(`%%"pid":%d,%%`, pid), testDB.Schemas()); err != nil {
 		t.Fatal(err)
 	}
 	return n

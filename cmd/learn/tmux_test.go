@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -63,8 +64,51 @@ func startTmuxArgs(t *testing.T, bin string, args []string, w, h int, env ...str
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", s.name).Run() })
+	// The pane's shell leads a session of its own: learn, its supervised
+	// child and its cluster are in it. The test's temporary directories
+	// (learn's progress among them) go only once all of them have exited.
+	out, err := exec.Command("tmux", "display-message", "-p", "-t", s.name, "#{pane_pid}").Output()
+	sid, perr := strconv.Atoi(strings.TrimSpace(string(out)))
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "kill-session", "-t", s.name).Run()
+		if err != nil || perr != nil {
+			t.Errorf("no pane pid to wait for (%v, %v): learn may outlive the test", err, perr)
+			return
+		}
+		waitSessionGone(t, sid)
+	})
 	return s
+}
+
+// waitSessionGone waits until no process of session sid is left (zombies
+// aside), polling /proc: the event itself, however long it takes (the test
+// binary's -timeout bounds it; t.Context is already done in a cleanup).
+func waitSessionGone(t *testing.T, sid int) {
+	t.Helper()
+	for len(sessionMembers(sid)) > 0 {
+		time.Sleep(20 * time.Millisecond) // polling for the exit, not waiting for a while
+	}
+}
+
+// sessionMembers lists the live processes whose session id is sid.
+func sessionMembers(sid int) []string {
+	var found []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:])) // state, ppid, pgrp, session, ...
+		if len(f) > 3 && f[0] != "Z" && f[3] == strconv.Itoa(sid) {
+			found = append(found, e.Name())
+		}
+	}
+	return found
 }
 
 func (s *tmuxSession) screen() string {
