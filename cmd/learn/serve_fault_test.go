@@ -67,7 +67,9 @@ func TestServeStartUpFailureCleansUp(t *testing.T) {
 
 // learnSchemasOfThisProcess counts the learn_* schemas whose owner record
 // names this test process, less testDB's own.
-func learnSchemasOfThisProcess(t *testing.T) int { return learnSchemasOf(t, testDB.ConnString(), os.Getpid()) }
+func learnSchemasOfThisProcess(t *testing.T) int {
+	return learnSchemasOf(t, testDB.ConnString(), os.Getpid())
+}
 
 // learnSchemasOf counts the learn_* schemas in the database of connString
 // whose owner record names the process pid, less testDB's own: what runs
