@@ -153,7 +153,7 @@ func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
 	return common.Bindings{
 		Short: []key.Binding{k.Up, k.Down, k.Open, k.Help, k.Quit},
-		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {k.Present, k.Help, k.Quit}},
+		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {k.Help, k.Quit}},
 	}
 }
 
