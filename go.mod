@@ -27,6 +27,7 @@ require (
 	github.com/spf13/pflag v1.0.9
 	github.com/testcontainers/testcontainers-go v0.45.0
 	github.com/testcontainers/testcontainers-go/modules/postgres v0.45.0
+	github.com/ulikunitz/xz v0.5.17
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.49.0
 	pgregory.net/rapid v1.3.0
