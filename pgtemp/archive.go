@@ -103,7 +103,7 @@ func extractArchive(ctx context.Context, jar, dir string, m manifest) (err error
 		return fmt.Errorf("%w: %s: %v", errDamaged, txz.Name, err)
 	}
 	defer rc.Close()
-	xr, err := xz.NewReader(bufio.NewReaderSize(rc, 256<<10))
+	xr, err := xz.NewReader(bufio.NewReaderSize(damagedReader{rc}, 256<<10))
 	if err != nil {
 		return fmt.Errorf("%w: %s is not xz-compressed (%v)", errDamaged, txz.Name, err)
 	}
@@ -117,7 +117,7 @@ func extractArchive(ctx context.Context, jar, dir string, m manifest) (err error
 			os.RemoveAll(staging)
 		}
 	}()
-	files, err := untar(ctx, tar.NewReader(xr), staging)
+	files, err := untar(ctx, tar.NewReader(damagedReader{xr}), staging)
 	if err != nil {
 		return err
 	}
@@ -176,6 +176,9 @@ func untar(ctx context.Context, tr *tar.Reader, root string) ([]entryFile, error
 		case tar.TypeReg:
 			n, err := writeExtracted(target, tr, fileMode(h.Mode))
 			if err != nil {
+				if errors.Is(err, errDamaged) {
+					return nil, err
+				}
 				if errors.Is(err, io.ErrUnexpectedEOF) {
 					return nil, fmt.Errorf("%w: its .txz is cut short in %s", errDamaged, name)
 				}
@@ -208,6 +211,19 @@ func untar(ctx context.Context, tr *tar.Reader, root string) ([]entryFile, error
 			// installation.
 		}
 	}
+}
+
+// damagedReader marks the errors of reading an archive (a CRC that does not
+// match, an xz stream that makes no sense) as errDamaged, apart from the
+// errors of writing what it holds.
+type damagedReader struct{ r io.Reader }
+
+func (d damagedReader) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF && !errors.Is(err, errDamaged) {
+		err = fmt.Errorf("%w: it is corrupt (%v)", errDamaged, err)
+	}
+	return n, err
 }
 
 // fileMode is the mode an extracted file gets: readable by everyone (the

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -491,4 +492,35 @@ func TestProbeDownload(t *testing.T) {
 		t.Fatalf("probe of the cache = %+v", w)
 	}
 	t.Logf("details: %q", w.Details)
+}
+
+// Without a published checksum, a jar of the right size whose bytes are
+// wrong is found damaged while extracting it, and fetched again.
+func TestCorruptArchiveWithoutChecksumIsFetchedAgain(t *testing.T) {
+	jar := zonkyJar(t)
+	bad := append([]byte(nil), jar...)
+	bad[len(bad)/2] ^= 0xff
+	a, _ := thisArchive("")
+	var n atomic.Int64
+	newStubMirror(t, jar, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != a.url() {
+			http.NotFound(w, r) // no checksum files at all
+			return
+		}
+		if n.Add(1) == 1 {
+			w.Write(bad)
+			return
+		}
+		w.Write(jar)
+	})
+	var l logs
+	opts := downloadOpts(t, t.TempDir())
+	opts.Logf = l.logf(t)
+	s := startD(t, opts)
+	if err := use(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 2 || l.find("publishes no checksum") == "" {
+		t.Errorf("jar requested %d times (want 2); checksum line %q", n.Load(), l.find("publishes no checksum"))
+	}
 }
