@@ -215,7 +215,7 @@ func inspectDownload(w *Way, opts Options) {
 		w.Details = append(w.Details, fmt.Sprintf("cached: %s, %s (%s)", c.Dir, bytesText(c.Size), state))
 	}
 	if opts.CacheOnly && !archiveCached(opts.cacheDir) {
-		w.Err = fmt.Errorf("not downloaded: an earlier way works, so learn does not download it (--postgres download does, into %s)", base)
+		w.Err = fmt.Errorf("not downloaded: learn downloads it into %s only when it would use it (no earlier way works, or --postgres download)", base)
 		return
 	}
 	w.Available = true
