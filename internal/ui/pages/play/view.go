@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/dbstatus"
 	"github.com/learn-idempotency/learn/internal/ui/components/panes"
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
 	"github.com/learn-idempotency/learn/sim"
@@ -35,11 +36,11 @@ func (m *Model) View() string {
 	header := m.header(w)
 	switch m.phase {
 	case phasePreparing:
-		progress := m.c.DB.Progress()
+		line := dbstatus.Line(st, m.c.DB, " ", w-1)
 		if ready, _, _ := m.c.DB.Status(); ready {
-			progress = "preparing fresh tables"
+			line = " " + st.Subtle.Render(common.Truncate(common.Ellipsis("preparing fresh tables"), w-2))
 		}
-		return header + "\n\n" + m.spin.View() + " " + st.Subtle.Render(common.Truncate(common.Ellipsis(progress), w-2))
+		return header + "\n\n" + m.spin.View() + line
 	case phaseFailed:
 		return header + "\n\n" + st.Bad.Render("The run could not go on:") + "\n" +
 			lipgloss.NewStyle().Width(w).Render(m.err.Error()) + "\n\n" + st.Subtle.Render("r tries again, esc goes back")
