@@ -76,7 +76,7 @@ Environment:
   DATABASE_URL          the default of --database-url
   LEARN_POSTGRES        the default of --postgres (the flag wins); learn doctor says which way learn uses and why
   LEARN_POSTGRES_IMAGE  the image of the Docker way (default: %s)
-  LEARN_POSTGRES_REPOSITORY  the Maven repository the download way fetches PostgreSQL from (default: %s)
+  LEARN_POSTGRES_REPOSITORY  the download way's Maven repository, a mirror (default: Maven Central)
   NO_COLOR              no colour anywhere
 
 Exit codes:
@@ -85,7 +85,7 @@ Exit codes:
   %-3d  usage: a command line learn cannot take
   %-3d  interrupted (Ctrl-C)
   %-3d  terminated (SIGTERM; 129 for a closed terminal, SIGHUP)`,
-		scenarioNames(), pgtemp.DefaultDockerImage, pgtemp.DefaultRepository,
+		scenarioNames(), pgtemp.DefaultDockerImage,
 		exitOK, exitFailure, exitUsage, exitInterrupt, exitTerminated)
 }
 
