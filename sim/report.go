@@ -19,6 +19,7 @@ type Report struct {
 	SeatsTaken  int            `json:"seats_taken"`  // seats the run's events lost
 	Attempts    []IntentReport `json:"attempts"`     // every try of every intent
 	Invariants  []Invariant    `json:"invariants"`
+	Verdict     *Verdict       `json:"verdict"` // what the run means: the guarantee that held, or the consequence and its diagnosis
 }
 
 // AnswerReport is one answer that reached the browser.
@@ -127,6 +128,8 @@ func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("count rows after the run: %w", err)
 	}
+	v := r.Scenario.Verdict(rep)
+	rep.Verdict = &v
 	return rep, nil
 }
 

@@ -52,6 +52,9 @@ type Setup struct {
 	Design     Design
 	Constraint Constraint
 	Keys       KeyPlace
+	// Copies is how many copies of one request the scenario sends at the
+	// same instant (0: it sends none).
+	Copies int
 	// HoldAfterLookup forces an interleaving: this many requests are held
 	// at PointAfterLookup until each of them is there or has ended without
 	// reaching it (0: none). No clock bounds the wait (see Barrier).
@@ -220,9 +223,10 @@ func (r *Run) browser(token string, plan func(Attempt) Fault) *Client {
 	return c
 }
 
-// note traces something the scenario makes happen in the world.
-func (r *Run) note(ctx context.Context, label, text string) error {
-	return r.Trace.Emit(ctx, Event{Kind: KindNote, From: LaneBrowser, To: LaneBrowser, Label: label, Text: text})
+// note traces something the scenario makes happen in the world, as a note
+// beside the lane it concerns (LaneBrowser for the user's side).
+func (r *Run) note(ctx context.Context, lane, label, text string) error {
+	return r.Trace.Emit(ctx, Event{Kind: KindNote, From: lane, To: lane, Label: label, Text: text})
 }
 
 // together books intents at the same instant, each from its own client and

@@ -35,7 +35,7 @@ var scenarios = []*Scenario{
 		Broken:  "check then insert with no row lock and no UNIQUE: every copy looks up the key before any inserts, N rows",
 		Copies:  true,
 		setup: func(v Variant, o Options) Setup {
-			s := Setup{Seats: 2 * o.Copies}
+			s := Setup{Seats: 2 * o.Copies, Copies: o.Copies}
 			if v == Broken {
 				s.Design.NoRowLock, s.Constraint, s.HoldAfterLookup = true, NoUnique, o.Copies
 			}
@@ -126,7 +126,7 @@ var scenarios = []*Scenario{
 		Summary: "a design that looks the key up before locking the event row: two copies both miss it and both insert; the UNIQUE constraint rejects the second INSERT (23505), its whole transaction rolls back, seats included, and it answers with the winner's booking: 2 × 200, 1 row",
 		Broken:  "the same lookup before the lock, without the UNIQUE constraint: both copies insert, 2 rows, 4 seats for one click",
 		setup: func(v Variant, _ Options) Setup {
-			s := Setup{Seats: 10, HoldAfterLookup: 2, Design: Design{Lookup: LookupBeforeLock}}
+			s := Setup{Seats: 10, Copies: 2, HoldAfterLookup: 2, Design: Design{Lookup: LookupBeforeLock}}
 			if v == Broken {
 				s.Constraint = NoUnique
 			}
@@ -174,7 +174,7 @@ var scenarios = []*Scenario{
 				if at.Try != 1 {
 					return nil
 				}
-				if err := r.note(ctx, "meanwhile: ben books 2", "meanwhile ben books the last 2 seats: the event is sold out"); err != nil {
+				if err := r.note(ctx, LaneBrowser, "meanwhile: ben books 2", "meanwhile ben books the last 2 seats: the event is sold out"); err != nil {
 					return err
 				}
 				ben = r.browser(TokenBen, nil).Book(ctx, NewIntent(2, r.EventID(), 2))
@@ -208,13 +208,14 @@ var scenarios = []*Scenario{
 			if err != nil {
 				return nil, err
 			}
-			if err := r.note(ctx, "api-1 loses its database", "api-1 has lost its database: every booking fails with 500"); err != nil {
+			if err := r.note(ctx, LaneAPI(1), "api-1 loses its database",
+				"api-1 has lost its database (learn closed its connection pool, as a failed database would leave it): every booking fails with 500"); err != nil {
 				return nil, err
 			}
 			in := NewIntent(1, r.EventID(), 2)
 			first := r.browser(TokenAda, nil).Book(ctx, in)
 			restore()
-			if err := r.note(ctx, "later: same key again", "later the database is back and the user clicks Book again: the form still holds key "+ShortKey(in.Key)); err != nil {
+			if err := r.note(ctx, LaneBrowser, "later: same key again", "later the database is back and the user clicks Book again: the form still holds key "+ShortKey(in.Key)); err != nil {
 				return nil, err
 			}
 			again := in
@@ -231,7 +232,16 @@ var scenarios = []*Scenario{
 		},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			r.Stage.Instances[0].API.Engine.At = crashAt(PointBeforeCommit, 1)
-			return []Outcome{r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+			ada := r.browser(TokenAda, nil)
+			ada.Meanwhile = func(ctx context.Context, at Attempt) error {
+				if at.Try != 1 {
+					return nil
+				}
+				// The retry's booking is b2, not b1: say why where it happens.
+				return r.note(ctx, LanePostgres, "id 1 is spent",
+					"b1 is gone for good: the rolled-back INSERT had taken id 1 from the bookings sequence, and a sequence never hands an id out twice, so the retry's booking will be b2")
+			}
+			return []Outcome{ada.Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
 	{
@@ -263,6 +273,12 @@ var scenarios = []*Scenario{
 			return s
 		},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+			if r.Stage.Redis != nil {
+				if err := r.note(ctx, LaneRedis, "in-process Redis",
+					"the Redis here is miniredis, a server inside learn that speaks the Redis protocol on a loopback port: the API instance talks to it as to any Redis"); err != nil {
+					return nil, err
+				}
+			}
 			// Intent 1: the instance dies right after COMMIT, before it
 			// could answer (or, in the broken design, write Redis).
 			r.Stage.Instances[0].API.Engine.At = crashAt(PointAfterCommit, 1)
@@ -290,7 +306,7 @@ func (r *Run) passTime(ctx context.Context, d time.Duration, why string) error {
 	if r.Stage.Redis != nil {
 		r.Stage.Redis.FastForward(d)
 	}
-	return r.note(ctx, fmt.Sprintf("%s pass", humanDuration(d)), why)
+	return r.note(ctx, LaneBrowser, fmt.Sprintf("%s pass", humanDuration(d)), why)
 }
 
 // humanDuration says d in words: "25 hours", "90 minutes", "3 seconds".

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 )
@@ -254,8 +255,18 @@ func (st *Stage) checkConnections(ctx context.Context, need int) error {
 	return nil
 }
 
-// Rows reads both tables (committed rows only).
-func (st *Stage) Rows(ctx context.Context) (Rows, error) { return ReadRows(ctx, st.Admin) }
+// Rows reads both tables (committed rows only) as one snapshot: a
+// read-only REPEATABLE READ transaction, so the events and the bookings
+// shown together were true together.
+func (st *Stage) Rows(ctx context.Context) (Rows, error) {
+	var rows Rows
+	err := pgx.BeginTxFunc(ctx, st.Admin, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) (err error) {
+			rows, err = ReadRows(ctx, tx)
+			return err
+		})
+	return rows, err
+}
 
 // Close stops the instances, closes the pools and drops the schema. It uses
 // its own short deadline so that it also cleans up after a cancelled run.

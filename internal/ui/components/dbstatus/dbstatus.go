@@ -28,6 +28,24 @@ const (
 	maxBar = 40
 )
 
+// Block is the play screen's variant: progress (the start's line, or what
+// the screen does next) wrapped to width, never cut; during a download,
+// the same bar as Line.
+func Block(st *common.Styles, db Source, progress string, width int) string {
+	if d, ok := db.Download(); ok {
+		return Line(st, downloading(d), "", width)
+	}
+	return st.Subtle.Render(common.Hang("", common.Ellipsis(progress), width))
+}
+
+// downloading is a Source that is only a download.
+type downloading pgtemp.DownloadProgress
+
+func (downloading) Progress() string { return "" }
+func (d downloading) Download() (pgtemp.DownloadProgress, bool) {
+	return pgtemp.DownloadProgress(d), true
+}
+
 // Line is prefix followed by the start's newest progress line, in at most
 // width cells. While PostgreSQL is downloaded it is prefix, "downloading"
 // and what, a progress bar with the percentage, and the bytes in of the

@@ -82,3 +82,22 @@ func TestLineUnknownSize(t *testing.T) {
 		t.Errorf("Line = %q", got)
 	}
 }
+
+// Block wraps the progress line, never cutting it, and draws the bar during
+// a download.
+func TestBlock(t *testing.T) {
+	long := "looking for PostgreSQL server binaries in PATH, pg_config --bindir and the usual directories"
+	got := ansi.Strip(Block(st, source{line: long}, long, 40))
+	if strings.Join(strings.Fields(got), " ") != long+"…" {
+		t.Errorf("Block cut the line:\n%s", got)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if ansi.StringWidth(l) > 40 {
+			t.Errorf("line wider than 40: %q", l)
+		}
+	}
+	d := &pgtemp.DownloadProgress{What: "PostgreSQL 17.5.0 for linux/amd64", Done: 6, Total: 24}
+	if got := ansi.Strip(Block(st, source{d: d}, "ignored", 80)); !strings.Contains(got, "downloading PostgreSQL 17.5.0") || !strings.Contains(got, " 25%") {
+		t.Errorf("Block during a download = %q", got)
+	}
+}
