@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -150,7 +151,7 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 	trace := NewTrace(opts.Clock, opts.Trace)
 	st, err := NewStage(ctx, db, StageConfig{
 		Instances:  setup.Instances,
-		MaxConns:   opts.Copies + 2,
+		MaxConns:   s.conns(opts),
 		Clock:      opts.Clock,
 		Trace:      trace,
 		Design:     setup.Design,
@@ -158,15 +159,13 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		Keys:       setup.Keys,
 	})
 	if err != nil {
+		if le, ok := errors.AsType[*ConnLimitError](err); ok && s.Copies {
+			most := le.MaxConnections - le.Reserved - ConnSpare - 1 - 1 // the admin's and the pool's spare
+			return nil, fmt.Errorf("%w; %d copies need %d: use at most %d copies", err, opts.Copies, le.Need, max(most, 0))
+		}
 		return nil, err
 	}
 	r := &Run{Scenario: s, Options: opts, Setup: setup, Stage: st, Trace: trace}
-	if s.Copies {
-		if err := st.checkConnections(ctx, opts.Copies+3); err != nil {
-			_ = st.Close()
-			return nil, err
-		}
-	}
 	if setup.HoldAfterLookup > 0 {
 		b := NewBarrier(setup.HoldAfterLookup)
 		for _, in := range st.Instances {
@@ -184,6 +183,17 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		r.seats += setup.Seats
 	}
 	return r, nil
+}
+
+// conns is how many connections each API instance of a run holds: one per
+// request that may be in flight at once (every copy of concurrent-copies,
+// two for the scenarios that race two requests) and one for a retry that
+// arrives while its first try still holds one.
+func (s *Scenario) conns(opts Options) int {
+	if s.Copies {
+		return opts.Copies + 1
+	}
+	return 3
 }
 
 // EventID is the run's first event.

@@ -66,7 +66,6 @@ func localWorks(out string) bool {
 }
 
 func TestDoctorWithABadURLSaysWhatToDo(t *testing.T) {
-	t0 := time.Now()
 	t.Setenv("DATABASE_URL", "postgres://learn:hunter22@127.0.0.1:1/nowhere")
 	code, out, errs := doctorReport(t)
 	if code != 1 || !strings.Contains(errs, "does not work") {
@@ -88,9 +87,6 @@ func TestDoctorWithABadURLSaysWhatToDo(t *testing.T) {
 	}
 	if strings.Contains(out+errs, "hunter22") {
 		t.Errorf("the report shows the password")
-	}
-	if d := time.Since(t0); d > 30*time.Second {
-		t.Errorf("took %s", d)
 	}
 }
 

@@ -103,17 +103,17 @@ func (p *Postgres) Download() (d pgtemp.DownloadProgress, ok bool) {
 }
 
 // Status says where the start stands: ready is true once the server
-// answers; err is set when the start failed; took is how long it took. Both
+// answers; took is how long the start took; err is set when it failed. All
 // are zero while the start is under way.
-func (p *Postgres) Status() (ready bool, err error, took time.Duration) {
+func (p *Postgres) Status() (ready bool, took time.Duration, err error) {
 	select {
 	case <-p.done:
 	default:
-		return false, nil, 0
+		return false, 0, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.err == nil, p.err, p.took
+	return p.err == nil, p.took, p.err
 }
 
 // Describe is one line about the server for people, e.g. "local PostgreSQL

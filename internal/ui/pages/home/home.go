@@ -139,7 +139,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return common.OpenCmd(m.items[m.cursor].open)
 		}
 	case spinner.TickMsg:
-		if ready, err, _ := m.c.DB.Status(); ready || err != nil {
+		if ready, _, err := m.c.DB.Status(); ready || err != nil {
 			return nil
 		}
 		var cmd tea.Cmd
@@ -194,7 +194,7 @@ func (m *Model) View() string {
 // dbLine tells where the database stands.
 func (m *Model) dbLine() string {
 	st := m.c.Styles
-	ready, err, took := m.c.DB.Status()
+	ready, took, err := m.c.DB.Status()
 	switch {
 	case err != nil:
 		return st.Warn.Render(common.Truncate("PostgreSQL unavailable: reading works; open a Play item to see why", m.c.Width))
