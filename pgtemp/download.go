@@ -194,7 +194,12 @@ func startDownload(ctx context.Context, opts *Options, t0 time.Time) (*Server, e
 			}
 			opts.logf("%s cannot reach %s: copying the binaries into the cluster directory", run, dir)
 			dst := filepath.Join(cluster, "postgres")
-			if err := copyTree(ctx, dir, dst, nil); err != nil {
+			src, err := os.OpenRoot(dir) // root's own cache: nothing in it is the cluster user's
+			if err != nil {
+				return bin, fmt.Errorf("could not open the downloaded PostgreSQL in %s: %w", dir, err)
+			}
+			defer src.Close()
+			if err := copyTree(ctx, src, dst, nil); err != nil {
 				if ctx.Err() != nil {
 					return bin, ctx.Err()
 				}
