@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dustin/go-humanize/english"
 )
@@ -74,9 +75,31 @@ func (s *Scenario) Verdict(r *Report) Verdict {
 	case r.Design == s.correct:
 		v.Says = fmt.Sprintf("the correct design broke %s: this is a bug in learn, please report it", english.Plural(len(v.Failed), "invariant", ""))
 	default:
-		v.Says = consequenceOf(v.Failed[0], r)
+		v.Says = consequenceOf(worst(v.Failed), r)
 	}
 	return v
+}
+
+// harm ranks the invariants by what their failure does to the user, the
+// worst first: paying twice, then a wrong answer, then being refused.
+var harm = []string{InvOneBookingPerIntent, InvSeatsNotNegative, InvAnswerMatches, InvIntentGetsItsBook, InvKeysPerUser,
+	InvNoAnswerRetried, InvRefusalFinal, InvOneBookingPerTry, InvOnePerKey, InvSeatsMatchBookings}
+
+// worst is the failed invariant that harms the user most.
+func worst(failed []Invariant) Invariant {
+	best := failed[0]
+	rank := func(inv Invariant) int {
+		if i := slices.Index(harm, inv.Name); i >= 0 {
+			return i
+		}
+		return len(harm)
+	}
+	for _, inv := range failed[1:] {
+		if rank(inv) < rank(best) {
+			best = inv
+		}
+	}
+	return best
 }
 
 // consequenceOf says, in the user's terms, what a failed invariant did.
