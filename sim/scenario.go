@@ -85,7 +85,7 @@ type Scenario struct {
 	// nil when there is none.
 	correct Switches
 	broken  *Switches
-	run    func(ctx context.Context, r *Run) ([]Outcome, error)
+	run     func(ctx context.Context, r *Run) ([]Outcome, error)
 }
 
 // Design is the design variant v runs: the correct variant's, or the broken

@@ -16,8 +16,8 @@ var scenarios = []*Scenario{
 		Title:   "The lost answer",
 		Summary: "book 2 seats with key K, the answer is lost after COMMIT, the retry with K gets the same booking back: 1 row, 2 seats",
 		Broken:  "the key is never looked up (and not unique): the retry books again, 2 rows, 4 seats",
-		world:  func(Options) Setup { return Setup{Seats: 10} },
-		broken: &Switches{Lookup: NoLookup, Constraint: NoUnique},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{Lookup: NoLookup, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
@@ -48,8 +48,8 @@ var scenarios = []*Scenario{
 		Title:   "Same key, other quantity",
 		Summary: "the client reuses key K for 3 seats after booking 2: 409 \"" + MsgKeyReused + "\", 1 row",
 		Broken:  "no comparison of event and quantity: 200 with the first booking's 2 seats for a request of 3 (wrong)",
-		world:  func(Options) Setup { return Setup{Seats: 10} },
-		broken: &Switches{NoCompare: true},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{NoCompare: true},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			first := NewIntent(1, r.EventID(), 2)
 			c := r.browser(TokenAda, nil)
@@ -63,8 +63,8 @@ var scenarios = []*Scenario{
 		Title:   "The last seats",
 		Summary: "the event has exactly the 2 seats booked; the answer is lost; the retry finds the key first and replays 200",
 		Broken:  "the key is looked up after the seat check: the retry gets \"" + MsgNotEnoughSeats + "\" for a booking the user has",
-		world:  func(Options) Setup { return Setup{Seats: 2} },
-		broken: &Switches{Lookup: LookupAfterSeatCheck},
+		world:   func(Options) Setup { return Setup{Seats: 2} },
+		broken:  &Switches{Lookup: LookupAfterSeatCheck},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
@@ -75,8 +75,8 @@ var scenarios = []*Scenario{
 		Title:   "A new key per retry",
 		Summary: "one key per intent, reused by the retry after a lost answer: 1 row, 2 seats",
 		Broken:  "the client makes a new key for every try: the retry is a new booking, 2 rows, 4 seats (charged twice)",
-		world:  func(Options) Setup { return Setup{Seats: 10} },
-		broken: &Switches{KeyPerRetry: true},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{KeyPerRetry: true},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
@@ -87,8 +87,8 @@ var scenarios = []*Scenario{
 		Title:   "One key, two events, same instant",
 		Summary: "both requests pass the lookup; the UNIQUE constraint rejects one INSERT (23505), its whole transaction rolls back, its event keeps its seats, it answers 409",
 		Broken:  "no UNIQUE constraint: both INSERTs succeed, 2 rows for one key",
-		world:  func(Options) Setup { return Setup{Seats: 10, Events: 2, HoldAfterLookup: 2} },
-		broken: &Switches{Constraint: NoUnique},
+		world:   func(Options) Setup { return Setup{Seats: 10, Events: 2, HoldAfterLookup: 2} },
+		broken:  &Switches{Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			key := uuid.New()
 			intents := []Intent{
@@ -120,8 +120,8 @@ var scenarios = []*Scenario{
 		Title:   "Two users, same key",
 		Summary: "two users happen to send the same key: keys are per user, so two bookings, both 200",
 		Broken:  "the key is unique on its own: the second user gets 409 for a key another user holds",
-		world:  func(Options) Setup { return Setup{Seats: 10} },
-		broken: &Switches{Constraint: UniqueKeyOnly},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{Constraint: UniqueKeyOnly},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			key := uuid.New()
 			ada := r.browser(TokenAda, nil).Book(ctx, Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
@@ -133,7 +133,7 @@ var scenarios = []*Scenario{
 		Name:    "replay-after-sellout",
 		Title:   "Replay after sell-out",
 		Summary: "ada's answer is lost; while she waits, ben takes the last seats; her retry still replays 200",
-		world: func(Options) Setup { return Setup{Seats: 4} },
+		world:   func(Options) Setup { return Setup{Seats: 4} },
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			var ben Outcome
 			ada := r.browser(TokenAda, loseFirst(1))
@@ -156,8 +156,8 @@ var scenarios = []*Scenario{
 		Title:   "4xx is never retried",
 		Summary: "a 409 (not enough seats) is final: the browser tries once",
 		Broken:  "the client retries 4xx too: three identical 409s after 1 s and 2 s",
-		world:  func(Options) Setup { return Setup{Seats: 1} },
-		broken: &Switches{Retry: RetryAlso4xx},
+		world:   func(Options) Setup { return Setup{Seats: 1} },
+		broken:  &Switches{Retry: RetryAlso4xx},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			return []Outcome{r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
 		},
@@ -166,7 +166,7 @@ var scenarios = []*Scenario{
 		Name:    "retries-exhausted",
 		Title:   "Retries exhausted",
 		Summary: "the API answers 500 on every try: the browser gives up after 1 s + 2 s, nothing is stored; later the same key books once",
-		world: func(Options) Setup { return Setup{Seats: 10} },
+		world:   func(Options) Setup { return Setup{Seats: 10} },
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			restore, err := r.Stage.CutDatabase(ctx, 1)
 			if err != nil {
@@ -191,7 +191,7 @@ var scenarios = []*Scenario{
 		Name:    "crash-before-commit",
 		Title:   "Crash before COMMIT",
 		Summary: "the API instance dies before COMMIT: PostgreSQL rolls back, no answer comes, the retry books once",
-		world: func(Options) Setup { return Setup{Seats: 10} },
+		world:   func(Options) Setup { return Setup{Seats: 10} },
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			r.Stage.Instances[0].API.Engine.At = crashAt(PointBeforeCommit, 1)
 			ada := r.browser(TokenAda, nil)
@@ -211,8 +211,8 @@ var scenarios = []*Scenario{
 		Title:   "The retry lands on another API instance",
 		Summary: "two API instances, each with its own pool: the answer from api-1 is lost, the retry lands on api-2, which finds the key in the row",
 		Broken:  "keys remembered in each instance's memory instead of the row: api-2 has never seen the key, 2 rows",
-		world:  func(Options) Setup { return Setup{Seats: 10, Instances: 2} },
-		broken: &Switches{Store: KeysInMemory},
+		world:   func(Options) Setup { return Setup{Seats: 10, Instances: 2} },
+		broken:  &Switches{Store: KeysInMemory},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
 		},
@@ -222,8 +222,8 @@ var scenarios = []*Scenario{
 		Title:   "Keys in Redis with a TTL",
 		Summary: "the key lives in the booking row: a crash after COMMIT and a retry 25 hours later both replay, 1 row per intent",
 		Broken:  "keys in Redis with a 24 h TTL: a crash between COMMIT and the Redis SET, and an expired key, each book twice",
-		world:  func(Options) Setup { return Setup{Seats: 10} },
-		broken: &Switches{Store: KeysInRedis},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{Store: KeysInRedis},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			if r.Stage.Redis != nil {
 				if err := r.note(ctx, LaneRedis, "in-process Redis",
