@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -107,5 +108,35 @@ func TestEverySingleSwitchDeviation(t *testing.T) {
 				t.Errorf("no row for %s=%s", sw.Name, v)
 			}
 		}
+	}
+}
+
+// Each challenge of the lab: its start does not pass, a solution does, and
+// a wrong try says what is missing.
+func TestChallenges(t *testing.T) {
+	rs := newRuns(t)
+	solutions := map[string]struct{ right, wrong sim.Switches }{
+		"lab/last-seats":     {sim.Switches{Lookup: sim.LookupAfterSeatCheck}, sim.Switches{NoCompare: true}},
+		"lab/one-guard":      {sim.Switches{Constraint: sim.NoUnique}, sim.Switches{Lookup: sim.NoLookup, Constraint: sim.NoUnique, NoCompare: true}},
+		"lab/two-switches":   {sim.Switches{}, sim.Switches{Store: sim.KeysInRedis}},
+		"lab/two-events":     {sim.Switches{Constraint: sim.NoUnique}, sim.Switches{NoCompare: true}},
+		"lab/harmless-alone": {sim.Switches{NoLock: true, Constraint: sim.NoUnique}, sim.Switches{NoLock: true}},
+	}
+	for _, c := range quiz.Challenges() {
+		t.Run(c.ID, func(t *testing.T) {
+			sol, ok := solutions[c.ID]
+			if !ok {
+				t.Fatalf("no solution tested for %s", c.ID)
+			}
+			if ok, _ := c.Goal(c.Start, rs.Lab(t.Context(), c.Start, nil)); ok {
+				t.Error("the start already passes")
+			}
+			if ok, why := c.Goal(sol.right, rs.Lab(t.Context(), sol.right, nil)); !ok {
+				t.Errorf("%s does not pass: %s", sol.right, why)
+			}
+			if ok, why := c.Goal(sol.wrong, rs.Lab(t.Context(), sol.wrong, nil)); ok || why == "" {
+				t.Errorf("%s passes (%v) or says nothing (%q)", sol.wrong, ok, why)
+			}
+		})
 	}
 }
