@@ -33,8 +33,12 @@ func Challenges() []Challenge {
 				if n := len(d.Changed()); n != 1 {
 					return false, fmt.Sprintf("change exactly one switch from the lesson's design (%d changed)", n)
 				}
-				if r, _ := card.Of("last-seats"); r.Pass {
+				r, _ := card.Of("last-seats")
+				switch {
+				case r.Pass:
 					return false, "the last seats still replay the booking: try another switch"
+				case !slices.Contains(r.Failed, sim.InvIntentGetsItsBook):
+					return false, "the last seats fail, but the user is not refused: they get no answer at all"
 				}
 				return true, ""
 			},

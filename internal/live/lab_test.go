@@ -140,3 +140,19 @@ func TestChallenges(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLabScorecard times the whole scorecard of the lesson's design:
+// every scenario, each on a stage of its own, all at once, on this
+// package's PostgreSQL (the target is 3 s on a 2-core machine).
+//
+//	go test -run '^$' -bench LabScorecard -benchtime 5x ./internal/live/
+func BenchmarkLabScorecard(b *testing.B) {
+	rs := NewRuns(b.Context(), Existing(testDB))
+	defer rs.Close()
+	for b.Loop() {
+		if card := rs.Lab(b.Context(), sim.Switches{}, nil); card.Safe != len(sim.Scenarios()) {
+			b.Fatalf("the lesson's design: %s", card.Summary)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/scorecard")
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/pages/drill"
 	"github.com/learn-idempotency/learn/internal/ui/pages/home"
+	"github.com/learn-idempotency/learn/internal/ui/pages/lab"
 	"github.com/learn-idempotency/learn/internal/ui/pages/picker"
 	"github.com/learn-idempotency/learn/internal/ui/pages/play"
 	"github.com/learn-idempotency/learn/internal/ui/pages/quizset"
@@ -87,6 +88,9 @@ func (m *Model) build(o common.Open) (common.Page, error) {
 		if err != nil {
 			return nil, err
 		}
+		if o.Design != nil {
+			return play.WithDesign(m.c, s, *o.Design), nil
+		}
 		return play.New(m.c, s, o.Variant), nil
 	case common.PagePicker:
 		return picker.New(m.c), nil
@@ -101,6 +105,8 @@ func (m *Model) build(o common.Open) (common.Page, error) {
 		return nil, fmt.Errorf("no quiz set %q", o.Name)
 	case common.PageDrill:
 		return drill.New(m.c), nil
+	case common.PageLab:
+		return lab.New(m.c), nil
 	}
 	return nil, fmt.Errorf("no page %d", o.Page)
 }

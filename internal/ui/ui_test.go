@@ -376,6 +376,7 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		{common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, "What causes it?"},
 		{common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, "6. "},
 		{common.Open{Page: common.PageDrill}, "Countdown: 30 s"},
+		{common.Open{Page: common.PageLab}, "safe against 14 of 14"},
 	}
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		for _, sc := range screens {

@@ -59,7 +59,12 @@ func New(c *common.Common) *Model {
 		item{title: "Race: N copies of one request at once", desc: "fire 2 to 100 copies at the same instant and watch one booking come out (v: without the lock)",
 			open: common.Open{Page: common.PageRace}},
 		item{title: fmt.Sprintf("Scenarios: all %d, %d with a broken design", len(sim.Scenarios()), brokenCount()),
-			desc: "every failure the lesson names, run live: pick one, v for its broken variant", open: common.Open{Page: common.PagePicker}, gapAfter: true})
+			desc: "every failure the lesson names, run live: pick one, v for its broken variant", open: common.Open{Page: common.PagePicker}},
+		item{title: "Design lab: build the endpoint from switches", open: common.Open{Page: common.PageLab}, gapAfter: true,
+			desc: "turn the lock, the lookup, the constraint, the store, the client's key and retries on and off, and run every scenario against your design",
+			status: func(pr *quiz.Progress) string {
+				return fmt.Sprintf("%d of %d challenges", len(pr.Challenges), len(quiz.Challenges()))
+			}})
 	for _, s := range quiz.Sets() {
 		id := s.ID
 		items = append(items, item{title: fmt.Sprintf("%s (%s)", s.Title, setSize(s)), desc: s.Intro, open: common.Open{Page: common.PageQuiz, Name: s.ID},
