@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,9 +38,11 @@ type Config struct {
 	Errors io.Writer
 }
 
-// SignalError is how Run ends on a signal (Ctrl-C, SIGTERM, SIGHUP, the
-// terminal closing): its ExitCode is 128 + the signal's number (130, 143,
-// 129).
+// SignalError is how Run ends when the learner quits with Ctrl-C (SIGINT:
+// interrupted, whether the terminal sent the signal or the app read the
+// key), or a SIGTERM or SIGHUP ends a learn still waiting in the background
+// for the terminal: its ExitCode is 128 + the signal's number (130, 143,
+// 129). A signal that ends ctx ends Run with ctx's cause.
 type SignalError struct{ Signal syscall.Signal }
 
 func (e *SignalError) Error() string {
@@ -51,6 +51,8 @@ func (e *SignalError) Error() string {
 		return "interrupted"
 	case syscall.SIGTERM:
 		return "terminated"
+	case syscall.SIGHUP:
+		return "hangup"
 	}
 	return e.Signal.String()
 }
@@ -58,9 +60,13 @@ func (e *SignalError) Error() string {
 // ExitCode is 128 + the signal's number.
 func (e *SignalError) ExitCode() int { return 128 + int(e.Signal) }
 
-// Run runs the app in the terminal until the learner quits or a signal
-// comes (*SignalError). The throwaway PostgreSQL starts at once in the
-// background; whatever way the app ends, every live run is stopped, the
+// Run runs the app in the terminal until the learner quits or ctx ends (the
+// caller catches the signals: Ctrl-C, SIGTERM, SIGHUP, the terminal closing)
+// and returns nil for a quit, a *SignalError for Ctrl-C, and ctx's cause
+// when ctx ended. A learn started in the background (learn play &) waits,
+// stopped like any job that wants the terminal, until it is brought to the
+// foreground or a signal ends it. The throwaway PostgreSQL starts at once in
+// the background; whatever way the app ends, every live run is stopped, the
 // database removed, and where the learner was is saved.
 func Run(ctx context.Context, cfg Config) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -78,26 +84,30 @@ func Run(ctx context.Context, cfg Config) error {
 		c.Present, c.PresentSince = true, time.Now()
 	}
 	m := New(c, cfg.First)
-	// learn handles the signals itself, to quit through the same empty last
-	// frame as q does and to exit with the conventional code.
+	if tty, ok := cfg.In.(*os.File); ok {
+		if err := waitForeground(ctx, tty); err != nil {
+			m.Close()
+			return err
+		}
+	}
+	// The caller handles the signals (ctx ends): the app quits through the
+	// same empty last frame as q does. Ctrl-C read as a key while the
+	// terminal is raw is the same interrupt as the signal.
+	ctrlC, interrupted := false, false
 	p := tea.NewProgram(m, tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithoutSignalHandler(),
 		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
-			if _, ok := msg.(tea.QuitMsg); ok {
+			switch msg := msg.(type) {
+			case tea.KeyPressMsg:
+				ctrlC = msg.String() == "ctrl+c"
+			case tea.QuitMsg:
+				interrupted = ctrlC
 				m.Quitting()
 			}
 			return msg
 		}))
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	var caught atomic.Value
 	go func() {
-		select {
-		case sig := <-sigs:
-			caught.Store(sig)
-			p.Quit()
-		case <-ctx.Done():
-		}
+		<-ctx.Done()
+		p.Quit()
 	}()
 
 	_, runErr := p.Run()
@@ -110,10 +120,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := db.Close(); err != nil && cfg.Errors != nil {
 		fmt.Fprintln(cfg.Errors, "learn: stopping PostgreSQL:", err)
 	}
-	if sig, ok := caught.Load().(syscall.Signal); ok {
-		return &SignalError{Signal: sig}
-	}
-	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
+	switch {
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case interrupted:
+		return &SignalError{Signal: syscall.SIGINT}
+	case runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled):
 		return runErr
 	}
 	return nil
