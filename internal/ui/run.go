@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
@@ -37,6 +38,10 @@ type Config struct {
 	// screen (a progress file that could not be saved).
 	Errors io.Writer
 }
+
+// firstFrameTick is how long after the first window size the first frame
+// is surely drawn: one tick of Bubble Tea's renderer at 60 frames a second.
+const firstFrameTick = time.Second / 60
 
 // SignalError is how Run ends when the learner quits with Ctrl-C (SIGINT:
 // interrupted, whether the terminal sent the signal or the app read the
@@ -71,7 +76,11 @@ func (e *SignalError) ExitCode() int { return 128 + int(e.Signal) }
 func Run(ctx context.Context, cfg Config) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	db := live.Launch(cfg.Postgres)
+	// PostgreSQL starts once the first frame is on its way to the screen
+	// (the first window size has reached the app, which draws on the next
+	// frame): the person sees the app at once, the database a moment later.
+	firstFrame := make(chan struct{})
+	db := live.LaunchAfter(cfg.Postgres, firstFrame)
 	defer db.Close()
 	runs := live.NewRuns(ctx, db)
 	defer runs.Close()
@@ -82,6 +91,14 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if cfg.Present {
 		c.Present, c.PresentSince = true, time.Now()
+	}
+	// The window's size, known now rather than when Bubble Tea reports it,
+	// lets the first pages start their work (the lesson's rendering) while
+	// the program sets the terminal up; the WindowSizeMsg brings the same.
+	if out, ok := cfg.Out.(*os.File); ok {
+		if w, h, err := term.GetSize(out.Fd()); err == nil && w > 0 && h > 0 {
+			c.Width, c.Height = w, h
+		}
 	}
 	m := New(c, cfg.First)
 	if tty, ok := cfg.In.(*os.File); ok {
@@ -94,9 +111,19 @@ func Run(ctx context.Context, cfg Config) error {
 	// same empty last frame as q does. Ctrl-C read as a key while the
 	// terminal is raw is the same interrupt as the signal.
 	ctrlC, interrupted := false, false
+	sized := false
 	p := tea.NewProgram(m, tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithoutSignalHandler(),
 		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
 			switch msg := msg.(type) {
+			case tea.WindowSizeMsg:
+				if !sized {
+					sized = true
+					go func() {
+						// The renderer draws on its next tick (60 a second).
+						time.Sleep(firstFrameTick)
+						close(firstFrame)
+					}()
+				}
 			case tea.KeyPressMsg:
 				ctrlC = msg.String() == "ctrl+c"
 			case tea.QuitMsg:
@@ -111,6 +138,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}()
 
 	_, runErr := p.Run()
+	if !sized {
+		close(firstFrame) // the program ended before it had a size
+	}
 	m.Close()
 	runs.Close()
 	at := m.ResumePoint()

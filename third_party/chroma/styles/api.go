@@ -9,16 +9,16 @@ import (
 	"github.com/alecthomas/chroma/v2"
 )
 
-// This file differs from chroma v2.14.0's: the embedded styles are parsed
-// on first use (Get, Names, Register), not when the program starts. See
-// ../README.md.
+// This file differs from chroma v2.14.0's: an embedded style is parsed
+// when it is first asked for by name (Get), all of them only for Names,
+// and none when the program starts. See ../README.md.
 
 //go:embed *.xml
 var embedded embed.FS
 
-// Registry of Styles. The embedded styles are added on first use of Get,
-// Names or Register; reading the map directly sees only those registered
-// so far (glamour registers its own and reads it back through Get).
+// Registry of Styles. An embedded style joins it when Get first asks for
+// it, all of them on Names; reading the map directly sees only those so
+// far (glamour registers its own and reads it back through Get).
 var Registry = map[string]*chroma.Style{}
 
 var loadOnce sync.Once
@@ -61,7 +61,6 @@ var Fallback = parse("swapoff.xml")
 
 // Register a chroma.Style.
 func Register(style *chroma.Style) *chroma.Style {
-	load()
 	Registry[style.Name] = style
 	return style
 }
@@ -77,8 +76,20 @@ func Names() []string {
 	return out
 }
 
-// Get named style, or Fallback.
+// Get named style, or Fallback. A style not registered yet is looked for
+// in the embedded file of its name, then among all of them.
 func Get(name string) *chroma.Style {
+	if style, ok := Registry[name]; ok {
+		return style
+	}
+	if _, err := fs.Stat(embedded, name+".xml"); err == nil {
+		if style := parse(name + ".xml"); style.Name == name {
+			if _, ok := Registry[name]; !ok {
+				Registry[name] = style
+			}
+			return Registry[name]
+		}
+	}
 	load()
 	if style, ok := Registry[name]; ok {
 		return style
