@@ -32,10 +32,11 @@ func benchFrame(dir string, rounds int) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Each learn keeps its progress in a directory of the benchmark's own,
-	// so it opens on the home screen every time and never touches the
-	// person's progress.
-	state := filepath.Join(dir, "state")
+	// learn keeps its progress in directories of the benchmark's own, one
+	// for the home screen and one for the lesson: learn reopens the page
+	// it was left on, and the home screen must open on itself every time.
+	// The person's progress is never touched.
+	homeState, lessonState := filepath.Join(dir, "state-home"), filepath.Join(dir, "state-lesson")
 	n := 0
 	launch := func(command, want string) func() (float64, error) {
 		return func() (float64, error) {
@@ -44,9 +45,8 @@ func benchFrame(dir string, rounds int) ([]row, error) {
 			return ms(d), err
 		}
 	}
-	learnEnv := "env XDG_STATE_HOME=" + state + " "
-	home := launch(learnEnv+learn, "Lesson: Idempotency")
-	lesson := launch(learnEnv+learn+" lesson", "In 1 minute")
+	home := launch("env XDG_STATE_HOME="+homeState+" "+learn, "Lesson: Idempotency")
+	lesson := launch("env XDG_STATE_HOME="+lessonState+" "+learn+" lesson", "In 1 minute")
 	bareRun := launch(bare, "ready")
 
 	var rows []row

@@ -90,7 +90,7 @@ func benchMemory(dir string) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	state := filepath.Join(dir, "state")
+	state := filepath.Join(dir, "state-memory")
 	var rows []row
 
 	var races []float64
