@@ -39,7 +39,7 @@ const (
 func main() {
 	args := os.Args[1:]
 	if code, ok := supervisor.Run(supervisor.Config{
-		Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Args: args, Env: childEnv(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		FullScreen: fullScreen(args),
 		Reap: func(ctx context.Context, logf func(string, ...any)) error {
 			return pgtemp.ReapAll(ctx, childPostgres(args), logf)
@@ -48,6 +48,7 @@ func main() {
 		os.Exit(code)
 	}
 	ctx, stop := rootContext()
+	takeColorProfile()
 	supervisor.InjectCrash()
 	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 	stop()

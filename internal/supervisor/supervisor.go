@@ -116,6 +116,9 @@ type Config struct {
 	Path string
 	// Args are the child's arguments, without the program's name.
 	Args []string
+	// Env is the child's environment (EnvChild is added); nil means this
+	// process's own.
+	Env []string
 	// Stdin, Stdout and Stderr are the parent's; the child gets Stdin and
 	// Stdout as they are.
 	Stdin, Stdout, Stderr *os.File
@@ -155,7 +158,11 @@ func Run(cfg Config) (code int, ok bool) {
 	}
 
 	child := exec.Command(path, cfg.Args...)
-	child.Env = append(os.Environ(), EnvChild+"=1")
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	child.Env = append(env, EnvChild+"=1")
 	child.Stdin, child.Stdout = cfg.Stdin, cfg.Stdout
 	child.SysProcAttr = childAttr()
 	errs := &tailBuffer{max: maxStderr}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/learn-idempotency/learn/internal/live"
@@ -112,7 +113,14 @@ func Run(ctx context.Context, cfg Config) error {
 	// terminal is raw is the same interrupt as the signal.
 	ctrlC, interrupted := false, false
 	sized := false
-	p := tea.NewProgram(m, tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithoutSignalHandler(),
+	opts := []tea.ProgramOption{tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithoutSignalHandler()}
+	if out, ok := cfg.Out.(*os.File); ok && out == os.Stdout {
+		// lipgloss found the profile of this very terminal when the
+		// program started (or learn's supervisor did): asking again runs
+		// `tmux info` inside tmux, before the first frame.
+		opts = append(opts, tea.WithColorProfile(lipgloss.Writer.Profile))
+	}
+	p := tea.NewProgram(m, append(opts,
 		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
 			switch msg := msg.(type) {
 			case tea.WindowSizeMsg:
@@ -131,7 +139,7 @@ func Run(ctx context.Context, cfg Config) error {
 				m.Quitting()
 			}
 			return msg
-		}))
+		}))...)
 	go func() {
 		<-ctx.Done()
 		p.Quit()
