@@ -94,6 +94,7 @@ func adhoc(a, b, wa, wb string, rounds int) {
 	}
 	as, bs, ratios, err := pairs(rounds, launch(a, wa), launch(b, wb))
 	if err != nil {
+		t.close() // fatal exits without running deferred calls
 		fatal(err)
 	}
 	fmt.Printf("a %.1f ms  b %.1f ms  a/b %.2fx (medians of %d)\n", median(as), median(bs), median(ratios), rounds)
