@@ -36,8 +36,15 @@ func (t *tmux) cmd(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// close stops the benchmark's tmux server.
-func (t *tmux) close() { _ = t.cmd("kill-server").Run() }
+// close stops the benchmark's tmux server and removes its socket, which
+// tmux leaves behind.
+func (t *tmux) close() {
+	path, _ := t.cmd("display-message", "-p", "#{socket_path}").Output()
+	_ = t.cmd("kill-server").Run()
+	if s := strings.TrimSpace(string(path)); s != "" {
+		os.Remove(s)
+	}
+}
 
 // firstFrame launches command (a shell command line) in a new session and
 // returns the time from the launch until want is on the screen. It then

@@ -23,7 +23,13 @@ func newPrivateTmux(t *testing.T) *privateTmux {
 	t.Helper()
 	requireTool(t, "tmux")
 	p := &privateTmux{t: t, socket: fmt.Sprintf("learn-test-%d", time.Now().UnixNano())}
-	t.Cleanup(func() { _ = p.cmd("kill-server").Run() })
+	t.Cleanup(func() {
+		path, _ := p.cmd("display-message", "-p", "#{socket_path}").Output()
+		_ = p.cmd("kill-server").Run()
+		if s := strings.TrimSpace(string(path)); s != "" {
+			os.Remove(s) // tmux leaves its socket behind
+		}
+	})
 	return p
 }
 
