@@ -8,7 +8,7 @@
 //  2. Local: PostgreSQL server binaries on this machine. learn runs a private
 //     cluster in a 0700 temporary directory, Unix socket only, as an
 //     unprivileged user when learn itself runs as root, and deletes it on Close.
-//  3. Docker: PostgreSQL in a container through testcontainers-go's postgres
+//  3. Docker: PostgreSQL in a container through Docker's client, the postgres
 //     module (image postgres:17-alpine, or LEARN_POSTGRES_IMAGE), removed with
 //     its volume on Close; containers of learn processes that were killed are
 //     removed by the next Docker start (see docker.go).
@@ -212,11 +212,11 @@ func (s *Server) Close() error {
 // binaries are found. Docker fails with an error wrapping ErrNoPostgres and
 // ErrNoDocker when no daemon can be used (each is given about 3 s to
 // answer), and with an error saying what to do when the image cannot be
-// pulled or the container does not become ready; a panic inside
-// testcontainers-go becomes an error too. Download fails with an error
-// wrapping ErrNoPostgres that says in one line why (no network, the
-// repository refused, a repository that stayed silent for 30 s) and names
-// the other three ways.
+// pulled or the container does not become ready; a panic inside the Docker
+// client becomes an error too. Download fails with an error wrapping
+// ErrNoPostgres that says in one line why (no network, the repository
+// refused, a repository that stayed silent for 30 s) and names the other
+// three ways.
 //
 // Before it starts anything, Start removes what learn processes killed
 // outright left for the way it uses: in URL mode their schemas in that

@@ -252,21 +252,7 @@ func inspectDocker(ctx context.Context, w *Way) {
 	} else {
 		w.Details = append(w.Details, fmt.Sprintf("image %s (%s): not here yet, learn pulls it on first use", image, from))
 	}
-	w.Details = append(w.Details, reaperStatus(ctx, d))
-}
-
-// reaperStatus says what chooseReaper would do, without pulling anything.
-func reaperStatus(ctx context.Context, d *dockerDaemon) string {
-	if v, ok := os.LookupEnv(ryukEnv); ok {
-		if v == "true" {
-			return "testcontainers' reaper (Ryuk): off (" + ryukEnv + "=true); learn removes its containers itself"
-		}
-		return "testcontainers' reaper (Ryuk): on (" + ryukEnv + "=" + v + ")"
-	}
-	if _, err := d.cli.ImageInspect(ctx, ryukImage); err == nil {
-		return "testcontainers' reaper (Ryuk): on, image " + ryukImage + " is here"
-	}
-	return "testcontainers' reaper (Ryuk): image " + ryukImage + " not here; learn tries to pull it and goes without it if it cannot (it removes its containers itself)"
+	w.Details = append(w.Details, "cleanup: learn removes its containers and their volumes itself; those of a killed learn go at the next start (label "+labelApp+"=1)")
 }
 
 // ReapDocker removes the containers (and their volumes) of learn processes

@@ -191,7 +191,7 @@ func TestBinaryInTmuxLeavesNothingBehind(t *testing.T) {
 		code  string
 	}{
 		{"q", func(s *tmuxSession) { s.send("q") }, "EXIT=0"},
-		{"ctrl+c", func(s *tmuxSession) { s.send("C-c") }, "EXIT=0"},
+		{"ctrl+c", func(s *tmuxSession) { s.send("C-c") }, "EXIT=130"}, // interrupted, as everywhere
 		{"SIGTERM", func(s *tmuxSession) {
 			out, _ := exec.Command("pkill", "-TERM", "-f", "^"+bin+"$").CombinedOutput()
 			_ = out

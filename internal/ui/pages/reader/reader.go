@@ -30,6 +30,7 @@ type Model struct {
 	page     *lessons.Page
 	vp       viewport.Model
 	rendered bool
+	pending  common.DocKey // the rendering under way, if any
 	err      error
 	sections []int // rendered line of each section heading
 	// pinned is the section tab last jumped to, shown even when the page
@@ -157,12 +158,13 @@ func (m *Model) showMatch() {
 func (m *Model) Capturing() bool { return m.typing }
 
 // render renders the page for the current width in the background, unless
-// it is cached.
+// it is cached or already being rendered.
 func (m *Model) render() tea.Cmd {
 	k := m.key()
-	if _, ok := m.c.Docs.Get(k); ok {
+	if _, ok := m.c.Docs.Get(k); ok || k == m.pending {
 		return nil
 	}
+	m.pending = k
 	p := m.page
 	return func() tea.Msg {
 		out, err := markdown.Body(p, k.Width, k.Style)
@@ -170,8 +172,14 @@ func (m *Model) render() tea.Cmd {
 	}
 }
 
-// Init renders the page for the window's width.
-func (m *Model) Init() tea.Cmd { return m.render() }
+// Init renders the page for the window's width; before the first window
+// size there is none yet, and the WindowSizeMsg renders it.
+func (m *Model) Init() tea.Cmd {
+	if m.c.Width == 0 {
+		return nil
+	}
+	return m.render()
+}
 
 // Title names the page.
 func (m *Model) Title() string { return m.page.Title }
@@ -180,6 +188,9 @@ func (m *Model) Title() string { return m.page.Title }
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case renderedMsg:
+		if msg.key == m.pending {
+			m.pending = common.DocKey{}
+		}
 		if msg.err != nil {
 			m.err = msg.err
 			return nil
