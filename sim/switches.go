@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -248,6 +249,33 @@ func (s Switches) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteString("}")
 	return []byte(b.String()), nil
+}
+
+// UnmarshalJSON reads a design written by MarshalJSON; a switch left out
+// keeps the lesson's value, an unknown switch or value is an error.
+func (s *Switches) UnmarshalJSON(b []byte) error {
+	var byName map[string]string
+	if err := json.Unmarshal(b, &byName); err != nil {
+		return err
+	}
+	d := Switches{}
+	for _, sw := range switches {
+		v, ok := byName[sw.name]
+		if !ok {
+			continue
+		}
+		var err error
+		if d, err = d.With(sw.name, v); err != nil {
+			return err
+		}
+		delete(byName, sw.name)
+	}
+	for name := range byName {
+		_, err := d.With(name, "")
+		return err
+	}
+	*s = d
+	return nil
 }
 
 // apply puts design s on a world's setup: the engine's design, the
