@@ -7,6 +7,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/footer"
 	"github.com/learn-idempotency/learn/internal/ui/pages/drill"
 	"github.com/learn-idempotency/learn/internal/ui/pages/home"
 	"github.com/learn-idempotency/learn/internal/ui/pages/picker"
@@ -55,7 +57,7 @@ type Model struct {
 // home).
 func New(c *common.Common, first common.Open) *Model {
 	h := help.New()
-	h.Styles = help.DefaultStyles(c.Styles.Dark)
+	h.Styles = c.Styles.HelpStyles()
 	m := &Model{c: c, help: h}
 	cmds := []tea.Cmd{m.push(home.New(c))}
 	if first.Page == common.PageHome {
@@ -318,7 +320,30 @@ func (m *Model) content() string {
 	if m.c.Present {
 		return strings.Join(lines, "\n")
 	}
-	return strings.Join(lines, "\n") + "\n" + m.help.ShortHelpView(page.KeyMap().ShortHelp())
+	return strings.Join(lines, "\n") + "\n" + m.footer(page)
+}
+
+// footer is the page's key hints, most important first, then the keys that
+// always show: back (when the page has it), help and quit (handled here for
+// every page, unless the page's text box takes every key). It never runs
+// past the window: what does not fit is left for the ? overlay, with "…".
+func (m *Model) footer(page common.Page) string {
+	k := m.c.Keys
+	bindings := page.KeyMap().ShortHelp()
+	has := func(b key.Binding) bool {
+		return slices.ContainsFunc(bindings, func(p key.Binding) bool { return slices.Equal(p.Keys(), b.Keys()) })
+	}
+	if c, ok := page.(common.Capturer); !ok || !c.Capturing() {
+		for _, b := range []key.Binding{k.Help, k.Quit} {
+			if !has(b) {
+				bindings = append(bindings, b)
+			}
+		}
+	}
+	pinned := func(b key.Binding) bool {
+		return slices.Equal(b.Keys(), k.Back.Keys()) || slices.Equal(b.Keys(), k.Help.Keys()) || slices.Equal(b.Keys(), k.Quit.Keys())
+	}
+	return footer.View(m.c.Styles.HelpStyles(), bindings, m.c.Width, pinned)
 }
 
 // overlay is the full key help of the page, centred: in columns when they

@@ -230,9 +230,10 @@ func (m *Model) KeyMap() help.KeyMap {
 	var short []key.Binding
 	switch {
 	case m.phase == drillIntro:
-		short = []key.Binding{
+		// Most important first: the footer drops from the end.
+		short = []key.Binding{enter("start"),
 			key.NewBinding(key.WithKeys("+", "-"), key.WithHelp("+/-", "countdown ±5 s")),
-			enter("start"), key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cards only")), k.Back}
+			key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cards only")), k.Back}
 	case m.phase == drillPrompts && !m.revealed:
 		short = []key.Binding{key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "done")), k.Back}
 	case m.phase == drillPrompts && m.graded == nil:

@@ -152,7 +152,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
 	return common.Bindings{
-		Short: []key.Binding{k.Up, k.Down, k.Open, k.Help, k.Quit},
+		Short: []key.Binding{k.Open, k.Up, k.Down}, // most important first; the root adds help and quit
 		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {k.Present, k.Help, k.Quit}},
 	}
 }

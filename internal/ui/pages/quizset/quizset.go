@@ -369,18 +369,19 @@ func (m *Model) KeyMap() help.KeyMap {
 		short = []key.Binding{done, k.Back}
 	case m.answered:
 		next := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next"))
-		short = []key.Binding{next, scroller.Keys, k.Back, k.Help}
+		short = []key.Binding{next, scroller.Keys, k.Back}
 	case m.q().Kind == quiz.KindLive && m.live.symptom == nil:
-		short = []key.Binding{k.Back, k.Help}
+		short = []key.Binding{k.Back}
 	default:
-		short = []key.Binding{k.Up, k.Down}
+		// Most important first (the footer drops from the end); the
+		// root adds help and quit.
 		switch m.q().Kind {
 		case quiz.KindMultiple, quiz.KindShort:
 			short = append(short, k.Toggle)
 		case quiz.KindOrder:
 			short = append(short, k.MoveUp, k.MoveDown)
 		}
-		short = append(short, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer")), k.Back, k.Help)
+		short = append(short, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer")), k.Up, k.Down, scroller.Keys, k.Back)
 	}
 	return common.Bindings{Short: short, Full: [][]key.Binding{short, {k.Help, k.Quit}}}
 }

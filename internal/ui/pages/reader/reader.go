@@ -351,11 +351,27 @@ func (m *Model) section() string {
 	return ""
 }
 
-// KeyMap is the reader's keys.
+// KeyMap is the reader's keys: in the footer, those of what is open (the
+// search box, the contents, the matches), most important first.
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
+	enter := func(what string) key.Binding {
+		return key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", what))
+	}
+	esc := func(what string) key.Binding { return key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", what)) }
+	var short []key.Binding
+	switch {
+	case m.typing:
+		short = []key.Binding{enter("search"), esc("cancel")}
+	case m.toc:
+		short = []key.Binding{enter("go there"), k.Up, k.Down, esc("close")}
+	case m.query != "":
+		short = []key.Binding{k.NextMatch, k.PrevMatch, k.Search, k.NextSection, k.Contents, esc("clear search")}
+	default:
+		short = []key.Binding{k.NextSection, k.Contents, k.Search, k.MarkRead, k.Up, k.Down, k.Back}
+	}
 	return common.Bindings{
-		Short: []key.Binding{k.Up, k.Down, k.NextSection, k.Contents, k.Search, k.MarkRead, k.Back, k.Help, k.Quit},
+		Short: short,
 		Full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.NextSection, k.PrevSection, k.Contents, k.MarkRead},
