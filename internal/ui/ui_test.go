@@ -227,7 +227,7 @@ func TestPickerPlaysABrokenVariant(t *testing.T) {
 	u := startUI(t, common.Open{Page: common.PageHome}, 100, 30)
 	u.waitFor(t, "Scenarios: all 14")
 	u.press("down", "down", "down", "down", "enter")
-	u.waitFor(t, "The lost answer", "Two users, same key", "v picks correct or broken")
+	u.waitFor(t, "The lost answer", "Two users, same key", "each runs live on PostgreSQL")
 	u.press("j", "j", "j", "v")
 	u.waitFor(t, "the key is looked up after the seat check")
 	u.press("enter")
@@ -235,7 +235,7 @@ func TestPickerPlaysABrokenVariant(t *testing.T) {
 	u.press("+", "+", "space") // 4x
 	u.waitFor(t, "Done:", "409 Not enough seats left", "1 lost", "2 seats taken")
 	u.press("esc")
-	u.waitFor(t, "v picks correct or broken")
+	u.waitFor(t, "each runs live on PostgreSQL")
 }
 
 func TestQuitFromTheHelpOverlay(t *testing.T) {
