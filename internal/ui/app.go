@@ -52,19 +52,14 @@ type Model struct {
 	firstCmd tea.Cmd // what the first pages need to start
 }
 
-// New builds the app on c showing first on top of the home page. Opened on
-// the home page, it reopens the page the learner left last time (Esc goes
-// home).
+// New builds the app on c showing first on top of the home page. It never
+// reopens the last screen by itself: the home page offers it ("Resume: …")
+// as its first entry.
 func New(c *common.Common, first common.Open) *Model {
 	h := help.New()
 	h.Styles = c.Styles.HelpStyles()
 	m := &Model{c: c, help: h}
 	cmds := []tea.Cmd{m.push(home.New(c))}
-	if first.Page == common.PageHome {
-		if resumed, ok := resumeTarget(c.Progress.Get().Resume); ok {
-			first = resumed
-		}
-	}
 	if first.Page != common.PageHome {
 		cmds = append(cmds, m.open(first))
 	}
@@ -105,21 +100,6 @@ func (m *Model) build(o common.Open) (common.Page, error) {
 		return drill.New(m.c), nil
 	}
 	return nil, fmt.Errorf("no page %d", o.Page)
-}
-
-// resumeTarget is the page a saved Resume opens.
-func resumeTarget(r quiz.Resume) (common.Open, bool) {
-	switch r.Screen {
-	case "reader":
-		return common.Open{Page: common.PageReader, Name: r.Name, Section: r.Section}, true
-	case "play":
-		return common.Open{Page: common.PagePlay, Name: r.Name, Variant: sim.Variant(r.Section)}, true
-	case "quiz":
-		return common.Open{Page: common.PageQuiz, Name: r.Name, Step: r.Step}, true
-	case "drill":
-		return common.Open{Page: common.PageDrill}, true
-	}
-	return common.Open{}, false
 }
 
 // push puts p on top and starts it.
@@ -164,14 +144,27 @@ func (m *Model) Close() {
 
 func (m *Model) top() entry { return m.stack[len(m.stack)-1] }
 
-// ResumePoint is where the learner is now, for the next start.
+// ResumePoint is where the learner left off, for the home page's resume
+// entry now and at the next start: the page on top when it is one to come
+// back to (a lesson's section, a scenario, an unfinished quiz or drill),
+// nothing when it says it is done (a finished quiz), else (home, the
+// picker, the race) the place saved before, kept.
 func (m *Model) ResumePoint() quiz.Resume {
 	if r, ok := m.top().page.(common.Resumer); ok {
 		if at, ok := r.Resume(); ok {
 			return at
 		}
+		return quiz.Resume{}
 	}
-	return quiz.Resume{}
+	return m.c.Progress.Get().Resume
+}
+
+// SaveOnExit writes every queued change of the progress, then where the
+// learner left off, before returning: the way out of the app, after the
+// program has ended.
+func (m *Model) SaveOnExit() error {
+	at := m.ResumePoint()
+	return m.c.Progress.Close(func(p *quiz.Progress) { p.Resume = at })
 }
 
 // remember saves where the learner is.

@@ -40,13 +40,18 @@ func startUI(t *testing.T, first common.Open, w, h int) *uiTest {
 	return startUIWith(t, first, w, h, filepath.Join(t.TempDir(), "progress.json"))
 }
 
-// startUIWith runs the app with its progress in the file at progress.
-func startUIWith(t *testing.T, first common.Open, w, h int, progress string) *uiTest {
+// startUIWith runs the app with its progress in the file at progress;
+// each of opts changes the Common before the app is built (as Run's flags
+// do).
+func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opts ...func(*common.Common)) *uiTest {
 	t.Helper()
 	db := live.Existing(testDB)
 	runs := live.NewRuns(t.Context(), db)
 	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
 		DB: db, Runs: runs, Progress: common.OpenProgress(&quiz.Store{Path: progress}), Docs: &common.Docs{}}
+	for _, o := range opts {
+		o(c)
+	}
 	m := New(c, first)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
@@ -88,8 +93,9 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string) *ui
 		}
 		m.Close()
 		runs.Close()
-		// As Run does on the way out: every queued change is written.
-		if err := c.Progress.Close(func(*quiz.Progress) {}); err != nil {
+		// As Run does on the way out: every queued change is written, and
+		// where the learner left off.
+		if err := m.SaveOnExit(); err != nil {
 			t.Errorf("progress: %v", err)
 		}
 		// The test's context is cancelled before its cleanups run: the

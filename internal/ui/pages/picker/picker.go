@@ -222,12 +222,19 @@ func (d delegate) Render(w io.Writer, l list.Model, index int, it list.Item) {
 	}
 	st := d.m.c.Styles
 	s := i.s
-	tag, tagWidth := st.Good.Render("[correct]")+st.Faint.Render(" broken"), len("[correct] broken")
-	switch {
-	case !s.HasBroken():
-		tag = st.Good.Render("[correct]") + strings.Repeat(" ", len(" broken"))
-	case d.m.variant(s) == sim.Broken:
-		tag = st.Faint.Render("correct ") + st.Bad.Render("[broken]")
+	// Brackets mark the chosen variant, colour or not (NO_COLOR): both
+	// variants named where the window has room, else the chosen one only,
+	// so that no title is cut.
+	full := d.m.titleWidth+2+2+len("[correct] broken") <= d.m.c.Width
+	correct, broken := st.Good.Render("[correct]"), st.Bad.Render("[broken] ")
+	tagWidth := len("[correct]")
+	if full {
+		correct, broken = correct+st.Faint.Render(" broken"), st.Faint.Render("correct ")+st.Bad.Render("[broken]")
+		tagWidth = len("[correct] broken")
+	}
+	tag := correct
+	if d.m.variant(s) == sim.Broken {
+		tag = broken
 	}
 	// The tags line up after the longest title, if the window allows.
 	col := min(d.m.titleWidth+2, d.m.c.Width-2-tagWidth)
