@@ -84,7 +84,7 @@ func (m *Model) startPrompt() tea.Cmd {
 	m.phase, m.revealed, m.graded, m.cursor = drillPrompts, false, nil, 0
 	m.scroll.Reset()
 	m.ticked = make([]bool, len(m.drill.Prompts[m.pi].Points))
-	m.text, m.textReady = textbox.New("type your answer, or say it aloud (tab when done)", m.c.Width, 5), true
+	m.text, m.textReady = textbox.New(m.c.Styles, "type your answer, or say it aloud (tab when done)", m.c.Width, 5), true
 	m.remaining = time.Duration(m.seconds()) * time.Second
 	m.tick++
 	return tea.Batch(m.text.Focus(), m.second())
@@ -126,6 +126,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		if m.Capturing() {
+			return textbox.Paste(&m.text, msg)
+		}
 	}
 	return nil
 }

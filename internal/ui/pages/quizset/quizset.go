@@ -124,7 +124,7 @@ func (m *Model) begin() tea.Cmd {
 	case quiz.KindOrder:
 		m.order = quiz.Shuffle(len(q.Steps), time.Now().UnixNano())
 	case quiz.KindShort:
-		m.text, m.textReady = textbox.New("your answer, in a sentence or two (tab when done)", m.c.Width, 4), true
+		m.text, m.textReady = textbox.New(m.c.Styles, "your answer, in a sentence or two (tab when done)", m.c.Width, 4), true
 		m.typing = true
 		m.ticked = make([]bool, len(q.Points))
 		return m.text.Focus()
@@ -197,6 +197,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		if m.Capturing() {
+			return textbox.Paste(&m.text, msg)
+		}
 	}
 	return nil
 }
