@@ -416,7 +416,11 @@ func TestReaderContentsAndSearch(t *testing.T) {
 		u.tm.Send(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}
 	u.press("enter")
-	u.waitFor(t, "/redis: match 1 of ", "▶ ")
+	u.waitFor(t, "/redis: match 1 of ")
+	u.waitUntil(t, "the match highlighted", func() bool {
+		r := u.reversed()
+		return len(r) == 1 && strings.EqualFold(r[0], "redis")
+	})
 	u.press("n")
 	u.waitFor(t, "/redis: match 2 of ")
 	u.press("N")

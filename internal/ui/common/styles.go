@@ -20,6 +20,9 @@ type Styles struct {
 	Caption, Current              lipgloss.Style
 	Good, Bad, Warn, Lost, Accent lipgloss.Style
 	SQLTag, LogTag                lipgloss.Style
+	// Match marks a search match in the reader; CurrentMatch the one the
+	// search is at. Both are text attributes, seen without colour too.
+	Match, CurrentMatch lipgloss.Style
 }
 
 // NewStyles returns the styles of the dark theme, or of the light one.
@@ -51,6 +54,8 @@ func NewStyles(dark bool) *Styles {
 	s.Accent = lipgloss.NewStyle().Foreground(accent)
 	s.SQLTag = lipgloss.NewStyle().Foreground(c("#0B6E99", "#79C0FF"))
 	s.LogTag = lipgloss.NewStyle().Foreground(c("#8A5A00", "#E3B341"))
+	s.Match = lipgloss.NewStyle().Underline(true)
+	s.CurrentMatch = lipgloss.NewStyle().Reverse(true).Bold(true)
 	return s
 }
 
