@@ -202,6 +202,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.PasteMsg, tea.PasteStartMsg, tea.PasteEndMsg, tea.MouseMsg, tea.KeyReleaseMsg:
+		if m.tooSmall() {
+			return m, nil // as for keys: nothing happens that cannot be seen
+		}
 	case common.Open:
 		return m, m.open(msg)
 	case common.Back:

@@ -442,3 +442,52 @@ func (u *uiTest) waitGone(t *testing.T, text string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Below the minimum size nothing the learner does has an effect they
+// cannot see: keys (? and Enter opened screens that appeared after the
+// resize), pastes and the mouse wheel all do nothing; q still quits.
+func TestTooSmallWindowTakesNoInput(t *testing.T) {
+	t.Run("home", func(t *testing.T) {
+		u := startUI(t, common.Open{Page: common.PageHome}, 50, 15)
+		u.waitFor(t, "make the window larger")
+		u.press("?", "down", "j", "P", "enter")
+		u.tm.Send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+		u.tm.Send(tea.MouseClickMsg{Button: tea.MouseLeft, X: 3, Y: 4})
+		u.resize(80, 24)
+		u.waitFor(t, "▸ Lesson: Idempotency", "enter open")
+		if s := u.screen(); strings.Contains(s, "Keys") || strings.Contains(s, "00:0") {
+			t.Errorf("a key pressed below the minimum size acted:\n%s", s)
+		}
+	})
+	t.Run("reader", func(t *testing.T) {
+		u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 50, 15)
+		u.waitFor(t, "make the window larger")
+		for range 5 {
+			u.tm.Send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+		}
+		u.press("/")
+		u.tm.Send(tea.PasteMsg{Content: "redis"})
+		u.resize(80, 24)
+		u.waitFor(t, "Idempotency · In 1 minute", "0%", "/ search")
+		if s := u.screen(); strings.Contains(s, "redis:") || strings.Contains(s, "search this page") {
+			t.Errorf("the search opened below the minimum size:\n%s", s)
+		}
+	})
+	t.Run("answer box", func(t *testing.T) {
+		short := 0
+		for i, q := range quiz.Checkpoint().Questions {
+			if q.Kind == quiz.KindShort {
+				short = i
+			}
+		}
+		u := startUI(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: short}, 50, 15)
+		u.waitFor(t, "make the window larger")
+		u.tm.Send(tea.PasteMsg{Content: "pasted unseen"})
+		u.press("x")
+		u.resize(80, 24)
+		u.waitFor(t, "your answer, in a sentence or two")
+		if s := u.screen(); strings.Contains(s, "pasted unseen") {
+			t.Errorf("the paste landed below the minimum size:\n%s", s)
+		}
+	})
+}
