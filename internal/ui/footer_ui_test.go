@@ -43,7 +43,7 @@ func TestFootersKeepTheirEssentials(t *testing.T) {
 				u.waitFor(t, want...)
 				lines := strings.Split(u.screen(), "\n")
 				foot := strings.TrimRight(lines[23], " ")
-				u.quit(t) // the model is the test's to read from here on
+				u.end(t) // the model is the test's to read from here on
 				if got := ansi.StringWidth(foot); got > w {
 					t.Errorf("the footer is %d wide: %q", got, foot)
 				}

@@ -113,8 +113,7 @@ func TestRedrawGradesEachPosition(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
 	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, 100, 40, path)
 	q := quiz.Redraw().Questions[0]
-	u.waitFor(t, "1. ", "6. ")
-	u.settle(t)
+	u.waitFor(t, "1. ", "6. ", "enter answer") // the footer is drawn last: the steps are whole
 	shown := map[int]string{}
 	for _, m := range stepLine.FindAllStringSubmatch(u.screen(), -1) {
 		shown[int(m[1][0]-'1')] = m[2]

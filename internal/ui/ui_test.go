@@ -29,8 +29,11 @@ import (
 type uiTest struct {
 	tm  *teatest.TestModel
 	m   *Model
-	mu  sync.Mutex // guards emu: vt's emulator is not safe for concurrent use
+	mu  sync.Mutex // guards emu and changed: vt's emulator is not safe for concurrent use
 	emu *vt.Emulator
+	// changed is closed (and replaced) each time the program's output
+	// reaches the screen: waits wake on it.
+	changed chan struct{}
 	// finished is set by a test that saw the program end.
 	finished bool
 }
@@ -55,7 +58,7 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opt
 	m := New(c, first)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	u := &uiTest{tm: tm, emu: vt.NewEmulator(w, h), m: m}
+	u := &uiTest{tm: tm, emu: vt.NewEmulator(w, h), m: m, changed: make(chan struct{})}
 	done, copied := make(chan struct{}), make(chan struct{})
 	go func() { // the terminal's answers to queries go nowhere
 		defer close(copied)
@@ -63,8 +66,11 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opt
 	}()
 	go func() {
 		defer close(done)
+		// teatest keeps the output in a buffer that says nothing when it
+		// grows: it is read every few milliseconds, all of it at once, so
+		// that the screen takes each frame whole.
 		out := tm.Output()
-		buf := make([]byte, 32<<10)
+		buf := make([]byte, 1<<20)
 		for {
 			n, err := out.Read(buf)
 			if n > 0 {
@@ -72,6 +78,8 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opt
 				// discipline to turn \n into \r\n (ONLCR); do it here.
 				u.mu.Lock()
 				_, _ = u.emu.Write(bytes.ReplaceAll(buf[:n], []byte("\n"), []byte("\r\n")))
+				close(u.changed)
+				u.changed = make(chan struct{})
 				u.mu.Unlock()
 			}
 			if err != nil && err != io.EOF {
@@ -118,15 +126,44 @@ func (u *uiTest) quit(t *testing.T) {
 	u.finished = true
 }
 
-// waitUntil waits until ok holds; it fails saying what it waited for.
+// end presses Ctrl-C, which ends the program whatever has the keys (a text
+// box takes q), and waits for it to end.
+func (u *uiTest) end(t *testing.T) {
+	t.Helper()
+	u.tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	u.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	u.finished = true
+}
+
+// waitUntil waits until ok holds, checking it again each time the screen
+// changes (and, for what is not on the screen, such as the schemas a run
+// holds, every tenth of a second); after 20 s without it, it fails saying
+// what it waited for.
 func (u *uiTest) waitUntil(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never happened; the screen:\n%s", what, u.screen())
+	u.wait(t, ok, func() string { return what + " never happened" })
+}
+
+// wait is waitUntil failing with failure's words.
+func (u *uiTest) wait(t *testing.T, ok func() bool, failure func() string) {
+	t.Helper()
+	deadline := time.NewTimer(20 * time.Second)
+	defer deadline.Stop()
+	offScreen := time.NewTicker(100 * time.Millisecond)
+	defer offScreen.Stop()
+	for {
+		u.mu.Lock()
+		changed := u.changed
+		u.mu.Unlock()
+		if ok() {
+			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-changed:
+		case <-offScreen.C:
+		case <-deadline.C:
+			t.Fatalf("%s; the screen:\n%s", failure(), u.screen())
+		}
 	}
 }
 
@@ -140,24 +177,17 @@ func (u *uiTest) screen() string {
 // waitFor waits until every want is on screen; it fails with the screen.
 func (u *uiTest) waitFor(t *testing.T, want ...string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	missing := ""
+	u.wait(t, func() bool {
 		s := u.screen()
-		missing := ""
 		for _, w := range want {
 			if !strings.Contains(s, w) {
 				missing = w
-				break
+				return false
 			}
 		}
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%q never appeared; the screen:\n%s", missing, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return true
+	}, func() string { return fmt.Sprintf("%q never appeared", missing) })
 }
 
 func (u *uiTest) press(keys ...string) {
@@ -286,16 +316,14 @@ func TestSteppingBackGivesIdenticalFrames(t *testing.T) {
 		u.waitFor(t, "step 1 ·")
 		forward := map[int]string{}
 		for step := 1; step <= 12; step++ {
-			u.waitFor(t, fmt.Sprintf("step %d ·", step), "bookings") // the rows are read
-			u.settle(t)
+			u.waitStep(t, fmt.Sprintf("step %d ·", step))
 			forward[step] = u.screen()
 			u.press("n")
 		}
 		u.waitFor(t, "Done:", "step 12/12 ")
 		for step := 11; step >= 1; step-- {
 			u.press("p")
-			u.waitFor(t, fmt.Sprintf("step %d/12 ", step))
-			u.settle(t)
+			u.waitStep(t, fmt.Sprintf("step %d/12 ", step))
 			if got, want := frameOf(u.screen()), frameOf(forward[step]); got != want {
 				t.Fatalf("%dx%d step %d differs going back:\n%s\nforward it was:\n%s", size[0], size[1], step, got, want)
 			}
@@ -313,18 +341,15 @@ func frameOf(screen string) string {
 	return strings.Join(lines[1:len(lines)-1], "\n")
 }
 
-// settle waits until the screen has not changed for a moment.
-func (u *uiTest) settle(t *testing.T) {
+// waitStep waits until the play screen shows step (its header's words)
+// with the rows read after it: the step's frame is whole once the rows
+// pane no longer says "reading…".
+func (u *uiTest) waitStep(t *testing.T, step string) {
 	t.Helper()
-	last, stable := "", 0
-	for stable < 5 {
-		time.Sleep(20 * time.Millisecond)
-		if s := u.screen(); s == last {
-			stable++
-		} else {
-			last, stable = s, 0
-		}
-	}
+	u.wait(t, func() bool {
+		s := u.screen()
+		return strings.Contains(s, step) && !strings.Contains(s, "reading…")
+	}, func() string { return fmt.Sprintf("%q with its rows read never appeared", step) })
 }
 
 func TestRaceFillsTheGridAndTalliesFromPostgreSQL(t *testing.T) {
@@ -382,8 +407,11 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		for _, sc := range screens {
 			u := startUI(t, sc.open, size[0], size[1])
 			u.waitFor(t, sc.want)
-			u.settle(t)
-			lines := strings.Split(strings.TrimRight(u.screen(), "\n"), "\n")
+			// The frame as the app makes it, not as the terminal shows
+			// it: a terminal wraps a line that is too wide. The model is
+			// the test's to read once the program has ended.
+			u.end(t)
+			lines := strings.Split(u.m.content(), "\n")
 			if len(lines) > size[1] {
 				t.Errorf("%v at %v: %d lines", sc.open, size, len(lines))
 			}
@@ -434,13 +462,7 @@ func TestReaderContentsAndSearch(t *testing.T) {
 // waitGone waits until text is no longer on screen.
 func (u *uiTest) waitGone(t *testing.T, text string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Contains(u.screen(), text) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%q stayed on screen:\n%s", text, u.screen())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	u.waitUntil(t, fmt.Sprintf("%q gone from the screen", text), func() bool { return !strings.Contains(u.screen(), text) })
 }
 
 // Below the minimum size nothing the learner does has an effect they
