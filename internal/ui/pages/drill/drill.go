@@ -286,7 +286,10 @@ func (m *Model) body() string {
 		if m.remaining <= 5*time.Second {
 			style = st.Bad
 		}
-		b.WriteString(st.Subtle.Render(fmt.Sprintf("Question %d of %d · %s", m.pi+1, len(m.drill.Prompts), p.Source)) + "   " + style.Render("⏱ "+clock) + "\n\n")
+		// The clock first, so it always shows; the place wraps after it.
+		mark := "⏱ " + clock + "  "
+		place := common.Hang(strings.Repeat(" ", lipgloss.Width(mark)), fmt.Sprintf("Question %d of %d · %s", m.pi+1, len(m.drill.Prompts), p.Source), m.c.Width)
+		b.WriteString(style.Render(strings.TrimSpace(mark)) + "  " + st.Subtle.Render(strings.TrimLeft(place, " ")) + "\n\n")
 		b.WriteString(st.Caption.Render(wrap.Render(p.Question)) + "\n\n")
 		if !m.revealed {
 			b.WriteString(m.text.View() + "\n")
@@ -313,7 +316,7 @@ func (m *Model) body() string {
 		}
 	case drillCards:
 		c := m.due[m.ci]
-		b.WriteString(st.Subtle.Render(fmt.Sprintf("Card %d of %d due · %s", m.ci+1, len(m.due), c.Source)) + "\n\n")
+		b.WriteString(st.Subtle.Render(common.Hang("", fmt.Sprintf("Card %d of %d due · %s", m.ci+1, len(m.due), c.Source), m.c.Width)) + "\n\n")
 		b.WriteString(st.Caption.Render(wrap.Render(plainMarkdown(c.Front))) + "\n\n")
 		if m.showBack {
 			b.WriteString(wrap.Render(plainMarkdown(c.Back)) + "\n\n")

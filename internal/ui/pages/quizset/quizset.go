@@ -379,13 +379,18 @@ func (m *Model) KeyMap() help.KeyMap {
 	default:
 		// Most important first (the footer drops from the end); the
 		// root adds help and quit.
+		short = []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer"))}
 		switch m.q().Kind {
 		case quiz.KindMultiple, quiz.KindShort:
 			short = append(short, k.Toggle)
 		case quiz.KindOrder:
-			short = append(short, k.MoveUp, k.MoveDown)
+			short = append(short, key.NewBinding(key.WithKeys(append(k.MoveUp.Keys(), k.MoveDown.Keys()...)...), key.WithHelp("K/J", "move step up/down")))
 		}
-		short = append(short, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer")), k.Up, k.Down, scroller.Keys, k.Back)
+		short = append(short, k.Up, k.Down, scroller.Keys, k.Back)
 	}
-	return common.Bindings{Short: short, Full: [][]key.Binding{short, {k.Help, k.Quit}}}
+	full := [][]key.Binding{short, {k.Help, k.Quit}}
+	if !m.done && !m.typing && !m.answered && m.q().Kind == quiz.KindOrder {
+		full = append(full, []key.Binding{k.MoveUp, k.MoveDown})
+	}
+	return common.Bindings{Short: short, Full: full}
 }

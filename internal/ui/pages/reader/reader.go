@@ -101,7 +101,7 @@ func (m *Model) setSize() {
 		m.anchor = m.place()
 	}
 	m.vp.SetWidth(m.c.Width)
-	m.vp.SetHeight(max(1, m.c.Height-2))
+	m.vp.SetHeight(max(1, m.c.Height-1-m.headHeight()))
 	if out, ok := m.c.Docs.Get(m.key()); ok {
 		m.setContent(out)
 	} else {
@@ -450,20 +450,59 @@ func (m *Model) KeyMap() help.KeyMap {
 	}
 }
 
-// View draws the header line and the page.
-func (m *Model) View() string {
+// pctWidth is the room the header keeps for its position ("✓ read · 100%").
+var pctWidth = ansi.StringWidth("✓ read · 100%")
+
+// headLines is the header's text for section s: the page's title, then
+// " · " and the section, wrapped (never cut) to the room the position
+// leaves; plain, with the length of the title's part on each line.
+func (m *Model) headLines(s string) []string {
+	text := m.page.Title
+	if s != "" {
+		text += " · " + s
+	}
+	return strings.Split(common.Hang("", text, max(20, m.c.Width-pctWidth-1)), "\n")
+}
+
+// headHeight is the height of the tallest header of the page at this
+// width, so the page does not move as the section changes.
+func (m *Model) headHeight() int {
+	h := len(m.headLines(""))
+	for _, s := range m.page.Sections {
+		h = max(h, len(m.headLines(s.Title)))
+	}
+	return h
+}
+
+// head is the header: the title in the title style, the section subtle,
+// the position at the right of the first line, as tall as headHeight.
+func (m *Model) head() string {
 	st := m.c.Styles
 	pct := fmt.Sprintf("%3.0f%%", m.vp.ScrollPercent()*100)
 	if m.c.Progress.Get().IsRead(m.page.Slug) {
 		pct = "✓ read · " + pct
 	}
-	room := m.c.Width - ansi.StringWidth(pct) - 1
-	head := st.Title.Render(common.Truncate(m.page.Title, room-6))
-	if s := m.section(); s != "" {
-		head += st.Subtle.Render(common.Truncate(" · "+s, room-ansi.StringWidth(head)))
+	titleLeft := ansi.StringWidth(m.page.Title) // cells of the title still to style
+	lines := m.headLines(m.section())
+	for i, l := range lines {
+		tw := min(titleLeft, ansi.StringWidth(l))
+		titleLeft -= tw + 1 // the space the wrap took
+		line := st.Title.Render(ansi.Cut(l, 0, tw)) + st.Subtle.Render(ansi.Cut(l, tw, ansi.StringWidth(l)))
+		if i == 0 {
+			line += strings.Repeat(" ", max(1, m.c.Width-ansi.StringWidth(l)-ansi.StringWidth(pct))) + st.Subtle.Render(pct)
+		}
+		lines[i] = line
 	}
-	gap := max(1, m.c.Width-ansi.StringWidth(head)-ansi.StringWidth(pct))
-	head += strings.Repeat(" ", gap) + st.Subtle.Render(pct)
+	for len(lines) < m.headHeight() {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// View draws the header and the page.
+func (m *Model) View() string {
+	st := m.c.Styles
+	head := m.head()
 	var body string
 	switch {
 	case m.err != nil:
@@ -493,11 +532,21 @@ func (m *Model) searchLine() string {
 	case m.typing:
 		return m.input.View()
 	case m.query != "" && len(m.hits) == 0:
-		return st.Warn.Render(common.Truncate(fmt.Sprintf("/%s: not on this page (esc clears)", m.query), m.c.Width))
+		return st.Warn.Render(m.fit(fmt.Sprintf("/%s: not on this page", m.query), " (esc clears)"))
 	case m.query != "":
-		return st.Subtle.Render(common.Truncate(fmt.Sprintf("/%s: match %d of %d (n next, N previous, esc clears)", m.query, m.match+1, len(m.hits)), m.c.Width))
+		return st.Subtle.Render(m.fit(fmt.Sprintf("/%s: match %d of %d", m.query, m.match+1, len(m.hits)), " (n next, N previous, esc clears)"))
 	}
 	return ""
+}
+
+// fit is what, followed by hint when both fit the window (the footer has
+// the same keys); a query too long for the window is the learner's own
+// text, cut.
+func (m *Model) fit(what, hint string) string {
+	if ansi.StringWidth(what+hint) <= m.c.Width {
+		return what + hint
+	}
+	return common.Truncate(what, m.c.Width)
 }
 
 // contents is the table of contents.
