@@ -21,7 +21,9 @@ import (
 //
 //   - baseline: initdb, then pg_ctl start -w, then the first query, in the
 //     directory learn would put its cluster in (clusterParent: /dev/shm on
-//     Linux when it has room), so storage is the same on both sides;
+//     Linux when it has room), so storage is the same on both sides, and
+//     like for like: initdb --no-sync --locale=C -E UTF8 and a server with
+//     fsync, synchronous_commit and full_page_writes off, as learn runs;
 //   - baseline-tmpdir: the same in os.TempDir(), where `mktemp -d` puts it
 //     (skipped when that is the same directory);
 //   - warm-local: Start with the cluster template cached (a copy, no initdb);
@@ -170,6 +172,10 @@ func baselineInitdbPgCtl(b *testing.B, bin binaries, run runner, parent string) 
 		os.Remove(dir)
 		b.Fatal(err)
 	}
+	if err := (&cluster{dir: dir, run: run}).handOver(); err != nil {
+		os.RemoveAll(dir)
+		b.Fatal(err)
+	}
 	data := filepath.Join(dir, "data")
 	pgctl := func(args ...string) *exec.Cmd {
 		cmd := exec.Command(filepath.Join(bin.dir, "pg_ctl"), append([]string{"-D", data}, args...)...)
@@ -183,13 +189,13 @@ func baselineInitdbPgCtl(b *testing.B, bin binaries, run runner, parent string) 
 	}()
 
 	t0 := time.Now()
-	initdb := exec.Command(filepath.Join(bin.dir, "initdb"), "-D", data, "-U", "learn", "--auth=trust")
+	initdb := exec.Command(filepath.Join(bin.dir, "initdb"), "-D", data, "-U", "learn", "--auth=trust", "--locale=C", "-E", "UTF8", "--no-sync")
 	initdb.Dir, initdb.Env = dir, serverEnv()
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: run.cred}
 	if out, err := initdb.CombinedOutput(); err != nil {
 		b.Fatalf("initdb: %v\n%s", err, out)
 	}
-	if out, err := pgctl("start", "-w", "-l", filepath.Join(data, "log"), "-o", "-k "+dir+" -c listen_addresses=''").CombinedOutput(); err != nil {
+	if out, err := pgctl("start", "-w", "-l", filepath.Join(data, "log"), "-o", "-k "+dir+" -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off").CombinedOutput(); err != nil {
 		b.Fatalf("pg_ctl start: %v\n%s", err, out)
 	}
 	conn, err := pgx.Connect(context.Background(), (&cluster{dir: dir}).connString())

@@ -186,7 +186,7 @@ func TestBookTicketRefusals(t *testing.T) {
 		{"zero quantity", BookingRequest{UserID: "ada", EventID: ev, Quantity: 0, Key: uuid.New()}, 400, CodeInvalidQty},
 		{"quantity above max", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity + 1, Key: uuid.New()}, 400, CodeInvalidQty},
 		{"no user", BookingRequest{EventID: ev, Quantity: 2, Key: uuid.New()}, 401, CodeUnauthorized},
-		{"not enough seats", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity, Key: uuid.New()}, 0, ""}, // 10 of 10 fits
+		{"all the seats left, at the most one may book", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity, Key: uuid.New()}, 0, ""}, // 10 of 10 fits; the refusal of one more follows the table
 		{"event started", BookingRequest{UserID: "ada", EventID: started, Quantity: 2, Key: uuid.New()}, 409, CodeEventStarted},
 	}
 	for _, tt := range tests {

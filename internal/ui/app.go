@@ -246,10 +246,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
 		return nil
-	case key.Matches(msg, k.Present):
+	case key.Matches(msg, k.Present) && presents(e.page):
 		return m.setPresent(!m.c.Present)
 	}
 	return address(e.id, e.page.Update(msg))
+}
+
+// presents reports whether p has a presenter mode.
+func presents(p common.Page) bool {
+	pr, ok := p.(common.Presenter)
+	return ok && pr.Presents()
 }
 
 // quit ends the program after one last, empty frame: the renderer may flush
@@ -287,9 +293,14 @@ func (m *Model) View() tea.View {
 		v.AltScreen = true
 		return v
 	}
+	top := m.top().page
+	m.c.Presenting = m.c.Present && presents(top)
 	v := tea.NewView(m.content())
 	v.AltScreen = true
-	v.WindowTitle = "learn · " + m.top().page.Title()
+	v.WindowTitle = "learn · " + top.Title()
+	if mo, ok := top.(common.Mouser); ok && mo.WantsMouse() {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	return v
 }
 
@@ -314,7 +325,7 @@ func (m *Model) content() string {
 	for len(lines) < room {
 		lines = append(lines, "")
 	}
-	if m.c.Present {
+	if m.c.Presenting {
 		return strings.Join(lines, "\n")
 	}
 	return strings.Join(lines, "\n") + "\n" + m.footer(page)

@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/dbstatus"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
@@ -212,7 +213,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return common.OpenCmd(entries[i].open)
 		}
 	case spinner.TickMsg:
-		if ready, err, _ := m.c.DB.Status(); ready || err != nil {
+		if ready, _, err := m.c.DB.Status(); ready || err != nil {
 			return nil
 		}
 		var cmd tea.Cmd
@@ -227,7 +228,7 @@ func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
 	return common.Bindings{
 		Short: []key.Binding{k.Open, k.Up, k.Down}, // most important first; the root adds help and quit
-		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {k.Present, k.Help, k.Quit}},
+		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {k.Help, k.Quit}},
 	}
 }
 
@@ -343,12 +344,17 @@ const nbhyph = "\u2011"
 // dbLine tells where the database stands, wrapped: never cut.
 func (m *Model) dbLine() string {
 	st := m.c.Styles
-	ready, err, took := m.c.DB.Status()
+	ready, took, err := m.c.DB.Status()
 	switch {
 	case err != nil:
 		return m.hang("", st.Warn, "PostgreSQL unavailable: reading works; open a Play item to see why")
 	case ready:
 		return m.hang(st.Good.Render("●")+" ", st.Subtle, fmt.Sprintf("PostgreSQL ready in %.1fs: %s", took.Seconds(), m.c.DB.Describe()))
+	}
+	if _, downloading := m.c.DB.Download(); downloading {
+		// One line that gives up its parts from the least useful as the
+		// window narrows, the share in per cent last.
+		return m.spin.View() + dbstatus.Line(st, m.c.DB, " PostgreSQL: ", m.c.Width-2)
 	}
 	return m.hang(m.spin.View()+" ", st.Subtle, "PostgreSQL: "+common.Ellipsis(m.c.DB.Progress()))
 }

@@ -167,7 +167,7 @@ func (m *Model) liveView(q quiz.Question) string {
 	switch {
 	case m.live.running:
 		doing := " running " + name + " on PostgreSQL…"
-		if ready, err, _ := m.c.DB.Status(); !ready && err == nil {
+		if ready, _, err := m.c.DB.Status(); !ready && err == nil {
 			doing = " waiting for PostgreSQL: " + common.Ellipsis(m.c.DB.Progress())
 		}
 		b.WriteString(m.spin.View() + st.Subtle.Render(strings.TrimPrefix(common.Hang("  ", strings.TrimPrefix(doing, " "), m.c.Width), " ")) + "\n")
