@@ -334,7 +334,7 @@ func TestBinaryInTmuxQuitsFromEveryScreen(t *testing.T) {
 		{"interview", []string{"j", "Enter"}, "Say it in 30 seconds"},
 		{"play", []string{"j", "j", "Enter"}, "book 2, key"},
 		{"race", []string{"j", "j", "j", "Enter"}, "Copies: 10"},
-		{"scenarios", []string{"j", "j", "j", "j", "Enter"}, "v picks correct or broken"},
+		{"scenarios", []string{"j", "j", "j", "j", "Enter"}, "each runs live on PostgreSQL"},
 		{"help", []string{"?"}, "q quits"},
 	}
 	for _, sc := range screens {

@@ -17,13 +17,12 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/quiz"
 )
 
 // Config is how the app starts in the local terminal.
 type Config struct {
 	// First is the page to open on top of the home page (zero: the home
-	// page, which reopens where the learner left off).
+	// page, whose first entry offers where the learner left off).
 	First common.Open
 	// Theme is "dark" or "light".
 	Theme string
@@ -151,8 +150,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	m.Close()
 	runs.Close()
-	at := m.ResumePoint()
-	if err := c.Progress.Close(func(p *quiz.Progress) { p.Resume = at }); err != nil && cfg.Errors != nil {
+	if err := m.SaveOnExit(); err != nil && cfg.Errors != nil {
 		fmt.Fprintln(cfg.Errors, "learn: saving where you left off:", err)
 	}
 	if err := db.Close(); err != nil && cfg.Errors != nil {

@@ -458,7 +458,8 @@ func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
 	k.Variant.SetEnabled(m.scenario.HasBroken() && m.design == nil) // a copy: the shared map stays whole
 	return common.Bindings{
-		Short: []key.Binding{k.Play, k.Step, k.StepBack, k.Restart, k.Variant, k.Faster, k.Slower, k.Back, k.Help},
+		// Most important first: the footer drops from the end.
+		Short: []key.Binding{k.Play, k.Step, k.StepBack, k.Variant, k.Restart, k.Faster, k.Slower, k.Back, k.Help},
 		Full: [][]key.Binding{
 			{k.Play, k.Step, k.StepBack, k.Restart, k.Variant},
 			{k.Faster, k.Slower, k.Present},
