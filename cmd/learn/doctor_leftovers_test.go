@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// fakeLearnSchema makes a schema learn_<16 hex> in the test database with
+// comment (none when ""), dropped when the test ends, and returns its name.
+func fakeLearnSchema(t *testing.T, comment string) string {
+	t.Helper()
+	name := fmt.Sprintf("learn_%016x", rand.Uint64())
+	sql := "CREATE SCHEMA " + name
+	if comment != "" {
+		sql += "; COMMENT ON SCHEMA " + name + " IS " + quote(comment)
+	}
+	conn, err := pgx.Connect(t.Context(), testDB.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), sql); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), testDB.ConnString())
+		if err == nil {
+			conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+name+" CASCADE")
+			conn.Close(context.Background())
+		}
+	})
+	return name
+}
+
+// The user's report: schemas left by a learn on another host, or by one
+// killed before the machine restarted, were never mentioned: the doctor
+// said "no schemas of killed learn runs" while they were there. Learn
+// cannot tell from here whether such a learn still runs, so it must not
+// drop them; it lists each with the command that drops it, and leaves them.
+func TestDoctorListsSchemasItCannotJudge(t *testing.T) {
+	host, _ := os.Hostname()
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	otherHost := fakeLearnSchema(t, `learn owner: {"pid":4242,"start_ticks":"77","boot_id":"b","host":"build-box-7","created":"2026-01-02T03:04:05Z"}`)
+	beforeBoot := fakeLearnSchema(t, fmt.Sprintf(`learn owner: {"pid":4243,"boot_id":"not-%s","host":%q,"created":"2026-01-02T03:04:05Z"}`, strings.TrimSpace(string(boot)), host))
+
+	code, out, _ := doctorReport(t, "--database-url", testDB.ConnString())
+	if code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	_, leftovers, _ := strings.Cut(out, "Leftovers")
+	leftovers, _, _ = strings.Cut(leftovers, "\n1. ")
+	if strings.Contains(leftovers, "no schemas of killed learn runs") {
+		t.Errorf("the doctor says there are no schemas of killed learn runs while two are there")
+	}
+	for _, want := range []string{
+		otherHost, "build-box-7", "DROP SCHEMA " + otherHost + " CASCADE",
+		beforeBoot, "restarted", "DROP SCHEMA " + beforeBoot + " CASCADE",
+	} {
+		if !strings.Contains(leftovers, want) {
+			t.Errorf("the leftovers section lacks %q", want)
+		}
+	}
+	if !schemaLeft(t, otherHost) || !schemaLeft(t, beforeBoot) {
+		t.Errorf("the doctor dropped a schema whose learn it cannot check")
+	}
+}
