@@ -91,6 +91,10 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 		}
 		opts.logf("%v", err)
 	}
+	// So do the template copies of those killed while saving one.
+	if _, err := reapTemplateCopies(cacheRoot(opts.cacheDir), opts.Logf); err != nil {
+		opts.logf("%v", err)
+	}
 
 	dir, err := makeClusterDir(opts.tmpParent, run)
 	if err != nil {

@@ -137,10 +137,13 @@ func doctorReap(ctx context.Context, p *doctor.Printer, databaseURL string, src 
 	for _, s := range rep.Skipped {
 		p.Item("local", fmt.Sprintf("left %s alone: %s", s.Dir, s.Why))
 	}
+	for _, c := range rep.Copies {
+		p.Item("cache", c.String())
+	}
 	if err != nil && ctx.Err() == nil {
 		p.Item("local", "could not remove all: "+err.Error())
 	}
-	if len(rep.Removed)+len(rep.InUse)+len(rep.Skipped) == 0 && err == nil {
+	if len(rep.Removed)+len(rep.InUse)+len(rep.Skipped)+len(rep.Copies) == 0 && err == nil {
 		p.Item("local", "no cluster directories of learn's")
 	}
 

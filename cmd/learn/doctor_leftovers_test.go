@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,5 +69,47 @@ func TestDoctorListsSchemasItCannotJudge(t *testing.T) {
 	}
 	if !schemaLeft(t, otherHost) || !schemaLeft(t, beforeBoot) {
 		t.Errorf("the doctor dropped a schema whose learn it cannot check")
+	}
+}
+
+// leftTemplateCopy makes what a learn killed (kill -9) while saving its
+// cluster template leaves in the cache: <cache>/learn/pg-template-<major>-<uid>.tmp-<random>
+// holding part of a data directory. size is how many bytes it holds.
+func leftTemplateCopy(t *testing.T, cache string, size int) string {
+	t.Helper()
+	root := filepath.Join(cache, "learn")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(root, fmt.Sprintf("pg-template-15-%d.tmp-", os.Geteuid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "base", "1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "base", "1", "1259"), make([]byte, size), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// The user's report: a learn killed while it copied the cluster template
+// into the cache left 5 to 22 MB there, removed only by the next template
+// save (which a warm start never makes) and only when over an hour old.
+// learn doctor, as any run, removes it, and says so.
+func TestDoctorRemovesAnInterruptedTemplateCopy(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	left := leftTemplateCopy(t, cache, 5<<20)
+
+	_, out, _ := doctorReport(t, "--postgres", "local")
+	if _, err := os.Stat(left); err == nil {
+		t.Errorf("the interrupted template copy %s is still there", left)
+	}
+	_, leftovers, _ := strings.Cut(out, "Leftovers")
+	leftovers, _, _ = strings.Cut(leftovers, "\n1. ")
+	if !strings.Contains(leftovers, left) || !strings.Contains(leftovers, "5.2 MB") {
+		t.Errorf("the leftovers section does not name %s and its size", left)
 	}
 }
