@@ -58,6 +58,11 @@ type cluster struct {
 	pm   *proc
 	logs *tailBuffer
 
+	// initdbTook is how long initdb ran (0 when the template was copied);
+	// templateErr says why the template could not be saved after it.
+	initdbTook  time.Duration
+	templateErr error
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -176,6 +181,8 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 		cfg:        cfg,
 		readyIn:    time.Since(t0),
 		ranInitdb:  ranInitdb,
+		initdbTook: c.initdbTook,
+		tmplErr:    c.templateErr,
 		local:      c,
 		describe: fmt.Sprintf("local PostgreSQL %s (%s), cluster in %s running as %s",
 			bin.version, bin.dir, dir, run.name),
@@ -292,9 +299,11 @@ func (c *cluster) handOver() error {
 }
 
 // initdb creates the cluster in place and then saves it as the template
-// (a failure to save only costs the next run time, so it is logged).
+// (a failure to save only costs the next run time, so it is logged and
+// kept in c.templateErr, with initdb's time in c.initdbTook).
 func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replace bool) error {
 	opts.logf("initdb (the first run takes a moment; later runs copy a template)…")
+	t0 := time.Now()
 	out := newTailBuffer(16 << 10)
 	cmd := exec.Command(filepath.Join(c.bin.dir, "initdb"),
 		"-D", c.data(), "-U", "learn", "--auth=trust", "--locale=C", "-E", "UTF8", "--no-sync")
@@ -315,18 +324,22 @@ func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replac
 	if p.err != nil {
 		return fmt.Errorf("initdb failed (%v); its last output:\n%s", p.err, out.Tail(20))
 	}
-	if tmpl != "" {
-		data, err := c.root.OpenRoot("data")
-		if err == nil {
-			err = saveTemplate(ctx, data, tmpl, replace)
-			data.Close()
+	c.initdbTook = time.Since(t0)
+	if tmpl == "" {
+		c.templateErr = errNoCacheDir
+		return nil
+	}
+	data, err := c.root.OpenRoot("data")
+	if err == nil {
+		err = saveTemplate(ctx, data, tmpl, replace)
+		data.Close()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			opts.logf("could not save the cluster template in %s (%v); the next start runs initdb again", tmpl, err)
-		}
+		c.templateErr = templateSaveError(filepath.Dir(tmpl), err)
+		opts.logf("could not save the cluster template: %v; every start runs initdb (%s) until it can", c.templateErr, c.initdbTook.Round(100*time.Millisecond))
 	}
 	return nil
 }

@@ -102,6 +102,8 @@ type Server struct {
 	cfg        *pgx.ConnConfig // parsed connString, with a connect timeout
 	readyIn    time.Duration
 	ranInitdb  bool
+	initdbTook time.Duration
+	tmplErr    error
 	local      *cluster         // nil unless mode == Local
 	docker     *dockerContainer // nil unless mode == Docker
 
@@ -136,6 +138,16 @@ func (s *Server) ReadyIn() time.Duration { return s.readyIn }
 // template was cached (the first run for this PostgreSQL major version and
 // user, or after a broken template). It is false in URL mode.
 func (s *Server) RanInitdb() bool { return s.ranInitdb }
+
+// InitdbTook is how long initdb ran when Start had to run it (0 otherwise):
+// what every start costs while no template can be saved.
+func (s *Server) InitdbTook() time.Duration { return s.initdbTook }
+
+// TemplateError says why Start ran initdb but could not save the cluster
+// template for later starts (nil when it saved one, or copied one): the
+// user cache directory is a file, read-only or full, or there is none. Its
+// message names the directory and the cause; every start then runs initdb.
+func (s *Server) TemplateError() error { return s.tmplErr }
 
 // Close releases everything learn made. In URL mode it drops the schemas
 // NewSchema made that were not dropped yet, and touches nothing else. In

@@ -52,6 +52,102 @@ func templatePath(cacheDir, major string, uid int) string {
 	return filepath.Join(root, fmt.Sprintf("pg-template-%s-%d", major, uid))
 }
 
+// errNoCacheDir is why no template is saved where there is no user cache
+// directory.
+var errNoCacheDir = errors.New("there is no user cache directory to keep a cluster template in (set XDG_CACHE_HOME, or HOME)")
+
+// templateBytes is about what a template of PostgreSQL 15 takes (39.9 MB
+// measured), for the messages that say how much room it needs.
+const templateBytes = 40_000_000
+
+// templateSaveError turns why a template could not be saved in dir
+// (learn's directory in the user cache directory) into words for people:
+// what is wrong with the directory, not which system call failed. The
+// error wraps err.
+func templateSaveError(dir string, err error) error {
+	var why string
+	switch f := fileInTheWay(dir); {
+	case f != "" && (errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EEXIST)):
+		why = fmt.Sprintf("%s is a file, not a directory", f)
+	case errors.Is(err, syscall.EROFS):
+		why = fmt.Sprintf("%s is on a read-only file system", dir)
+	case errors.Is(err, fs.ErrPermission):
+		why = fmt.Sprintf("learn may not write in %s", dir)
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		why = fmt.Sprintf("no space left on device in %s (%s free; a template takes about %s)",
+			dir, humanize.Bytes(freeBytes(dir)), humanize.Bytes(templateBytes))
+	default:
+		why = fmt.Sprintf("could not write it in %s: %v", dir, err)
+	}
+	return &reasonError{why, err}
+}
+
+// reasonError is an error told in words of its own, wrapping its cause.
+type reasonError struct {
+	why string
+	err error
+}
+
+func (e *reasonError) Error() string { return e.why }
+func (e *reasonError) Unwrap() error { return e.err }
+
+// fileInTheWay returns the first path from dir up that exists and is not a
+// directory, or "".
+func fileInTheWay(dir string) string {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil {
+			if !fi.IsDir() {
+				return d
+			}
+			return ""
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// freeBytes is the room learn's user has on the file system of path, or of
+// its nearest existing parent.
+func freeBytes(path string) uint64 {
+	for d := filepath.Clean(path); ; d = filepath.Dir(d) {
+		var st unix.Statfs_t
+		if unix.Statfs(d, &st) == nil {
+			return st.Bavail * uint64(st.Bsize)
+		}
+		if d == filepath.Dir(d) {
+			return 0
+		}
+	}
+}
+
+// templateDirProblem says why a template could not be saved in learn's
+// cache directory root right now ("" when nothing is known to stop it),
+// without writing there: a file in the way, a read-only file system, a
+// directory learn may not write, or too little room.
+func templateDirProblem(root string) string {
+	if f := fileInTheWay(root); f != "" {
+		return fmt.Sprintf("%s is a file, not a directory", f)
+	}
+	d := root
+	for {
+		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		d = filepath.Dir(d)
+	}
+	switch err := unix.Access(d, unix.W_OK); {
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Sprintf("%s is on a read-only file system", d)
+	case err != nil:
+		return fmt.Sprintf("learn may not write in %s", d)
+	}
+	if free := freeBytes(d); free < templateBytes {
+		return fmt.Sprintf("no space left on device in %s (%s free; a template takes about %s)", d, humanize.Bytes(free), humanize.Bytes(templateBytes))
+	}
+	return ""
+}
+
 // templateUsable reports whether dir looks like a complete cluster of the
 // given major version. Whether it really starts is found out by starting it.
 func templateUsable(dir, major string) bool {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,5 +112,79 @@ func TestDoctorRemovesAnInterruptedTemplateCopy(t *testing.T) {
 	leftovers, _, _ = strings.Cut(leftovers, "\n1. ")
 	if !strings.Contains(leftovers, left) || !strings.Contains(leftovers, "5.2 MB") {
 		t.Errorf("the leftovers section does not name %s and its size", left)
+	}
+}
+
+// mountTmpfs mounts a tmpfs of size (e.g. "1m") with extra options (e.g.
+// "ro") on a new directory and returns it; the test's cleanup unmounts it.
+// Mounting needs root: the test skips without it.
+func mountTmpfs(t *testing.T, size, extra string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	dir := t.TempDir()
+	opts := "size=" + size + ",mode=0755"
+	if extra != "" {
+		opts += "," + extra
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", opts, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// The user's report: with a cache directory learn cannot save its template
+// in, learn doctor said "cold: ran initdb and saved the template; later
+// starts copy it", which was false: every start runs initdb. Now it says
+// the template was not saved, why, and what that costs here. The whole
+// kind: a cache path that is a file, a read-only cache directory, a full
+// one.
+func TestDoctorNeverClaimsATemplateItDidNotSave(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/postgresql"); err != nil {
+		t.Skip("no local PostgreSQL binaries here")
+	}
+	cases := []struct {
+		name  string
+		cache func(t *testing.T) string // the XDG_CACHE_HOME to use
+		why   string
+	}{
+		{"a file in the way", func(t *testing.T) string {
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, "learn"), []byte("not a directory"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return home
+		}, "is a file"},
+		{"a read-only cache directory", func(t *testing.T) string { return mountTmpfs(t, "64m", "ro") }, "read-only"},
+		{"a full cache directory", func(t *testing.T) string { return mountTmpfs(t, "1m", "") }, "no space left on device"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cache := c.cache(t)
+			t.Setenv("XDG_CACHE_HOME", cache)
+			code, out, _ := doctorReport(t, "--postgres", "local")
+			_, local, _ := strings.Cut(out, "2. local PostgreSQL binaries")
+			local, _, _ = strings.Cut(local, "3. Docker")
+			if code != 0 || !strings.Contains(local, "works: yes") {
+				t.Fatalf("exit %d; the local binaries do not work", code)
+			}
+			if strings.Contains(local, "saved the template") || strings.Contains(local, "saves it there") || strings.Contains(local, "later starts copy it") {
+				t.Errorf("the report claims a template that was not saved")
+			}
+			for _, want := range []string{"not saved", c.why, "every start runs initdb", "about"} {
+				if !strings.Contains(local, want) {
+					t.Errorf("the local section lacks %q", want)
+				}
+			}
+			if m, _ := filepath.Glob(filepath.Join(cache, "learn", "pg-template-*")); len(m) > 0 {
+				t.Errorf("left in the cache: %v", m)
+			}
+		})
 	}
 }
