@@ -117,7 +117,7 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 		return nil, fmt.Errorf("could not open %s: %w", dir, err)
 	}
 	if err = writeOwnerIn(c.root, 0); err != nil {
-		return nil, fmt.Errorf("could not write %s: %w", filepath.Join(dir, ownerFile), err)
+		return nil, inDir(filepath.Dir(dir), fmt.Errorf("could not write %s: %w", filepath.Join(dir, ownerFile), err), "")
 	}
 
 	tmpl := templatePath(opts.cacheDir, bin.major, run.uid)
@@ -130,6 +130,8 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 			fromTemplate = true
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case noSpace(cerr, ""):
+			return nil, inDir(filepath.Dir(dir), cerr, "") // initdb would not fit either
 		default:
 			opts.logf("could not copy the cluster template (%v); running initdb instead", cerr)
 			if err = removeAll(c.data()); err != nil {
@@ -148,8 +150,10 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 		ranInitdb = true
 	}
 
-	err = c.start(ctx, opts)
-	if err != nil && fromTemplate && ctx.Err() == nil && c.pm != nil && c.pm.exited() {
+	// A full directory is said as such; it is no reason to rebuild the
+	// template (which would discard a good one).
+	err = inDir(filepath.Dir(dir), c.start(ctx, opts), c.logs.Tail(40))
+	if _, full := errors.AsType[*diskFullError](err); err != nil && !full && fromTemplate && ctx.Err() == nil && c.pm != nil && c.pm.exited() {
 		// The copied template does not start: rebuild it from a fresh initdb.
 		opts.logf("the cluster from the template did not start (%v); running initdb and rebuilding the template", err)
 		releaseSharedMemory(c.data(), c.run.uid, c.pm.pid())
@@ -164,7 +168,7 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 			return nil, err
 		}
 		ranInitdb = true
-		err = c.start(ctx, opts)
+		err = inDir(filepath.Dir(dir), c.start(ctx, opts), c.logs.Tail(40))
 	}
 	if err != nil {
 		return nil, err
@@ -249,6 +253,9 @@ func makeClusterDir(parent string, run runner) (string, error) {
 		}
 		dir, err = os.MkdirTemp(parent, "learn-")
 	}
+	if noSpace(err, "") {
+		return "", &diskFullError{dir: parent, err: err}
+	}
 	if err != nil {
 		return "", fmt.Errorf("could not create a directory for the PostgreSQL cluster in %s: %w; set TMPDIR to a writable directory", parent, err)
 	}
@@ -322,7 +329,7 @@ func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replac
 		return ctx.Err()
 	}
 	if p.err != nil {
-		return fmt.Errorf("initdb failed (%v); its last output:\n%s", p.err, out.Tail(20))
+		return inDir(filepath.Dir(c.dir), fmt.Errorf("initdb failed (%v); its last output:\n%s", p.err, out.Tail(20)), out.Tail(20))
 	}
 	c.initdbTook = time.Since(t0)
 	if tmpl == "" {

@@ -298,22 +298,43 @@ type noPostgresError struct {
 	tried []attempt
 }
 
+// Error names every way tried and why it failed, then the fixes. A way that
+// failed for want of room (diskFullError) is said first, in its own words,
+// and installing the server binaries is suggested only when they are missing.
 func (e *noPostgresError) Error() string {
 	var b strings.Builder
-	b.WriteString("learn found no PostgreSQL to run the booking engine against:\n")
+	full, _ := errors.AsType[*diskFullError](errors.Join(e.errs()...))
+	if full != nil {
+		b.WriteString(full.Error() + "\nSo learn found no PostgreSQL to run the booking engine against:\n")
+	} else {
+		b.WriteString("learn found no PostgreSQL to run the booking engine against:\n")
+	}
+	binaries := false
 	for _, a := range e.tried {
-		fmt.Fprintf(&b, "  - %s: %v\n", a.way, a.err)
+		if d, ok := errors.AsType[*diskFullError](a.err); ok {
+			fmt.Fprintf(&b, "  - %s: no space left on device in %s (see above)\n", a.way, d.dir)
+		} else {
+			fmt.Fprintf(&b, "  - %s: %v\n", a.way, a.err)
+		}
+		binaries = binaries || a.way == TitleLocal && !errors.Is(a.err, errNoBinaries)
 	}
 	b.WriteString("Any one of these fixes it:\n")
-	b.WriteString("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`\n")
+	if full != nil {
+		b.WriteString("  - free some space in " + full.dir + ", or set TMPDIR to a directory with room\n")
+	}
+	if !binaries {
+		b.WriteString("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`\n")
+	}
 	b.WriteString("  - set DATABASE_URL or pass --database-url with a database where learn may create schemas\n")
 	b.WriteString("  - start Docker (learn then runs PostgreSQL in a container, image " + DockerImage() + ")\n")
 	b.WriteString("Reading the lesson and the interview card works without a database.")
 	return b.String()
 }
 
-func (e *noPostgresError) Unwrap() []error {
-	errs := []error{ErrNoPostgres}
+func (e *noPostgresError) Unwrap() []error { return append([]error{ErrNoPostgres}, e.errs()...) }
+
+func (e *noPostgresError) errs() []error {
+	var errs []error
 	for _, a := range e.tried {
 		errs = append(errs, a.err)
 	}

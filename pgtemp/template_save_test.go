@@ -5,6 +5,7 @@ package pgtemp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,13 @@ func mountTmpfs(t *testing.T, size, extra string) string {
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a tmpfs needs root")
 	}
-	dir := t.TempDir()
+	// A short path, so that a cluster's socket path fits under it, that
+	// the cluster user (learn as root runs it as postgres) can reach.
+	dir, err := os.MkdirTemp("", "pgtemp-test-mnt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(dir) }) // after the unmount below
 	opts := "size=" + size + ",mode=0755"
 	if extra != "" {
 		opts += "," + extra
@@ -126,5 +133,75 @@ func TestTemplateSaveErrorWords(t *testing.T) {
 		if !strings.HasPrefix(got.Error(), tt.want) || !errors.Is(got, tt.err) {
 			t.Errorf("templateSaveError(%v) = %q, want it to start %q and wrap the cause", tt.err, got, tt.want)
 		}
+	}
+}
+
+// A local start in a directory without room fails with a *diskFullError
+// naming that directory, whichever step runs out of room: making the
+// cluster directory (no inodes left), copying the template (warm), or
+// initdb (cold); and it leaves nothing there. A warm template is never
+// discarded for it.
+func TestFullClusterDirIsNamed(t *testing.T) {
+	bin := needLocal(t)
+	warm := t.TempDir()
+	s := startT(t, isolated(t, warm))
+	s.Close()
+	run, err := currentRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := templatePath(warm, bin.major, run.uid)
+
+	cases := []struct {
+		name, size, extra, cache string
+	}{
+		{"no inode for the cluster directory", "64m", "nr_inodes=1", warm},
+		{"the template copy", "1m", "", warm},
+		{"initdb", "1m", "", t.TempDir()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			full := mountTmpfs(t, c.size, c.extra)
+			opts := isolated(t, c.cache)
+			opts.tmpParent = full
+			s, err := Start(context.Background(), opts)
+			if err == nil {
+				s.Close()
+				t.Fatalf("Start in a full %s worked", full)
+			}
+			d, ok := errors.AsType[*diskFullError](err)
+			if !ok || d.dir != full || !strings.HasPrefix(err.Error(), "no space left on device in "+full+" (") || !errors.Is(err, syscall.ENOSPC) && !strings.Contains(d.err.Error(), "No space left") {
+				t.Errorf("Start in a full directory = %v; want a *diskFullError naming %s", err, full)
+			}
+			if left, _ := os.ReadDir(full); len(left) > 0 {
+				t.Errorf("left in %s: %v", full, left)
+			}
+			if p := processesUsing(full); len(p) > 0 {
+				t.Errorf("processes left behind: %v", p)
+			}
+			if !templateUsable(tmpl, bin.major) {
+				t.Errorf("the warm template is gone")
+			}
+		})
+	}
+}
+
+// TestNoPostgresErrorSaysTheFullDirectoryFirst: when the local binaries
+// failed for want of room and nothing else worked, the message starts
+// with the directory that is full and how to fix it, and does not tell to
+// install binaries that are installed.
+func TestNoPostgresErrorSaysTheFullDirectoryFirst(t *testing.T) {
+	full := &diskFullError{dir: "/tmp/small", err: syscall.ENOSPC}
+	err := error(&noPostgresError{tried: []attempt{
+		{"DATABASE_URL / --database-url", errors.New("not set")},
+		{TitleLocal, fmt.Errorf("initdb failed: %w", full)},
+		{"Docker", ErrNoDocker},
+	}})
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "no space left on device in /tmp/small (") || !errors.Is(err, ErrNoPostgres) || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("the message starts %q", strings.SplitN(msg, "\n", 2)[0])
+	}
+	if strings.Contains(msg, "install the PostgreSQL server binaries") || !strings.Contains(msg, "free some space in /tmp/small, or set TMPDIR") {
+		t.Errorf("the fixes do not fit:\n%s", msg)
 	}
 }

@@ -123,7 +123,13 @@ func mountTmpfs(t *testing.T, size, extra string) string {
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a tmpfs needs root")
 	}
-	dir := t.TempDir()
+	// A short path, so that a cluster's socket path fits under it, that
+	// the cluster user (learn as root runs it as postgres) can reach.
+	dir, err := os.MkdirTemp("", "learn-test-mnt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(dir) }) // after the unmount below
 	opts := "size=" + size + ",mode=0755"
 	if extra != "" {
 		opts += "," + extra
@@ -186,5 +192,31 @@ func TestDoctorNeverClaimsATemplateItDidNotSave(t *testing.T) {
 				t.Errorf("left in the cache: %v", m)
 			}
 		})
+	}
+}
+
+// The user's report: with TMPDIR full, learn said "learn found no
+// PostgreSQL … install the PostgreSQL server binaries", which were
+// installed. Now the first thing it says is what is wrong and where.
+func TestFullTMPDIRSaysSoFirst(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/postgresql"); err != nil {
+		t.Skip("no local PostgreSQL binaries here")
+	}
+	full := mountTmpfs(t, "1m", "")
+	t.Setenv("TMPDIR", full)
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
+	for _, mode := range []string{"auto", "local"} {
+		code, _, errs := runCLI(t, "demo", "lost-answer", "--postgres", mode)
+		t.Logf("--postgres %s: exit %d\n%s", mode, code, errs)
+		if code != 1 || !strings.HasPrefix(errs, "learn: no space left on device in "+full) {
+			t.Errorf("--postgres %s: exit %d; stderr does not start with %q", mode, code, "learn: no space left on device in "+full)
+		}
+		if strings.Contains(errs, "install the PostgreSQL server binaries") {
+			t.Errorf("--postgres %s: it says to install the binaries, which are here", mode)
+		}
+		if left, _ := os.ReadDir(full); len(left) > 0 {
+			t.Errorf("--postgres %s: left in %s: %v", mode, full, left)
+		}
 	}
 }
