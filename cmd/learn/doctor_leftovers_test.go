@@ -203,9 +203,9 @@ func TestFullTMPDIRSaysSoFirst(t *testing.T) {
 		t.Skip("no local PostgreSQL binaries here")
 	}
 	full := mountTmpfs(t, "1m", "")
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-docker.sock")) // before TMPDIR moves t.TempDir
 	t.Setenv("TMPDIR", full)
 	t.Setenv("DATABASE_URL", "")
-	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
 	for _, mode := range []string{"auto", "local"} {
 		code, _, errs := runCLI(t, "demo", "lost-answer", "--postgres", mode)
 		t.Logf("--postgres %s: exit %d\n%s", mode, code, errs)
