@@ -69,10 +69,8 @@ type cluster struct {
 
 func (c *cluster) data() string { return filepath.Join(c.dir, "data") }
 
-// startLocal finds the binaries, builds the cluster (copying the template,
-// or running initdb and saving a template), starts the postmaster and waits
-// until it answers. On any failure, or when ctx ends, the postmaster is
-// killed and the directory removed before it returns.
+// startLocal finds the binaries on this machine and starts a cluster with
+// them (startCluster).
 func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, err error) {
 	opts.logf("looking for PostgreSQL server binaries…")
 	f := systemFinder(ctx, opts.cacheDir)
@@ -83,11 +81,34 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 	if err != nil {
 		return nil, err
 	}
+	opts.logf("using PostgreSQL %s in %s", bin.version, bin.dir)
+	return startCluster(ctx, opts, t0, clusterSpec{mode: Local, bin: bin,
+		label: fmt.Sprintf("local PostgreSQL %s (%s)", bin.version, bin.dir)})
+}
+
+// clusterSpec says which binaries startCluster runs and how the server is
+// named: Local for binaries found on this machine, Download for binaries
+// learn downloaded into its cache.
+type clusterSpec struct {
+	mode  Mode
+	bin   binaries
+	label string // the start of Server.Describe, e.g. "local PostgreSQL 15.18 (/usr/lib/postgresql/15/bin)"
+	// stage, when not nil, runs once the cluster directory exists and
+	// returns the binaries to run instead of bin (the download way copies
+	// them there when the cluster user cannot reach learn's cache).
+	stage func(ctx context.Context, dir string, run runner) (binaries, error)
+}
+
+// startCluster builds a cluster with spec's binaries (copying the template,
+// or running initdb and saving a template), starts the postmaster and waits
+// until it answers. On any failure, or when ctx ends, the postmaster is
+// killed and the directory removed before it returns.
+func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec clusterSpec) (s *Server, err error) {
+	bin := spec.bin
 	run, err := currentRunner()
 	if err != nil {
 		return nil, err
 	}
-	opts.logf("using PostgreSQL %s in %s", bin.version, bin.dir)
 
 	// Clusters of learn processes that were killed outright go first.
 	if _, err := reap(ctx, reapParents(opts.tmpParent), run, opts.Logf); err != nil {
@@ -118,6 +139,12 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 	}
 	if err = writeOwnerIn(c.root, 0); err != nil {
 		return nil, inDir(filepath.Dir(dir), fmt.Errorf("could not write %s: %w", filepath.Join(dir, ownerFile), err), "")
+	}
+	if spec.stage != nil {
+		if bin, err = spec.stage(ctx, dir, run); err != nil {
+			return nil, inDir(filepath.Dir(dir), err, "")
+		}
+		c.bin = bin
 	}
 
 	tmpl := templatePath(opts.cacheDir, bin.major, run.uid)
@@ -180,7 +207,7 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 	}
 	cfg.ConnectTimeout = 5 * time.Second
 	s = &Server{
-		mode:       Local,
+		mode:       spec.mode,
 		connString: c.connString(),
 		cfg:        cfg,
 		readyIn:    time.Since(t0),
@@ -188,8 +215,7 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 		initdbTook: c.initdbTook,
 		tmplErr:    c.templateErr,
 		local:      c,
-		describe: fmt.Sprintf("local PostgreSQL %s (%s), cluster in %s running as %s",
-			bin.version, bin.dir, dir, run.name),
+		describe:   fmt.Sprintf("%s, cluster in %s running as %s", spec.label, dir, run.name),
 	}
 	opts.logf("PostgreSQL ready in %s", s.readyIn.Round(time.Millisecond))
 	return s, nil

@@ -322,20 +322,6 @@ func templateCopies(root string) []string {
 	return out
 }
 
-// treeSize is the size of the regular files under dir.
-func treeSize(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
-}
-
 // copyTree copies the directory tree src to dst with plain file copies,
 // keeping permission bits; dst may exist as an empty directory. src is read
 // through its handle only: a symbolic link in it is copied as a link, never

@@ -44,7 +44,7 @@ func (g *globals) register(fs *pflag.FlagSet) {
 	}
 	g.postgres = mode
 	fs.Var(&modeValue{p: &g.postgres}, "postgres",
-		"how to get a PostgreSQL: auto, url, local or docker (default: $"+envPostgres+", else auto: the URL if set, else local binaries, else Docker)")
+		"how to get a PostgreSQL: auto, url, local, docker or download (default: $"+envPostgres+", else auto: the URL if set, else local binaries, else Docker, else download it once)")
 	fs.Lookup("postgres").DefValue = ""
 	fs.Var(newEnum(&g.theme, "theme", "dark", "dark", "light"), "theme", "the colours for a dark or light terminal; NO_COLOR turns colour off")
 	fs.BoolVar(&g.present, "present", false, "presenter mode: big captions, a clock, no chrome; page up/down step (a presentation clicker); P toggles it")

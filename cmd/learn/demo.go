@@ -43,6 +43,9 @@ func demoCmd(g *globals) *cobra.Command {
 			if cmd.Flags().Changed("copies") && s.Name != "concurrent-copies" {
 				return usageErrorf(cmd, "--copies is for concurrent-copies only")
 			}
+			dl := newDownloadReport(cmd.ErrOrStderr(), "learn: ")
+			opts.OnDownload = dl.update
+			defer dl.finish()
 			return exit(runDemo(cmd.Context(), s, sim.Options{Variant: v, Copies: copies}, opts, asJSON, cmd.OutOrStdout()))
 		},
 	}

@@ -90,7 +90,8 @@ func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdo
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
 
-	opts.Logf = say
+	opts.Logf = say // it announces a download too
+	opts.OnDownload = (&downloadReport{say: func(s string) { say("%s", s) }}).update
 	srv, err := pgtemp.Start(ctx, opts)
 	if err != nil {
 		if ctx.Err() != nil {

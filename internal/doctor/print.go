@@ -24,13 +24,14 @@ func (p *Printer) Way(w pgtemp.Way, src Sources) {
 		p.Item("available", "no: "+errText(w.Err))
 	case w.Works:
 		how := fmt.Sprintf("yes: started in %s", w.ReadyIn.Round(time.Millisecond))
-		if w.Mode == pgtemp.Local {
+		if w.Mode == pgtemp.Local || w.Mode == pgtemp.Download {
 			how += " (" + templateState(w) + ")"
 		}
 		done := map[pgtemp.Mode]string{
-			pgtemp.URL:    "made a schema, ran SELECT 1 in it, dropped it",
-			pgtemp.Local:  "made a schema, ran SELECT 1 in it, stopped the cluster and removed its directory",
-			pgtemp.Docker: "made a schema, ran SELECT 1 in it, removed the container and its volume",
+			pgtemp.URL:      "made a schema, ran SELECT 1 in it, dropped it",
+			pgtemp.Local:    "made a schema, ran SELECT 1 in it, stopped the cluster and removed its directory",
+			pgtemp.Docker:   "made a schema, ran SELECT 1 in it, removed the container and its volume",
+			pgtemp.Download: "made a schema, ran SELECT 1 in it, stopped the cluster and removed its directory (the download stays in the cache)",
 		}[w.Mode]
 		p.Item("works", how+"; "+done)
 		p.Item("server", w.Describe)
@@ -57,7 +58,7 @@ func templateState(w pgtemp.Way) string {
 // could not save the cluster template and what that costs: initdb on every
 // start, as long as it took here.
 func templateCost(p *Printer, w pgtemp.Way) {
-	if w.Mode != pgtemp.Local || !w.Cold || w.TemplateErr == nil {
+	if w.Mode != pgtemp.Local && w.Mode != pgtemp.Download || !w.Cold || w.TemplateErr == nil {
 		return
 	}
 	p.Item("template", fmt.Sprintf("not saved: %v; so every start runs initdb, about %s here; fix that, or set XDG_CACHE_HOME to a directory learn may write",

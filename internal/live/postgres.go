@@ -23,7 +23,8 @@ type Postgres struct {
 	owned   bool // Close stops the server
 
 	mu       sync.Mutex
-	progress string // the newest progress line of the start
+	progress string                   // the newest progress line of the start
+	download *pgtemp.DownloadProgress // a download under way, nil otherwise
 	srv      *pgtemp.Server
 	err      error
 	took     time.Duration
@@ -34,11 +35,8 @@ type Postgres struct {
 func Launch(opts pgtemp.Options) *Postgres {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Postgres{cancel: cancel, done: make(chan struct{}), started: time.Now(), owned: true, progress: "looking for PostgreSQL"}
-	opts.Logf = func(format string, args ...any) {
-		p.mu.Lock()
-		p.progress = fmt.Sprintf(format, args...)
-		p.mu.Unlock()
-	}
+	opts.Logf = p.logf
+	opts.OnDownload = p.onDownload
 	go func() {
 		defer close(p.done)
 		defer func() {
@@ -54,6 +52,22 @@ func Launch(opts pgtemp.Options) *Postgres {
 		p.mu.Unlock()
 	}()
 	return p
+}
+
+// logf takes a progress line of the start; a download's bytes are all in
+// once the next line comes.
+func (p *Postgres) logf(format string, args ...any) {
+	p.mu.Lock()
+	p.progress = fmt.Sprintf(format, args...)
+	p.download = nil
+	p.mu.Unlock()
+}
+
+// onDownload takes the progress of a download.
+func (p *Postgres) onDownload(d pgtemp.DownloadProgress) {
+	p.mu.Lock()
+	p.download = &d
+	p.mu.Unlock()
 }
 
 // Existing wraps a server that is running already and belongs to the
@@ -74,6 +88,18 @@ func (p *Postgres) Progress() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.progress
+}
+
+// Download says how far a download of PostgreSQL's binaries is while one
+// is under way (the download way, the first time); ok is false otherwise.
+// Its Fraction is the share of the bytes in, when the size is known.
+func (p *Postgres) Download() (d pgtemp.DownloadProgress, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.download == nil {
+		return d, false
+	}
+	return *p.download, true
 }
 
 // Status says where the start stands: ready is true once the server

@@ -437,3 +437,56 @@ func (u *uiTest) waitGone(t *testing.T, text string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// In presenter mode at 80x24 every box keeps its borders, however long the
+// caption: the caption box takes the lines its text needs.
+func TestPresenterModeKeepsEveryBorder(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PagePlay, Name: "other-instance", Variant: sim.Broken}, 80, 24)
+	u.waitFor(t, "step 1 ·")
+	u.press("P")
+	for range 6 {
+		u.press("n")
+	}
+	u.waitFor(t, "step 7 ")
+	lines := strings.Split(strings.TrimRight(u.screen(), "\n"), "\n")
+	var top, bottom int
+	for _, l := range lines {
+		top += strings.Count(l, "╔")
+		bottom += strings.Count(l, "╚")
+	}
+	if top != 1 || bottom != 1 || !strings.Contains(lines[len(lines)-1], "╚") {
+		t.Errorf("the caption box lost a border (╔ %d, ╚ %d):\n%s", top, bottom, u.screen())
+	}
+}
+
+// When several requests are in flight, each arrow and caption names its
+// own: the copy of how many, or the event it books.
+func TestRequestsInFlightAreNamed(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PagePlay, Name: "key-reuse-two-events"}, 120, 40)
+	u.waitFor(t, "step 1 ·")
+	u.press("n")
+	u.waitFor(t, "event 1: ada: book 2", "event 2: ada: book 2")
+	c := startUI(t, common.Open{Page: common.PagePlay, Name: "lookup-before-lock"}, 120, 40)
+	c.waitFor(t, "step 1 ·")
+	c.waitFor(t, " of 2: POST /bookings 2 seats", "▸ copy ")
+}
+
+// P works where a page has a presenter mode (play, race) and shows it is on
+// with a clock; elsewhere it does nothing and is not offered.
+func TestPresenterKeyOnlyWhereItWorks(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageHome}, 80, 24)
+	u.waitFor(t, "Lesson: Idempotency", "? help")
+	u.press("P")
+	u.press("?")
+	u.waitFor(t, "Keys")
+	if strings.Contains(u.screen(), "presenter") {
+		t.Errorf("the home screen offers presenter mode:\n%s", u.screen())
+	}
+	u.press("esc")
+	u.waitFor(t, "? help") // the footer is still there: P did nothing
+	r := startUI(t, common.Open{Page: common.PageRace}, 100, 30)
+	r.waitFor(t, "Copies: 10", "enter fire")
+	r.press("P")
+	r.waitFor(t, "00:0")
+	r.waitGone(t, "? help")
+}

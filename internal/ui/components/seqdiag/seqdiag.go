@@ -200,7 +200,7 @@ func (d Diagram) Arrow(a Arrow) string {
 // previous one's. It never draws over a lifeline; what does not fit is cut
 // with "…" (the caption carries the whole text).
 func (d Diagram) note(c cells, x int, a Arrow) cells {
-	label := "⟲ " + a.Label
+	label := "↻ " + a.Label
 	i := slices.Index(d.cols, x)
 	if i < len(d.cols)-1 {
 		// Between this lane and the next one's lifeline, a space short of it.

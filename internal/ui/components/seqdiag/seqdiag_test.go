@@ -44,7 +44,7 @@ func TestSeqArrowShapes(t *testing.T) {
 		{Arrow{From: "b", To: "a", Label: "go"}, []string{"▶", " go ", "─"}, []string{"◀", "✕"}},
 		{Arrow{From: "a", To: "b", Label: "back", Dashed: true}, []string{"◀", "╌", " back "}, []string{"▶"}},
 		{Arrow{From: "a", To: "b", Label: "lost", Lost: true}, []string{"✕", "╌"}, []string{"◀", "▶"}},
-		{Arrow{From: "b", To: "b", Label: "note"}, []string{"⟲ note"}, []string{"▶", "◀"}},
+		{Arrow{From: "b", To: "b", Label: "note"}, []string{"↻ note"}, []string{"▶", "◀"}},
 	}
 	for _, tt := range tests {
 		got := d.Arrow(tt.a)
@@ -76,7 +76,7 @@ func TestNotesKeepEveryLifeline(t *testing.T) {
 					t.Errorf("width %d, note on %s: the lifeline at %d is drawn over:\n%s", w, on, i, string(line))
 				}
 			}
-			if !strings.Contains(string(line), "⟲ mem") {
+			if !strings.Contains(string(line), "↻ mem") {
 				t.Errorf("width %d, note on %s lost its text: %q", w, on, string(line))
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/dbstatus"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
@@ -153,7 +154,7 @@ func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
 	return common.Bindings{
 		Short: []key.Binding{k.Up, k.Down, k.Open, k.Help, k.Quit},
-		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {k.Present, k.Help, k.Quit}},
+		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {k.Help, k.Quit}},
 	}
 }
 
@@ -200,5 +201,5 @@ func (m *Model) dbLine() string {
 	case ready:
 		return st.Good.Render("● ") + st.Subtle.Render(common.Truncate(fmt.Sprintf("PostgreSQL ready in %.1fs: %s", took.Seconds(), m.c.DB.Describe()), m.c.Width-2))
 	}
-	return m.spin.View() + st.Subtle.Render(common.Truncate(" PostgreSQL: "+common.Ellipsis(m.c.DB.Progress()), m.c.Width-2))
+	return m.spin.View() + dbstatus.Line(st, m.c.DB, " PostgreSQL: ", m.c.Width-2)
 }

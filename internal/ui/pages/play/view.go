@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/dbstatus"
 	"github.com/learn-idempotency/learn/internal/ui/components/panes"
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
 	"github.com/learn-idempotency/learn/internal/ui/components/story"
@@ -41,7 +42,7 @@ func (m *Model) View() string {
 		if ready, _, _ := m.c.DB.Status(); ready {
 			progress = "preparing fresh tables"
 		}
-		return m.header(w) + "\n\n" + m.spin.View() + " " + st.Subtle.Render(common.Hang("", common.Ellipsis(progress), w-2))
+		return m.header(w) + "\n\n" + m.spin.View() + " " + dbstatus.Block(st, m.c.DB, progress, w-2)
 	case phaseFailed:
 		return m.header(w) + "\n\n" + st.Bad.Render("The run could not go on:") + "\n" +
 			lipgloss.NewStyle().Width(w).Render(m.err.Error()) + "\n\n" + st.Subtle.Render("r tries again, esc goes back")
