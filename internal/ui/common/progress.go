@@ -47,6 +47,15 @@ func OpenProgress(store *quiz.Store) *Progress {
 	return &Progress{store: store, p: p, notices: notices}
 }
 
+// ShowProgress holds p (nil: none) in memory, for a screen that only shows
+// it: nothing is ever saved.
+func ShowProgress(p *quiz.Progress) *Progress {
+	if p == nil {
+		p = quiz.NewProgress()
+	}
+	return &Progress{p: p}
+}
+
 // Get is the progress as it stands now, saved or not yet.
 func (pr *Progress) Get() *quiz.Progress { return pr.p }
 
