@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // HeaderIdempotencyKey carries the booking intent's key on POST /bookings.
@@ -21,7 +19,7 @@ const HeaderIdempotencyKey = "Idempotency-Key"
 
 // HeaderRequestID carries "<intent>.<try>" from learn's browser client so the
 // API and the engine can tag their trace events and log lines; any other
-// value is logged as it is.
+// value is logged cut to its first 40 bytes.
 const HeaderRequestID = "X-Request-Id"
 
 // HeaderInstance names, on every answer, the API instance that gave it.
@@ -34,6 +32,8 @@ const maxBodyBytes = 64 << 10
 //
 //	POST /bookings   {"event_id": 1, "quantity": 2}
 //	                 Authorization: Bearer <token>, Idempotency-Key: <uuid>
+//	                 (bare, or quoted as a structured-field string; see
+//	                 parseKey; at most MaxKeyBytes)
 //	                 200 BookResponse (first booking or replay); 400, 401, 404,
 //	                 409 or 500 ErrorResponse
 //	GET  /events     200 [EventRow]
@@ -92,12 +92,12 @@ func (a *API) Handler() http.Handler {
 	for _, path := range []string{"/bookings", "/events", "/events/{id}"} {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			a.fail(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: CodeBadMethod,
-				Message: fmt.Sprintf("%s is not allowed on %s: POST /bookings books, GET /bookings and GET /events read", r.Method, r.URL.Path)})
+				Message: fmt.Sprintf("%s is not allowed on %s: POST /bookings books, GET /bookings and GET /events read", cutForLog(r.Method), cutForLog(r.URL.Path))})
 		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
-			Message: fmt.Sprintf("No %s here: the API has POST /bookings, GET /bookings, GET /events and GET /events/{id}", r.URL.Path)})
+			Message: fmt.Sprintf("No %s here: the API has POST /bookings, GET /bookings, GET /events and GET /events/{id}", cutForLog(r.URL.Path))})
 	})
 	return a.logged(mux)
 }
@@ -109,7 +109,7 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errUnauthorized())
 		return
 	}
-	key, refusal := parseKey(r.Header.Get(HeaderIdempotencyKey))
+	key, refusal := parseKey(r.Header)
 	if refusal != nil {
 		a.fail(w, r, refusal)
 		return
@@ -191,18 +191,6 @@ func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text strin
 		Key: req.Key.String(), Label: label, Text: text})
 }
 
-func parseKey(v string) (uuid.UUID, *Error) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return uuid.Nil, errBadRequest(CodeInvalidKey, "Missing Idempotency-Key header: make one UUID per booking intent (e.g. "+exampleKey+") and send it on every retry")
-	}
-	k, err := uuid.Parse(v)
-	if err != nil || len(v) != 36 || k == uuid.Nil {
-		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf("Idempotency-Key %q is not a UUID in the form %s", v, exampleKey))
-	}
-	return k, nil
-}
-
 func decodeBookBody(r *http.Request) (bookBody, *Error) {
 	var b bookBody
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxBodyBytes))
@@ -229,7 +217,7 @@ func decodeBookBody(r *http.Request) (bookBody, *Error) {
 func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil {
-		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %q is not a number", r.PathValue("id"))))
+		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %s is not a number", quoteShort(r.PathValue("id")))))
 		return
 	}
 	ev, found, err := readEvent(r.Context(), a.Engine.Pool(), id)
@@ -328,13 +316,13 @@ func (a *API) logged(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r.WithContext(ctx))
 		attrs := []any{"status", rec.status}
-		if k := r.Header.Get(HeaderIdempotencyKey); k != "" {
+		if k := keyForLog(r.Header); k != "" {
 			attrs = append(attrs, "key", k)
 		}
 		if reqID != "" {
-			attrs = append(attrs, "request", reqID)
+			attrs = append(attrs, "request", cutForLog(reqID))
 		}
-		a.Log.InfoContext(ctx, r.Method+" "+r.URL.Path, attrs...)
+		a.Log.InfoContext(ctx, cutForLog(r.Method)+" "+cutForLog(r.URL.Path), attrs...)
 	})
 }
 

@@ -89,10 +89,10 @@ func (f *FrontDoor) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(u)
 	pr.SetXForwarded()
 	attrs := []any{"to", in.Name, "url", u.String()}
-	if k := pr.In.Header.Get(HeaderIdempotencyKey); k != "" {
+	if k := keyForLog(pr.In.Header); k != "" {
 		attrs = append(attrs, "key", k)
 	}
-	f.log.InfoContext(pr.In.Context(), fmt.Sprintf("%s %s → %s", pr.In.Method, pr.In.URL.Path, in.Name), attrs...)
+	f.log.InfoContext(pr.In.Context(), fmt.Sprintf("%s %s → %s", cutForLog(pr.In.Method), cutForLog(pr.In.URL.Path), in.Name), attrs...)
 }
 
 func (f *FrontDoor) fail(w http.ResponseWriter, r *http.Request, err error) {
