@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,9 +23,6 @@ const HeaderRequestID = "X-Request-Id"
 
 // HeaderInstance names, on every answer, the API instance that gave it.
 const HeaderInstance = "X-Learn-Instance"
-
-// maxBodyBytes bounds a request body.
-const maxBodyBytes = 64 << 10
 
 // API is one API instance: the HTTP front of an Engine.
 //
@@ -73,13 +69,6 @@ type ErrorResponse struct {
 	Error *Error `json:"error"`
 }
 
-// bookBody is the body of POST /bookings. Unknown fields (user_id among
-// them) are refused.
-type bookBody struct {
-	EventID  *int64 `json:"event_id"`
-	Quantity *int   `json:"quantity"`
-}
-
 // Handler returns the API's routes.
 func (a *API) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -114,12 +103,12 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, refusal)
 		return
 	}
-	body, refusal := decodeBookBody(r)
+	body, refusal := decodeBookBody(w, r)
 	if refusal != nil {
 		a.fail(w, r, refusal)
 		return
 	}
-	req := BookingRequest{UserID: user, EventID: *body.EventID, Quantity: *body.Quantity, Key: key}
+	req := BookingRequest{UserID: user, EventID: body.EventID, Quantity: body.Quantity, Key: key}
 	if err := req.Validate(); err != nil {
 		a.fail(w, r, err.(*Error))
 		return
@@ -189,29 +178,6 @@ func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text strin
 	}
 	return a.Engine.Trace.Emit(ctx, Event{Kind: KindKeyStore, From: a.Engine.Lane, To: to,
 		Key: req.Key.String(), Label: label, Text: text})
-}
-
-func decodeBookBody(r *http.Request) (bookBody, *Error) {
-	var b bookBody
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxBodyBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&b); err != nil {
-		msg := err.Error()
-		if strings.Contains(msg, `unknown field "user_id"`) {
-			return b, errBadRequest(CodeInvalidBody, "user_id is not accepted in the body: the user comes from the Authorization token")
-		}
-		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-			msg = fmt.Sprintf("%s must be a whole number", te.Field)
-		}
-		return b, errBadRequest(CodeInvalidBody, `The body must be JSON like {"event_id": 1, "quantity": 2}: `+msg)
-	}
-	if dec.More() {
-		return b, errBadRequest(CodeInvalidBody, `The body must hold one JSON object like {"event_id": 1, "quantity": 2}`)
-	}
-	if b.EventID == nil || b.Quantity == nil {
-		return b, errBadRequest(CodeInvalidBody, `The body needs both event_id and quantity, like {"event_id": 1, "quantity": 2}`)
-	}
-	return b, nil // the quantity's range is the engine's rule: BookingRequest.Validate
 }
 
 func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {

@@ -10,11 +10,9 @@ import (
 	"net/url"
 )
 
-// The codes of the front door's own answers (an ErrorResponse, as the API's).
-const (
-	CodeBadGateway   = "bad_gateway"    // 502: the API instance gave no answer
-	CodeBodyTooLarge = "body_too_large" // 413: the body is over 64 KiB
-)
+// CodeBadGateway is the code of the front door's 502: the API instance
+// gave no answer.
+const CodeBadGateway = "bad_gateway"
 
 // FrontDoor is the load balancer in front of several API instances that the
 // interview card talks about: a retry may land on another instance than the
@@ -97,9 +95,7 @@ func (f *FrontDoor) rewrite(pr *httputil.ProxyRequest) {
 
 func (f *FrontDoor) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		writeJSON(w, http.StatusRequestEntityTooLarge, ErrorResponse{Error: &Error{
-			Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
-			Message: `The body is over 64 KiB; a booking is {"event_id": 1, "quantity": 2}`}})
+		writeJSON(w, http.StatusRequestEntityTooLarge, ErrorResponse{Error: errBodyTooLarge()})
 		return
 	}
 	to := "?"

@@ -154,3 +154,112 @@ func TestAPIIdempotencyKeyHeader(t *testing.T) {
 		t.Errorf("the log does not name the UUID key %s in full:\n%s", key, s.logs)
 	}
 }
+
+// The body of POST /bookings is read strictly: each field once, by its
+// exact name, a whole number in range; anything else is 400 with a message
+// that names the field, and nothing is written.
+func TestAPIStrictBody(t *testing.T) {
+	s := newAPIStage(t)
+	tests := []struct {
+		name string
+		body string
+		msg  string // in the message
+	}{
+		{"quantity twice", `{"event_id": {ev}, "quantity": 1, "quantity": 9}`, `"quantity" appears twice`},
+		{"event_id twice", `{"event_id": {ev}, "event_id": {ev}, "quantity": 1}`, `"event_id" appears twice`},
+		{"Event_ID", `{"Event_ID": {ev}, "quantity": 1}`, `"Event_ID" is not a field: field names are case-sensitive, did you mean "event_id"?`},
+		{"QUANTITY", `{"event_id": {ev}, "QUANTITY": 1}`, `did you mean "quantity"?`},
+		{"quantity in Unicode's long s", `{"event_id": {ev}, "quantity": 1, "ſeats": 1}`, `"ſeats" is not a field`},
+		{"an unknown field", `{"event_id": {ev}, "quantity": 2, "seats": 2}`, `"seats" is not a field: send only event_id and quantity`},
+		{"a long unknown field", `{"event_id": {ev}, "quantity": 2, "` + strings.Repeat("s", 5000) + `": 2}`, `(5000 bytes) is not a field`},
+		{"quantity past int64", `{"event_id": {ev}, "quantity": 99999999999999999999}`, "quantity 99999999999999999999 is out of range: it must be a whole number from 1 to 10"},
+		{"event_id past int64", `{"event_id": 99999999999999999999, "quantity": 1}`, "event_id 99999999999999999999 is out of range"},
+		{"a negative event_id past int64", `{"event_id": -99999999999999999999, "quantity": 1}`, "event_id -99999999999999999999 is out of range"},
+		{"quantity 1e3", `{"event_id": {ev}, "quantity": 1e3}`, "quantity 1e3 is not a whole number"},
+		{"quantity 2.0", `{"event_id": {ev}, "quantity": 2.0}`, "quantity 2.0 is not a whole number"},
+		{"quantity null", `{"event_id": {ev}, "quantity": null}`, "quantity must be a whole number, not null"},
+		{"quantity true", `{"event_id": {ev}, "quantity": true}`, "quantity must be a whole number, not true"},
+		{"quantity an object", `{"event_id": {ev}, "quantity": {"n": 2}}`, "quantity must be a whole number, not an object"},
+		{"quantity a string", `{"event_id": {ev}, "quantity": "2"}`, "quantity must be a whole number, not a string"},
+		{"user_id", `{"event_id": {ev}, "quantity": 2, "user_id": "ben"}`, "the user comes from the Authorization token"},
+		{"User_Id", `{"event_id": {ev}, "quantity": 2, "User_Id": "ben"}`, "the user comes from the Authorization token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := s.tables(t)
+			status, _, body := s.do(t, apiReq{method: "POST", path: "/bookings", auth: authAda, key: apiFreshKey, body: tt.body})
+			if status != 400 {
+				t.Fatalf("%d, want 400: %.300s", status, body)
+			}
+			e := decodeAPIError(t, body)
+			if e.Code != CodeInvalidBody || !strings.Contains(e.Message, tt.msg) {
+				t.Errorf("error %+v, want %s with %q", e, CodeInvalidBody, tt.msg)
+			}
+			if len(body) > 1024 {
+				t.Errorf("a %d-byte answer", len(body))
+			}
+			if after := s.tables(t); after != before {
+				t.Errorf("the refusal wrote: before %s, after %s", before, after)
+			}
+		})
+	}
+}
+
+// A body over the limit is 413 from the API instance itself, however it
+// comes (a Content-Length over the limit, or chunks that add up past it),
+// and the log says 413.
+func TestAPIBodyTooLarge(t *testing.T) {
+	s := newRawStage(t, StageConfig{})
+	good := s.expand(`{"event_id": {ev}, "quantity": 2}`)
+	atLimit := good[:len(good)-1] + strings.Repeat(" ", maxBodyBytes-len(good)) + "}"
+	if a := s.bookRaw(t, []string{"Idempotency-Key: " + uuid.NewString()}, atLimit); a.status != 200 {
+		t.Errorf("a body of exactly %d bytes: %d %.300s", len(atLimit), a.status, a.body)
+	}
+	over := atLimit + " "
+	for _, tt := range []struct {
+		name string
+		body io.Reader
+		size int64 // -1: chunked
+	}{
+		{"over, with a Content-Length", strings.NewReader(over), int64(len(over))},
+		{"over, chunked", io.MultiReader(strings.NewReader(over[:10]), strings.NewReader(over[10:])), -1},
+		{"50 MB", io.LimitReader(zeros{}, 50<<20), 50 << 20},
+		{"50 MB, chunked", io.LimitReader(zeros{}, 50<<20), -1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := s.logs.String()
+			req, err := http.NewRequestWithContext(t.Context(), "POST", s.Instances[0].URL+"/bookings", tt.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.ContentLength = tt.size
+			req.Header.Set("Authorization", authAda)
+			req.Header.Set(HeaderIdempotencyKey, uuid.NewString())
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 413 {
+				t.Fatalf("%d, want 413: %.300s", resp.StatusCode, b)
+			}
+			if e := decodeAPIError(t, b); e.Code != CodeBodyTooLarge || !strings.Contains(e.Message, "64 KiB") {
+				t.Errorf("error %+v", e)
+			}
+			if logged := strings.TrimPrefix(s.logs.String(), before); !strings.Contains(logged, `msg="POST /bookings" instance=api-1 status=413`) {
+				t.Errorf("the log does not say 413:\n%s", logged)
+			}
+		})
+	}
+}
+
+// zeros reads as endless '0' bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '0'
+	}
+	return len(p), nil
+}
