@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -84,11 +86,21 @@ func (a *API) Handler() http.Handler {
 				Message: fmt.Sprintf("%s is not allowed on %s: POST /bookings books, GET /bookings and GET /events read", cutForLog(r.Method), cutForLog(r.URL.Path))})
 		})
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	notFound := func(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
 			Message: fmt.Sprintf("No %s here: the API has POST /bookings, GET /bookings, GET /events and GET /events/{id}", cutForLog(r.URL.Path))})
-	})
-	return a.logged(mux)
+	}
+	mux.HandleFunc("/", notFound)
+	// The mux answers a path that is not clean ("/../../etc/passwd",
+	// "//events", OPTIONS's "*") with an HTML redirect to the cleaned one;
+	// no route of the API has such a path, so it is a JSON 404 here.
+	return a.logged(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; !strings.HasPrefix(p, "/") || path.Clean(p) != p {
+			notFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
 }
 
 func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
@@ -252,6 +264,12 @@ func bookingJSON(b Booking) BookingJSON {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
+	writeJSONTo(w, v)
+}
+
+// writeJSONTo writes v as every answer's body is written: indented, HTML
+// characters as they are.
+func writeJSONTo(w io.Writer, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -325,41 +343,27 @@ type Instance struct {
 	Name string // its lane, e.g. "api-1"
 	URL  string // http://127.0.0.1:<port>
 	API  *API
-	srv  *http.Server
-	done chan struct{}
+	srv  *HTTPServer
 }
 
-// StartInstance serves api on addr ("127.0.0.1:0" picks a free port) until
+// StartInstance serves api on addr ("127.0.0.1:0" picks a free port) with
+// limits (the zero ServeLimits for a scenario: no limit) until Shutdown or
 // Close. The listener is open when it returns, so requests can be sent at
-// once.
-func StartInstance(name, addr string, api *API) (*Instance, error) {
+// once. The server's own log lines go to api.Log.
+func StartInstance(name, addr string, api *API, limits ServeLimits) (*Instance, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("API instance %s cannot listen on %s: %w", name, addr, err)
 	}
-	in := &Instance{Name: name, URL: "http://" + ln.Addr().String(), API: api, done: make(chan struct{}),
-		srv: &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}}
-	go func() {
-		defer close(in.done)
-		_ = in.srv.Serve(ln)
-	}()
-	return in, nil
+	srv := Serve(ln, api.Handler(), limits, api.Log)
+	return &Instance{Name: name, URL: "http://" + srv.Addr().String(), API: api, srv: srv}, nil
 }
 
-// Shutdown stops accepting requests and waits for those in flight, until ctx
-// ends; then it closes what is left.
-func (in *Instance) Shutdown(ctx context.Context) error {
-	err := in.srv.Shutdown(ctx)
-	if err != nil {
-		_ = in.srv.Close()
-	}
-	<-in.done
-	return err
-}
+// Shutdown stops accepting requests and waits for those in flight until
+// ctx ends; then it cuts what is left. It returns once every handler has
+// returned.
+func (in *Instance) Shutdown(ctx context.Context) error { return in.srv.Shutdown(ctx) }
 
-// Close stops the instance at once, cutting requests in flight.
-func (in *Instance) Close() error {
-	err := in.srv.Close()
-	<-in.done
-	return err
-}
+// Close stops the instance at once, cutting requests in flight, and
+// returns once every handler has returned.
+func (in *Instance) Close() error { return in.srv.Close() }

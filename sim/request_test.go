@@ -263,3 +263,36 @@ func (zeros) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Every answer of an API instance is JSON: a path that is not clean is 404
+// there and then (net/http's mux would answer with an HTML 307 to the
+// cleaned path), and so is OPTIONS *.
+func TestAPIEveryAnswerIsJSON(t *testing.T) {
+	s := newRawStage(t, StageConfig{})
+	for _, tt := range []struct {
+		request string
+		status  int
+	}{
+		{"GET /../../etc/passwd", 404},
+		{"GET /events/../../etc/passwd", 404},
+		{"GET //events", 404},
+		{"GET /./events", 404},
+		{"GET /events/", 404},
+		{"GET /events/%2e%2e/bookings", 404},
+		{"POST /bookings/../bookings", 404},
+		{"OPTIONS *", 404},
+		{"GET /events/1/", 404},
+		{"DELETE /events", 405},
+		{"GET /", 404},
+	} {
+		t.Run(tt.request, func(t *testing.T) {
+			a := sendRaw(t, s.Instances[0].URL, tt.request+" HTTP/1.1\r\nHost: learn\r\nAuthorization: "+authAda, "")
+			if a.status != tt.status || a.header.Get("Content-Type") != "application/json" || a.header.Get("Location") != "" {
+				t.Fatalf("%d %q (Location %q), want %d application/json: %.300s", a.status, a.header.Get("Content-Type"), a.header.Get("Location"), tt.status, a.body)
+			}
+			if e := decodeAPIError(t, a.body); e.Status != tt.status || e.Message == "" {
+				t.Errorf("error %+v", e)
+			}
+		})
+	}
+}

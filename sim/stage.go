@@ -60,6 +60,10 @@ type StageConfig struct {
 	Clock     Clock            // default: a FakeClock at the current second
 	Trace     *Trace           // may be nil
 	Addr      func(int) string // listen address of instance n; default "127.0.0.1:0"
+	// Limits bound each instance's listener and its waits for the
+	// database (learn serve: WorkshopLimits). The zero value, for the
+	// scenarios, has none: a held step waits as long as the learner likes.
+	Limits ServeLimits
 
 	// Log, when not nil, also gets each instance's log lines (learn serve).
 	// Every instance logs through Log.WithAttrs(instance=api-N): the lines
@@ -167,7 +171,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		case KeysInRedis:
 			api.Keys = &RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
 		}
-		inst, err := StartInstance(lane, cfg.Addr(n), api)
+		inst, err := StartInstance(lane, cfg.Addr(n), api, cfg.Limits)
 		if err != nil {
 			return nil, err
 		}
