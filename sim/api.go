@@ -133,8 +133,7 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		e, ok := errors.AsType[*Error](err)
 		if !ok {
-			a.Log.ErrorContext(ctx, "booking failed", "err", err, "key", key.String())
-			e = errInternal()
+			e = a.failed(ctx, "booking failed", err, "key", key.String())
 		}
 		a.fail(w, r, e)
 		return
@@ -200,8 +199,7 @@ func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 	}
 	ev, found, err := readEvent(r.Context(), a.Engine.Pool(), id)
 	if err != nil {
-		a.Log.ErrorContext(r.Context(), "read event", "err", err)
-		a.fail(w, r, errInternal())
+		a.fail(w, r, a.failed(r.Context(), "read event", err))
 		return
 	}
 	if !found {
@@ -214,8 +212,7 @@ func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 func (a *API) handleListEvents(w http.ResponseWriter, r *http.Request) {
 	rows, err := ReadRows(r.Context(), a.Engine.Pool())
 	if err != nil {
-		a.Log.ErrorContext(r.Context(), "read events", "err", err)
-		a.fail(w, r, errInternal())
+		a.fail(w, r, a.failed(r.Context(), "read events", err))
 		return
 	}
 	writeJSON(w, http.StatusOK, nonNil(rows.Events))
@@ -229,8 +226,7 @@ func (a *API) handleListBookings(w http.ResponseWriter, r *http.Request) {
 	}
 	out, err := readBookings(r.Context(), a.Engine.Pool(), user)
 	if err != nil {
-		a.Log.ErrorContext(r.Context(), "read bookings", "err", err)
-		a.fail(w, r, errInternal())
+		a.fail(w, r, a.failed(r.Context(), "read bookings", err))
 		return
 	}
 	writeJSON(w, http.StatusOK, nonNil(out))
@@ -252,8 +248,31 @@ func (a *API) user(r *http.Request) (string, bool) {
 	return u, ok
 }
 
+// fail answers with e; a 503 says when to retry (Retry-After).
 func (a *API) fail(w http.ResponseWriter, r *http.Request, e *Error) {
+	if e.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", RetryAfter)
+	}
 	writeJSON(w, e.Status, ErrorResponse{Error: e})
+}
+
+// failed logs an error of the database met while serving a request and
+// returns the answer: 503 when the database cannot take the request now
+// (dbRefusal; a warning), 503 unread when the request itself was cut (its
+// client went away, or learn serve is stopping; an info line), else 500 (an
+// error line).
+func (a *API) failed(ctx context.Context, msg string, err error, attrs ...any) *Error {
+	attrs = append([]any{"err", err}, attrs...)
+	if ctx.Err() != nil {
+		a.Log.InfoContext(ctx, msg+": the request was cut before its answer", attrs...)
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseUnavailable, Message: "The request was cut before its answer; retry with the same idempotency key"}
+	}
+	if e := dbRefusal(ctx, err, a.Engine.Lane, a.Engine.Pool()); e != nil {
+		a.Log.WarnContext(ctx, msg, attrs...)
+		return e
+	}
+	a.Log.ErrorContext(ctx, msg, attrs...)
+	return errInternal()
 }
 
 func bookingJSON(b Booking) BookingJSON {

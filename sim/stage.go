@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 )
@@ -147,9 +148,11 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			return nil, fmt.Errorf("pool config: %w", err)
 		}
 		pcfg.MaxConns = int32(cfg.MaxConns)
+		var tracer pgx.QueryTracer
 		if cfg.Trace != nil {
-			pcfg.ConnConfig.Tracer = &SQLTracer{Trace: cfg.Trace, Lane: lane}
+			tracer = &SQLTracer{Trace: cfg.Trace, Lane: lane}
 		}
+		cfg.Limits.configurePool(pcfg, tracer)
 		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 		if err != nil {
 			return nil, fmt.Errorf("connect API instance %s: %w", lane, err)
