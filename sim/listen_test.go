@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // dial opens a connection to an instance's URL.
@@ -148,5 +150,44 @@ func TestListenerLogsThroughSlog(t *testing.T) {
 	s.Instances[0].srv.srv.ErrorLog.Print("http: Accept error: too many open files")
 	if want := `level=WARN msg="http: Accept error: too many open files" instance=api-1`; !strings.Contains(s.logs.String(), want) {
 		t.Errorf("the log lacks %q:\n%s", want, s.logs)
+	}
+}
+
+// A scenario's stage has no limit of time: a request held at a gated step
+// (here until the test closes a channel) keeps waiting, with its database
+// connection and its row lock, while the same step on a stage with short
+// ServeLimits is cut, a client of that stage is cut, and a read there
+// gives up waiting for a connection; a read queued behind the held step on
+// the scenario's stage waits for it and is answered.
+func TestScenarioStageHoldsARequestPastEveryLimit(t *testing.T) {
+	limits := ServeLimits{ReadHeader: 200 * time.Millisecond, Read: 200 * time.Millisecond, Write: 200 * time.Millisecond,
+		Idle: 200 * time.Millisecond, MaxConns: 8, DBWait: 100 * time.Millisecond, LockWait: 100 * time.Millisecond}
+	scenario := newRawStage(t, StageConfig{MaxConns: 1})
+	serve := newRawStage(t, StageConfig{MaxConns: 1, Limits: limits})
+	release := make(chan struct{})
+	heldScenario := holdAt(scenario.Instances[0], PointAfterLookup, release)
+	heldServe := holdAt(serve.Instances[0], PointAfterLookup, release)
+	body := `{"event_id": {ev}, "quantity": 2}`
+	onScenario := sendAsync(t.Context(), scenario.Instances[0].URL, "POST", "/bookings", uuid.NewString(), scenario.expand(body))
+	onServe := sendAsync(t.Context(), serve.Instances[0].URL, "POST", "/bookings", uuid.NewString(), serve.expand(body))
+	<-heldScenario
+	<-heldServe
+
+	// Both steps are held. On the limited stage, a read gives up waiting
+	// for the one connection, and a client that sends nothing is cut.
+	must503(t, "GET /events on the limited stage", <-sendAsync(t.Context(), serve.Instances[0].URL, "GET", "/events", "", ""), CodeDatabaseBusy)
+	if got := waitClosed(t, dial(t, serve.Instances[0].URL)); len(got) != 0 {
+		t.Errorf("an answer to nothing: %q", got)
+	}
+	// On the scenario's stage, a read waits for the held step.
+	queued := sendAsync(t.Context(), scenario.Instances[0].URL, "GET", "/events", "", "")
+
+	close(release)
+	must200(t, "the step held on the scenario's stage", <-onScenario, false)
+	if a := <-queued; a.err != nil || a.status != 200 {
+		t.Errorf("the read queued behind it: %d %v %s", a.status, a.err, a.body)
+	}
+	if a := <-onServe; a.err == nil {
+		t.Errorf("the step held past the write limit was answered: %d %s", a.status, a.body)
 	}
 }
