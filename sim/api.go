@@ -306,6 +306,9 @@ func (s *statusRecorder) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
 // logged tags the request context with the learn client's attempt and logs
 // one line per request once it is answered.
 func (a *API) logged(next http.Handler) http.Handler {

@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -78,6 +79,7 @@ type HTTPServer struct {
 	addr     net.Addr
 	cut      context.CancelFunc // ends every request's context
 	done     chan struct{}      // closed when Serve has returned
+	err      error              // why Serve returned, nil when stopped
 	handlers handlerCount
 }
 
@@ -103,13 +105,30 @@ func Serve(ln net.Listener, h http.Handler, limits ServeLimits, log *slog.Logger
 	}
 	go func() {
 		defer close(s.done)
-		_ = s.srv.Serve(ln)
+		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.err = err
+		}
 	}()
 	return s
 }
 
 // Addr is the address the server listens on.
 func (s *HTTPServer) Addr() net.Addr { return s.addr }
+
+// Done is closed when the server has stopped serving: after Shutdown or
+// Close, or when its listener failed (Err says why).
+func (s *HTTPServer) Done() <-chan struct{} { return s.done }
+
+// Err is why the server stopped serving by itself (its listener failed);
+// nil while it serves and after Shutdown or Close.
+func (s *HTTPServer) Err() error {
+	select {
+	case <-s.done:
+		return s.err
+	default:
+		return nil
+	}
+}
 
 // Shutdown stops accepting connections and lets the requests in flight
 // finish until ctx ends; then it cuts the rest (their contexts end and

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"slices"
 	"sync"
 	"syscall"
@@ -104,10 +103,14 @@ func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdo
 			say("stopping PostgreSQL: %v", err)
 		}
 	}()
+	// Every listener, and every wait for the database, has a limit: a
+	// workshop's address may be reachable by anyone (--addr 0.0.0.0).
+	limits := sim.WorkshopLimits()
 	st, err := sim.NewStage(ctx, sim.DatabaseOf(srv.NewSchema), sim.StageConfig{
 		Instances: n,
 		Clock:     sim.RealClock{},
 		Log:       log.Handler(),
+		Limits:    limits,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -129,25 +132,22 @@ func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdo
 		return exitFailure, err
 	}
 
-	front, err := sim.NewFrontDoor(st.Instances, log)
+	front, err := sim.NewFrontDoor(st.Instances, log, limits)
 	if err != nil {
 		return exitFailure, err
 	}
-	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(front.Logger().Handler(), slog.LevelWarn)}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	hs := front.Serve(ln)
 
 	printServeIntro(stdout, serveIntro{
 		db: srv.Describe(), front: "http://" + ln.Addr().String(), instances: st.Instances,
 		eventID: eventID, startsAt: startsAt,
 	})
 
-	var serveErr error
 	select {
 	case <-ctx.Done():
-	case serveErr = <-served:
+	case <-hs.Done():
 	}
+	serveErr := hs.Err()
 	say("stopping: letting requests in flight finish (at most %s)", serveDrain)
 	dctx, dcancel := context.WithTimeout(context.Background(), serveDrain)
 	defer dcancel()
@@ -155,7 +155,6 @@ func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdo
 	// instances that are still up; then the instances themselves.
 	if err := hs.Shutdown(dctx); err != nil {
 		say("front door: %v", err)
-		_ = hs.Close()
 	}
 	var wg sync.WaitGroup
 	for _, in := range st.Instances {
@@ -166,7 +165,7 @@ func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdo
 		})
 	}
 	wg.Wait()
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+	if serveErr != nil {
 		return exitFailure, fmt.Errorf("front door on %s: %w", ln.Addr(), serveErr)
 	}
 	say("stopped; removing the database")
