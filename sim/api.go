@@ -259,12 +259,11 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, e *Error) {
 // failed logs an error of the database met while serving a request and
 // returns the answer: 503 when the database cannot take the request now
 // (dbRefusal; a warning), 503 unread when the request itself was cut (its
-// client went away, or learn serve is stopping; an info line), else 500 (an
-// error line).
+// client went away, or learn serve is stopping; the request's line says
+// so), else 500 (an error line).
 func (a *API) failed(ctx context.Context, msg string, err error, attrs ...any) *Error {
 	attrs = append([]any{"err", err}, attrs...)
-	if ctx.Err() != nil {
-		a.Log.InfoContext(ctx, msg+": the request was cut before its answer", attrs...)
+	if ctx.Err() != nil { // the request's line says so
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseUnavailable, Message: "The request was cut before its answer; retry with the same idempotency key"}
 	}
 	if e := dbRefusal(ctx, err, a.Engine.Lane, a.Engine.Pool()); e != nil {
@@ -327,6 +326,9 @@ func (a *API) logged(next http.Handler) http.Handler {
 		}
 		if reqID != "" {
 			attrs = append(attrs, "request", cutForLog(reqID))
+		}
+		if stopping(ctx) {
+			attrs = append(attrs, "cut", errStopping.Error())
 		}
 		a.Log.InfoContext(ctx, cutForLog(r.Method)+" "+cutForLog(r.URL.Path), attrs...)
 	})

@@ -134,6 +134,9 @@ func (f *FrontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	}
 	if err != nil {
+		if stopping(r.Context()) {
+			return // cut while learn serve stops: the server counts it
+		}
 		e := bodyReadError(err)
 		writeJSON(rec, e.Status, ErrorResponse{Error: e})
 		f.log.InfoContext(r.Context(), line, append([]any{"status", rec.status, "err", err}, attrs...)...)
@@ -157,7 +160,14 @@ func (f *FrontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		line += " → " + p.to.Name
 		attrs = append([]any{"to", p.to.Name, "url", f.urls[p.to].String()}, attrs...)
 	}
-	f.log.InfoContext(r.Context(), line, append([]any{"status", rec.status}, attrs...)...)
+	attrs = append([]any{"status", rec.status}, attrs...)
+	switch {
+	case stopping(r.Context()):
+		attrs = append(attrs, "cut", errStopping.Error())
+	case r.Context().Err() != nil:
+		attrs = append(attrs, "cut", "the client went away before the answer")
+	}
+	f.log.InfoContext(r.Context(), line, attrs...)
 }
 
 func (f *FrontDoor) rewrite(pr *httputil.ProxyRequest) {
@@ -175,7 +185,7 @@ func (f *FrontDoor) rewrite(pr *httputil.ProxyRequest) {
 // fail answers a request the chosen instance gave no answer to: 504 when
 // the upstream deadline passed, 502 otherwise (both logged as errors); a
 // request whose own client went away, or that learn serve cut while it
-// stopped, gets a 503 no one reads and an info line.
+// stopped, gets a 503 no one reads.
 func (f *FrontDoor) fail(w http.ResponseWriter, r *http.Request, err error) {
 	to, client := "?", r.Context()
 	if p, ok := r.Context().Value(passingKey{}).(*passing); ok {
@@ -187,8 +197,7 @@ func (f *FrontDoor) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := &Error{Status: http.StatusBadGateway, Code: CodeBadGateway,
 		Message: "API instance " + to + " gave no answer; nothing is known about the booking, so retry with the same idempotency key"}
 	switch {
-	case client.Err() != nil:
-		f.log.InfoContext(r.Context(), "the request was cut before the API instance answered", "to", to, "err", err)
+	case client.Err() != nil: // ServeHTTP's line says so
 		w.Header().Set("Retry-After", RetryAfter)
 		writeJSON(w, http.StatusServiceUnavailable, ErrorResponse{Error: &Error{Status: http.StatusServiceUnavailable, Code: CodeBadGateway,
 			Message: "The request was cut before API instance " + to + " answered; retry with the same idempotency key"}})

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/dustin/go-humanize/english"
 )
 
 // ServeLimits bound what the clients of one listener can hold: the time to
@@ -87,8 +89,8 @@ type HTTPServer struct {
 // server's own lines (net/http's errors, the connection cap). The listener
 // is closed when the server stops.
 func Serve(ln net.Listener, h http.Handler, limits ServeLimits, log *slog.Logger) *HTTPServer {
-	base, cut := context.WithCancel(context.Background())
-	s := &HTTPServer{addr: ln.Addr(), cut: cut, done: make(chan struct{})}
+	base, cut := context.WithCancelCause(context.Background())
+	s := &HTTPServer{addr: ln.Addr(), cut: func() { cut(errStopping) }, done: make(chan struct{})}
 	s.srv = &http.Server{
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.handlers.run(w, r, h) }),
 		ReadHeaderTimeout: limits.ReadHeader,
@@ -112,6 +114,15 @@ func Serve(ln net.Listener, h http.Handler, limits ServeLimits, log *slog.Logger
 	return s
 }
 
+// errStopping is the cause of every request context's end when its server
+// cuts it.
+var errStopping = errors.New("the server stopped before the answer")
+
+// stopping reports whether ctx, a request's context, ended because its
+// server cut it (not because its client went away, or its body read
+// failed: net/http ends the context then too).
+func stopping(ctx context.Context) bool { return errors.Is(context.Cause(ctx), errStopping) }
+
 // Addr is the address the server listens on.
 func (s *HTTPServer) Addr() net.Addr { return s.addr }
 
@@ -132,11 +143,12 @@ func (s *HTTPServer) Err() error {
 
 // Shutdown stops accepting connections and lets the requests in flight
 // finish until ctx ends; then it cuts the rest (their contexts end and
-// their connections close) and waits for their handlers to return. It
-// returns ctx's error when it had to cut.
+// their connections close) and waits for their handlers to return. When it
+// had to cut, it returns a *CutError that wraps ctx's error.
 func (s *HTTPServer) Shutdown(ctx context.Context) error {
 	err := s.srv.Shutdown(ctx)
 	if err != nil {
+		err = &CutError{Requests: s.handlers.running(), Err: err}
 		s.cut()
 		_ = s.srv.Close()
 	}
@@ -144,6 +156,23 @@ func (s *HTTPServer) Shutdown(ctx context.Context) error {
 	s.handlers.closeAndWait()
 	return err
 }
+
+// CutError says that a server's Shutdown ran out of time and cut the
+// requests still in flight.
+type CutError struct {
+	Requests int   // handlers still running when the time was up
+	Err      error // the context's error
+}
+
+func (e *CutError) Error() string {
+	were := "were"
+	if e.Requests == 1 {
+		were = "was"
+	}
+	return fmt.Sprintf("%s still in flight %s cut (%v)", english.Plural(e.Requests, "request", ""), were, e.Err)
+}
+
+func (e *CutError) Unwrap() error { return e.Err }
 
 // Close cuts every request at once and waits for their handlers to return.
 func (s *HTTPServer) Close() error {
@@ -181,6 +210,12 @@ func (c *handlerCount) run(w http.ResponseWriter, r *http.Request, h http.Handle
 		}
 	}()
 	h.ServeHTTP(w, r)
+}
+
+func (c *handlerCount) running() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 func (c *handlerCount) closeAndWait() {
