@@ -42,6 +42,11 @@ type ServeLimits struct {
 	// MaxConns caps the connections open at once on the listener; one more
 	// is answered 503 too_many_connections with Retry-After and closed.
 	MaxConns int
+	// MaxHeaderBytes bounds a request's line and headers (0: net/http's 1
+	// MB). A request over it is answered by net/http itself, before any
+	// handler runs, with a plain-text 431: the one answer that is not JSON.
+	// With MaxConns it bounds the memory slow clients can hold.
+	MaxHeaderBytes int
 	// DBWait bounds how long a request waits for one of its API instance's
 	// database connections (not what it does with one): past it, 503
 	// database_busy with Retry-After.
@@ -63,8 +68,10 @@ func WorkshopLimits() ServeLimits {
 		Write:      30 * time.Second,
 		Idle:       30 * time.Second,
 		MaxConns:   256,
-		DBWait:     2 * time.Second,
-		LockWait:   5 * time.Second,
+		// 256 connections each holding a megabyte of headers took 500 MB.
+		MaxHeaderBytes: 64 << 10,
+		DBWait:         2 * time.Second,
+		LockWait:       5 * time.Second,
 	}
 }
 
@@ -97,6 +104,7 @@ func Serve(ln net.Listener, h http.Handler, limits ServeLimits, log *slog.Logger
 		ReadTimeout:       limits.Read,
 		WriteTimeout:      limits.Write,
 		IdleTimeout:       limits.Idle,
+		MaxHeaderBytes:    limits.MaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		// OPTIONS * goes to h like any other request, whose answer is JSON.

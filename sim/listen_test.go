@@ -43,7 +43,7 @@ func waitClosed(t *testing.T, c net.Conn) []byte {
 func TestListenerLimitsCutSlowClients(t *testing.T) {
 	// Short limits so the test is quick; the test waits for the server to
 	// close each connection, never for a while of its own.
-	limits := ServeLimits{ReadHeader: 500 * time.Millisecond, Read: 500 * time.Millisecond, Idle: 500 * time.Millisecond}
+	limits := ServeLimits{ReadHeader: 500 * time.Millisecond, Read: 500 * time.Millisecond, Idle: 500 * time.Millisecond, MaxHeaderBytes: 8 << 10}
 	s := newRawStage(t, StageConfig{Limits: limits})
 	url := s.Instances[0].URL
 
@@ -95,6 +95,25 @@ func TestListenerLimitsCutSlowClients(t *testing.T) {
 		}
 		if rest, err := io.ReadAll(br); err != nil || len(rest) != 0 {
 			t.Errorf("the idle connection ended with %q, %v", rest, err)
+		}
+	})
+
+	t.Run("headers over the limit", func(t *testing.T) {
+		// A key over MaxKeyBytes but within the header limit is the API's
+		// JSON 400; a header section over the limit is net/http's 431.
+		if a := sendRaw(t, url, "GET /events HTTP/1.1\r\nHost: learn\r\nIdempotency-Key: "+strings.Repeat("k", 1000), ""); a.status != 200 {
+			t.Errorf("1000 bytes of headers: %d", a.status)
+		}
+		a := s.bookRaw(t, []string{"Idempotency-Key: " + strings.Repeat("k", 4000)}, `{"event_id": {ev}, "quantity": 1}`)
+		if a.status != 400 || decodeAPIError(t, a.body).Code != CodeInvalidKey {
+			t.Errorf("a 4000-byte key: %d %s", a.status, a.body)
+		}
+		c := dial(t, url)
+		if _, err := io.WriteString(c, "GET /events HTTP/1.1\r\nHost: learn\r\nX-Big: "+strings.Repeat("b", 20<<10)+"\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		if got := waitClosed(t, c); !strings.HasPrefix(string(got), "HTTP/1.1 431 ") {
+			t.Errorf("20 KiB of headers: %.100q", got)
 		}
 	})
 
