@@ -68,7 +68,7 @@ func errUnauthorized() *Error {
 }
 
 func errInternal() *Error {
-	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "The request failed inside the API instance; retry with the same idempotency key: a booking that was stored comes back as a replay, one that was not is made"}
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "The booking could not be completed; nothing was stored, so retry with the same idempotency key"}
 }
 
 func errBodyTooLarge() *Error {
