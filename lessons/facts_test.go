@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -96,5 +97,15 @@ func TestFactCoverage(t *testing.T) {
 				t.Errorf("page %s lacks %s: no match for %s", tt.slug, tt.fact, tt.pattern)
 			}
 		})
+	}
+}
+
+// One spelling of booking ids everywhere: the screens and the API say
+// "b1", so the pages never say "#b1".
+func TestBookingIDsAreSpelledAsTheScreensShowThem(t *testing.T) {
+	for _, p := range All() {
+		if strings.Contains(p.Markdown, "#b") {
+			t.Errorf("%s spells a booking id with #: the screens say b1", p.Slug)
+		}
 	}
 }

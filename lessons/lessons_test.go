@@ -199,11 +199,11 @@ func TestSequence(t *testing.T) {
 	}
 	want := []Message{
 		{From: "B", To: "A", Text: "book 2 seats, key K"},
-		{From: "A", To: "A", Text: "booked #b1, seats -2, COMMIT", Self: true},
-		{From: "A", To: "B", Text: "200 #b1 (answer lost)", Reply: true, Lost: true},
+		{From: "A", To: "A", Text: "booked b1, seats -2, COMMIT", Self: true},
+		{From: "A", To: "B", Text: "200 b1 (answer lost)", Reply: true, Lost: true},
 		{From: "B", To: "A", Text: "retry: book 2 seats, key K"},
-		{From: "A", To: "A", Text: "key K already has #b1, write nothing", Self: true},
-		{From: "A", To: "B", Text: "200 #b1 (same answer)", Reply: true},
+		{From: "A", To: "A", Text: "key K already has b1, write nothing", Self: true},
+		{From: "A", To: "B", Text: "200 b1 (same answer)", Reply: true},
 	}
 	if !slices.Equal(seq.Messages, want) {
 		t.Errorf("messages =\n%+v\nwant\n%+v", seq.Messages, want)
@@ -215,7 +215,7 @@ func TestSpokenAnswer(t *testing.T) {
 		slug, section string
 		mentions      []string
 	}{
-		{"idempotency", "Say it in an interview", []string{"UUID", "each retry", "unique constraint", "lock the event row", "409", "constraint picks the winner", "never disagree"}},
+		{"idempotency", "Say it in an interview", []string{"UUID", "each retry", "unique constraint", "lock the event row", "409", "constraint settles whatever the lock cannot see", "never disagree"}},
 		{"retry-across-instances", "Say it in 30 seconds", []string{"UUID", "unique constraint", "API instance", "409", "process memory", "Redis"}},
 	}
 	for _, tt := range tests {

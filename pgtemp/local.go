@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,7 @@ const (
 // stops, or by releaseSharedMemory when it was killed.
 type cluster struct {
 	dir  string
+	root *os.Root // dir, opened before the hand-over to the cluster user
 	bin  binaries
 	run  runner
 	pm   *proc
@@ -62,10 +64,8 @@ type cluster struct {
 
 func (c *cluster) data() string { return filepath.Join(c.dir, "data") }
 
-// startLocal finds the binaries, builds the cluster (copying the template,
-// or running initdb and saving a template), starts the postmaster and waits
-// until it answers. On any failure, or when ctx ends, the postmaster is
-// killed and the directory removed before it returns.
+// startLocal finds the binaries on this machine and starts a cluster with
+// them (startCluster).
 func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, err error) {
 	opts.logf("looking for PostgreSQL server binaries…")
 	f := systemFinder(ctx, opts.cacheDir)
@@ -76,11 +76,34 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 	if err != nil {
 		return nil, err
 	}
+	opts.logf("using PostgreSQL %s in %s", bin.version, bin.dir)
+	return startCluster(ctx, opts, t0, clusterSpec{mode: Local, bin: bin,
+		label: fmt.Sprintf("local PostgreSQL %s (%s)", bin.version, bin.dir)})
+}
+
+// clusterSpec says which binaries startCluster runs and how the server is
+// named: Local for binaries found on this machine, Download for binaries
+// learn downloaded into its cache.
+type clusterSpec struct {
+	mode  Mode
+	bin   binaries
+	label string // the start of Server.Describe, e.g. "local PostgreSQL 15.18 (/usr/lib/postgresql/15/bin)"
+	// stage, when not nil, runs once the cluster directory exists and
+	// returns the binaries to run instead of bin (the download way copies
+	// them there when the cluster user cannot reach learn's cache).
+	stage func(ctx context.Context, dir string, run runner) (binaries, error)
+}
+
+// startCluster builds a cluster with spec's binaries (copying the template,
+// or running initdb and saving a template), starts the postmaster and waits
+// until it answers. On any failure, or when ctx ends, the postmaster is
+// killed and the directory removed before it returns.
+func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec clusterSpec) (s *Server, err error) {
+	bin := spec.bin
 	run, err := currentRunner()
 	if err != nil {
 		return nil, err
 	}
-	opts.logf("using PostgreSQL %s in %s", bin.version, bin.dir)
 
 	// Clusters of learn processes that were killed outright go first.
 	if _, err := reap(ctx, reapParents(opts.tmpParent), run, opts.Logf); err != nil {
@@ -100,15 +123,26 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 			c.abandon()
 		}
 	}()
-	if err = writeOwner(dir, 0); err != nil {
+	// A handle on the directory, for what learn writes there after the
+	// hand-over to the cluster user (see handOver).
+	if c.root, err = os.OpenRoot(dir); err != nil {
+		return nil, fmt.Errorf("could not open %s: %w", dir, err)
+	}
+	if err = writeOwnerIn(c.root, 0); err != nil {
 		return nil, fmt.Errorf("could not write %s: %w", filepath.Join(dir, ownerFile), err)
+	}
+	if spec.stage != nil {
+		if bin, err = spec.stage(ctx, dir, run); err != nil {
+			return nil, err
+		}
+		c.bin = bin
 	}
 
 	tmpl := templatePath(opts.cacheDir, bin.major, run.uid)
 	fromTemplate := false
 	if tmpl != "" && templateUsable(tmpl, bin.major) {
 		opts.logf("copying the cluster template…")
-		cerr := copyTree(ctx, tmpl, c.data(), run.chown)
+		cerr := copyTemplate(ctx, tmpl, c.data())
 		switch {
 		case cerr == nil:
 			fromTemplate = true
@@ -120,6 +154,9 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 				return nil, err
 			}
 		}
+	}
+	if err = c.handOver(); err != nil {
+		return nil, err
 	}
 	ranInitdb := false
 	if !fromTemplate {
@@ -133,9 +170,12 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 	if err != nil && fromTemplate && ctx.Err() == nil && c.pm != nil && c.pm.exited() {
 		// The copied template does not start: rebuild it from a fresh initdb.
 		opts.logf("the cluster from the template did not start (%v); running initdb and rebuilding the template", err)
+		releaseSharedMemory(c.data(), c.run.uid, c.pm.pid())
 		c.pm = nil
-		releaseSharedMemory(c.data(), c.uids())
-		if err = removeAll(c.data()); err != nil {
+		// The directory is the cluster user's now: remove through the
+		// handle opened before the hand-over, never by a path that a
+		// link planted there could lead elsewhere.
+		if err = c.root.RemoveAll("data"); err != nil {
 			return nil, err
 		}
 		if err = c.initdb(ctx, opts, tmpl, true); err != nil {
@@ -154,14 +194,13 @@ func startLocal(ctx context.Context, opts *Options, t0 time.Time) (s *Server, er
 	}
 	cfg.ConnectTimeout = 5 * time.Second
 	s = &Server{
-		mode:       Local,
+		mode:       spec.mode,
 		connString: c.connString(),
 		cfg:        cfg,
 		readyIn:    time.Since(t0),
 		ranInitdb:  ranInitdb,
 		local:      c,
-		describe: fmt.Sprintf("local PostgreSQL %s (%s), cluster in %s running as %s",
-			bin.version, bin.dir, dir, run.name),
+		describe:   fmt.Sprintf("%s, cluster in %s running as %s", spec.label, dir, run.name),
 	}
 	opts.logf("PostgreSQL ready in %s", s.readyIn.Round(time.Millisecond))
 	return s, nil
@@ -202,7 +241,8 @@ func memDirUsable() bool {
 }
 
 // makeClusterDir creates a fresh 0700 directory for the cluster, owned by
-// the cluster user, whose socket path fits in a sockaddr_un. It uses
+// learn's user until handOver gives it to the cluster user, whose socket
+// path fits in a sockaddr_un. It uses
 // parent (clusterParent() when empty) unless that path is too long, the
 // cluster user cannot reach it, or (for the memory directory) a directory
 // cannot be made there; then it uses os.TempDir() or /tmp.
@@ -231,11 +271,46 @@ func makeClusterDir(parent string, run runner) (string, error) {
 		os.Remove(dir)
 		return "", fmt.Errorf("the PostgreSQL socket path in %s would be too long for Unix sockets; set TMPDIR to a short directory such as /tmp", dir)
 	}
-	if err := run.chown(dir); err != nil {
-		os.Remove(dir)
-		return "", fmt.Errorf("could not give %s to %s: %w", dir, run, err)
-	}
 	return dir, nil
+}
+
+// copyTemplate copies the template (in learn's own cache) to data.
+func copyTemplate(ctx context.Context, tmpl, data string) error {
+	src, err := os.OpenRoot(tmpl)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return copyTree(ctx, src, data, nil)
+}
+
+// handOver gives the cluster directory and everything in it to the cluster
+// user (when learn runs as root). Until then the directory is learn's own
+// and 0700, so nobody else can have put anything in it: the owner file and
+// the template copy are written, and every path chowned, before anyone
+// else may write there. After it, learn as root writes there only through
+// c.root, which never leaves the directory, whatever links the cluster user
+// plants (os.Root), and reads only files it proves its own (readOwner).
+func (c *cluster) handOver() error {
+	if c.run.cred == nil {
+		return nil
+	}
+	err := filepath.WalkDir(c.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == c.dir || d.Name() == ownerFile {
+			return nil // the directory last; the owner file stays learn's
+		}
+		return os.Lchown(path, c.run.uid, c.run.gid)
+	})
+	if err == nil {
+		err = os.Lchown(c.dir, c.run.uid, c.run.gid)
+	}
+	if err != nil {
+		return fmt.Errorf("could not give %s to %s: %w", c.dir, c.run, err)
+	}
+	return nil
 }
 
 // initdb creates the cluster in place and then saves it as the template
@@ -263,7 +338,12 @@ func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replac
 		return fmt.Errorf("initdb failed (%v); its last output:\n%s", p.err, out.Tail(20))
 	}
 	if tmpl != "" {
-		if err := saveTemplate(ctx, c.data(), tmpl, replace); err != nil {
+		data, err := c.root.OpenRoot("data")
+		if err == nil {
+			err = saveTemplate(ctx, data, tmpl, replace)
+			data.Close()
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -306,7 +386,7 @@ func (c *cluster) start(ctx context.Context, opts *Options) error {
 		return fmt.Errorf("could not run %s: %w", cmd.Path, err)
 	}
 	c.pm = pm
-	if err := writeOwner(c.dir, pm.pid()); err != nil {
+	if err := writeOwnerIn(c.root, pm.pid()); err != nil {
 		return fmt.Errorf("could not write %s: %w", filepath.Join(c.dir, ownerFile), err)
 	}
 
@@ -379,17 +459,23 @@ func (c *cluster) abandon() {
 // exited.
 func (c *cluster) remove() error {
 	var errs []error
-	if _, err := releaseSharedMemory(c.data(), c.uids()); err != nil {
+	pmPID := 0
+	if c.pm != nil {
+		pmPID = c.pm.pid()
+	}
+	if _, err := releaseSharedMemory(c.data(), c.run.uid, pmPID); err != nil {
 		errs = append(errs, fmt.Errorf("could not remove the PostgreSQL cluster's shared memory: %w; `ipcs -m` lists it, `ipcrm -m <id>` removes it", err))
 	}
+	if c.root != nil {
+		c.root.Close()
+	}
+	// os.RemoveAll never follows a link: it removes one that replaced the
+	// directory, and everything below it through handles of its own.
 	if err := removeAll(c.dir); err != nil {
 		errs = append(errs, fmt.Errorf("could not remove the PostgreSQL cluster directory: %w; remove %s by hand", err, c.dir))
 	}
 	return errors.Join(errs...)
 }
-
-// uids are the users whose shared memory segments may be this cluster's.
-func (c *cluster) uids() []int { return []int{c.run.uid, os.Geteuid()} }
 
 // removeAll is os.RemoveAll retried briefly, for files a dying process was
 // still creating.

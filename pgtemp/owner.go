@@ -45,6 +45,19 @@ type owner struct {
 // before initdb or the template copy, so that no directory of a live learn
 // ever lacks one for more than an instant, and again once the postmaster runs.
 func writeOwner(dir string, postmasterPID int) error {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return writeOwnerIn(r, postmasterPID)
+}
+
+// writeOwnerIn is writeOwner through a handle on the directory: the file is
+// created new (O_EXCL, so no link planted in its place is followed) and
+// renamed into place inside the directory, whatever it has been renamed to
+// or replaced with since it was opened.
+func writeOwnerIn(dir *os.Root, postmasterPID int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "learn_pid=%d\n", os.Getpid())
 	if t := startTicks(os.Getpid()); t != "" {
@@ -60,7 +73,8 @@ func writeOwner(dir string, postmasterPID int) error {
 			fmt.Fprintf(&b, "postmaster_start_ticks=%s\n", t)
 		}
 	}
-	f, err := os.CreateTemp(dir, ownerFile+".tmp-")
+	tmp := fmt.Sprintf("%s.tmp-%d-%d", ownerFile, os.Getpid(), time.Now().UnixNano())
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return err
 	}
@@ -69,10 +83,10 @@ func writeOwner(dir string, postmasterPID int) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, ownerFile))
+		err = dir.Rename(tmp, ownerFile)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		dir.Remove(tmp)
 	}
 	return err
 }

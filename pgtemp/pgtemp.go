@@ -8,10 +8,15 @@
 //  2. Local: PostgreSQL server binaries on this machine. learn runs a private
 //     cluster in a 0700 temporary directory, Unix socket only, as an
 //     unprivileged user when learn itself runs as root, and deletes it on Close.
-//  3. Docker: PostgreSQL in a container through testcontainers-go's postgres
+//  3. Docker: PostgreSQL in a container through Docker's client, the postgres
 //     module (image postgres:17-alpine, or LEARN_POSTGRES_IMAGE), removed with
 //     its volume on Close; containers of learn processes that were killed are
 //     removed by the next Docker start (see docker.go).
+//  4. Download: PostgreSQL server binaries for this OS and architecture,
+//     downloaded once from a Maven repository (Maven Central, or the mirror
+//     LEARN_POSTGRES_REPOSITORY names) into the user cache directory,
+//     checked before every use, and started like local binaries (see
+//     download.go). It needs nothing installed.
 //
 // When none works, Start returns an error wrapping ErrNoPostgres whose message
 // names the ways to fix it; reading still works without a database.
@@ -33,18 +38,19 @@ import (
 type Mode string
 
 // The ways Start knows. Auto uses URL when a DatabaseURL is given; without
-// one it tries Local, then Docker.
+// one it tries Local, then Docker, then Download.
 const (
-	Auto   Mode = "auto"
-	URL    Mode = "url"
-	Local  Mode = "local"
-	Docker Mode = "docker"
+	Auto     Mode = "auto"
+	URL      Mode = "url"
+	Local    Mode = "local"
+	Docker   Mode = "docker"
+	Download Mode = "download"
 )
 
-var modes = []Mode{Auto, URL, Local, Docker}
+var modes = []Mode{Auto, URL, Local, Docker, Download}
 
 // ParseMode turns a --database-mode style value into a Mode. The empty string
-// means Auto. Any other value outside auto, url, local and docker is an error
+// means Auto. Any other value outside auto, url, local, docker and download is an error
 // that lists the valid ones.
 func ParseMode(s string) (Mode, error) {
 	if s == "" {
@@ -73,6 +79,16 @@ type Options struct {
 	// "starting PostgreSQL…"). Start calls it from its own goroutine and
 	// never after it returns.
 	Logf func(format string, args ...any)
+	// OnDownload, when not nil, follows a download of PostgreSQL binaries
+	// (the download way, when they are not cached yet): it is called once
+	// before the first byte arrives (Done 0), as bytes arrive, and with
+	// Done == Total at the end. Start calls it from its own goroutine and
+	// never after it returns; Logf announces the download just before.
+	OnDownload func(DownloadProgress)
+	// CacheOnly makes the download way use binaries that are cached and
+	// never download them (`learn doctor` checks it so while an earlier
+	// way works).
+	CacheOnly bool
 
 	// cacheDir replaces os.UserCacheDir() (tests use it to force a cold start).
 	cacheDir string
@@ -80,11 +96,20 @@ type Options struct {
 	tmpParent string
 	// finder replaces the search of this machine for server binaries.
 	finder *finder
+	// downloadIdle replaces downloadIdle, how long the repository may stay
+	// silent during a download.
+	downloadIdle time.Duration
 }
 
 func (o *Options) logf(format string, args ...any) {
 	if o.Logf != nil {
 		o.Logf(format, args...)
+	}
+}
+
+func (o *Options) progress(p DownloadProgress) {
+	if o.OnDownload != nil {
+		o.OnDownload(p)
 	}
 }
 
@@ -102,7 +127,7 @@ type Server struct {
 	cfg        *pgx.ConnConfig // parsed connString, with a connect timeout
 	readyIn    time.Duration
 	ranInitdb  bool
-	local      *cluster         // nil unless mode == Local
+	local      *cluster         // nil unless mode is Local or Download
 	docker     *dockerContainer // nil unless mode == Docker
 
 	mu      sync.Mutex // guards closed and schemas, and serialises schema DDL
@@ -113,7 +138,7 @@ type Server struct {
 	closeErr  error
 }
 
-// Mode reports which way Start used: URL, Local or Docker.
+// Mode reports which way Start used: URL, Local, Docker or Download.
 func (s *Server) Mode() Mode { return s.mode }
 
 // Describe returns one line for people, for example
@@ -139,7 +164,7 @@ func (s *Server) RanInitdb() bool { return s.ranInitdb }
 
 // Close releases everything learn made. In URL mode it drops the schemas
 // NewSchema made that were not dropped yet, and touches nothing else. In
-// local mode it stops the cluster (fast shutdown; immediate shutdown if the
+// local and download modes it stops the cluster (fast shutdown; immediate shutdown if the
 // server lingers more than 5 s; then SIGKILL to its process group) and
 // removes its temporary directory, so its schemas go with it and no process
 // or file of learn's remains. In Docker mode it removes the container with
@@ -187,13 +212,17 @@ func (s *Server) Close() error {
 // binaries are found. Docker fails with an error wrapping ErrNoPostgres and
 // ErrNoDocker when no daemon can be used (each is given about 3 s to
 // answer), and with an error saying what to do when the image cannot be
-// pulled or the container does not become ready; a panic inside
-// testcontainers-go becomes an error too.
+// pulled or the container does not become ready; a panic inside the Docker
+// client becomes an error too. Download fails with an error wrapping
+// ErrNoPostgres that says in one line why (no network, the repository
+// refused, a repository that stayed silent for 30 s) and names the other
+// three ways.
 //
 // Before it starts anything, Start removes what learn processes killed
 // outright left for the way it uses: in URL mode their schemas in that
 // database (ReapSchemas), in local mode their clusters (Reap), in Docker
-// mode their containers (ReapDocker).
+// mode their containers (ReapDocker); the download way reaps like the
+// local way, and removes partial downloads of killed learn processes.
 //
 // If ctx ends during Start, Start returns ctx's error and leaves no process
 // and no directory behind. On success the caller must call Close.
@@ -218,6 +247,12 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		s, err := startDocker(ctx, &opts, t0)
 		if errors.Is(err, ErrNoDocker) {
 			return nil, &noPostgresError{tried: []attempt{{"Docker", err}}}
+		}
+		return s, err
+	case Download:
+		s, err := startDownload(ctx, &opts, t0)
+		if err != nil && ctx.Err() == nil {
+			err = &downloadError{err: err}
 		}
 		return s, err
 	case Auto:
@@ -260,8 +295,31 @@ func startAuto(ctx context.Context, opts *Options, t0 time.Time) (*Server, error
 		return nil, ctx.Err()
 	}
 	tried = append(tried, attempt{"Docker", err})
+
+	opts.logf("no local PostgreSQL binaries and no Docker: using PostgreSQL's binaries downloaded into the user cache directory (downloaded the first time)")
+	s, err = startDownload(ctx, opts, t0)
+	if err == nil {
+		return s, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	tried = append(tried, attempt{"download from " + DownloadRepository(), err})
 	return nil, &noPostgresError{tried: tried}
 }
+
+// otherWays names the ways other than the download, for its errors.
+const otherWays = "set DATABASE_URL (or --database-url), install PostgreSQL's server binaries, or start Docker"
+
+// downloadError is the download way's error when it was the way asked for:
+// one line that says why and names the other ways.
+type downloadError struct{ err error }
+
+func (e *downloadError) Error() string {
+	return fmt.Sprintf("could not get PostgreSQL by downloading it: %v; learn's other ways: %s", e.err, otherWays)
+}
+
+func (e *downloadError) Unwrap() []error { return []error{ErrNoPostgres, e.err} }
 
 // StartForTests starts the one server a test package shares, from TestMain.
 // If the environment variable LEARN_TEST_DATABASE is set it is used as a
@@ -296,6 +354,7 @@ func (e *noPostgresError) Error() string {
 	b.WriteString("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`\n")
 	b.WriteString("  - set DATABASE_URL or pass --database-url with a database where learn may create schemas\n")
 	b.WriteString("  - start Docker (learn then runs PostgreSQL in a container, image " + DockerImage() + ")\n")
+	b.WriteString("  - go online once, or set " + RepositoryEnv + " to a Maven mirror: learn downloads PostgreSQL into the user cache directory\n")
 	b.WriteString("Reading the lesson and the interview card works without a database.")
 	return b.String()
 }

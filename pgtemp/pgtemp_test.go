@@ -154,6 +154,7 @@ func TestParseMode(t *testing.T) {
 		{"url", URL, false},
 		{"local", Local, false},
 		{"docker", Docker, false},
+		{"download", Download, false},
 		{"Local", "", true},
 		{"postgres", "", true},
 	}
@@ -192,7 +193,8 @@ func TestNoPostgresErrorNamesTheWays(t *testing.T) {
 }
 
 func TestNothingWorks(t *testing.T) {
-	noDaemon(t) // and no Docker either
+	noDaemon(t)                           // and no Docker either
+	t.Setenv(RepositoryEnv, closedURL(t)) // and no network
 	nothing := &finder{
 		lookPath: func(string) (string, error) { return "", errors.New("not found") },
 		bindir:   func() string { return "" },
@@ -208,7 +210,7 @@ func TestNothingWorks(t *testing.T) {
 			t.Fatalf("Start(%s, URL %q) with nothing installed = %v; want ErrNoPostgres", opts.Mode, opts.DatabaseURL, err)
 		}
 		t.Logf("Start(%s, URL %q):\n%v", opts.Mode, opts.DatabaseURL, err)
-		for _, want := range []string{"apt install postgresql", "DATABASE_URL", "Docker"} {
+		for _, want := range []string{"apt install postgresql", "DATABASE_URL", "Docker", RepositoryEnv} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("message lacks %q", want)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,7 +17,7 @@ import (
 
 // Way is what Probe found out about one way of getting a PostgreSQL.
 type Way struct {
-	// Mode is the way: URL, Local or Docker.
+	// Mode is the way: URL, Local, Docker or Download.
 	Mode Mode
 	// Title names the way for people, e.g. "local PostgreSQL binaries".
 	Title string
@@ -43,8 +44,8 @@ type Way struct {
 	ReadyIn time.Duration
 	// Describe is Server.Describe of the server that started.
 	Describe string
-	// Cold is true when a local start had to run initdb (no usable
-	// template was cached: the first run for this version and user).
+	// Cold is true when a local or download start had to run initdb (no
+	// usable template was cached: the first run for this version and user).
 	Cold bool
 }
 
@@ -53,9 +54,11 @@ const (
 	TitleURL    = "database URL (--database-url / DATABASE_URL)"
 	TitleLocal  = "local PostgreSQL binaries"
 	TitleDocker = "Docker"
+	// TitleDownload is the fourth way, the one that needs nothing installed.
+	TitleDownload = "PostgreSQL downloaded once into the user cache directory"
 )
 
-// Probe looks at one way (URL, Local or Docker) and, when it is available,
+// Probe looks at one way (URL, Local, Docker or Download) and, when it is available,
 // starts it with opts (opts.Mode is ignored) within timeout, makes a schema,
 // runs SELECT 1, drops the schema, and closes the server, so that nothing of
 // it remains. It never panics; the error of each step is in Way.Err. A ctx
@@ -78,8 +81,11 @@ func Probe(ctx context.Context, mode Mode, opts Options, timeout time.Duration) 
 	case Docker:
 		w.Title = TitleDocker
 		inspectDocker(ctx, &w)
+	case Download:
+		w.Title = TitleDownload
+		inspectDownload(&w, opts)
 	default:
-		w.Err = fmt.Errorf("Probe: %q is not one way (url, local or docker)", mode)
+		w.Err = fmt.Errorf("Probe: %q is not one way (url, local, docker or download)", mode)
 		return w
 	}
 	if !w.Available {
@@ -94,6 +100,9 @@ func Probe(ctx context.Context, mode Mode, opts Options, timeout time.Duration) 
 		w.Err = err
 		if ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
 			w.Err = fmt.Errorf("did not start within %s: %w", timeout, err)
+		}
+		if mode == Download && !archiveCached(opts.cacheDir) {
+			w.Missing = true // the download itself failed: the network or the repository is the fix
 		}
 		return w
 	}
@@ -176,6 +185,53 @@ func inspectLocal(ctx context.Context, w *Way, opts Options) {
 	}
 }
 
+// inspectDownload says what the download way would fetch, from where, and
+// what is cached. With opts.CacheOnly and nothing cached, the way is not
+// tried (it would download).
+func inspectDownload(w *Way, opts Options) {
+	a, err := thisArchive(DownloadRepository())
+	if err != nil {
+		w.Err, w.Missing = err, true
+		return
+	}
+	from := "Maven Central"
+	if os.Getenv(RepositoryEnv) != "" {
+		from = "from " + RepositoryEnv
+	}
+	w.Details = append(w.Details, fmt.Sprintf("%s from %s (%s)", a, a.url(), from))
+	base, cached := downloadCache(opts.cacheDir)
+	if base == "" {
+		w.Err = errors.New("there is no user cache directory to keep PostgreSQL in: set XDG_CACHE_HOME or HOME")
+		return
+	}
+	if len(cached) == 0 {
+		w.Details = append(w.Details, "cached: nothing yet in "+base)
+	}
+	for _, c := range cached {
+		state := "whole"
+		if !c.Whole {
+			state = "not whole, downloaded again on next use: " + c.Problem
+		}
+		w.Details = append(w.Details, fmt.Sprintf("cached: %s, %s (%s)", c.Dir, bytesText(c.Size), state))
+	}
+	if opts.CacheOnly && !archiveCached(opts.cacheDir) {
+		w.Err = fmt.Errorf("not downloaded: learn downloads it into %s only when it would use it (no earlier way works, or --postgres download)", base)
+		return
+	}
+	w.Available = true
+}
+
+// archiveCached reports whether this machine's archive is cached whole.
+func archiveCached(cacheDir string) bool {
+	a, err := thisArchive("")
+	base := downloadsDir(cacheDir)
+	if err != nil || base == "" {
+		return false
+	}
+	_, err = verifyArchiveDir(filepath.Join(base, a.name()))
+	return err == nil
+}
+
 func inspectDocker(ctx context.Context, w *Way) {
 	d, err := findDockerDaemon(ctx)
 	if err != nil {
@@ -196,21 +252,7 @@ func inspectDocker(ctx context.Context, w *Way) {
 	} else {
 		w.Details = append(w.Details, fmt.Sprintf("image %s (%s): not here yet, learn pulls it on first use", image, from))
 	}
-	w.Details = append(w.Details, reaperStatus(ctx, d))
-}
-
-// reaperStatus says what chooseReaper would do, without pulling anything.
-func reaperStatus(ctx context.Context, d *dockerDaemon) string {
-	if v, ok := os.LookupEnv(ryukEnv); ok {
-		if v == "true" {
-			return "testcontainers' reaper (Ryuk): off (" + ryukEnv + "=true); learn removes its containers itself"
-		}
-		return "testcontainers' reaper (Ryuk): on (" + ryukEnv + "=" + v + ")"
-	}
-	if _, err := d.cli.ImageInspect(ctx, ryukImage); err == nil {
-		return "testcontainers' reaper (Ryuk): on, image " + ryukImage + " is here"
-	}
-	return "testcontainers' reaper (Ryuk): image " + ryukImage + " not here; learn tries to pull it and goes without it if it cannot (it removes its containers itself)"
+	w.Details = append(w.Details, "cleanup: learn removes its containers and their volumes itself; those of a killed learn go at the next start (label "+labelApp+"=1)")
 }
 
 // ReapDocker removes the containers (and their volumes) of learn processes

@@ -25,13 +25,9 @@ func TestProbeURL(t *testing.T) {
 		t.Errorf("Probe(URL, none) = %+v", w)
 	}
 
-	t0 := time.Now()
 	w = Probe(ctx, URL, Options{DatabaseURL: "postgres://learn:s3cr3t-pw@127.0.0.1:1/nowhere"}, time.Minute)
 	if !w.Available || w.Missing || w.Works || w.Err == nil || !strings.Contains(w.Err.Error(), "127.0.0.1:1") {
 		t.Errorf("Probe(URL, unreachable) = %+v", w)
-	}
-	if d := time.Since(t0); d > 10*time.Second {
-		t.Errorf("took %s", d)
 	}
 	for _, line := range append(w.Details, w.Err.Error()) {
 		if strings.Contains(line, "s3cr3t-pw") {
@@ -78,7 +74,7 @@ func TestProbeDocker(t *testing.T) {
 		t.Fatalf("Probe(Docker) = %+v", w)
 	}
 	details := strings.Join(w.Details, "\n")
-	for _, want := range []string{d.host, DockerImage(), "reaper"} {
+	for _, want := range []string{d.host, DockerImage(), "removes its containers"} {
 		if !strings.Contains(details, want) {
 			t.Errorf("details lack %q:\n%s", want, details)
 		}

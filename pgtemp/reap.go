@@ -280,8 +280,9 @@ func removeOrphan(dir string, v verdict, run runner) (rc ReapedCluster, skip str
 	if socketAnswers(dir) {
 		return rc, "its learn is gone but a server still answers on its socket, and learn cannot tell which process it is", nil
 	}
-	uids := []int{run.uid, os.Geteuid()}
-	if removed, err := releaseSharedMemory(data, uids); err != nil {
+	// The owner file is learn's own (readOwner trusts no other), so the
+	// postmaster pid it names is the one the segment's creator must be.
+	if removed, err := releaseSharedMemory(data, run.uid, v.own.pmPID); err != nil {
 		return rc, "", fmt.Errorf("could not remove the shared memory of the orphaned cluster in %s: %w", dir, err)
 	} else {
 		rc.RemovedSharedMemory = removed

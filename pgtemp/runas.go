@@ -55,14 +55,6 @@ func (r runner) sysProcAttr(deathSig syscall.Signal) *syscall.SysProcAttr {
 	return attr
 }
 
-// chown gives path to the runner; it does nothing when no credentials change.
-func (r runner) chown(path string) error {
-	if r.cred == nil {
-		return nil
-	}
-	return os.Lchown(path, r.uid, r.gid)
-}
-
 // canReach reports whether the runner can enter every directory on the way
 // to dir (the runner is learn's own user, or the directories let others in).
 func (r runner) canReach(dir string) bool {

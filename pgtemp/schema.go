@@ -60,6 +60,9 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "42501" { // insufficient_privilege
 			return nil, fmt.Errorf("could not create schema %s (%s): %w; the database user needs the CREATE privilege on the database (GRANT CREATE ON DATABASE …)", name, s.describe, err)
 		}
+		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == tooManyClients {
+			return nil, fmt.Errorf("could not create schema %s: %s has no free connection for learn, still after %s (%w); end other learn runs or programs using it and try again, or raise max_connections", name, s.describe, connWait, err)
+		}
 		return nil, fmt.Errorf("could not create schema %s (%s): %w", name, s.describe, err)
 	}
 	sc := &Schema{name: name, connString: withSearchPath(s.connString, name), srv: s}
@@ -85,7 +88,7 @@ func (sc *Schema) Drop(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("could not drop schema %s (%s): %w", sc.name, s.describe, err)
+		return fmt.Errorf("could not drop schema %s (%s): %w; drop it by hand with DROP SCHEMA %s CASCADE", sc.name, s.describe, err, sc.name)
 	}
 	delete(s.schemas, sc.name)
 	return nil
@@ -106,7 +109,7 @@ func (s *Server) Schemas() []string {
 
 // dropSchemas drops the given schemas over one connection; Close uses it.
 func (s *Server) dropSchemas(ctx context.Context, schemas map[string]*Schema) error {
-	conn, err := pgx.ConnectConfig(ctx, s.cfg)
+	conn, err := connectWaiting(ctx, s.cfg, connWait)
 	if err != nil {
 		return fmt.Errorf("could not drop learn's schemas (%s): %w", s.describe, err)
 	}
@@ -120,9 +123,10 @@ func (s *Server) dropSchemas(ctx context.Context, schemas map[string]*Schema) er
 	return errors.Join(errs...)
 }
 
-// exec runs one statement on a connection of its own.
+// exec runs one statement on a connection of its own, waiting up to
+// connWait for one while the server answers "too many clients".
 func (s *Server) exec(ctx context.Context, sql string) error {
-	conn, err := pgx.ConnectConfig(ctx, s.cfg)
+	conn, err := connectWaiting(ctx, s.cfg, connWait)
 	if err != nil {
 		return err
 	}
@@ -230,7 +234,7 @@ func ReapSchemas(ctx context.Context, connString string, logf func(format string
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > urlConnectTimeout {
 		cfg.ConnectTimeout = urlConnectTimeout
 	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	conn, err := connectWaiting(ctx, cfg, connWait)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -19,46 +19,49 @@ import (
 // leaves it, and the kernel keeps it until it is removed or the machine
 // restarts.
 //
-// The segment is the one line 7 of postmaster.pid names (PostgreSQL writes
-// it there, also for initdb's bootstrap backend); without that line, the
-// one whose key is the data directory's inode number (PostgreSQL's first
-// choice of key) if nothing is attached to it. Either way it must belong to
-// one of uids and have the expected key, so nothing that is not this
-// cluster's is ever removed. removed is false when there was none.
-func releaseSharedMemory(data string, uids []int) (removed bool, err error) {
-	_, key, id := readPidFile(data)
-	byPidFile := key != 0 && id != 0
-	if !byPidFile {
-		fi, err := os.Stat(data)
-		if err != nil {
-			return false, nil
+// postmaster.pid is written by the cluster user, so what it says proves
+// nothing: a segment is removed only when it is provably the cluster's own.
+// Its owner must be uid, the cluster user (never learn's own user when that
+// differs: learn as root must not remove root's segments), and either
+//   - its creator is pmPID, the postmaster learn started (the segment
+//     line 7 of postmaster.pid names), or
+//   - its key is the data directory's inode number (PostgreSQL's first
+//     choice of key, and initdb's) and nothing is attached to it.
+//
+// removed is false when there was none such.
+func releaseSharedMemory(data string, uid, pmPID int) (removed bool, err error) {
+	var ids []int
+	if _, key, id := readPidFile(data); pmPID > 0 && key != 0 && id != 0 {
+		if desc, ok := shmStat(int(id)); ok && uint32(desc.Perm.Key) == uint32(key) &&
+			int(desc.Perm.Uid) == uid && int(desc.Cpid) == pmPID {
+			ids = append(ids, int(id))
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok {
-			return false, nil
-		}
-		key = int64(int32(st.Ino)) // key_t is an int; PostgreSQL truncates the inode
-		if key == 0 {
-			return false, nil
-		}
-		sid, err := unix.SysvShmGet(int(key), 0, 0)
-		if err != nil {
-			return false, nil // no segment with this key
-		}
-		id = int64(sid)
 	}
+	if fi, err := os.Lstat(data); err == nil && fi.IsDir() {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid {
+			key := int(int32(st.Ino)) // key_t is an int; PostgreSQL truncates the inode
+			if sid, err := unix.SysvShmGet(key, 0, 0); key != 0 && err == nil && !slices.Contains(ids, sid) {
+				if desc, ok := shmStat(sid); ok && uint32(desc.Perm.Key) == uint32(key) && int(desc.Perm.Uid) == uid && desc.Nattch == 0 {
+					ids = append(ids, sid)
+				}
+			}
+		}
+	}
+	for _, id := range ids {
+		if _, err := unix.SysvShmCtl(id, unix.IPC_RMID, nil); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.EIDRM) {
+			return removed, fmt.Errorf("shmctl(%d, IPC_RMID): %w", id, err)
+		}
+		removed = true
+	}
+	return removed, nil
+}
+
+// shmStat reads a segment's owner, creator and key; ok is false when it is
+// gone (EINVAL) or not visible to learn.
+func shmStat(id int) (unix.SysvShmDesc, bool) {
 	var desc unix.SysvShmDesc
-	if _, err := unix.SysvShmCtl(int(id), unix.IPC_STAT, &desc); err != nil {
-		return false, nil // already gone (EINVAL), or not visible to us
+	if _, err := unix.SysvShmCtl(id, unix.IPC_STAT, &desc); err != nil {
+		return desc, false
 	}
-	if uint32(desc.Perm.Key) != uint32(key) || !slices.Contains(uids, int(desc.Perm.Uid)) {
-		return false, nil
-	}
-	if !byPidFile && desc.Nattch != 0 {
-		return false, nil
-	}
-	if _, err := unix.SysvShmCtl(int(id), unix.IPC_RMID, nil); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.EIDRM) {
-		return false, fmt.Errorf("shmctl(%d, IPC_RMID): %w", id, err)
-	}
-	return true, nil
+	return desc, true
 }

@@ -6,4 +6,4 @@ package pgtemp
 // segment of a killed postmaster is left for the operating system, and the
 // cluster's directory (with its mmap'ed dynamic shared memory) is still
 // removed.
-func releaseSharedMemory(data string, uids []int) (removed bool, err error) { return false, nil }
+func releaseSharedMemory(data string, uid, pmPID int) (removed bool, err error) { return false, nil }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -60,10 +61,12 @@ func templateUsable(dir, major string) bool {
 }
 
 // saveTemplate copies the data directory of a cluster that has never been
-// started (straight from initdb) to tmpl, replacing a broken template when
-// replace is true. Losing a race to another learn process is not an error.
-// When ctx ends it leaves no partial copy behind.
-func saveTemplate(ctx context.Context, data, tmpl string, replace bool) error {
+// started (straight from initdb), opened as data, to tmpl, replacing a
+// broken template when replace is true. data belongs to the cluster user:
+// it is read only through the handle, so no link planted in it leads the
+// copy out of it (see copyTree). Losing a race to another learn process is
+// not an error. When ctx ends it leaves no partial copy behind.
+func saveTemplate(ctx context.Context, data *os.Root, tmpl string, replace bool) error {
 	parent := filepath.Dir(tmpl)
 	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return err
@@ -115,43 +118,42 @@ func removeStale(parent, base string) {
 }
 
 // copyTree copies the directory tree src to dst with plain file copies,
-// keeping permission bits; dst may exist as an empty directory. When chown
-// is not nil it is called on every path created (learn as root gives the
-// copy to the cluster user). Regular files are copied by a few goroutines,
-// which lets the kernel overlap the work (io.Copy uses copy_file_range).
-// It stops early with ctx's error when ctx ends.
-func copyTree(ctx context.Context, src, dst string, chown func(string) error) error {
+// keeping permission bits; dst may exist as an empty directory. src is read
+// through its handle only: a symbolic link in it is copied as a link, never
+// followed out of src, and a file that is not a regular file by the time it
+// is opened (a FIFO swapped in, say) is an error, never a hang. dst must be
+// a directory nobody else can write. When chown is not nil it is called on
+// every path created. Regular files are copied by a few goroutines, which
+// lets the kernel overlap the work (io.Copy uses copy_file_range). It
+// stops early with ctx's error when ctx ends.
+func copyTree(ctx context.Context, src *os.Root, dst string, chown func(string) error) error {
 	type job struct {
 		from, to string
 		mode     fs.FileMode
 	}
 	var files []job
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(src.FS(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
+		to := filepath.Join(dst, filepath.FromSlash(path))
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
 		switch {
 		case d.IsDir():
-			if err := os.Mkdir(to, info.Mode().Perm()); err != nil && !(rel == "." && errors.Is(err, fs.ErrExist)) {
+			if err := os.Mkdir(to, info.Mode().Perm()); err != nil && !(path == "." && errors.Is(err, fs.ErrExist)) {
 				return err
 			}
 			if err := os.Chmod(to, info.Mode().Perm()); err != nil {
 				return err
 			}
 		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(path)
+			target, err := src.Readlink(path)
 			if err != nil {
 				return err
 			}
@@ -187,7 +189,7 @@ func copyTree(ctx context.Context, src, dst string, chown func(string) error) er
 					first = ctx.Err()
 				}
 				if first == nil {
-					first = copyFile(j.from, j.to, j.mode, chown)
+					first = copyFile(src, j.from, j.to, j.mode, chown)
 				}
 			}
 			errs <- first
@@ -209,12 +211,15 @@ func copyTree(ctx context.Context, src, dst string, chown func(string) error) er
 	return errors.Join(all...)
 }
 
-func copyFile(from, to string, mode fs.FileMode, chown func(string) error) error {
-	in, err := os.Open(from)
+func copyFile(src *os.Root, from, to string, mode fs.FileMode, chown func(string) error) error {
+	in, err := src.OpenFile(from, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	if fi, err := in.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is no longer a regular file", from)
+	}
 	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ func TestCopyTreeKeepsModes(t *testing.T) {
 	os.Chmod(filepath.Join(src, "base"), 0o750)
 
 	dst := filepath.Join(t.TempDir(), "copy")
-	if err := copyTree(context.Background(), src, dst, nil); err != nil {
+	if err := copyTree(context.Background(), openRoot(t, src), dst, nil); err != nil {
 		t.Fatal(err)
 	}
 	filepath.Walk(src, func(path string, fi os.FileInfo, walkErr error) error {
@@ -45,7 +45,7 @@ func TestCopyTreeStopsWhenCancelled(t *testing.T) {
 	os.WriteFile(filepath.Join(src, "a"), []byte("x"), 0o600)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := copyTree(ctx, src, filepath.Join(t.TempDir(), "copy"), nil); err != context.Canceled {
+	if err := copyTree(ctx, openRoot(t, src), filepath.Join(t.TempDir(), "copy"), nil); err != context.Canceled {
 		t.Fatalf("copyTree with a cancelled context = %v", err)
 	}
 }
@@ -64,7 +64,7 @@ func TestSaveTemplateRace(t *testing.T) {
 	errs := make([]error, 6)
 	for i := range errs {
 		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = saveTemplate(context.Background(), data, tmpl, i == 0) }()
+		go func() { defer wg.Done(); errs[i] = saveTemplate(context.Background(), openRoot(t, data), tmpl, i == 0) }()
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -78,4 +78,15 @@ func TestSaveTemplateRace(t *testing.T) {
 	if left, _ := filepath.Glob(tmpl + ".*"); len(left) > 0 {
 		t.Errorf("temporary copies left: %v", left)
 	}
+}
+
+// openRoot opens dir as an os.Root, closed when the test ends.
+func openRoot(t *testing.T, dir string) *os.Root {
+	t.Helper()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"strings"
@@ -37,7 +38,7 @@ func startURL(ctx context.Context, opts *Options, t0 time.Time) (*Server, error)
 	where := address(cfg)
 	opts.logf("connecting to the PostgreSQL at %s…", where)
 
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	conn, err := connectWaiting(ctx, cfg, connWait)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -76,10 +77,48 @@ func startURL(ctx context.Context, opts *Options, t0 time.Time) (*Server, error)
 	return s, nil
 }
 
+// tooManyClients is the SQLSTATE of a server (or a role, or a database)
+// that has no connection left: "sorry, too many clients already".
+const tooManyClients = "53300"
+
+// connWait is how long learn waits for a connection while the server
+// answers "too many clients": other learn runs on the same server free
+// theirs within seconds.
+var connWait = 15 * time.Second
+
+// connectWaiting connects, and while the server answers "too many clients"
+// tries again with backoff for up to wait; then it returns the last error.
+// Any other error, or ctx ending, is returned at once.
+func connectWaiting(ctx context.Context, cfg *pgx.ConnConfig, wait time.Duration) (*pgx.Conn, error) {
+	deadline := time.Now().Add(wait)
+	backoff := 20 * time.Millisecond
+	for {
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err == nil || ctx.Err() != nil {
+			return conn, err
+		}
+		if pgErr, ok := errors.AsType[*pgconn.PgError](err); !ok || pgErr.Code != tooManyClients || !time.Now().Before(deadline) {
+			return nil, err
+		}
+		t := time.NewTimer(min(backoff/2+rand.N(backoff), time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 500*time.Millisecond)
+	}
+}
+
 // connectError explains a failed connection: unreachable, or reached and
 // refused (wrong password, no such database…).
 func connectError(where, password string, err error) error {
 	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == tooManyClients {
+		return fmt.Errorf("the PostgreSQL at %s has no free connection for learn: %s (SQLSTATE %s), still after %s; other clients hold every connection it allows (its max_connections, or a CONNECTION LIMIT of the role or the database): end other learn runs or programs using it and try again, or raise max_connections",
+			where, scrub(pgErr.Message, password), pgErr.Code, connWait)
+	}
 	if errors.As(err, &pgErr) {
 		return fmt.Errorf("the PostgreSQL at %s refused learn: %s (SQLSTATE %s); check the user, password and database in DATABASE_URL / --database-url",
 			where, scrub(pgErr.Message, password), pgErr.Code)

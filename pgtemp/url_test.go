@@ -7,7 +7,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 )
 
 // snapshot describes a database outside learn's schemas: schemas,
@@ -64,15 +63,9 @@ func TestURLModeTouchesOnlyItsSchema(t *testing.T) {
 }
 
 func TestURLUnreachable(t *testing.T) {
-	start := time.Now()
 	_, err := Start(context.Background(), Options{Mode: URL, DatabaseURL: "postgres://learn:sekret-pw@127.0.0.1:1/x"})
-	took := time.Since(start)
 	if err == nil {
 		t.Fatal("Start with an unreachable URL succeeded")
-	}
-	t.Logf("after %s: %v", took, err)
-	if took > 5*time.Second {
-		t.Errorf("took %s, want under 5 s", took)
 	}
 	msg := err.Error()
 	for _, want := range []string{"could not reach the PostgreSQL at 127.0.0.1:1", "DATABASE_URL", "--database-url"} {
@@ -108,7 +101,6 @@ func TestAutoNeverReplacesANamedDatabase(t *testing.T) {
 	opts := isolated(t, "")
 	opts.Mode = Auto
 	opts.DatabaseURL = "postgres://learn@127.0.0.1:1/x"
-	start := time.Now()
 	s, err := Start(context.Background(), opts)
 	if err == nil {
 		s.Close()
@@ -118,9 +110,6 @@ func TestAutoNeverReplacesANamedDatabase(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
-	}
-	if d := time.Since(start); d > 6*time.Second {
-		t.Errorf("took %s to give up", d)
 	}
 }
 

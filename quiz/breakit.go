@@ -13,7 +13,6 @@ import (
 // answers and as distractors.
 const (
 	placeSchema  = "The schema's key constraint, UNIQUE (user_id, idempotency_key), in sim/schema.sql"
-	placeKeys    = "Where the API instances keep the keys they have seen (sim/keys.go)"
 	placeNetwork = "The lossy network between browser and API (sim/network.go)"
 	placeCompare = "The comparison of event and quantity in Engine.BookTicket (sim/booking.go)"
 )
@@ -55,6 +54,12 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 		}
 	}
 	tableSource := func(i int) string { return fmt.Sprintf("%s › Break it %d", lesson.Title, i+1) }
+	// The questions beyond the lesson's table take their right answers
+	// from the diagnoses of sim's verdicts, as learn demo and the play
+	// screen show them.
+	other := sim.DiagnosisOf("other-instance", sim.Broken)
+	redis := sim.DiagnosisOf("redis-ttl", sim.Broken)
+	twoEvents := sim.DiagnosisOf("key-reuse-two-events", sim.Broken)
 	const cardName = "Interview card"
 
 	qs := []Question{
@@ -146,7 +151,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 			Prompt: "Two API instances sit behind a round-robin picker. A booking's answer is lost, the retry with the same key lands on the other instance, and the user has two bookings for one click." + livePrompt,
 			Choices: []string{
 				r[0].cause,
-				"Each API instance remembered the keys in its own memory instead of the booking row",
+				other.Cause,
 				r[1].cause,
 				"The picker sent both tries to the same instance",
 			},
@@ -159,7 +164,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Beside:     sim.Correct,
 				BesideNote: "With the key in the booking row, api-2 finds it and replays the first booking: 1 row, 2 seats.",
 				Symptom:    "The retry landed on another API instance, and one click made two bookings.",
-				Where:      []string{placeKeys, r[0].where, r[1].where, placeNetwork},
+				Where:      []string{other.Where, r[0].where, r[1].where, placeNetwork},
 				Claim: Claim{
 					Statuses: []int{200}, Lost: 1, Intents: 1, Keys: 1, Tries: 2, Rows: 2, Seats: 4,
 					Broken: []string{sim.InvOnePerKey, sim.InvOneBookingPerIntent, sim.InvIntentGetsItsBook},
@@ -173,7 +178,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 			Choices: []string{
 				"The TTL was too short: with a longer one both bookings would have been safe",
 				r[0].cause,
-				"Redis and PostgreSQL share no transaction, and an expired key silently drops the protection",
+				redis.Cause,
 				"The retries landed on another API instance that did not know the keys",
 			},
 			Correct: []int{2},
@@ -185,7 +190,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Beside:       sim.Correct,
 				BesideNote:   "With the key in the booking row both retries replay: 2 rows for 2 intents.",
 				Symptom:      "Keys kept in Redis with a TTL: a crash after COMMIT, and a retry a day later, each booked twice.",
-				Where:        []string{r[1].where, placeKeys, r[0].where, placeNetwork},
+				Where:        []string{r[1].where, redis.Where, r[0].where, placeNetwork},
 				WhereCorrect: 1,
 				Claim: Claim{
 					Statuses: []int{200, 200}, Lost: 1, Intents: 2, Keys: 2, Tries: 4, Rows: 4, Seats: 8,
@@ -200,7 +205,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 			Choices: []string{
 				"The event row was not locked before the lookup",
 				r[1].cause,
-				causeNoUnique,
+				twoEvents.Cause,
 				"The client generated a fresh key for each event",
 			},
 			Correct: []int{2},
@@ -212,7 +217,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Beside:       sim.Correct,
 				BesideNote:   "With the constraint, the loser's INSERT fails with 23505, its transaction rolls back with its seat change, and it answers 409 “" + sim.MsgKeyReused + "”: 1 row, 2 seats.",
 				Symptom:      "One key, two events, the same instant: two bookings for one (user, key).",
-				Where:        []string{r[1].where, placeNetwork, r[0].where, placeSchema},
+				Where:        []string{r[1].where, placeNetwork, r[0].where, twoEvents.Where},
 				WhereCorrect: 3,
 				Claim: Claim{
 					Statuses: []int{200, 200}, Lost: 0, Intents: 2, Keys: 1, Tries: 2, Rows: 2, Seats: 4,

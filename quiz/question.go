@@ -73,7 +73,7 @@ type Step struct {
 }
 
 // String formats the step as "Browser → API + Postgres: book 2 seats, key K",
-// or "API + Postgres: booked #b1, …" when From equals To.
+// or "API + Postgres: booked b1, …" when From equals To.
 func (s Step) String() string {
 	if s.From == s.To {
 		return s.From + ": " + s.Text

@@ -146,7 +146,7 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 				"It is about the effect on the server (rows, seats), not how often the request was sent",
 				"For a booking: the repeat gets the first booking back and takes no more seats",
 			},
-			Explain: "That is what makes the retry after a lost answer safe: the server already committed #b1, and the repeat with the same key changes nothing and answers with #b1 again.",
+			Explain: "That is what makes the retry after a lost answer safe: the server already committed b1, and the repeat with the same key changes nothing and answers with b1 again.",
 		},
 		{
 			ID:     "checkpoint/2",
@@ -183,12 +183,12 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 			Prompt: prompt(3),
 			Choices: []string{
 				"The key lookup on its own, with no row lock and no constraint: each copy checks for a booking before inserting",
-				"The UNIQUE (user_id, idempotency_key) constraint: one INSERT wins, the other fails with a unique violation (SQLSTATE 23505) and its whole transaction rolls back, seats included",
+				"The UNIQUE (user_id, idempotency_key) constraint, always: the copies race to INSERT, and every one but the first fails with a unique violation (SQLSTATE 23505)",
+				"For copies of one request, the event row's lock: they queue, and each later copy's lookup finds the first one's booking and replays it; the UNIQUE (user_id, idempotency_key) constraint settles what the lock cannot see (one key on two events, a lookup before the lock), where the loser gets 23505 and rolls back as a whole, seats included",
 				"The API instance that received the first copy remembers the key in memory and refuses the second",
-				"The later COMMIT overwrites the earlier booking, so one row is left",
 			},
-			Correct: []int{1},
-			Explain: "How it works, step 4: a lookup alone cannot settle it, since both copies may look before either has inserted (the broken Simultaneous copies scenario shows it: N rows). In learn the copies of one request for one event also queue on the event's row lock, so the second copy's lookup finds the first one's booking, as the Simultaneous copies play shows; the constraint is what settles every race the lock does not cover, such as one key sent for two events: one INSERT wins, the loser gets 23505, rolls back as a whole (its seat decrement too), then reads the winner's booking and answers with it.",
+			Correct: []int{2},
+			Explain: "How it works, step 4. A lookup alone cannot settle it: both copies may look before either has inserted (the broken Simultaneous copies: N rows). Copies of one request for one event queue on the event's row lock, so each later copy's lookup finds the first one's booking and replays it; no 23505 happens (learn play concurrent-copies). The constraint settles what the lock does not cover, such as one key sent for two events, or a design that looks the key up before locking: one INSERT wins, the loser gets 23505, rolls back as a whole (its seat decrement too), then reads the winner's booking and answers with it (learn play lookup-before-lock).",
 		},
 		{
 			ID:     "checkpoint/5",
@@ -253,7 +253,7 @@ func redrawFrom(lesson *lessons.Page) (Set, error) {
 			Kind:    KindOrder,
 			Prompt:  prompt,
 			Steps:   steps,
-			Explain: "The booking commits (#b1, 2 seats) and only then is its answer lost. The retry carries the same key K; under the lock on the event row the engine finds #b1 for this user and key and writes nothing, so the browser finally gets the answer it missed: 1 booking, 2 seats.",
+			Explain: "The booking commits (b1, 2 seats) and only then is its answer lost. The retry carries the same key K; under the lock on the event row the engine finds b1 for this user and key and writes nothing, so the browser finally gets the answer it missed: 1 booking, 2 seats.",
 			Source:  lesson.Title + " › Picture it",
 		}},
 	}, nil

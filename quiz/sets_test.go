@@ -202,11 +202,11 @@ func TestRedrawFollowsTheSequence(t *testing.T) {
 	// Who sends what: the six steps of the lost answer.
 	want := []string{
 		"Browser → API + Postgres: book 2 seats, key K",
-		"API + Postgres: booked #b1, seats -2, COMMIT",
-		"API + Postgres → Browser: 200 #b1 (answer lost)",
+		"API + Postgres: booked b1, seats -2, COMMIT",
+		"API + Postgres → Browser: 200 b1 (answer lost)",
 		"Browser → API + Postgres: retry: book 2 seats, key K",
-		"API + Postgres: key K already has #b1, write nothing",
-		"API + Postgres → Browser: 200 #b1 (same answer)",
+		"API + Postgres: key K already has b1, write nothing",
+		"API + Postgres → Browser: 200 b1 (same answer)",
 	}
 	for i, st := range q.Steps {
 		if st.String() != want[i] {
@@ -370,6 +370,40 @@ func TestPageShapeChanges(t *testing.T) {
 		err := tt.build()
 		if err == nil || !strings.Contains(err.Error(), "changed shape") || !strings.Contains(err.Error(), "idempotency.md") {
 			t.Errorf("%s: err = %v, want a changed-shape error naming the page", tt.name, err)
+		}
+	}
+}
+
+// The Break-it quiz, the lesson's Break-it table and sim's verdicts say the
+// same: each live question's right cause and place to look are the
+// diagnosis its run's verdict shows, and the lesson's rows are those
+// diagnoses word for word.
+func TestBreakItAgreesWithTheVerdicts(t *testing.T) {
+	for _, q := range BreakIt().Questions {
+		d := sim.DiagnosisOf(q.Live.Scenario, q.Live.Variant)
+		if d == nil {
+			t.Errorf("%s: %s (%s) has no diagnosis", q.ID, q.Live.Scenario, q.Live.Variant)
+			continue
+		}
+		if got := q.Choices[q.Correct[0]]; got != d.Cause {
+			t.Errorf("%s: the right cause is %q, the verdict's %q", q.ID, got, d.Cause)
+		}
+		if got := q.Live.Where[q.Live.WhereCorrect]; got != d.Where {
+			t.Errorf("%s: the right place is %q, the verdict's %q", q.ID, got, d.Where)
+		}
+	}
+	lesson, err := lessons.Get("idempotency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []struct {
+		scenario string
+		v        sim.Variant
+	}{{"new-key-per-retry", sim.Broken}, {"last-seats", sim.Broken}, {"different-quantity", sim.Correct}}
+	for i, r := range lesson.BreakIt {
+		d := sim.DiagnosisOf(rows[i].scenario, rows[i].v)
+		if plain(r.Symptom) != d.Symptom || plain(r.Cause) != d.Cause || plain(r.WhereToLook) != d.Where {
+			t.Errorf("lesson row %d: %q | %q | %q\nverdict: %q | %q | %q", i+1, plain(r.Symptom), plain(r.Cause), plain(r.WhereToLook), d.Symptom, d.Cause, d.Where)
 		}
 	}
 }

@@ -159,6 +159,9 @@ type Engine struct {
 	At func(ctx context.Context, p Point, req BookingRequest) error
 
 	pool atomic.Pointer[pgxpool.Pool]
+	// committed, when set, runs between a new booking's COMMIT and its trace
+	// step (tests: a slow report of a COMMIT).
+	committed func()
 }
 
 // NewEngine returns an engine on pool.
@@ -220,8 +223,17 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
+	if e.pipelined() {
+		return e.bookPipelined(ctx, req)
+	}
 	res, err := e.bookTx(ctx, req, &held)
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
+		// The winner has committed in the database; its COMMIT is told
+		// first, so the screen keeps the database's order.
+		key := req.Key.String()
+		if err := e.Trace.WaitFor(ctx, func(ev Event) bool { return ev.Kind == KindCommit && !ev.Replayed && ev.Key == key }); err != nil {
+			return Result{}, err
+		}
 		if err := e.step(ctx, req, Event{Kind: KindRollback, Label: "23505: ROLLBACK all",
 			Text: fmt.Sprintf("unique violation 23505 on %s: another copy committed first; the whole transaction is rolled back, seats included",
 				pgErr.ConstraintName)}); err != nil {
@@ -326,6 +338,9 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	if err := tx.Commit(ctx); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
+	if e.committed != nil {
+		e.committed()
+	}
 	if err := e.step(ctx, req, Event{Kind: KindCommit, BookingID: b.PublicID(), Label: "COMMIT",
 		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())}); err != nil {
 		return Result{}, err
@@ -419,23 +434,21 @@ func (e *Engine) findSQL() string {
 // broken design have stored several, the first row PostgreSQL returns is
 // taken.
 func (e *Engine) find(ctx context.Context, q Querier, req BookingRequest) (b Booking, found bool, err error) {
-	args := []any{req.UserID, req.Key}
+	var row pgx.Row
 	if e.Design.KeyAcrossUsers {
-		args = []any{req.Key}
+		row = q.QueryRow(ctx, sqlFindAnyUser, req.Key)
+	} else {
+		row = q.QueryRow(ctx, sqlFindByKey, req.UserID, req.Key)
 	}
-	rows, err := q.Query(ctx, e.findSQL(), args...)
-	if err != nil {
-		return Booking{}, false, fmt.Errorf("look up key: %w", err)
-	}
-	// Lax: the statement does not select the key; it is req's, which it matched.
-	b, err = pgx.CollectOneRow(rows, pgx.RowToStructByNameLax[Booking])
+	// The statement does not select the key: it is req's, which it matched.
+	b.Key = req.Key
+	err = row.Scan(&b.ID, &b.UserID, &b.EventID, &b.Quantity, &b.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Booking{}, false, nil
 	}
 	if err != nil {
 		return Booking{}, false, fmt.Errorf("look up key: %w", err)
 	}
-	b.Key = req.Key
 	return b, true, nil
 }
 
@@ -485,8 +498,10 @@ func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool
 		if p == PointAfterCommit {
 			what = "after COMMIT, before it could answer"
 		}
+		// learn's stand-in for a dying process: the handler's database
+		// connection is closed and its HTTP connection cut, with no answer.
 		if serr := e.step(ctx, req, Event{Kind: KindCrash, To: e.Lane, Label: "✕ dies " + pointWords[p],
-			Text: fmt.Sprintf("%s crashes at %s: %s", e.Lane, p, what)}); serr != nil {
+			Text: fmt.Sprintf("%s crashes at %s (learn aborts the handler's database and HTTP connections, as a dying process would): %s", e.Lane, p, what)}); serr != nil {
 			return serr
 		}
 	}
@@ -499,12 +514,14 @@ func (e *Engine) step(ctx context.Context, req BookingRequest, ev Event) error {
 	if ev.To == "" {
 		ev.To = LanePostgres
 	}
-	ev.Key = req.Key.String()
+	ev.Key, ev.EventID = req.Key.String(), req.EventID
 	return e.Trace.Emit(ctx, ev)
 }
 
-// ShortKey is the first 8 hex digits of a key, for captions: "3f2a9c1d…".
+// ShortKey is the first 8 hex digits of a key, as a short git hash names a
+// commit: "3f2a9c1d". The captions and the rows say keys this way; the
+// caption of a request gives the whole key.
 func ShortKey(k uuid.UUID) string {
 	s := k.String()
-	return strings.SplitN(s, "-", 2)[0] + "…"
+	return strings.SplitN(s, "-", 2)[0]
 }

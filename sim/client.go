@@ -161,7 +161,7 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			caption = fmt.Sprintf("retry (try %d of %d) with the same key: ", try, len(backoff)+1) + caption
 		}
 		if err := c.Trace.Emit(tctx, Event{Kind: KindSend, From: LaneBrowser, To: inst.Name,
-			Key: in.Key.String(), Label: label, Text: caption}); err != nil {
+			Key: in.Key.String(), EventID: in.EventID, Label: label, Text: caption}); err != nil {
 			out.Err = err
 			return out
 		}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -52,13 +53,18 @@ type Setup struct {
 	Design     Design
 	Constraint Constraint
 	Keys       KeyPlace
+	// Copies is how many copies of one request the scenario sends at the
+	// same instant (0: it sends none).
+	Copies int
 	// HoldAfterLookup forces an interleaving: this many requests are held
 	// at PointAfterLookup until each of them is there or has ended without
 	// reaching it (0: none). No clock bounds the wait (see Barrier).
 	HoldAfterLookup int
-	// NewKeyPerTry and RetryClientErrors break the browser client.
+	// NewKeyPerTry, RetryClientErrors and NeverRetry break the browser
+	// client.
 	NewKeyPerTry      bool
 	RetryClientErrors bool
+	NeverRetry        bool
 }
 
 // Scenario is a named, self-contained run of the booking flow on a fresh
@@ -71,8 +77,24 @@ type Scenario struct {
 	Broken  string // what the broken variant gets wrong, one line; "" when it has none
 	// Copies says the scenario takes Options.Copies.
 	Copies bool
-	setup  func(v Variant, o Options) Setup
-	run    func(ctx context.Context, r *Run) ([]Outcome, error)
+	// world is the scenario's world (events, seats, instances, copies, the
+	// interleaving it forces), without a design.
+	world func(o Options) Setup
+	// correct is the correct variant's design: the lesson's, but for the
+	// scenario that shows another safe one; broken the broken variant's,
+	// nil when there is none.
+	correct Switches
+	broken  *Switches
+	run     func(ctx context.Context, r *Run) ([]Outcome, error)
+}
+
+// Design is the design variant v runs: the correct variant's, or the broken
+// one's.
+func (s *Scenario) Design(v Variant) Switches {
+	if v == Broken && s.broken != nil {
+		return *s.broken
+	}
+	return s.correct
 }
 
 // HasBroken reports whether the scenario has a broken variant.
@@ -109,6 +131,9 @@ type Options struct {
 	Copies  int          // concurrent-copies: MinCopies..MaxCopies; 0 means DefaultCopies
 	Trace   TraceOptions // stream and gate the trace for a viewer
 	Clock   Clock        // nil: a FakeClock at the current second
+	// Design, when set, runs the scenario's world under this design (the
+	// design lab's) instead of Variant's.
+	Design *Switches
 }
 
 // Run is one prepared run of a scenario: its stage is up and its events are
@@ -117,6 +142,7 @@ type Run struct {
 	Scenario *Scenario
 	Options  Options
 	Setup    Setup
+	Design   Switches // the design the run uses
 	Stage    *Stage
 	Trace    *Trace
 	EventIDs []int64
@@ -141,13 +167,23 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 	if opts.Clock == nil {
 		opts.Clock = NewFakeClock(time.Now().Truncate(time.Second))
 	}
-	setup := s.setup(opts.Variant, opts)
+	design := s.Design(opts.Variant)
+	if opts.Design != nil {
+		design = *opts.Design
+	}
+	setup := s.world(opts)
+	design.apply(&setup)
 	setup.Events = max(setup.Events, 1)
 	setup.Instances = max(setup.Instances, 1)
+	if setup.HoldAfterLookup > 0 && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != LookupBeforeLock {
+		// Copies of one event queue on its row lock before they reach the
+		// pause point: holding the first there would hold them all.
+		setup.HoldAfterLookup = 0
+	}
 	trace := NewTrace(opts.Clock, opts.Trace)
 	st, err := NewStage(ctx, db, StageConfig{
 		Instances:  setup.Instances,
-		MaxConns:   opts.Copies + 2,
+		MaxConns:   s.conns(opts),
 		Clock:      opts.Clock,
 		Trace:      trace,
 		Design:     setup.Design,
@@ -155,15 +191,13 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		Keys:       setup.Keys,
 	})
 	if err != nil {
+		if le, ok := errors.AsType[*ConnLimitError](err); ok && s.Copies {
+			most := le.MaxConnections - le.Reserved - ConnSpare - 1 - 1 // the admin's and the pool's spare
+			return nil, fmt.Errorf("%w; %d copies need %d: use at most %d copies", err, opts.Copies, le.Need, max(most, 0))
+		}
 		return nil, err
 	}
-	r := &Run{Scenario: s, Options: opts, Setup: setup, Stage: st, Trace: trace}
-	if s.Copies {
-		if err := st.checkConnections(ctx, opts.Copies+3); err != nil {
-			_ = st.Close()
-			return nil, err
-		}
-	}
+	r := &Run{Scenario: s, Options: opts, Setup: setup, Design: design, Stage: st, Trace: trace}
 	if setup.HoldAfterLookup > 0 {
 		b := NewBarrier(setup.HoldAfterLookup)
 		for _, in := range st.Instances {
@@ -181,6 +215,17 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		r.seats += setup.Seats
 	}
 	return r, nil
+}
+
+// conns is how many connections each API instance of a run holds: one per
+// request that may be in flight at once (every copy of concurrent-copies,
+// two for the scenarios that race two requests) and one for a retry that
+// arrives while its first try still holds one.
+func (s *Scenario) conns(opts Options) int {
+	if s.Copies {
+		return opts.Copies + 1
+	}
+	return 3
 }
 
 // EventID is the run's first event.
@@ -214,15 +259,19 @@ func (r *Run) Rows(ctx context.Context) (Rows, error) { return r.Stage.Rows(ctx)
 func (r *Run) browser(token string, plan func(Attempt) Fault) *Client {
 	c := r.Stage.Browser(token, plan)
 	c.NewKeyPerTry = r.Setup.NewKeyPerTry
-	if r.Setup.RetryClientErrors {
+	switch {
+	case r.Setup.RetryClientErrors:
 		c.Retry = RetryClientErrors
+	case r.Setup.NeverRetry:
+		c.Retry = func(int, error) bool { return false }
 	}
 	return c
 }
 
-// note traces something the scenario makes happen in the world.
-func (r *Run) note(ctx context.Context, label, text string) error {
-	return r.Trace.Emit(ctx, Event{Kind: KindNote, From: LaneBrowser, To: LaneBrowser, Label: label, Text: text})
+// note traces something the scenario makes happen in the world, as a note
+// beside the lane it concerns (LaneBrowser for the user's side).
+func (r *Run) note(ctx context.Context, lane, label, text string) error {
+	return r.Trace.Emit(ctx, Event{Kind: KindNote, From: lane, To: lane, Label: label, Text: text})
 }
 
 // together books intents at the same instant, each from its own client and

@@ -414,3 +414,44 @@ func TestConstraintSettlesWhatTheLockMissed(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 }
+
+// The trace tells things in the database's order: the loser of a unique
+// violation (23505) is told after the winner's COMMIT, in every run, though
+// the two requests race for the trace once the database has decided.
+func TestTheLoserIsToldAfterTheWinnersCommit(t *testing.T) {
+	for _, name := range []string{"key-reuse-two-events", "lookup-before-lock"} {
+		s, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 15 {
+			run, err := s.Prepare(t.Context(), testDatabase(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The winner is slow to report its COMMIT, as on a busy
+			// machine: the loser's 23505 comes back meanwhile.
+			for _, in := range run.Stage.Instances {
+				in.API.Engine.committed = func() { time.Sleep(20 * time.Millisecond) }
+			}
+			if _, err := run.Execute(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			commit, violation := 0, 0
+			for _, ev := range run.Trace.Recorded() {
+				switch {
+				case ev.Kind == KindCommit && !ev.Replayed:
+					commit = ev.Seq
+				case ev.Kind == KindRollback && strings.Contains(ev.Label, "23505"):
+					violation = ev.Seq
+				}
+			}
+			if commit == 0 || violation == 0 || violation < commit {
+				t.Fatalf("%s run %d: the winner's COMMIT is event %d, the loser's 23505 event %d", name, i+1, commit, violation)
+			}
+			if err := run.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

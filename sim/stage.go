@@ -11,7 +11,6 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
 )
 
 // The demo users and their bearer tokens. The API takes the user from the
@@ -57,7 +56,7 @@ func (f databaseFunc) NewSchema(ctx context.Context) (Schema, error) { return f(
 // StageConfig shapes a Stage.
 type StageConfig struct {
 	Instances int              // API instances, each with its own pool; default 1
-	MaxConns  int              // connections of each instance's pool; default 4
+	MaxConns  int              // connections of each instance's pool, all opened by NewStage; default 4
 	Clock     Clock            // default: a FakeClock at the current second
 	Trace     *Trace           // may be nil
 	Addr      func(int) string // listen address of instance n; default "127.0.0.1:0"
@@ -65,6 +64,11 @@ type StageConfig struct {
 	// database (learn serve: WorkshopLimits). The zero value, for the
 	// scenarios, has none: a held step waits as long as the learner likes.
 	Limits ServeLimits
+
+	// ConnWait is how long NewStage waits for a server that answers "too
+	// many clients" to have the stage's connections; 0 means
+	// DefaultConnWait.
+	ConnWait time.Duration
 
 	// Log, when not nil, also gets each instance's log lines (learn serve).
 	// Every instance logs through Log.WithAttrs(instance=api-N): the lines
@@ -92,12 +96,19 @@ type Stage struct {
 	// Redis is the in-process Redis server when keys are kept in Redis;
 	// FastForward expires its keys.
 	Redis *miniredis.Miniredis
-	redis *redis.Client
+	redis *respClient
 	pools []*pgxpool.Pool
 }
 
 // NewStage creates the schema and the tables and starts the API instances.
-// On error everything made so far is removed.
+// It opens every connection the stage holds while it builds it (one for the
+// admin pool, MaxConns for each instance): a server whose max_connections
+// cannot hold them with ConnSpare to spare is refused at once with a
+// *ConnLimitError; a server that answers "too many clients" (SQLSTATE
+// 53300) is given up to ConnWait to free them, then the error wraps
+// ErrTooManyClients. On any error, ctx ending included, it returns the cause
+// and removes everything made so far: listeners, pools, the in-process
+// Redis and the schema.
 func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err error) {
 	if cfg.Instances <= 0 {
 		cfg.Instances = 1
@@ -110,6 +121,9 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 	}
 	if cfg.Addr == nil {
 		cfg.Addr = func(int) string { return "127.0.0.1:0" }
+	}
+	if cfg.ConnWait <= 0 {
+		cfg.ConnWait = DefaultConnWait
 	}
 	schema, err := db.NewSchema(ctx)
 	if err != nil {
@@ -124,9 +138,21 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			_ = built.Close()
 		}
 	}()
-	st.Admin, err = pgxpool.New(ctx, schema.ConnString())
+	acfg, err := pgxpool.ParseConfig(schema.ConnString())
+	if err != nil {
+		return nil, fmt.Errorf("pool config: %w", err)
+	}
+	acfg.MaxConns = 2 // set-up, and reading the rows while a run goes on
+	st.Admin, err = pgxpool.NewWithConfig(ctx, acfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to schema %s: %w", schema.Name(), err)
+	}
+	admin := poolNeed{st.Admin, 1, "the admin pool"}
+	if err := reserve(ctx, cfg.ConnWait, admin); err != nil {
+		return nil, err
+	}
+	if err := checkLimit(ctx, st.Admin, 1+cfg.Instances*cfg.MaxConns); err != nil {
+		return nil, err
 	}
 	if err := CreateSchema(ctx, st.Admin, cfg.Constraint); err != nil {
 		return nil, err
@@ -136,11 +162,13 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		if err != nil {
 			return nil, fmt.Errorf("start the in-process Redis: %w", err)
 		}
-		st.redis = redis.NewClient(&redis.Options{Addr: st.Redis.Addr()})
+		st.redis = newRESPClient(st.Redis.Addr())
 		if cfg.RedisTTL == 0 {
 			cfg.RedisTTL = DefaultRedisTTL
 		}
 	}
+	// Every connection of the stage at once, all or nothing (see reserve).
+	needs := []poolNeed{admin}
 	for n := 1; n <= cfg.Instances; n++ {
 		lane := LaneAPI(n)
 		pcfg, err := pgxpool.ParseConfig(schema.ConnString())
@@ -174,11 +202,15 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		case KeysInRedis:
 			api.Keys = &RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
 		}
+		needs = append(needs, poolNeed{pool, cfg.MaxConns, "API instance " + lane})
 		inst, err := StartInstance(lane, cfg.Addr(n), api, cfg.Limits)
 		if err != nil {
 			return nil, err
 		}
 		st.Instances = append(st.Instances, inst)
+	}
+	if err := reserve(ctx, cfg.ConnWait, needs...); err != nil {
+		return nil, err
 	}
 	return st, nil
 }
@@ -242,27 +274,18 @@ func (st *Stage) CutDatabase(ctx context.Context, n int) (restore func(), err er
 	return func() { eng.SwapPool(healthy) }, nil
 }
 
-// checkConnections fails with a clear error when the server cannot open
-// need more connections: copies that all wait for one would otherwise fail
-// with "too many clients" (500) or hang at a pause point.
-func (st *Stage) checkConnections(ctx context.Context, need int) error {
-	var free, limit int
-	err := st.Admin.QueryRow(ctx, `SELECT current_setting('max_connections')::int
-		- current_setting('superuser_reserved_connections')::int
-		- (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'),
-		current_setting('max_connections')::int`).Scan(&free, &limit)
-	if err != nil {
-		return fmt.Errorf("count the server's free connections: %w", err)
-	}
-	if free < need {
-		return fmt.Errorf("this PostgreSQL allows %d connections and has %d free; %d copies need %d: use at most %d copies, or raise max_connections",
-			limit, free, need-3, need, max(free-3, 0))
-	}
-	return nil
+// Rows reads both tables (committed rows only) as one snapshot: a
+// read-only REPEATABLE READ transaction, so the events and the bookings
+// shown together were true together.
+func (st *Stage) Rows(ctx context.Context) (Rows, error) {
+	var rows Rows
+	err := pgx.BeginTxFunc(ctx, st.Admin, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) (err error) {
+			rows, err = ReadRows(ctx, tx)
+			return err
+		})
+	return rows, err
 }
-
-// Rows reads both tables (committed rows only).
-func (st *Stage) Rows(ctx context.Context) (Rows, error) { return ReadRows(ctx, st.Admin) }
 
 // Close stops the instances, closes the pools and drops the schema. It uses
 // its own short deadline so that it also cleans up after a cancelled run.

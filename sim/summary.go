@@ -8,11 +8,11 @@ import (
 )
 
 // Summary is a one-line account of the report in the JSON's terms, equal
-// answers counted together: "answers 200 b1 (replay) · 1 lost · 1 booking
-// row · 2 seats taken".
+// answers counted together, refusals with their message: "answers 200 b1
+// (replay) · 1 lost · 1 booking row · 2 seats taken".
 func (r *Report) Summary() string {
 	return fmt.Sprintf("answers %s · %d lost · %s · %d seats taken",
-		GroupAnswers(r.Answers, false), r.Lost, english.Plural(r.BookingRows, "booking row", ""), r.SeatsTaken)
+		GroupAnswers(r.Answers, true), r.Lost, english.Plural(r.BookingRows, "booking row", ""), r.SeatsTaken)
 }
 
 // GroupAnswers counts equal answers in arrival order: "200 b1, 9 × 200 b1

@@ -55,9 +55,10 @@ type Event struct {
 	Intent    int           `json:"intent,omitempty"` // from the context's Attempt when left 0
 	Copy      int           `json:"copy,omitempty"`
 	Try       int           `json:"try,omitempty"`
-	Key       string        `json:"key,omitempty"` // the idempotency key, canonical UUID text
-	Label     string        `json:"label"`         // a few words for the arrow
-	Text      string        `json:"text"`          // caption, one line
+	Key       string        `json:"key,omitempty"`      // the idempotency key, canonical UUID text
+	EventID   int64         `json:"event_id,omitempty"` // the event the request books, on its send and engine steps
+	Label     string        `json:"label"`              // a few words for the arrow
+	Text      string        `json:"text"`               // caption, one line
 	SQL       string        `json:"sql,omitempty"`
 	Status    int           `json:"status,omitempty"`  // HTTP status of an answer
 	Message   string        `json:"message,omitempty"` // the error message of an answer that is not 200
@@ -89,15 +90,16 @@ type Trace struct {
 	turn    chan struct{} // holds a token while a gated step waits
 	release chan struct{}
 
-	mu     sync.Mutex
-	seq    int
-	events []Event
-	closed bool
+	mu      sync.Mutex
+	seq     int
+	events  []Event
+	closed  bool
+	changed chan struct{} // closed and replaced at every event
 }
 
 // NewTrace returns a trace whose times are measured on clock from now.
 func NewTrace(clock Clock, opts TraceOptions) *Trace {
-	t := &Trace{clock: clock, start: clock.Now(), opts: opts}
+	t := &Trace{clock: clock, start: clock.Now(), opts: opts, changed: make(chan struct{})}
 	if opts.Stream {
 		t.ch = make(chan Event, 4096)
 	}
@@ -155,6 +157,8 @@ func (t *Trace) publish(ctx context.Context, ev Event) error {
 	ev.Seq = t.seq
 	ev.At = t.clock.Now().Sub(t.start)
 	t.events = append(t.events, ev)
+	close(t.changed)
+	t.changed = make(chan struct{})
 	if t.ch == nil {
 		return nil
 	}
@@ -186,8 +190,44 @@ func (t *Trace) Close() {
 		return
 	}
 	t.closed = true
+	close(t.changed)
+	t.changed = make(chan struct{})
 	if t.ch != nil {
 		close(t.ch)
+	}
+}
+
+// WaitFor waits until an event that ok accepts has been recorded (at once
+// when one is there already), the trace is closed, or ctx ends (it returns
+// ctx.Err()). A nil Trace records nothing and returns at once. The engine
+// uses it so that the trace, and so the screen, tells things in the order
+// the database did them: the loser of a unique violation is told after the
+// winner's COMMIT, never before.
+func (t *Trace) WaitFor(ctx context.Context, ok func(Event) bool) error {
+	if t == nil {
+		return nil
+	}
+	seen := 0
+	for {
+		t.mu.Lock()
+		for _, ev := range t.events[seen:] {
+			if ok(ev) {
+				t.mu.Unlock()
+				return nil
+			}
+		}
+		seen = len(t.events)
+		if t.closed {
+			t.mu.Unlock()
+			return nil
+		}
+		changed := t.changed
+		t.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 

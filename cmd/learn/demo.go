@@ -43,6 +43,9 @@ func demoCmd(g *globals) *cobra.Command {
 			if cmd.Flags().Changed("copies") && s.Name != "concurrent-copies" {
 				return usageErrorf(cmd, "--copies is for concurrent-copies only")
 			}
+			dl := newDownloadReport(cmd.ErrOrStderr(), "learn: ")
+			opts.OnDownload = dl.update
+			defer dl.finish()
 			return exit(runDemo(cmd.Context(), s, sim.Options{Variant: v, Copies: copies}, opts, asJSON, cmd.OutOrStdout()))
 		},
 	}
@@ -93,7 +96,8 @@ func runDemo(ctx context.Context, s *sim.Scenario, so sim.Options, opts pgtemp.O
 }
 
 // printReport writes a report for a person: what the run was, what the
-// browser saw, what the tables hold, every try, and the invariants.
+// browser saw, what the tables hold, every try, the invariants and the
+// verdict.
 func printReport(w io.Writer, s *sim.Scenario, rep *sim.Report) {
 	fmt.Fprintf(w, "%s (%s): %s\n", s.Title, rep.Variant, s.Explain(rep.Variant))
 	fmt.Fprintf(w, "  answers that reached the browser: %s\n", answersText(rep))
@@ -128,6 +132,27 @@ func printReport(w io.Writer, s *sim.Scenario, rep *sim.Report) {
 			mark = "BROKEN"
 		}
 		fmt.Fprintf(w, "    %s %s (%s)\n", mark, inv.Name, inv.Detail)
+	}
+	printVerdict(w, rep.Verdict)
+}
+
+// printVerdict writes what the run means: ✓ and the guarantee that held, or
+// ✗ and the consequence, then the diagnosis in the lesson's Break-it
+// columns.
+func printVerdict(w io.Writer, v *sim.Verdict) {
+	if v == nil {
+		return
+	}
+	mark := "✓"
+	if !v.Held {
+		mark = "✗"
+	}
+	fmt.Fprintf(w, "  verdict: %s %s\n", mark, v.Says)
+	if d := v.Diagnosis; d != nil {
+		fmt.Fprintf(w, "    symptom:       %s\n", d.Symptom)
+		fmt.Fprintf(w, "    cause:         %s\n", d.Cause)
+		fmt.Fprintf(w, "    where to look: %s\n", d.Where)
+		fmt.Fprintf(w, "    fix:           %s\n", d.Fix)
 	}
 }
 

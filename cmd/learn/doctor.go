@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/doctor"
@@ -16,21 +17,42 @@ import (
 
 // doctorCmd is learn doctor.
 func doctorCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var clean bool
+	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check each way to get a PostgreSQL here, and say which one learn uses and why",
-		Long: "For each way learn can get a PostgreSQL (a database URL, local binaries, Docker), say what this machine has for it and whether it works, having started it, used it and removed it; then which way learn would use and why, and the fixes that fit this machine when it does not work. " +
+		Long: "For each way learn can get a PostgreSQL (a database URL, local binaries, Docker, PostgreSQL downloaded once into the user cache directory), say what this machine has for it and whether it works, having started it, used it and removed it; then which way learn would use and why, and the fixes that fit this machine when it does not work. " +
 			"Leftovers of learn runs that were killed (clusters, containers, and schemas in the database of a URL) are removed first. Exit 0 when the way learn would use works, 1 when it does not.",
-		Example: "learn doctor\nlearn doctor --postgres docker\nlearn doctor --database-url postgres://me@localhost/learn",
+		Example: "learn doctor\nlearn doctor --postgres docker\nlearn doctor --database-url postgres://me@localhost/learn\nlearn doctor --clean-cache",
 		Args:    noArgs("doctor"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := g.options(cmd)
 			if err != nil {
 				return err
 			}
+			if clean {
+				return exit(cleanCache(cmd.OutOrStdout()))
+			}
 			return exit(runDoctor(cmd.Context(), opts, sources(cmd, g), cmd.OutOrStdout()))
 		},
 	}
+	cmd.Flags().BoolVar(&clean, "clean-cache", false, "remove learn's cache (the downloaded PostgreSQL, the cluster templates) and check nothing; the next start downloads or runs initdb again")
+	return cmd
+}
+
+// cleanCache is learn doctor --clean-cache: it removes learn's directory in
+// the user cache directory and says what it freed.
+func cleanCache(stdout io.Writer) (int, error) {
+	dir, freed, err := pgtemp.CleanCache()
+	if err != nil {
+		return exitFailure, fmt.Errorf("could not clean learn's cache: %w", err)
+	}
+	if freed == 0 {
+		fmt.Fprintf(stdout, "learn's cache %s is empty: nothing to remove\n", dir)
+		return exitOK, nil
+	}
+	fmt.Fprintf(stdout, "removed %s (%s): the downloaded PostgreSQL and the cluster templates; the next start downloads or runs initdb again\n", dir, humanize.Bytes(uint64(freed)))
+	return exitOK, nil
 }
 
 // runDoctor prints, for each way learn can get a PostgreSQL (a database URL,
@@ -58,7 +80,15 @@ func runDoctor(ctx context.Context, opts pgtemp.Options, src doctor.Sources, std
 	ways := map[pgtemp.Mode]pgtemp.Way{}
 	for i, m := range doctor.Ways {
 		p.Line("")
-		w := pgtemp.Probe(ctx, m, pgtemp.Options{DatabaseURL: opts.DatabaseURL}, doctor.Timeouts[m])
+		po := pgtemp.Options{DatabaseURL: opts.DatabaseURL}
+		if m == pgtemp.Download {
+			// Downloaded only when learn would use it: forced, or no earlier way would be used.
+			auto := opts.Mode == pgtemp.Auto || opts.Mode == ""
+			earlier := ways[pgtemp.URL].Available || ways[pgtemp.Local].Works || ways[pgtemp.Docker].Works
+			po.CacheOnly = !(opts.Mode == pgtemp.Download || auto && !earlier)
+			po.OnDownload = newDownloadReport(stdout, "   ").update
+		}
+		w := pgtemp.Probe(ctx, m, po, doctor.Timeouts[m])
 		if ctx.Err() != nil {
 			return interrupted(ctx), errors.New("interrupted: what the check had started is stopped and removed")
 		}

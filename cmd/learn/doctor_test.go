@@ -66,7 +66,6 @@ func localWorks(out string) bool {
 }
 
 func TestDoctorWithABadURLSaysWhatToDo(t *testing.T) {
-	t0 := time.Now()
 	t.Setenv("DATABASE_URL", "postgres://learn:hunter22@127.0.0.1:1/nowhere")
 	code, out, errs := doctorReport(t)
 	if code != 1 || !strings.Contains(errs, "does not work") {
@@ -88,9 +87,6 @@ func TestDoctorWithABadURLSaysWhatToDo(t *testing.T) {
 	}
 	if strings.Contains(out+errs, "hunter22") {
 		t.Errorf("the report shows the password")
-	}
-	if d := time.Since(t0); d > 30*time.Second {
-		t.Errorf("took %s", d)
 	}
 }
 
@@ -127,7 +123,7 @@ func TestDoctorWithDockerForced(t *testing.T) {
 		}
 		t.Fatalf("exit %d under LEARN_CI", code)
 	}
-	for _, want := range []string{"learn would use: Docker", "LEARN_POSTGRES=docker forces it", "daemon:", pgtemp.DockerImage(), "reaper", "works: yes: started in", "All is well"} {
+	for _, want := range []string{"learn would use: Docker", "LEARN_POSTGRES=docker forces it", "daemon:", pgtemp.DockerImage(), "removes its containers", "works: yes: started in", "All is well"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q", want)
 		}
@@ -300,5 +296,46 @@ func TestParentRemovesTheSchemaOfAKilledChild(t *testing.T) {
 	}
 	if schemaLeft(t, schema) {
 		t.Errorf("the schema %s of the killed child is still there", schema)
+	}
+}
+
+// --clean-cache removes learn's directory in the user cache directory (XDG
+// honoured) and says how much it freed; a second run finds it empty.
+func TestDoctorCleanCache(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	dir := filepath.Join(cache, "learn")
+	os.MkdirAll(filepath.Join(dir, "postgres", "linux-amd64-17.5.0", "bin"), 0o700)
+	os.WriteFile(filepath.Join(dir, "postgres", "linux-amd64-17.5.0", "bin", "postgres"), make([]byte, 3_000_000), 0o755)
+	code, out, errs := runCLI(t, "doctor", "--clean-cache")
+	if code != 0 || !strings.Contains(out, "removed "+dir+" (3.0 MB)") {
+		t.Fatalf("doctor --clean-cache: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s remains", dir)
+	}
+	code, out, _ = runCLI(t, "doctor", "--clean-cache")
+	if code != 0 || !strings.Contains(out, "nothing to remove") {
+		t.Errorf("second --clean-cache: exit %d\n%s", code, out)
+	}
+}
+
+// The headless commands' download lines: the announcement, then one line
+// at each quarter (not a terminal).
+func TestDownloadReportLines(t *testing.T) {
+	var b bytes.Buffer
+	r := newDownloadReport(&b, "learn: ")
+	p := pgtemp.DownloadProgress{What: "PostgreSQL 17.5.0 for linux/amd64", From: "https://mirror/x.jar", To: "/c/learn/postgres/linux-amd64-17.5.0", Total: 4_000_000}
+	for _, done := range []int64{0, 500_000, 1_000_000, 1_500_000, 2_100_000, 4_000_000} {
+		p.Done = done
+		r.update(p)
+	}
+	r.finish()
+	want := "learn: downloading PostgreSQL 17.5.0 for linux/amd64 (4.0 MB, once) from https://mirror/x.jar into /c/learn/postgres/linux-amd64-17.5.0\n" +
+		"learn: downloaded 1.0 MB of 4.0 MB (25%)\n" +
+		"learn: downloaded 2.1 MB of 4.0 MB (52%)\n" +
+		"learn: downloaded 4.0 MB of 4.0 MB (100%)\n"
+	if b.String() != want {
+		t.Errorf("lines:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

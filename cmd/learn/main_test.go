@@ -2,17 +2,25 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/sim"
 )
 
 // testDB is the package's PostgreSQL for the UI tests: a throwaway local
 // cluster, or the server LEARN_TEST_DATABASE names.
 var testDB *pgtemp.Server
 
-func TestMain(m *testing.M) { os.Exit(pgtemp.RunTests(m, "cmd/learn", &testDB)) }
-
-// testDatabase hands out schemas of testDB.
-func testDatabase() sim.Database { return sim.DatabaseOf(testDB.NewSchema) }
+func TestMain(m *testing.M) {
+	// One tmux server for the whole run: a server that exits with its last
+	// session races the next test's new session.
+	keep := "learn-test-keepalive-" + strconv.Itoa(os.Getpid())
+	if _, err := exec.LookPath("tmux"); err == nil {
+		_ = exec.Command("tmux", "new-session", "-d", "-s", keep, "sleep 86400").Run()
+	}
+	code := pgtemp.RunTests(m, "cmd/learn", &testDB)
+	_ = exec.Command("tmux", "kill-session", "-t", keep).Run()
+	os.Exit(code)
+}

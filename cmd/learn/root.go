@@ -57,6 +57,7 @@ learn doctor`,
 		pageCmd(g, lessons.KindInterview, "retry-across-instances"),
 		playCmd(g),
 		demoCmd(g),
+		labCmd(g),
 		serveCmd(g),
 		doctorCmd(g),
 		progressCmd(),
@@ -76,6 +77,7 @@ Environment:
   DATABASE_URL          the default of --database-url
   LEARN_POSTGRES        the default of --postgres (the flag wins); learn doctor says which way learn uses and why
   LEARN_POSTGRES_IMAGE  the image of the Docker way (default: %s)
+  LEARN_POSTGRES_REPOSITORY  the download way's Maven repository, a mirror (default: Maven Central)
   NO_COLOR              no colour anywhere
 
 Exit codes:
@@ -295,5 +297,5 @@ func pageSlugs() string {
 
 // modeNames is the values of --postgres.
 func modeNames() []string {
-	return []string{string(pgtemp.Auto), string(pgtemp.URL), string(pgtemp.Local), string(pgtemp.Docker)}
+	return []string{string(pgtemp.Auto), string(pgtemp.URL), string(pgtemp.Local), string(pgtemp.Docker), string(pgtemp.Download)}
 }

@@ -111,7 +111,8 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
 
-	opts.Logf = say
+	opts.Logf = say // it announces a download too
+	opts.OnDownload = (&downloadReport{say: func(s string) { say("%s", s) }}).update
 	srv, err := pgtemp.Start(ctx, opts)
 	if err != nil {
 		if ctx.Err() != nil {

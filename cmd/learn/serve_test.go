@@ -228,11 +228,7 @@ func assertServeLeftNothing(t *testing.T, p *serveProc) {
 		assertGone(t, p.dir)
 		return
 	}
-	var n int
-	if err := queryOne(t, os.Getenv("LEARN_TEST_DATABASE"), `SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'learn\_%'`, &n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 0 {
+	if n := learnSchemasOf(t, os.Getenv("LEARN_TEST_DATABASE"), p.cmd.Process.Pid); n != 0 {
 		t.Errorf("%d learn_ schemas left behind", n)
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -48,11 +50,14 @@ func startTmux(t *testing.T, bin string, w, h int, env ...string) *tmuxSession {
 	return startTmuxArgs(t, bin, nil, w, h, env...)
 }
 
+// sessions numbers the tmux sessions of this test binary.
+var sessions atomic.Int64
+
 // startTmuxArgs runs bin with args in a detached tmux session of w x h.
 func startTmuxArgs(t *testing.T, bin string, args []string, w, h int, env ...string) *tmuxSession {
 	t.Helper()
 	requireTool(t, "tmux")
-	s := &tmuxSession{t: t, name: fmt.Sprintf("learn-test-%d", time.Now().UnixNano())}
+	s := &tmuxSession{t: t, name: fmt.Sprintf("learn-test-%d-%d", os.Getpid(), sessions.Add(1))}
 	// The shell prints the exit code, then waits so the pane can be read.
 	// Each session keeps its progress in a directory of its own: a test
 	// never resumes where another left off, nor touches the user's.
@@ -63,8 +68,51 @@ func startTmuxArgs(t *testing.T, bin string, args []string, w, h int, env ...str
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", s.name).Run() })
+	// The pane's shell leads a session of its own: learn, its supervised
+	// child and its cluster are in it. The test's temporary directories
+	// (learn's progress among them) go only once all of them have exited.
+	out, err := exec.Command("tmux", "display-message", "-p", "-t", s.name, "#{pane_pid}").Output()
+	sid, perr := strconv.Atoi(strings.TrimSpace(string(out)))
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "kill-session", "-t", s.name).Run()
+		if err != nil || perr != nil {
+			t.Errorf("no pane pid to wait for (%v, %v): learn may outlive the test", err, perr)
+			return
+		}
+		waitSessionGone(t, sid)
+	})
 	return s
+}
+
+// waitSessionGone waits until no process of session sid is left (zombies
+// aside), polling /proc: the event itself, however long it takes (the test
+// binary's -timeout bounds it; t.Context is already done in a cleanup).
+func waitSessionGone(t *testing.T, sid int) {
+	t.Helper()
+	for len(sessionMembers(sid)) > 0 {
+		time.Sleep(20 * time.Millisecond) // polling for the exit, not waiting for a while
+	}
+}
+
+// sessionMembers lists the live processes whose session id is sid.
+func sessionMembers(sid int) []string {
+	var found []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:])) // state, ppid, pgrp, session, ...
+		if len(f) > 3 && f[0] != "Z" && f[3] == strconv.Itoa(sid) {
+			found = append(found, e.Name())
+		}
+	}
+	return found
 }
 
 func (s *tmuxSession) screen() string {
@@ -143,7 +191,7 @@ func TestBinaryInTmuxLeavesNothingBehind(t *testing.T) {
 		code  string
 	}{
 		{"q", func(s *tmuxSession) { s.send("q") }, "EXIT=0"},
-		{"ctrl+c", func(s *tmuxSession) { s.send("C-c") }, "EXIT=0"},
+		{"ctrl+c", func(s *tmuxSession) { s.send("C-c") }, "EXIT=130"}, // interrupted, as everywhere
 		{"SIGTERM", func(s *tmuxSession) {
 			out, _ := exec.Command("pkill", "-TERM", "-f", "^"+bin+"$").CombinedOutput()
 			_ = out
@@ -263,7 +311,7 @@ func TestBinaryInTmuxHonoursNO_COLOR(t *testing.T) {
 	s.send("j", "j", "Enter")
 	s.waitFor("book 2, key", 20*time.Second)
 	s.send("+", "+", "Space")
-	s.waitFor("Done:", 30*time.Second)
+	s.waitFor("summary of 12 steps", 30*time.Second)
 	check(s, "play")
 	// The same screen in colour does carry colour: the check can fail.
 	c := startTmux(t, bin, 100, 30)
@@ -286,7 +334,7 @@ func TestBinaryInTmuxQuitsFromEveryScreen(t *testing.T) {
 		{"interview", []string{"j", "Enter"}, "Say it in 30 seconds"},
 		{"play", []string{"j", "j", "Enter"}, "book 2, key"},
 		{"race", []string{"j", "j", "j", "Enter"}, "Copies: 10"},
-		{"scenarios", []string{"j", "j", "j", "j", "Enter"}, "v picks correct or broken"},
+		{"scenarios", []string{"j", "j", "j", "j", "Enter"}, "each runs live on PostgreSQL"},
 		{"help", []string{"?"}, "q quits"},
 	}
 	for _, sc := range screens {

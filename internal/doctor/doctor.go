@@ -1,6 +1,6 @@
 // Package doctor holds the decisions of `learn doctor`: which way to get a
 // PostgreSQL learn would use on this machine and why (Choose, following
-// pgtemp.Start's order: a URL, local binaries, Docker), what fixes fit when
+// pgtemp.Start's order: a URL, local binaries, Docker, the download), what fixes fit when
 // that way does not work (Fixes), and how a probed way is reported
 // (Printer.Way). It probes and prints nothing by itself: cmd/learn runs the
 // probes (pgtemp.Probe) and the reaping, and calls these.
@@ -24,11 +24,13 @@ var Timeouts = map[pgtemp.Mode]time.Duration{
 	pgtemp.URL:    30 * time.Second,
 	pgtemp.Local:  90 * time.Second,
 	pgtemp.Docker: 5 * time.Minute,
+	// A first download of about 30 MB on a slow link, and initdb.
+	pgtemp.Download: 10 * time.Minute,
 }
 
 // Ways are the ways in the order Auto tries them (design.md,
 // "Throwaway PostgreSQL").
-var Ways = []pgtemp.Mode{pgtemp.URL, pgtemp.Local, pgtemp.Docker}
+var Ways = []pgtemp.Mode{pgtemp.URL, pgtemp.Local, pgtemp.Docker, pgtemp.Download}
 
 // Sources says where the URL and the mode came from, for the reasons
 // the doctor gives.
@@ -62,7 +64,7 @@ func Choose(mode pgtemp.Mode, src Sources, ways map[pgtemp.Mode]pgtemp.Way) Verd
 		}
 		return v
 	}
-	url, local, docker := ways[pgtemp.URL], ways[pgtemp.Local], ways[pgtemp.Docker]
+	url, local, docker, download := ways[pgtemp.URL], ways[pgtemp.Local], ways[pgtemp.Docker], ways[pgtemp.Download]
 	switch {
 	case url.Available:
 		return Verdict{Use: pgtemp.URL, OK: url.Works,
@@ -73,12 +75,19 @@ func Choose(mode pgtemp.Mode, src Sources, ways map[pgtemp.Mode]pgtemp.Way) Verd
 		return Verdict{Use: pgtemp.Docker, OK: true, Why: "no database URL is set, and the local PostgreSQL binaries fail to start, so learn falls back to Docker"}
 	case docker.Works:
 		return Verdict{Use: pgtemp.Docker, OK: true, Why: "no database URL is set and there are no local PostgreSQL binaries; a Docker daemon answers"}
+	case download.Works && (local.Available || docker.Available):
+		return Verdict{Use: pgtemp.Download, OK: true, Why: "no database URL is set, and neither the local PostgreSQL binaries nor Docker work, so learn uses PostgreSQL downloaded into the user cache directory"}
+	case download.Works:
+		return Verdict{Use: pgtemp.Download, OK: true, Why: "no database URL is set, there are no local PostgreSQL binaries and no Docker daemon, so learn uses PostgreSQL downloaded into the user cache directory (it needs nothing installed)"}
 	case local.Available:
 		return Verdict{Use: pgtemp.Local, Why: "no database URL is set, and local PostgreSQL binaries were found (Docker, the way after them, does not work either)"}
 	case docker.Available:
 		return Verdict{Use: pgtemp.Docker, Why: "no database URL is set and there are no local PostgreSQL binaries; a Docker daemon answers"}
 	}
-	return Verdict{Why: "no database URL is set, there are no local PostgreSQL binaries, and there is no Docker daemon learn can use"}
+	if download.Available {
+		return Verdict{Use: pgtemp.Download, Why: "no database URL is set, there are no local PostgreSQL binaries and no Docker daemon learn can use, so learn would download PostgreSQL"}
+	}
+	return Verdict{Why: "no database URL is set, there are no local PostgreSQL binaries, there is no Docker daemon learn can use, and PostgreSQL cannot be downloaded"}
 }
 
 // Fixes are the lines that tell how to get learn a PostgreSQL when the way
@@ -118,7 +127,7 @@ func Fixes(mode pgtemp.Mode, src Sources, ways map[pgtemp.Mode]pgtemp.Way, v Ver
 		}
 		out = append(out, repair(mode, ways[mode], src))
 		if alt == "" {
-			for _, m := range fixOrder(mode) {
+			for _, m := range fixOrder(mode, ways) {
 				if m != pgtemp.URL && ways[pgtemp.URL].Available {
 					// Without the force the URL would be used again.
 					out = append(out, "pass --postgres "+string(m)+" instead, and "+repair(m, ways[m], src))
@@ -135,13 +144,13 @@ func Fixes(mode pgtemp.Mode, src Sources, ways map[pgtemp.Mode]pgtemp.Way, v Ver
 		if src.URL == "--database-url" {
 			unset, drop = "leave it out", "leave out --database-url, and "
 		}
-		for _, m := range fixOrder(pgtemp.URL) {
+		for _, m := range fixOrder(pgtemp.URL, ways) {
 			if ways[m].Works {
 				return []string{fmt.Sprintf("fix %s, or %s to let learn use %s, %s", src.URL, unset, wayName(m), which(m, true))}
 			}
 		}
 		out = append(out, repair(pgtemp.URL, ways[pgtemp.URL], src))
-		for _, m := range fixOrder(pgtemp.URL) {
+		for _, m := range fixOrder(pgtemp.URL, ways) {
 			out = append(out, drop+repair(m, ways[m], src))
 		}
 		return out
@@ -153,18 +162,19 @@ func Fixes(mode pgtemp.Mode, src Sources, ways map[pgtemp.Mode]pgtemp.Way, v Ver
 		first = pgtemp.Local
 	}
 	out = append(out, repair(first, ways[first], src))
-	for _, m := range fixOrder(first) {
+	for _, m := range fixOrder(first, ways) {
 		out = append(out, repair(m, ways[m], src))
 	}
 	return out
 }
 
 // fixOrder lists the ways other than m in the order the fixes name them:
-// local binaries, a URL, Docker.
-func fixOrder(m pgtemp.Mode) []pgtemp.Mode {
+// local binaries, a URL, Docker, the download (only when the doctor
+// looked at it: a way not in ways is not suggested).
+func fixOrder(m pgtemp.Mode, ways map[pgtemp.Mode]pgtemp.Way) []pgtemp.Mode {
 	var out []pgtemp.Mode
-	for _, w := range []pgtemp.Mode{pgtemp.Local, pgtemp.URL, pgtemp.Docker} {
-		if w != m {
+	for _, w := range []pgtemp.Mode{pgtemp.Local, pgtemp.URL, pgtemp.Docker, pgtemp.Download} {
+		if _, looked := ways[w]; w != m && (looked || w != pgtemp.Download) {
 			out = append(out, w)
 		}
 	}
@@ -190,6 +200,11 @@ func repair(m pgtemp.Mode, w pgtemp.Way, src Sources) string {
 			return "install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`"
 		}
 		return fmt.Sprintf("make the local PostgreSQL binaries work (see %d above)", n)
+	case pgtemp.Download:
+		if w.Missing {
+			return "let learn download PostgreSQL once: go online (it fetches from " + pgtemp.DownloadRepository() + "), or set " + pgtemp.RepositoryEnv + " to a Maven mirror you can reach"
+		}
+		return fmt.Sprintf("fix what stops the downloaded PostgreSQL (see %d above)", n)
 	default:
 		if w.Missing {
 			return "start Docker (learn then runs PostgreSQL in a container, image " + pgtemp.DockerImage() + ")"
@@ -205,6 +220,8 @@ func wayName(m pgtemp.Mode) string {
 		return "the database URL"
 	case pgtemp.Local:
 		return "the local binaries"
+	case pgtemp.Download:
+		return "the downloaded PostgreSQL"
 	}
 	return "Docker"
 }

@@ -172,3 +172,49 @@ func TestPrinterWay(t *testing.T) {
 		}
 	}
 }
+
+// The fourth way: chosen after Docker, suggested when the doctor looked at
+// it and it does not work.
+func TestChooseAndFixTheDownload(t *testing.T) {
+	works := func(m pgtemp.Mode) pgtemp.Way { return pgtemp.Way{Mode: m, Available: true, Works: true} }
+	fails := func(m pgtemp.Mode) pgtemp.Way { return pgtemp.Way{Mode: m, Available: true, Err: errors.New("broken")} }
+	none := func(m pgtemp.Mode) pgtemp.Way { return pgtemp.Way{Mode: m, Missing: true, Err: errors.New("not here")} }
+	url, local, docker, dl := pgtemp.URL, pgtemp.Local, pgtemp.Docker, pgtemp.Download
+	ways := func(u, l, d, w pgtemp.Way) map[pgtemp.Mode]pgtemp.Way {
+		return map[pgtemp.Mode]pgtemp.Way{url: u, local: l, docker: d, dl: w}
+	}
+	const online = "let learn download PostgreSQL once: go online"
+	tests := []struct {
+		name  string
+		mode  pgtemp.Mode
+		ways  map[pgtemp.Mode]pgtemp.Way
+		use   pgtemp.Mode
+		ok    bool
+		why   string
+		fixes []string
+	}{
+		{"nothing installed, the download works", pgtemp.Auto, ways(none(url), none(local), none(docker), works(dl)), dl, true, "needs nothing installed", nil},
+		{"local and Docker fail, the download works", pgtemp.Auto, ways(none(url), fails(local), fails(docker), works(dl)), dl, true, "neither the local PostgreSQL binaries nor Docker work", nil},
+		{"Docker works first", pgtemp.Auto, ways(none(url), none(local), works(docker), works(dl)), docker, true, "a Docker daemon answers", nil},
+		{"offline and nothing installed", pgtemp.Auto, ways(none(url), none(local), none(docker), none(dl)), "", false, "cannot be downloaded",
+			[]string{"install the PostgreSQL server binaries", "set DATABASE_URL", "start Docker", online}},
+		{"downloaded but failing", pgtemp.Auto, ways(none(url), none(local), none(docker), fails(dl)), dl, false, "would download",
+			[]string{"fix what stops the downloaded PostgreSQL (see 4 above)", "install the PostgreSQL server binaries", "set DATABASE_URL", "start Docker"}},
+		{"download forced, offline, local works", dl, ways(none(url), works(local), none(docker), none(dl)), dl, false, "--postgres download forces it",
+			[]string{"--postgres download forces the downloaded PostgreSQL, which does not work here; leave it out (or --postgres local) to use the local binaries, which work", online}},
+	}
+	for _, tt := range tests {
+		v := Choose(tt.mode, Sources{}, tt.ways)
+		if v.Use != tt.use || v.OK != tt.ok || !strings.Contains(v.Why, tt.why) {
+			t.Errorf("%s: choose = %+v; want use %q ok %v why ~%q", tt.name, v, tt.use, tt.ok, tt.why)
+		}
+		got := Fixes(tt.mode, Sources{}, tt.ways, v)
+		ok := len(got) == len(tt.fixes)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.HasPrefix(got[i], tt.fixes[i])
+		}
+		if !ok {
+			t.Errorf("%s: fixes =\n  %s\nwant lines starting\n  %s", tt.name, strings.Join(got, "\n  "), strings.Join(tt.fixes, "\n  "))
+		}
+	}
+}

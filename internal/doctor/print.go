@@ -24,7 +24,7 @@ func (p *Printer) Way(w pgtemp.Way, src Sources) {
 		p.Item("available", "no: "+errText(w.Err))
 	case w.Works:
 		how := fmt.Sprintf("yes: started in %s", w.ReadyIn.Round(time.Millisecond))
-		if w.Mode == pgtemp.Local {
+		if w.Mode == pgtemp.Local || w.Mode == pgtemp.Download {
 			if w.Cold {
 				how += " (cold: ran initdb and saved the template; later starts copy it)"
 			} else {
@@ -32,9 +32,10 @@ func (p *Printer) Way(w pgtemp.Way, src Sources) {
 			}
 		}
 		done := map[pgtemp.Mode]string{
-			pgtemp.URL:    "made a schema, ran SELECT 1 in it, dropped it",
-			pgtemp.Local:  "made a schema, ran SELECT 1 in it, stopped the cluster and removed its directory",
-			pgtemp.Docker: "made a schema, ran SELECT 1 in it, removed the container and its volume",
+			pgtemp.URL:      "made a schema, ran SELECT 1 in it, dropped it",
+			pgtemp.Local:    "made a schema, ran SELECT 1 in it, stopped the cluster and removed its directory",
+			pgtemp.Docker:   "made a schema, ran SELECT 1 in it, removed the container and its volume",
+			pgtemp.Download: "made a schema, ran SELECT 1 in it, stopped the cluster and removed its directory (the download stays in the cache)",
 		}[w.Mode]
 		p.Item("works", how+"; "+done)
 		p.Item("server", w.Describe)

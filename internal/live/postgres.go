@@ -23,7 +23,8 @@ type Postgres struct {
 	owned   bool // Close stops the server
 
 	mu       sync.Mutex
-	progress string // the newest progress line of the start
+	progress string                   // the newest progress line of the start
+	download *pgtemp.DownloadProgress // a download under way, nil otherwise
 	srv      *pgtemp.Server
 	err      error
 	took     time.Duration
@@ -31,14 +32,17 @@ type Postgres struct {
 
 // Launch starts getting a PostgreSQL the way opts says (pgtemp.Start) in the
 // background and returns at once.
-func Launch(opts pgtemp.Options) *Postgres {
+func Launch(opts pgtemp.Options) *Postgres { return LaunchAfter(opts, nil) }
+
+// LaunchAfter is Launch, but the start waits until after is closed (nil:
+// at once): the app lets its first frame reach the screen before the
+// template copy and the server's start take the machine's cores. Close
+// before that gives up the start; the time it took counts from the call.
+func LaunchAfter(opts pgtemp.Options, after <-chan struct{}) *Postgres {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Postgres{cancel: cancel, done: make(chan struct{}), started: time.Now(), owned: true, progress: "looking for PostgreSQL"}
-	opts.Logf = func(format string, args ...any) {
-		p.mu.Lock()
-		p.progress = fmt.Sprintf(format, args...)
-		p.mu.Unlock()
-	}
+	opts.Logf = p.logf
+	opts.OnDownload = p.onDownload
 	go func() {
 		defer close(p.done)
 		defer func() {
@@ -48,12 +52,38 @@ func Launch(opts pgtemp.Options) *Postgres {
 				p.mu.Unlock()
 			}
 		}()
+		if after != nil {
+			select {
+			case <-after:
+			case <-ctx.Done():
+				p.mu.Lock()
+				p.err = ctx.Err()
+				p.mu.Unlock()
+				return
+			}
+		}
 		srv, err := pgtemp.Start(ctx, opts)
 		p.mu.Lock()
 		p.srv, p.err, p.took = srv, err, time.Since(p.started)
 		p.mu.Unlock()
 	}()
 	return p
+}
+
+// logf takes a progress line of the start; a download's bytes are all in
+// once the next line comes.
+func (p *Postgres) logf(format string, args ...any) {
+	p.mu.Lock()
+	p.progress = fmt.Sprintf(format, args...)
+	p.download = nil
+	p.mu.Unlock()
+}
+
+// onDownload takes the progress of a download.
+func (p *Postgres) onDownload(d pgtemp.DownloadProgress) {
+	p.mu.Lock()
+	p.download = &d
+	p.mu.Unlock()
 }
 
 // Existing wraps a server that is running already and belongs to the
@@ -76,18 +106,30 @@ func (p *Postgres) Progress() string {
 	return p.progress
 }
 
+// Download says how far a download of PostgreSQL's binaries is while one
+// is under way (the download way, the first time); ok is false otherwise.
+// Its Fraction is the share of the bytes in, when the size is known.
+func (p *Postgres) Download() (d pgtemp.DownloadProgress, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.download == nil {
+		return d, false
+	}
+	return *p.download, true
+}
+
 // Status says where the start stands: ready is true once the server
-// answers; err is set when the start failed; took is how long it took. Both
+// answers; took is how long the start took; err is set when it failed. All
 // are zero while the start is under way.
-func (p *Postgres) Status() (ready bool, err error, took time.Duration) {
+func (p *Postgres) Status() (ready bool, took time.Duration, err error) {
 	select {
 	case <-p.done:
 	default:
-		return false, nil, 0
+		return false, 0, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.err == nil, p.err, p.took
+	return p.err == nil, p.took, p.err
 }
 
 // Describe is one line about the server for people, e.g. "local PostgreSQL

@@ -34,9 +34,12 @@ type Common struct {
 	// Theme is "dark" or "light"; DocStyle the Glamour style of the pages.
 	Theme, DocStyle string
 	// Present is presenter mode: big captions, no chrome; PresentSince is
-	// when it began, for its clock.
+	// when it began, for its clock. Presenting is whether the page on screen
+	// is drawn in it now: Present, on a page that has a presenter mode (the
+	// root sets it).
 	Present      bool
 	PresentSince time.Time
+	Presenting   bool
 
 	// DB is the PostgreSQL the live runs use; Runs owns them.
 	DB   *live.Postgres
@@ -50,7 +53,7 @@ type Common struct {
 // Body is the height a page may draw in: the window without the footer,
 // or the whole window in presenter mode.
 func (c *Common) Body() int {
-	if c.Present {
+	if c.Presenting {
 		return c.Height
 	}
 	return c.Height - 1

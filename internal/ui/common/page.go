@@ -37,6 +37,14 @@ type Capturer interface{ Capturing() bool }
 // stops it when the page goes away. It must not block.
 type Closer interface{ Close() }
 
+// Presenter is a page with a presenter mode (P): big captions, no chrome.
+// On other pages P does nothing and is not offered.
+type Presenter interface{ Presents() bool }
+
+// Mouser is a page that takes the mouse (the wheel scrolls it) while it is
+// on screen; elsewhere the terminal keeps its own selection.
+type Mouser interface{ WantsMouse() bool }
+
 // Resumer is a page the next start of learn can reopen, where the learner
 // left it; ok is false when there is nothing to resume there.
 type Resumer interface {
@@ -55,15 +63,18 @@ const (
 	PageRace
 	PageQuiz
 	PageDrill
+	PageLab
 )
 
 // Open asks the root to open a page on top of the one on screen: the reader
-// on page Name (at Section), the play screen on scenario Name in Variant, a
-// quiz set Name (at question Step).
+// on page Name (at Section), the play screen on scenario Name in Variant
+// (or under Design, a design of the lab), a quiz set Name (at question
+// Step).
 type Open struct {
 	Page    Kind
 	Name    string
 	Variant sim.Variant
+	Design  *sim.Switches
 	Section string
 	Step    int
 }

@@ -28,7 +28,7 @@ func Box(st *common.Styles, title string, lines []string, w, h int) string {
 // Rows lists the tables as read after a step in at most room lines of w
 // cells: every event with its seats left out of seats (each event's seats
 // at the start), then the newest bookings in aligned columns, saying how
-// many older ones do not fit.
+// many older ones do not fit. Keys are shown by their first 8 hex digits.
 func Rows(st *common.Styles, rows sim.Rows, seats, w, room int) []string {
 	var out []string
 	for _, e := range rows.Events {
@@ -46,7 +46,7 @@ func Rows(st *common.Styles, rows sim.Rows, seats, w, room int) []string {
 	}
 	table := [][]string{{"id", "user", "event", "qty", "key"}}
 	for _, b := range bs {
-		table = append(table, []string{b.ID, b.UserID, fmt.Sprint(b.EventID), fmt.Sprint(b.Quantity), b.Key})
+		table = append(table, []string{b.ID, b.UserID, fmt.Sprint(b.EventID), fmt.Sprint(b.Quantity), shortKey(b.Key)})
 	}
 	lines := Columns(table)
 	out = append(out, st.Subtle.Render(common.Truncate(lines[0], w)))
@@ -57,6 +57,14 @@ func Rows(st *common.Styles, rows sim.Rows, seats, w, room int) []string {
 		out = append(out, common.Truncate(l, w))
 	}
 	return out
+}
+
+// shortKey is a key's first 8 hex digits, as the captions say it.
+func shortKey(k string) string {
+	if head, _, ok := strings.Cut(k, "-"); ok {
+		return head
+	}
+	return k
 }
 
 // Columns lays out cells in columns one space apart, each as wide as its

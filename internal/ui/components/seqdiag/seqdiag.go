@@ -7,6 +7,7 @@
 package seqdiag
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -194,16 +195,25 @@ func (d Diagram) Arrow(a Arrow) string {
 	return c.String()
 }
 
-// note writes a label beside a lane: to its right, or to its left when it is
-// the last lane.
+// note writes a label beside a lane: to its right, up to a space before the
+// next lane's lifeline, or, for the last lane, to its left after the
+// previous one's. It never draws over a lifeline; what does not fit is cut
+// with "…" (the caption carries the whole text).
 func (d Diagram) note(c cells, x int, a Arrow) cells {
-	label := "⟲ " + a.Label
-	last := x == d.cols[len(d.cols)-1]
-	if !last {
-		c.put(x+2, d.width, fit(label, d.width-x-2))
+	label := "↻ " + a.Label
+	i := slices.Index(d.cols, x)
+	if i < len(d.cols)-1 {
+		// Between this lane and the next one's lifeline, a space short of it.
+		room := d.cols[i+1] - 1 - (x + 2)
+		c.put(x+2, d.cols[i+1]-1, fit(label, room))
 		return c
 	}
-	label = fit(label, x-2)
+	// The last lane: to its left, after the previous lane's lifeline.
+	from := 0
+	if i > 0 {
+		from = d.cols[i-1] + 2
+	}
+	label = fit(label, x-1-from)
 	w := uniseg.StringWidth(label)
 	c.put(x-1-w, x-1, label)
 	return c

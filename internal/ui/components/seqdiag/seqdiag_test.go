@@ -44,7 +44,7 @@ func TestSeqArrowShapes(t *testing.T) {
 		{Arrow{From: "b", To: "a", Label: "go"}, []string{"▶", " go ", "─"}, []string{"◀", "✕"}},
 		{Arrow{From: "a", To: "b", Label: "back", Dashed: true}, []string{"◀", "╌", " back "}, []string{"▶"}},
 		{Arrow{From: "a", To: "b", Label: "lost", Lost: true}, []string{"✕", "╌"}, []string{"◀", "▶"}},
-		{Arrow{From: "b", To: "b", Label: "note"}, []string{"⟲ note"}, []string{"▶", "◀"}},
+		{Arrow{From: "b", To: "b", Label: "note"}, []string{"↻ note"}, []string{"▶", "◀"}},
 	}
 	for _, tt := range tests {
 		got := d.Arrow(tt.a)
@@ -56,6 +56,28 @@ func TestSeqArrowShapes(t *testing.T) {
 		for _, w := range tt.lack {
 			if strings.Contains(got, w) {
 				t.Errorf("%+v: %q has %q", tt.a, got, w)
+			}
+		}
+	}
+}
+
+// A note never draws over another lane's lifeline, at any width, however
+// long its text: every rail stays a rail.
+func TestNotesKeepEveryLifeline(t *testing.T) {
+	lanes := []Lane{{"b", "Browser"}, {"a1", "API-1"}, {"a2", "API-2"}, {"p", "Postgres"}}
+	long := "memory: key → none, and a great deal more text than fits anywhere"
+	for _, w := range []int{40, 60, 80, 120} {
+		d := New(lanes, w)
+		rail := []rune(d.Rail())
+		for _, on := range []string{"b", "a1", "a2", "p"} {
+			line := []rune(d.Arrow(Arrow{From: on, To: on, Label: long}))
+			for i, r := range rail {
+				if r == '│' && line[i] != '│' {
+					t.Errorf("width %d, note on %s: the lifeline at %d is drawn over:\n%s", w, on, i, string(line))
+				}
+			}
+			if !strings.Contains(string(line), "↻ mem") {
+				t.Errorf("width %d, note on %s lost its text: %q", w, on, string(line))
 			}
 		}
 	}

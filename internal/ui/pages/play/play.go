@@ -54,6 +54,7 @@ type Model struct {
 	c        *common.Common
 	scenario *sim.Scenario
 	variant  sim.Variant
+	design   *sim.Switches // a design of the lab instead of the variants; nil for those
 
 	run     *live.Run // the run on screen; messages of any other are stale
 	phase   phase
@@ -67,6 +68,12 @@ type Model struct {
 	report  *sim.Report
 	seats   int            // seats of each event at the start of the run
 	lanes   []seqdiag.Lane // the run's lanes
+	scroll  int            // diagram lines the learner scrolled up from the newest
+
+	// Which request an event belongs to, when several are in flight.
+	copies     int           // copies of one request sent at once
+	eventCount int           // events the run books
+	eventOf    map[int]int64 // intent → the event it books
 
 	playing   bool
 	speed     int // index in speeds
@@ -111,6 +118,22 @@ func New(c *common.Common, s *sim.Scenario, v sim.Variant) *Model {
 		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
 }
 
+// WithDesign plays scenario s's world under design d, a design of the lab.
+func WithDesign(c *common.Common, s *sim.Scenario, d sim.Switches) *Model {
+	m := New(c, s, sim.Correct)
+	m.design = &d
+	return m
+}
+
+// designName is what the header says the design is: the variant, or the
+// lab's switches.
+func (m *Model) designName() string {
+	if m.design != nil {
+		return "lab: " + m.design.String()
+	}
+	return string(m.variant)
+}
+
 // Init starts the first run.
 func (m *Model) Init() tea.Cmd { return tea.Batch(m.start(), m.spin.Tick) }
 
@@ -129,7 +152,7 @@ func (m *Model) Report() *sim.Report { return m.report }
 
 // Resume is the scenario and variant on screen.
 func (m *Model) Resume() (quiz.Resume, bool) {
-	return quiz.Resume{Screen: "play", Name: m.scenario.Name, Section: string(m.variant)}, true
+	return quiz.Resume{Screen: "play", Name: m.scenario.Name, Section: string(m.variant)}, m.design == nil
 }
 
 // start stops the run on screen and begins a fresh one on fresh rows (a new
@@ -137,8 +160,9 @@ func (m *Model) Resume() (quiz.Resume, bool) {
 func (m *Model) start() tea.Cmd {
 	m.Close()
 	m.phase, m.err, m.events, m.frames, m.pending, m.closed, m.report = phasePreparing, nil, nil, nil, false, false, nil
-	m.view, m.countdown, m.lanes, m.queued = -1, 0, nil, 0
-	m.run = m.c.Runs.Start(m.scenario, sim.Options{Variant: m.variant, Trace: sim.TraceOptions{Stream: true, Gated: true}})
+	m.view, m.countdown, m.lanes, m.queued, m.scroll = -1, 0, nil, 0, 0
+	m.eventOf = map[int]int64{}
+	m.run = m.c.Runs.Start(m.scenario, sim.Options{Variant: m.variant, Design: m.design, Trace: sim.TraceOptions{Stream: true, Gated: true}})
 	r := m.run
 	return func() tea.Msg {
 		<-r.Prepared()
@@ -194,7 +218,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.phase, m.err = phaseFailed, err
 			return nil
 		}
-		m.phase, m.seats, m.lanes = phaseRunning, m.run.Setup().Seats, nil
+		setup := m.run.Setup()
+		m.phase, m.seats, m.lanes, m.copies, m.eventCount = phaseRunning, setup.Seats, nil, setup.Copies, setup.Events
 		for _, l := range m.run.Lanes() {
 			m.lanes = append(m.lanes, seqdiag.Lane{ID: l.ID, Name: l.Name})
 		}
@@ -208,12 +233,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.events = append(m.events, msg.ev)
+		if msg.ev.Kind == sim.KindSend && msg.ev.EventID != 0 {
+			m.eventOf[msg.ev.Intent] = msg.ev.EventID
+		}
 		cmds := []tea.Cmd{waitEvent(m.run)}
 		if msg.ev.Kind.IsStep() {
 			following := m.view == m.newest()
 			m.frames = append(m.frames, frame{ev: len(m.events) - 1})
 			if following {
-				m.view = m.newest()
+				m.view, m.scroll = m.newest(), 0
 			}
 			m.pending = true
 			m.countdown = msg.ev.Delay
@@ -238,8 +266,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if !m.current(msg.run) || msg.token != m.timer || !m.playing {
 			return nil
 		}
-		if m.view < m.newest() {
-			m.view++
+		if m.view < m.last() {
+			m.view, m.scroll = m.view+1, 0
 			return m.schedule()
 		}
 		if !m.pending {
@@ -263,13 +291,57 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.phase, m.report = phaseFinished, msg.report
 		if m.view == m.newest() {
-			m.playing = false
+			// The learner let the last step go: the run's summary.
+			m.playing, m.view, m.scroll = false, m.summary(), 0
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.scroll++
+		case tea.MouseWheelDown:
+			m.scroll = max(0, m.scroll-1)
+		}
 	}
 	return nil
 }
+
+// The frames after the steps of a finished run: the summary (the whole
+// story and the verdict), then, for a run whose design broke, the
+// diagnosis (the verdict whole, with where to look and the fix).
+func (m *Model) summary() int   { return len(m.frames) }
+func (m *Model) diagnosis() int { return len(m.frames) + 1 }
+
+func (m *Model) atSummary() bool {
+	return m.phase == phaseFinished && m.report != nil && m.view == m.summary()
+}
+func (m *Model) atDiagnosis() bool {
+	return m.phase == phaseFinished && m.report != nil && m.view == m.diagnosis()
+}
+
+// hasDiagnosis reports whether the finished run has a diagnosis frame.
+func (m *Model) hasDiagnosis() bool {
+	v := m.report.Verdict
+	return v != nil && (!v.Held || v.Diagnosis != nil)
+}
+
+// last is the last frame there is now.
+func (m *Model) last() int {
+	switch {
+	case m.phase != phaseFinished || m.report == nil:
+		return m.newest()
+	case m.hasDiagnosis():
+		return m.diagnosis()
+	}
+	return m.summary()
+}
+
+// WantsMouse says the play screen scrolls its diagram with the wheel.
+func (m *Model) WantsMouse() bool { return true }
+
+// Presents says the play screen has a presenter mode.
+func (m *Model) Presents() bool { return true }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
@@ -280,7 +352,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if m.phase == phaseFailed {
 			return nil
 		}
-		if m.phase == phaseFinished && m.view == m.newest() {
+		if m.phase == phaseFinished && m.view == m.last() {
 			m.playing = true
 			return m.start()
 		}
@@ -290,14 +362,22 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.forward()
 	case key.Matches(msg, k.StepBack):
 		if m.view > 0 {
-			m.view--
+			m.view, m.scroll = m.view-1, 0
 		}
 		m.playing = false
 		return nil
+	case key.Matches(msg, k.Up):
+		m.scroll++
+	case key.Matches(msg, k.Down):
+		m.scroll = max(0, m.scroll-1)
+	case key.Matches(msg, k.Top):
+		m.scroll = len(m.events) // the view clamps it to the first line
+	case key.Matches(msg, k.Bottom):
+		m.scroll = 0
 	case key.Matches(msg, k.Restart):
 		return m.start()
 	case key.Matches(msg, k.Variant):
-		if !m.scenario.HasBroken() {
+		if !m.scenario.HasBroken() || m.design != nil {
 			return nil
 		}
 		m.variant = m.variant.Other()
@@ -316,8 +396,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 // its next step once the rows after this one are read (a press that comes
 // before that is kept for it, as is one before the next step arrives).
 func (m *Model) forward() tea.Cmd {
-	if m.view < m.newest() {
-		m.view++
+	if m.view < m.last() {
+		m.view, m.scroll = m.view+1, 0
 		return m.schedule()
 	}
 	if !m.pending || !m.frames[m.newest()].loaded {
@@ -351,7 +431,7 @@ func (m *Model) schedule() tea.Cmd {
 	switch {
 	case !m.playing:
 		return nil
-	case m.view < m.newest():
+	case m.view < m.last():
 		return m.tick(pause)
 	case !m.pending || !m.frames[m.newest()].loaded:
 		return nil // the next frame's arrival schedules
@@ -367,15 +447,23 @@ func (m *Model) tick(d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return advanceMsg{run: id, token: token} })
 }
 
+// The diagram's scroll keys, as the overlay names them.
+var (
+	scrollUp   = key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up"))
+	scrollDown = key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down"))
+)
+
 // KeyMap is the play screen's keys.
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
-	k.Variant.SetEnabled(m.scenario.HasBroken()) // a copy: the shared map stays whole
+	k.Variant.SetEnabled(m.scenario.HasBroken() && m.design == nil) // a copy: the shared map stays whole
 	return common.Bindings{
-		Short: []key.Binding{k.Play, k.Step, k.StepBack, k.Restart, k.Variant, k.Faster, k.Slower, k.Back, k.Help},
+		// Most important first: the footer drops from the end.
+		Short: []key.Binding{k.Play, k.Step, k.StepBack, k.Variant, k.Restart, k.Faster, k.Slower, k.Back, k.Help},
 		Full: [][]key.Binding{
 			{k.Play, k.Step, k.StepBack, k.Restart, k.Variant},
 			{k.Faster, k.Slower, k.Present},
+			{scrollUp, scrollDown, k.Top, k.Bottom},
 			{k.Back, k.Help, k.Quit},
 		},
 	}

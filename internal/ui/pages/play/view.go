@@ -9,8 +9,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/dbstatus"
 	"github.com/learn-idempotency/learn/internal/ui/components/panes"
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
+	"github.com/learn-idempotency/learn/internal/ui/components/story"
+	"github.com/learn-idempotency/learn/internal/ui/components/verdict"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -28,103 +31,202 @@ func (m *Model) lanesOrDefault() []seqdiag.Lane {
 func (m *Model) wide() bool { return m.c.Width >= 120 && m.c.Height >= 30 }
 
 // View draws the frame on screen: the sequence so far, its caption, the
-// rows read after it, the SQL sent and the API log.
+// rows read after it, the SQL sent and the API log; at the end of a run, the
+// whole story compressed and the verdict.
 func (m *Model) View() string {
 	w, h := m.c.Width, m.c.Body()
 	st := m.c.Styles
-	header := m.header(w)
 	switch m.phase {
 	case phasePreparing:
 		progress := m.c.DB.Progress()
 		if ready, _, _ := m.c.DB.Status(); ready {
 			progress = "preparing fresh tables"
 		}
-		return header + "\n\n" + m.spin.View() + " " + st.Subtle.Render(common.Truncate(common.Ellipsis(progress), w-2))
+		return m.header(w) + "\n\n" + m.spin.View() + " " + dbstatus.Block(st, m.c.DB, progress, w-2)
 	case phaseFailed:
-		return header + "\n\n" + st.Bad.Render("The run could not go on:") + "\n" +
+		return m.header(w) + "\n\n" + st.Bad.Render("The run could not go on:") + "\n" +
 			lipgloss.NewStyle().Width(w).Render(m.err.Error()) + "\n\n" + st.Subtle.Render("r tries again, esc goes back")
 	}
-	if m.c.Present {
+	if m.c.Presenting {
 		return m.presentView(w, h)
 	}
-	captionH := 2
+	if m.atSummary() {
+		return m.summaryView(w, h)
+	}
+	if m.atDiagnosis() {
+		return m.diagnosisView(w, h)
+	}
+	header := m.header(w)
+	hh := lipgloss.Height(header)
 	if m.wide() {
 		leftW := w * 3 / 5
-		lanes := m.lanesBox(leftW, h-1-captionH)
+		caption := m.caption(leftW)
+		lanes := m.lanesBox(leftW, h-hh-lipgloss.Height(caption))
 		rightW := w - leftW
-		third := (h - 1) / 3
-		rows := panes.Box(m.c.Styles, "Rows (committed)", m.rowsLines(rightW-4, third-3), rightW, third)
-		sql := panes.Box(m.c.Styles, "SQL sent", m.traceLines(rightW-4, sim.KindSQL), rightW, third)
-		logs := panes.Box(m.c.Styles, "API log", m.traceLines(rightW-4, sim.KindLog), rightW, h-1-2*third)
-		left := lipgloss.JoinVertical(lipgloss.Left, lanes, m.caption(leftW, captionH))
+		third := (h - hh) / 3
+		rows := panes.Box(st, "Rows (committed)", m.rowsLines(rightW-4, third-3), rightW, third)
+		sql := panes.Box(st, "SQL sent", m.traceLines(rightW-4, sim.KindSQL), rightW, third)
+		logs := panes.Box(st, "API log", m.traceLines(rightW-4, sim.KindLog), rightW, h-hh-2*third)
+		left := lipgloss.JoinVertical(lipgloss.Left, lanes, caption)
 		return lipgloss.JoinVertical(lipgloss.Left, header, lipgloss.JoinHorizontal(lipgloss.Top, left, lipgloss.JoinVertical(lipgloss.Left, rows, sql, logs)))
 	}
+	caption := m.caption(w)
 	bottomH := max(8, h*2/5)
-	lanesH := max(5, h-1-captionH-bottomH)
+	lanesH := max(5, h-hh-lipgloss.Height(caption)-bottomH)
 	leftW := max(32, w/3)
-	rows := panes.Box(m.c.Styles, "Rows (committed)", m.rowsLines(leftW-4, bottomH-3), leftW, bottomH)
-	trace := panes.Box(m.c.Styles, "SQL sent · API log", m.traceLines(w-leftW-4, sim.KindSQL, sim.KindLog), w-leftW, bottomH)
-	return lipgloss.JoinVertical(lipgloss.Left, header, m.lanesBox(w, lanesH), m.caption(w, captionH),
+	rows := panes.Box(st, "Rows (committed)", m.rowsLines(leftW-4, bottomH-3), leftW, bottomH)
+	trace := panes.Box(st, "SQL sent · API log", m.traceLines(w-leftW-4, sim.KindSQL, sim.KindLog), w-leftW, bottomH)
+	return lipgloss.JoinVertical(lipgloss.Left, header, m.lanesBox(w, lanesH), caption,
 		lipgloss.JoinHorizontal(lipgloss.Top, rows, trace))
 }
 
-// presentView is presenter mode: the sequence, a large caption, a clock and
-// a step counter, and nothing else.
+// verdictOf is the finished run's verdict.
+func (m *Model) verdictOf() *sim.Verdict {
+	if v := m.report.Verdict; v != nil {
+		return v
+	}
+	return &sim.Verdict{Held: m.report.Passed(), Says: m.report.Summary()}
+}
+
+// summaryView is the frame after the last step: the whole story in the
+// lesson's shape, the run's numbers and the verdict. The story comes first;
+// when the whole verdict does not fit beside it, its headline does, and the
+// next frame (n) has the rest.
+func (m *Model) summaryView(w, h int) string {
+	st := m.c.Styles
+	v := m.verdictOf()
+	lines := m.storyLines()
+	header := m.header(w)
+	numbers := st.Subtle.Render(common.Hang("", m.report.Summary(), w))
+	// The whole verdict when it fits below the story; else the headline and
+	// the diagnosis; else the headline. The next frame (n) has it whole.
+	rest := "n: the whole verdict, with the invariants that failed · p steps back · r runs it again"
+	options := []string{
+		lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Render(st, v, w),
+			st.Faint.Render(common.Hang("", "p steps back through the run · r runs it again · v the other design", w))),
+	}
+	if d := v.Diagnosis; d != nil {
+		options = append(options, lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Headline(st, v, w),
+			verdict.Diagnosis(st, d, w), st.Accent.Render(common.Hang("", rest, w))))
+	}
+	options = append(options, lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Headline(st, v, w),
+		st.Accent.Render(common.Hang("", "n: the diagnosis, where to look and the fix · p steps back · r runs it again", w))))
+	below := options[0]
+	if m.hasDiagnosis() {
+		for _, o := range options {
+			below = o
+			if lipgloss.Height(header)+len(lines)+4+lipgloss.Height(o) <= h {
+				break
+			}
+		}
+	}
+	boxH := min(h-lipgloss.Height(header)-lipgloss.Height(below), len(lines)+4)
+	return lipgloss.JoinVertical(lipgloss.Left, header, m.diagramBox(story.Lanes(), lines, w, boxH), below)
+}
+
+// diagnosisView is the frame after the summary of a run whose design broke:
+// the verdict whole, and the tables as the run left them.
+func (m *Model) diagnosisView(w, h int) string {
+	st := m.c.Styles
+	top := lipgloss.JoinVertical(lipgloss.Left, m.header(w), "",
+		verdict.Render(st, m.verdictOf(), w), "",
+		st.Subtle.Render(common.Hang("", m.report.Summary(), w)),
+		st.Faint.Render(common.Hang("", "p: back to the story · r runs it again · v the other design", w)))
+	room := h - lipgloss.Height(top)
+	if room < 5 || len(m.frames) == 0 {
+		return top
+	}
+	f := m.frames[len(m.frames)-1]
+	rows := panes.Box(st, "Rows (committed) at the end", panes.Rows(st, f.rows, m.seats, w-4, room-3), w, min(room, len(f.rows.Bookings)+len(f.rows.Events)+4))
+	return lipgloss.JoinVertical(lipgloss.Left, top, rows)
+}
+
+// storyLines are the summary's arrows, styled.
+func (m *Model) storyLines() []drawn {
+	var out []drawn
+	for _, a := range story.Tell(m.events) {
+		style := m.c.Styles.Caption
+		if a.Lost {
+			style = m.c.Styles.Lost
+		}
+		out = append(out, drawn{a, style})
+	}
+	return out
+}
+
+// presentView is presenter mode: the sequence, a large caption (at the end,
+// the verdict, large), a clock and a step counter, and nothing else. Every
+// box keeps its borders: the caption takes the lines its text needs.
 func (m *Model) presentView(w, h int) string {
 	st := m.c.Styles
 	clock := time.Since(m.c.PresentSince).Truncate(time.Second)
-	state := "paused"
-	switch {
-	case m.phase == phaseFinished && m.view == m.newest():
-		state = "done"
-	case m.playing:
-		state = "playing"
-	}
 	// Fixed width, so the clock does not move as the counter grows.
-	top := fmt.Sprintf("%-8s %-18s %02d:%02d", state, m.stepCounter(), int(clock.Minutes()), int(clock.Seconds())%60)
-	topLine := st.Title.Render(common.Truncate(m.scenario.Title+" · "+string(m.variant), w-ansi.StringWidth(top)-1))
-	topLine += strings.Repeat(" ", max(1, w-ansi.StringWidth(topLine)-ansi.StringWidth(top))) + st.Subtle.Render(top)
-	capH := 5
-	text := m.captionText()
+	top := fmt.Sprintf("%-8s %-18s %02d:%02d", m.state(), m.stepCounter(), int(clock.Minutes()), int(clock.Seconds())%60)
+	title := m.scenario.Title + " · " + m.designName()
+	topLine := st.Title.Render(title) + strings.Repeat(" ", max(1, w-ansi.StringWidth(title)-ansi.StringWidth(top))) + st.Subtle.Render(top)
+	if ansi.StringWidth(title)+1+ansi.StringWidth(top) > w { // the title whole, on a line of its own
+		topLine = st.Title.Render(common.Hang("", title, w)) + "\n" + strings.Repeat(" ", max(0, w-ansi.StringWidth(top))) + st.Subtle.Render(top)
+	}
+	if (m.atSummary() || m.atDiagnosis()) && m.report.Verdict != nil {
+		big := verdict.Big(st, m.report.Verdict, w)
+		return lipgloss.JoinVertical(lipgloss.Left, topLine, m.diagramBox(story.Lanes(), m.storyLines(), w, h-lipgloss.Height(topLine)-lipgloss.Height(big)), big)
+	}
 	big := lipgloss.NewStyle().Bold(true).Border(lipgloss.DoubleBorder()).BorderForeground(st.Accent.GetForeground()).
-		Padding(1, 2).Width(w).Height(capH).MaxHeight(capH).Align(lipgloss.Center).Render(text)
-	return lipgloss.JoinVertical(lipgloss.Left, topLine, m.lanesBox(w, h-1-capH), big)
+		Padding(1, 2).Width(w).Align(lipgloss.Center).Render(m.captionText(w - 6))
+	return lipgloss.JoinVertical(lipgloss.Left, topLine, m.lanesBox(w, h-lipgloss.Height(topLine)-lipgloss.Height(big)), big)
+}
+
+// state is what the screen is doing: paused, playing, done.
+func (m *Model) state() string {
+	switch {
+	case m.phase == phaseFinished && m.view >= m.newest():
+		return "done"
+	case m.playing:
+		return "playing"
+	case m.view < m.newest():
+		return "replaying kept steps"
+	}
+	return "paused"
 }
 
 func (m *Model) header(w int) string {
 	st := m.c.Styles
-	variant := " · " + string(m.variant)
-	state := "paused"
-	switch {
-	case m.phase == phaseFinished && m.view == m.newest():
-		state = "done"
-	case m.playing:
-		state = "playing"
-	case m.view < m.newest():
-		state = "replaying kept steps"
-	}
+	title, variant := "Play: "+m.scenario.Title, " · "+m.designName()
 	at := time.Duration(0)
-	if m.view >= 0 {
+	if m.view >= 0 && m.view < len(m.frames) {
 		at = m.events[m.frames[m.view].ev].At
+	} else if m.view >= len(m.frames) && len(m.events) > 0 {
+		at = m.events[len(m.events)-1].At
 	}
-	right := fmt.Sprintf("%s · t=%s · %gx · %s", m.stepCounter(), simTime(at), speeds[m.speed], state)
-	if gap := w - ansi.StringWidth("Play: "+m.scenario.Title+variant) - ansi.StringWidth(right); gap >= 1 {
-		return st.Title.Render("Play: "+m.scenario.Title) + st.Subtle.Render(variant) + strings.Repeat(" ", gap) + st.Subtle.Render(right)
+	left := ansi.StringWidth(title + variant)
+	// The most detail that fits beside the whole title; when even the least
+	// does not, the title gets a line of its own.
+	for _, right := range []string{
+		fmt.Sprintf("%s · t=%s · %gx · %s", m.stepCounter(), simTime(at), speeds[m.speed], m.state()),
+		fmt.Sprintf("%s · %gx · %s", m.stepCounter(), speeds[m.speed], m.state()),
+		fmt.Sprintf("%s · %s", m.stepCounter(), m.state()),
+	} {
+		if gap := w - left - ansi.StringWidth(right); gap >= 1 {
+			return st.Title.Render(title) + st.Subtle.Render(variant) + strings.Repeat(" ", gap) + st.Subtle.Render(right)
+		}
 	}
-	// Narrow: the step, the state and the variant matter more than the title.
-	right = fmt.Sprintf("%s · %gx · %s", m.stepCounter(), speeds[m.speed], state)
-	title := common.Truncate("Play: "+m.scenario.Title, max(0, w-ansi.StringWidth(right)-ansi.StringWidth(variant)-1))
-	gap := max(1, w-ansi.StringWidth(title)-ansi.StringWidth(variant)-ansi.StringWidth(right))
-	return st.Title.Render(title) + st.Subtle.Render(variant) + strings.Repeat(" ", gap) + st.Subtle.Render(right)
+	right := fmt.Sprintf("%s · %gx · %s", m.stepCounter(), speeds[m.speed], m.state())
+	return st.Title.Render(common.Hang("", title, w-ansi.StringWidth(variant))) + st.Subtle.Render(variant) + "\n" +
+		strings.Repeat(" ", max(0, w-ansi.StringWidth(right))) + st.Subtle.Render(common.Truncate(right, w))
 }
 
 // stepCounter is "step 5/12" once the run's length is known (it has ended),
-// and "step 5" while the engine is still going.
+// "summary" on the last frame, and "step 5" while the engine is still
+// going.
 func (m *Model) stepCounter() string {
-	if m.phase == phaseFinished || m.closed {
+	switch {
+	case m.atSummary():
+		return fmt.Sprintf("summary of %d steps", len(m.frames))
+	case m.atDiagnosis():
+		return "diagnosis"
+	case m.phase == phaseFinished || m.closed:
 		return fmt.Sprintf("step %d/%d", m.view+1, len(m.frames))
-	}
-	if m.view < m.newest() {
+	case m.view < m.newest():
 		return fmt.Sprintf("step %d of %d so far", m.view+1, len(m.frames))
 	}
 	return fmt.Sprintf("step %d", m.view+1)
@@ -138,41 +240,87 @@ func simTime(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
+// drawn is an arrow with the style it is drawn in.
+type drawn struct {
+	seqdiag.Arrow
+	style lipgloss.Style
+}
+
 // lanesBox draws the sequence up to the frame on screen, newest at the
 // bottom.
 func (m *Model) lanesBox(w, h int) string {
 	st := m.c.Styles
-	d := seqdiag.New(m.lanesOrDefault(), w-2)
-	room := max(1, h-2-2) // border, then the names and a rail
-	last := m.view
-	first := max(0, last+1-room)
-	lines := []string{st.BoxTitle.Render(d.Header()), st.Faint.Render(d.Rail())}
-	for i := first; i <= last; i++ {
+	var lines []drawn
+	for i := 0; i <= m.view && i < len(m.frames); i++ {
 		ev := m.events[m.frames[i].ev]
-		a := seqdiag.Arrow{From: ev.From, To: ev.To, Label: m.label(ev, i), Lost: ev.Lost, Dashed: ev.Kind == sim.KindAnswer}
-		line := d.Arrow(a)
+		style := lipgloss.NewStyle()
 		switch {
 		case ev.Lost || ev.Kind == sim.KindCrash:
-			line = st.Lost.Render(line)
-		case i == last:
-			line = st.Current.Render(line)
+			style = st.Lost
+		case i == m.view:
+			style = st.Current
 		case ev.To == sim.LanePostgres:
-			line = st.Subtle.Render(line)
+			style = st.Subtle
 		}
-		lines = append(lines, line)
+		lines = append(lines, drawn{seqdiag.Arrow{From: ev.From, To: ev.To, Label: m.label(ev, i), Lost: ev.Lost, Dashed: ev.Kind == sim.KindAnswer}, style})
 	}
-	for len(lines) < h-2 {
-		lines = append(lines, st.Faint.Render(d.Rail()))
-	}
-	return st.Box.Width(w).Height(h).MaxHeight(h).Render(strings.Join(lines, "\n"))
+	return m.diagramBox(m.lanesOrDefault(), lines, w, h)
 }
 
-// label is the arrow's text; the running retry countdown is shown on the
-// newest frame.
+// diagramBox draws lines between lanes in a w x h box, the newest at the
+// bottom unless the learner scrolled up; when lines are hidden, the box's
+// last line says how many and how to see them.
+func (m *Model) diagramBox(lanes []seqdiag.Lane, lines []drawn, w, h int) string {
+	st := m.c.Styles
+	d := seqdiag.New(lanes, w-2)
+	room := max(1, h-2-2) // border, then the names and a rail
+	if len(lines) > room {
+		room = max(1, room-1) // a line for where the view stands
+	}
+	scroll := min(m.scroll, max(0, len(lines)-room))
+	end := len(lines) - scroll
+	first := max(0, end-room)
+	out := []string{st.BoxTitle.Render(d.Header()), st.Faint.Render(d.Rail())}
+	for _, l := range lines[first:end] {
+		out = append(out, l.style.Render(d.Arrow(l.Arrow)))
+	}
+	for len(out) < 2+room {
+		out = append(out, st.Faint.Render(d.Rail()))
+	}
+	if first > 0 || end < len(lines) {
+		var where []string
+		if first > 0 {
+			where = append(where, fmt.Sprintf("▲ %s above", common.Count(first, "line")))
+		}
+		if end < len(lines) {
+			where = append(where, fmt.Sprintf("▼ %d below", len(lines)-end))
+		}
+		out = append(out, st.Accent.Render(common.Truncate(strings.Join(where, " · ")+" · ↑/↓ or the wheel scrolls", w-2)))
+	}
+	return st.Box.Width(w).Height(h).MaxHeight(h).Render(strings.Join(out, "\n"))
+}
+
+// who names the request an event belongs to when several are in flight:
+// "copy 3 of 10", "event 2"; "" when there is only one.
+func (m *Model) who(ev sim.Event) string {
+	var parts []string
+	if ev.Copy > 0 && m.copies > 1 {
+		parts = append(parts, fmt.Sprintf("copy %d of %d", ev.Copy, m.copies))
+	}
+	if m.eventCount > 1 {
+		if id := m.eventOf[ev.Intent]; id != 0 {
+			parts = append(parts, fmt.Sprintf("event %d", id))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// label is the arrow's text, naming its request when several are in
+// flight; the running retry countdown is shown on the newest frame.
 func (m *Model) label(ev sim.Event, frame int) string {
 	l := ev.Label
-	if ev.Copy > 0 {
-		l = fmt.Sprintf("#%d %s", ev.Copy, l)
+	if who := m.who(ev); who != "" {
+		l = who + ": " + l
 	}
 	if frame == m.newest() && ev.Kind == sim.KindWait && m.playing && m.pending && m.countdown > 0 {
 		l += fmt.Sprintf(" (%.1fs left)", m.countdown.Seconds())
@@ -180,24 +328,32 @@ func (m *Model) label(ev sim.Event, frame int) string {
 	return l
 }
 
-// captionText says what the frame on screen shows.
-func (m *Model) captionText() string {
+// captionText says what the frame on screen shows, wrapped to w cells: the
+// whole text of the step, which an arrow's label may have had to cut.
+func (m *Model) captionText(w int) string {
 	st := m.c.Styles
-	switch {
-	case m.phase == phaseFinished && m.report != nil && m.view == m.newest():
-		return st.Good.Render("Done: ") + m.report.Summary()
-	case m.view < 0:
-		return m.scenario.Explain(m.variant) + "\n" + st.Subtle.Render("space plays, n steps: each step is the real engine, held until you go on")
+	if m.view < 0 {
+		explain := m.scenario.Explain(m.variant)
+		if m.design != nil {
+			explain = m.scenario.Title + ", under the lab's design: " + m.design.String()
+		}
+		return common.Hang("", explain, w) + "\n" +
+			st.Subtle.Render(common.Hang("", "space plays, n steps: each step is the real engine, held until you go on", w))
 	}
-	text := st.Caption.Render("▸ " + m.events[m.frames[m.view].ev].Text)
-	if !m.playing && (m.pending || m.view < m.newest()) && !m.c.Present {
-		text += st.Subtle.Render("   (n: next step)")
+	ev := m.events[m.frames[m.view].ev]
+	text := ev.Text
+	if who := m.who(ev); who != "" {
+		text = who + ": " + text
 	}
-	return text
+	if !m.playing && (m.pending || m.view < m.newest()) && !m.c.Presenting {
+		text += "   (n: next step)"
+	}
+	return st.Caption.Render(common.Hang("▸ ", text, w))
 }
 
-func (m *Model) caption(w, h int) string {
-	return lipgloss.NewStyle().Width(w).Height(h).MaxHeight(h).Render(m.captionText())
+// caption is the caption block, at least two lines high.
+func (m *Model) caption(w int) string {
+	return lipgloss.NewStyle().Width(w).Height(2).Render(m.captionText(w))
 }
 
 // rowsLines lists the tables as read after the frame on screen, in at most
@@ -212,7 +368,7 @@ func (m *Model) rowsLines(w, room int) []string {
 	case !f.loaded:
 		return []string{st.Subtle.Render("reading…")}
 	case f.rowsErr != nil:
-		return []string{st.Bad.Render(common.Truncate(f.rowsErr.Error(), w))}
+		return strings.Split(st.Bad.Render(common.Hang("", f.rowsErr.Error(), w)), "\n")
 	}
 	return panes.Rows(st, f.rows, m.seats, w, room)
 }

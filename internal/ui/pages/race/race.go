@@ -18,6 +18,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/scroller"
+	"github.com/learn-idempotency/learn/internal/ui/components/verdict"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -71,6 +72,9 @@ func (m *Model) Init() tea.Cmd { return nil }
 
 // Title names the page.
 func (m *Model) Title() string { return "Race" }
+
+// Presents says the race has a presenter mode.
+func (m *Model) Presents() bool { return true }
 
 // Close stops the race on screen.
 func (m *Model) Close() {
@@ -188,8 +192,9 @@ func (m *Model) KeyMap() help.KeyMap {
 	tens := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "±10"))
 	fire := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fire"))
 	return common.Bindings{
-		Short: []key.Binding{more, tens, fire, k.Variant, k.Back, k.Help},
-		Full:  [][]key.Binding{{more, tens}, {fire, k.Variant}, {k.Back, k.Help, k.Quit}},
+		// Most important first: the footer drops from the end.
+		Short: []key.Binding{fire, more, k.Variant, tens, k.Back, k.Help},
+		Full:  [][]key.Binding{{more, tens}, {fire, k.Variant, k.Present}, {k.Back, k.Help, k.Quit}},
 	}
 }
 
@@ -204,7 +209,12 @@ func (m *Model) View() string {
 		tag = st.Faint.Render("correct ") + st.Bad.Render("[broken]")
 		explain = fmt.Sprintf("without the row lock and the UNIQUE constraint, every one of the %d copies looks up the key before any inserts: %d bookings", m.n, m.n)
 	}
-	b.WriteString(st.Title.Render("Race: copies of one request at once") + "  " + tag + "\n")
+	title := st.Title.Render("Race: copies of one request at once") + "  " + tag
+	if m.c.Presenting {
+		clock := time.Since(m.c.PresentSince).Truncate(time.Second)
+		title += st.Subtle.Render(fmt.Sprintf("   %02d:%02d", int(clock.Minutes()), int(clock.Seconds())%60))
+	}
+	b.WriteString(title + "\n")
 	b.WriteString(st.Subtle.Render(lipgloss.NewStyle().Width(min(w, 100)).Render(explain)) + "\n\n")
 	b.WriteString(fmt.Sprintf("Copies: %s   %s\n\n", st.Current.Render(fmt.Sprintf("%d", m.n)),
 		st.Subtle.Render(fmt.Sprintf("(%d to %d; enter fires them)", sim.MinCopies, sim.MaxCopies))))
@@ -216,7 +226,7 @@ func (m *Model) View() string {
 	case m.err != nil:
 		b.WriteString(st.Bad.Render(lipgloss.NewStyle().Width(min(w, 100)).Render(m.err.Error())))
 	case m.report != nil:
-		b.WriteString(m.tally())
+		b.WriteString(m.tally(w))
 	case m.running:
 		b.WriteString(st.Subtle.Render("waiting for the answers…"))
 	default:
@@ -256,7 +266,7 @@ func (m *Model) grid(w int) string {
 }
 
 // tally is the final count, read from PostgreSQL by the run's report.
-func (m *Model) tally() string {
+func (m *Model) tally(w int) string {
 	st := m.c.Styles
 	r := m.report
 	var ids []string
@@ -276,13 +286,16 @@ func (m *Model) tally() string {
 	})
 	idText := strings.Join(ids, " ")
 	if len(ids) > 4 {
-		idText = ids[0] + " … " + ids[len(ids)-1]
+		idText = ids[0] + " to " + ids[len(ids)-1]
 	}
-	line := fmt.Sprintf("%d answers (%d of them 200) · %s (%s)\n%s in PostgreSQL · %d seats taken · %d ms",
-		len(r.Answers), ok, common.Count(len(ids), "distinct booking id"), idText, common.Count(r.BookingRows, "row"), r.SeatsTaken, m.took.Milliseconds())
-	verdict := st.Good.Render("One booking, whatever the number of copies.")
-	if r.BookingRows != 1 {
-		verdict = st.Bad.Render(fmt.Sprintf("%d bookings for one intent: the user is charged %d times.", r.BookingRows, r.BookingRows))
+	answers := fmt.Sprintf("%d answers (%d of them 200) · %s (%s)", len(r.Answers), ok, common.Count(len(ids), "distinct booking id"), idText)
+	rows := fmt.Sprintf("%s in PostgreSQL · %d seats taken · %d ms", common.Count(r.BookingRows, "row"), r.SeatsTaken, m.took.Milliseconds())
+	out := st.Subtle.Render(common.Hang("", answers, w) + "\n" + common.Hang("", rows, w))
+	if r.Verdict != nil {
+		if m.c.Presenting {
+			return out + "\n" + verdict.Big(st, r.Verdict, w)
+		}
+		out += "\n" + verdict.Render(st, r.Verdict, w)
 	}
-	return line + "\n" + verdict
+	return out
 }

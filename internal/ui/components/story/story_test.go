@@ -1,0 +1,93 @@
+package story
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
+	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+var testDB *pgtemp.Server
+
+func TestMain(m *testing.M) { os.Exit(pgtemp.RunTests(m, "internal/ui/components/story", &testDB)) }
+
+// trace runs a scenario on PostgreSQL and returns its events.
+func trace(t *testing.T, name string, v sim.Variant, copies int) []sim.Event {
+	t.Helper()
+	s, err := sim.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.Prepare(t.Context(), sim.DatabaseOf(testDB.NewSchema), sim.Options{Variant: v, Copies: copies})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	if _, err := run.Execute(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return run.Trace.Recorded()
+}
+
+func labels(as []seqdiag.Arrow) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.Label
+	}
+	return out
+}
+
+// The lost answer tells the lesson's six lines: book with K, booked and
+// committed, the answer lost, the retry with K, the key found and nothing
+// written, the same booking back.
+func TestTheLostAnswerIsTheLessonsPicture(t *testing.T) {
+	got := Tell(trace(t, "lost-answer", sim.Correct, 0))
+	want := []struct {
+		from, to, has string
+		lost          bool
+	}{
+		{Browser, Server, "ada: book 2, key", false},
+		{Server, Server, "booked b1, COMMIT", false},
+		{Server, Browser, "200 b1 (lost)", true},
+		{Browser, Server, "retry after 1s: book 2, key", false},
+		{Server, Server, "key has b1, write nothing", false},
+		{Server, Browser, "200 b1 (replay)", false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(got), len(want), strings.Join(labels(got), "\n"))
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.From != w.from || g.To != w.to || !strings.Contains(g.Label, w.has) || g.Lost != w.lost {
+			t.Errorf("line %d = %+v, want %s→%s %q lost=%v", i+1, g, w.from, w.to, w.has, w.lost)
+		}
+	}
+}
+
+// Copies that met the same fate are told once, with their count and the
+// range of their booking ids: ten copies are a handful of lines.
+func TestCopiesAreToldOnce(t *testing.T) {
+	correct := labels(Tell(trace(t, "concurrent-copies", sim.Correct, 10)))
+	if len(correct) != 6 || !strings.HasPrefix(correct[0], "copy ") || !strings.HasPrefix(correct[3], "9 copies: ") ||
+		!strings.Contains(correct[5], "9 × 200 b1 (replay)") {
+		t.Errorf("correct copies:\n%s", strings.Join(correct, "\n"))
+	}
+	broken := labels(Tell(trace(t, "concurrent-copies", sim.Broken, 10)))
+	if len(broken) != 3 || !strings.HasPrefix(broken[0], "10 copies: ") || !strings.Contains(broken[1], "booked b1–b10") {
+		t.Errorf("broken copies:\n%s", strings.Join(broken, "\n"))
+	}
+}
+
+// The longest story, keys in Redis with a crash and a day's wait, still
+// fits the play screen at 80x24 in a handful of lines, and keeps the
+// world's notes.
+func TestTheLongestStoryIsShort(t *testing.T) {
+	got := labels(Tell(trace(t, "redis-ttl", sim.Broken, 0)))
+	text := strings.Join(got, "\n")
+	if len(got) > 16 || !strings.Contains(text, "25 hours pass") || !strings.Contains(text, "dies after COMMIT") {
+		t.Errorf("%d lines:\n%s", len(got), text)
+	}
+}
