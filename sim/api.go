@@ -47,6 +47,12 @@ type API struct {
 	// Keys, when set, is where this instance remembers idempotency keys
 	// instead of the booking row: a broken design (see KeyStore).
 	Keys KeyStore
+	// Barrier, when set with Keys, holds every booking request right after
+	// its lookup in Keys until all the copies it expects have looked up
+	// too (or left): the forced interleaving of a design that keeps its
+	// keys outside the row, where the lookup is the store's, not the
+	// engine's (Engine.Barrier).
+	Barrier *Barrier
 }
 
 // BookingJSON is a booking as the API shows it.
@@ -148,9 +154,21 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 // book books through the engine, or, when the instance keeps its keys in a
 // KeyStore, asks the store first and tells it afterwards: two separate
 // writes with no transaction between them.
+//
+// With a Barrier, a request waits there after its lookup; one the store
+// answers, or that fails before, leaves it, so that the copies it was to
+// meet are not kept waiting for it.
 func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if a.Keys == nil {
 		return a.Engine.BookTicket(ctx, req)
+	}
+	held := false
+	if b := a.Barrier; b != nil {
+		defer func() {
+			if !held {
+				b.Leave()
+			}
+		}()
 	}
 	id, found, err := a.Keys.Get(ctx, req.UserID, req.Key)
 	if err != nil {
@@ -170,6 +188,16 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if found {
 		b, err := a.Engine.BookingByID(ctx, id)
 		return Result{Booking: b, Replayed: true}, err
+	}
+	if a.Barrier != nil {
+		if err := a.Engine.step(ctx, req, Event{Kind: KindPause, To: a.Engine.Lane, Label: "held " + pointWords[PointAfterLookup],
+			Text: fmt.Sprintf("forced interleaving: held at %s until every copy is there", PointAfterLookup)}); err != nil {
+			return Result{}, err
+		}
+		held = true // Wait counts it as arrived, even if ctx has ended
+		if err := a.Barrier.Wait(ctx); err != nil {
+			return Result{}, err
+		}
 	}
 	res, err := a.Engine.BookTicket(ctx, req)
 	if err != nil || res.Replayed {
