@@ -46,11 +46,10 @@ func playToTheEnd(t *testing.T, bin string, s *sim.Scenario, v sim.Variant, w, h
 	if out, err := exec.Command("tmux", "send-keys", "-t", ts.name, "-N", "400", "n").CombinedOutput(); err != nil {
 		t.Fatalf("send-keys: %v\n%s", err, out)
 	}
-	// Presses left over when a short run ends go on to its diagnosis.
-	if at := ts.waitForAny(60*time.Second, "summary of", "diagnosis · "); strings.Contains(at, "diagnosis · ") {
-		ts.send("p")
-	}
-	summary := ts.waitFor("summary of", 30*time.Second)
+	// Presses left over when a short run ends go on to its diagnosis, and
+	// tmux hands them over after send-keys returns: wait until the burst
+	// is spent (the pane holds still) before going back to the story.
+	summary := ts.settleOn(60*time.Second, "summary of", "diagnosis · ", "p")
 	mark := "✓ "
 	if v == sim.Broken {
 		mark = "✗ "
@@ -107,19 +106,28 @@ func TestCutsWithoutWhole(t *testing.T) {
 	}
 }
 
-// waitForAny waits until one of wants is on the pane and returns the pane.
-func (s *tmuxSession) waitForAny(timeout time.Duration, wants ...string) string {
+// settleOn waits until the pane shows want and has held still for a
+// second, and returns it. A pane that holds still on other instead gets
+// key, once per time it settles there.
+func (s *tmuxSession) settleOn(timeout time.Duration, want, other, key string) string {
 	s.t.Helper()
 	deadline := time.Now().Add(timeout)
+	last, since := "", time.Now()
 	for {
 		scr := s.screen()
-		for _, w := range wants {
-			if strings.Contains(scr, w) {
+		if scr != last {
+			last, since = scr, time.Now()
+		} else if time.Since(since) >= time.Second {
+			switch {
+			case strings.Contains(scr, want):
 				return scr
+			case strings.Contains(scr, other):
+				s.send(key)
+				last = ""
 			}
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("none of %q appeared; the pane:\n%s", wants, scr)
+			s.t.Fatalf("%q never held still on the pane; the pane:\n%s", want, scr)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
