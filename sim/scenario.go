@@ -185,6 +185,22 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 	return r, nil
 }
 
+// Connections is how many PostgreSQL connections a run of s with opts holds
+// at most while its stage is up: the admin pool's AdminConns and every API
+// instance's pool (see conns). A server that many learners share (a
+// workshop) budgets its connections with it before a run starts. Options
+// are taken as Prepare takes them: an empty Variant is Correct, Copies 0 is
+// DefaultCopies.
+func (s *Scenario) Connections(opts Options) int {
+	if opts.Variant == "" {
+		opts.Variant = Correct
+	}
+	if opts.Copies == 0 {
+		opts.Copies = DefaultCopies
+	}
+	return AdminConns + max(s.setup(opts.Variant, opts).Instances, 1)*s.conns(opts)
+}
+
 // conns is how many connections each API instance of a run holds: one per
 // request that may be in flight at once (every copy of concurrent-copies,
 // two for the scenarios that race two requests) and one for a retry that
