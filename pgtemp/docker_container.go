@@ -102,7 +102,7 @@ func startDocker(ctx context.Context, opts *Options, t0 time.Time) (s *Server, e
 		testcontainers.WithLogger(logs),
 		// The same settings as the local cluster: nothing here is worth
 		// an fsync, and the scenarios open many connections at once.
-		testcontainers.WithCmdArgs("-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=250"),
+		testcontainers.WithCmdArgs("-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", opts.maxConnections()),
 		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
 			if d.local() {
 				// Only this machine may reach the server.
