@@ -54,23 +54,51 @@ type Model struct {
 // the home page, it reopens the page the learner left last time (Esc goes
 // home).
 func New(c *common.Common, first common.Open) *Model {
-	h := help.New()
-	h.Styles = help.DefaultStyles(c.Styles.Dark)
-	m := &Model{c: c, help: h}
-	cmds := []tea.Cmd{m.push(home.New(c))}
+	m := NewWith(c, home.New(c))
 	if first.Page == common.PageHome {
 		if resumed, ok := resumeTarget(c.Progress.Get().Resume); ok {
 			first = resumed
 		}
 	}
 	if first.Page != common.PageHome {
-		cmds = append(cmds, m.open(first))
+		m.firstCmd = tea.Batch(m.firstCmd, m.open(first))
 	}
+	return m
+}
+
+// NewWith builds the app on c with base at the bottom of the stack instead
+// of the home page: Esc from the pages opened over it comes back to it, and
+// nothing is resumed. A workshop's presenter gets the dashboard so.
+func NewWith(c *common.Common, base common.Page) *Model {
+	h := help.New()
+	h.Styles = help.DefaultStyles(c.Styles.Dark)
+	m := &Model{c: c, help: h}
+	cmds := []tea.Cmd{m.push(base)}
 	if c.Present {
 		cmds = append(cmds, clockTick())
 	}
 	m.firstCmd = tea.Batch(cmds...)
 	return m
+}
+
+// SetTheme switches the app to theme ("dark" or "light") with Glamour style
+// docStyle, e.g. once a terminal over SSH has said its background is light;
+// the next frame is drawn with it. Pages that render with the old style
+// again when the window size comes, so send one.
+func (m *Model) SetTheme(theme, docStyle string) {
+	m.c.Theme, m.c.DocStyle = theme, docStyle
+	m.c.Styles = common.NewStyles(theme != "light")
+	m.help.Styles = help.DefaultStyles(m.c.Styles.Dark)
+}
+
+// Where is the page on screen: its title and where it stands (the zero
+// Resume for a page that cannot be reopened, such as the home page).
+func (m *Model) Where() (title string, at quiz.Resume) {
+	p := m.top().page
+	if r, ok := p.(common.Resumer); ok {
+		at, _ = r.Resume()
+	}
+	return p.Title(), at
 }
 
 // build makes the page o names: the one place that knows every page.
@@ -214,6 +242,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.Saved:
 		m.c.Progress.Take(msg)
 		return m, nil
+	case common.Answered:
+		return m, nil // for whoever runs the app (a workshop's session); no page's
 	case clockMsg:
 		if m.c.Present {
 			return m, clockTick()
