@@ -15,6 +15,7 @@ import (
 // no state directory).
 type Progress struct {
 	store   *quiz.Store
+	keep    func(p *quiz.Progress) // told of every change, when set
 	p       *quiz.Progress
 	notices []string
 	saver   *saver
@@ -44,6 +45,17 @@ func OpenProgress(store *quiz.Store) *Progress {
 	return &Progress{store: store, p: p, notices: notices}
 }
 
+// KeptProgress is progress kept in memory, starting from p (nil: none yet),
+// whose every change is told to keep with the progress as it stands then;
+// keep runs on the app's goroutine and must copy what it keeps. A
+// workshop keeps each attendee's progress so, in the server.
+func KeptProgress(p *quiz.Progress, keep func(p *quiz.Progress)) *Progress {
+	if p == nil {
+		p = quiz.NewProgress()
+	}
+	return &Progress{p: p, keep: keep}
+}
+
 // Get is the progress as it stands now, saved or not yet.
 func (pr *Progress) Get() *quiz.Progress { return pr.p }
 
@@ -67,6 +79,9 @@ func (Saved) rootMsg() {}
 // the root as a Saved message.
 func (pr *Progress) Save(change func(p *quiz.Progress)) tea.Cmd {
 	change(pr.p)
+	if pr.keep != nil {
+		pr.keep(pr.p)
+	}
 	if pr.store == nil {
 		return nil
 	}
@@ -98,6 +113,9 @@ func (pr *Progress) Close(change func(p *quiz.Progress)) error {
 		pr.saver = nil
 	}
 	change(pr.p)
+	if pr.keep != nil {
+		pr.keep(pr.p)
+	}
 	if pr.store == nil {
 		return nil
 	}
