@@ -2,7 +2,7 @@
 # Builds a PostgreSQL image for learn's Docker tests from this machine's own
 # PostgreSQL server package, for machines where no image registry is
 # reachable (CI here). It behaves like the official postgres image as far as
-# testcontainers-go's postgres module needs: POSTGRES_USER, POSTGRES_PASSWORD
+# learn's Docker way needs: POSTGRES_USER, POSTGRES_PASSWORD
 # and POSTGRES_DB; initdb on the first start; password auth on 0.0.0.0:5432;
 # "database system is ready to accept connections" logged twice (a temporary
 # server creates the database, then the real one starts); VOLUME

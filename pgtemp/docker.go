@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -14,8 +16,9 @@ import (
 	"github.com/moby/moby/client"
 )
 
-// The Docker way runs PostgreSQL in a container through testcontainers-go's
-// postgres module. Every container learn makes carries labels saying which
+// The Docker way runs PostgreSQL in a container (the official image, or one
+// that behaves like it) through Docker's own client. Every container learn
+// makes carries labels saying which
 // learn process made it, so that a later run can remove the container of a
 // learn that was killed outright (SIGKILL, a crash, a power cut) without
 // ever touching the container of a learn that still runs:
@@ -27,9 +30,8 @@ import (
 //	learn.owner.host=<host name>
 //	learn.owner.boot=<boot id, where there is a /proc>
 //
-// testcontainers' reaper (Ryuk) is welcome when it runs, but learn never
-// depends on it: Close removes the container and its volume itself, and the
-// labels cover the rest.
+// Close removes the container and its volume itself, and the labels cover
+// the rest: no reaper container is needed.
 const (
 	// DefaultDockerImage is the image the Docker way runs unless the
 	// environment variable LEARN_POSTGRES_IMAGE names another.
@@ -45,17 +47,11 @@ const (
 	labelOwnerHost  = "learn.owner.host"
 	labelOwnerBoot  = "learn.owner.boot"
 
-	// ryukImage is the reaper testcontainers-go v0.45.0 starts (a test
-	// checks that it still is).
-	ryukImage = "testcontainers/ryuk:0.14.0"
-	ryukEnv   = "TESTCONTAINERS_RYUK_DISABLED"
-
 	dockerUser = "learn"
 	dockerDB   = "learn"
 
 	dockerPingTimeout  = 3 * time.Second
 	dockerPullTimeout  = 5 * time.Minute
-	ryukPullTimeout    = time.Minute
 	dockerReadyTimeout = time.Minute
 	dockerRunTimeout   = 2 * time.Minute // create, start and wait, once the image is here
 	dockerCloseTimeout = 30 * time.Second
@@ -95,8 +91,7 @@ type dockerEndpoint struct{ host, source string }
 // when set, is the only place: a daemon the user named is used or reported,
 // never silently replaced. Otherwise the sockets of Docker, rootless Docker,
 // Docker Desktop and Podman that exist on this machine, in the order
-// testcontainers-go looks for them (Podman last; it finds that one only
-// through DOCKER_HOST).
+// testcontainers-go looks for them (Podman last).
 func dockerEndpoints() []dockerEndpoint {
 	if h := os.Getenv("DOCKER_HOST"); h != "" {
 		return []dockerEndpoint{{h, "DOCKER_HOST"}}
@@ -235,4 +230,42 @@ func (d *dockerDaemon) String() string {
 		s += ", rootless"
 	}
 	return s
+}
+
+// hostName is where a published port of this daemon is reached from
+// here: the host of a tcp:// (or http[s]://) DOCKER_HOST; from inside a
+// container that shares its host's socket, the container's default
+// gateway (the Docker host on its bridge); else localhost.
+func (d *dockerDaemon) hostName() string {
+	if u, err := url.Parse(d.host); err == nil && u.Scheme != "unix" && u.Scheme != "npipe" && u.Hostname() != "" {
+		return u.Hostname()
+	}
+	if _, err := os.Stat("/.dockerenv"); err == nil {
+		if gw := defaultGateway(); gw != "" {
+			return gw
+		}
+	}
+	return "localhost"
+}
+
+// defaultGateway reads the IPv4 default route's gateway from
+// /proc/net/route (Linux), or "".
+func defaultGateway() string {
+	b, err := os.ReadFile("/proc/net/route")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[1] != "00000000" {
+			continue
+		}
+		gw, err := strconv.ParseUint(f[2], 16, 32)
+		if err != nil || gw == 0 {
+			continue
+		}
+		// The file holds the address in host (little-endian) byte order.
+		return fmt.Sprintf("%d.%d.%d.%d", byte(gw), byte(gw>>8), byte(gw>>16), byte(gw>>24))
+	}
+	return ""
 }

@@ -6,36 +6,29 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/jackc/pgx/v5"
+	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
-	"github.com/testcontainers/testcontainers-go"
-	tclog "github.com/testcontainers/testcontainers-go/log"
-	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
-	"github.com/testcontainers/testcontainers-go/wait"
 )
 
 // dockerContainer is a PostgreSQL container learn started.
 type dockerContainer struct {
 	daemon *dockerDaemon
-	ctr    *tcpostgres.PostgresContainer // nil when Run returned none
+	id     string // "" until the daemon created it
 	runID  string
 	name   string
-	ran    bool // testcontainers-go was asked to create the container
+	ran    bool // the daemon was asked to create the container
 
 	closeOnce sync.Once
 	closeErr  error
@@ -44,14 +37,15 @@ type dockerContainer struct {
 // startDocker finds a daemon, removes the containers of learn processes that
 // are gone, makes sure the image is here (pulling it the first time), runs
 // PostgreSQL in a container and waits until it answers SELECT 1 through the
-// published port. On any failure, a panic inside testcontainers-go, or when
-// ctx ends, the container and its volume are removed before it returns.
+// published port. On any failure, or when ctx ends, the container and its
+// volume are removed before it returns.
+//
+// It talks to the daemon through Docker's own client (moby/moby/client):
+// create, start, inspect, logs and remove are all the Docker way needs, and
+// a container library on top (testcontainers-go) cost every start of learn
+// 5 to 7 ms of package initialisation and a fifth of its Docker code's
+// size, for a container learn removes itself anyway.
 func startDocker(ctx context.Context, opts *Options, t0 time.Time) (s *Server, err error) {
-	logs := &tcLogger{logf: opts.logf}
-	defer logs.stop()
-	defer recoverDocker(&err)
-	quietTestcontainers()
-
 	opts.logf("looking for a Docker daemon…")
 	d, err := findDockerDaemon(ctx)
 	if err != nil {
@@ -76,12 +70,6 @@ func startDocker(ctx context.Context, opts *Options, t0 time.Time) (s *Server, e
 	if err := ensureImage(ctx, d.cli, image, opts.logf); err != nil {
 		return nil, err
 	}
-	chooseReaper(ctx, d.cli, opts.logf)
-	if d.source != "DOCKER_HOST" && d.host != "unix:///var/run/docker.sock" {
-		// testcontainers-go must talk to the daemon learn found: it finds
-		// the default and rootless sockets itself, Podman's only this way.
-		os.Setenv("DOCKER_HOST", d.host)
-	}
 
 	password := randomHex(16)
 	w := &queryWait{user: dockerUser, password: password, db: dockerDB, local: d.local(), timeout: dockerReadyTimeout, stop: ctx}
@@ -93,31 +81,17 @@ func startDocker(ctx context.Context, opts *Options, t0 time.Time) (s *Server, e
 	defer cancel()
 	dc.ran = true
 	opts.logf("starting PostgreSQL in Docker (image %s)…", image)
-	ctr, err := tcpostgres.Run(runCtx, image,
-		tcpostgres.WithUsername(dockerUser),
-		tcpostgres.WithPassword(password),
-		tcpostgres.WithDatabase(dockerDB),
-		testcontainers.WithName(dc.name),
-		testcontainers.WithLabels(ownerLabels(dc.runID)),
-		testcontainers.WithLogger(logs),
-		// The same settings as the local cluster: nothing here is worth
-		// an fsync, and the scenarios open many connections at once.
-		testcontainers.WithCmdArgs("-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", opts.maxConnections()),
-		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
-			if d.local() {
-				// Only this machine may reach the server.
-				hc.PortBindings = network.PortMap{network.MustParsePort("5432/tcp"): {{HostIP: netip.MustParseAddr("127.0.0.1")}}}
-			}
-		}),
-		testcontainers.WithWaitStrategyAndDeadline(dockerReadyTimeout, w),
-	)
-	if ctr != nil {
-		dc.ctr = ctr
+	if err := dc.run(runCtx, image, password, opts.maxConnections()); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, dockerRunError(image, err, runCtx, dc)
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if err != nil {
+	opts.logf("waiting for PostgreSQL in container %s…", dc.name)
+	if err := w.waitUntilReady(runCtx, dc); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, dockerRunError(image, err, runCtx, dc)
 	}
 
@@ -141,16 +115,48 @@ func startDocker(ctx context.Context, opts *Options, t0 time.Time) (s *Server, e
 	return s, nil
 }
 
-// dockerRunError turns testcontainers-go's error into one that says what to do.
+// pgPort is the server's port inside the container.
+var pgPort = network.MustParsePort("5432/tcp")
+
+// run creates and starts the container: the official image's variables
+// for the user, password and database, the same settings as the local
+// cluster (nothing here is worth an fsync, and the scenarios open many
+// connections at once: maxConnections is its max_connections setting),
+// the owner labels, and the server's port published
+// on a free port, on 127.0.0.1 only when the daemon is on this machine.
+func (dc *dockerContainer) run(ctx context.Context, image, password, maxConnections string) error {
+	binding := network.PortBinding{}
+	if dc.daemon.local() {
+		// Only this machine may reach the server.
+		binding.HostIP = netip.MustParseAddr("127.0.0.1")
+	}
+	created, err := dc.daemon.cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Name: dc.name,
+		Config: &container.Config{
+			Image: image,
+			Env:   []string{"POSTGRES_USER=" + dockerUser, "POSTGRES_PASSWORD=" + password, "POSTGRES_DB=" + dockerDB},
+			Cmd: []string{"postgres", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+				"-c", maxConnections},
+			Labels:       ownerLabels(dc.runID),
+			ExposedPorts: network.PortSet{pgPort: struct{}{}},
+		},
+		HostConfig: &container.HostConfig{PortBindings: network.PortMap{pgPort: {binding}}},
+	})
+	if err != nil {
+		return fmt.Errorf("create container: %w", err)
+	}
+	dc.id = created.ID
+	if _, err := dc.daemon.cli.ContainerStart(ctx, dc.id, client.ContainerStartOptions{}); err != nil {
+		return fmt.Errorf("start container: %w", err)
+	}
+	return nil
+}
+
+// dockerRunError turns the daemon's error into one that says what to do.
 func dockerRunError(image string, err error, runCtx context.Context, dc *dockerContainer) error {
 	tail := dc.logTail()
-	msg := err.Error()
-	cause := tcCause(msg)
-	switch {
-	case strings.Contains(msg, "reaper"):
-		return fmt.Errorf("testcontainers' reaper (Ryuk) did not start, so no container was kept: %s; "+
-			"set %s=true to do without it (learn removes its containers itself)", cause, ryukEnv)
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded) || strings.Contains(msg, "did not accept"):
+	cause := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "create container: "), "start container: ")
+	if errors.Is(runCtx.Err(), context.DeadlineExceeded) || strings.Contains(cause, "did not accept") {
 		if tail == "" {
 			return fmt.Errorf("PostgreSQL in Docker (image %s) did not accept queries within %s: %v", image, dockerRunTimeout, err)
 		}
@@ -162,64 +168,49 @@ func dockerRunError(image string, err error, runCtx context.Context, dc *dockerC
 	return fmt.Errorf("could not start PostgreSQL in Docker (image %s): %s", image, cause)
 }
 
-// tcCause drops the steps testcontainers-go prefixes to an error ("run
-// postgres: generic container: create container: …"), which say nothing to
-// a person, keeping the cause.
-func tcCause(msg string) string {
-	for {
-		rest := msg
-		for _, p := range []string{"run postgres: ", "generic container: ", "create container: ", "start container: ",
-			"reaper: ", "new reaper: ", "run container: ", "container create: ", "wait until ready: ", "started hook: "} {
-			rest = strings.TrimPrefix(rest, p)
-		}
-		if rest == msg {
-			return msg
-		}
-		msg = rest
-	}
-}
-
 // logTail returns the last lines the container wrote, or "".
 func (dc *dockerContainer) logTail() string {
-	if dc.ctr == nil {
+	if dc.id == "" {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	var out string
-	func() {
-		defer func() { recover() }()
-		r, err := dc.ctr.Logs(ctx)
-		if err != nil {
-			return
-		}
-		defer r.Close()
-		b := newTailBuffer(16 << 10)
-		io.Copy(b, r)
-		out = b.Tail(15)
-	}()
-	return out
+	r, err := dc.daemon.cli.ContainerLogs(ctx, dc.id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Tail: "50"})
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	b := newTailBuffer(16 << 10)
+	// The log comes multiplexed (a header per chunk) unless the container
+	// has a terminal, which learn's never has.
+	if _, err := stdcopy.StdCopy(b, b, r); err != nil {
+		return ""
+	}
+	return b.Tail(15)
 }
 
 // close removes the container and its anonymous volumes (the data), then
-// makes sure nothing labelled with this run remains, whatever testcontainers
-// did. It is idempotent and needs no caller context.
+// makes sure nothing labelled with this run remains. It is idempotent and
+// needs no caller context.
 func (dc *dockerContainer) close() error {
 	dc.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), dockerCloseTimeout)
 		defer cancel()
-		if dc.ctr != nil {
-			func() {
-				defer func() { recover() }()
-				// A throwaway database needs no clean shutdown: stop
-				// at once, then remove it with its volume.
-				dc.ctr.Terminate(ctx, testcontainers.StopTimeout(0))
-			}()
+		var err error
+		if dc.id != "" {
+			// A throwaway database needs no clean shutdown: remove it at
+			// once, with its volume.
+			_, err = dc.daemon.cli.ContainerRemove(ctx, dc.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+			if cerrdefs.IsNotFound(err) || (err != nil && strings.Contains(err.Error(), "is already in progress")) {
+				err = nil
+			}
 		}
-		err := removeByLabel(ctx, dc.daemon.cli, labelRun+"="+dc.runID)
-		if err == nil && dc.ran && dc.ctr == nil {
-			// Run failed without a container to show: one may still be
-			// on its way in the daemon.
+		if err == nil {
+			err = removeByLabel(ctx, dc.daemon.cli, labelRun+"="+dc.runID)
+		}
+		if err == nil && dc.ran && dc.id == "" {
+			// Create failed without an id to show: a container may still
+			// be on its way in the daemon.
 			time.Sleep(time.Second)
 			err = removeByLabel(ctx, dc.daemon.cli, labelRun+"="+dc.runID)
 		}
@@ -244,20 +235,24 @@ type queryWait struct {
 	host, port, version string // set once ready
 }
 
-func (w *queryWait) Timeout() *time.Duration { return &w.timeout }
-
-func (w *queryWait) WaitUntilReady(ctx context.Context, target wait.StrategyTarget) error {
+// waitUntilReady tries every 100 ms until the server answers, the
+// container stops, the timeout passes or w.stop ends.
+func (w *queryWait) waitUntilReady(ctx context.Context, dc *dockerContainer) error {
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
 	var last error
 	for {
-		if err := w.try(ctx, target); err == nil {
-			return nil
+		ins, err := dc.daemon.cli.ContainerInspect(ctx, dc.id, client.ContainerInspectOptions{})
+		if err == nil {
+			st := ins.Container.State
+			if st != nil && !st.Running {
+				return fmt.Errorf("the container stopped (%s, exit code %d) before PostgreSQL accepted queries", st.Status, st.ExitCode)
+			}
+			if last = w.try(ctx, dc.daemon, ins.Container); last == nil {
+				return nil
+			}
 		} else {
 			last = err
-		}
-		if st, err := target.State(ctx); err == nil && !st.Running {
-			return fmt.Errorf("the container stopped (%s, exit code %d) before PostgreSQL accepted queries", st.Status, st.ExitCode)
 		}
 		select {
 		case <-w.stop.Done():
@@ -269,21 +264,26 @@ func (w *queryWait) WaitUntilReady(ctx context.Context, target wait.StrategyTarg
 	}
 }
 
-func (w *queryWait) try(ctx context.Context, target wait.StrategyTarget) error {
+// try connects through the port the daemon published and runs SELECT 1.
+func (w *queryWait) try(ctx context.Context, d *dockerDaemon, ctr container.InspectResponse) error {
+	var hostPort string
+	if ctr.NetworkSettings != nil {
+		for _, b := range ctr.NetworkSettings.Ports[pgPort] {
+			if b.HostPort != "" {
+				hostPort = b.HostPort
+				break
+			}
+		}
+	}
+	if hostPort == "" {
+		return errors.New("the daemon has not published the port yet")
+	}
 	host := "127.0.0.1"
 	if !w.local {
-		h, err := target.Host(ctx)
-		if err != nil {
-			return err
-		}
-		host = h
+		host = d.hostName()
 	}
-	p, err := target.MappedPort(ctx, "5432/tcp")
-	if err != nil {
-		return err
-	}
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s password=%s dbname=%s sslmode=disable connect_timeout=2",
-		kvQuote(host), p.Num(), kvQuote(w.user), kvQuote(w.password), kvQuote(w.db)))
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%s user=%s password=%s dbname=%s sslmode=disable connect_timeout=2",
+		kvQuote(host), hostPort, kvQuote(w.user), kvQuote(w.password), kvQuote(w.db)))
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func (w *queryWait) try(ctx context.Context, target wait.StrategyTarget) error {
 	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version')").Scan(&w.version); err != nil {
 		return err
 	}
-	w.host, w.port = host, strconv.Itoa(int(p.Num()))
+	w.host, w.port = host, hostPort
 	return nil
 }
 
@@ -350,106 +350,8 @@ func pull(ctx context.Context, cli *client.Client, image string, timeout time.Du
 	return nil
 }
 
-// chooseReaper keeps testcontainers' reaper (Ryuk) when the user said
-// nothing about it and its image is here or can be pulled; otherwise it
-// turns it off for this process (TESTCONTAINERS_RYUK_DISABLED=true, read by
-// testcontainers-go on first use) and says so: learn's own cleanup does not
-// need it. It returns a line for people.
-func chooseReaper(ctx context.Context, cli *client.Client, logf func(string, ...any)) string {
-	if v, ok := os.LookupEnv(ryukEnv); ok {
-		if v == "true" {
-			return "testcontainers' reaper (Ryuk) is off (" + ryukEnv + "=true); learn removes its containers itself"
-		}
-		return "testcontainers' reaper (Ryuk) is on (" + ryukEnv + "=" + v + ")"
-	}
-	if os.Getenv("TESTCONTAINERS_HUB_IMAGE_NAME_PREFIX") != "" || ryukDisabledInProperties() {
-		return "testcontainers' reaper (Ryuk) as ~/.testcontainers.properties or the hub prefix say"
-	}
-	if _, err := cli.ImageInspect(ctx, ryukImage); err == nil {
-		return "testcontainers' reaper (Ryuk) is on (image " + ryukImage + " is here)"
-	}
-	logf("pulling testcontainers' reaper image %s…", ryukImage)
-	err := pull(ctx, cli, ryukImage, ryukPullTimeout)
-	if err == nil {
-		return "testcontainers' reaper (Ryuk) is on (image " + ryukImage + " pulled)"
-	}
-	os.Setenv(ryukEnv, "true")
-	logf("testcontainers' reaper image %s could not be pulled (%v); going without it: learn removes its containers itself", ryukImage, err)
-	return "testcontainers' reaper (Ryuk) is off: its image " + ryukImage + " could not be pulled; learn removes its containers itself"
-}
-
-// ryukDisabledInProperties reports whether ~/.testcontainers.properties
-// turns the reaper off.
-func ryukDisabledInProperties() bool {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return false
-	}
-	b, err := os.ReadFile(filepath.Join(home, ".testcontainers.properties"))
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, "=")
-		if ok && strings.TrimSpace(k) == "ryuk.disabled" && strings.TrimSpace(v) == "true" {
-			return true
-		}
-	}
-	return false
-}
-
-// tcLogger passes testcontainers-go's lines to Options.Logf while Start runs,
-// without their emoji, and drops them afterwards (Logf must not be called
-// once Start has returned).
-type tcLogger struct {
-	mu   sync.Mutex
-	logf func(string, ...any)
-	done bool
-}
-
-func (l *tcLogger) Printf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.done || l.logf == nil {
-		return
-	}
-	msg := strings.TrimLeftFunc(fmt.Sprintf(format, args...), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	if i := strings.Index(msg, "Waiting for: "); i >= 0 {
-		msg = msg[:i] // a Go struct dump follows
-	}
-	msg = strings.TrimSpace(msg)
-	if msg != "" {
-		l.logf("docker: %s", msg)
-	}
-}
-
-func (l *tcLogger) stop() {
-	l.mu.Lock()
-	l.done = true
-	l.mu.Unlock()
-}
-
-var quietOnce sync.Once
-
-// quietTestcontainers sends testcontainers-go's default logger, which
-// writes to stderr and which parts of it use instead of the request's
-// logger, nowhere: what matters reaches Options.Logf through tcLogger.
-func quietTestcontainers() {
-	quietOnce.Do(func() { tclog.SetDefault(tclog.NewNoopLogger()) })
-}
-
-// recoverDocker turns a panic inside testcontainers-go (it panics where it
-// cannot reach a daemon it found before, for instance) into an error.
-func recoverDocker(err *error) {
-	if r := recover(); r != nil {
-		*err = panicError(r)
-	}
-}
-
 func panicError(r any) error {
-	err := fmt.Errorf("testcontainers-go failed (%v) while starting PostgreSQL in Docker; "+
+	err := fmt.Errorf("the Docker client failed (%v) while starting PostgreSQL in Docker; "+
 		"check that `docker info` works, or use another way (--postgres local or --database-url)", r)
 	if os.Getenv("LEARN_DEBUG") != "" {
 		err = fmt.Errorf("%w\n%s", err, debug.Stack())

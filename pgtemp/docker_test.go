@@ -5,7 +5,6 @@ package pgtemp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
-	"github.com/testcontainers/testcontainers-go"
 )
 
 // needDocker returns a daemon that answers, or skips the test when there is
@@ -60,12 +58,11 @@ func ours(t *testing.T, cli *client.Client, label string) []container.Summary {
 
 func ourPIDLabel() string { return labelOwnerPID + "=" + strconv.Itoa(os.Getpid()) }
 
-// Start in Docker mode without the reaper: the server answers, NewSchema
+// Start in Docker mode: the server answers, NewSchema
 // works, the port is published on loopback only, and Close removes the
 // container and its volume.
 func TestDockerStartsQueriesAndLeavesNothing(t *testing.T) {
 	d := needDocker(t)
-	t.Setenv(ryukEnv, "true")
 	ensureTestImage(t, d)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -76,9 +73,6 @@ func TestDockerStartsQueriesAndLeavesNothing(t *testing.T) {
 	}
 	defer s.Close()
 	t.Logf("%s, ready in %s", s.Describe(), s.ReadyIn())
-	if !testcontainers.ReadConfig().RyukDisabled {
-		t.Errorf("the reaper was on; this test is about learn's own cleanup")
-	}
 	if s.Mode() != Docker || !strings.Contains(s.Describe(), DockerImage()) || strings.Contains(s.Describe(), "password") {
 		t.Errorf("Mode %s, Describe %q", s.Mode(), s.Describe())
 	}
@@ -231,7 +225,6 @@ func TestDockerMissingImageSaysWhatToDo(t *testing.T) {
 // and removed.
 func TestDockerContainerThatDiesSaysWhy(t *testing.T) {
 	d := needDocker(t)
-	t.Setenv(ryukEnv, "true")
 	ensureTestImage(t, d)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -265,7 +258,6 @@ func TestDockerContainerThatDiesSaysWhy(t *testing.T) {
 // Cancelling Start at any moment leaves no container behind.
 func TestDockerCancelledStartLeavesNothing(t *testing.T) {
 	d := needDocker(t)
-	t.Setenv(ryukEnv, "true")
 	ensureTestImage(t, d)
 	for _, after := range []time.Duration{20 * time.Millisecond, 200 * time.Millisecond, 700 * time.Millisecond, 1500 * time.Millisecond} {
 		ctx, cancel := context.WithTimeout(context.Background(), after)
@@ -289,7 +281,6 @@ func TestDockerCancelledStartLeavesNothing(t *testing.T) {
 // another machine, is not.
 func TestDockerReapsOrphansOnly(t *testing.T) {
 	d := needDocker(t)
-	t.Setenv(ryukEnv, "true")
 	ensureTestImage(t, d)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -447,29 +438,13 @@ func TestDockerImageFromEnvironment(t *testing.T) {
 	}
 }
 
-func TestRyukImageIsTestcontainers(t *testing.T) {
-	//lint:ignore SA1019 the deprecated variable is the only public name of the reaper image
-	if ryukImage != testcontainers.ReaperDefaultImage {
-		t.Errorf("ryukImage = %q, testcontainers-go starts %q", ryukImage, testcontainers.ReaperDefaultImage) //lint:ignore SA1019 idem
-	}
-}
-
-func TestTestcontainersLinesGoToLogfUntilStartReturns(t *testing.T) {
-	var got []string
-	l := &tcLogger{logf: func(f string, a ...any) { got = append(got, fmt.Sprintf(f, a...)) }}
-	l.Printf("🐳 Creating container for image %s", "postgres:17-alpine")
-	l.Printf("⏳ Waiting for container id 0d5e image: x. Waiting for: &{timeout:<nil> Log:...}")
-	l.stop()
-	l.Printf("✅ Container terminated: 0d5e")
-	want := []string{"docker: Creating container for image postgres:17-alpine", "docker: Waiting for container id 0d5e image: x."}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
-func TestPanicInTestcontainersBecomesAnError(t *testing.T) {
+func TestPanicInTheDockerClientBecomesAnError(t *testing.T) {
 	err := func() (err error) {
-		defer recoverDocker(&err)
+		defer func() {
+			if r := recover(); r != nil {
+				err = panicError(r)
+			}
+		}()
 		panic("docker info: connection reset")
 	}()
 	if err == nil || !strings.Contains(err.Error(), "connection reset") || !strings.Contains(err.Error(), "--postgres local") {

@@ -58,6 +58,11 @@ type cluster struct {
 	pm   *proc
 	logs *tailBuffer
 
+	// initdbTook is how long initdb ran (0 when the template was copied);
+	// templateErr says why the template could not be saved after it.
+	initdbTook  time.Duration
+	templateErr error
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -112,6 +117,10 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 		}
 		opts.logf("%v", err)
 	}
+	// So do the template copies of those killed while saving one.
+	if _, err := reapTemplateCopies(cacheRoot(opts.cacheDir), opts.Logf); err != nil {
+		opts.logf("%v", err)
+	}
 
 	dir, err := makeClusterDir(opts.tmpParent, run)
 	if err != nil {
@@ -129,11 +138,11 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 		return nil, fmt.Errorf("could not open %s: %w", dir, err)
 	}
 	if err = writeOwnerIn(c.root, 0); err != nil {
-		return nil, fmt.Errorf("could not write %s: %w", filepath.Join(dir, ownerFile), err)
+		return nil, inDir(filepath.Dir(dir), fmt.Errorf("could not write %s: %w", filepath.Join(dir, ownerFile), err), "")
 	}
 	if spec.stage != nil {
 		if bin, err = spec.stage(ctx, dir, run); err != nil {
-			return nil, err
+			return nil, inDir(filepath.Dir(dir), err, "")
 		}
 		c.bin = bin
 	}
@@ -148,6 +157,8 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 			fromTemplate = true
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case noSpace(cerr, ""):
+			return nil, inDir(filepath.Dir(dir), cerr, "") // initdb would not fit either
 		default:
 			opts.logf("could not copy the cluster template (%v); running initdb instead", cerr)
 			if err = removeAll(c.data()); err != nil {
@@ -166,8 +177,10 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 		ranInitdb = true
 	}
 
-	err = c.start(ctx, opts)
-	if err != nil && fromTemplate && ctx.Err() == nil && c.pm != nil && c.pm.exited() {
+	// A full directory is said as such; it is no reason to rebuild the
+	// template (which would discard a good one).
+	err = inDir(filepath.Dir(dir), c.start(ctx, opts), c.logs.Tail(40))
+	if _, full := errors.AsType[*diskFullError](err); err != nil && !full && fromTemplate && ctx.Err() == nil && c.pm != nil && c.pm.exited() {
 		// The copied template does not start: rebuild it from a fresh initdb.
 		opts.logf("the cluster from the template did not start (%v); running initdb and rebuilding the template", err)
 		releaseSharedMemory(c.data(), c.run.uid, c.pm.pid())
@@ -182,7 +195,7 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 			return nil, err
 		}
 		ranInitdb = true
-		err = c.start(ctx, opts)
+		err = inDir(filepath.Dir(dir), c.start(ctx, opts), c.logs.Tail(40))
 	}
 	if err != nil {
 		return nil, err
@@ -199,6 +212,8 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 		cfg:        cfg,
 		readyIn:    time.Since(t0),
 		ranInitdb:  ranInitdb,
+		initdbTook: c.initdbTook,
+		tmplErr:    c.templateErr,
 		local:      c,
 		describe:   fmt.Sprintf("%s, cluster in %s running as %s", spec.label, dir, run.name),
 	}
@@ -264,6 +279,9 @@ func makeClusterDir(parent string, run runner) (string, error) {
 		}
 		dir, err = os.MkdirTemp(parent, "learn-")
 	}
+	if noSpace(err, "") {
+		return "", &diskFullError{dir: parent, err: err}
+	}
 	if err != nil {
 		return "", fmt.Errorf("could not create a directory for the PostgreSQL cluster in %s: %w; set TMPDIR to a writable directory", parent, err)
 	}
@@ -314,9 +332,11 @@ func (c *cluster) handOver() error {
 }
 
 // initdb creates the cluster in place and then saves it as the template
-// (a failure to save only costs the next run time, so it is logged).
+// (a failure to save only costs the next run time, so it is logged and
+// kept in c.templateErr, with initdb's time in c.initdbTook).
 func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replace bool) error {
 	opts.logf("initdb (the first run takes a moment; later runs copy a template)…")
+	t0 := time.Now()
 	out := newTailBuffer(16 << 10)
 	cmd := exec.Command(filepath.Join(c.bin.dir, "initdb"),
 		"-D", c.data(), "-U", "learn", "--auth=trust", "--locale=C", "-E", "UTF8", "--no-sync")
@@ -335,20 +355,24 @@ func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replac
 		return ctx.Err()
 	}
 	if p.err != nil {
-		return fmt.Errorf("initdb failed (%v); its last output:\n%s", p.err, out.Tail(20))
+		return inDir(filepath.Dir(c.dir), fmt.Errorf("initdb failed (%v); its last output:\n%s", p.err, out.Tail(20)), out.Tail(20))
 	}
-	if tmpl != "" {
-		data, err := c.root.OpenRoot("data")
-		if err == nil {
-			err = saveTemplate(ctx, data, tmpl, replace)
-			data.Close()
+	c.initdbTook = time.Since(t0)
+	if tmpl == "" {
+		c.templateErr = errNoCacheDir
+		return nil
+	}
+	data, err := c.root.OpenRoot("data")
+	if err == nil {
+		err = saveTemplate(ctx, data, tmpl, replace)
+		data.Close()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			opts.logf("could not save the cluster template in %s (%v); the next start runs initdb again", tmpl, err)
-		}
+		c.templateErr = templateSaveError(filepath.Dir(tmpl), err)
+		opts.logf("could not save the cluster template: %v; every start runs initdb (%s) until it can", c.templateErr, c.initdbTook.Round(100*time.Millisecond))
 	}
 	return nil
 }

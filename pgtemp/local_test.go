@@ -195,6 +195,9 @@ func helperProcess() int {
 	if parent, ok := strings.CutPrefix(os.Getenv(helperEnv), cancelHelper); ok {
 		return cancelledStarts(parent)
 	}
+	if tmpl, ok := strings.CutPrefix(os.Getenv(helperEnv), templateHelper); ok {
+		return templateWriter(tmpl)
+	}
 	s, err := Start(context.Background(), Options{Mode: Local, tmpParent: os.Getenv(helperEnv)})
 	if err != nil {
 		fmt.Println("error:", err)

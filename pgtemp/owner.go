@@ -286,14 +286,26 @@ func (o schemaOwner) gone() (gone bool, why, leave string) {
 	host, _ := os.Hostname()
 	switch {
 	case host == "" || o.Host != host:
-		return false, "", fmt.Sprintf("made on another host (%s)", o.Host)
-	case o.BootID == "" || o.BootID != bootID():
-		return false, "", "made before this machine restarted, or on another machine of the same name"
+		return false, "", fmt.Sprintf("%s is not this host, %s", o.Host, host)
+	case o.BootID == "":
+		return false, "", "it recorded no boot id, so a restart since cannot be ruled out"
+	case o.BootID != bootID():
+		return false, "", "this machine has restarted since, or it is another machine of the same name"
 	case o.PIDNS != pidNamespace():
-		return false, "", "made in another pid namespace (a container?)"
+		return false, "", "it ran in another pid namespace, a container perhaps"
 	}
 	gone, why = owner{learnPID: o.PID, learnTicks: o.Ticks}.learnGone()
 	return gone, why, ""
+}
+
+// String names the owner for people: "made by learn pid 4242 on host
+// build-box-7 at 2026-01-02T03:04:05Z".
+func (o schemaOwner) String() string {
+	s := fmt.Sprintf("made by learn pid %d on host %s", o.PID, o.Host)
+	if o.Created != "" {
+		s += " at " + o.Created
+	}
+	return s
 }
 
 // pidNamespace names this process's pid namespace ("pid:[4026531836]"), or

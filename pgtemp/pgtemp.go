@@ -8,7 +8,7 @@
 //  2. Local: PostgreSQL server binaries on this machine. learn runs a private
 //     cluster in a 0700 temporary directory, Unix socket only, as an
 //     unprivileged user when learn itself runs as root, and deletes it on Close.
-//  3. Docker: PostgreSQL in a container through testcontainers-go's postgres
+//  3. Docker: PostgreSQL in a container through Docker's client, the postgres
 //     module (image postgres:17-alpine, or LEARN_POSTGRES_IMAGE), removed with
 //     its volume on Close; containers of learn processes that were killed are
 //     removed by the next Docker start (see docker.go).
@@ -145,6 +145,8 @@ type Server struct {
 	cfg        *pgx.ConnConfig // parsed connString, with a connect timeout
 	readyIn    time.Duration
 	ranInitdb  bool
+	initdbTook time.Duration
+	tmplErr    error
 	local      *cluster         // nil unless mode is Local or Download
 	docker     *dockerContainer // nil unless mode == Docker
 
@@ -179,6 +181,16 @@ func (s *Server) ReadyIn() time.Duration { return s.readyIn }
 // template was cached (the first run for this PostgreSQL major version and
 // user, or after a broken template). It is false in URL mode.
 func (s *Server) RanInitdb() bool { return s.ranInitdb }
+
+// InitdbTook is how long initdb ran when Start had to run it (0 otherwise):
+// what every start costs while no template can be saved.
+func (s *Server) InitdbTook() time.Duration { return s.initdbTook }
+
+// TemplateError says why Start ran initdb but could not save the cluster
+// template for later starts (nil when it saved one, or copied one): the
+// user cache directory is a file, read-only or full, or there is none. Its
+// message names the directory and the cause; every start then runs initdb.
+func (s *Server) TemplateError() error { return s.tmplErr }
 
 // Close releases everything learn made. In URL mode it drops the schemas
 // NewSchema made that were not dropped yet, and touches nothing else. In
@@ -230,11 +242,11 @@ func (s *Server) Close() error {
 // binaries are found. Docker fails with an error wrapping ErrNoPostgres and
 // ErrNoDocker when no daemon can be used (each is given about 3 s to
 // answer), and with an error saying what to do when the image cannot be
-// pulled or the container does not become ready; a panic inside
-// testcontainers-go becomes an error too. Download fails with an error
-// wrapping ErrNoPostgres that says in one line why (no network, the
-// repository refused, a repository that stayed silent for 30 s) and names
-// the other three ways.
+// pulled or the container does not become ready; a panic inside the Docker
+// client becomes an error too. Download fails with an error wrapping
+// ErrNoPostgres that says in one line why (no network, the repository
+// refused, a repository that stayed silent for 30 s) and names the other
+// three ways.
 //
 // Before it starts anything, Start removes what learn processes killed
 // outright left for the way it uses: in URL mode their schemas in that
@@ -362,14 +374,33 @@ type noPostgresError struct {
 	tried []attempt
 }
 
+// Error names every way tried and why it failed, then the fixes. A way that
+// failed for want of room (diskFullError) is said first, in its own words,
+// and installing the server binaries is suggested only when they are missing.
 func (e *noPostgresError) Error() string {
 	var b strings.Builder
-	b.WriteString("learn found no PostgreSQL to run the booking engine against:\n")
+	full, _ := errors.AsType[*diskFullError](errors.Join(e.errs()...))
+	if full != nil {
+		b.WriteString(full.Error() + "\nSo learn found no PostgreSQL to run the booking engine against:\n")
+	} else {
+		b.WriteString("learn found no PostgreSQL to run the booking engine against:\n")
+	}
+	binaries := false
 	for _, a := range e.tried {
-		fmt.Fprintf(&b, "  - %s: %v\n", a.way, a.err)
+		if d, ok := errors.AsType[*diskFullError](a.err); ok {
+			fmt.Fprintf(&b, "  - %s: no space left on device in %s (see above)\n", a.way, d.dir)
+		} else {
+			fmt.Fprintf(&b, "  - %s: %v\n", a.way, a.err)
+		}
+		binaries = binaries || a.way == TitleLocal && !errors.Is(a.err, errNoBinaries)
 	}
 	b.WriteString("Any one of these fixes it:\n")
-	b.WriteString("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`\n")
+	if full != nil {
+		b.WriteString("  - free some space in " + full.dir + ", or set TMPDIR to a directory with room\n")
+	}
+	if !binaries {
+		b.WriteString("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`\n")
+	}
 	b.WriteString("  - set DATABASE_URL or pass --database-url with a database where learn may create schemas\n")
 	b.WriteString("  - start Docker (learn then runs PostgreSQL in a container, image " + DockerImage() + ")\n")
 	b.WriteString("  - go online once, or set " + RepositoryEnv + " to a Maven mirror: learn downloads PostgreSQL into the user cache directory\n")
@@ -377,8 +408,10 @@ func (e *noPostgresError) Error() string {
 	return b.String()
 }
 
-func (e *noPostgresError) Unwrap() []error {
-	errs := []error{ErrNoPostgres}
+func (e *noPostgresError) Unwrap() []error { return append([]error{ErrNoPostgres}, e.errs()...) }
+
+func (e *noPostgresError) errs() []error {
+	var errs []error
 	for _, a := range e.tried {
 		errs = append(errs, a.err)
 	}

@@ -47,6 +47,12 @@ type Way struct {
 	// Cold is true when a local or download start had to run initdb (no
 	// usable template was cached: the first run for this version and user).
 	Cold bool
+	// InitdbTook is how long initdb ran in a cold start.
+	InitdbTook time.Duration
+	// TemplateErr says why a cold start could not save the cluster
+	// template (Server.TemplateError): nil when it saved it. While it is
+	// not nil, every start runs initdb.
+	TemplateErr error
 }
 
 // Titles of the ways, as the doctor and the no-PostgreSQL message name them.
@@ -107,6 +113,7 @@ func Probe(ctx context.Context, mode Mode, opts Options, timeout time.Duration) 
 		return w
 	}
 	w.ReadyIn, w.Describe, w.Cold = s.ReadyIn(), s.Describe(), s.RanInitdb()
+	w.InitdbTook, w.TemplateErr = s.InitdbTook(), s.TemplateError()
 	useErr := use(tctx, s)
 	closeErr := s.Close()
 	switch {
@@ -181,7 +188,11 @@ func inspectLocal(ctx context.Context, w *Way, opts Options) {
 	case templateUsable(tmpl, bin.major):
 		w.Details = append(w.Details, fmt.Sprintf("cluster template %s: warm (a start copies it)", tmpl))
 	default:
-		w.Details = append(w.Details, fmt.Sprintf("cluster template %s: cold (the next start runs initdb and saves it there)", tmpl))
+		if why := templateDirProblem(filepath.Dir(tmpl)); why != "" {
+			w.Details = append(w.Details, fmt.Sprintf("cluster template %s: cold, and learn cannot save one there (%s): every start runs initdb", tmpl, why))
+		} else {
+			w.Details = append(w.Details, fmt.Sprintf("cluster template %s: cold (the next start runs initdb and tries to save it there)", tmpl))
+		}
 	}
 }
 
@@ -252,21 +263,7 @@ func inspectDocker(ctx context.Context, w *Way) {
 	} else {
 		w.Details = append(w.Details, fmt.Sprintf("image %s (%s): not here yet, learn pulls it on first use", image, from))
 	}
-	w.Details = append(w.Details, reaperStatus(ctx, d))
-}
-
-// reaperStatus says what chooseReaper would do, without pulling anything.
-func reaperStatus(ctx context.Context, d *dockerDaemon) string {
-	if v, ok := os.LookupEnv(ryukEnv); ok {
-		if v == "true" {
-			return "testcontainers' reaper (Ryuk): off (" + ryukEnv + "=true); learn removes its containers itself"
-		}
-		return "testcontainers' reaper (Ryuk): on (" + ryukEnv + "=" + v + ")"
-	}
-	if _, err := d.cli.ImageInspect(ctx, ryukImage); err == nil {
-		return "testcontainers' reaper (Ryuk): on, image " + ryukImage + " is here"
-	}
-	return "testcontainers' reaper (Ryuk): image " + ryukImage + " not here; learn tries to pull it and goes without it if it cannot (it removes its containers itself)"
+	w.Details = append(w.Details, "cleanup: learn removes its containers and their volumes itself; those of a killed learn go at the next start (label "+labelApp+"=1)")
 }
 
 // ReapDocker removes the containers (and their volumes) of learn processes

@@ -74,7 +74,7 @@ func TestProbeDocker(t *testing.T) {
 		t.Fatalf("Probe(Docker) = %+v", w)
 	}
 	details := strings.Join(w.Details, "\n")
-	for _, want := range []string{d.host, DockerImage(), "reaper"} {
+	for _, want := range []string{d.host, DockerImage(), "removes its containers"} {
 		if !strings.Contains(details, want) {
 			t.Errorf("details lack %q:\n%s", want, details)
 		}

@@ -68,6 +68,9 @@ type ReapReport struct {
 	InUse []string
 	// Skipped lists learn-* directories left alone for another reason.
 	Skipped []SkippedDir
+	// Copies lists the interrupted template copies removed from learn's
+	// cache directory (see reapTemplateCopies).
+	Copies []RemovedCopy
 }
 
 // ReapedCluster is one orphaned cluster Reap removed.
@@ -93,19 +96,27 @@ type SkippedDir struct {
 
 // Reap removes the clusters of learn processes that were killed before they
 // could remove them (see the rules above), in every directory learn puts
-// clusters in: $TMPDIR, /tmp and /dev/shm. It never touches a cluster whose
-// learn process is alive. logf, when not nil, gets one line per cluster
-// removed ("removed an orphaned cluster of learn pid 1234 in /tmp/learn-…").
-// The report lists what was removed, in use and left alone; the error joins
-// the failures to remove an orphan (the rest of the orphans are still
-// removed), or is ctx's error when ctx ends. Start runs it before every
-// local cluster; `learn doctor` may run it on its own.
+// clusters in: $TMPDIR, /tmp and /dev/shm; and the template copies that
+// learn processes killed while saving a template left in the user cache
+// directory (reapTemplateCopies). It never touches a cluster whose learn
+// process is alive, nor a copy being made. logf, when not nil, gets one
+// line per cluster or copy removed ("removed an orphaned cluster of learn
+// pid 1234 in /tmp/learn-…"). The report lists what was removed, in use and
+// left alone; the error joins the failures to remove an orphan (the rest of
+// the orphans are still removed), or is ctx's error when ctx ends. Start
+// runs it before every local cluster; `learn doctor` may run it on its own.
 func Reap(ctx context.Context, logf func(format string, args ...any)) (ReapReport, error) {
 	run, err := currentRunner()
 	if err != nil {
 		run = runner{uid: os.Geteuid(), gid: os.Getegid()}
 	}
-	return reap(ctx, reapParents(""), run, logf)
+	rep, err := reap(ctx, reapParents(""), run, logf)
+	if ctx.Err() != nil {
+		return rep, err
+	}
+	copies, cerr := reapTemplateCopies(cacheRoot(""), logf)
+	rep.Copies = copies
+	return rep, errors.Join(err, cerr)
 }
 
 // reapParents lists the directories clusters are made in: extra (a test's

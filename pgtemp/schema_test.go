@@ -251,7 +251,10 @@ func TestURLStartReapsSchemaOfKilledLearn(t *testing.T) {
 // this machine; it leaves alone the schema of a live learn (another process,
 // and this one), a learn_* schema without learn's comment or with another
 // comment, and those whose owner ran on another host, in another boot or in
-// another pid namespace, or whose pid now belongs to another process.
+// another pid namespace, or whose pid now belongs to another process. Every
+// schema named as learn names them is in the report: dropped, in use, or
+// left with the reason and the statement that drops it (the doctor must
+// never say there are none while there are some).
 func TestReapSchemasDropsOnlyOrphansOfThisMachine(t *testing.T) {
 	base := needShared(t)
 	ctx := context.Background()
@@ -269,22 +272,29 @@ func TestReapSchemasDropsOnlyOrphansOfThisMachine(t *testing.T) {
 		f(&o)
 		return o.comment()
 	}
+	const (
+		dropped = "dropped"
+		inUse   = "in use"
+		left    = "left"
+		absent  = "not in the report"
+	)
 	fakes := []struct {
 		what, name, comment string
-		drop                bool
+		want                string
+		why                 string // in the reason, for a schema left
 	}{
-		{"a dead pid of this machine", "", owned(func(*schemaOwner) {}), true},
-		{"a dead pid recorded without start ticks", "", owned(func(o *schemaOwner) { o.Ticks = "" }), true},
-		{"our pid with another start time (pid reused)", "", owned(func(o *schemaOwner) { o.PID = os.Getpid() }), true},
-		{"no comment", "", "", false},
-		{"a comment of someone else's", "", "our team's scratch schema", false},
-		{"a comment that is not learn's JSON", "", schemaOwnerPrefix + "{not json", false},
-		{"another host", "", owned(func(o *schemaOwner) { o.Host += "-elsewhere" }), false},
-		{"another boot", "", owned(func(o *schemaOwner) { o.BootID = "not-this-boot" }), false},
-		{"no boot id", "", owned(func(o *schemaOwner) { o.BootID = "" }), false},
-		{"another pid namespace", "", owned(func(o *schemaOwner) { o.PIDNS = "pid:[1]" }), false},
-		{"a live pid (the helper)", "", owned(func(o *schemaOwner) { o.PID, o.Ticks = live.Process.Pid, startTicks(live.Process.Pid) }), false},
-		{"a name NewSchema never gives", "learn_scratch", owned(func(*schemaOwner) {}), false},
+		{"a dead pid of this machine", "", owned(func(*schemaOwner) {}), dropped, ""},
+		{"a dead pid recorded without start ticks", "", owned(func(o *schemaOwner) { o.Ticks = "" }), dropped, ""},
+		{"our pid with another start time (pid reused)", "", owned(func(o *schemaOwner) { o.PID = os.Getpid() }), dropped, ""},
+		{"no comment", "", "", left, "no owner record"},
+		{"a comment of someone else's", "", "our team's scratch schema", left, "no owner record"},
+		{"a comment that is not learn's JSON", "", schemaOwnerPrefix + "{not json", left, "no owner record"},
+		{"another host", "", owned(func(o *schemaOwner) { o.Host = "build-box-7" }), left, "on host build-box-7"},
+		{"another boot", "", owned(func(o *schemaOwner) { o.BootID = "not-this-boot" }), left, "restarted"},
+		{"no boot id", "", owned(func(o *schemaOwner) { o.BootID = "" }), left, "no boot id"},
+		{"another pid namespace", "", owned(func(o *schemaOwner) { o.PIDNS = "pid:[1]" }), left, "pid namespace"},
+		{"a live pid (the helper)", "", owned(func(o *schemaOwner) { o.PID, o.Ticks = live.Process.Pid, startTicks(live.Process.Pid) }), inUse, ""},
+		{"a name NewSchema never gives", "learn_scratch", owned(func(*schemaOwner) {}), absent, ""},
 	}
 	for i := range fakes {
 		f := &fakes[i]
@@ -301,28 +311,78 @@ func TestReapSchemasDropsOnlyOrphansOfThisMachine(t *testing.T) {
 		t.Cleanup(func() { conn.Exec(context.Background(), dropSQL(f.name)) })
 	}
 
-	dropped, err := ReapSchemas(ctx, base.ConnString(), t.Logf)
+	rep, err := ReapSchemas(ctx, base.ConnString(), t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Another test binary sharing LEARN_TEST_DATABASE may have had orphans
 	// too, so look only at this test's schemas.
-	check := func(what, name string, drop bool) {
+	place := func(name string) (string, LeftSchema) {
+		for _, l := range rep.Left {
+			if l.Name == name {
+				return left, l
+			}
+		}
+		switch {
+		case slices.Contains(rep.Dropped, name):
+			return dropped, LeftSchema{}
+		case slices.Contains(rep.InUse, name):
+			return inUse, LeftSchema{}
+		}
+		return absent, LeftSchema{}
+	}
+	check := func(what, name, want, why string) {
 		t.Helper()
-		if slices.Contains(dropped, name) != drop || schemaExists(t, base, name) == drop {
-			t.Errorf("%s: dropped %v, exists %v; want dropped %v", what, slices.Contains(dropped, name), schemaExists(t, base, name), drop)
+		got, l := place(name)
+		if got != want || schemaExists(t, base, name) == (want == dropped) {
+			t.Errorf("%s: %s, exists %v; want %s", what, got, schemaExists(t, base, name), want)
+		}
+		if got == left && (!strings.Contains(l.Why, why) || l.Drop() != "DROP SCHEMA "+name+" CASCADE" || !strings.Contains(l.String(), l.Drop())) {
+			t.Errorf("%s: left with %q, want the reason to say %q and the statement that drops it", what, l, why)
 		}
 	}
-	check("the schema of a killed learn", killedName, true)
-	check("the schema of a live learn", liveName, false)
-	check("this process's schema", own.Name(), false)
+	check("the schema of a killed learn", killedName, dropped, "")
+	check("the schema of a live learn", liveName, inUse, "")
+	check("this process's schema", own.Name(), inUse, "")
 	for _, f := range fakes {
-		check(f.what, f.name, f.drop)
+		check(f.what, f.name, f.want, f.why)
 	}
-	if again, err := ReapSchemas(ctx, base.ConnString(), t.Logf); err != nil || slices.ContainsFunc(again, func(n string) bool {
+	if again, err := ReapSchemas(ctx, base.ConnString(), t.Logf); err != nil || slices.ContainsFunc(again.Dropped, func(n string) bool {
 		return n == killedName || strings.HasPrefix(n, "learn_scratch")
 	}) {
-		t.Errorf("a second ReapSchemas: %v, %v", again, err)
+		t.Errorf("a second ReapSchemas: %+v, %v", again, err)
+	}
+}
+
+// TestReapSchemasListsOrphansItMayNotDrop: the schema of a killed learn that
+// belongs to another database role, which the user learn connects as may
+// not drop, is left and listed with the reason, never passed over silently.
+func TestReapSchemasListsOrphansItMayNotDrop(t *testing.T) {
+	base := needShared(t)
+	if base.Mode() != Local {
+		t.Skip("needs a cluster where the test may create roles and log in as them")
+	}
+	ctx := context.Background()
+	conn := connect(t, base.ConnString())
+	role := fmt.Sprintf("learn_test_role_%x", rand.Uint32())
+	o := thisSchemaOwner()
+	o.PID, o.Ticks = deadPID(t), "1"
+	name := fmt.Sprintf("learn_%016x", rand.Uint64())
+	if _, err := conn.Exec(ctx, "CREATE ROLE "+role+" LOGIN; CREATE SCHEMA "+name+"; COMMENT ON SCHEMA "+name+" IS "+quoteLiteral(o.comment())); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Exec(context.Background(), dropSQL(name)+"; DROP ROLE IF EXISTS "+role) })
+
+	rep, err := ReapSchemas(ctx, base.ConnString()+" user="+role, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(rep.Left, func(l LeftSchema) bool { return l.Name == name })
+	if i < 0 || !strings.Contains(rep.Left[i].Why, "is gone") || !strings.Contains(rep.Left[i].Why, role+" may not drop") {
+		t.Errorf("the orphan of another role: %+v, want it left with why", rep)
+	}
+	if !schemaExists(t, base, name) {
+		t.Errorf("the schema was dropped")
 	}
 }
 

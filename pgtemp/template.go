@@ -13,6 +13,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dustin/go-humanize"
+	"golang.org/x/sys/unix"
 )
 
 // A cluster template is the data directory of a freshly initdb'd cluster,
@@ -49,6 +52,102 @@ func templatePath(cacheDir, major string, uid int) string {
 	return filepath.Join(root, fmt.Sprintf("pg-template-%s-%d", major, uid))
 }
 
+// errNoCacheDir is why no template is saved where there is no user cache
+// directory.
+var errNoCacheDir = errors.New("there is no user cache directory to keep a cluster template in (set XDG_CACHE_HOME, or HOME)")
+
+// templateBytes is about what a template of PostgreSQL 15 takes (39.9 MB
+// measured), for the messages that say how much room it needs.
+const templateBytes = 40_000_000
+
+// templateSaveError turns why a template could not be saved in dir
+// (learn's directory in the user cache directory) into words for people:
+// what is wrong with the directory, not which system call failed. The
+// error wraps err.
+func templateSaveError(dir string, err error) error {
+	var why string
+	switch f := fileInTheWay(dir); {
+	case f != "" && (errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EEXIST)):
+		why = fmt.Sprintf("%s is a file, not a directory", f)
+	case errors.Is(err, syscall.EROFS):
+		why = fmt.Sprintf("%s is on a read-only file system", dir)
+	case errors.Is(err, fs.ErrPermission):
+		why = fmt.Sprintf("learn may not write in %s", dir)
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		why = fmt.Sprintf("no space left on device in %s (%s free; a template takes about %s)",
+			dir, humanize.Bytes(freeBytes(dir)), humanize.Bytes(templateBytes))
+	default:
+		why = fmt.Sprintf("could not write it in %s: %v", dir, err)
+	}
+	return &reasonError{why, err}
+}
+
+// reasonError is an error told in words of its own, wrapping its cause.
+type reasonError struct {
+	why string
+	err error
+}
+
+func (e *reasonError) Error() string { return e.why }
+func (e *reasonError) Unwrap() error { return e.err }
+
+// fileInTheWay returns the first path from dir up that exists and is not a
+// directory, or "".
+func fileInTheWay(dir string) string {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil {
+			if !fi.IsDir() {
+				return d
+			}
+			return ""
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// freeBytes is the room learn's user has on the file system of path, or of
+// its nearest existing parent.
+func freeBytes(path string) uint64 {
+	for d := filepath.Clean(path); ; d = filepath.Dir(d) {
+		var st unix.Statfs_t
+		if unix.Statfs(d, &st) == nil {
+			return st.Bavail * uint64(st.Bsize)
+		}
+		if d == filepath.Dir(d) {
+			return 0
+		}
+	}
+}
+
+// templateDirProblem says why a template could not be saved in learn's
+// cache directory root right now ("" when nothing is known to stop it),
+// without writing there: a file in the way, a read-only file system, a
+// directory learn may not write, or too little room.
+func templateDirProblem(root string) string {
+	if f := fileInTheWay(root); f != "" {
+		return fmt.Sprintf("%s is a file, not a directory", f)
+	}
+	d := root
+	for {
+		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		d = filepath.Dir(d)
+	}
+	switch err := unix.Access(d, unix.W_OK); {
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Sprintf("%s is on a read-only file system", d)
+	case err != nil:
+		return fmt.Sprintf("learn may not write in %s", d)
+	}
+	if free := freeBytes(d); free < templateBytes {
+		return fmt.Sprintf("no space left on device in %s (%s free; a template takes about %s)", d, humanize.Bytes(free), humanize.Bytes(templateBytes))
+	}
+	return ""
+}
+
 // templateUsable reports whether dir looks like a complete cluster of the
 // given major version. Whether it really starts is found out by starting it.
 func templateUsable(dir, major string) bool {
@@ -65,17 +164,15 @@ func templateUsable(dir, major string) bool {
 // broken template when replace is true. data belongs to the cluster user:
 // it is read only through the handle, so no link planted in it leads the
 // copy out of it (see copyTree). Losing a race to another learn process is
-// not an error. When ctx ends it leaves no partial copy behind.
+// not an error. When ctx ends it leaves no partial copy behind; when the
+// process is killed outright, the next run removes the copy
+// (reapTemplateCopies).
 func saveTemplate(ctx context.Context, data *os.Root, tmpl string, replace bool) error {
-	parent := filepath.Dir(tmpl)
-	if err := os.MkdirAll(parent, 0o700); err != nil {
-		return err
-	}
-	removeStale(parent, filepath.Base(tmpl))
-	tmp, err := os.MkdirTemp(parent, filepath.Base(tmpl)+".tmp-")
+	tmp, release, err := newTemplateCopy(tmpl)
 	if err != nil {
 		return err
 	}
+	defer release()
 	if err := copyTree(ctx, data, tmp, nil); err != nil {
 		os.RemoveAll(tmp)
 		return err
@@ -95,8 +192,31 @@ func saveTemplate(ctx context.Context, data *os.Root, tmpl string, replace bool)
 	return err
 }
 
+// newTemplateCopy makes the directory a new copy of the template tmpl is
+// made in, <tmpl>.tmp-<random>, after removing the copies of killed learn
+// processes, and holds the templates' lock shared until release, so that
+// no other learn removes the copy meanwhile (see templateLock).
+func newTemplateCopy(tmpl string) (tmp string, release func(), err error) {
+	parent := filepath.Dir(tmpl)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return "", nil, err
+	}
+	reapTemplateCopies(parent, nil)
+	release, err = lockTemplates(parent, unix.LOCK_SH)
+	if err != nil {
+		return "", nil, err
+	}
+	tmp, err = os.MkdirTemp(parent, filepath.Base(tmpl)+".tmp-")
+	if err != nil {
+		release()
+		return "", nil, err
+	}
+	return tmp, release, nil
+}
+
 // discardTemplate moves a template out of the way and deletes it. Renaming
-// first means no reader ever sees a half-deleted template.
+// first means no reader ever sees a half-deleted template. The caller holds
+// the templates' lock (lockTemplates).
 func discardTemplate(tmpl string) {
 	old := fmt.Sprintf("%s.old-%d-%d", tmpl, os.Getpid(), time.Now().UnixNano())
 	if os.Rename(tmpl, old) == nil {
@@ -104,17 +224,102 @@ func discardTemplate(tmpl string) {
 	}
 }
 
-// removeStale deletes leftovers of template copies that a killed learn
-// process did not finish (older than an hour, so never one in progress).
-func removeStale(parent, base string) {
-	for _, pattern := range []string{base + ".tmp-*", base + ".old-*"} {
-		matches, _ := filepath.Glob(filepath.Join(parent, pattern))
-		for _, m := range matches {
-			if fi, err := os.Stat(m); err == nil && time.Since(fi.ModTime()) > time.Hour {
-				os.RemoveAll(m)
-			}
+// templateLock is the lock file in learn's cache directory that proves
+// whether a template save is under way. Every save holds it shared
+// (flock LOCK_SH) from before it creates its copy <template>.tmp-<random>
+// until that copy is renamed into place or removed, and while it discards
+// a broken template (<template>.old-…). The kernel releases a flock with
+// the last descriptor of the process that holds it, kill -9 included, and
+// over NFS the lock is the server's, seen from every host. So whoever gets
+// it exclusively knows that no save is running anywhere, and that every
+// copy in the directory was left by a learn that is gone.
+const templateLock = "pg-template.lock"
+
+// lockTemplates takes the templates' lock in dir (created 0600 if needed)
+// with how (unix.LOCK_SH or LOCK_EX, with LOCK_NB not to wait), and returns
+// its release. Keep release reachable (defer it) for as long as the lock
+// must hold: the lock lives in the file, which a finalizer would close.
+func lockTemplates(dir string, how int) (release func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, templateLock), os.O_RDONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			break
 		}
 	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// RemovedCopy is an interrupted template copy that was removed.
+type RemovedCopy struct {
+	Dir   string
+	Bytes int64 // what it held
+}
+
+func (rc RemovedCopy) String() string {
+	return fmt.Sprintf("removed an interrupted copy of the cluster template, %s (%s), left by a learn that was killed while saving it",
+		rc.Dir, humanize.Bytes(uint64(rc.Bytes)))
+}
+
+// reapTemplateCopies removes from learn's cache directory root the
+// template copies (<template>.tmp-*) and discarded templates
+// (<template>.old-*) of learn processes killed while they saved a
+// template, 5 to 40 MB each; only when it gets the templates' lock
+// exclusively, which proves that no save is under way (see templateLock),
+// and only what this user owns. Without anything to remove it creates
+// nothing. logf, when not nil, gets one line per copy removed. The error
+// joins the copies that could not be removed.
+func reapTemplateCopies(root string, logf func(format string, args ...any)) ([]RemovedCopy, error) {
+	if root == "" || len(templateCopies(root)) == 0 {
+		return nil, nil
+	}
+	release, err := lockTemplates(root, unix.LOCK_EX|unix.LOCK_NB)
+	if err != nil {
+		// EWOULDBLOCK: a save is under way, and its copy must stay; the
+		// others go with the next run. Any other error (a read-only
+		// directory, a file system without locks) proves nothing.
+		return nil, nil
+	}
+	defer release()
+	var removed []RemovedCopy
+	var errs []error
+	for _, dir := range templateCopies(root) {
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			continue
+		}
+		if uid, ok := fileUID(fi); !ok || uid != os.Geteuid() {
+			continue
+		}
+		size := treeSize(dir)
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, fmt.Errorf("could not remove the interrupted template copy %s: %w; remove it by hand", dir, err))
+			continue
+		}
+		rc := RemovedCopy{Dir: dir, Bytes: size}
+		removed = append(removed, rc)
+		if logf != nil {
+			logf("%s", rc)
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+// templateCopies lists the template copies and discarded templates in root.
+func templateCopies(root string) []string {
+	var out []string
+	for _, pattern := range []string{"pg-template-*.tmp-*", "pg-template-*.old-*"} {
+		m, _ := filepath.Glob(filepath.Join(root, pattern))
+		out = append(out, m...)
+	}
+	return out
 }
 
 // copyTree copies the directory tree src to dst with plain file copies,

@@ -36,5 +36,8 @@
 // [Store] keeps a [Progress] as JSON with a schema version, under the XDG
 // state directory ([DefaultPath]). Writes are atomic and serialised between
 // processes by a lock file, so two learn processes saving at once lose
-// nothing; a file that cannot be parsed is moved aside and learn goes on.
+// nothing; a file that cannot be parsed is moved aside and learn goes on,
+// and a value that does not fit costs that value, not the file. A file the
+// learner made read-only is never replaced. [Store.Peek] reads without
+// changing anything, for the commands that only show.
 package quiz

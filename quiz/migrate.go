@@ -1,8 +1,11 @@
 package quiz
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -40,15 +43,22 @@ type progressV0 struct {
 	Version int       `json:"version"`
 }
 
-// migrateV0 reads a version 0 file into the current schema. Version 0 kept
-// no date per page, so pages read get the file's "saved" time; it kept no
-// answers per question, so the sets have scores but no answers.
-func migrateV0(data []byte) (*Progress, error) {
+// migrateV0 reads a version 0 file (head is its top-level object) into the
+// current schema, and returns the values that did not fit and were left
+// out. Keys version 0 never had make it an error, so that arbitrary JSON is
+// not taken for progress. Version 0 kept no date per page, so pages read
+// get the file's "saved" time; it kept no answers per question, so the sets
+// have scores but no answers.
+func migrateV0(head map[string]json.RawMessage, data []byte) (*Progress, []setAside, error) {
+	for k := range head {
+		if !slices.ContainsFunc(v0Keys, func(name string) bool { return strings.EqualFold(k, name) }) {
+			return nil, nil, fmt.Errorf("json: unknown field %q", k)
+		}
+	}
 	var old progressV0
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&old); err != nil {
-		return nil, err
+	lost, ok := decodeFields(data, &old)
+	if !ok {
+		return nil, nil, errors.New("not a JSON object")
 	}
 	p := NewProgress()
 	for _, slug := range old.Read {
@@ -63,5 +73,8 @@ func migrateV0(data []byte) (*Progress, error) {
 	}
 	p.Resume = Resume{Screen: old.Screen, Name: old.Page}
 	p.UpdatedAt = old.Saved
-	return p, nil
+	return p, lost, nil
 }
+
+// v0Keys are the keys of a version 0 file.
+var v0Keys = []string{"read", "scores", "cards", "screen", "page", "saved", "version"}

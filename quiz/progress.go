@@ -27,6 +27,9 @@ type Progress struct {
 	// DrillSeconds is the countdown of the spoken prompts the learner
 	// chose; 0 means DefaultSeconds. See [ClampSeconds].
 	DrillSeconds int `json:"drill_seconds,omitempty"`
+	// Challenges maps a design-lab challenge ID to when the learner first
+	// passed it.
+	Challenges map[string]time.Time `json:"challenges,omitempty"`
 	// Resume is where the learner left off.
 	Resume Resume `json:"resume"`
 	// UpdatedAt is when the progress was last saved; zero if never.

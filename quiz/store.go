@@ -1,11 +1,8 @@
 package quiz
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -93,17 +90,25 @@ func (s *Store) now() time.Time {
 // leaves learn without progress to go on with:
 //
 //   - no file yet: empty progress, no notice;
-//   - a file that cannot be parsed (truncated, garbage, wrong types): it is
-//     moved aside to Path+".damaged-<UTC time>", a notice says where, and
-//     the progress is empty;
+//   - a file that cannot be parsed (truncated, garbage, not an object, no
+//     usable version): it is moved aside to Path+".damaged-<UTC time>", a
+//     notice says where, and the progress is empty;
+//   - values that do not fit the schema (one field of the wrong type, at
+//     any depth): only those are left out; a notice names them, the file
+//     as it was is kept as Path+".damaged-<UTC time>", and the rest is
+//     loaded and saved;
 //   - a file of an older schema version: migrated to CurrentVersion and
 //     saved, the original kept as Path+".v<N>", with a notice;
 //   - a file of a newer version: left untouched, a notice explains, and the
-//     progress is empty (and [Store.Update] refuses to write).
+//     progress is empty (and [Store.Update] refuses to write);
+//   - a file the learner made read-only: never moved, copied or rewritten;
+//     what it holds is loaded as above, in memory only, and a notice says
+//     that nothing is saved until it is writable.
 //
 // The error reports what went wrong beyond that (the file or its directory
 // cannot be read or written); the returned progress is then empty but
-// usable, so the caller may show the error and go on.
+// usable, so the caller may show the error and go on. Commands that only
+// show the progress use [Store.Peek], which changes nothing.
 func (s *Store) Load() (*Progress, []string, error) {
 	if _, err := os.Lstat(s.Path); errors.Is(err, fs.ErrNotExist) && s.Path != "" {
 		return NewProgress(), nil, nil // nothing saved yet: create nothing either
@@ -133,14 +138,22 @@ func (s *Store) Load() (*Progress, []string, error) {
 // Otherwise Version is set to CurrentVersion and UpdatedAt to now, and the
 // file is written atomically: a temporary file in the same directory,
 // fsync, rename over Path, fsync of the directory. Update returns the
-// progress as saved. A damaged file is moved aside first (notice through
-// Notify); a newer version's file gives an error wrapping [ErrNewerVersion].
+// progress as saved. A damaged file is moved aside first, values that do
+// not fit are left out (the file as it was is kept), both with a notice
+// through Notify; a newer version's file gives an error wrapping
+// [ErrNewerVersion], and a file the learner made read-only one wrapping
+// [ErrReadOnly], and neither is touched.
 func (s *Store) Update(fn func(*Progress) error) (*Progress, error) {
 	unlock, err := s.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	if fi, err := os.Lstat(s.Path); err == nil {
+		if ro := readOnly(s.Path, fi); ro != nil {
+			return nil, ro
+		}
+	}
 	p, notices, err := s.loadLocked(false)
 	for _, n := range notices {
 		if s.Notify != nil {
@@ -177,44 +190,17 @@ func (s *Store) Reset() error {
 	return nil
 }
 
-// Export writes the saved progress to w as indented JSON of CurrentVersion
-// (an older file is shown migrated; a missing file as empty progress). A
-// file of a newer version is copied as it is. It changes no file; a damaged
-// file gives an error saying so.
-func (s *Store) Export(w io.Writer) error {
-	data, err := os.ReadFile(s.Path)
-	var p *Progress
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		p = NewProgress()
-	case err != nil:
-		return fmt.Errorf("quiz: export progress: %w", err)
-	default:
-		var dErr *damagedError
-		p, _, err = decode(data)
-		switch {
-		case errors.Is(err, ErrNewerVersion):
-			_, err = w.Write(data)
-			return err
-		case errors.As(err, &dErr):
-			return fmt.Errorf("quiz: %s cannot be read (%v); start learn once to move it aside, or inspect it yourself", s.Path, dErr.reason)
-		case err != nil:
-			return err
-		}
-	}
-	out, err := encode(p)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(out)
-	return err
-}
-
 // loadLocked reads the file; the caller holds the lock. It moves a damaged
-// file aside; it migrates an older one, and saves the migration when
-// persist is set (Update saves anyway). A newer version is an error
-// wrapping ErrNewerVersion.
+// file aside; it keeps a copy of a file with values that do not fit, and
+// migrates an older one; it saves what it loaded when persist is set and
+// either happened (Update saves anyway). A file the learner made read-only
+// is never moved, copied or saved: its notices say so. A newer version is
+// an error wrapping ErrNewerVersion.
 func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
+	fi, err := os.Lstat(s.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewProgress(), nil, nil
+	}
 	data, err := os.ReadFile(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewProgress(), nil, nil
@@ -222,9 +208,12 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("quiz: read progress: %w", err)
 	}
-	p, from, err := decode(data)
+	ro := readOnly(s.Path, fi)
+	p, from, lost, err := decode(data)
 	var dErr *damagedError
 	switch {
+	case errors.As(err, &dErr) && ro != nil:
+		return NewProgress(), []string{fmt.Sprintf("Your saved progress could not be read (%v). learn starts with fresh progress and leaves the file as it is.", dErr.reason), ro.Error()}, nil
 	case errors.As(err, &dErr):
 		aside, merr := s.moveAside()
 		if merr != nil {
@@ -236,38 +225,64 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 	case err != nil:
 		return nil, nil, err
 	}
-	if from == CurrentVersion {
-		return p, nil, nil
+	var notices []string
+	changed := false
+	if len(lost) > 0 {
+		if ro != nil {
+			notices = append(notices, fmt.Sprintf("Part of your saved progress does not fit and is left out: %s. The rest is loaded.", asideList(lost)))
+		} else {
+			kept := freeName(s.Path + ".damaged-" + s.now().UTC().Format("20060102T150405Z"))
+			if err := writeFileAtomic(kept, data); err != nil {
+				return nil, nil, fmt.Errorf("quiz: keep a copy of the progress file before setting aside what does not fit (%s): %w", asideList(lost), err)
+			}
+			notices = append(notices, fmt.Sprintf("Part of your saved progress did not fit and was set aside: %s. The rest is loaded, and the file as it was is kept as %s.", asideList(lost), kept))
+			changed = true
+		}
 	}
-	backup := fmt.Sprintf("%s.v%d", s.Path, from)
-	if err := writeFileAtomic(backup, data); err != nil {
-		return nil, nil, fmt.Errorf("quiz: keep a copy of the version %d progress before upgrading it: %w", from, err)
+	if from != CurrentVersion {
+		if ro != nil {
+			notices = append(notices, fmt.Sprintf("Your saved progress is in an older format (version %d); learn shows it upgraded to version %d.", from, CurrentVersion))
+		} else {
+			backup := fmt.Sprintf("%s.v%d", s.Path, from)
+			if err := writeFileAtomic(backup, data); err != nil {
+				return nil, nil, fmt.Errorf("quiz: keep a copy of the version %d progress before upgrading it: %w", from, err)
+			}
+			notices = append(notices, fmt.Sprintf("Your saved progress was in an older format (version %d); learn upgraded it to version %d and kept the old file as %s.", from, CurrentVersion, backup))
+			changed = true
+		}
 	}
-	notice := fmt.Sprintf("Your saved progress was in an older format (version %d); learn upgraded it to version %d and kept the old file as %s.", from, CurrentVersion, backup)
-	if persist {
+	if ro != nil {
+		notices = append(notices, ro.Error())
+	}
+	if persist && changed {
+		p.Version = CurrentVersion
 		p.UpdatedAt = s.now().UTC().Round(0)
 		if err := s.save(p); err != nil {
 			return nil, nil, err
 		}
 	}
-	return p, []string{notice}, nil
+	return p, notices, nil
 }
 
 // moveAside renames the damaged file to a free name
 // Path+".damaged-<UTC time>[-N]" and returns that name.
 func (s *Store) moveAside() (string, error) {
-	base := s.Path + ".damaged-" + s.now().UTC().Format("20060102T150405Z")
-	name := base
-	for n := 2; ; n++ {
-		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		name = fmt.Sprintf("%s-%d", base, n)
-	}
+	name := freeName(s.Path + ".damaged-" + s.now().UTC().Format("20060102T150405Z"))
 	if err := os.Rename(s.Path, name); err != nil {
 		return "", err
 	}
 	return name, nil
+}
+
+// freeName returns base, or base-2, base-3… the first that does not exist.
+func freeName(base string) string {
+	name := base
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+		name = fmt.Sprintf("%s-%d", base, n)
+	}
 }
 
 // save writes p to Path atomically; the caller holds the lock.
@@ -278,7 +293,7 @@ func (s *Store) save(p *Progress) error {
 	}
 	s.removeStaleTemps()
 	if err := writeFileAtomic(s.Path, data); err != nil {
-		return fmt.Errorf("quiz: save progress: %w", err)
+		return unwritable("save progress", filepath.Dir(s.Path), err)
 	}
 	return nil
 }
@@ -312,7 +327,7 @@ func (s *Store) lock() (func(), error) {
 		return nil, errors.New("quiz: the progress store has no path; use quiz.DefaultPath")
 	}
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
-		return nil, fmt.Errorf("quiz: create the progress directory: %w", err)
+		return nil, unwritable("create the progress directory", filepath.Dir(s.Path), err)
 	}
 	l := flock.New(s.Path + ".lock")
 	err := l.Lock()
@@ -321,9 +336,19 @@ func (s *Store) lock() (func(), error) {
 		return processLock.Unlock, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("quiz: lock %s: %w", l.Path(), err)
+		return nil, unwritable("lock "+l.Path(), filepath.Dir(s.Path), err)
 	}
 	return func() { _ = l.Unlock() }, nil
+}
+
+// unwritable is the error of a step (what) that could not write in the
+// state directory dir: when the directory may not be written (read-only,
+// another owner), it says what to do.
+func unwritable(what, dir string, err error) error {
+	if errors.Is(err, fs.ErrPermission) || strings.Contains(err.Error(), "read-only file system") {
+		return fmt.Errorf("quiz: %s: %w; learn may not write in %s or above it: make it writable, or set XDG_STATE_HOME to a directory learn may write", what, err, dir)
+	}
+	return fmt.Errorf("quiz: %s: %w", what, err)
 }
 
 // processLock serialises saves where there is no file lock.
@@ -369,81 +394,4 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		return err
 	}
 	return syncDir(dir)
-}
-
-// encode is the file format: indented JSON with a final newline.
-func encode(p *Progress) ([]byte, error) {
-	out, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("quiz: encode progress: %w", err)
-	}
-	return append(out, '\n'), nil
-}
-
-// damagedError is a progress file that cannot be parsed.
-type damagedError struct{ reason error }
-
-func (e *damagedError) Error() string { return "damaged progress file: " + e.reason.Error() }
-
-func damaged(format string, args ...any) error {
-	return &damagedError{fmt.Errorf(format, args...)}
-}
-
-// decode parses a progress file of any known version into the current
-// schema and returns the version it was in. The error is a *damagedError
-// for a file that cannot be parsed, or wraps ErrNewerVersion.
-func decode(data []byte) (*Progress, int, error) {
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
-		return nil, 0, damaged("the file is empty")
-	}
-	var head map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &head); err != nil || head == nil {
-		if err == nil {
-			err = errors.New("not a JSON object")
-		}
-		return nil, 0, damaged("%v", err)
-	}
-	version := 0
-	if raw, ok := head["version"]; ok {
-		if err := json.Unmarshal(raw, &version); err != nil {
-			return nil, 0, damaged("version is not a whole number: %s", raw)
-		}
-	}
-	switch {
-	case version < 0:
-		return nil, version, damaged("version %d is negative", version)
-	case version > CurrentVersion:
-		return nil, version, ErrNewerVersion
-	case version == 0:
-		p, err := migrateV0(trimmed)
-		if err != nil {
-			return nil, 0, damaged("%v", err)
-		}
-		return p, 0, nil
-	}
-	var p Progress
-	if err := json.Unmarshal(trimmed, &p); err != nil {
-		return nil, version, damaged("%v", err)
-	}
-	p.normalize()
-	return &p, version, nil
-}
-
-// newerError is a progress file of a version newer than CurrentVersion.
-type newerError struct {
-	path    string
-	version int
-}
-
-func (e *newerError) Error() string {
-	return fmt.Sprintf("quiz: %s was saved by a newer learn (progress version %d; this learn reads up to version %d), so this learn does not change it: upgrade learn, or run `learn progress reset` to start over",
-		e.path, e.version, CurrentVersion)
-}
-
-func (e *newerError) Is(target error) bool { return target == ErrNewerVersion }
-
-func (e *newerError) notice() string {
-	return fmt.Sprintf("Your progress in %s was saved by a newer learn (version %d; this learn reads up to version %d). It is left untouched and nothing is saved this time: upgrade learn, or run `learn progress reset` to start over.",
-		e.path, e.version, CurrentVersion)
 }

@@ -198,7 +198,6 @@ func TestStoreDamagedFile(t *testing.T) {
 		"array":             "[1, 2]",
 		"string version":    `{"version": "one"}`,
 		"negative version":  `{"version": -1}`,
-		"wrong type":        `{"version": 1, "read": 5}`,
 		"v0 with junk keys": `{"hello": "world"}`,
 		"trailing garbage":  string(valid) + "}",
 	}

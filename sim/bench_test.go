@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,71 +28,124 @@ import (
 // never sells out, so every new intent books.
 const benchSeats = 2_000_000_000
 
-// pgbenchSeconds is how long each pgbench baseline runs (-T).
-const pgbenchSeconds = 2
+// The shape of BenchmarkBookTicket's comparison, as flags of the test
+// binary (go test -bench BookTicket ./sim -args -book.rounds=9).
+var (
+	bookRounds = flag.Int("book.rounds", 15, "BenchmarkBookTicket: interleaved rounds of the engine and of pgbench")
+	bookRound  = flag.Duration("book.round", 300*time.Millisecond, "BenchmarkBookTicket: about how long each side runs in a round")
+)
 
 // BenchmarkBookTicket measures Engine.BookTicket (the engine, not HTTP, and
-// no trace) on its own fresh stage, against the same transaction run by
-// pgbench on the same server in the same run:
+// no trace) against pgbench running the same transaction on the same
+// server, in interleaved rounds: each round runs pgbench for
+// -book.seconds, then the engine for as long (the order alternates from
+// round to round), and takes the ratio of the two throughputs. The
+// reported ratio is the median of the rounds' ratios, so a pause of the
+// machine during one round moves one ratio, not the result; ratio-min and
+// ratio-max show the spread. Each side keeps its own schema for all rounds,
+// so both tables grow alike.
 //
-//   - distinct/clients=C: C goroutines share b.N new intents (quantity 1, a
-//     fresh idempotency key each, one user per goroutine). Reports
-//     bookings/s, pgbench-tps for the new-booking transaction at C clients,
-//     and ratio = bookings/s ÷ pgbench-tps.
-//   - copies/n=N: b.N rounds; in each, N goroutines send the same request
-//     (same user, same key) at once, so one creates the booking and N-1 are
-//     replays. Reports requests/s, pgbench-tps for the same mix at N clients
-//     (the new-booking script with weight 1, the replay script with weight
-//     N-1), and ratio = requests/s ÷ pgbench-tps.
+//   - distinct/clients=C: C goroutines book new intents (quantity 1, a
+//     fresh idempotency key each, one user per goroutine); pgbench runs the
+//     new-booking transaction at C clients. bookings/s against pgbench-tps.
+//   - copies/n=N: rounds of N goroutines sending the same request (same
+//     user, same key) at once, so one creates the booking and N-1 replay
+//     it; pgbench runs the same mix at N clients (the new-booking script
+//     with weight 1, the replay script with weight N-1). requests/s
+//     against pgbench-tps.
 //
 // All intents book one event, so every transaction waits for its row lock:
 // the numbers are the throughput of one contended event, as in the lesson.
-// pgbench runs once per sub-benchmark and -count, before the timer starts.
+// b.N is not used: one call runs every round (run with -benchtime=1x).
 // Without pgbench the benchmark is skipped.
+//
+//	go test -run '^$' -bench BookTicket -benchtime=1x ./sim
 func BenchmarkBookTicket(b *testing.B) {
 	bin, err := findPgbench()
 	if err != nil {
 		b.Skip(err)
 	}
 	for _, clients := range []int{1, 8, 32} {
-		var base baseline
 		b.Run(fmt.Sprintf("distinct/clients=%d", clients), func(b *testing.B) {
-			tps := base.tps(b, func() float64 { return pgbenchDistinct(b, bin, clients) })
-			benchDistinct(b, clients, tps)
+			st, eng, eventID := benchStage(b, clients)
+			defer closeBenchStage(b, st)
+			var created atomic.Int64
+			ours := distinctLoad(b, eng, eventID, clients, &created)
+			ours(int64(20 * clients)) // warm: connections, statement caches
+			sc, pgEvent := pgbenchSchema(b)
+			theirs := func(perClient string) float64 {
+				return pgbenchDistinct(b, bin, sc, pgEvent, clients, perClient)
+			}
+			compareRounds(b, ours, theirs, clients, "bookings/s")
+			checkBenchRows(b, st, eventID, created.Load())
 		})
 	}
 	for _, n := range []int{10, 32} {
-		var base baseline
 		b.Run(fmt.Sprintf("copies/n=%d", n), func(b *testing.B) {
-			tps := base.tps(b, func() float64 { return pgbenchCopies(b, bin, n) })
-			benchCopies(b, n, tps)
+			st, eng, eventID := benchStage(b, n)
+			defer closeBenchStage(b, st)
+			var created atomic.Int64
+			ours := copiesLoad(b, eng, eventID, n, &created)
+			ours(int64(20 * n))
+			sc, pgEvent := pgbenchSchema(b)
+			theirs := func(perClient string) float64 { return pgbenchCopies(b, bin, sc, pgEvent, n, perClient) }
+			compareRounds(b, ours, theirs, n, "requests/s")
+			checkBenchRows(b, st, eventID, created.Load())
 		})
 	}
 }
 
-// baseline is a pgbench result kept for the calls of one sub-benchmark.
-// The testing package calls a benchmark function with growing b.N on one
-// *testing.B, and gives each -count and -cpu run a new one: measuring once
-// per *testing.B keeps pgbench out of every b.N round but pairs each
-// reported row with a baseline of its own.
-type baseline struct {
-	b   *testing.B
-	val float64
+// load has the engine answer n requests and returns how long it took.
+type load func(n int64) time.Duration
+
+// compareRounds runs -book.rounds interleaved rounds of ours and theirs
+// (pgbench at clients clients, given its -t or -T option, returning its
+// tps) and reports the medians: ours in unit, pgbench-tps, ratio (ours ÷
+// pgbench), and the spread of the ratio (ratio-min, ratio-max).
+func compareRounds(b *testing.B, ours load, theirs func(limit string) float64, clients int, unit string) {
+	b.Helper()
+	// How many transactions take pgbench about -book.round.
+	probe := theirs("-T1")
+	perClient := max(int64(probe*bookRound.Seconds())/int64(clients), 1)
+	total := perClient * int64(clients)
+	var oursPerSec, tps, ratios []float64
+	runOurs := func() float64 { return float64(total) / ours(total).Seconds() }
+	runTheirs := func() float64 { return theirs("-t" + strconv.FormatInt(perClient, 10)) }
+	b.ResetTimer()
+	for r := range max(*bookRounds, 1) {
+		var o, t float64
+		if r%2 == 0 {
+			o, t = runOurs(), runTheirs()
+		} else {
+			t = runTheirs()
+			o = runOurs()
+		}
+		if b.Failed() {
+			b.FailNow()
+		}
+		oursPerSec, tps, ratios = append(oursPerSec, o), append(tps, t), append(ratios, o/t)
+	}
+	b.StopTimer()
+	b.ReportMetric(median(oursPerSec), unit)
+	b.ReportMetric(median(tps), "pgbench-tps")
+	b.ReportMetric(median(ratios), "ratio")
+	b.ReportMetric(slices.Min(ratios), "ratio-min")
+	b.ReportMetric(slices.Max(ratios), "ratio-max")
+	b.ReportMetric(1e9/median(oursPerSec), "ns/op")
 }
 
-// tps returns the baseline measured for b, measuring it first if b is new.
-// Calls come one after another, never at once.
-func (p *baseline) tps(b *testing.B, measure func() float64) float64 {
-	if p.b != b {
-		p.val, p.b = measure(), b
+// median of xs, which is not empty.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
 	}
-	return p.val
+	return s[len(s)/2]
 }
 
 // benchStage returns a fresh stage with one event that never sells out, and
-// the engine of its only API instance. The caller closes the stage with
-// closeBenchStage when its b.N round ends: b.Cleanup would keep every
-// round's pool open until the last round.
+// the engine of its only API instance.
 func benchStage(b *testing.B, clients int) (*Stage, *Engine, int64) {
 	b.Helper()
 	ctx := b.Context()
@@ -114,15 +168,15 @@ func closeBenchStage(b *testing.B, st *Stage) {
 	}
 }
 
-func benchDistinct(b *testing.B, clients int, pgbenchTPS float64) {
-	st, eng, eventID := benchStage(b, clients)
-	defer closeBenchStage(b, st)
+// distinctLoad books new intents on clients goroutines, each goroutine its
+// own user, and checks that none is answered as a replay. Every request
+// creates a booking, counted in created.
+func distinctLoad(b *testing.B, eng *Engine, eventID int64, clients int, created *atomic.Int64) load {
 	ctx := b.Context()
-
-	// book runs n new intents on clients goroutines, each goroutine its own user.
-	book := func(n int64) {
+	return func(n int64) time.Duration {
 		var next atomic.Int64
 		var wg sync.WaitGroup
+		t0 := time.Now()
 		for c := range clients {
 			wg.Go(func() {
 				req := BookingRequest{UserID: "c" + strconv.Itoa(c), EventID: eventID, Quantity: 1}
@@ -137,86 +191,56 @@ func benchDistinct(b *testing.B, clients int, pgbenchTPS float64) {
 						b.Errorf("a new key %s was answered as a replay of %s", req.Key, res.Booking.PublicID())
 						return
 					}
-				}
-			})
-		}
-		wg.Wait()
-	}
-	// Warm up: open the pool's connections and fill their statement caches,
-	// as pgbench connects (and is timed) without initial connection time.
-	warm := int64(4 * clients)
-	book(warm)
-	if b.Failed() {
-		b.FailNow()
-	}
-
-	b.ResetTimer()
-	book(int64(b.N))
-	b.StopTimer()
-
-	checkBenchRows(b, st, eventID, warm+int64(b.N))
-	ours := float64(b.N) / b.Elapsed().Seconds()
-	b.ReportMetric(ours, "bookings/s")
-	b.ReportMetric(pgbenchTPS, "pgbench-tps")
-	b.ReportMetric(ours/pgbenchTPS, "ratio")
-}
-
-func benchCopies(b *testing.B, n int, pgbenchTPS float64) {
-	st, eng, eventID := benchStage(b, n)
-	defer closeBenchStage(b, st)
-	ctx := b.Context()
-
-	// round sends n copies of one new intent at once and checks that exactly
-	// one created the booking and the others replayed it.
-	round := func() {
-		req := BookingRequest{UserID: "copy", EventID: eventID, Quantity: 1, Key: uuid.New()}
-		start := make(chan struct{})
-		var created atomic.Int32
-		ids := make([]int64, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				<-start
-				res, err := eng.BookTicket(ctx, req)
-				if err != nil {
-					b.Errorf("copy %d of %s: %v", i, req.Key, err)
-					return
-				}
-				if !res.Replayed {
 					created.Add(1)
 				}
-				ids[i] = res.Booking.ID
 			})
 		}
-		close(start)
 		wg.Wait()
-		if b.Failed() {
-			return
-		}
-		if created.Load() != 1 || slices.ContainsFunc(ids, func(id int64) bool { return id != ids[0] }) {
-			b.Errorf("%d copies of key %s: %d created a booking, ids %v; want 1 creation and %d replays of it",
-				n, req.Key, created.Load(), ids, n-1)
-		}
+		return time.Since(t0)
 	}
-	const warm = 4
-	for range warm {
-		round()
-	}
-	if b.Failed() {
-		b.FailNow()
-	}
+}
 
-	b.ResetTimer()
-	for range b.N {
-		round()
+// copiesLoad sends rounds of n copies of one new intent at once, in all
+// about total requests, and checks that in each round exactly one copy
+// created the booking (counted in created) and the others replayed it.
+func copiesLoad(b *testing.B, eng *Engine, eventID int64, n int, created *atomic.Int64) load {
+	ctx := b.Context()
+	ids := make([]int64, n)
+	return func(total int64) time.Duration {
+		t0 := time.Now()
+		for range max(total/int64(n), 1) {
+			req := BookingRequest{UserID: "copy", EventID: eventID, Quantity: 1, Key: uuid.New()}
+			start := make(chan struct{})
+			var creations atomic.Int32
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					<-start
+					res, err := eng.BookTicket(ctx, req)
+					if err != nil {
+						b.Errorf("copy %d of %s: %v", i, req.Key, err)
+						return
+					}
+					if !res.Replayed {
+						creations.Add(1)
+					}
+					ids[i] = res.Booking.ID
+				})
+			}
+			close(start)
+			wg.Wait()
+			if b.Failed() {
+				break
+			}
+			if creations.Load() != 1 || slices.ContainsFunc(ids, func(id int64) bool { return id != ids[0] }) {
+				b.Errorf("%d copies of key %s: %d created a booking, ids %v; want 1 creation and %d replays of it",
+					n, req.Key, creations.Load(), ids, n-1)
+				break
+			}
+			created.Add(1)
+		}
+		return time.Since(t0)
 	}
-	b.StopTimer()
-
-	checkBenchRows(b, st, eventID, warm+int64(b.N))
-	ours := float64(n*b.N) / b.Elapsed().Seconds()
-	b.ReportMetric(ours, "requests/s")
-	b.ReportMetric(pgbenchTPS, "pgbench-tps")
-	b.ReportMetric(ours/pgbenchTPS, "ratio")
 }
 
 // checkBenchRows checks, outside the timer, that the stage holds exactly
@@ -234,25 +258,33 @@ func checkBenchRows(b *testing.B, st *Stage, eventID, want int64) {
 	}
 }
 
-// The pgbench scripts, made from the engine's own statements so that the
-// baseline sends what BookTicket sends, round trip for round trip. A
-// variable's value is sent as a parameter (-M prepared, as pgx prepares and
-// caches each statement); the key of a new intent is made on the server from
-// a random number, since pgbench variables hold no UUIDs.
+// The pgbench scripts, made from the engine's own statements and grouped
+// as bookPipelined sends them, so that the baseline sends what BookTicket
+// sends, round trip for round trip: a pipeline (\startpipeline …
+// \endpipeline) is one round trip ended by one Sync, as a pgx batch is.
+// A variable's value is sent as a parameter (-M prepared, as pgx prepares
+// and caches each statement); the key of a new intent is made on the
+// server from a random number, since pgbench variables hold no UUIDs.
 var (
 	pgbenchNew = strings.Join([]string{
 		`\set k random(1, 9223372036854775806)`,
+		`\startpipeline`,
 		`BEGIN;`,
 		pgbenchSQL(sqlLockEvent, ":event"),
 		pgbenchSQL(sqlFindByKey, "('c' || :client_id::text)", "md5(:k::text)::uuid"),
+		`\endpipeline`,
+		`\startpipeline`,
 		pgbenchSQL(sqlTakeSeats, ":event", "1"),
 		pgbenchSQL(sqlInsertBooks, "('c' || :client_id::text)", ":event", "1", "md5(:k::text)::uuid", "now()"),
 		`COMMIT;`,
+		`\endpipeline`,
 	}, "\n") + "\n"
 	pgbenchReplay = strings.Join([]string{
+		`\startpipeline`,
 		`BEGIN;`,
 		pgbenchSQL(sqlLockEvent, ":event"),
 		pgbenchSQL(sqlFindByKey, ":user", ":key"),
+		`\endpipeline`,
 		`COMMIT;`,
 	}, "\n") + "\n"
 )
@@ -266,29 +298,29 @@ func pgbenchSQL(sql string, args ...string) string {
 }
 
 // pgbenchDistinct returns pgbench's tps for the new-booking transaction at
-// clients clients, each new transaction with a fresh key.
-func pgbenchDistinct(b *testing.B, bin string, clients int) float64 {
-	sc, eventID := pgbenchSchema(b)
-	return runPgbench(b, bin, sc, clients, []string{"-D", fmt.Sprintf("event=%d", eventID)},
+// clients clients in schema sc, each new transaction with a fresh key.
+func pgbenchDistinct(b *testing.B, bin string, sc *pgtemp.Schema, eventID int64, clients int, limit string) float64 {
+	return runPgbench(b, bin, sc, clients, limit, []string{"-D", fmt.Sprintf("event=%d", eventID)},
 		map[string]string{"new.pgbench": pgbenchNew}, "new.pgbench")
 }
 
 // pgbenchCopies returns pgbench's tps for n clients sending the mix of a
-// round of copies: one new booking to n-1 replays of a committed booking.
-func pgbenchCopies(b *testing.B, bin string, n int) float64 {
-	sc, eventID := pgbenchSchema(b)
+// round of copies: one new booking to n-1 replays of a committed booking
+// (made on the first call).
+func pgbenchCopies(b *testing.B, bin string, sc *pgtemp.Schema, eventID int64, n int, limit string) float64 {
+	key := uuid.NewSHA1(uuid.NameSpaceOID, []byte(sc.Name())) // the same for every round
 	ctx := b.Context()
 	conn, err := pgx.Connect(ctx, sc.ConnString())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	key := uuid.New()
-	if _, err := conn.Exec(ctx, sqlInsertBooks, "copy", eventID, 1, key, time.Now()); err != nil {
+	if _, err := conn.Exec(ctx, `INSERT INTO bookings (user_id, event_id, quantity, idempotency_key, created_at)
+		VALUES ('copy', $1, 1, $2, now()) ON CONFLICT DO NOTHING`, eventID, key); err != nil {
 		b.Fatal(err)
 	}
 	vars := []string{"-D", fmt.Sprintf("event=%d", eventID), "-D", "user=copy", "-D", "key=" + key.String()}
-	return runPgbench(b, bin, sc, n, vars,
+	return runPgbench(b, bin, sc, n, limit, vars,
 		map[string]string{"new.pgbench": pgbenchNew, "replay.pgbench": pgbenchReplay},
 		"new.pgbench@1", fmt.Sprintf("replay.pgbench@%d", n-1))
 }
@@ -327,12 +359,12 @@ func pgbenchSchema(b *testing.B) (*pgtemp.Schema, int64) {
 // pgbenchTPSLine is pgbench's result line (PostgreSQL 14 and later).
 var pgbenchTPSLine = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connection time\)`)
 
-// runPgbench runs pgbench for pgbenchSeconds in schema sc with clients
+// runPgbench runs pgbench (limit is its -T or -t option) in schema sc with clients
 // clients, the scripts (name → text) written to a temporary directory and
 // run as the -f arguments files ("name@weight"), and returns its tps
 // without initial connection time. It connects as the test server's user,
 // over the same socket or address, with search_path set to sc.
-func runPgbench(b *testing.B, bin string, sc *pgtemp.Schema, clients int, vars []string, scripts map[string]string, files ...string) float64 {
+func runPgbench(b *testing.B, bin string, sc *pgtemp.Schema, clients int, limit string, vars []string, scripts map[string]string, files ...string) float64 {
 	b.Helper()
 	dir := b.TempDir()
 	for name, text := range scripts {
@@ -344,7 +376,7 @@ func runPgbench(b *testing.B, bin string, sc *pgtemp.Schema, clients int, vars [
 	if err != nil {
 		b.Fatal(err)
 	}
-	args := []string{"-n", "-M", "prepared", "-T", strconv.Itoa(pgbenchSeconds),
+	args := []string{"-n", "-M", "prepared", limit,
 		"-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, runtime.NumCPU()))}
 	args = append(args, vars...)
 	for _, f := range files {

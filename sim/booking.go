@@ -223,6 +223,9 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
+	if e.pipelined() {
+		return e.bookPipelined(ctx, req)
+	}
 	res, err := e.bookTx(ctx, req, &held)
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
 		// The winner has committed in the database; its COMMIT is told
@@ -431,23 +434,21 @@ func (e *Engine) findSQL() string {
 // broken design have stored several, the first row PostgreSQL returns is
 // taken.
 func (e *Engine) find(ctx context.Context, q Querier, req BookingRequest) (b Booking, found bool, err error) {
-	args := []any{req.UserID, req.Key}
+	var row pgx.Row
 	if e.Design.KeyAcrossUsers {
-		args = []any{req.Key}
+		row = q.QueryRow(ctx, sqlFindAnyUser, req.Key)
+	} else {
+		row = q.QueryRow(ctx, sqlFindByKey, req.UserID, req.Key)
 	}
-	rows, err := q.Query(ctx, e.findSQL(), args...)
-	if err != nil {
-		return Booking{}, false, fmt.Errorf("look up key: %w", err)
-	}
-	// Lax: the statement does not select the key; it is req's, which it matched.
-	b, err = pgx.CollectOneRow(rows, pgx.RowToStructByNameLax[Booking])
+	// The statement does not select the key: it is req's, which it matched.
+	b.Key = req.Key
+	err = row.Scan(&b.ID, &b.UserID, &b.EventID, &b.Quantity, &b.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Booking{}, false, nil
 	}
 	if err != nil {
 		return Booking{}, false, fmt.Errorf("look up key: %w", err)
 	}
-	b.Key = req.Key
 	return b, true, nil
 }
 

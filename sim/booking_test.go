@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -14,205 +15,219 @@ import (
 func engineOf(st *Stage) *Engine { return st.Instances[0].API.Engine }
 
 func TestBookTicketFirstBookingTakesSeats(t *testing.T) {
-	st, ev := newStage(t, 10, StageConfig{})
-	key := uuid.New()
-	res, err := engineOf(st).BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Replayed {
-		t.Error("first booking reported as a replay")
-	}
-	if res.Booking.ID == 0 || res.Booking.Quantity != 2 || res.Booking.EventID != ev || res.Booking.Key != key || res.Booking.UserID != "ada" {
-		t.Errorf("booking = %+v", res.Booking)
-	}
-	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
-		t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
-	}
+	bothWays(t, func(t *testing.T, cfg StageConfig) {
+		st, ev := newStage(t, 10, cfg)
+		key := uuid.New()
+		res, err := engineOf(st).BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Replayed {
+			t.Error("first booking reported as a replay")
+		}
+		if res.Booking.ID == 0 || res.Booking.Quantity != 2 || res.Booking.EventID != ev || res.Booking.Key != key || res.Booking.UserID != "ada" {
+			t.Errorf("booking = %+v", res.Booking)
+		}
+		if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+			t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
+		}
+	})
 }
 
 func TestBookTicketReplayReturnsFirstBookingAndWritesNothing(t *testing.T) {
-	st, ev := newStage(t, 10, StageConfig{})
-	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-	first, err := engineOf(st).BookTicket(t.Context(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		again, err := engineOf(st).BookTicket(t.Context(), req)
+	bothWays(t, func(t *testing.T, cfg StageConfig) {
+		st, ev := newStage(t, 10, cfg)
+		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+		first, err := engineOf(st).BookTicket(t.Context(), req)
 		if err != nil {
-			t.Fatalf("repeat %d: %v", i, err)
+			t.Fatal(err)
 		}
-		if !again.Replayed || again.Booking.ID != first.Booking.ID || !again.Booking.CreatedAt.Equal(first.Booking.CreatedAt) {
-			t.Errorf("repeat %d = %+v, want a replay of %+v", i, again, first)
+		for i := range 3 {
+			again, err := engineOf(st).BookTicket(t.Context(), req)
+			if err != nil {
+				t.Fatalf("repeat %d: %v", i, err)
+			}
+			if !again.Replayed || again.Booking.ID != first.Booking.ID || !again.Booking.CreatedAt.Equal(first.Booking.CreatedAt) {
+				t.Errorf("repeat %d = %+v, want a replay of %+v", i, again, first)
+			}
 		}
-	}
-	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
-		t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
-	}
+		if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+			t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
+		}
+	})
 }
 
 func TestBookTicketSameKeyOtherBookingIs409(t *testing.T) {
-	tests := []struct {
-		name   string
-		change func(r *BookingRequest, other int64)
-	}{
-		{"other quantity", func(r *BookingRequest, _ int64) { r.Quantity = 3 }},
-		{"other event", func(r *BookingRequest, other int64) { r.EventID = other }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			st, ev := newStage(t, 10, StageConfig{})
-			other, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-			if _, err := engineOf(st).BookTicket(t.Context(), req); err != nil {
-				t.Fatal(err)
-			}
-			tt.change(&req, other)
-			_, err = engineOf(st).BookTicket(t.Context(), req)
-			var e *Error
-			if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Code != CodeKeyReused || e.Message != MsgKeyReused {
-				t.Fatalf("err = %v, want 409 %q", err, MsgKeyReused)
-			}
-			if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
-				t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
-			}
-			if _, left := counts(t, st, other); left != 10 {
-				t.Errorf("other event seats_left=%d, want 10", left)
-			}
-		})
-	}
+	bothWays(t, func(t *testing.T, cfg StageConfig) {
+		tests := []struct {
+			name   string
+			change func(r *BookingRequest, other int64)
+		}{
+			{"other quantity", func(r *BookingRequest, _ int64) { r.Quantity = 3 }},
+			{"other event", func(r *BookingRequest, other int64) { r.EventID = other }},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				st, ev := newStage(t, 10, cfg)
+				other, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+				if _, err := engineOf(st).BookTicket(t.Context(), req); err != nil {
+					t.Fatal(err)
+				}
+				tt.change(&req, other)
+				_, err = engineOf(st).BookTicket(t.Context(), req)
+				var e *Error
+				if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Code != CodeKeyReused || e.Message != MsgKeyReused {
+					t.Fatalf("err = %v, want 409 %q", err, MsgKeyReused)
+				}
+				if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+					t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
+				}
+				if _, left := counts(t, st, other); left != 10 {
+					t.Errorf("other event seats_left=%d, want 10", left)
+				}
+			})
+		}
+	})
 }
 
 func TestBookTicketConcurrentCopiesMakeOneBooking(t *testing.T) {
-	const copies = 10
-	st, ev := newStage(t, 10, StageConfig{MaxConns: copies})
-	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-	results := make([]Result, copies)
-	errs := make([]error, copies)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range copies {
-		wg.Go(func() {
-			<-start
-			results[i], errs[i] = engineOf(st).BookTicket(t.Context(), req)
-		})
-	}
-	close(start)
-	wg.Wait()
-	ids := map[int64]bool{}
-	created := 0
-	for i := range copies {
-		if errs[i] != nil {
-			t.Fatalf("copy %d: %v", i, errs[i])
+	bothWays(t, func(t *testing.T, cfg StageConfig) {
+		const copies = 10
+		st, ev := newStage(t, 10, cfg.with(StageConfig{MaxConns: copies}))
+		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+		results := make([]Result, copies)
+		errs := make([]error, copies)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range copies {
+			wg.Go(func() {
+				<-start
+				results[i], errs[i] = engineOf(st).BookTicket(t.Context(), req)
+			})
 		}
-		ids[results[i].Booking.ID] = true
-		if !results[i].Replayed {
-			created++
+		close(start)
+		wg.Wait()
+		ids := map[int64]bool{}
+		created := 0
+		for i := range copies {
+			if errs[i] != nil {
+				t.Fatalf("copy %d: %v", i, errs[i])
+			}
+			ids[results[i].Booking.ID] = true
+			if !results[i].Replayed {
+				created++
+			}
 		}
-	}
-	if len(ids) != 1 || created != 1 {
-		t.Errorf("distinct ids=%d, created=%d; want 1 and 1", len(ids), created)
-	}
-	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
-		t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
-	}
+		if len(ids) != 1 || created != 1 {
+			t.Errorf("distinct ids=%d, created=%d; want 1 and 1", len(ids), created)
+		}
+		if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
+			t.Errorf("rows=%d seats_left=%d, want 1 and 8", rows, left)
+		}
+	})
 }
 
 func TestBookTicketFailedBookingStoresNothingAndKeyWorksLater(t *testing.T) {
-	st, ev := newStage(t, 1, StageConfig{})
-	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-	_, err := engineOf(st).BookTicket(t.Context(), req)
-	var e *Error
-	if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Message != MsgNotEnoughSeats {
-		t.Fatalf("err = %v, want 409 %q", err, MsgNotEnoughSeats)
-	}
-	if rows, left := counts(t, st, ev); rows != 0 || left != 1 {
-		t.Errorf("after refusal rows=%d seats_left=%d, want 0 and 1", rows, left)
-	}
-	// Seats come back (a cancellation elsewhere): the same key now books.
-	if _, err := st.Admin.Exec(t.Context(), `UPDATE events SET seats_left = 5 WHERE id = $1`, ev); err != nil {
-		t.Fatal(err)
-	}
-	res, err := engineOf(st).BookTicket(t.Context(), req)
-	if err != nil || res.Replayed {
-		t.Fatalf("retry later = %+v, %v; want a new booking", res, err)
-	}
-	if rows, left := counts(t, st, ev); rows != 1 || left != 3 {
-		t.Errorf("rows=%d seats_left=%d, want 1 and 3", rows, left)
-	}
+	bothWays(t, func(t *testing.T, cfg StageConfig) {
+		st, ev := newStage(t, 1, cfg)
+		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+		_, err := engineOf(st).BookTicket(t.Context(), req)
+		var e *Error
+		if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Message != MsgNotEnoughSeats {
+			t.Fatalf("err = %v, want 409 %q", err, MsgNotEnoughSeats)
+		}
+		if rows, left := counts(t, st, ev); rows != 0 || left != 1 {
+			t.Errorf("after refusal rows=%d seats_left=%d, want 0 and 1", rows, left)
+		}
+		// Seats come back (a cancellation elsewhere): the same key now books.
+		if _, err := st.Admin.Exec(t.Context(), `UPDATE events SET seats_left = 5 WHERE id = $1`, ev); err != nil {
+			t.Fatal(err)
+		}
+		res, err := engineOf(st).BookTicket(t.Context(), req)
+		if err != nil || res.Replayed {
+			t.Fatalf("retry later = %+v, %v; want a new booking", res, err)
+		}
+		if rows, left := counts(t, st, ev); rows != 1 || left != 3 {
+			t.Errorf("rows=%d seats_left=%d, want 1 and 3", rows, left)
+		}
+	})
 }
 
 func TestBookTicketReplayAfterSellOutAndStart(t *testing.T) {
-	clock := NewFakeClock(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
-	st, ev := newStage(t, 2, StageConfig{Clock: clock})
-	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-	first, err := engineOf(st).BookTicket(t.Context(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, left := counts(t, st, ev); left != 0 {
-		t.Fatalf("seats_left=%d, want sold out", left)
-	}
-	again, err := engineOf(st).BookTicket(t.Context(), req)
-	if err != nil || !again.Replayed || again.Booking.ID != first.Booking.ID {
-		t.Fatalf("replay after sell-out = %+v, %v", again, err)
-	}
-	clock.Advance(48 * time.Hour) // the event has started
-	again, err = engineOf(st).BookTicket(t.Context(), req)
-	if err != nil || !again.Replayed || again.Booking.ID != first.Booking.ID {
-		t.Fatalf("replay after start = %+v, %v", again, err)
-	}
+	bothWays(t, func(t *testing.T, cfg StageConfig) {
+		clock := NewFakeClock(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
+		st, ev := newStage(t, 2, cfg.with(StageConfig{Clock: clock}))
+		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+		first, err := engineOf(st).BookTicket(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, left := counts(t, st, ev); left != 0 {
+			t.Fatalf("seats_left=%d, want sold out", left)
+		}
+		again, err := engineOf(st).BookTicket(t.Context(), req)
+		if err != nil || !again.Replayed || again.Booking.ID != first.Booking.ID {
+			t.Fatalf("replay after sell-out = %+v, %v", again, err)
+		}
+		clock.Advance(48 * time.Hour) // the event has started
+		again, err = engineOf(st).BookTicket(t.Context(), req)
+		if err != nil || !again.Replayed || again.Booking.ID != first.Booking.ID {
+			t.Fatalf("replay after start = %+v, %v", again, err)
+		}
+	})
 }
 
 func TestBookTicketRefusals(t *testing.T) {
-	clock := NewFakeClock(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
-	st, ev := newStage(t, 10, StageConfig{Clock: clock})
-	started, err := st.AddEvent(t.Context(), "Yesterday", 10, clock.Now().Add(-time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name   string
-		req    BookingRequest
-		status int
-		code   string
-	}{
-		{"unknown event", BookingRequest{UserID: "ada", EventID: 999, Quantity: 2, Key: uuid.New()}, 404, CodeEventNotFound},
-		{"nil key", BookingRequest{UserID: "ada", EventID: ev, Quantity: 2}, 400, CodeInvalidKey},
-		{"zero quantity", BookingRequest{UserID: "ada", EventID: ev, Quantity: 0, Key: uuid.New()}, 400, CodeInvalidQty},
-		{"quantity above max", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity + 1, Key: uuid.New()}, 400, CodeInvalidQty},
-		{"no user", BookingRequest{EventID: ev, Quantity: 2, Key: uuid.New()}, 401, CodeUnauthorized},
-		{"all the seats left, at the most one may book", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity, Key: uuid.New()}, 0, ""}, // 10 of 10 fits; the refusal of one more follows the table
-		{"event started", BookingRequest{UserID: "ada", EventID: started, Quantity: 2, Key: uuid.New()}, 409, CodeEventStarted},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := engineOf(st).BookTicket(t.Context(), tt.req)
-			if tt.status == 0 {
-				if err != nil {
-					t.Fatalf("err = %v, want success", err)
+	bothWays(t, func(t *testing.T, cfg StageConfig) {
+		clock := NewFakeClock(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
+		st, ev := newStage(t, 10, cfg.with(StageConfig{Clock: clock}))
+		started, err := st.AddEvent(t.Context(), "Yesterday", 10, clock.Now().Add(-time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name   string
+			req    BookingRequest
+			status int
+			code   string
+		}{
+			{"unknown event", BookingRequest{UserID: "ada", EventID: 999, Quantity: 2, Key: uuid.New()}, 404, CodeEventNotFound},
+			{"nil key", BookingRequest{UserID: "ada", EventID: ev, Quantity: 2}, 400, CodeInvalidKey},
+			{"zero quantity", BookingRequest{UserID: "ada", EventID: ev, Quantity: 0, Key: uuid.New()}, 400, CodeInvalidQty},
+			{"quantity above max", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity + 1, Key: uuid.New()}, 400, CodeInvalidQty},
+			{"no user", BookingRequest{EventID: ev, Quantity: 2, Key: uuid.New()}, 401, CodeUnauthorized},
+			{"all the seats left, at the most one may book", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity, Key: uuid.New()}, 0, ""}, // 10 of 10 fits; the refusal of one more follows the table
+			{"event started", BookingRequest{UserID: "ada", EventID: started, Quantity: 2, Key: uuid.New()}, 409, CodeEventStarted},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				_, err := engineOf(st).BookTicket(t.Context(), tt.req)
+				if tt.status == 0 {
+					if err != nil {
+						t.Fatalf("err = %v, want success", err)
+					}
+					return
 				}
-				return
-			}
-			var e *Error
-			if !errors.As(err, &e) || e.Status != tt.status || e.Code != tt.code || e.Message == "" {
-				t.Fatalf("err = %v, want %d %s", err, tt.status, tt.code)
-			}
-		})
-	}
-	// The full event: one more seat is refused with the lesson's message.
-	_, err = engineOf(st).BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 1, Key: uuid.New()})
-	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeNotEnoughSeats {
-		t.Fatalf("err = %v, want not enough seats", err)
-	}
-	if rows, _ := counts(t, st, ev); rows != 1 {
-		t.Errorf("rows=%d, want only the 10-seat booking", rows)
-	}
+				var e *Error
+				if !errors.As(err, &e) || e.Status != tt.status || e.Code != tt.code || e.Message == "" {
+					t.Fatalf("err = %v, want %d %s", err, tt.status, tt.code)
+				}
+			})
+		}
+		// The full event: one more seat is refused with the lesson's message.
+		_, err = engineOf(st).BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 1, Key: uuid.New()})
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeNotEnoughSeats {
+			t.Fatalf("err = %v, want not enough seats", err)
+		}
+		if rows, _ := counts(t, st, ev); rows != 1 {
+			t.Errorf("rows=%d, want only the 10-seat booking", rows)
+		}
+	})
 }
 
 // Same user and key on two events at once: both pass the lookup (forced by a
@@ -316,5 +331,90 @@ func TestBookTicketRequestsThatEndBeforeThePauseLeaveTheBarrier(t *testing.T) {
 	}
 	if rows, left := counts(t, st, ev); rows != 2 || left != 7 {
 		t.Errorf("rows=%d seats_left=%d, want 2 (3 seats here, 2 on the other event) and 7", rows, left)
+	}
+}
+
+// bothWays runs test twice: on an engine nobody watches, which books in
+// two round trips (bookPipelined, as learn serve and the benchmarks do),
+// and on one whose every step goes to a trace, which books statement by
+// statement (bookTx, as the play screen animates it). Both must answer
+// alike.
+func bothWays(t *testing.T, test func(t *testing.T, cfg StageConfig)) {
+	t.Run("unwatched", func(t *testing.T) { test(t, StageConfig{}) })
+	t.Run("traced", func(t *testing.T) {
+		test(t, StageConfig{Trace: NewTrace(NewFakeClock(time.Now()), TraceOptions{})})
+	})
+}
+
+// with returns cfg with the fields set in o.
+func (cfg StageConfig) with(o StageConfig) StageConfig {
+	if o.MaxConns != 0 {
+		cfg.MaxConns = o.MaxConns
+	}
+	if o.Clock != nil {
+		cfg.Clock = o.Clock
+	}
+	return cfg
+}
+
+// An engine nobody watches sends its statements in two pipelines; a unique
+// violation on the INSERT of the second must still roll back the whole
+// transaction, seats included, and answer with the winner. The winner here
+// is a booking of the same user and key on another event, inserted by
+// another transaction that commits only once the engine's INSERT waits
+// for it: the lookup could not see it, the constraint settles it.
+func TestBookTicketUnwatchedUniqueViolationRollsBackSeatsIncluded(t *testing.T) {
+	st, evA := newStage(t, 10, StageConfig{})
+	evB, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engineOf(st)
+	if !eng.pipelined() {
+		t.Fatal("the engine of a stage without a trace does not pipeline: this test proves nothing")
+	}
+	ctx := t.Context()
+	key := uuid.New()
+	other, err := st.Admin.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Rollback(context.WithoutCancel(ctx))
+	if _, err := other.Exec(ctx, sqlInsertBooks, "ada", evB, 3, key, st.Clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := eng.BookTicket(ctx, BookingRequest{UserID: "ada", EventID: evA, Quantity: 2, Key: key})
+		done <- err
+	}()
+	// Wait until the engine's INSERT waits for the other transaction.
+	for {
+		var waiting bool
+		err := st.Admin.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO bookings%')`).Scan(&waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the booking ended before the other transaction committed: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if err := other.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeKeyReused {
+		t.Fatalf("err = %v, want 409 %q (the winner is of another event)", err, MsgKeyReused)
+	}
+	rows, leftA := counts(t, st, evA)
+	if rows != 1 || leftA != 10 {
+		t.Errorf("rows=%d seats_left A=%d; want the winner's 1 row and all 10 seats of A back", rows, leftA)
 	}
 }

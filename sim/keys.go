@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/redis/go-redis/v9"
 )
 
 // LaneRedis is the lane of the Redis server in the redis-ttl scenario.
@@ -79,10 +78,11 @@ func (m *MemoryKeys) Put(_ context.Context, user string, key uuid.UUID, id int64
 	return nil
 }
 
-// RedisKeys keeps keys in Redis with a TTL (SET … EX), shared by every
-// instance, but in no transaction with PostgreSQL.
+// RedisKeys keeps keys in Redis with a TTL (SET … PX), shared by every
+// instance, but in no transaction with PostgreSQL. It speaks the Redis
+// protocol over TCP to the stage's Redis server.
 type RedisKeys struct {
-	Client *redis.Client
+	Client *respClient
 	TTL    time.Duration
 }
 
@@ -96,12 +96,16 @@ func redisKey(user string, key uuid.UUID) string { return "idempotency:" + user 
 
 // Get reads the key; a missing or expired key is not found.
 func (r *RedisKeys) Get(ctx context.Context, user string, key uuid.UUID) (int64, bool, error) {
-	v, err := r.Client.Get(ctx, redisKey(user, key)).Result()
-	if errors.Is(err, redis.Nil) {
+	reply, err := r.Client.Do(ctx, "GET", redisKey(user, key))
+	if errors.Is(err, errRedisNil) {
 		return 0, false, nil
 	}
 	if err != nil {
 		return 0, false, fmt.Errorf("redis GET: %w", err)
+	}
+	v, ok := reply.(string)
+	if !ok {
+		return 0, false, fmt.Errorf("redis GET: a %T reply, want a string", reply)
 	}
 	id, err := strconv.ParseInt(v, 10, 64)
 	return id, err == nil, err
@@ -109,7 +113,9 @@ func (r *RedisKeys) Get(ctx context.Context, user string, key uuid.UUID) (int64,
 
 // Put writes the key with the TTL.
 func (r *RedisKeys) Put(ctx context.Context, user string, key uuid.UUID, id int64) error {
-	if err := r.Client.Set(ctx, redisKey(user, key), strconv.FormatInt(id, 10), r.TTL).Err(); err != nil {
+	_, err := r.Client.Do(ctx, "SET", redisKey(user, key), strconv.FormatInt(id, 10),
+		"PX", strconv.FormatInt(max(r.TTL.Milliseconds(), 1), 10))
+	if err != nil {
 		return fmt.Errorf("redis SET: %w", err)
 	}
 	return nil

@@ -18,8 +18,9 @@ type TraceLogHandler struct {
 	attrs []slog.Attr
 }
 
-// Enabled reports true for every level.
-func (h *TraceLogHandler) Enabled(context.Context, slog.Level) bool { return true }
+// Enabled reports true for every level when there is a trace to write to,
+// and false without one: a line nobody reads is not even formatted.
+func (h *TraceLogHandler) Enabled(context.Context, slog.Level) bool { return h.Trace != nil }
 
 // Handle emits the record as one line: the message, then key=value pairs.
 func (h *TraceLogHandler) Handle(ctx context.Context, r slog.Record) error {

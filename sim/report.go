@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -12,6 +13,7 @@ import (
 type Report struct {
 	Scenario    string         `json:"scenario"`
 	Variant     Variant        `json:"variant"`
+	Design      Switches       `json:"design"`       // the design the run used, switch by switch
 	Answers     []AnswerReport `json:"answers"`      // every answer that reached the browser, in arrival order
 	Lost        int            `json:"lost"`         // answers lost on the way back
 	Unanswered  int            `json:"unanswered"`   // tries that got no answer at all: lost, never sent, or the instance died
@@ -74,6 +76,7 @@ const (
 	InvIntentGetsItsBook   = "an intent that booked is answered with its booking"
 	InvRefusalFinal        = "a refusal (4xx) is final: the browser never sends it again"
 	InvKeysPerUser         = "a key never blocks another user: 409 only for the user's own key"
+	InvNoAnswerRetried     = "a try that got no answer is tried again while tries are left"
 )
 
 // Passed reports whether every invariant held.
@@ -87,7 +90,7 @@ func (r *Report) Passed() bool {
 }
 
 func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
-	rep := &Report{Scenario: r.Scenario.Name, Variant: r.Options.Variant, Answers: []AnswerReport{}, Attempts: []IntentReport{}}
+	rep := &Report{Scenario: r.Scenario.Name, Variant: r.Options.Variant, Design: r.Design, Answers: []AnswerReport{}, Attempts: []IntentReport{}}
 	for _, ev := range r.Trace.Recorded() {
 		if ev.Kind != KindAnswer {
 			continue
@@ -193,6 +196,14 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 			unanswered++
 		}
 	}
+	// The answer of a try may be lost after the server acted: only a retry
+	// with the key tells the user what happened (lesson, "How it works").
+	abandoned := 0
+	for _, o := range outcomes {
+		if n := len(o.Tries); n > 0 && n < len(DefaultBackoff)+1 && o.Tries[n-1].Error != "" && !errors.Is(o.Err, context.Canceled) {
+			abandoned++
+		}
+	}
 	resent, blocked := 0, 0
 	for _, o := range outcomes {
 		for i, t := range o.Tries {
@@ -209,6 +220,7 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 		Invariant{InvAnswerMatches, mismatched == 0, fmt.Sprintf("%s a booking of another event or quantity", english.Plural(mismatched, "answer carries", "answers carry"))},
 		Invariant{InvIntentGetsItsBook, unanswered == 0, fmt.Sprintf("%s but finally answered with something else", english.Plural(unanswered, "intent booked", "intents booked"))},
 		Invariant{InvRefusalFinal, resent == 0, fmt.Sprintf("%s sent again after a 4xx", english.Plural(resent, "intent", ""))},
+		Invariant{InvNoAnswerRetried, abandoned == 0, fmt.Sprintf("%s given up after a try with no answer, with tries left", english.Plural(abandoned, "intent", ""))},
 		Invariant{InvKeysPerUser, blocked == 0, fmt.Sprintf("%s 409 for a key only another user had used", english.Plural(blocked, "intent got", "intents got"))})
 	return inv, nil
 }

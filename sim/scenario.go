@@ -60,9 +60,11 @@ type Setup struct {
 	// at PointAfterLookup until each of them is there or has ended without
 	// reaching it (0: none). No clock bounds the wait (see Barrier).
 	HoldAfterLookup int
-	// NewKeyPerTry and RetryClientErrors break the browser client.
+	// NewKeyPerTry, RetryClientErrors and NeverRetry break the browser
+	// client.
 	NewKeyPerTry      bool
 	RetryClientErrors bool
+	NeverRetry        bool
 }
 
 // Scenario is a named, self-contained run of the booking flow on a fresh
@@ -75,8 +77,24 @@ type Scenario struct {
 	Broken  string // what the broken variant gets wrong, one line; "" when it has none
 	// Copies says the scenario takes Options.Copies.
 	Copies bool
-	setup  func(v Variant, o Options) Setup
-	run    func(ctx context.Context, r *Run) ([]Outcome, error)
+	// world is the scenario's world (events, seats, instances, copies, the
+	// interleaving it forces), without a design.
+	world func(o Options) Setup
+	// correct is the correct variant's design: the lesson's, but for the
+	// scenario that shows another safe one; broken the broken variant's,
+	// nil when there is none.
+	correct Switches
+	broken  *Switches
+	run     func(ctx context.Context, r *Run) ([]Outcome, error)
+}
+
+// Design is the design variant v runs: the correct variant's, or the broken
+// one's.
+func (s *Scenario) Design(v Variant) Switches {
+	if v == Broken && s.broken != nil {
+		return *s.broken
+	}
+	return s.correct
 }
 
 // HasBroken reports whether the scenario has a broken variant.
@@ -113,6 +131,9 @@ type Options struct {
 	Copies  int          // concurrent-copies: MinCopies..MaxCopies; 0 means DefaultCopies
 	Trace   TraceOptions // stream and gate the trace for a viewer
 	Clock   Clock        // nil: a FakeClock at the current second
+	// Design, when set, runs the scenario's world under this design (the
+	// design lab's) instead of Variant's.
+	Design *Switches
 }
 
 // Run is one prepared run of a scenario: its stage is up and its events are
@@ -121,6 +142,7 @@ type Run struct {
 	Scenario *Scenario
 	Options  Options
 	Setup    Setup
+	Design   Switches // the design the run uses
 	Stage    *Stage
 	Trace    *Trace
 	EventIDs []int64
@@ -145,9 +167,7 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 	if opts.Clock == nil {
 		opts.Clock = NewFakeClock(time.Now().Truncate(time.Second))
 	}
-	setup := s.setup(opts.Variant, opts)
-	setup.Events = max(setup.Events, 1)
-	setup.Instances = max(setup.Instances, 1)
+	setup, design := s.plan(opts)
 	trace := NewTrace(opts.Clock, opts.Trace)
 	st, err := NewStage(ctx, db, StageConfig{
 		Instances:  setup.Instances,
@@ -165,7 +185,7 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		}
 		return nil, err
 	}
-	r := &Run{Scenario: s, Options: opts, Setup: setup, Stage: st, Trace: trace}
+	r := &Run{Scenario: s, Options: opts, Setup: setup, Design: design, Stage: st, Trace: trace}
 	if setup.HoldAfterLookup > 0 {
 		b := NewBarrier(setup.HoldAfterLookup)
 		for _, in := range st.Instances {
@@ -185,6 +205,25 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 	return r, nil
 }
 
+// plan is the world of a run with opts (its defaults filled in) under its
+// design, and the design.
+func (s *Scenario) plan(opts Options) (Setup, Switches) {
+	design := s.Design(opts.Variant)
+	if opts.Design != nil {
+		design = *opts.Design
+	}
+	setup := s.world(opts)
+	design.apply(&setup)
+	setup.Events = max(setup.Events, 1)
+	setup.Instances = max(setup.Instances, 1)
+	if setup.HoldAfterLookup > 0 && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != LookupBeforeLock {
+		// Copies of one event queue on its row lock before they reach the
+		// pause point: holding the first there would hold them all.
+		setup.HoldAfterLookup = 0
+	}
+	return setup, design
+}
+
 // Connections is how many PostgreSQL connections a run of s with opts holds
 // at most while its stage is up: the admin pool's AdminConns and every API
 // instance's pool (see conns). A server that many learners share (a
@@ -198,7 +237,8 @@ func (s *Scenario) Connections(opts Options) int {
 	if opts.Copies == 0 {
 		opts.Copies = DefaultCopies
 	}
-	return AdminConns + max(s.setup(opts.Variant, opts).Instances, 1)*s.conns(opts)
+	setup, _ := s.plan(opts)
+	return AdminConns + setup.Instances*s.conns(opts)
 }
 
 // conns is how many connections each API instance of a run holds: one per
@@ -243,8 +283,11 @@ func (r *Run) Rows(ctx context.Context) (Rows, error) { return r.Stage.Rows(ctx)
 func (r *Run) browser(token string, plan func(Attempt) Fault) *Client {
 	c := r.Stage.Browser(token, plan)
 	c.NewKeyPerTry = r.Setup.NewKeyPerTry
-	if r.Setup.RetryClientErrors {
+	switch {
+	case r.Setup.RetryClientErrors:
 		c.Retry = RetryClientErrors
+	case r.Setup.NeverRetry:
+		c.Retry = func(int, error) bool { return false }
 	}
 	return c
 }

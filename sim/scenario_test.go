@@ -471,7 +471,8 @@ func TestConnectionsCountsEveryPoolOfTheStage(t *testing.T) {
 			cases = append(cases, tc{s.Name, Options{Variant: Broken}})
 		}
 	}
-	cases = append(cases, tc{"concurrent-copies", Options{Copies: MinCopies}}, tc{"concurrent-copies", Options{Copies: MaxCopies}})
+	cases = append(cases, tc{"concurrent-copies", Options{Copies: MinCopies}}, tc{"concurrent-copies", Options{Copies: MaxCopies}},
+		tc{"other-instance", Options{Design: &Switches{Store: KeysInRedis}}}) // the design lab's
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%s/%d", c.name, c.opts.Variant, c.opts.Copies), func(t *testing.T) {
 			s, err := Lookup(c.name)

@@ -16,13 +16,8 @@ var scenarios = []*Scenario{
 		Title:   "The lost answer",
 		Summary: "book 2 seats with key K, the answer is lost after COMMIT, the retry with K gets the same booking back: 1 row, 2 seats",
 		Broken:  "the key is never looked up (and not unique): the retry books again, 2 rows, 4 seats",
-		setup: func(v Variant, _ Options) Setup {
-			s := Setup{Seats: 10}
-			if v == Broken {
-				s.Design.Lookup, s.Constraint = NoLookup, NoUnique
-			}
-			return s
-		},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{Lookup: NoLookup, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
@@ -34,13 +29,10 @@ var scenarios = []*Scenario{
 		Summary: "N copies of one request at the same instant, each on its own connection: N answers of 200, one booking id, 1 row, 2 seats",
 		Broken:  "check then insert with no row lock and no UNIQUE: every copy looks up the key before any inserts, N rows",
 		Copies:  true,
-		setup: func(v Variant, o Options) Setup {
-			s := Setup{Seats: 2 * o.Copies, Copies: o.Copies}
-			if v == Broken {
-				s.Design.NoRowLock, s.Constraint, s.HoldAfterLookup = true, NoUnique, o.Copies
-			}
-			return s
+		world: func(o Options) Setup {
+			return Setup{Seats: 2 * o.Copies, Copies: o.Copies, HoldAfterLookup: o.Copies}
 		},
+		broken: &Switches{NoLock: true, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			copies := make([]Intent, r.Options.Copies)
@@ -56,11 +48,8 @@ var scenarios = []*Scenario{
 		Title:   "Same key, other quantity",
 		Summary: "the client reuses key K for 3 seats after booking 2: 409 \"" + MsgKeyReused + "\", 1 row",
 		Broken:  "no comparison of event and quantity: 200 with the first booking's 2 seats for a request of 3 (wrong)",
-		setup: func(v Variant, _ Options) Setup {
-			s := Setup{Seats: 10}
-			s.Design.SkipCompare = v == Broken
-			return s
-		},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{NoCompare: true},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			first := NewIntent(1, r.EventID(), 2)
 			c := r.browser(TokenAda, nil)
@@ -74,13 +63,8 @@ var scenarios = []*Scenario{
 		Title:   "The last seats",
 		Summary: "the event has exactly the 2 seats booked; the answer is lost; the retry finds the key first and replays 200",
 		Broken:  "the key is looked up after the seat check: the retry gets \"" + MsgNotEnoughSeats + "\" for a booking the user has",
-		setup: func(v Variant, _ Options) Setup {
-			s := Setup{Seats: 2}
-			if v == Broken {
-				s.Design.Lookup = LookupAfterSeatCheck
-			}
-			return s
-		},
+		world:   func(Options) Setup { return Setup{Seats: 2} },
+		broken:  &Switches{Lookup: LookupAfterSeatCheck},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
@@ -91,9 +75,8 @@ var scenarios = []*Scenario{
 		Title:   "A new key per retry",
 		Summary: "one key per intent, reused by the retry after a lost answer: 1 row, 2 seats",
 		Broken:  "the client makes a new key for every try: the retry is a new booking, 2 rows, 4 seats (charged twice)",
-		setup: func(v Variant, _ Options) Setup {
-			return Setup{Seats: 10, NewKeyPerTry: v == Broken}
-		},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{KeyPerRetry: true},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
@@ -104,13 +87,8 @@ var scenarios = []*Scenario{
 		Title:   "One key, two events, same instant",
 		Summary: "both requests pass the lookup; the UNIQUE constraint rejects one INSERT (23505), its whole transaction rolls back, its event keeps its seats, it answers 409",
 		Broken:  "no UNIQUE constraint: both INSERTs succeed, 2 rows for one key",
-		setup: func(v Variant, _ Options) Setup {
-			s := Setup{Seats: 10, Events: 2, HoldAfterLookup: 2}
-			if v == Broken {
-				s.Constraint = NoUnique
-			}
-			return s
-		},
+		world:   func(Options) Setup { return Setup{Seats: 10, Events: 2, HoldAfterLookup: 2} },
+		broken:  &Switches{Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			key := uuid.New()
 			intents := []Intent{
@@ -125,13 +103,9 @@ var scenarios = []*Scenario{
 		Title:   "The constraint settles what the lock missed",
 		Summary: "a design that looks the key up before locking the event row: two copies both miss it and both insert; the UNIQUE constraint rejects the second INSERT (23505), its whole transaction rolls back, seats included, and it answers with the winner's booking: 2 × 200, 1 row",
 		Broken:  "the same lookup before the lock, without the UNIQUE constraint: both copies insert, 2 rows, 4 seats for one click",
-		setup: func(v Variant, _ Options) Setup {
-			s := Setup{Seats: 10, Copies: 2, HoldAfterLookup: 2, Design: Design{Lookup: LookupBeforeLock}}
-			if v == Broken {
-				s.Constraint = NoUnique
-			}
-			return s
-		},
+		world:   func(Options) Setup { return Setup{Seats: 10, Copies: 2, HoldAfterLookup: 2} },
+		correct: Switches{Lookup: LookupBeforeLock},
+		broken:  &Switches{Lookup: LookupBeforeLock, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			copies := []Intent{in, in}
@@ -146,13 +120,8 @@ var scenarios = []*Scenario{
 		Title:   "Two users, same key",
 		Summary: "two users happen to send the same key: keys are per user, so two bookings, both 200",
 		Broken:  "the key is unique on its own: the second user gets 409 for a key another user holds",
-		setup: func(v Variant, _ Options) Setup {
-			s := Setup{Seats: 10}
-			if v == Broken {
-				s.Constraint, s.Design.KeyAcrossUsers = UniqueKeyOnly, true
-			}
-			return s
-		},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{Constraint: UniqueKeyOnly},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			key := uuid.New()
 			ada := r.browser(TokenAda, nil).Book(ctx, Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
@@ -164,9 +133,7 @@ var scenarios = []*Scenario{
 		Name:    "replay-after-sellout",
 		Title:   "Replay after sell-out",
 		Summary: "ada's answer is lost; while she waits, ben takes the last seats; her retry still replays 200",
-		setup: func(Variant, Options) Setup {
-			return Setup{Seats: 4}
-		},
+		world:   func(Options) Setup { return Setup{Seats: 4} },
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			var ben Outcome
 			ada := r.browser(TokenAda, loseFirst(1))
@@ -189,9 +156,8 @@ var scenarios = []*Scenario{
 		Title:   "4xx is never retried",
 		Summary: "a 409 (not enough seats) is final: the browser tries once",
 		Broken:  "the client retries 4xx too: three identical 409s after 1 s and 2 s",
-		setup: func(v Variant, _ Options) Setup {
-			return Setup{Seats: 1, RetryClientErrors: v == Broken}
-		},
+		world:   func(Options) Setup { return Setup{Seats: 1} },
+		broken:  &Switches{Retry: RetryAlso4xx},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			return []Outcome{r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
 		},
@@ -200,9 +166,7 @@ var scenarios = []*Scenario{
 		Name:    "retries-exhausted",
 		Title:   "Retries exhausted",
 		Summary: "the API answers 500 on every try: the browser gives up after 1 s + 2 s, nothing is stored; later the same key books once",
-		setup: func(Variant, Options) Setup {
-			return Setup{Seats: 10}
-		},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			restore, err := r.Stage.CutDatabase(ctx, 1)
 			if err != nil {
@@ -227,9 +191,7 @@ var scenarios = []*Scenario{
 		Name:    "crash-before-commit",
 		Title:   "Crash before COMMIT",
 		Summary: "the API instance dies before COMMIT: PostgreSQL rolls back, no answer comes, the retry books once",
-		setup: func(Variant, Options) Setup {
-			return Setup{Seats: 10}
-		},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			r.Stage.Instances[0].API.Engine.At = crashAt(PointBeforeCommit, 1)
 			ada := r.browser(TokenAda, nil)
@@ -249,13 +211,8 @@ var scenarios = []*Scenario{
 		Title:   "The retry lands on another API instance",
 		Summary: "two API instances, each with its own pool: the answer from api-1 is lost, the retry lands on api-2, which finds the key in the row",
 		Broken:  "keys remembered in each instance's memory instead of the row: api-2 has never seen the key, 2 rows",
-		setup: func(v Variant, _ Options) Setup {
-			s := Setup{Seats: 10, Instances: 2}
-			if v == Broken {
-				s.Keys, s.Design.Lookup, s.Constraint = KeysInMemory, NoLookup, NoUnique
-			}
-			return s
-		},
+		world:   func(Options) Setup { return Setup{Seats: 10, Instances: 2} },
+		broken:  &Switches{Store: KeysInMemory},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
 		},
@@ -265,13 +222,8 @@ var scenarios = []*Scenario{
 		Title:   "Keys in Redis with a TTL",
 		Summary: "the key lives in the booking row: a crash after COMMIT and a retry 25 hours later both replay, 1 row per intent",
 		Broken:  "keys in Redis with a 24 h TTL: a crash between COMMIT and the Redis SET, and an expired key, each book twice",
-		setup: func(v Variant, _ Options) Setup {
-			s := Setup{Seats: 10}
-			if v == Broken {
-				s.Keys, s.Design.Lookup, s.Constraint = KeysInRedis, NoLookup, NoUnique
-			}
-			return s
-		},
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{Store: KeysInRedis},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			if r.Stage.Redis != nil {
 				if err := r.note(ctx, LaneRedis, "in-process Redis",

@@ -11,7 +11,6 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
 )
 
 // The demo users and their bearer tokens. The API takes the user from the
@@ -97,7 +96,7 @@ type Stage struct {
 	// Redis is the in-process Redis server when keys are kept in Redis;
 	// FastForward expires its keys.
 	Redis *miniredis.Miniredis
-	redis *redis.Client
+	redis *respClient
 	pools []*pgxpool.Pool
 }
 
@@ -163,7 +162,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		if err != nil {
 			return nil, fmt.Errorf("start the in-process Redis: %w", err)
 		}
-		st.redis = redis.NewClient(&redis.Options{Addr: st.Redis.Addr()})
+		st.redis = newRESPClient(st.Redis.Addr())
 		if cfg.RedisTTL == 0 {
 			cfg.RedisTTL = DefaultRedisTTL
 		}

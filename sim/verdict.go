@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dustin/go-humanize/english"
 )
@@ -49,7 +50,9 @@ type meaning struct {
 	diagnosis *Diagnosis
 }
 
-// Verdict says what report r of a run of s means.
+// Verdict says what report r of a run of s means. Under the scenario's own
+// designs it uses the scenario's words; under any other (the design lab's)
+// it reads the consequence off the first invariant that failed.
 func (s *Scenario) Verdict(r *Report) Verdict {
 	m := meanings[s.Name]
 	v := Verdict{Held: r.Passed()}
@@ -58,17 +61,81 @@ func (s *Scenario) Verdict(r *Report) Verdict {
 			v.Failed = append(v.Failed, inv)
 		}
 	}
+	own := s.broken != nil && r.Design == *s.broken
 	switch {
-	case v.Held && r.Variant == Broken && m.consequence != nil:
-		v.Says = "this run did not show the broken design's diagnosis: " + r.Summary()
+	case v.Held && own && m.consequence != nil:
+		v.Says = "this run did not show the broken design's fault: " + r.Summary()
 	case v.Held:
-		v.Says, v.Diagnosis = m.guarantee(r), m.caught
-	case r.Variant == Broken && m.consequence != nil:
+		v.Says = m.guarantee(r)
+		if r.Design == s.correct {
+			v.Diagnosis = m.caught
+		}
+	case own && m.consequence != nil:
 		v.Says, v.Diagnosis = m.consequence(r), m.diagnosis
-	default:
+	case r.Design == s.correct:
 		v.Says = fmt.Sprintf("the correct design broke %s: this is a bug in learn, please report it", english.Plural(len(v.Failed), "invariant", ""))
+	default:
+		v.Says = consequenceOf(worst(v.Failed), r)
 	}
 	return v
+}
+
+// harm ranks the invariants by what their failure does to the user, the
+// worst first: paying twice, then a wrong answer, then being refused.
+var harm = []string{InvOneBookingPerIntent, InvSeatsNotNegative, InvAnswerMatches, InvIntentGetsItsBook, InvKeysPerUser,
+	InvNoAnswerRetried, InvRefusalFinal, InvOneBookingPerTry, InvOnePerKey, InvSeatsMatchBookings}
+
+// worst is the failed invariant that harms the user most.
+func worst(failed []Invariant) Invariant {
+	best := failed[0]
+	rank := func(inv Invariant) int {
+		if i := slices.Index(harm, inv.Name); i >= 0 {
+			return i
+		}
+		return len(harm)
+	}
+	for _, inv := range failed[1:] {
+		if rank(inv) < rank(best) {
+			best = inv
+		}
+	}
+	return best
+}
+
+// consequenceOf says, in the user's terms, what a failed invariant did.
+func consequenceOf(inv Invariant, r *Report) string {
+	switch inv.Name {
+	case InvOneBookingPerIntent:
+		return fmt.Sprintf("charged more than once: %s for %s", english.Plural(r.BookingRows, "booking", ""), english.Plural(intents(r), "click", ""))
+	case InvIntentGetsItsBook:
+		return "told something other than the booking that was made for them"
+	case InvNoAnswerRetried:
+		return "left without an answer: a try whose answer was lost was never tried again, though a booking may exist"
+	case InvAnswerMatches:
+		return "given a booking of another event or quantity than asked"
+	case InvKeysPerUser:
+		return "refused with 409 for a key that only another user had used"
+	case InvRefusalFinal:
+		return "a final refusal was sent again, and the user kept waiting for it"
+	case InvOnePerKey:
+		return "one key now holds more than one booking"
+	case InvSeatsNotNegative:
+		return "the event is oversold"
+	case InvSeatsMatchBookings:
+		return "the seats taken and the bookings disagree"
+	case InvOneBookingPerTry:
+		return "the tries of one click got different bookings"
+	}
+	return inv.Name
+}
+
+// intents is how many intents the run's browser had.
+func intents(r *Report) int {
+	seen := map[int]bool{}
+	for _, a := range r.Attempts {
+		seen[a.Intent] = true
+	}
+	return len(seen)
 }
 
 // DiagnosisOf is the diagnosis of the mistake that variant v of the named scenario shows (a broken

@@ -214,10 +214,22 @@ func orList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// signalContext is cancelled by Ctrl-C (SIGINT), SIGTERM or SIGHUP, for the
-// commands that run without the app; interrupted then gives the exit code.
+// signalContext is ctx with a cancel function of its own, for the commands
+// that run without the app. The signals themselves are caught once for the
+// whole process (rootContext, from the first line of main), so ctx, derived
+// from the root's, ends with a signalled cause on Ctrl-C (SIGINT), SIGTERM
+// or SIGHUP; interrupted then gives the exit code.
 func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// rootContext is cancelled, with a signalled cause, by the first SIGINT,
+// SIGTERM or SIGHUP: learn catches them from the start, so that none kills
+// it before it has cleaned up (an early Ctrl-C used to kill the process
+// outright). stop stops catching them.
+func rootContext() (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
@@ -233,10 +245,45 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 	}
 }
 
-// signalled is the cause of a signalContext's end by a signal.
+// signalled is the cause of the root context's end by a signal; its
+// message is what learn says on the way out: "interrupted" (Ctrl-C),
+// "terminated" (SIGTERM), "hangup" (the terminal closed).
 type signalled struct{ sig syscall.Signal }
 
-func (s signalled) Error() string { return s.sig.String() + " received" }
+func (s signalled) Error() string { return signalWords(s.sig) }
+
+// ExitCode is 128 + the signal's number: 130, 143, 129.
+func (s signalled) ExitCode() int { return 128 + int(s.sig) }
+
+// signalWords says what a signal did to learn, in a word.
+func signalWords(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "interrupted"
+	case syscall.SIGTERM:
+		return "terminated"
+	case syscall.SIGHUP:
+		return "hangup"
+	}
+	return sig.String()
+}
+
+// bySignal is err as learn reports it when a signal ended ctx: exit code
+// 128 + the signal whatever error the command returned, and its message
+// when it says what was interrupted, else the signal's word (never
+// "context canceled"). Without a signal, or without an error (a command
+// for which the signal is its normal end, as for learn serve, or one that
+// had finished), err is returned as it is.
+func bySignal(ctx context.Context, err error) error {
+	s, ok := errors.AsType[signalled](context.Cause(ctx))
+	if !ok || err == nil {
+		return err
+	}
+	if err != nil && strings.HasPrefix(err.Error(), s.Error()) {
+		return &exitError{code: s.ExitCode(), err: err}
+	}
+	return &exitError{code: s.ExitCode(), err: s}
+}
 
 // interrupted is the exit code for a command whose signalContext ended:
 // 128 + the signal (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), or

@@ -22,7 +22,7 @@ func doctorCmd(g *globals) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check each way to get a PostgreSQL here, and say which one learn uses and why",
 		Long: "For each way learn can get a PostgreSQL (a database URL, local binaries, Docker, PostgreSQL downloaded once into the user cache directory), say what this machine has for it and whether it works, having started it, used it and removed it; then which way learn would use and why, and the fixes that fit this machine when it does not work. " +
-			"Leftovers of learn runs that were killed (clusters, containers, and schemas in the database of a URL) are removed first. Exit 0 when the way learn would use works, 1 when it does not.",
+			"Leftovers of learn runs that were killed (clusters, containers, interrupted template copies, and schemas in the database of a URL) are removed first; a schema whose learn cannot be checked from here (another host, before a restart) is listed with the statement that drops it, never dropped. Exit 0 when the way learn would use works, 1 when it does not.",
 		Example: "learn doctor\nlearn doctor --postgres docker\nlearn doctor --database-url postgres://me@localhost/learn\nlearn doctor --clean-cache",
 		Args:    noArgs("doctor"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -59,8 +59,10 @@ func cleanCache(stdout io.Writer) (int, error) {
 // local binaries, Docker), what this machine has for it and whether it
 // works, having started it, used it and removed it; then which way learn
 // would use with opts and why (src says where opts came from). Leftovers of
-// learn runs that were killed (clusters, containers, and schemas in the
-// database of a URL) are removed first. It returns 0 when the way learn
+// learn runs that were killed (clusters, containers, interrupted template
+// copies, and schemas in the database of a URL) are removed first; schemas
+// whose learn cannot be checked from here are listed with the statement
+// that drops them. It returns 0 when the way learn
 // would use works; 1, with the fixes that fit this machine
 // (doctor.Fixes), when it does not; 128 + the signal when interrupted.
 // Plain text, no colour.
@@ -150,7 +152,10 @@ func sources(cmd *cobra.Command, g *globals) doctor.Sources {
 }
 
 // doctorReap removes the clusters, containers and (when a database URL is
-// set) schemas of learn runs that were killed, and says what it found.
+// set) schemas of learn runs that were killed, and says what it found:
+// every schema of learn's is accounted for (removed, in use, or left with
+// the statement that drops it), so it never says there are none while
+// there are some.
 func doctorReap(ctx context.Context, p *doctor.Printer, databaseURL string, src doctor.Sources) {
 	rep, err := pgtemp.Reap(ctx, nil)
 	for _, r := range rep.Removed {
@@ -162,10 +167,13 @@ func doctorReap(ctx context.Context, p *doctor.Printer, databaseURL string, src 
 	for _, s := range rep.Skipped {
 		p.Item("local", fmt.Sprintf("left %s alone: %s", s.Dir, s.Why))
 	}
+	for _, c := range rep.Copies {
+		p.Item("cache", c.String())
+	}
 	if err != nil && ctx.Err() == nil {
 		p.Item("local", "could not remove all: "+err.Error())
 	}
-	if len(rep.Removed)+len(rep.InUse)+len(rep.Skipped) == 0 && err == nil {
+	if len(rep.Removed)+len(rep.InUse)+len(rep.Skipped)+len(rep.Copies) == 0 && err == nil {
 		p.Item("local", "no cluster directories of learn's")
 	}
 
@@ -189,18 +197,24 @@ func doctorReap(ctx context.Context, p *doctor.Printer, databaseURL string, src 
 		return
 	}
 	var removed []string
-	dropped, err := pgtemp.ReapSchemas(ctx, databaseURL, func(format string, args ...any) {
+	srep, err := pgtemp.ReapSchemas(ctx, databaseURL, func(format string, args ...any) {
 		removed = append(removed, fmt.Sprintf(format, args...))
 	})
 	for _, r := range removed {
 		p.Item("url", r)
+	}
+	if n := len(srep.InUse); n > 0 {
+		p.Item("url", fmt.Sprintf("%d schema%s of learn processes that still run, left alone", n, plural(n)))
+	}
+	for _, l := range srep.Left {
+		p.Item("url", l.String())
 	}
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {
 			p.Item("url", err.Error()) // it says what failed: reaching the database, or dropping a schema
 		}
-	case len(dropped) == 0:
-		p.Item("url", "no schemas of killed learn runs in the database "+src.URL+" names")
+	case len(srep.Dropped)+len(srep.InUse)+len(srep.Left) == 0:
+		p.Item("url", "no schemas of learn's in the database "+src.URL+" names")
 	}
 }

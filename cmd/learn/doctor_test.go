@@ -123,7 +123,7 @@ func TestDoctorWithDockerForced(t *testing.T) {
 		}
 		t.Fatalf("exit %d under LEARN_CI", code)
 	}
-	for _, want := range []string{"learn would use: Docker", "LEARN_POSTGRES=docker forces it", "daemon:", pgtemp.DockerImage(), "reaper", "works: yes: started in", "All is well"} {
+	for _, want := range []string{"learn would use: Docker", "LEARN_POSTGRES=docker forces it", "daemon:", pgtemp.DockerImage(), "removes its containers", "works: yes: started in", "All is well"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q", want)
 		}

@@ -14,9 +14,14 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"unicode"
+	"unicode/utf8"
 
 	"charm.land/fang/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/supervisor"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -34,7 +39,7 @@ const (
 func main() {
 	args := os.Args[1:]
 	if code, ok := supervisor.Run(supervisor.Config{
-		Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Args: args, Env: childEnv(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		FullScreen: fullScreen(args),
 		Reap: func(ctx context.Context, logf func(string, ...any)) error {
 			return pgtemp.ReapAll(ctx, childPostgres(args), logf)
@@ -42,22 +47,87 @@ func main() {
 	}); ok {
 		os.Exit(code)
 	}
+	ctx, stop := rootContext()
+	takeColorProfile()
 	supervisor.InjectCrash()
-	os.Exit(run(args, os.Stdin, os.Stdout, os.Stderr))
+	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run runs learn with args (without the program's name) and returns its
-// exit code (the table above). Errors are printed once, to stderr.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// exit code (the table above). Errors are printed once, to stderr. When a
+// signal ends ctx (rootContext) the code is 128 + the signal and the
+// message says "interrupted" (or "terminated", "hangup"), whatever the
+// command was doing.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot(&globals{})
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := fang.Execute(context.Background(), root,
+	handle := errorHandler(stderr)
+	// What the commands return is printed here, not by fang, whose error
+	// path asks the terminal for its background colour: a learn in the
+	// background would stop on SIGTTOU in the question, and even at the
+	// front learn never waits on a terminal's answer (design.md). fang
+	// still prints what cobra itself refuses (flags, arguments), before any
+	// command runs.
+	var failed error
+	catchErrors(root, &failed)
+	err := fang.Execute(ctx, root,
 		fang.WithVersion(version()),
-		fang.WithErrorHandler(errorHandler(stderr)))
-	return exitCode(err)
+		fang.WithErrorHandler(func(w io.Writer, styles fang.Styles, err error) {
+			handle(w, styles, bySignal(ctx, err))
+		}))
+	if failed != nil {
+		err = bySignal(ctx, failed)
+		handle(colorprofile.NewWriter(stderr, os.Environ()), errorStyles(stderr), err)
+	}
+	return exitCode(bySignal(ctx, err))
+}
+
+// catchErrors makes every command of the tree under root store the error
+// its RunE returns in *failed and return nil to cobra.
+func catchErrors(c *cobra.Command, failed *error) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := run(cmd, args); err != nil {
+				*failed = err
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		catchErrors(sub, failed)
+	}
+}
+
+// errorStyles are the styles of fang's error block, on a dark background
+// unless the person chose the light theme, picked without asking the
+// terminal.
+func errorStyles(stderr io.Writer) fang.Styles {
+	cs := fang.DefaultColorScheme(lipgloss.LightDark(true))
+	width := 80
+	if fd, ok := stderr.(interface{ Fd() uintptr }); ok {
+		if w, _, err := term.GetSize(fd.Fd()); err == nil && w > 0 {
+			width = w
+		}
+	}
+	return fang.Styles{
+		ErrorHeader: lipgloss.NewStyle().Foreground(cs.ErrorHeader[0]).Background(cs.ErrorHeader[1]).
+			Bold(true).Padding(0, 1).Margin(1).MarginLeft(2).SetString("ERROR"),
+		ErrorText: lipgloss.NewStyle().MarginLeft(2).Width(max(width-4, 20)).Transform(capitalise),
+	}
+}
+
+// capitalise upper-cases the first letter, as fang's error text does.
+func capitalise(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // exitCode maps what the command tree returned to learn's exit code: nil

@@ -47,11 +47,7 @@ learn progress reset --yes`,
 		Short: "Print the saved progress as JSON",
 		Args:  noArgs("progress export"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, _, err := progressStore()
-			if err != nil {
-				return exit(exitFailure, err)
-			}
-			return exit(exitOK, store.Export(cmd.OutOrStdout()))
+			return exit(progressExport(cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	cmd.AddCommand(reset, export)
@@ -68,13 +64,14 @@ func progressStore() (*quiz.Store, string, error) {
 }
 
 // progressSummary prints where the progress is kept and its summary; the
-// notices of a damaged file (moved aside) go to stderr.
+// notices (a damaged file, values left out, an older format, a read-only
+// file) go to stderr. It only reads: it changes no file and creates none.
 func progressSummary(stdout, stderr io.Writer) (int, error) {
 	store, path, err := progressStore()
 	if err != nil {
 		return exitFailure, err
 	}
-	p, notices, err := store.Load()
+	p, notices, err := store.Peek()
 	for _, n := range notices {
 		fmt.Fprintln(stderr, "learn:", n)
 	}
@@ -82,6 +79,23 @@ func progressSummary(stdout, stderr io.Writer) (int, error) {
 		return exitFailure, err
 	}
 	fmt.Fprintf(stdout, "Progress in %s\n\n%s", path, quiz.Summary(p, time.Now()))
+	return exitOK, nil
+}
+
+// progressExport prints the saved progress as JSON, and on stderr the
+// notices of what was left out of it. It only reads, as progressSummary.
+func progressExport(stdout, stderr io.Writer) (int, error) {
+	store, _, err := progressStore()
+	if err != nil {
+		return exitFailure, err
+	}
+	if err := store.Export(stdout); err != nil {
+		return exitFailure, err
+	}
+	_, notices, _ := store.Peek()
+	for _, n := range notices {
+		fmt.Fprintln(stderr, "learn:", n)
+	}
 	return exitOK, nil
 }
 

@@ -13,6 +13,8 @@ import (
 // runApp runs the Bubble Tea app (ui.Run) showing first. The throwaway
 // PostgreSQL starts in the background at once and is stopped and removed on
 // every way out: quit, Ctrl-C, SIGTERM, SIGHUP, or an error of the program.
+// Ctrl-C gives 130 and "interrupted", as everywhere in learn; a signal
+// that ended ctx is turned into its code and word by the caller (bySignal).
 func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return 2, fmt.Errorf("the app needs a terminal; without one, use the plain commands:\n" +
@@ -31,7 +33,7 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 	err = ui.Run(ctx, ui.Config{First: first, Theme: g.theme, Present: g.present, Postgres: opts,
 		In: stdin, Out: stdout, Errors: stderr})
 	if se, ok := errors.AsType[*ui.SignalError](err); ok {
-		return se.ExitCode(), nil
+		return se.ExitCode(), se // "interrupted"
 	}
 	if err != nil {
 		return 1, err

@@ -156,6 +156,17 @@ func TestPrinterWay(t *testing.T) {
 			Sources{},
 			"   works: yes: started in 300ms (warm: copied the template); made a schema, ran SELECT 1 in it, stopped the cluster and removed its directory\n" +
 				"   server: PostgreSQL 15\n"},
+		{"cold local binaries that saved the template", pgtemp.Way{Mode: pgtemp.Local, Available: true, Works: true, Cold: true, InitdbTook: 2100 * time.Millisecond,
+			ReadyIn: 2500 * time.Millisecond, Describe: "PostgreSQL 15"},
+			Sources{},
+			"   works: yes: started in 2.5s (cold: ran initdb and saved the template; later starts copy it); made a schema, ran SELECT 1 in it, stopped the cluster and removed its directory\n" +
+				"   server: PostgreSQL 15\n"},
+		{"cold local binaries that could not save the template", pgtemp.Way{Mode: pgtemp.Local, Available: true, Works: true, Cold: true, InitdbTook: 2140 * time.Millisecond,
+			ReadyIn: 2500 * time.Millisecond, Describe: "PostgreSQL 15", TemplateErr: errors.New("/home/me/.cache/learn is on a read-only file system")},
+			Sources{},
+			"   works: yes: started in 2.5s (cold: ran initdb; the template was not saved, see below); made a schema, ran SELECT 1 in it, stopped the cluster and removed its directory\n" +
+				"   server: PostgreSQL 15\n" +
+				"   template: not saved: /home/me/.cache/learn is on a read-only file system; so every start runs initdb, about 2.1 s here; fix that, or set XDG_CACHE_HOME to a directory learn may write\n"},
 		{"no Docker, a two-line reason", pgtemp.Way{Mode: pgtemp.Docker, Missing: true, Err: errors.New("no daemon\nstart it")},
 			Sources{},
 			"   available: no: no daemon\n" +

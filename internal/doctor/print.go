@@ -25,11 +25,7 @@ func (p *Printer) Way(w pgtemp.Way, src Sources) {
 	case w.Works:
 		how := fmt.Sprintf("yes: started in %s", w.ReadyIn.Round(time.Millisecond))
 		if w.Mode == pgtemp.Local || w.Mode == pgtemp.Download {
-			if w.Cold {
-				how += " (cold: ran initdb and saved the template; later starts copy it)"
-			} else {
-				how += " (warm: copied the template)"
-			}
+			how += " (" + templateState(w) + ")"
 		}
 		done := map[pgtemp.Mode]string{
 			pgtemp.URL:      "made a schema, ran SELECT 1 in it, dropped it",
@@ -39,9 +35,42 @@ func (p *Printer) Way(w pgtemp.Way, src Sources) {
 		}[w.Mode]
 		p.Item("works", how+"; "+done)
 		p.Item("server", w.Describe)
+		templateCost(p, w)
 	default:
 		p.Item("works", "no: "+errText(w.Err))
 	}
+}
+
+// templateState says how a local start went with the cluster template:
+// copied it, ran initdb and saved it, or ran initdb and could not save it
+// (templateCost then says why and what it costs).
+func templateState(w pgtemp.Way) string {
+	switch {
+	case !w.Cold:
+		return "warm: copied the template"
+	case w.TemplateErr == nil:
+		return "cold: ran initdb and saved the template; later starts copy it"
+	}
+	return "cold: ran initdb; the template was not saved, see below"
+}
+
+// templateCost is the line, after the way's, that says why a cold start
+// could not save the cluster template and what that costs: initdb on every
+// start, as long as it took here.
+func templateCost(p *Printer, w pgtemp.Way) {
+	if w.Mode != pgtemp.Local && w.Mode != pgtemp.Download || !w.Cold || w.TemplateErr == nil {
+		return
+	}
+	p.Item("template", fmt.Sprintf("not saved: %v; so every start runs initdb, about %s here; fix that, or set XDG_CACHE_HOME to a directory learn may write",
+		w.TemplateErr, roundSeconds(w.InitdbTook)))
+}
+
+// roundSeconds shows a duration as people read it: "0.6 s", "2.1 s", "14 s".
+func roundSeconds(d time.Duration) string {
+	if d >= 10*time.Second {
+		return fmt.Sprintf("%.0f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
 }
 
 func errText(err error) string {

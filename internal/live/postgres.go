@@ -35,7 +35,13 @@ type Postgres struct {
 
 // Launch starts getting a PostgreSQL the way opts says (pgtemp.Start) in the
 // background and returns at once.
-func Launch(opts pgtemp.Options) *Postgres {
+func Launch(opts pgtemp.Options) *Postgres { return LaunchAfter(opts, nil) }
+
+// LaunchAfter is Launch, but the start waits until after is closed (nil:
+// at once): the app lets its first frame reach the screen before the
+// template copy and the server's start take the machine's cores. Close
+// before that gives up the start; the time it took counts from the call.
+func LaunchAfter(opts pgtemp.Options, after <-chan struct{}) *Postgres {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Postgres{cancel: cancel, done: make(chan struct{}), started: time.Now(), owned: true, progress: "looking for PostgreSQL"}
 	opts.Logf = p.logf
@@ -49,6 +55,16 @@ func Launch(opts pgtemp.Options) *Postgres {
 				p.mu.Unlock()
 			}
 		}()
+		if after != nil {
+			select {
+			case <-after:
+			case <-ctx.Done():
+				p.mu.Lock()
+				p.err = ctx.Err()
+				p.mu.Unlock()
+				return
+			}
+		}
 		srv, err := pgtemp.Start(ctx, opts)
 		p.mu.Lock()
 		p.srv, p.err, p.took = srv, err, time.Since(p.started)

@@ -26,20 +26,30 @@
 //     over. The parent keeps the last MiB of it in any case, to tell a crash.
 //   - Crash detection. The child crashed when it died of a signal other
 //     than SIGPIPE (a reader that went away, as in learn demo | head, is no
-//     crash), or exited with code 2 after printing a goroutine dump (a
-//     panic, a fatal runtime error, or SIGQUIT). Any other exit is the
-//     child's own answer and is passed on.
+//     crash) and other than SIGINT, SIGTERM and SIGHUP, or exited with code
+//     2 after printing a goroutine dump (a panic, a fatal runtime error, or
+//     SIGQUIT). Any other exit is the child's own answer and is passed on.
+//   - A person's signal. learn catches SIGINT, SIGTERM and SIGHUP from the
+//     first line of its main; a child that died of one of them all the same
+//     got it before that (while the runtime started). That is an interrupt,
+//     not a crash: the parent restores the terminal, calls Config.Reap, and
+//     says "learn: interrupted" ("terminated", "hangup"), as learn says it
+//     everywhere.
 //   - After a crash. The parent puts the terminal back in the mode it had
-//     before the child started (term.Restore) and, for a full-screen child,
-//     leaves the alternate screen, shows the cursor and turns mouse reports
-//     and bracketed paste off (terminalReset). Then it calls Config.Reap, which
+//     before the child started (term.Restore, with SIGTTOU ignored so that
+//     a learn now in the background does not stop in the attempt) and, for
+//     a full-screen child, resets every mode a full-screen program may turn
+//     on (terminalReset: the alternate screen, the cursor, mouse reports,
+//     bracketed paste, focus reports, the keyboard modes modifyOtherKeys,
+//     win32-input and kitty, and more). Then it calls Config.Reap, which
 //     in learn is pgtemp.ReapAll: every cluster, container and schema learn
 //     makes carries an owner record with the pid of the process that made
 //     it, the child's, so once the child is gone they are found by that pid
 //     and removed, as a later learn or learn doctor would. It reports what
 //     it removed on standard error after "learn crashed (process PID)" (or
-//     "learn was killed", when there was no goroutine dump), and asks for a
-//     report of a panic.
+//     "learn was killed", when there was no goroutine dump), adding "the
+//     terminal is restored" only when it restored one (a full-screen
+//     child), and asks for a report of a panic.
 //   - Exit codes. The parent exits with the child's code; a child killed by
 //     a signal gives 128 + the signal's number (137 for SIGKILL, 141 for
 //     SIGPIPE); a failure to wait for the child gives 1.
@@ -71,12 +81,23 @@ const EnvChild = "LEARN_SUPERVISED"
 // "2500ms"): the fault injection of the crash tests.
 const EnvCrashAfter = "LEARN_CRASH_AFTER"
 
-// terminalReset undoes what a full-screen program may have turned on: the
-// alternate screen, a hidden cursor, mouse reports, bracketed paste, the
-// kitty keyboard protocol and any text style.
-var terminalReset = ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor +
-	ansi.ResetMode(ansi.ModeMouseButtonEvent, ansi.ModeMouseAnyEvent, ansi.ModeMouseExtSgr, ansi.ModeBracketedPaste) +
-	ansi.PopKittyKeyboard(1) + ansi.ResetStyle
+// terminalReset undoes whatever a full-screen program may have turned on,
+// whether learn's app uses it today or not: the alternate screen, a hidden
+// cursor and its shape, every mouse mode and encoding, focus reports,
+// bracketed paste, synchronized output, grapheme clustering, light/dark and
+// in-band resize reports, application cursor keys and keypad, the keyboard
+// modes (xterm's modifyOtherKeys, Windows' win32-input and every level of
+// the kitty keyboard protocol), and any text style. A shell after a crash
+// then gets keys as it expects them (Ctrl-Enter is no ^[[13;5u).
+var terminalReset = ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + "\x1b[0 q" +
+	ansi.ResetMode(ansi.ModeMouseX10, ansi.ModeMouseNormal, ansi.ModeMouseHighlight, ansi.ModeMouseButtonEvent,
+		ansi.ModeMouseAnyEvent, ansi.ModeMouseExtUtf8, ansi.ModeMouseExtSgr, ansi.ModeMouseExtUrxvt,
+		ansi.ModeMouseExtSgrPixel, ansi.ModeFocusEvent, ansi.ModeBracketedPaste, ansi.ModeSynchronizedOutput,
+		ansi.ModeUnicodeCore, ansi.ModeLightDark, ansi.ModeInBandResize, ansi.ModeWin32Input, ansi.ModeCursorKeys) +
+	"\x1b>" + // numeric keypad (DECKPNM)
+	ansi.ResetModifyOtherKeys + "\x1b[>4;0m" +
+	ansi.PopKittyKeyboard(64) + ansi.KittyKeyboard(0, 1) +
+	ansi.ResetStyle
 
 // maxStderr bounds what the parent keeps of the child's standard error.
 const maxStderr = 1 << 20
@@ -95,6 +116,9 @@ type Config struct {
 	Path string
 	// Args are the child's arguments, without the program's name.
 	Args []string
+	// Env is the child's environment (EnvChild is added); nil means this
+	// process's own.
+	Env []string
 	// Stdin, Stdout and Stderr are the parent's; the child gets Stdin and
 	// Stdout as they are.
 	Stdin, Stdout, Stderr *os.File
@@ -134,7 +158,11 @@ func Run(cfg Config) (code int, ok bool) {
 	}
 
 	child := exec.Command(path, cfg.Args...)
-	child.Env = append(os.Environ(), EnvChild+"=1")
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	child.Env = append(env, EnvChild+"=1")
 	child.Stdin, child.Stdout = cfg.Stdin, cfg.Stdout
 	child.SysProcAttr = childAttr()
 	errs := &tailBuffer{max: maxStderr}
@@ -171,21 +199,73 @@ func Run(cfg Config) (code int, ok bool) {
 
 	stderrOf := errs.Bytes()
 	crashed := crashedChild(child.ProcessState, stderrOf)
-	if crashed {
-		if saved != nil {
-			_ = term.Restore(cfg.Stdin.Fd(), saved)
-		}
-		if fullScreen {
-			_, _ = io.WriteString(cfg.Stdout, terminalReset)
-		}
+	early := endedEarly(child.ProcessState)
+	if crashed || early != 0 {
+		restoreTerminal(cfg, saved, fullScreen)
 	}
 	if fullScreen {
 		_, _ = cfg.Stderr.Write(stderrOf)
 	}
-	if crashed {
-		cleanAfter(child.Process.Pid, stderrOf, cfg.Reap, cfg.Stderr)
+	switch {
+	case crashed:
+		cleanAfter(child.Process.Pid, stderrOf, fullScreen, cfg.Reap, cfg.Stderr)
+	case early != 0:
+		// Ctrl-C, SIGTERM or SIGHUP came before the child could catch it
+		// (learn catches them from the first line of main): an interrupt,
+		// not a crash, said in the same words as everywhere.
+		removed, err := reapAfter(cfg.Reap)
+		fmt.Fprintf(cfg.Stderr, "learn: %s\n", signalWords(early))
+		for _, r := range removed {
+			fmt.Fprintf(cfg.Stderr, "  %s\n", r)
+		}
+		if err != nil {
+			fmt.Fprintf(cfg.Stderr, "learn: cleaning up: %v (learn doctor retries it)\n", err)
+		}
 	}
 	return exitCode(child.ProcessState, waitErr), true
+}
+
+// restoreTerminal puts the terminal back as it was before the child
+// started, and for a full-screen child resets every mode it may have
+// turned on (terminalReset). SIGTTOU is ignored first: a learn that is now
+// in the background (Ctrl-Z, bg) still restores the terminal instead of
+// stopping in the attempt.
+func restoreTerminal(cfg Config, saved *term.State, fullScreen bool) {
+	signal.Ignore(syscall.SIGTTOU)
+	if saved != nil {
+		_ = term.Restore(cfg.Stdin.Fd(), saved)
+	}
+	if fullScreen {
+		_, _ = io.WriteString(cfg.Stdout, terminalReset)
+	}
+}
+
+// endedEarly returns the signal that ended the child when it is one a
+// person sends to stop learn (SIGINT, SIGTERM, SIGHUP), else 0.
+func endedEarly(ps *os.ProcessState) syscall.Signal {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return 0
+	}
+	switch sig := ws.Signal(); sig {
+	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP:
+		return sig
+	}
+	return 0
+}
+
+// signalWords says what a signal did to learn, in a word, as the rest of
+// learn says it.
+func signalWords(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "interrupted"
+	case syscall.SIGTERM:
+		return "terminated"
+	case syscall.SIGHUP:
+		return "hangup"
+	}
+	return sig.String()
 }
 
 // exitCode is the code the parent exits with for a child that ended as ps
@@ -205,29 +285,40 @@ func exitCode(ps *os.ProcessState, waitErr error) int {
 // error or a signal it did not handle, rather than exiting.
 func crashedChild(ps *os.ProcessState, stderr []byte) bool {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		// A reader that went away (learn demo | head) is not a crash.
-		return ws.Signal() != syscall.SIGPIPE
+		// A reader that went away (learn demo | head) is not a crash, nor
+		// is a person's Ctrl-C, SIGTERM or SIGHUP (endedEarly).
+		return ws.Signal() != syscall.SIGPIPE && endedEarly(ps) == 0
 	}
 	// A panic, a fatal runtime error, or a goroutine dump on SIGQUIT or an
 	// unexpected signal: Go prints the goroutines and exits with 2.
 	return ps.ExitCode() == 2 && bytes.Contains(stderr, []byte("goroutine "))
 }
 
-// cleanAfter removes what the crashed child pid left (reap) and tells the
-// person at stderr what happened and what was removed.
-func cleanAfter(pid int, stderrOf []byte, reap func(context.Context, func(string, ...any)) error, stderr io.Writer) {
-	var removed []string
-	var err error
-	if reap != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), reapTimeout)
-		err = reap(ctx, func(format string, args ...any) { removed = append(removed, fmt.Sprintf(format, args...)) })
-		cancel()
+// reapAfter runs reap, if any, within reapTimeout and returns what it
+// removed.
+func reapAfter(reap func(context.Context, func(string, ...any)) error) (removed []string, err error) {
+	if reap == nil {
+		return nil, nil
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), reapTimeout)
+	defer cancel()
+	err = reap(ctx, func(format string, args ...any) { removed = append(removed, fmt.Sprintf(format, args...)) })
+	return removed, err
+}
+
+// cleanAfter removes what the crashed child pid left (reap) and tells the
+// person at stderr what happened and what was removed; it speaks of the
+// terminal only when it restored one (a full-screen child).
+func cleanAfter(pid int, stderrOf []byte, fullScreen bool, reap func(context.Context, func(string, ...any)) error, stderr io.Writer) {
+	removed, err := reapAfter(reap)
 	what := "crashed"
 	if !bytes.Contains(stderrOf, []byte("goroutine ")) {
 		what = "was killed"
 	}
-	fmt.Fprintf(stderr, "\nlearn %s (process %d); the terminal is restored", what, pid)
+	fmt.Fprintf(stderr, "\nlearn %s (process %d)", what, pid)
+	if fullScreen {
+		fmt.Fprint(stderr, "; the terminal is restored")
+	}
 	if len(removed) > 0 {
 		fmt.Fprintf(stderr, " and what it left is removed:\n")
 		for _, r := range removed {

@@ -36,8 +36,10 @@ func TestMain(m *testing.M) {
 	case "injected":
 		InjectCrash()
 		select {}
-	case "sigquit", "sigkill":
-		sig := map[string]syscall.Signal{"sigquit": syscall.SIGQUIT, "sigkill": syscall.SIGKILL}[what]
+	case "sigquit", "sigkill", "sigint", "sighup":
+		// sigint and sighup: the person's signal came before learn caught it.
+		sig := map[string]syscall.Signal{"sigquit": syscall.SIGQUIT, "sigkill": syscall.SIGKILL,
+			"sigint": syscall.SIGINT, "sighup": syscall.SIGHUP}[what]
 		_ = syscall.Kill(os.Getpid(), sig)
 		select {}
 	case "sigpipe":
@@ -129,15 +131,20 @@ func TestRun(t *testing.T) {
 	tests := []struct {
 		what   string
 		code   int
+		reap   bool // Reap is called
 		crash  bool
 		stderr []string
 	}{
-		{"exit3", 3, false, []string{"child: nothing to do"}},
-		{"panic", 2, true, []string{"panic: boom", "learn crashed (process ", "and what it left is removed:\n  removed the cluster in /tmp/learn-test\n", "Please report the panic above."}},
-		{"injected", 2, true, []string{"panic: injected crash (LEARN_CRASH_AFTER=1ms)", "learn crashed (process "}},
-		{"sigquit", 2, true, []string{"SIGQUIT", "goroutine ", "learn crashed (process "}},
-		{"sigkill", 128 + 9, true, []string{"learn was killed (process "}},
-		{"sigpipe", 128 + 13, false, nil},
+		{"exit3", 3, false, false, []string{"child: nothing to do"}},
+		{"panic", 2, true, true, []string{"panic: boom", "learn crashed (process ", "and what it left is removed:\n  removed the cluster in /tmp/learn-test\n", "Please report the panic above."}},
+		{"injected", 2, true, true, []string{"panic: injected crash (LEARN_CRASH_AFTER=1ms)", "learn crashed (process "}},
+		{"sigquit", 2, true, true, []string{"SIGQUIT", "goroutine ", "learn crashed (process "}},
+		{"sigkill", 128 + 9, true, true, []string{"learn was killed (process "}},
+		{"sigpipe", 128 + 13, false, false, nil},
+		// Ctrl-C or a hangup before learn caught it: an interrupt, said in
+		// learn's words, and what the child made is removed all the same.
+		{"sigint", 130, true, false, []string{"learn: interrupted\n", "  removed the cluster in /tmp/learn-test\n"}},
+		{"sighup", 129, true, false, []string{"learn: hangup\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.what, func(t *testing.T) {
@@ -145,11 +152,16 @@ func TestRun(t *testing.T) {
 			if !r.ok || r.code != tt.code {
 				t.Errorf("Run = %d, %v; want %d, true\nstderr:\n%s", r.code, r.ok, tt.code, r.stderr)
 			}
-			if crashed := r.reaped > 0; crashed != tt.crash || r.reaped > 1 {
-				t.Errorf("Reap called %d times, want a crash: %v", r.reaped, tt.crash)
+			if reaped := r.reaped > 0; reaped != tt.reap || r.reaped > 1 {
+				t.Errorf("Reap called %d times, want it called: %v", r.reaped, tt.reap)
 			}
 			if !tt.crash && (strings.Contains(r.stderr, "crashed") || strings.Contains(r.stderr, "killed")) {
 				t.Errorf("no crash, yet:\n%s", r.stderr)
+			}
+			// Standard input and output are no terminal here: nothing
+			// was restored, and nothing says it was.
+			if strings.Contains(r.stderr, "terminal") {
+				t.Errorf("a child without a terminal, yet the parent speaks of one:\n%s", r.stderr)
 			}
 			for _, want := range tt.stderr {
 				if !strings.Contains(r.stderr, want) {

@@ -7,6 +7,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,8 +17,10 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/footer"
 	"github.com/learn-idempotency/learn/internal/ui/pages/drill"
 	"github.com/learn-idempotency/learn/internal/ui/pages/home"
+	"github.com/learn-idempotency/learn/internal/ui/pages/lab"
 	"github.com/learn-idempotency/learn/internal/ui/pages/picker"
 	"github.com/learn-idempotency/learn/internal/ui/pages/play"
 	"github.com/learn-idempotency/learn/internal/ui/pages/quizset"
@@ -50,16 +53,11 @@ type Model struct {
 	firstCmd tea.Cmd // what the first pages need to start
 }
 
-// New builds the app on c showing first on top of the home page. Opened on
-// the home page, it reopens the page the learner left last time (Esc goes
-// home).
+// New builds the app on c showing first on top of the home page. It never
+// reopens the last screen by itself: the home page offers it ("Resume: …")
+// as its first entry.
 func New(c *common.Common, first common.Open) *Model {
 	m := NewWith(c, home.New(c))
-	if first.Page == common.PageHome {
-		if resumed, ok := resumeTarget(c.Progress.Get().Resume); ok {
-			first = resumed
-		}
-	}
 	if first.Page != common.PageHome {
 		m.firstCmd = tea.Batch(m.firstCmd, m.open(first))
 	}
@@ -67,11 +65,11 @@ func New(c *common.Common, first common.Open) *Model {
 }
 
 // NewWith builds the app on c with base at the bottom of the stack instead
-// of the home page: Esc from the pages opened over it comes back to it, and
-// nothing is resumed. A workshop's presenter gets the dashboard so.
+// of the home page: Esc from the pages opened over it comes back to it. A
+// workshop's presenter gets the dashboard so.
 func NewWith(c *common.Common, base common.Page) *Model {
 	h := help.New()
-	h.Styles = help.DefaultStyles(c.Styles.Dark)
+	h.Styles = c.Styles.HelpStyles()
 	m := &Model{c: c, help: h}
 	cmds := []tea.Cmd{m.push(base)}
 	if c.Present {
@@ -88,7 +86,7 @@ func NewWith(c *common.Common, base common.Page) *Model {
 func (m *Model) SetTheme(theme, docStyle string) {
 	m.c.Theme, m.c.DocStyle = theme, docStyle
 	m.c.Styles = common.NewStyles(theme != "light")
-	m.help.Styles = help.DefaultStyles(m.c.Styles.Dark)
+	m.help.Styles = m.c.Styles.HelpStyles()
 }
 
 // Where is the page on screen: its title and where it stands (the zero
@@ -115,6 +113,9 @@ func (m *Model) build(o common.Open) (common.Page, error) {
 		if err != nil {
 			return nil, err
 		}
+		if o.Design != nil {
+			return play.WithDesign(m.c, s, *o.Design), nil
+		}
 		return play.New(m.c, s, o.Variant), nil
 	case common.PagePicker:
 		return picker.New(m.c), nil
@@ -129,23 +130,10 @@ func (m *Model) build(o common.Open) (common.Page, error) {
 		return nil, fmt.Errorf("no quiz set %q", o.Name)
 	case common.PageDrill:
 		return drill.New(m.c), nil
+	case common.PageLab:
+		return lab.New(m.c), nil
 	}
 	return nil, fmt.Errorf("no page %d", o.Page)
-}
-
-// resumeTarget is the page a saved Resume opens.
-func resumeTarget(r quiz.Resume) (common.Open, bool) {
-	switch r.Screen {
-	case "reader":
-		return common.Open{Page: common.PageReader, Name: r.Name, Section: r.Section}, true
-	case "play":
-		return common.Open{Page: common.PagePlay, Name: r.Name, Variant: sim.Variant(r.Section)}, true
-	case "quiz":
-		return common.Open{Page: common.PageQuiz, Name: r.Name, Step: r.Step}, true
-	case "drill":
-		return common.Open{Page: common.PageDrill}, true
-	}
-	return common.Open{}, false
 }
 
 // push puts p on top and starts it.
@@ -190,14 +178,27 @@ func (m *Model) Close() {
 
 func (m *Model) top() entry { return m.stack[len(m.stack)-1] }
 
-// ResumePoint is where the learner is now, for the next start.
+// ResumePoint is where the learner left off, for the home page's resume
+// entry now and at the next start: the page on top when it is one to come
+// back to (a lesson's section, a scenario, an unfinished quiz or drill),
+// nothing when it says it is done (a finished quiz), else (home, the
+// picker, the race) the place saved before, kept.
 func (m *Model) ResumePoint() quiz.Resume {
 	if r, ok := m.top().page.(common.Resumer); ok {
 		if at, ok := r.Resume(); ok {
 			return at
 		}
+		return quiz.Resume{}
 	}
-	return quiz.Resume{}
+	return m.c.Progress.Get().Resume
+}
+
+// SaveOnExit writes every queued change of the progress, then where the
+// learner left off, before returning: the way out of the app, after the
+// program has ended.
+func (m *Model) SaveOnExit() error {
+	at := m.ResumePoint()
+	return m.c.Progress.Close(func(p *quiz.Progress) { p.Resume = at })
 }
 
 // remember saves where the learner is.
@@ -235,6 +236,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.PasteMsg, tea.PasteStartMsg, tea.PasteEndMsg, tea.MouseMsg, tea.KeyReleaseMsg:
+		if m.tooSmall() {
+			return m, nil // as for keys: nothing happens that cannot be seen
+		}
 	case common.Open:
 		return m, m.open(msg)
 	case common.Back:
@@ -359,7 +364,30 @@ func (m *Model) content() string {
 	if m.c.Presenting {
 		return strings.Join(lines, "\n")
 	}
-	return strings.Join(lines, "\n") + "\n" + m.help.ShortHelpView(page.KeyMap().ShortHelp())
+	return strings.Join(lines, "\n") + "\n" + m.footer(page)
+}
+
+// footer is the page's key hints, most important first, then the keys that
+// always show: back (when the page has it), help and quit (handled here for
+// every page, unless the page's text box takes every key). It never runs
+// past the window: what does not fit is left for the ? overlay, with "…".
+func (m *Model) footer(page common.Page) string {
+	k := m.c.Keys
+	bindings := page.KeyMap().ShortHelp()
+	has := func(b key.Binding) bool {
+		return slices.ContainsFunc(bindings, func(p key.Binding) bool { return slices.Equal(p.Keys(), b.Keys()) })
+	}
+	if c, ok := page.(common.Capturer); !ok || !c.Capturing() {
+		for _, b := range []key.Binding{k.Help, k.Quit} {
+			if !has(b) {
+				bindings = append(bindings, b)
+			}
+		}
+	}
+	pinned := func(b key.Binding) bool {
+		return slices.Equal(b.Keys(), k.Back.Keys()) || slices.Equal(b.Keys(), k.Help.Keys()) || slices.Equal(b.Keys(), k.Quit.Keys())
+	}
+	return footer.View(m.c.Styles.HelpStyles(), bindings, m.c.Width, pinned)
 }
 
 // overlay is the full key help of the page, centred: in columns when they

@@ -36,8 +36,9 @@ func (u *uiTest) finish(t *testing.T, path string) *quiz.Progress {
 	u.press("q")
 	u.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	u.finished = true
-	// As Run does on the way out: every queued change is written.
-	if err := u.m.c.Progress.Close(func(*quiz.Progress) {}); err != nil {
+	// As Run does on the way out: every queued change is written, and
+	// where the learner left off.
+	if err := u.m.SaveOnExit(); err != nil {
 		t.Fatal(err)
 	}
 	p, _, err := (&quiz.Store{Path: path}).Load()
@@ -112,8 +113,7 @@ func TestRedrawGradesEachPosition(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
 	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, 100, 40, path)
 	q := quiz.Redraw().Questions[0]
-	u.waitFor(t, "1. ", "6. ")
-	u.settle(t)
+	u.waitFor(t, "1. ", "6. ", "enter answer") // the footer is drawn last: the steps are whole
 	shown := map[int]string{}
 	for _, m := range stepLine.FindAllStringSubmatch(u.screen(), -1) {
 		shown[int(m[1][0]-'1')] = m[2]
@@ -196,8 +196,10 @@ func TestDrillCountdownAndFlashcards(t *testing.T) {
 	}
 }
 
-// learn opens where the learner left off: a quiz left at question 3 opens
-// there, and Esc goes home, where the set shows as unfinished.
+// learn starts on the home screen, whose first entry offers where the
+// learner left off: a quiz left at question 3 is "Resume: Checkpoint,
+// question 3 of 5", Enter opens it there, and Esc goes home, where the set
+// shows as unfinished and the entry stays.
 func TestResumeWhereTheLearnerLeftOff(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
 	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 2}, 80, 24, path)
@@ -207,9 +209,45 @@ func TestResumeWhereTheLearnerLeftOff(t *testing.T) {
 		t.Fatalf("saved resume %+v", p.Resume)
 	}
 	again := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	again.waitFor(t, "▸ Resume: Checkpoint, question 3 of 5", "Lesson: Idempotency", "where you left off")
+	again.press("enter")
 	again.waitFor(t, "Checkpoint · question 3 of 5")
 	again.press("esc")
-	again.waitFor(t, "Lesson: Idempotency", "Checkpoint (5 questions)")
+	again.waitFor(t, "Lesson: Idempotency", "Checkpoint (5 questions)", "Resume: Checkpoint, question 3 of 5")
+}
+
+// With nothing to resume the home screen has no resume entry; a finished
+// quiz leaves nothing to resume.
+func TestNothingToResume(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	u.waitFor(t, "▸ Lesson: Idempotency")
+	if strings.Contains(u.screen(), "Resume") {
+		t.Errorf("a resume entry with nothing to resume:\n%s", u.screen())
+	}
+	u.finish(t, path)
+	if _, err := (&quiz.Store{Path: path}).Update(func(p *quiz.Progress) error {
+		p.Resume = quiz.Resume{Screen: "reader", Name: "no-such-page"}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	again := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	again.waitFor(t, "▸ Lesson: Idempotency") // a page since renamed is not offered
+}
+
+// learn --present starts on the home screen (with its resume entry), not
+// on the last screen; the page it names opens as before.
+func TestPresentStartsAtHome(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageReader, Name: "idempotency", Section: "Picture it"}, 80, 24, path)
+	u.waitFor(t, "Idempotency · Picture it")
+	u.finish(t, path)
+	present := func(c *common.Common) { c.Present, c.PresentSince = true, time.Now() }
+	home := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path, present)
+	home.waitFor(t, "▸ Resume: Idempotency › Picture it", "Lesson: Idempotency")
+	named := startUIWith(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24, path, present)
+	named.waitFor(t, "step 1 ")
 }
 
 // m marks a page as read; the home screen shows it.

@@ -29,8 +29,11 @@ import (
 type uiTest struct {
 	tm  *teatest.TestModel
 	m   *Model
-	mu  sync.Mutex // guards emu: vt's emulator is not safe for concurrent use
+	mu  sync.Mutex // guards emu and changed: vt's emulator is not safe for concurrent use
 	emu *vt.Emulator
+	// changed is closed (and replaced) each time the program's output
+	// reaches the screen: waits wake on it.
+	changed chan struct{}
 	// finished is set by a test that saw the program end.
 	finished bool
 }
@@ -40,17 +43,22 @@ func startUI(t *testing.T, first common.Open, w, h int) *uiTest {
 	return startUIWith(t, first, w, h, filepath.Join(t.TempDir(), "progress.json"))
 }
 
-// startUIWith runs the app with its progress in the file at progress.
-func startUIWith(t *testing.T, first common.Open, w, h int, progress string) *uiTest {
+// startUIWith runs the app with its progress in the file at progress;
+// each of opts changes the Common before the app is built (as Run's flags
+// do).
+func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opts ...func(*common.Common)) *uiTest {
 	t.Helper()
 	db := live.Existing(testDB)
 	runs := live.NewRuns(t.Context(), db)
 	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
 		DB: db, Runs: runs, Progress: common.OpenProgress(&quiz.Store{Path: progress}), Docs: &common.Docs{}}
+	for _, o := range opts {
+		o(c)
+	}
 	m := New(c, first)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	u := &uiTest{tm: tm, emu: vt.NewEmulator(w, h), m: m}
+	u := &uiTest{tm: tm, emu: vt.NewEmulator(w, h), m: m, changed: make(chan struct{})}
 	done, copied := make(chan struct{}), make(chan struct{})
 	go func() { // the terminal's answers to queries go nowhere
 		defer close(copied)
@@ -58,8 +66,11 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string) *ui
 	}()
 	go func() {
 		defer close(done)
+		// teatest keeps the output in a buffer that says nothing when it
+		// grows: it is read every few milliseconds, all of it at once, so
+		// that the screen takes each frame whole.
 		out := tm.Output()
-		buf := make([]byte, 32<<10)
+		buf := make([]byte, 1<<20)
 		for {
 			n, err := out.Read(buf)
 			if n > 0 {
@@ -67,6 +78,8 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string) *ui
 				// discipline to turn \n into \r\n (ONLCR); do it here.
 				u.mu.Lock()
 				_, _ = u.emu.Write(bytes.ReplaceAll(buf[:n], []byte("\n"), []byte("\r\n")))
+				close(u.changed)
+				u.changed = make(chan struct{})
 				u.mu.Unlock()
 			}
 			if err != nil && err != io.EOF {
@@ -88,8 +101,9 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string) *ui
 		}
 		m.Close()
 		runs.Close()
-		// As Run does on the way out: every queued change is written.
-		if err := c.Progress.Close(func(*quiz.Progress) {}); err != nil {
+		// As Run does on the way out: every queued change is written, and
+		// where the learner left off.
+		if err := m.SaveOnExit(); err != nil {
 			t.Errorf("progress: %v", err)
 		}
 		// The test's context is cancelled before its cleanups run: the
@@ -112,15 +126,44 @@ func (u *uiTest) quit(t *testing.T) {
 	u.finished = true
 }
 
-// waitUntil waits until ok holds; it fails saying what it waited for.
+// end presses Ctrl-C, which ends the program whatever has the keys (a text
+// box takes q), and waits for it to end.
+func (u *uiTest) end(t *testing.T) {
+	t.Helper()
+	u.tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	u.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	u.finished = true
+}
+
+// waitUntil waits until ok holds, checking it again each time the screen
+// changes (and, for what is not on the screen, such as the schemas a run
+// holds, every tenth of a second); after 20 s without it, it fails saying
+// what it waited for.
 func (u *uiTest) waitUntil(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never happened; the screen:\n%s", what, u.screen())
+	u.wait(t, ok, func() string { return what + " never happened" })
+}
+
+// wait is waitUntil failing with failure's words.
+func (u *uiTest) wait(t *testing.T, ok func() bool, failure func() string) {
+	t.Helper()
+	deadline := time.NewTimer(20 * time.Second)
+	defer deadline.Stop()
+	offScreen := time.NewTicker(100 * time.Millisecond)
+	defer offScreen.Stop()
+	for {
+		u.mu.Lock()
+		changed := u.changed
+		u.mu.Unlock()
+		if ok() {
+			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-changed:
+		case <-offScreen.C:
+		case <-deadline.C:
+			t.Fatalf("%s; the screen:\n%s", failure(), u.screen())
+		}
 	}
 }
 
@@ -134,24 +177,17 @@ func (u *uiTest) screen() string {
 // waitFor waits until every want is on screen; it fails with the screen.
 func (u *uiTest) waitFor(t *testing.T, want ...string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	missing := ""
+	u.wait(t, func() bool {
 		s := u.screen()
-		missing := ""
 		for _, w := range want {
 			if !strings.Contains(s, w) {
 				missing = w
-				break
+				return false
 			}
 		}
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%q never appeared; the screen:\n%s", missing, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return true
+	}, func() string { return fmt.Sprintf("%q never appeared", missing) })
 }
 
 func (u *uiTest) press(keys ...string) {
@@ -230,7 +266,7 @@ func TestPickerPlaysABrokenVariant(t *testing.T) {
 	u := startUI(t, common.Open{Page: common.PageHome}, 100, 30)
 	u.waitFor(t, "Scenarios: all 14")
 	u.press("down", "down", "down", "down", "enter")
-	u.waitFor(t, "The lost answer", "Two users, same key", "v picks correct or broken")
+	u.waitFor(t, "The lost answer", "Two users, same key", "each runs live on PostgreSQL")
 	u.press("j", "j", "j", "v")
 	u.waitFor(t, "the key is looked up after the seat check")
 	u.press("enter")
@@ -238,7 +274,7 @@ func TestPickerPlaysABrokenVariant(t *testing.T) {
 	u.press("+", "+", "space") // 4x
 	u.waitFor(t, "✗ told “Not enough seats left” for the seats the user already has", "409 Not enough seats left", "1 lost", "2 seats taken")
 	u.press("esc")
-	u.waitFor(t, "v picks correct or broken")
+	u.waitFor(t, "each runs live on PostgreSQL")
 }
 
 func TestQuitFromTheHelpOverlay(t *testing.T) {
@@ -283,8 +319,7 @@ func TestSteppingBackGivesIdenticalFrames(t *testing.T) {
 		u.waitFor(t, "step 1 ·")
 		forward := map[int]string{}
 		for step := 1; step <= 12; step++ {
-			u.waitFor(t, fmt.Sprintf("step %d ·", step), "bookings") // the rows are read
-			u.settle(t)
+			u.waitStep(t, fmt.Sprintf("step %d ·", step))
 			forward[step] = u.screen()
 			u.press("n")
 		}
@@ -293,8 +328,7 @@ func TestSteppingBackGivesIdenticalFrames(t *testing.T) {
 		u.waitFor(t, "step 12/12 ")
 		for step := 11; step >= 1; step-- {
 			u.press("p")
-			u.waitFor(t, fmt.Sprintf("step %d/12 ", step))
-			u.settle(t)
+			u.waitStep(t, fmt.Sprintf("step %d/12 ", step))
 			if got, want := frameOf(u.screen()), frameOf(forward[step]); got != want {
 				t.Fatalf("%dx%d step %d differs going back:\n%s\nforward it was:\n%s", size[0], size[1], step, got, want)
 			}
@@ -312,18 +346,15 @@ func frameOf(screen string) string {
 	return strings.Join(lines[1:len(lines)-1], "\n")
 }
 
-// settle waits until the screen has not changed for a moment.
-func (u *uiTest) settle(t *testing.T) {
+// waitStep waits until the play screen shows step (its header's words)
+// with the rows read after it: the step's frame is whole once the rows
+// pane no longer says "reading…".
+func (u *uiTest) waitStep(t *testing.T, step string) {
 	t.Helper()
-	last, stable := "", 0
-	for stable < 5 {
-		time.Sleep(20 * time.Millisecond)
-		if s := u.screen(); s == last {
-			stable++
-		} else {
-			last, stable = s, 0
-		}
-	}
+	u.wait(t, func() bool {
+		s := u.screen()
+		return strings.Contains(s, step) && !strings.Contains(s, "reading…")
+	}, func() string { return fmt.Sprintf("%q with its rows read never appeared", step) })
 }
 
 func TestRaceFillsTheGridAndTalliesFromPostgreSQL(t *testing.T) {
@@ -376,13 +407,17 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		{common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, "What causes it?"},
 		{common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, "6. "},
 		{common.Open{Page: common.PageDrill}, "Countdown: 30 s"},
+		{common.Open{Page: common.PageLab}, "safe against 14 of 14"},
 	}
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		for _, sc := range screens {
 			u := startUI(t, sc.open, size[0], size[1])
 			u.waitFor(t, sc.want)
-			u.settle(t)
-			lines := strings.Split(strings.TrimRight(u.screen(), "\n"), "\n")
+			// The frame as the app makes it, not as the terminal shows
+			// it: a terminal wraps a line that is too wide. The model is
+			// the test's to read once the program has ended.
+			u.end(t)
+			lines := strings.Split(u.m.content(), "\n")
 			if len(lines) > size[1] {
 				t.Errorf("%v at %v: %d lines", sc.open, size, len(lines))
 			}
@@ -415,7 +450,11 @@ func TestReaderContentsAndSearch(t *testing.T) {
 		u.tm.Send(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}
 	u.press("enter")
-	u.waitFor(t, "/redis: match 1 of ", "▶ ")
+	u.waitFor(t, "/redis: match 1 of ")
+	u.waitUntil(t, "the match highlighted", func() bool {
+		r := u.reversed()
+		return len(r) == 1 && strings.EqualFold(r[0], "redis")
+	})
 	u.press("n")
 	u.waitFor(t, "/redis: match 2 of ")
 	u.press("N")
@@ -429,13 +468,56 @@ func TestReaderContentsAndSearch(t *testing.T) {
 // waitGone waits until text is no longer on screen.
 func (u *uiTest) waitGone(t *testing.T, text string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Contains(u.screen(), text) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%q stayed on screen:\n%s", text, u.screen())
+	u.waitUntil(t, fmt.Sprintf("%q gone from the screen", text), func() bool { return !strings.Contains(u.screen(), text) })
+}
+
+// Below the minimum size nothing the learner does has an effect they
+// cannot see: keys (? and Enter opened screens that appeared after the
+// resize), pastes and the mouse wheel all do nothing; q still quits.
+func TestTooSmallWindowTakesNoInput(t *testing.T) {
+	t.Run("home", func(t *testing.T) {
+		u := startUI(t, common.Open{Page: common.PageHome}, 50, 15)
+		u.waitFor(t, "make the window larger")
+		u.press("?", "down", "j", "P", "enter")
+		u.tm.Send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+		u.tm.Send(tea.MouseClickMsg{Button: tea.MouseLeft, X: 3, Y: 4})
+		u.resize(80, 24)
+		u.waitFor(t, "▸ Lesson: Idempotency", "enter open")
+		if s := u.screen(); strings.Contains(s, "Keys") || strings.Contains(s, "00:0") {
+			t.Errorf("a key pressed below the minimum size acted:\n%s", s)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	})
+	t.Run("reader", func(t *testing.T) {
+		u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 50, 15)
+		u.waitFor(t, "make the window larger")
+		for range 5 {
+			u.tm.Send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+		}
+		u.press("/")
+		u.tm.Send(tea.PasteMsg{Content: "redis"})
+		u.resize(80, 24)
+		u.waitFor(t, "Idempotency · In 1 minute", "0%", "/ search")
+		if s := u.screen(); strings.Contains(s, "redis:") || strings.Contains(s, "search this page") {
+			t.Errorf("the search opened below the minimum size:\n%s", s)
+		}
+	})
+	t.Run("answer box", func(t *testing.T) {
+		short := 0
+		for i, q := range quiz.Checkpoint().Questions {
+			if q.Kind == quiz.KindShort {
+				short = i
+			}
+		}
+		u := startUI(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: short}, 50, 15)
+		u.waitFor(t, "make the window larger")
+		u.tm.Send(tea.PasteMsg{Content: "pasted unseen"})
+		u.press("x")
+		u.resize(80, 24)
+		u.waitFor(t, "your answer, in a sentence or two")
+		if s := u.screen(); strings.Contains(s, "pasted unseen") {
+			t.Errorf("the paste landed below the minimum size:\n%s", s)
+		}
+	})
 }
 
 // In presenter mode at 80x24 every box keeps its borders, however long the

@@ -63,15 +63,18 @@ const (
 	PageRace
 	PageQuiz
 	PageDrill
+	PageLab
 )
 
 // Open asks the root to open a page on top of the one on screen: the reader
-// on page Name (at Section), the play screen on scenario Name in Variant, a
-// quiz set Name (at question Step).
+// on page Name (at Section), the play screen on scenario Name in Variant
+// (or under Design, a design of the lab), a quiz set Name (at question
+// Step).
 type Open struct {
 	Page    Kind
 	Name    string
 	Variant sim.Variant
+	Design  *sim.Switches
 	Section string
 	Step    int
 }

@@ -1,7 +1,9 @@
 package common
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -18,6 +20,7 @@ type Progress struct {
 	keep    func(p *quiz.Progress) // told of every change, when set
 	p       *quiz.Progress
 	notices []string
+	failed  string // the notice of the save failure shown, "" for none
 	saver   *saver
 	seq     int // number of the newest save
 }
@@ -60,7 +63,8 @@ func KeptProgress(p *quiz.Progress, keep func(p *quiz.Progress)) *Progress {
 func (pr *Progress) Get() *quiz.Progress { return pr.p }
 
 // Notices are what the home screen must tell (a damaged file moved aside,
-// a save that failed).
+// a save that failed), each once: however many saves fail, and however
+// often for the same cause, the list does not grow with them.
 func (pr *Progress) Notices() []string { return pr.notices }
 
 // Saved is the result of one save: the progress as saved (with whatever
@@ -95,14 +99,34 @@ func (pr *Progress) Save(change func(p *quiz.Progress)) tea.Cmd {
 }
 
 // Take takes in a save's result: the newest save's progress replaces the
-// one on screen; a failure becomes a notice.
+// one on screen; a failure becomes a notice, shown once. A progress file
+// the learner made read-only is said in the words of Load's notice (so it
+// is not said twice); any other failure replaces the one shown before, if
+// any, for the newest cause is the one to fix.
 func (pr *Progress) Take(msg Saved) {
 	switch {
+	case errors.Is(msg.err, quiz.ErrReadOnly):
+		pr.notice(msg.err.Error())
 	case msg.err != nil:
-		pr.notices = append(pr.notices, "progress not saved: "+msg.err.Error())
+		if pr.failed != "" { // the newest cause takes its place
+			pr.notices = slices.DeleteFunc(pr.notices, func(n string) bool { return n == pr.failed })
+			pr.failed = ""
+		}
+		if n := "progress not saved: " + msg.err.Error(); pr.notice(n) {
+			pr.failed = n
+		}
 	case msg.p != nil && msg.seq == pr.seq:
 		pr.p = msg.p
 	}
+}
+
+// notice adds n unless it is shown already, and reports whether it did.
+func (pr *Progress) notice(n string) bool {
+	if slices.Contains(pr.notices, n) {
+		return false
+	}
+	pr.notices = append(pr.notices, n)
+	return true
 }
 
 // Close writes every queued change and then change, before returning: the

@@ -1,8 +1,8 @@
 // Package markdown renders the lesson pages for the terminal with Glamour:
 // the style chosen without asking the terminal, the Mermaid sequence drawn
 // as lanes and arrows (package seqdiag), inline code never split across
-// lines, and a plain-text form for a standard output that is not a
-// terminal.
+// lines (in tables too: a table too narrow for its words becomes a list),
+// and a plain-text form for a standard output that is not a terminal.
 package markdown
 
 import (
@@ -74,7 +74,11 @@ func renderMarkdown(p *lessons.Page, md string, width int, style string) (string
 	if err != nil {
 		return "", fmt.Errorf("markdown style %q: %w (set GLAMOUR_STYLE to dark, light, notty or a style file)", style, err)
 	}
-	out, err := r.Render(keepCodeWhole(md))
+	md, err = fitTables(r, keepCodeWhole(md))
+	if err != nil {
+		return "", fmt.Errorf("render %s: %w", p.Slug, err)
+	}
+	out, err := r.Render(md)
 	if err != nil {
 		return "", fmt.Errorf("render %s: %w", p.Slug, err)
 	}
@@ -105,24 +109,39 @@ func styleOption(style string) glamour.TermRendererOption {
 	return glamour.WithStyles(cfg)
 }
 
-// Inside inline code, spaces and hyphens become their non-breaking twins
-// while Glamour wraps, so a command is never split across lines; they are
-// put back after.
-const (
-	nbsp   = "\u00a0"
-	nbhyph = "\u2011"
+// Inside inline code, every character Glamour may wrap at becomes a
+// stand-in of the same width that it does not wrap at, so a name or a
+// command is never split across lines; they are put back after. Paragraphs
+// wrap at spaces and hyphens; list items also at ".,;+" (Glamour's block
+// breakpoints), which split `sim/client.go` and `UNIQUE (user_id,
+// idempotency_key)` in the middle.
+var codeStandIns = []string{
+	" ", "\u00a0", // no-break space
+	"-", "\u2011", // non-breaking hyphen
+	".", "\u2024", // one dot leader
+	",", "\u201a", // single low-9 quotation mark
+	";", "\u037e", // Greek question mark
+	"+", "\u02d6", // modifier letter plus sign
+}
+
+var (
+	keepCode    = strings.NewReplacer(codeStandIns...)
+	restoreCode = strings.NewReplacer(reversed(codeStandIns)...).Replace
 )
+
+// reversed swaps each pair of old, new.
+func reversed(pairs []string) []string {
+	out := make([]string, len(pairs))
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out[i], out[i+1] = pairs[i+1], pairs[i]
+	}
+	return out
+}
 
 var inlineCode = regexp.MustCompile("`[^`\n]+`")
 
 func keepCodeWhole(md string) string {
-	return inlineCode.ReplaceAllStringFunc(md, func(code string) string {
-		return strings.NewReplacer(" ", nbsp, "-", nbhyph).Replace(code)
-	})
-}
-
-func restoreCode(out string) string {
-	return strings.NewReplacer(nbsp, " ", nbhyph, "-").Replace(out)
+	return inlineCode.ReplaceAllStringFunc(md, keepCode.Replace)
 }
 
 // drawLessonSequence draws the lesson's sequence diagram at width cells.

@@ -76,6 +76,81 @@ func TestCodeSpansSurviveRendering(t *testing.T) {
 	}
 }
 
+// codeSpans is the text of every inline code span of md outside fenced
+// blocks, as a reader sees it.
+func codeSpans(md string) []string {
+	var out []string
+	fenced := false
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		for _, c := range inlineCode.FindAllString(l, -1) {
+			out = append(out, strings.Trim(c, "`"))
+		}
+	}
+	return out
+}
+
+// Inline code is never split across lines, in paragraphs, lists and table
+// cells alike, at every width the reader uses (a 60-column window wraps at
+// 58): each span of the source is found whole on one rendered line as many
+// times as the source holds it. At 58 columns Glamour's table cut
+// `Engine.BookTicket` into "Engine.BookTicke" and "t".
+func TestInlineCodeIsNeverSplit(t *testing.T) {
+	for _, p := range lessons.All() {
+		need := map[string]int{}
+		for _, c := range codeSpans(p.Markdown) {
+			need[c]++
+		}
+		for _, style := range []string{"dark", "light", "notty"} {
+			for _, w := range []int{58, 59, 60, 62, 66, 70, 78, 80, 90, 98, 100} {
+				out, err := Render(p, w, style)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.Split(ansi.Strip(out), "\n")
+				for c, n := range need {
+					have := 0
+					for _, l := range lines {
+						have += strings.Count(l, c)
+					}
+					if have < n {
+						t.Errorf("%s %s at %d: `%s` is whole %d times of %d", p.Slug, style, w, c, have, n)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A table whose words all fit its columns stays a table; one whose columns
+// would cut a word becomes a list, each cell after its column's name.
+func TestNarrowTableBecomesAList(t *testing.T) {
+	md := "| Symptom | Where to look |\n| --- | --- |\n| charged twice | `Engine.BookTicket` in `sim/booking.go` |\n"
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{100, "Symptom │ Where to look"},
+		{30, "Where to look: Engine.BookTicket"},
+	} {
+		p := &lessons.Page{Slug: "t", Markdown: md}
+		out, err := Render(p, tc.width, "dark")
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := strings.Join(strings.Fields(ansi.Strip(out)), " ")
+		if want := strings.Join(strings.Fields(tc.want), " "); !strings.Contains(plain, want) {
+			t.Errorf("at %d: %q not in\n%s", tc.width, want, ansi.Strip(out))
+		}
+	}
+}
+
 // StyleIn reads its own environment: a session's NO_COLOR turns colour off
 // whatever the server's environment says.
 func TestStyleInReadsItsOwnEnvironment(t *testing.T) {

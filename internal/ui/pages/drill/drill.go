@@ -84,7 +84,7 @@ func (m *Model) startPrompt() tea.Cmd {
 	m.phase, m.revealed, m.graded, m.cursor = drillPrompts, false, nil, 0
 	m.scroll.Reset()
 	m.ticked = make([]bool, len(m.drill.Prompts[m.pi].Points))
-	m.text, m.textReady = textbox.New("type your answer, or say it aloud (tab when done)", m.c.Width, 5), true
+	m.text, m.textReady = textbox.New(m.c.Styles, "type your answer, or say it aloud (tab when done)", m.c.Width, 5), true
 	m.remaining = time.Duration(m.seconds()) * time.Second
 	m.tick++
 	return tea.Batch(m.text.Focus(), m.second())
@@ -126,6 +126,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		if m.Capturing() {
+			return textbox.Paste(&m.text, msg)
+		}
 	}
 	return nil
 }
@@ -230,9 +234,10 @@ func (m *Model) KeyMap() help.KeyMap {
 	var short []key.Binding
 	switch {
 	case m.phase == drillIntro:
-		short = []key.Binding{
+		// Most important first: the footer drops from the end.
+		short = []key.Binding{enter("start"),
 			key.NewBinding(key.WithKeys("+", "-"), key.WithHelp("+/-", "countdown ±5 s")),
-			enter("start"), key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cards only")), k.Back}
+			key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cards only")), k.Back}
 	case m.phase == drillPrompts && !m.revealed:
 		short = []key.Binding{key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "done")), k.Back}
 	case m.phase == drillPrompts && m.graded == nil:
@@ -281,7 +286,10 @@ func (m *Model) body() string {
 		if m.remaining <= 5*time.Second {
 			style = st.Bad
 		}
-		b.WriteString(st.Subtle.Render(fmt.Sprintf("Question %d of %d · %s", m.pi+1, len(m.drill.Prompts), p.Source)) + "   " + style.Render("⏱ "+clock) + "\n\n")
+		// The clock first, so it always shows; the place wraps after it.
+		mark := "⏱ " + clock + "  "
+		place := common.Hang(strings.Repeat(" ", lipgloss.Width(mark)), fmt.Sprintf("Question %d of %d · %s", m.pi+1, len(m.drill.Prompts), p.Source), m.c.Width)
+		b.WriteString(style.Render(strings.TrimSpace(mark)) + "  " + st.Subtle.Render(strings.TrimLeft(place, " ")) + "\n\n")
 		b.WriteString(st.Caption.Render(wrap.Render(p.Question)) + "\n\n")
 		if !m.revealed {
 			b.WriteString(m.text.View() + "\n")
@@ -308,7 +316,7 @@ func (m *Model) body() string {
 		}
 	case drillCards:
 		c := m.due[m.ci]
-		b.WriteString(st.Subtle.Render(fmt.Sprintf("Card %d of %d due · %s", m.ci+1, len(m.due), c.Source)) + "\n\n")
+		b.WriteString(st.Subtle.Render(common.Hang("", fmt.Sprintf("Card %d of %d due · %s", m.ci+1, len(m.due), c.Source), m.c.Width)) + "\n\n")
 		b.WriteString(st.Caption.Render(wrap.Render(plainMarkdown(c.Front))) + "\n\n")
 		if m.showBack {
 			b.WriteString(wrap.Render(plainMarkdown(c.Back)) + "\n\n")

@@ -1,5 +1,8 @@
-// Package home is the home menu: read, watch, practise, each entry with
-// the learner's progress beside it, and where the database stands.
+// Package home is the home menu: where the learner left off (when there is
+// somewhere to go back to), then read, watch, practise, each entry with the
+// learner's progress beside it, and where the database stands. Nothing on
+// it is cut short: long titles, the description and the database line wrap,
+// and at small sizes the menu scrolls.
 package home
 
 import (
@@ -10,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
@@ -25,15 +29,18 @@ type item struct {
 	title, desc string
 	open        common.Open
 	status      func(p *quiz.Progress) string
-	gapAfter    bool // a blank line follows: read | watch | practise
+	gapAfter    bool // a blank line follows: resume | read | watch | practise
 }
 
 // Model is the home menu.
 type Model struct {
-	c      *common.Common
-	items  []item
-	cursor int
-	spin   spinner.Model
+	c     *common.Common
+	items []item // the menu without its resume entry
+	// selected is the title of the entry under the cursor: the resume
+	// entry comes and goes with the saved progress, the cursor stays on
+	// its entry.
+	selected string
+	spin     spinner.Model
 }
 
 // New builds the menu from the pages, the scenarios and the quiz sets.
@@ -59,7 +66,12 @@ func New(c *common.Common) *Model {
 		item{title: "Race: N copies of one request at once", desc: "fire 2 to 100 copies at the same instant and watch one booking come out (v: without the lock)",
 			open: common.Open{Page: common.PageRace}},
 		item{title: fmt.Sprintf("Scenarios: all %d, %d with a broken design", len(sim.Scenarios()), brokenCount()),
-			desc: "every failure the lesson names, run live: pick one, v for its broken variant", open: common.Open{Page: common.PagePicker}, gapAfter: true})
+			desc: "every failure the lesson names, run live: pick one, v for its broken variant", open: common.Open{Page: common.PagePicker}},
+		item{title: "Design lab: build the endpoint from switches", open: common.Open{Page: common.PageLab}, gapAfter: true,
+			desc: "turn the lock, the lookup, the constraint, the store, the client's key and retries on and off, and run every scenario against your design",
+			status: func(pr *quiz.Progress) string {
+				return fmt.Sprintf("%d of %d challenges", len(pr.Challenges), len(quiz.Challenges()))
+			}})
 	for _, s := range quiz.Sets() {
 		id := s.ID
 		items = append(items, item{title: fmt.Sprintf("%s (%s)", s.Title, setSize(s)), desc: s.Intro, open: common.Open{Page: common.PageQuiz, Name: s.ID},
@@ -71,7 +83,72 @@ func New(c *common.Common) *Model {
 		status: func(pr *quiz.Progress) string {
 			return fmt.Sprintf("%d due today", quiz.DueToday(pr, d.Cards, common.Now()))
 		}})
-	return &Model{c: c, items: items, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
+	m := &Model{c: c, items: items, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
+	m.selected = m.entries()[0].title // the resume entry, when there is one
+	return m
+}
+
+// entries is the menu as it stands: the resume entry first when the saved
+// progress names a place to go back to.
+func (m *Model) entries() []item {
+	if r, ok := resumeItem(m.c.Progress.Get().Resume); ok {
+		return append([]item{r}, m.items...)
+	}
+	return m.items
+}
+
+// cursor is the index of the selected entry in entries (the first when it
+// is gone).
+func (m *Model) cursor(entries []item) int {
+	for i, it := range entries {
+		if it.title == m.selected {
+			return i
+		}
+	}
+	return 0
+}
+
+// resumeItem is the entry that reopens r, where the learner left off last:
+// the page, the section or question, the design. ok is false when r names
+// nothing that exists (nothing saved, or a page since renamed).
+func resumeItem(r quiz.Resume) (item, bool) {
+	var o common.Open
+	var where string
+	switch r.Screen {
+	case "reader":
+		p, err := lessons.Get(r.Name)
+		if err != nil {
+			return item{}, false
+		}
+		o, where = common.Open{Page: common.PageReader, Name: r.Name, Section: r.Section}, p.Title
+		if r.Section != "" {
+			where += " › " + r.Section
+		}
+	case "play":
+		s, err := sim.Lookup(r.Name)
+		if err != nil {
+			return item{}, false
+		}
+		v := sim.Variant(r.Section)
+		if v != sim.Broken || !s.HasBroken() {
+			v = sim.Correct
+		}
+		o, where = common.Open{Page: common.PagePlay, Name: r.Name, Variant: v}, fmt.Sprintf("Play · %s (%s design)", s.Title, v)
+	case "quiz":
+		for _, s := range quiz.Sets() {
+			if s.ID == r.Name && r.Step < len(s.Questions) {
+				o, where = common.Open{Page: common.PageQuiz, Name: r.Name, Step: r.Step}, fmt.Sprintf("%s, question %d of %d", s.Title, r.Step+1, len(s.Questions))
+			}
+		}
+		if where == "" {
+			return item{}, false
+		}
+	case "drill":
+		o, where = common.Open{Page: common.PageDrill}, "Interview drill"
+	default:
+		return item{}, false
+	}
+	return item{title: "Resume: " + where, desc: "where you left off last time; enter opens it there", open: o, gapAfter: true}, true
 }
 
 // setSize is "5 questions", "6 live scenarios", "1 question".
@@ -130,13 +207,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		k := m.c.Keys
+		entries := m.entries()
+		i := m.cursor(entries)
 		switch {
 		case key.Matches(msg, k.Up):
-			m.cursor = (m.cursor + len(m.items) - 1) % len(m.items)
+			m.selected = entries[(i+len(entries)-1)%len(entries)].title
 		case key.Matches(msg, k.Down):
-			m.cursor = (m.cursor + 1) % len(m.items)
+			m.selected = entries[(i+1)%len(entries)].title
 		case key.Matches(msg, k.Open):
-			return common.OpenCmd(m.items[m.cursor].open)
+			return common.OpenCmd(entries[i].open)
 		}
 	case spinner.TickMsg:
 		if ready, _, err := m.c.DB.Status(); ready || err != nil {
@@ -153,53 +232,148 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
 	return common.Bindings{
-		Short: []key.Binding{k.Up, k.Down, k.Open, k.Help, k.Quit},
+		Short: []key.Binding{k.Open, k.Up, k.Down}, // most important first; the root adds help and quit
 		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {k.Help, k.Quit}},
 	}
 }
 
 // View draws the menu, the entry's description, the notices and the
-// database line.
+// database line; the menu scrolls when they leave it too little room.
 func (m *Model) View() string {
 	st := m.c.Styles
 	w := m.c.Width
-	var b strings.Builder
-	b.WriteString(st.Title.Render("learn") + st.Subtle.Render(" · idempotency keys for booking retries") + "\n\n")
-	for i, it := range m.items {
-		status := ""
-		if it.status != nil {
-			status = it.status(m.c.Progress.Get())
+	entries := m.entries()
+	cur := m.cursor(entries)
+	head := st.Title.Render("learn") + st.Subtle.Render(" · idempotency keys for booking retries") // 44 cells: fits the smallest window
+
+	// The menu's lines, and the line of the cursor among them; the blank
+	// lines between its groups go first when room is short.
+	menu := func(gaps bool) (lines []string, at int) {
+		for i, it := range entries {
+			if i == cur {
+				at = len(lines)
+			}
+			lines = append(lines, m.entry(it, i == cur)...)
+			if gaps && it.gapAfter && i < len(entries)-1 {
+				lines = append(lines, "")
+			}
 		}
-		title := common.Truncate(it.title, w-4-ansi.StringWidth(status)-2)
-		line := "  " + title
-		if i == m.cursor {
-			line = st.Cursor.Render("▸ ") + st.Selected.Render(title)
-		}
-		if status != "" {
-			line += strings.Repeat(" ", max(2, w-2-ansi.StringWidth(line)-ansi.StringWidth(status))) + st.Subtle.Render(status)
-		}
-		b.WriteString(line + "\n")
-		if it.gapAfter {
-			b.WriteString("\n")
-		}
+		return lines, at
 	}
-	b.WriteString("\n" + st.Subtle.Render(common.Truncate(m.items[m.cursor].desc, w)) + "\n\n")
+
+	// The foot: the description (as tall as the tallest, so the menu does
+	// not move with the cursor), the notices and the database line.
+	wrap := lipgloss.NewStyle().Width(max(1, w))
+	desc := wrap.Render(entries[cur].desc)
+	descHeight := 0
+	for _, it := range entries {
+		descHeight = max(descHeight, lipgloss.Height(wrap.Render(it.desc)))
+	}
+	foot := []string{""}
+	foot = append(foot, strings.Split(st.Subtle.Render(desc), "\n")...)
+	for range descHeight - lipgloss.Height(desc) {
+		foot = append(foot, "")
+	}
+	foot = append(foot, "")
 	for _, n := range m.c.Progress.Notices() {
-		b.WriteString(st.Warn.Render(common.Hang("! ", n, w)) + "\n")
+		foot = append(foot, strings.Split(st.Warn.Render(common.Hang("! ", n, w)), "\n")...)
 	}
-	b.WriteString(m.dbLine())
-	return b.String()
+	foot = append(foot, strings.Split(m.dbLine(), "\n")...)
+
+	room := m.c.Body() - 2 - len(foot)
+	lines, at := menu(true)
+	if len(lines) > room {
+		lines, at = menu(false)
+	}
+	out := append([]string{head, ""}, scroll(lines, at, room, st)...)
+	return strings.Join(append(out, foot...), "\n")
 }
 
-// dbLine tells where the database stands.
+// entry is one menu entry's lines: the title, wrapped when it and its
+// status do not fit on one line, the status after its last line.
+func (m *Model) entry(it item, selected bool) []string {
+	st := m.c.Styles
+	w := m.c.Width
+	status := ""
+	if it.status != nil {
+		status = it.status(m.c.Progress.Get())
+	}
+	sw := ansi.StringWidth(status)
+	room := w - 2
+	if sw > 0 {
+		room = w - 2 - sw - 2
+	}
+	lines := strings.Split(common.Hang("  ", it.title, max(12, room+2)), "\n")
+	for i, l := range lines {
+		text := strings.TrimPrefix(l, "  ")
+		switch {
+		case selected && i == 0:
+			lines[i] = st.Cursor.Render("▸ ") + st.Selected.Render(text)
+		case selected:
+			lines[i] = "  " + st.Selected.Render(text)
+		default:
+			lines[i] = "  " + text
+		}
+	}
+	if last := len(lines) - 1; sw > 0 {
+		gap := max(2, w-ansi.StringWidth(lines[last])-sw)
+		lines[last] += strings.Repeat(" ", gap) + st.Subtle.Render(status)
+	}
+	return lines
+}
+
+// scroll shows room lines of menu around line at: all of them when they
+// fit, else a window with "↑ n more" above and "↓ n more" below where
+// lines are hidden.
+func scroll(menu []string, at, room int, st *common.Styles) []string {
+	if len(menu) <= room || room < 3 {
+		return menu[:min(len(menu), max(room, 0))]
+	}
+	more := func(arrow string, n int) string { return st.Faint.Render(fmt.Sprintf("  %s %d more", arrow, n)) }
+	body := room - 2
+	top := min(max(0, at-body/2), len(menu)-body)
+	switch {
+	case top == 0: // nothing hidden above
+		return append(menu[:room-1:room-1], more("↓", len(menu)-room+1))
+	case top == len(menu)-body: // nothing hidden below
+		top = len(menu) - room + 1
+		return append([]string{more("↑", top)}, menu[top:]...)
+	}
+	out := append([]string{more("↑", top)}, menu[top:top+body]...)
+	return append(out, more("↓", len(menu)-top-body))
+}
+
+// nbhyph is a hyphen the wrapping does not break at.
+const nbhyph = "\u2011"
+
+// dbLine tells where the database stands, wrapped: never cut.
 func (m *Model) dbLine() string {
 	st := m.c.Styles
 	ready, took, err := m.c.DB.Status()
 	switch {
 	case err != nil:
-		return st.Warn.Render(common.Truncate("PostgreSQL unavailable: reading works; open a Play item to see why", m.c.Width))
+		return m.hang("", st.Warn, "PostgreSQL unavailable: reading works; open a Play item to see why")
 	case ready:
-		return st.Good.Render("● ") + st.Subtle.Render(common.Truncate(fmt.Sprintf("PostgreSQL ready in %.1fs: %s", took.Seconds(), m.c.DB.Describe()), m.c.Width-2))
+		return m.hang(st.Good.Render("●")+" ", st.Subtle, fmt.Sprintf("PostgreSQL ready in %.1fs: %s", took.Seconds(), m.c.DB.Describe()))
 	}
-	return m.spin.View() + dbstatus.Line(st, m.c.DB, " PostgreSQL: ", m.c.Width-2)
+	if _, downloading := m.c.DB.Download(); downloading {
+		// One line that gives up its parts from the least useful as the
+		// window narrows, the share in per cent last.
+		return m.spin.View() + dbstatus.Line(st, m.c.DB, " PostgreSQL: ", m.c.Width-2)
+	}
+	return m.hang(m.spin.View()+" ", st.Subtle, "PostgreSQL: "+common.Ellipsis(m.c.DB.Progress()))
+}
+
+// hang writes text in style after mark (which may hold escapes), wrapped
+// to the window at spaces only (a path such as /dev/shm/learn-123 stays
+// whole), its further lines under the text.
+func (m *Model) hang(mark string, style lipgloss.Style, text string) string {
+	pad := strings.Repeat(" ", ansi.StringWidth(mark))
+	text = strings.ReplaceAll(text, "-", nbhyph)
+	lines := strings.Split(strings.ReplaceAll(common.Hang(pad, text, m.c.Width), nbhyph, "-"), "\n")
+	for i, l := range lines {
+		lines[i] = pad + style.Render(strings.TrimPrefix(l, pad))
+	}
+	lines[0] = mark + strings.TrimPrefix(lines[0], pad)
+	return strings.Join(lines, "\n")
 }

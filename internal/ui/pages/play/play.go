@@ -54,6 +54,7 @@ type Model struct {
 	c        *common.Common
 	scenario *sim.Scenario
 	variant  sim.Variant
+	design   *sim.Switches // a design of the lab instead of the variants; nil for those
 
 	run     *live.Run // the run on screen; messages of any other are stale
 	phase   phase
@@ -117,6 +118,22 @@ func New(c *common.Common, s *sim.Scenario, v sim.Variant) *Model {
 		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
 }
 
+// WithDesign plays scenario s's world under design d, a design of the lab.
+func WithDesign(c *common.Common, s *sim.Scenario, d sim.Switches) *Model {
+	m := New(c, s, sim.Correct)
+	m.design = &d
+	return m
+}
+
+// designName is what the header says the design is: the variant, or the
+// lab's switches.
+func (m *Model) designName() string {
+	if m.design != nil {
+		return "lab: " + m.design.String()
+	}
+	return string(m.variant)
+}
+
 // Init starts the first run.
 func (m *Model) Init() tea.Cmd { return tea.Batch(m.start(), m.spin.Tick) }
 
@@ -135,7 +152,7 @@ func (m *Model) Report() *sim.Report { return m.report }
 
 // Resume is the scenario and variant on screen.
 func (m *Model) Resume() (quiz.Resume, bool) {
-	return quiz.Resume{Screen: "play", Name: m.scenario.Name, Section: string(m.variant)}, true
+	return quiz.Resume{Screen: "play", Name: m.scenario.Name, Section: string(m.variant)}, m.design == nil
 }
 
 // start stops the run on screen and begins a fresh one on fresh rows (a new
@@ -145,7 +162,7 @@ func (m *Model) start() tea.Cmd {
 	m.phase, m.err, m.events, m.frames, m.pending, m.closed, m.report = phasePreparing, nil, nil, nil, false, false, nil
 	m.view, m.countdown, m.lanes, m.queued, m.scroll = -1, 0, nil, 0, 0
 	m.eventOf = map[int]int64{}
-	m.run = m.c.Runs.Start(m.scenario, sim.Options{Variant: m.variant, Trace: sim.TraceOptions{Stream: true, Gated: true}})
+	m.run = m.c.Runs.Start(m.scenario, sim.Options{Variant: m.variant, Design: m.design, Trace: sim.TraceOptions{Stream: true, Gated: true}})
 	r := m.run
 	return func() tea.Msg {
 		<-r.Prepared()
@@ -362,7 +379,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Restart):
 		return m.start()
 	case key.Matches(msg, k.Variant):
-		if !m.scenario.HasBroken() {
+		if !m.scenario.HasBroken() || m.design != nil {
 			return nil
 		}
 		m.variant = m.variant.Other()
@@ -441,9 +458,10 @@ var (
 // KeyMap is the play screen's keys.
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
-	k.Variant.SetEnabled(m.scenario.HasBroken()) // a copy: the shared map stays whole
+	k.Variant.SetEnabled(m.scenario.HasBroken() && m.design == nil) // a copy: the shared map stays whole
 	return common.Bindings{
-		Short: []key.Binding{k.Play, k.Step, k.StepBack, k.Restart, k.Variant, k.Faster, k.Slower, k.Back, k.Help},
+		// Most important first: the footer drops from the end.
+		Short: []key.Binding{k.Play, k.Step, k.StepBack, k.Variant, k.Restart, k.Faster, k.Slower, k.Back, k.Help},
 		Full: [][]key.Binding{
 			{k.Play, k.Step, k.StepBack, k.Restart, k.Variant},
 			{k.Faster, k.Slower, k.Present},

@@ -165,7 +165,7 @@ func (m *Model) presentView(w, h int) string {
 	clock := time.Since(m.c.PresentSince).Truncate(time.Second)
 	// Fixed width, so the clock does not move as the counter grows.
 	top := fmt.Sprintf("%-8s %-18s %02d:%02d", m.state(), m.stepCounter(), int(clock.Minutes()), int(clock.Seconds())%60)
-	title := m.scenario.Title + " · " + string(m.variant)
+	title := m.scenario.Title + " · " + m.designName()
 	topLine := st.Title.Render(title) + strings.Repeat(" ", max(1, w-ansi.StringWidth(title)-ansi.StringWidth(top))) + st.Subtle.Render(top)
 	if ansi.StringWidth(title)+1+ansi.StringWidth(top) > w { // the title whole, on a line of its own
 		topLine = st.Title.Render(common.Hang("", title, w)) + "\n" + strings.Repeat(" ", max(0, w-ansi.StringWidth(top))) + st.Subtle.Render(top)
@@ -194,7 +194,7 @@ func (m *Model) state() string {
 
 func (m *Model) header(w int) string {
 	st := m.c.Styles
-	title, variant := "Play: "+m.scenario.Title, " · "+string(m.variant)
+	title, variant := "Play: "+m.scenario.Title, " · "+m.designName()
 	at := time.Duration(0)
 	if m.view >= 0 && m.view < len(m.frames) {
 		at = m.events[m.frames[m.view].ev].At
@@ -336,7 +336,11 @@ func (m *Model) label(ev sim.Event, frame int) string {
 func (m *Model) captionText(w int) string {
 	st := m.c.Styles
 	if m.view < 0 {
-		return common.Hang("", m.scenario.Explain(m.variant), w) + "\n" +
+		explain := m.scenario.Explain(m.variant)
+		if m.design != nil {
+			explain = m.scenario.Title + ", under the lab's design: " + m.design.String()
+		}
+		return common.Hang("", explain, w) + "\n" +
 			st.Subtle.Render(common.Hang("", "space plays, n steps: each step is the real engine, held until you go on", w))
 	}
 	ev := m.events[m.frames[m.view].ev]

@@ -124,7 +124,7 @@ func (m *Model) begin() tea.Cmd {
 	case quiz.KindOrder:
 		m.order = quiz.Shuffle(len(q.Steps), time.Now().UnixNano())
 	case quiz.KindShort:
-		m.text, m.textReady = textbox.New("your answer, in a sentence or two (tab when done)", m.c.Width, 4), true
+		m.text, m.textReady = textbox.New(m.c.Styles, "your answer, in a sentence or two (tab when done)", m.c.Width, 4), true
 		m.typing = true
 		m.ticked = make([]bool, len(q.Points))
 		return m.text.Focus()
@@ -197,6 +197,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		if m.Capturing() {
+			return textbox.Paste(&m.text, msg)
+		}
 	}
 	return nil
 }
@@ -397,18 +401,24 @@ func (m *Model) KeyMap() help.KeyMap {
 		short = []key.Binding{done, k.Back}
 	case m.answered:
 		next := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next"))
-		short = []key.Binding{next, scroller.Keys, k.Back, k.Help}
+		short = []key.Binding{next, scroller.Keys, k.Back}
 	case m.q().Kind == quiz.KindLive && m.live.symptom == nil:
-		short = []key.Binding{k.Back, k.Help}
+		short = []key.Binding{k.Back}
 	default:
-		short = []key.Binding{k.Up, k.Down}
+		// Most important first (the footer drops from the end); the
+		// root adds help and quit.
+		short = []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer"))}
 		switch m.q().Kind {
 		case quiz.KindMultiple, quiz.KindShort:
 			short = append(short, k.Toggle)
 		case quiz.KindOrder:
-			short = append(short, k.MoveUp, k.MoveDown)
+			short = append(short, key.NewBinding(key.WithKeys(append(k.MoveUp.Keys(), k.MoveDown.Keys()...)...), key.WithHelp("K/J", "move step up/down")))
 		}
-		short = append(short, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer")), k.Back, k.Help)
+		short = append(short, k.Up, k.Down, scroller.Keys, k.Back)
 	}
-	return common.Bindings{Short: short, Full: [][]key.Binding{short, {k.Help, k.Quit}}}
+	full := [][]key.Binding{short, {k.Help, k.Quit}}
+	if !m.done && !m.typing && !m.answered && m.q().Kind == quiz.KindOrder {
+		full = append(full, []key.Binding{k.MoveUp, k.MoveDown})
+	}
+	return common.Bindings{Short: short, Full: full}
 }

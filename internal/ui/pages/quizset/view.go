@@ -16,14 +16,25 @@ func (m *Model) View() string {
 	if m.done {
 		return m.scroll.View(m.summary(), m.c.Width, m.c.Body())
 	}
-	return m.title() + "\n" + m.scroll.View(m.body(), m.c.Width, m.c.Body()-1)
+	title := m.title()
+	return title + "\n" + m.scroll.View(m.body(), m.c.Width, m.c.Body()-lipgloss.Height(title))
 }
 
-// title names the set, the question's place and its source.
+// title names the set, the question's place and its source, wrapped under
+// itself when the window is narrow.
 func (m *Model) title() string {
 	st := m.c.Styles
-	return st.Title.Render(m.set.Title) + st.Subtle.Render(common.Truncate(fmt.Sprintf(" · question %d of %d · %s", m.idx+1, len(m.set.Questions), m.q().Source),
-		m.c.Width-len(m.set.Title)))
+	indent := strings.Repeat(" ", lipgloss.Width(m.set.Title)+1)
+	text := fmt.Sprintf("· question %d of %d · %s", m.idx+1, len(m.set.Questions), m.q().Source)
+	lines := strings.Split(common.Hang(indent, text, m.c.Width), "\n")
+	for i, l := range lines {
+		if i == 0 {
+			lines[i] = st.Title.Render(m.set.Title) + st.Subtle.Render(" "+strings.TrimPrefix(l, indent))
+		} else {
+			lines[i] = st.Subtle.Render(l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // body is the whole question.
@@ -160,10 +171,9 @@ func (m *Model) liveView(q quiz.Question) string {
 			doing = " waiting for PostgreSQL: " + common.Ellipsis(m.c.DB.Progress())
 		}
 		if why := m.live.symptomRun.Waiting(); why != "" {
-			b.WriteString(m.spin.View() + st.Subtle.Render(common.Hang(" ", why, m.c.Width-1)) + "\n")
-			return b.String()
+			doing = " " + why // other learners' runs hold the connections (a workshop)
 		}
-		b.WriteString(m.spin.View() + st.Subtle.Render(common.Truncate(doing, m.c.Width-2)) + "\n")
+		b.WriteString(m.spin.View() + st.Subtle.Render(strings.TrimPrefix(common.Hang("  ", strings.TrimPrefix(doing, " "), m.c.Width), " ")) + "\n")
 		return b.String()
 	case m.live.symptom == nil:
 		b.WriteString(st.Warn.Render(wrap.Render("This question runs the design live on PostgreSQL, which is not available here. "+
@@ -233,7 +243,7 @@ func symptomLines(s quiz.Symptom, w int) string {
 		lines = append(lines, "  every invariant holds")
 	}
 	for i, l := range lines {
-		lines[i] = common.Truncate(l, w)
+		lines[i] = common.Hang("  ", strings.TrimPrefix(l, "  "), w) // wrapped, never cut
 	}
 	return strings.Join(lines, "\n")
 }
@@ -276,7 +286,7 @@ func (m *Model) summary() string {
 				mark = st.Bad.Render("✗")
 			}
 		}
-		b.WriteString(fmt.Sprintf("%s %s  %s\n", mark, score, common.Truncate(q.Prompt, m.c.Width-10)))
+		b.WriteString(common.Hang(fmt.Sprintf("%s %s  ", mark, score), q.Prompt, m.c.Width) + "\n")
 	}
 	sp := m.c.Progress.Get().Set(m.set.ID)
 	b.WriteString(fmt.Sprintf("\nScore %.0f%% · best %.0f%% over %s\n", quiz.Score(rs)*100, sp.Best*100, common.Count(sp.Attempts, "attempt")))

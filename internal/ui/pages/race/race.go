@@ -214,7 +214,8 @@ func (m *Model) KeyMap() help.KeyMap {
 	tens := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "±10"))
 	fire := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fire"))
 	return common.Bindings{
-		Short: []key.Binding{more, tens, fire, k.Variant, k.Back, k.Help},
+		// Most important first: the footer drops from the end.
+		Short: []key.Binding{fire, more, k.Variant, tens, k.Back, k.Help},
 		Full:  [][]key.Binding{{more, tens}, {fire, k.Variant, k.Present}, {k.Back, k.Help, k.Quit}},
 	}
 }

@@ -1,11 +1,12 @@
 // Package reader shows one lesson page, rendered with Glamour, in a
-// scrollable viewport: sections by tab, a table of contents, search, and
-// marking the page read.
+// scrollable viewport: sections by tab, a table of contents, search (a
+// phrase is found even where the page wrapped it, and each match is
+// highlighted), and marking the page read. A new window size re-renders the
+// page and keeps the reader in the same place of the same section.
 package reader
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -30,6 +31,7 @@ type Model struct {
 	page     *lessons.Page
 	vp       viewport.Model
 	rendered bool
+	pending  common.DocKey // the rendering under way, if any
 	err      error
 	sections []int // rendered line of each section heading
 	// pinned is the section tab last jumped to, shown even when the page
@@ -37,15 +39,27 @@ type Model struct {
 	// the reader scrolled by other means.
 	pinned int
 
-	plain   []string // the rendered lines without escapes, for search
-	toc     bool     // the table of contents is open
-	tocAt   int      // its cursor
-	typing  bool     // the search box has the keys
-	input   textinput.Model
-	query   string
-	matches []int  // rendered lines that contain the query
-	match   int    // the current one
-	goTo    string // a section to open at once the page is rendered (resume)
+	lines  []string // the rendered lines
+	index  text     // their text, for search
+	toc    bool     // the table of contents is open
+	tocAt  int      // its cursor
+	typing bool     // the search box has the keys
+	input  textinput.Model
+	query  string
+	hits   []hit  // the matches of the query
+	match  int    // the current one
+	goTo   string // a section to open at once the page is rendered (resume)
+	// anchor is where the reader was when the width changed, until the
+	// page is rendered at the new width.
+	anchor *anchor
+}
+
+// anchor is a place in the page that survives re-wrapping: a section (-1:
+// before the first) and how far into it, as a fraction of its lines.
+type anchor struct {
+	section int
+	within  float64
+	pinned  bool
 }
 
 // renderedMsg carries a page rendered at a width.
@@ -63,8 +77,10 @@ func New(c *common.Common, p *lessons.Page, section string) *Model {
 	in := textinput.New()
 	in.Prompt = "/"
 	in.Placeholder = "search this page"
+	ist := textinput.DefaultStyles(c.Styles.Dark)
+	ist.Focused.Placeholder, ist.Blurred.Placeholder = c.Styles.Placeholder, c.Styles.Placeholder
+	in.SetStyles(ist)
 	m := &Model{c: c, page: p, vp: vp, pinned: -1, input: in, goTo: section}
-	m.vp.LeftGutterFunc = m.gutter
 	m.setSize()
 	return m
 }
@@ -76,10 +92,17 @@ func (m *Model) key() common.DocKey {
 }
 
 // setSize fits the viewport to the window: a title line above, a help line
-// below.
+// below. A new width needs the page wrapped again: where the reader is is
+// kept as an anchor until it is.
 func (m *Model) setSize() {
+	// The box is as wide as the window, so its placeholder shows whole
+	// (with no width it showed its first letter only: "/s").
+	m.input.SetWidth(max(1, m.c.Width-ansi.StringWidth(m.input.Prompt)-1))
+	if m.rendered && m.anchor == nil && m.c.Width != m.vp.Width() {
+		m.anchor = m.place()
+	}
 	m.vp.SetWidth(m.c.Width)
-	m.vp.SetHeight(max(1, m.c.Height-2))
+	m.vp.SetHeight(max(1, m.c.Height-1-m.headHeight()))
 	if out, ok := m.c.Docs.Get(m.key()); ok {
 		m.setContent(out)
 	} else {
@@ -87,14 +110,56 @@ func (m *Model) setSize() {
 	}
 }
 
+// place is where the reader is: the section being read and how far into
+// it the top of the view is.
+func (m *Model) place() *anchor {
+	cur := m.current()
+	y := m.vp.YOffset()
+	start, end := 0, len(m.lines)
+	if cur >= 0 {
+		start = m.sections[cur]
+	}
+	if cur+1 < len(m.sections) {
+		end = m.sections[cur+1]
+	}
+	within := 0.0
+	if end > start {
+		within = min(1, max(0, float64(y-start)/float64(end-start)))
+	}
+	return &anchor{section: cur, within: within, pinned: m.pinned >= 0}
+}
+
+// goToAnchor puts the view at a, in the page as now wrapped.
+func (m *Model) goToAnchor(a *anchor) {
+	start, end := 0, len(m.lines)
+	if a.section >= 0 && a.section < len(m.sections) {
+		start = m.sections[a.section]
+	}
+	if a.section+1 < len(m.sections) {
+		end = m.sections[a.section+1]
+	}
+	m.vp.SetYOffset(start + int(a.within*float64(end-start)+0.5))
+	m.pinned = -1
+	if a.pinned {
+		m.pinned = a.section
+	}
+}
+
 func (m *Model) setContent(out string) {
 	offset := m.vp.YOffset()
-	m.vp.SetContent(out)
-	m.vp.SetYOffset(offset)
+	m.lines = strings.Split(out, "\n")
 	m.rendered = true
 	m.sections = findSections(out, m.page.Sections)
-	m.plain = strings.Split(ansi.Strip(out), "\n")
-	m.search(m.query) // the lines moved with the width
+	m.index = newText(strings.Split(ansi.Strip(out), "\n"))
+	// The matches moved with the width; the current one stays current.
+	m.hits = m.index.find(m.query)
+	m.match = min(m.match, max(0, len(m.hits)-1))
+	m.refresh()
+	m.vp.SetYOffset(offset)
+	if m.anchor != nil {
+		m.goToAnchor(m.anchor)
+		m.anchor = nil
+	}
 	if m.goTo != "" {
 		for i, sec := range m.page.Sections {
 			if sec.Title == m.goTo && i < len(m.sections) {
@@ -106,63 +171,57 @@ func (m *Model) setContent(out string) {
 	}
 }
 
-// gutter marks the lines that match the search: ▶ the current match, │ the
-// others.
-func (m *Model) gutter(g viewport.GutterContext) string {
-	if len(m.matches) == 0 {
-		return ""
-	}
-	switch i := slices.Index(m.matches, g.Index); {
-	case i < 0 || g.Soft:
-		return "  "
-	case i == m.match:
-		return m.c.Styles.Current.Render("▶ ")
-	default:
-		return m.c.Styles.Accent.Render("│ ")
-	}
+// refresh gives the viewport the page with the matches highlighted, the
+// current one apart; the view stays where it is.
+func (m *Model) refresh() {
+	y := m.vp.YOffset()
+	st := m.c.Styles
+	m.vp.SetContentLines(highlight(m.lines, m.hits, m.match, st.Match, st.CurrentMatch))
+	m.vp.SetYOffset(y)
 }
 
-// search finds the lines holding q (any case) and goes to the first one at
-// or below the top of the page.
+// search finds q (any case, any spacing, across the page's line breaks)
+// and goes to the first match at or below the top of the view.
 func (m *Model) search(q string) {
-	m.query, m.matches, m.match = q, nil, 0
-	if q == "" {
-		return
-	}
-	lq := strings.ToLower(q)
-	for i, l := range m.plain {
-		if strings.Contains(strings.ToLower(l), lq) {
-			m.matches = append(m.matches, i)
-		}
-	}
-	for i, l := range m.matches {
-		if l >= m.vp.YOffset() {
+	m.query, m.match = q, 0
+	m.hits = m.index.find(q)
+	for i, h := range m.hits {
+		if h.first >= m.vp.YOffset() {
 			m.match = i
 			break
 		}
 	}
+	m.refresh()
+	m.showMatch()
+}
+
+// step moves to the next (+1) or previous (-1) match.
+func (m *Model) step(d int) {
+	m.match = (m.match + d + len(m.hits)) % len(m.hits)
+	m.refresh()
 	m.showMatch()
 }
 
 // showMatch scrolls the current match into view, a few lines from the top.
 func (m *Model) showMatch() {
-	if len(m.matches) == 0 {
+	if len(m.hits) == 0 {
 		return
 	}
 	m.pinned = -1
-	m.vp.SetYOffset(max(0, m.matches[m.match]-3))
+	m.vp.SetYOffset(max(0, m.hits[m.match].first-3))
 }
 
 // Capturing reports whether the reader takes every key (the search box).
 func (m *Model) Capturing() bool { return m.typing }
 
 // render renders the page for the current width in the background, unless
-// it is cached.
+// it is cached or already being rendered.
 func (m *Model) render() tea.Cmd {
 	k := m.key()
-	if _, ok := m.c.Docs.Get(k); ok {
+	if _, ok := m.c.Docs.Get(k); ok || k == m.pending {
 		return nil
 	}
+	m.pending = k
 	p := m.page
 	return func() tea.Msg {
 		out, err := markdown.Body(p, k.Width, k.Style)
@@ -170,8 +229,14 @@ func (m *Model) render() tea.Cmd {
 	}
 }
 
-// Init renders the page for the window's width.
-func (m *Model) Init() tea.Cmd { return m.render() }
+// Init renders the page for the window's width; before the first window
+// size there is none yet, and the WindowSizeMsg renders it.
+func (m *Model) Init() tea.Cmd {
+	if m.c.Width == 0 {
+		return nil
+	}
+	return m.render()
+}
 
 // Title names the page.
 func (m *Model) Title() string { return m.page.Title }
@@ -180,6 +245,9 @@ func (m *Model) Title() string { return m.page.Title }
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case renderedMsg:
+		if msg.key == m.pending {
+			m.pending = common.DocKey{}
+		}
 		if msg.err != nil {
 			m.err = msg.err
 			return nil
@@ -192,7 +260,21 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.setSize()
 		return m.render()
+	case tea.PasteMsg:
+		if !m.typing {
+			return nil // not into the page: there is nowhere to put it
+		}
+		// The search box is one line: a pasted line break becomes a space.
+		msg.Content = strings.Join(strings.Fields(msg.Content), " ")
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return cmd
 	case tea.KeyPressMsg:
+		if m.anchor != nil {
+			// A key while the page is wrapped again moves in the page
+			// as it was: the anchor follows.
+			defer func() { m.anchor = m.place() }()
+		}
 		if m.typing {
 			return m.typeKey(msg)
 		}
@@ -211,13 +293,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.typing = true
 			m.input.SetValue(m.query)
 			return m.input.Focus()
-		case key.Matches(msg, k.NextMatch) && len(m.matches) > 0:
-			m.match = (m.match + 1) % len(m.matches)
-			m.showMatch()
+		case key.Matches(msg, k.NextMatch) && len(m.hits) > 0:
+			m.step(+1)
 			return nil
-		case key.Matches(msg, k.PrevMatch) && len(m.matches) > 0:
-			m.match = (m.match + len(m.matches) - 1) % len(m.matches)
-			m.showMatch()
+		case key.Matches(msg, k.PrevMatch) && len(m.hits) > 0:
+			m.step(-1)
 			return nil
 		case key.Matches(msg, k.Contents):
 			m.toc, m.tocAt = true, max(0, m.current())
@@ -351,11 +431,27 @@ func (m *Model) section() string {
 	return ""
 }
 
-// KeyMap is the reader's keys.
+// KeyMap is the reader's keys: in the footer, those of what is open (the
+// search box, the contents, the matches), most important first.
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
+	enter := func(what string) key.Binding {
+		return key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", what))
+	}
+	esc := func(what string) key.Binding { return key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", what)) }
+	var short []key.Binding
+	switch {
+	case m.typing:
+		short = []key.Binding{enter("search"), esc("cancel")}
+	case m.toc:
+		short = []key.Binding{enter("go there"), k.Up, k.Down, esc("close")}
+	case m.query != "":
+		short = []key.Binding{k.NextMatch, k.PrevMatch, k.Search, k.NextSection, k.Contents, esc("clear search")}
+	default:
+		short = []key.Binding{k.NextSection, k.Contents, k.Search, k.MarkRead, k.Up, k.Down, k.Back}
+	}
 	return common.Bindings{
-		Short: []key.Binding{k.Up, k.Down, k.NextSection, k.Contents, k.Search, k.MarkRead, k.Back, k.Help, k.Quit},
+		Short: short,
 		Full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.NextSection, k.PrevSection, k.Contents, k.MarkRead},
@@ -365,20 +461,59 @@ func (m *Model) KeyMap() help.KeyMap {
 	}
 }
 
-// View draws the header line and the page.
-func (m *Model) View() string {
+// pctWidth is the room the header keeps for its position ("✓ read · 100%").
+var pctWidth = ansi.StringWidth("✓ read · 100%")
+
+// headLines is the header's text for section s: the page's title, then
+// " · " and the section, wrapped (never cut) to the room the position
+// leaves; plain, with the length of the title's part on each line.
+func (m *Model) headLines(s string) []string {
+	text := m.page.Title
+	if s != "" {
+		text += " · " + s
+	}
+	return strings.Split(common.Hang("", text, max(20, m.c.Width-pctWidth-1)), "\n")
+}
+
+// headHeight is the height of the tallest header of the page at this
+// width, so the page does not move as the section changes.
+func (m *Model) headHeight() int {
+	h := len(m.headLines(""))
+	for _, s := range m.page.Sections {
+		h = max(h, len(m.headLines(s.Title)))
+	}
+	return h
+}
+
+// head is the header: the title in the title style, the section subtle,
+// the position at the right of the first line, as tall as headHeight.
+func (m *Model) head() string {
 	st := m.c.Styles
 	pct := fmt.Sprintf("%3.0f%%", m.vp.ScrollPercent()*100)
 	if m.c.Progress.Get().IsRead(m.page.Slug) {
 		pct = "✓ read · " + pct
 	}
-	room := m.c.Width - ansi.StringWidth(pct) - 1
-	head := st.Title.Render(common.Truncate(m.page.Title, room-6))
-	if s := m.section(); s != "" {
-		head += st.Subtle.Render(common.Truncate(" · "+s, room-ansi.StringWidth(head)))
+	titleLeft := ansi.StringWidth(m.page.Title) // cells of the title still to style
+	lines := m.headLines(m.section())
+	for i, l := range lines {
+		tw := min(titleLeft, ansi.StringWidth(l))
+		titleLeft -= tw + 1 // the space the wrap took
+		line := st.Title.Render(ansi.Cut(l, 0, tw)) + st.Subtle.Render(ansi.Cut(l, tw, ansi.StringWidth(l)))
+		if i == 0 {
+			line += strings.Repeat(" ", max(1, m.c.Width-ansi.StringWidth(l)-ansi.StringWidth(pct))) + st.Subtle.Render(pct)
+		}
+		lines[i] = line
 	}
-	gap := max(1, m.c.Width-ansi.StringWidth(head)-ansi.StringWidth(pct))
-	head += strings.Repeat(" ", gap) + st.Subtle.Render(pct)
+	for len(lines) < m.headHeight() {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// View draws the header and the page.
+func (m *Model) View() string {
+	st := m.c.Styles
+	head := m.head()
 	var body string
 	switch {
 	case m.err != nil:
@@ -407,12 +542,22 @@ func (m *Model) searchLine() string {
 	switch {
 	case m.typing:
 		return m.input.View()
-	case m.query != "" && len(m.matches) == 0:
-		return st.Warn.Render(common.Truncate(fmt.Sprintf("/%s: not on this page (esc clears)", m.query), m.c.Width))
+	case m.query != "" && len(m.hits) == 0:
+		return st.Warn.Render(m.fit(fmt.Sprintf("/%s: not on this page", m.query), " (esc clears)"))
 	case m.query != "":
-		return st.Subtle.Render(common.Truncate(fmt.Sprintf("/%s: match %d of %d (n next, N previous, esc clears)", m.query, m.match+1, len(m.matches)), m.c.Width))
+		return st.Subtle.Render(m.fit(fmt.Sprintf("/%s: match %d of %d", m.query, m.match+1, len(m.hits)), " (n next, N previous, esc clears)"))
 	}
 	return ""
+}
+
+// fit is what, followed by hint when both fit the window (the footer has
+// the same keys); a query too long for the window is the learner's own
+// text, cut.
+func (m *Model) fit(what, hint string) string {
+	if ansi.StringWidth(what+hint) <= m.c.Width {
+		return what + hint
+	}
+	return common.Truncate(what, m.c.Width)
 }
 
 // contents is the table of contents.

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+)
+
+// The terminal's colour profile is found out once, by the supervising
+// parent, and handed to the app. Finding it out runs `tmux info` inside
+// tmux (colorprofile asks tmux whether it passes true colour on), a
+// process start of its own, and lipgloss does it in its package
+// initialisation, on every start: the child, started inside the same
+// terminal, would ask again, and Bubble Tea a third time, each before the
+// first frame.
+const (
+	// envColorProfile carries the parent's profile (a colorprofile.Profile
+	// as a number) to the child.
+	envColorProfile = "LEARN_COLOR_PROFILE"
+	// envTmux carries TMUX past the child's package initialisation, which
+	// would otherwise run `tmux info` once more; the child puts it back
+	// first thing in main.
+	envTmux = "LEARN_TMUX"
+)
+
+// childEnv is the environment of the supervised child: this one, with the
+// colour profile lipgloss found for standard output, and TMUX set aside
+// for the child to put back.
+func childEnv() []string {
+	env := make([]string, 0, len(os.Environ())+2)
+	for _, kv := range os.Environ() {
+		switch {
+		case strings.HasPrefix(kv, "TMUX="):
+			env = append(env, envTmux+"="+strings.TrimPrefix(kv, "TMUX="))
+		case strings.HasPrefix(kv, envTmux+"="), strings.HasPrefix(kv, envColorProfile+"="):
+		default:
+			env = append(env, kv)
+		}
+	}
+	return append(env, envColorProfile+"="+strconv.Itoa(int(lipgloss.Writer.Profile)))
+}
+
+// takeColorProfile, in the child, puts TMUX back and takes the parent's
+// colour profile as lipgloss's (the app's renderer uses it too, see
+// ui.Run). Without them (learn runs unsupervised) it changes nothing.
+func takeColorProfile() {
+	if v, ok := os.LookupEnv(envTmux); ok {
+		os.Setenv("TMUX", v)
+		os.Unsetenv(envTmux)
+	}
+	if v, ok := os.LookupEnv(envColorProfile); ok {
+		os.Unsetenv(envColorProfile)
+		if n, err := strconv.Atoi(v); err == nil && n >= int(colorprofile.NoTTY) && n <= int(colorprofile.TrueColor) {
+			lipgloss.Writer.Profile = colorprofile.Profile(n)
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// labCmd is learn lab: every scenario run against a design composed from
+// switches, and its scorecard.
+func labCmd(g *globals) *cobra.Command {
+	var sets []string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "Run every scenario against a design of your own and print the scorecard",
+		Long: "The design lab: compose a booking endpoint from switches (--set name=value, the lesson's design for every switch you leave out), run every scenario against it on a throwaway PostgreSQL, each in a schema of its own and all at once, and print the scorecard: per scenario, the guarantee that held or the consequence in the user's terms with the invariants that failed. With --json, one JSON object. Exit 0 when it ran, whatever the verdicts.\n\n" +
+			"Switches (the lesson's value first):\n" + switchHelp(),
+		Example: "learn lab\nlearn lab --set lookup=after-seat-check\nlearn lab --set lookup=after-seat-check --set constraint=none --json",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 0 {
+				return usageErrorf(cmd, "lab takes no names, got %s; set switches with --set name=value", strings.Join(args, " "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			design, err := sim.ParseSwitches(sets)
+			if err != nil {
+				return usageErrorf(cmd, "%v", err)
+			}
+			opts, err := g.options(cmd)
+			if err != nil {
+				return err
+			}
+			dl := newDownloadReport(cmd.ErrOrStderr(), "learn: ")
+			opts.OnDownload = dl.update
+			defer dl.finish()
+			return exit(runLab(cmd.Context(), design, opts, asJSON, cmd.OutOrStdout()))
+		},
+	}
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "a switch of the design, name=value (repeat for several)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}
+
+// switchHelp lists every switch and its values.
+func switchHelp() string {
+	var b strings.Builder
+	for _, s := range sim.LabSwitches() {
+		fmt.Fprintf(&b, "  %-11s %s: %s\n", s.Name, strings.Join(s.Values, ", "), s.Explain)
+	}
+	return b.String()
+}
+
+// runLab runs every scenario under design on a throwaway PostgreSQL (opts)
+// and prints the scorecard: one JSON object with asJSON, a line a scenario
+// otherwise. It returns 0 when the scorecard is complete (whatever its
+// verdicts), 1 when PostgreSQL could not be had, and 128 + the signal when
+// interrupted, having removed what it made.
+func runLab(ctx context.Context, design sim.Switches, opts pgtemp.Options, asJSON bool, stdout io.Writer) (int, error) {
+	ctx, cancel := signalContext(ctx)
+	defer cancel()
+	db := live.Launch(opts)
+	defer db.Close()
+	if _, err := db.Wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx), fmt.Errorf("interrupted while PostgreSQL was starting; nothing is left behind")
+		}
+		return exitFailure, err
+	}
+	runs := live.NewRuns(ctx, db)
+	card := runs.Lab(ctx, design, nil)
+	runs.Close()
+	if ctx.Err() != nil {
+		return interrupted(ctx), fmt.Errorf("interrupted: the scorecard is not complete; its tables and PostgreSQL are removed")
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return exitOK, enc.Encode(card)
+	}
+	printScorecard(stdout, card)
+	return exitOK, nil
+}
+
+// printScorecard writes a scorecard for a person.
+func printScorecard(w io.Writer, card sim.Scorecard) {
+	fmt.Fprintf(w, "Design: %s\n\n", card.Design)
+	for _, r := range card.Scenarios {
+		mark := "✓"
+		switch {
+		case r.Error != "":
+			mark = "?"
+		case !r.Pass:
+			mark = "✗"
+		}
+		fmt.Fprintf(w, "%s %-22s %s\n", mark, r.Scenario, r.Consequence)
+		if len(r.Failed) > 0 {
+			fmt.Fprintf(w, "  %-22s broken: %s\n", "", strings.Join(r.Failed, "; "))
+		}
+	}
+	fmt.Fprintf(w, "\n%s\n", card.Summary)
+}

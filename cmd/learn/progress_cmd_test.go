@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stateOf is what the state directory holds: each name with its mode and
+// content, or "(none)" when there is no directory.
+func stateOf(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "(none)"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		fi, _ := e.Info()
+		data, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		b.WriteString(e.Name() + " " + fi.Mode().String() + " " + string(data) + "\n")
+	}
+	return b.String()
+}
+
+// The user's report: `learn progress`, a command that only shows, moved a
+// damaged progress file aside and rewrote an older one. Now the commands
+// that show (progress, progress export) change nothing whatever they find,
+// and say on stderr what they found.
+func TestProgressCommandsThatShowChangeNothing(t *testing.T) {
+	v0, err := os.ReadFile(filepath.Join("..", "..", "quiz", "testdata", "progress-v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, content string
+		mode          fs.FileMode
+		stderr        string // what stderr must hold ("" for nothing)
+	}{
+		{"no file", "", 0, ""},
+		{"a damaged file", `{"version": 1, "read": `, 0o600, "be read ("},
+		{"an older file", string(v0), 0o600, "older format (version 0)"},
+		{"a field of the wrong type", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}, "drill_seconds": "ninety"}`, 0o600, `drill_seconds ("ninety")`},
+		{"a read-only file", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`, 0o400, "read-only"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			state := t.TempDir()
+			t.Setenv("XDG_STATE_HOME", state)
+			dir := filepath.Join(state, "learn")
+			if c.mode != 0 {
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "progress.json"), []byte(c.content), c.mode); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := stateOf(t, dir)
+			for _, args := range [][]string{{"progress"}, {"progress", "export"}} {
+				code, out, errs := runCLI(t, args...)
+				if after := stateOf(t, dir); after != before {
+					t.Errorf("learn %s changed the state directory:\n%s\nwas\n%s", strings.Join(args, " "), after, before)
+				}
+				if (c.stderr == "") != (errs == "") || !strings.Contains(errs, c.stderr) {
+					t.Errorf("learn %s: stderr %q, want it to say %q", strings.Join(args, " "), errs, c.stderr)
+				}
+				wantCode := 0
+				if c.name == "a damaged file" && len(args) == 2 {
+					wantCode = 1 // nothing to export
+				}
+				if code != wantCode {
+					t.Errorf("learn %s: exit %d, want %d", strings.Join(args, " "), code, wantCode)
+				}
+				if len(args) == 2 && code == 0 {
+					var p map[string]any
+					if err := json.Unmarshal([]byte(out), &p); err != nil {
+						t.Errorf("learn progress export printed no JSON: %v\n%s", err, out)
+					}
+				}
+			}
+		})
+	}
+}

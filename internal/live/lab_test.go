@@ -1,0 +1,158 @@
+package live
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// The lesson's design is safe against every scenario.
+func TestTheLessonsDesignPassesEveryScenario(t *testing.T) {
+	rs := newRuns(t)
+	card := rs.Lab(t.Context(), sim.Switches{}, nil)
+	if card.Safe != len(sim.Scenarios()) || card.Total != card.Safe {
+		for _, r := range card.Scenarios {
+			if !r.Pass {
+				t.Errorf("%s: %s %v %s", r.Scenario, r.Consequence, r.Failed, r.Error)
+			}
+		}
+	}
+	if card.Summary != "safe against 14 of 14 scenarios" {
+		t.Errorf("summary %q", card.Summary)
+	}
+}
+
+// Each broken variant the scenarios have is a design of the lab, and the
+// lab's scorecard for that design agrees with the scenario's own verdict:
+// the same invariants fail, with the same words.
+func TestTheLabAgreesWithEveryBrokenVariant(t *testing.T) {
+	rs := newRuns(t)
+	for _, s := range sim.Scenarios() {
+		if !s.HasBroken() {
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			design := s.Design(sim.Broken)
+			own := rs.Start(s, sim.Options{Variant: sim.Broken})
+			<-own.Done()
+			rep, err := own.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := sim.ResultOf(s, rep)
+			card := rs.Lab(t.Context(), design, nil)
+			got, ok := card.Of(s.Name)
+			if !ok || got.Pass != want.Pass || got.Consequence != want.Consequence || !slices.Equal(got.Failed, want.Failed) {
+				t.Errorf("under %s the lab says %+v, the scenario's broken variant %+v", design, got, want)
+			}
+		})
+	}
+}
+
+// The scorecard of every single-switch deviation from the lesson's design:
+// which scenarios catch it, and why.
+func TestEverySingleSwitchDeviation(t *testing.T) {
+	rs := newRuns(t)
+	tests := []struct {
+		sw, value string
+		caught    []string // scenarios that fail, in scenario order
+		why       string
+	}{
+		{"lookup", "before-lock", nil, "two copies both miss the key, and the constraint settles it"},
+		{"lookup", "after-seat-check", []string{"last-seats", "replay-after-sellout"}, "a retry meets the seat check first and is refused for seats it has"},
+		{"lookup", "none", []string{"last-seats", "replay-after-sellout"}, "the constraint catches repeats, but only after the seat check"},
+		{"lock", "none", nil, "copies run side by side, and the constraint settles them"},
+		{"constraint", "key", []string{"two-users-same-key"}, "another user's key blocks the booking"},
+		{"constraint", "none", []string{"key-reuse-two-events"}, "two event rows, two locks: only the constraint sees the shared key"},
+		{"compare", "none", []string{"different-quantity", "key-reuse-two-events"}, "any booking with the key is replayed, whatever was asked"},
+		{"store", "memory", []string{"concurrent-copies", "different-quantity", "key-reuse-two-events", "lookup-before-lock", "other-instance", "redis-ttl"}, "no key in the row: nothing settles races, and each instance knows only its own keys"},
+		{"store", "redis-ttl", []string{"concurrent-copies", "different-quantity", "key-reuse-two-events", "lookup-before-lock", "redis-ttl"}, "no key in the row: Redis shares no transaction with PostgreSQL"},
+		{"client-key", "per-retry", []string{"lost-answer", "last-seats", "new-key-per-retry", "replay-after-sellout", "other-instance", "redis-ttl"}, "every retry after a lost answer is a new booking"},
+		{"retry", "also-4xx", []string{"different-quantity", "key-reuse-two-events", "no-retry-on-4xx"}, "a final 409 is sent again"},
+		{"retry", "none", []string{"lost-answer", "last-seats", "new-key-per-retry", "replay-after-sellout", "crash-before-commit", "other-instance", "redis-ttl"}, "a lost answer is never tried again, so the user never learns of the booking"},
+	}
+	tried := map[string]bool{}
+	for _, tt := range tests {
+		tried[tt.sw+"="+tt.value] = true
+		t.Run(tt.sw+"="+tt.value, func(t *testing.T) {
+			d, err := sim.Switches{}.With(tt.sw, tt.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			card := rs.Lab(t.Context(), d, nil)
+			var caught []string
+			for _, r := range card.Scenarios {
+				if r.Error != "" {
+					t.Errorf("%s could not run: %s", r.Scenario, r.Error)
+				}
+				if !r.Pass {
+					caught = append(caught, r.Scenario)
+					if r.Consequence == "" || len(r.Failed) == 0 {
+						t.Errorf("%s fails without saying how: %+v", r.Scenario, r)
+					}
+				}
+			}
+			if !slices.Equal(caught, tt.caught) {
+				t.Errorf("caught by %q, want %q (%s)", caught, tt.caught, tt.why)
+			}
+			if want := len(sim.Scenarios()) - len(tt.caught); card.Safe != want {
+				t.Errorf("safe against %d, want %d", card.Safe, want)
+			}
+		})
+	}
+	for _, sw := range sim.LabSwitches() {
+		for _, v := range sw.Values[1:] {
+			if !tried[sw.Name+"="+v] {
+				t.Errorf("no row for %s=%s", sw.Name, v)
+			}
+		}
+	}
+}
+
+// Each challenge of the lab: its start does not pass, a solution does, and
+// a wrong try says what is missing.
+func TestChallenges(t *testing.T) {
+	rs := newRuns(t)
+	solutions := map[string]struct{ right, wrong sim.Switches }{
+		"lab/last-seats":     {sim.Switches{Lookup: sim.LookupAfterSeatCheck}, sim.Switches{NoCompare: true}},
+		"lab/one-guard":      {sim.Switches{Constraint: sim.NoUnique}, sim.Switches{Lookup: sim.NoLookup, Constraint: sim.NoUnique, NoCompare: true}},
+		"lab/two-switches":   {sim.Switches{}, sim.Switches{Store: sim.KeysInRedis}},
+		"lab/two-events":     {sim.Switches{Constraint: sim.NoUnique}, sim.Switches{NoCompare: true}},
+		"lab/harmless-alone": {sim.Switches{NoLock: true, Constraint: sim.NoUnique}, sim.Switches{NoLock: true}},
+	}
+	for _, c := range quiz.Challenges() {
+		t.Run(c.ID, func(t *testing.T) {
+			sol, ok := solutions[c.ID]
+			if !ok {
+				t.Fatalf("no solution tested for %s", c.ID)
+			}
+			if ok, _ := c.Goal(c.Start, rs.Lab(t.Context(), c.Start, nil)); ok {
+				t.Error("the start already passes")
+			}
+			if ok, why := c.Goal(sol.right, rs.Lab(t.Context(), sol.right, nil)); !ok {
+				t.Errorf("%s does not pass: %s", sol.right, why)
+			}
+			if ok, why := c.Goal(sol.wrong, rs.Lab(t.Context(), sol.wrong, nil)); ok || why == "" {
+				t.Errorf("%s passes (%v) or says nothing (%q)", sol.wrong, ok, why)
+			}
+		})
+	}
+}
+
+// BenchmarkLabScorecard times the whole scorecard of the lesson's design:
+// every scenario, each on a stage of its own, all at once, on this
+// package's PostgreSQL (the target is 3 s on a 2-core machine).
+//
+//	go test -run '^$' -bench LabScorecard -benchtime 5x ./internal/live/
+func BenchmarkLabScorecard(b *testing.B) {
+	rs := NewRuns(b.Context(), Existing(testDB))
+	defer rs.Close()
+	for b.Loop() {
+		if card := rs.Lab(b.Context(), sim.Switches{}, nil); card.Safe != len(sim.Scenarios()) {
+			b.Fatalf("the lesson's design: %s", card.Summary)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/scorecard")
+}

@@ -1,0 +1,56 @@
+package ui
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// cutMark is "…" where text was cut: at the end of a line, or before the
+// gap to a right-hand part (the reader's position); not "SELECT … FOR".
+var cutMark = regexp.MustCompile(`…( {2,}| *$)`)
+
+// No line of these screens is cut short with "…" at the smallest size and
+// at 80x24: titles, places, explanations and numbers wrap instead. (The
+// footer may end its hints with an honest "…": the ? overlay has them all.)
+func TestScreensCutNothing(t *testing.T) {
+	screens := []struct {
+		open  common.Open
+		want  string
+		press []string
+		then  string
+	}{
+		{open: common.Open{Page: common.PagePicker}, want: "Scenarios"},
+		{open: common.Open{Page: common.PageReader, Name: "idempotency"}, want: "In 1 minute"},
+		{open: common.Open{Page: common.PageReader, Name: "retry-across-instances"}, want: "Say it in 30 seconds"},
+		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, want: "question 1 of 5"},
+		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, want: "What causes it?"},
+		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, want: "enter answer"},
+		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", press: []string{"enter"}, then: "⏱ 0:"},
+	}
+	for _, size := range [][2]int{{60, 20}, {80, 24}} {
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%dx%d/%v/%s", size[0], size[1], sc.open.Page, sc.open.Name), func(t *testing.T) {
+				u := startUI(t, sc.open, size[0], size[1])
+				u.waitFor(t, sc.want)
+				if len(sc.press) > 0 {
+					u.press(sc.press...)
+					u.waitFor(t, sc.then)
+				}
+				u.end(t)
+				lines := strings.Split(u.m.content(), "\n")
+				for i, l := range lines[:len(lines)-1] { // the footer is the last
+					if cutMark.MatchString(ansi.Strip(l)) {
+						t.Errorf("line %d is cut: %q\n%s", i, l, strings.Join(lines, "\n"))
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package ui
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// At 80x24 a learner breaks the design one switch at a time and sees which
+// scenarios catch it, reads why, and plays one under the design.
+func TestLabBreaksTheDesignOneSwitchAtATime(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageLab}, 80, 24)
+	u.waitFor(t, "Design lab · safe against 14 of 14 scenarios", "compare")
+	u.press("j", "j", "j", "right") // compare → none
+	u.waitFor(t, "◂ none ▸", "replay whatever booking holds the key", "the design changed: enter runs it")
+	u.press("enter")
+	u.waitFor(t, "safe against 12 of 14 scenarios", "✗ different-quantity", "✗ key-reuse-two-events", "(compare=none)")
+	u.press("tab", "j", "j")
+	u.waitFor(t, "Same key, other quantity", "✗ asked for 3 seats and silently given the first booking's 2",
+		"broken: every booking answered is the one the request asked for")
+	u.press("enter")
+	u.waitFor(t, "Play: Same key, other quantity · lab: compare=none", "step 1 ·")
+}
+
+// A challenge starts from its design, says what is missing, and once met
+// is saved as passed.
+func TestLabChallengeIsSavedWhenMet(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageLab}, 80, 24, path)
+	u.waitFor(t, "safe against 14 of 14 scenarios")
+	u.press("c")
+	u.waitFor(t, "Challenges", "The last seats")
+	u.press("enter")
+	u.waitFor(t, "Challenge: The last seats", "not yet: change exactly one switch")
+	u.press("right", "right", "enter") // lookup → after-seat-check
+	u.waitFor(t, "✓ Challenge passed: The last seats", "safe against 12 of 14 scenarios")
+	p := u.finish(t, path)
+	if _, ok := p.Challenges["lab/last-seats"]; !ok {
+		t.Errorf("the passed challenge is not saved: %+v", p.Challenges)
+	}
+	if len(quiz.Challenges()) < 3 {
+		t.Errorf("%d challenges", len(quiz.Challenges()))
+	}
+}

@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
+	"github.com/learn-idempotency/learn/lessons"
+)
+
+// resize changes the window (the virtual terminal and the program's idea
+// of it) as a terminal does.
+func (u *uiTest) resize(w, h int) {
+	u.mu.Lock()
+	u.emu.Resize(w, h)
+	u.mu.Unlock()
+	u.tm.Send(tea.WindowSizeMsg{Width: w, Height: h})
+}
+
+// lines is the screen's lines, padded to h.
+func (u *uiTest) lines(h int) []string {
+	l := strings.Split(u.screen(), "\n")
+	for len(l) < h {
+		l = append(l, "")
+	}
+	return l
+}
+
+// reversed is the text of the cells drawn in reverse video, line by line
+// (the reader's current match).
+func (u *uiTest) reversed() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var out []string
+	b := u.emu.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		var line strings.Builder
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if c := u.emu.CellAt(x, y); c != nil && c.Style.Attrs&uv.AttrReverse != 0 {
+				line.WriteString(c.Content)
+			}
+		}
+		if line.Len() > 0 {
+			out = append(out, line.String())
+		}
+	}
+	return out
+}
+
+// A new width keeps the header and the view on the same section: the
+// section tab went to, and a place scrolled to inside a section. Before,
+// the view kept its line number, so from 120 to 80 columns the header said
+// "Say it in an interview" over the Break-it table.
+func TestReaderResizeKeepsTheSection(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 120, 30)
+	u.waitFor(t, "In 1 minute")
+	for i := 0; !strings.Contains(u.lines(30)[0], "· Say it in an interview"); i++ {
+		if i == 20 {
+			t.Fatalf("tab never reached the section:\n%s", u.screen())
+		}
+		head := u.lines(30)[0]
+		u.press("tab")
+		u.waitUntil(t, "the next section in the header", func() bool { return u.lines(30)[0] != head })
+	}
+	u.resize(80, 24)
+	u.waitUntil(t, "the page rendered at 80 columns", func() bool {
+		s := u.screen()
+		return !strings.Contains(s, "rendering") && strings.Contains(u.lines(24)[23], "…") // the footer of 80 columns
+	})
+	u.waitFor(t, "Idempotency · Say it in an interview")
+	if body := u.lines(24)[1:4]; !strings.Contains(strings.Join(body, "\n"), "## Say it in an interview") {
+		t.Errorf("the header names the section, the view shows:\n%s", u.screen())
+	}
+
+	// Scrolled into a section (not jumped to it), at a new width, the
+	// header and the view still agree.
+	u.press("shift+tab")
+	u.waitFor(t, "Idempotency · Break it")
+	u.press("j", "j")
+	u.waitUntil(t, "the view scrolled into Break it", func() bool {
+		return !strings.Contains(u.lines(24)[1], "## Break it") && strings.Contains(u.lines(24)[0], "· Break it")
+	})
+	u.resize(120, 30)
+	u.waitUntil(t, "the page rendered at 120 columns", func() bool {
+		s := u.screen()
+		return !strings.Contains(s, "rendering") && strings.Contains(u.lines(30)[29], "m mark read") // the footer of 120 columns
+	})
+	if head := u.lines(30)[0]; !strings.Contains(head, "· Break it") {
+		t.Errorf("header %q over:\n%s", head, u.screen())
+	}
+}
+
+// lineBreakPhrase is two words of page p that the reader at width w shows
+// on two lines: the last word of one line and the first of the next.
+func lineBreakPhrase(t *testing.T, p *lessons.Page, w int) string {
+	t.Helper()
+	out, err := markdown.Body(p, w-2, "notty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		a, b := strings.Fields(lines[i]), strings.Fields(lines[i+1])
+		if len(a) > 3 && len(b) > 3 && isWord(a[len(a)-1]) && isWord(b[0]) {
+			return a[len(a)-1] + " " + b[0]
+		}
+	}
+	t.Fatal("no phrase split across lines")
+	return ""
+}
+
+func isWord(s string) bool {
+	return len(s) > 3 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") == ""
+}
+
+// Search finds a phrase the wrapping split across two lines and
+// highlights the match itself (reverse video, readable without colour) on
+// both lines.
+func TestReaderSearchFindsWrappedPhrases(t *testing.T) {
+	p, err := lessons.Get("idempotency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	phrase := lineBreakPhrase(t, p, 80)
+	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u.waitFor(t, "In 1 minute")
+	u.press("/")
+	u.waitFor(t, "search this page")
+	u.tm.Type(phrase)
+	u.press("enter")
+	u.waitFor(t, "/"+phrase+": match 1 of ")
+	words := strings.Fields(phrase)
+	u.waitUntil(t, "the match highlighted on its two lines", func() bool {
+		r := u.reversed()
+		return len(r) == 2 && strings.EqualFold(r[0], words[0]) && strings.EqualFold(r[1], words[1])
+	})
+}
+
+// Opening search shows the box with its whole placeholder (it showed "/s",
+// its first letter, as if typed) and moves nothing on the page: the box
+// takes the view's last line.
+func TestReaderSearchBoxOpensInPlace(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u.waitFor(t, "In 1 minute", "/ search")
+	before := u.lines(24)
+	u.press("/")
+	u.waitFor(t, "/search this page", "enter search")
+	after := u.lines(24)
+	for i := 0; i < 22; i++ {
+		if before[i] != after[i] {
+			t.Errorf("line %d moved:\n%q\n%q", i, before[i], after[i])
+		}
+	}
+}

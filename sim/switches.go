@@ -1,0 +1,295 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Switches is a design of the booking endpoint, as the design lab composes
+// it: each switch a real code path of the engine, the schema or the
+// browser client. The zero value is the lesson's design. Every scenario is
+// a world (events, seats, instances, faults) run under one design: its
+// correct variant, its broken variant, or a learner's.
+type Switches struct {
+	// Lookup is where the engine looks the key up.
+	Lookup LookupPlace
+	// NoLock reads the event without SELECT … FOR UPDATE.
+	NoLock bool
+	// Constraint is the key's uniqueness rule in the schema; with
+	// UniqueKeyOnly the engine also looks keys up whoever booked them.
+	Constraint Constraint
+	// NoCompare replays whatever booking holds the key.
+	NoCompare bool
+	// Store is where the key lives; outside the row, the engine neither
+	// looks it up there nor has the row's constraint.
+	Store KeyPlace
+	// KeyPerRetry makes the client send a new key on every try.
+	KeyPerRetry bool
+	// Retry is the client's retry rule.
+	Retry RetryRule
+}
+
+// RetryRule is which answers the browser client retries.
+type RetryRule string
+
+// The rules. Only RetryNetwork5xx is the lesson's.
+const (
+	RetryNetwork5xx RetryRule = ""         // network errors and 5xx, at most 3 tries (ShouldRetry)
+	RetryAlso4xx    RetryRule = "also-4xx" // 4xx answers too (RetryClientErrors)
+	RetryNever      RetryRule = "none"     // one try only
+)
+
+// switchDef is one switch of the lab: its name, its values (the lesson's
+// first), what each value means, and how it reads and sets a design.
+type switchDef struct {
+	name, explain string
+	values        []string
+	means         map[string]string
+	get           func(Switches) string
+	set           func(*Switches, string)
+}
+
+// switches are the lab's switches, in the order of a booking's path.
+var switches = []switchDef{
+	{
+		name: "lookup", explain: "where the transaction looks the idempotency key up",
+		values: []string{"after-lock", "before-lock", "after-seat-check", "none"},
+		means: map[string]string{
+			"after-lock":       "right after locking the event row, before anything else (the lesson's)",
+			"before-lock":      "before locking the event row: two copies can both miss the key",
+			"after-seat-check": "only after the seat check: a retry of the last seats is refused",
+			"none":             "never before inserting: every request inserts, and only a unique violation makes it read the booking",
+		},
+		get: func(s Switches) string {
+			return map[LookupPlace]string{LookupAfterLock: "after-lock", LookupBeforeLock: "before-lock", LookupAfterSeatCheck: "after-seat-check", NoLookup: "none"}[s.Lookup]
+		},
+		set: func(s *Switches, v string) {
+			s.Lookup = map[string]LookupPlace{"after-lock": LookupAfterLock, "before-lock": LookupBeforeLock, "after-seat-check": LookupAfterSeatCheck, "none": NoLookup}[v]
+		},
+	},
+	{
+		name: "lock", explain: "whether the event row is locked (SELECT … FOR UPDATE)",
+		values: []string{"event-row", "none"},
+		means: map[string]string{
+			"event-row": "copies of one request queue on the event row (the lesson's)",
+			"none":      "no lock: copies of one request run side by side",
+		},
+		get: func(s Switches) string { return map[bool]string{false: "event-row", true: "none"}[s.NoLock] },
+		set: func(s *Switches, v string) { s.NoLock = v == "none" },
+	},
+	{
+		name: "constraint", explain: "the bookings table's unique constraint on the key",
+		values: []string{"user-key", "key", "none"},
+		means: map[string]string{
+			"user-key": "UNIQUE (user_id, idempotency_key): keys are per user (the lesson's)",
+			"key":      "UNIQUE (idempotency_key): keys shared by every user, looked up by key alone",
+			"none":     "no unique constraint: nothing stops a second row with the key",
+		},
+		get: func(s Switches) string {
+			return map[Constraint]string{UniquePerUser: "user-key", UniqueKeyOnly: "key", NoUnique: "none"}[s.Constraint]
+		},
+		set: func(s *Switches, v string) {
+			s.Constraint = map[string]Constraint{"user-key": UniquePerUser, "key": UniqueKeyOnly, "none": NoUnique}[v]
+		},
+	},
+	{
+		name: "compare", explain: "what happens when the key already has a booking",
+		values: []string{"event-quantity", "none"},
+		means: map[string]string{
+			"event-quantity": "compare event and quantity: the same is a replay, different is 409 (the lesson's)",
+			"none":           "replay whatever booking holds the key",
+		},
+		get: func(s Switches) string { return map[bool]string{false: "event-quantity", true: "none"}[s.NoCompare] },
+		set: func(s *Switches, v string) { s.NoCompare = v == "none" },
+	},
+	{
+		name: "store", explain: "where the key lives",
+		values: []string{"row", "memory", "redis-ttl"},
+		means: map[string]string{
+			"row":       "in the booking row, committed with it (the lesson's)",
+			"memory":    "in each API instance's memory: the row holds no key check",
+			"redis-ttl": "in Redis with a 24 h TTL: the row holds no key check",
+		},
+		get: func(s Switches) string {
+			return map[KeyPlace]string{KeysInRow: "row", KeysInMemory: "memory", KeysInRedis: "redis-ttl"}[s.Store]
+		},
+		set: func(s *Switches, v string) {
+			s.Store = map[string]KeyPlace{"row": KeysInRow, "memory": KeysInMemory, "redis-ttl": KeysInRedis}[v]
+		},
+	},
+	{
+		name: "client-key", explain: "when the browser makes a key",
+		values: []string{"per-intent", "per-retry"},
+		means: map[string]string{
+			"per-intent": "one key per booking intent, sent again on every retry (the lesson's)",
+			"per-retry":  "a new key for every try",
+		},
+		get: func(s Switches) string { return map[bool]string{false: "per-intent", true: "per-retry"}[s.KeyPerRetry] },
+		set: func(s *Switches, v string) { s.KeyPerRetry = v == "per-retry" },
+	},
+	{
+		name: "retry", explain: "which answers the browser retries",
+		values: []string{"network-5xx", "also-4xx", "none"},
+		means: map[string]string{
+			"network-5xx": "network errors and 5xx, at most 3 tries after 1 s and 2 s (the lesson's)",
+			"also-4xx":    "4xx answers too, which are final",
+			"none":        "never: one try",
+		},
+		get: func(s Switches) string {
+			return map[RetryRule]string{RetryNetwork5xx: "network-5xx", RetryAlso4xx: "also-4xx", RetryNever: "none"}[s.Retry]
+		},
+		set: func(s *Switches, v string) {
+			s.Retry = map[string]RetryRule{"network-5xx": RetryNetwork5xx, "also-4xx": RetryAlso4xx, "none": RetryNever}[v]
+		},
+	},
+}
+
+// Switch describes one switch of the lab for people and screens.
+type Switch struct {
+	Name    string   // e.g. "lookup"
+	Explain string   // what it decides, one line
+	Values  []string // its values, the lesson's first
+}
+
+// LabSwitches lists the lab's switches in the order of a booking's path.
+func LabSwitches() []Switch {
+	out := make([]Switch, len(switches))
+	for i, d := range switches {
+		out[i] = Switch{Name: d.name, Explain: d.explain, Values: slices.Clone(d.values)}
+	}
+	return out
+}
+
+// Means says what value v of switch name does, in one line ("" for an
+// unknown one).
+func Means(name, v string) string {
+	for _, d := range switches {
+		if d.name == name {
+			return d.means[v]
+		}
+	}
+	return ""
+}
+
+// Get is the value of switch name in s.
+func (s Switches) Get(name string) string {
+	for _, d := range switches {
+		if d.name == name {
+			return d.get(s)
+		}
+	}
+	return ""
+}
+
+// With is s with switch name set to value v. It fails, listing what is
+// valid, for an unknown switch or value.
+func (s Switches) With(name, v string) (Switches, error) {
+	var names []string
+	for _, d := range switches {
+		names = append(names, d.name)
+		if d.name != name {
+			continue
+		}
+		if !slices.Contains(d.values, v) {
+			return s, fmt.Errorf("switch %s has no value %q: use one of %s", name, v, strings.Join(d.values, ", "))
+		}
+		d.set(&s, v)
+		return s, nil
+	}
+	return s, fmt.Errorf("no switch %q: the switches are %s", name, strings.Join(names, ", "))
+}
+
+// ParseSwitches reads "name=value" settings onto the lesson's design.
+func ParseSwitches(settings []string) (Switches, error) {
+	var s Switches
+	for _, set := range settings {
+		name, v, ok := strings.Cut(set, "=")
+		if !ok {
+			return s, fmt.Errorf("%q is not name=value, e.g. lookup=after-seat-check", set)
+		}
+		var err error
+		if s, err = s.With(strings.TrimSpace(name), strings.TrimSpace(v)); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// Changed lists "name=value" for every switch that differs from the
+// lesson's design, in switch order.
+func (s Switches) Changed() []string {
+	var out []string
+	for _, d := range switches {
+		if v := d.get(s); v != d.values[0] {
+			out = append(out, d.name+"="+v)
+		}
+	}
+	return out
+}
+
+// String is the changed switches, or "the lesson's design".
+func (s Switches) String() string {
+	if c := s.Changed(); len(c) > 0 {
+		return strings.Join(c, " ")
+	}
+	return "the lesson's design"
+}
+
+// MarshalJSON writes every switch by name: {"lookup": "after-lock", …}.
+func (s Switches) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i, d := range switches {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q: %q", d.name, d.get(s))
+	}
+	b.WriteString("}")
+	return []byte(b.String()), nil
+}
+
+// UnmarshalJSON reads a design written by MarshalJSON; a switch left out
+// keeps the lesson's value, an unknown switch or value is an error.
+func (s *Switches) UnmarshalJSON(b []byte) error {
+	var byName map[string]string
+	if err := json.Unmarshal(b, &byName); err != nil {
+		return err
+	}
+	d := Switches{}
+	for _, sw := range switches {
+		v, ok := byName[sw.name]
+		if !ok {
+			continue
+		}
+		var err error
+		if d, err = d.With(sw.name, v); err != nil {
+			return err
+		}
+		delete(byName, sw.name)
+	}
+	for name := range byName {
+		_, err := d.With(name, "")
+		return err
+	}
+	*s = d
+	return nil
+}
+
+// apply puts design s on a world's setup: the engine's design, the
+// schema's constraint, where keys live, and the browser client.
+func (s Switches) apply(setup *Setup) {
+	setup.Design = Design{Lookup: s.Lookup, NoRowLock: s.NoLock, SkipCompare: s.NoCompare, KeyAcrossUsers: s.Constraint == UniqueKeyOnly}
+	setup.Constraint = s.Constraint
+	setup.Keys = s.Store
+	if s.Store != KeysInRow {
+		// The key lives elsewhere: the row has neither its check nor its
+		// constraint.
+		setup.Design.Lookup, setup.Design.KeyAcrossUsers, setup.Constraint = NoLookup, false, NoUnique
+	}
+	setup.NewKeyPerTry = s.KeyPerRetry
+	setup.RetryClientErrors = s.Retry == RetryAlso4xx
+	setup.NeverRetry = s.Retry == RetryNever
+}
