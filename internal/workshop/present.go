@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui"
@@ -27,13 +29,19 @@ func (w *Workshop) Present(ctx context.Context, in io.Reader, out io.Writer, the
 		Theme: theme, DocStyle: markdown.Style(theme, false),
 		DB: w.db, Runs: runs, Progress: common.OpenProgress(nil), Docs: w.docs}
 	m := ui.NewWith(c, dashboard.New(c, w.room, dashboard.Info{Join: w.Join(), Code: w.code, Budget: w.budget}))
-	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(),
+	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler()}
+	if f, ok := out.(*os.File); ok && f == os.Stdout {
+		// The profile lipgloss (or learn's supervisor) found for this very
+		// terminal at the start, as the app takes it (ui.Run).
+		opts = append(opts, tea.WithColorProfile(lipgloss.Writer.Profile))
+	}
+	p := tea.NewProgram(m, append(opts,
 		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
 			if _, ok := msg.(tea.QuitMsg); ok {
 				m.Quitting()
 			}
 			return msg
-		}))
+		}))...)
 	go func() {
 		select {
 		case <-ctx.Done():

@@ -204,8 +204,8 @@ func (w *Workshop) farewell(sess ssh.Session, seat *room.Seat, why ending) {
 			}
 		}
 	default:
-		out = append(out, fmt.Sprintf("learn workshop: see you, %s. Your progress stays on this server until the workshop ends; to keep it:", seat.Name()),
-			"  "+export)
+		out = append(out, fmt.Sprintf("learn workshop: see you, %s.", seat.Name()),
+			"Your progress stays on this server until the workshop ends. To keep it:", "  "+export)
 	}
 	_, _ = fmt.Fprint(sess, strings.Join(out, "\n")+"\n")
 }

@@ -316,7 +316,7 @@ func (w *Workshop) logf(format string, args ...any) {
 	if w.cfg.Logf == nil {
 		return
 	}
-	w.cfg.Logf("%s", printable(fmt.Sprintf(format, args...)))
+	w.cfg.Logf("%s", printable(strings.TrimRight(fmt.Sprintf(format, args...), "\n")))
 }
 
 // alert is for what the presenter must see as well: the log and the feed.
