@@ -69,8 +69,8 @@ const (
 	// once their apps have ended, before it closes what is left.
 	drain = 10 * time.Second
 	// sessionsPerSecond is how fast new sessions may come from one
-	// address once its burst (the room's size: a room behind one NAT
-	// joins at once) is spent.
+	// address once its burst is spent: twice the room's size, for a room
+	// behind one NAT that joins at once, some of it twice.
 	sessionsPerSecond = 2
 )
 
@@ -262,7 +262,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 		w.logf("%s", strings.TrimSpace(string(p)))
 		return len(p), nil
 	}))
-	sr := sessionRate{perSecond: sessionsPerSecond, burst: max(10, cfg.MaxAttendees)}
+	sr := sessionRate{perSecond: sessionsPerSecond, burst: max(10, 2*cfg.MaxAttendees)}
 	if cfg.sessions != nil {
 		sr = *cfg.sessions
 	}
