@@ -6,15 +6,20 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/vt"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/internal/supervisor"
 )
 
 // learn workshop refuses what it cannot take, in one line that says what
@@ -155,4 +160,112 @@ func TestWorkshopOnEveryInterfaceWarns(t *testing.T) {
 	if strings.Contains(text, "ssh -p 0 ") || strings.Contains(text, " 0.0.0.0\n") {
 		t.Errorf("the room is told to dial an address it cannot:\n%s", text)
 	}
+}
+
+// startWorkshopBin runs the built learn workshop with args, unsupervised
+// (kill -9 then leaves no parent to clean up), and returns it once it is
+// ready, with what it printed.
+func startWorkshopBin(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, append([]string{"workshop", "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt",
+		"--host-key", filepath.Join(dir, "key"), "--summary-dir", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir, supervisor.EnvChild+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	var out strings.Builder
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "ready;") {
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			return cmd, out.String()
+		}
+	}
+	t.Fatalf("learn workshop ended before it was ready:\n%s", out.String())
+	return nil, ""
+}
+
+// attendPlay is an attendee on the lost answer's play screen, its run
+// holding a schema, until the test ends.
+func attendPlay(t *testing.T, port string) {
+	t.Helper()
+	client, err := gossh.Dial("tcp", "127.0.0.1:"+port, &gossh.ClientConfig{User: "ada", Auth: []gossh.AuthMethod{gossh.Password("kq7m-3hxt")},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	sess, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	emu := vt.NewSafeEmulator(100, 30)
+	stdin, _ := sess.StdinPipe()
+	stdout, _ := sess.StdoutPipe()
+	go func() { _, _ = io.Copy(stdin, emu) }()
+	go func() { _, _ = io.Copy(emu, stdout) }()
+	if err := sess.RequestPty("xterm-256color", 30, 100, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Start("play lost-answer"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(emu.String(), "book 2, key") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the play screen never came:\n%s", emu.String())
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the frame
+	}
+}
+
+// A workshop killed outright (kill -9, no parent left) leaves its
+// attendees' schemas in the user's database, or its own cluster; the next
+// workshop removes them as it starts.
+func TestKilledWorkshopIsReapedByTheNext(t *testing.T) {
+	bin := buildLearn(t)
+	t.Run("url", func(t *testing.T) {
+		before := otherSchemas(t)
+		cmd, out := startWorkshopBin(t, bin, "--database-url", testDB.ConnString())
+		attendPlay(t, joinLine.FindStringSubmatch(out)[1])
+		left := slices.DeleteFunc(otherSchemas(t), func(s string) bool { return slices.Contains(before, s) })
+		if len(left) != 1 {
+			t.Fatalf("the attendee's run holds schemas %v, want one", left)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if !slices.Contains(otherSchemas(t), left[0]) {
+			t.Fatalf("%s is gone already: nothing to test", left[0])
+		}
+		startWorkshopBin(t, bin, "--database-url", testDB.ConnString())
+		if slices.Contains(otherSchemas(t), left[0]) {
+			t.Errorf("the killed workshop's schema %s is still there once the next has started", left[0])
+		}
+	})
+	t.Run("local", func(t *testing.T) {
+		cmd, out := startWorkshopBin(t, bin, "--postgres", "local")
+		m := clusterDir.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no cluster directory in:\n%s", out)
+		}
+		dir := strings.TrimRight(m[1], ")…,")
+		attendPlay(t, joinLine.FindStringSubmatch(out)[1])
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if _, err := os.Stat(dir); err != nil {
+			t.Fatalf("the killed workshop's cluster %s is gone already (%v): nothing to test", dir, err)
+		}
+		startWorkshopBin(t, bin, "--postgres", "local")
+		assertGone(t, dir)
+	})
 }

@@ -123,11 +123,16 @@ func attend(t *testing.T, ws *Workshop, user string, w, h int, cmd string, bg co
 	return attendOn(t, client, w, h, cmd, bg)
 }
 
-func attendOn(t *testing.T, client *gossh.Client, w, h int, cmd string, bg color.Color) *attendee {
+func attendOn(t *testing.T, client *gossh.Client, w, h int, cmd string, bg color.Color, env ...string) *attendee {
 	t.Helper()
 	sess, err := client.NewSession()
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(env); i += 2 {
+		if err := sess.Setenv(env[i], env[i+1]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	a := &attendee{t: t, client: client, sess: sess, emu: vt.NewEmulator(w, h), stderr: &syncBuffer{}, raw: &syncBuffer{}, done: make(chan error, 1)}
 	if bg != nil {

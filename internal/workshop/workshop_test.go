@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/color"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -144,6 +145,28 @@ func TestLightTerminalGetsTheLightTheme(t *testing.T) {
 	waitUntil(t, "the light accent in lee's app", light.raw.String, func(s string) bool { return strings.Contains(s, lightAccent) })
 	if s := dark.raw.String(); strings.Contains(s, lightAccent) || !strings.Contains(s, darkAccent) {
 		t.Errorf("a dark terminal's app: light accent %v, dark accent %v", strings.Contains(s, lightAccent), strings.Contains(s, darkAccent))
+	}
+}
+
+// NO_COLOR is the session's: an attendee who sends it gets no colour, the
+// others keep theirs, whatever the server's environment says.
+func TestNoColorIsTheSessions(t *testing.T) {
+	t.Setenv("NO_COLOR", "") // the server's own says nothing
+	w := startWorkshop(t, Config{})
+	plainClient, err := dial(w, "nora", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := attendOn(t, plainClient, 80, 24, "lesson", nil, "NO_COLOR", "1")
+	colour := attend(t, w, "cole", 80, 24, "lesson", nil)
+	plain.waitFor("Idempotency", "In 1 minute")
+	colour.waitFor("Idempotency", "In 1 minute")
+	sgrColour := regexp.MustCompile(`\x1b\[[0-9;]*[34]8;[25];`)
+	if sgrColour.MatchString(plain.raw.String()) {
+		t.Errorf("the NO_COLOR session got colours: %q", tail(plain.raw.String()))
+	}
+	if !sgrColour.MatchString(colour.raw.String()) {
+		t.Error("the other session got no colour: the check above would mean nothing")
 	}
 }
 
