@@ -51,6 +51,9 @@ func workshopCmd(g *globals) *cobra.Command {
 			if cmd.Flags().Changed("code") && len(strings.TrimSpace(cfg.Code)) < workshopMinCode {
 				return usageErrorf(cmd, "--code must be at least %d characters: a code the room can guess lets anyone who reaches the port in (leave it out for a generated one)", workshopMinCode)
 			}
+			if cfg.Connections < 0 {
+				return usageErrorf(cmd, "--connections must be a number of connections, got %d", cfg.Connections)
+			}
 			if cfg.Idle < workshopMinIdle {
 				return usageErrorf(cmd, "--idle must be at least %s, got %s", workshopMinIdle, cfg.Idle)
 			}
@@ -64,6 +67,7 @@ func workshopCmd(g *globals) *cobra.Command {
 		fmt.Sprintf("attendees connected at once (1 to %d); PostgreSQL's max_connections is sized for them", workshopMaxAttendees))
 	f.StringVar(&cfg.Code, "code", "", "the join code attendees type at the password prompt (default: a new one, printed)")
 	f.DurationVar(&cfg.Idle, "idle", workshop.DefaultIdle, "end an attendee's session after this long without a key (their progress stays)")
+	f.IntVar(&cfg.Connections, "connections", 0, "PostgreSQL connections the attendees' runs may hold in all (default: what the server allows); several workshop servers on one --database-url each take their share")
 	f.StringVar(&cfg.HostKey, "host-key", "", "the SSH host key's file, made the first time (default: learn's directory under $XDG_DATA_HOME, ~/.local/share/learn)")
 	f.StringVar(&summaryDir, "summary-dir", "", "where the room's summary goes at the end (default: learn's directory under $XDG_STATE_HOME, ~/.local/state/learn/workshops)")
 	return cmd

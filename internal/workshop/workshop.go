@@ -87,6 +87,10 @@ type Config struct {
 	// Postgres says how to get the throwaway PostgreSQL; a MaxConnections
 	// of 0 is sized for MaxAttendees (MaxConnectionsFor).
 	Postgres pgtemp.Options
+	// Connections caps the PostgreSQL connections the attendees' runs hold
+	// in all; 0 is what the server lets learn hold. Several workshop
+	// servers on one database each take their share so.
+	Connections int
 	// Server, when set, is a running PostgreSQL to use instead (tests):
 	// the workshop leaves it running.
 	Server *pgtemp.Server
@@ -176,10 +180,14 @@ func MaxConnectionsFor(attendees int) int {
 
 // budgetFor shares limit connections (what the server lets learn hold)
 // among the attendees' runs: all of them but learn's spare and the one the
-// schemas are made over; one attendee's runs may hold a race of
-// sim.MaxCopies copies and one other run at once.
-func budgetFor(limit int) *live.Budget {
+// schemas are made over, or share when it is less (0: no share); one
+// attendee's runs may hold a race of sim.MaxCopies copies and one other
+// run at once.
+func budgetFor(limit, share int) *live.Budget {
 	total := limit - sim.ConnSpare - 1
+	if share > 0 {
+		total = min(total, share)
+	}
 	return live.NewBudget(total, min(total, raceConns+runConns))
 }
 
@@ -244,7 +252,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	if err != nil {
 		return nil, err
 	}
-	w.budget = budgetFor(limit)
+	w.budget = budgetFor(limit, cfg.Connections)
 	if s := w.budget.Stats(); s.Total < runConns {
 		return nil, fmt.Errorf("%s lets learn hold %d connections: too few for even one run (%d); raise its max_connections", w.pg.Describe(), limit, runConns)
 	}

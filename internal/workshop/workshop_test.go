@@ -438,3 +438,25 @@ func schemaExists(t *testing.T, name string) bool {
 	}
 	return n > 0
 }
+
+// The runs' budget is what the server allows, less learn's spare, or the
+// share the workshop was given when less.
+func TestBudgetIsTheServersOrTheShare(t *testing.T) {
+	for _, tc := range []struct{ limit, share, total int }{
+		{615, 0, 611},
+		{615, 300, 300},
+		{615, 900, 611},
+		{64, 0, 60},
+	} {
+		s := budgetFor(tc.limit, tc.share).Stats()
+		if s.Total != tc.total {
+			t.Errorf("budgetFor(%d, %d): total %d, want %d", tc.limit, tc.share, s.Total, tc.total)
+		}
+	}
+	if raceConns != 103 || runConns != 8 {
+		t.Errorf("a race of 100 copies holds %d connections, the largest other run %d; the README says 103 and 8", raceConns, runConns)
+	}
+	if got := MaxConnectionsFor(50); got != 618 {
+		t.Errorf("MaxConnectionsFor(50) = %d; the README says 618", got)
+	}
+}
