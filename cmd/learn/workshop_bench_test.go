@@ -187,7 +187,7 @@ func raceSession(from, addr, user string) (*benchSession, error) {
 	var mu sync.Mutex
 	sess.Stderr = writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return stderr.Write(p) })
 	go func() { _, _ = io.Copy(stdin, emu) }() // the terminal's answers
-	ended := make(chan struct{}) // the session's output has ended
+	ended := make(chan struct{})               // the session's output has ended
 	go func() {
 		defer close(ended)
 		_, _ = io.Copy(emu, stdout)
