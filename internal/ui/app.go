@@ -89,6 +89,16 @@ func (m *Model) SetTheme(theme, docStyle string) {
 	m.help.Styles = m.c.Styles.HelpStyles()
 }
 
+// Home closes every page above the bottom one (the home page, or NewWith's
+// base), as Esc on each would: their live runs stop.
+func (m *Model) Home() tea.Cmd {
+	var cmd tea.Cmd
+	for len(m.stack) > 1 {
+		cmd = m.back()
+	}
+	return cmd
+}
+
 // Where is the page on screen: its title and where it stands (the zero
 // Resume for a page that cannot be reopened, such as the home page).
 func (m *Model) Where() (title string, at quiz.Resume) {

@@ -52,6 +52,9 @@ type (
 	endMsg struct{}
 	// idleMsg checks whether the attendee has been idle too long.
 	idleMsg struct{}
+	// presenterMsg is what the presenter sent the room (common.Open,
+	// common.Step), as the room delivers it.
+	presenterMsg struct{ msg any }
 )
 
 // Init starts the app, asks the terminal its background (an answer that
@@ -100,10 +103,20 @@ func (a *attendeeApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.Answered:
 		a.seat.Answered(msg.Set, msg.Question, msg.Picks, msg.Score)
 		return a, nil
-	case common.Open:
-		if title, at := a.root.Where(); showing(title, at, msg) {
-			return a, nil // there already: no second copy on the stack
+	case presenterMsg:
+		o, ok := msg.msg.(common.Open)
+		if !ok {
+			return a.Update(msg.msg) // a step: as the attendee's own n
 		}
+		if title, at := a.root.Where(); showing(title, at, o) {
+			return a, nil // there already
+		}
+		// The presenter's screen replaces the attendee's pages: those
+		// left under it would hold their runs (and connections) unseen.
+		home := a.root.Home()
+		_, open := a.root.Update(o)
+		a.seat.Where(a.root.Where())
+		return a, tea.Batch(home, open)
 	}
 	_, cmd := a.root.Update(msg)
 	a.seat.Where(a.root.Where())

@@ -118,7 +118,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		var prog atomic.Pointer[tea.Program]
 		send := func(msg any) {
 			if p := prog.Load(); p != nil {
-				p.Send(msg)
+				p.Send(presenterMsg{msg})
 			}
 		}
 		seat, err := w.room.Join(sess.User(), sess.RemoteAddr().String(), pty.Window.Width, pty.Window.Height, send)

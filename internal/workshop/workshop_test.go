@@ -344,6 +344,17 @@ func TestRoomFollowsThePresenter(t *testing.T) {
 	w.Room().SendAll(common.Step{}, "stepped")
 	ada.waitFor("step 2 ·", "BEGIN; lock event 1")
 	ben.waitFor("step 2 ·", "BEGIN; lock event 1")
+	if used := w.Budget().Stats().Used; used == 0 {
+		t.Fatal("the play screens hold no connections: the check below would mean nothing")
+	}
+
+	// The next screen the presenter sends replaces the play screens: their
+	// runs stop and give their connections back.
+	w.Room().SendAll(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 3}, "")
+	ada.waitFor("question 4 of 5")
+	ben.waitFor("question 4 of 5")
+	waitUntil(t, "the play screens' runs to give their connections back", func() string { return itoa(w.Budget().Stats().Used) },
+		func(s string) bool { return s == "0" })
 
 	c, err := dial(w, "ada", nil, password(testCode))
 	if err != nil {
