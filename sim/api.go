@@ -9,11 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // HeaderIdempotencyKey carries the booking intent's key on POST /bookings.
@@ -21,19 +20,18 @@ const HeaderIdempotencyKey = "Idempotency-Key"
 
 // HeaderRequestID carries "<intent>.<try>" from learn's browser client so the
 // API and the engine can tag their trace events and log lines; any other
-// value is logged as it is.
+// value is logged cut to its first 40 bytes.
 const HeaderRequestID = "X-Request-Id"
 
 // HeaderInstance names, on every answer, the API instance that gave it.
 const HeaderInstance = "X-Learn-Instance"
 
-// maxBodyBytes bounds a request body.
-const maxBodyBytes = 64 << 10
-
 // API is one API instance: the HTTP front of an Engine.
 //
 //	POST /bookings   {"event_id": 1, "quantity": 2}
 //	                 Authorization: Bearer <token>, Idempotency-Key: <uuid>
+//	                 (bare, or quoted as a structured-field string; see
+//	                 parseKey; at most MaxKeyBytes)
 //	                 200 BookResponse (first booking or replay); 400, 401, 404,
 //	                 409 or 500 ErrorResponse
 //	GET  /events     200 [EventRow]
@@ -49,6 +47,12 @@ type API struct {
 	// Keys, when set, is where this instance remembers idempotency keys
 	// instead of the booking row: a broken design (see KeyStore).
 	Keys KeyStore
+	// Barrier, when set with Keys, holds every booking request right after
+	// its lookup in Keys until all the copies it expects have looked up
+	// too (or left): the forced interleaving of a design that keeps its
+	// keys outside the row, where the lookup is the store's, not the
+	// engine's (Engine.Barrier).
+	Barrier *Barrier
 }
 
 // BookingJSON is a booking as the API shows it.
@@ -73,13 +77,6 @@ type ErrorResponse struct {
 	Error *Error `json:"error"`
 }
 
-// bookBody is the body of POST /bookings. Unknown fields (user_id among
-// them) are refused.
-type bookBody struct {
-	EventID  *int64 `json:"event_id"`
-	Quantity *int   `json:"quantity"`
-}
-
 // Handler returns the API's routes.
 func (a *API) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -92,14 +89,24 @@ func (a *API) Handler() http.Handler {
 	for _, path := range []string{"/bookings", "/events", "/events/{id}"} {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			a.fail(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: CodeBadMethod,
-				Message: fmt.Sprintf("%s is not allowed on %s: POST /bookings books, GET /bookings and GET /events read", r.Method, r.URL.Path)})
+				Message: fmt.Sprintf("%s is not allowed on %s: POST /bookings books, GET /bookings and GET /events read", cutForLog(r.Method), cutForLog(r.URL.Path))})
 		})
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	notFound := func(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
-			Message: fmt.Sprintf("No %s here: the API has POST /bookings, GET /bookings, GET /events and GET /events/{id}", r.URL.Path)})
-	})
-	return a.logged(mux)
+			Message: fmt.Sprintf("No %s here: the API has POST /bookings, GET /bookings, GET /events and GET /events/{id}", cutForLog(r.URL.Path))})
+	}
+	mux.HandleFunc("/", notFound)
+	// The mux answers a path that is not clean ("/../../etc/passwd",
+	// "//events", OPTIONS's "*") with an HTML redirect to the cleaned one;
+	// no route of the API has such a path, so it is a JSON 404 here.
+	return a.logged(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; !strings.HasPrefix(p, "/") || path.Clean(p) != p {
+			notFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
 }
 
 func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
@@ -109,17 +116,17 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errUnauthorized())
 		return
 	}
-	key, refusal := parseKey(r.Header.Get(HeaderIdempotencyKey))
+	key, refusal := parseKey(r.Header)
 	if refusal != nil {
 		a.fail(w, r, refusal)
 		return
 	}
-	body, refusal := decodeBookBody(r)
+	body, refusal := decodeBookBody(w, r)
 	if refusal != nil {
 		a.fail(w, r, refusal)
 		return
 	}
-	req := BookingRequest{UserID: user, EventID: *body.EventID, Quantity: *body.Quantity, Key: key}
+	req := BookingRequest{UserID: user, EventID: body.EventID, Quantity: body.Quantity, Key: key}
 	if err := req.Validate(); err != nil {
 		a.fail(w, r, err.(*Error))
 		return
@@ -132,8 +139,7 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		e, ok := errors.AsType[*Error](err)
 		if !ok {
-			a.Log.ErrorContext(ctx, "booking failed", "err", err, "key", key.String())
-			e = errInternal()
+			e = a.failed(ctx, "booking failed", err, "key", key.String())
 		}
 		a.fail(w, r, e)
 		return
@@ -148,9 +154,21 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 // book books through the engine, or, when the instance keeps its keys in a
 // KeyStore, asks the store first and tells it afterwards: two separate
 // writes with no transaction between them.
+//
+// With a Barrier, a request waits there after its lookup; one the store
+// answers, or that fails before, leaves it, so that the copies it was to
+// meet are not kept waiting for it.
 func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if a.Keys == nil {
 		return a.Engine.BookTicket(ctx, req)
+	}
+	held := false
+	if b := a.Barrier; b != nil {
+		defer func() {
+			if !held {
+				b.Leave()
+			}
+		}()
 	}
 	id, found, err := a.Keys.Get(ctx, req.UserID, req.Key)
 	if err != nil {
@@ -170,6 +188,16 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if found {
 		b, err := a.Engine.BookingByID(ctx, id)
 		return Result{Booking: b, Replayed: true}, err
+	}
+	if a.Barrier != nil {
+		if err := a.Engine.step(ctx, req, Event{Kind: KindPause, To: a.Engine.Lane, Label: "held " + pointWords[PointAfterLookup],
+			Text: fmt.Sprintf("forced interleaving: held at %s until every copy is there", PointAfterLookup)}); err != nil {
+			return Result{}, err
+		}
+		held = true // Wait counts it as arrived, even if ctx has ended
+		if err := a.Barrier.Wait(ctx); err != nil {
+			return Result{}, err
+		}
 	}
 	res, err := a.Engine.BookTicket(ctx, req)
 	if err != nil || res.Replayed {
@@ -191,51 +219,15 @@ func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text strin
 		Key: req.Key.String(), Label: label, Text: text})
 }
 
-func parseKey(v string) (uuid.UUID, *Error) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return uuid.Nil, errBadRequest(CodeInvalidKey, "Missing Idempotency-Key header: make one UUID per booking intent (e.g. "+exampleKey+") and send it on every retry")
-	}
-	k, err := uuid.Parse(v)
-	if err != nil || len(v) != 36 || k == uuid.Nil {
-		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf("Idempotency-Key %q is not a UUID in the form %s", v, exampleKey))
-	}
-	return k, nil
-}
-
-func decodeBookBody(r *http.Request) (bookBody, *Error) {
-	var b bookBody
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxBodyBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&b); err != nil {
-		msg := err.Error()
-		if strings.Contains(msg, `unknown field "user_id"`) {
-			return b, errBadRequest(CodeInvalidBody, "user_id is not accepted in the body: the user comes from the Authorization token")
-		}
-		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-			msg = fmt.Sprintf("%s must be a whole number", te.Field)
-		}
-		return b, errBadRequest(CodeInvalidBody, `The body must be JSON like {"event_id": 1, "quantity": 2}: `+msg)
-	}
-	if dec.More() {
-		return b, errBadRequest(CodeInvalidBody, `The body must hold one JSON object like {"event_id": 1, "quantity": 2}`)
-	}
-	if b.EventID == nil || b.Quantity == nil {
-		return b, errBadRequest(CodeInvalidBody, `The body needs both event_id and quantity, like {"event_id": 1, "quantity": 2}`)
-	}
-	return b, nil // the quantity's range is the engine's rule: BookingRequest.Validate
-}
-
 func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil {
-		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %q is not a number", r.PathValue("id"))))
+		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %s is not a number", quoteShort(r.PathValue("id")))))
 		return
 	}
 	ev, found, err := readEvent(r.Context(), a.Engine.Pool(), id)
 	if err != nil {
-		a.Log.ErrorContext(r.Context(), "read event", "err", err)
-		a.fail(w, r, errInternal())
+		a.fail(w, r, a.failed(r.Context(), "read event", err))
 		return
 	}
 	if !found {
@@ -248,8 +240,7 @@ func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 func (a *API) handleListEvents(w http.ResponseWriter, r *http.Request) {
 	rows, err := ReadRows(r.Context(), a.Engine.Pool())
 	if err != nil {
-		a.Log.ErrorContext(r.Context(), "read events", "err", err)
-		a.fail(w, r, errInternal())
+		a.fail(w, r, a.failed(r.Context(), "read events", err))
 		return
 	}
 	writeJSON(w, http.StatusOK, nonNil(rows.Events))
@@ -263,8 +254,7 @@ func (a *API) handleListBookings(w http.ResponseWriter, r *http.Request) {
 	}
 	out, err := readBookings(r.Context(), a.Engine.Pool(), user)
 	if err != nil {
-		a.Log.ErrorContext(r.Context(), "read bookings", "err", err)
-		a.fail(w, r, errInternal())
+		a.fail(w, r, a.failed(r.Context(), "read bookings", err))
 		return
 	}
 	writeJSON(w, http.StatusOK, nonNil(out))
@@ -286,8 +276,30 @@ func (a *API) user(r *http.Request) (string, bool) {
 	return u, ok
 }
 
+// fail answers with e; a 503 says when to retry (Retry-After).
 func (a *API) fail(w http.ResponseWriter, r *http.Request, e *Error) {
+	if e.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", RetryAfter)
+	}
 	writeJSON(w, e.Status, ErrorResponse{Error: e})
+}
+
+// failed logs an error of the database met while serving a request and
+// returns the answer: 503 when the database cannot take the request now
+// (dbRefusal; a warning), 503 unread when the request itself was cut (its
+// client went away, or learn serve is stopping; the request's line says
+// so), else 500 (an error line).
+func (a *API) failed(ctx context.Context, msg string, err error, attrs ...any) *Error {
+	attrs = append([]any{"err", err}, attrs...)
+	if ctx.Err() != nil { // the request's line says so
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseUnavailable, Message: "The request was cut before its answer; retry with the same idempotency key"}
+	}
+	if e := dbRefusal(ctx, err, a.Engine.Lane, a.Engine.Pool()); e != nil {
+		a.Log.WarnContext(ctx, msg, attrs...)
+		return e
+	}
+	a.Log.ErrorContext(ctx, msg, attrs...)
+	return errInternal()
 }
 
 func bookingJSON(b Booking) BookingJSON {
@@ -298,6 +310,12 @@ func bookingJSON(b Booking) BookingJSON {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
+	writeJSONTo(w, v)
+}
+
+// writeJSONTo writes v as every answer's body is written: indented, HTML
+// characters as they are.
+func writeJSONTo(w io.Writer, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -315,6 +333,9 @@ func (s *statusRecorder) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
 // logged tags the request context with the learn client's attempt and logs
 // one line per request once it is answered.
 func (a *API) logged(next http.Handler) http.Handler {
@@ -328,13 +349,16 @@ func (a *API) logged(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r.WithContext(ctx))
 		attrs := []any{"status", rec.status}
-		if k := r.Header.Get(HeaderIdempotencyKey); k != "" {
+		if k := keyForLog(r.Header); k != "" {
 			attrs = append(attrs, "key", k)
 		}
 		if reqID != "" {
-			attrs = append(attrs, "request", reqID)
+			attrs = append(attrs, "request", cutForLog(reqID))
 		}
-		a.Log.InfoContext(ctx, r.Method+" "+r.URL.Path, attrs...)
+		if stopping(ctx) {
+			attrs = append(attrs, "cut", errStopping.Error())
+		}
+		a.Log.InfoContext(ctx, cutForLog(r.Method)+" "+cutForLog(r.URL.Path), attrs...)
 	})
 }
 
@@ -371,41 +395,27 @@ type Instance struct {
 	Name string // its lane, e.g. "api-1"
 	URL  string // http://127.0.0.1:<port>
 	API  *API
-	srv  *http.Server
-	done chan struct{}
+	srv  *HTTPServer
 }
 
-// StartInstance serves api on addr ("127.0.0.1:0" picks a free port) until
+// StartInstance serves api on addr ("127.0.0.1:0" picks a free port) with
+// limits (the zero ServeLimits for a scenario: no limit) until Shutdown or
 // Close. The listener is open when it returns, so requests can be sent at
-// once.
-func StartInstance(name, addr string, api *API) (*Instance, error) {
+// once. The server's own log lines go to api.Log.
+func StartInstance(name, addr string, api *API, limits ServeLimits) (*Instance, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("API instance %s cannot listen on %s: %w", name, addr, err)
 	}
-	in := &Instance{Name: name, URL: "http://" + ln.Addr().String(), API: api, done: make(chan struct{}),
-		srv: &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}}
-	go func() {
-		defer close(in.done)
-		_ = in.srv.Serve(ln)
-	}()
-	return in, nil
+	srv := Serve(ln, api.Handler(), limits, api.Log)
+	return &Instance{Name: name, URL: "http://" + srv.Addr().String(), API: api, srv: srv}, nil
 }
 
-// Shutdown stops accepting requests and waits for those in flight, until ctx
-// ends; then it closes what is left.
-func (in *Instance) Shutdown(ctx context.Context) error {
-	err := in.srv.Shutdown(ctx)
-	if err != nil {
-		_ = in.srv.Close()
-	}
-	<-in.done
-	return err
-}
+// Shutdown stops accepting requests and waits for those in flight until
+// ctx ends; then it cuts what is left. It returns once every handler has
+// returned.
+func (in *Instance) Shutdown(ctx context.Context) error { return in.srv.Shutdown(ctx) }
 
-// Close stops the instance at once, cutting requests in flight.
-func (in *Instance) Close() error {
-	err := in.srv.Close()
-	<-in.done
-	return err
-}
+// Close stops the instance at once, cutting requests in flight, and
+// returns once every handler has returned.
+func (in *Instance) Close() error { return in.srv.Close() }

@@ -173,7 +173,7 @@ func TestAPIRefusalsWriteNothing(t *testing.T) {
 		{"quantity as a string", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": "2"}`, 400, CodeInvalidBody, sendWhat},
 		{"quantity 2.5", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2.5}`, 400, CodeInvalidBody, sendWhat},
 		{"event_id as a string", authAda, apiFreshKey, `{"event_id": "{ev}", "quantity": 2}`, 400, CodeInvalidBody, sendWhat},
-		{"body over 64 KiB", authAda, apiFreshKey, `{"event_id": {ev},` + strings.Repeat(" ", maxBodyBytes) + `"quantity": 2}`, 400, CodeInvalidBody, sendWhat},
+		{"body over 64 KiB", authAda, apiFreshKey, `{"event_id": {ev},` + strings.Repeat(" ", maxBodyBytes) + `"quantity": 2}`, 413, CodeBodyTooLarge, "64 KiB"},
 
 		{"no Authorization", "", apiFreshKey, good, 401, CodeUnauthorized, "Authorization: Bearer <token>"},
 		{"unknown token", "Bearer tok-eve", apiFreshKey, good, 401, CodeUnauthorized, "learn serve prints the tokens"},

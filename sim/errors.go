@@ -26,6 +26,8 @@ const (
 	CodeInvalidKey     = "invalid_idempotency_key"
 	CodeInvalidQty     = "invalid_quantity"
 	CodeInvalidBody    = "invalid_body"
+	CodeBodyTooLarge   = "body_too_large"  // 413: the body is over maxBodyBytes
+	CodeRequestTimeout = "request_timeout" // 408: the request did not arrive in time
 	CodeInvalidEvent   = "invalid_event_id"
 	CodeNotFound       = "not_found"
 	CodeBadMethod      = "method_not_allowed"
@@ -67,4 +69,14 @@ func errUnauthorized() *Error {
 
 func errInternal() *Error {
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "The booking could not be completed; nothing was stored, so retry with the same idempotency key"}
+}
+
+func errBodyTooLarge() *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
+		Message: `The body is over 64 KiB; a booking is {"event_id": 1, "quantity": 2}`}
+}
+
+func errRequestTimeout() *Error {
+	return &Error{Status: http.StatusRequestTimeout, Code: CodeRequestTimeout,
+		Message: "The request did not arrive in time; nothing was stored, so send it again with the same idempotency key"}
 }

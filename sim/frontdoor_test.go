@@ -1,16 +1,19 @@
 package sim
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -83,7 +86,7 @@ func TestFrontDoorRoundRobin(t *testing.T) {
 	got := make(chan seen, 8)
 	ins := []*Instance{standIn(t, "api-1", got), standIn(t, "api-2", got), standIn(t, "api-3", got)}
 	var logs lockedBuffer
-	f, err := NewFrontDoor(ins, slog.New(slog.NewTextHandler(&logs, nil)))
+	f, err := NewFrontDoor(ins, slog.New(slog.NewTextHandler(&logs, nil)), ServeLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +105,9 @@ func TestFrontDoorRoundRobin(t *testing.T) {
 			t.Errorf("request %d reached %s as %+v", i+1, s.instance, s)
 		}
 	}
+	front.Close() // every request is answered and logged
 	out := logs.String()
-	for _, want := range []string{`msg="POST /bookings → api-1"`, `msg="POST /bookings → api-3"`, "instance=front-door", "to=api-2", "key=" + key} {
+	for _, want := range []string{`msg="POST /bookings → api-1" instance=front-door status=200 to=api-1`, `msg="POST /bookings → api-3"`, "to=api-2", "key=" + key} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the log lacks %q:\n%s", want, out)
 		}
@@ -131,7 +135,7 @@ func TestFrontDoorOwnAnswers(t *testing.T) {
 	dead.Close() // nothing listens there any more
 	ins := []*Instance{{Name: "api-1", URL: deadURL}, standIn(t, "api-2", got)}
 	var logs lockedBuffer
-	f, err := NewFrontDoor(ins, slog.New(slog.NewTextHandler(&logs, nil)))
+	f, err := NewFrontDoor(ins, slog.New(slog.NewTextHandler(&logs, nil)), ServeLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,19 +153,150 @@ func TestFrontDoorOwnAnswers(t *testing.T) {
 		t.Errorf("the log lacks the 502:\n%s", out)
 	}
 
-	resp, b = post(t, front.URL, uuid.NewString(), `{"event_id": 1, "quantity": 2, "pad": "`+strings.Repeat("x", maxBodyBytes)+`"}`)
-	e = decodeError(t, b)
-	if resp.StatusCode != 413 || e.Status != 413 || e.Code != CodeBodyTooLarge || !strings.Contains(e.Message, "64 KiB") {
-		t.Errorf("large body: %d %+v", resp.StatusCode, e)
+	// A body over the limit, however it comes, is refused at the door:
+	// no instance sees it, and the log says 413.
+	for _, size := range []int64{maxBodyBytes + 1, 50 << 20, -1} {
+		req, err := http.NewRequestWithContext(t.Context(), "POST", front.URL+"/bookings", io.LimitReader(zeros{}, max(size, 50<<20)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = size // -1: chunked, 50 MB
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if e := decodeError(t, b); resp.StatusCode != 413 || e.Status != 413 || e.Code != CodeBodyTooLarge || !strings.Contains(e.Message, "64 KiB") {
+			t.Errorf("a body of %d bytes: %d %+v", size, resp.StatusCode, e)
+		}
+	}
+	front.Close() // every request is answered and logged
+	if n := strings.Count(logs.String(), `level=INFO msg="POST /bookings" instance=front-door status=413`); n != 3 {
+		t.Errorf("%d log lines say 413, want 3:\n%s", n, logs.String())
+	}
+	if len(got) != 0 {
+		t.Errorf("an instance got a body over the limit: %+v", <-got)
+	}
+}
+
+// The front door reads a request's whole body before it picks an
+// instance: a client that sends its body slowly holds no connection to an
+// instance (one file descriptor, not three), and another request is passed
+// on meanwhile over the one connection there is.
+func TestFrontDoorReadsTheBodyFirst(t *testing.T) {
+	var mu sync.Mutex
+	conns := 0 // connections the instance has accepted
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set(HeaderInstance, "api-1")
+		writeJSON(w, http.StatusOK, map[string]string{"body": string(b)})
+	}))
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	f, err := NewFrontDoor([]*Instance{{Name: "api-1", URL: ts.URL}}, slog.New(slog.DiscardHandler), ServeLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(f)
+	t.Cleanup(front.Close) // after the slow connection's own cleanup
+
+	slow := dial(t, front.URL)
+	body := `{"event_id": 1, "quantity": 2}`
+	if _, err := fmt.Fprintf(slow, "POST /bookings HTTP/1.1\r\nHost: learn\r\nAuthorization: %s\r\nContent-Length: %d\r\n\r\n%s",
+		authAda, len(body), body[:10]); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if resp, b := post(t, front.URL, uuid.NewString(), body); resp.StatusCode != 200 || !strings.Contains(string(b), `quantity`) {
+			t.Fatalf("another request: %d %s", resp.StatusCode, b)
+		}
+	}
+	mu.Lock()
+	n := conns
+	mu.Unlock()
+	if n != 1 {
+		t.Errorf("the instance accepted %d connections while a body was slow to come, want the 1 the other requests share", n)
+	}
+	if _, err := io.WriteString(slow, body[10:]); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the slow request: %v %v", resp, err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `quantity`) {
+		t.Errorf("the slow request reached the instance as %s", b)
+	}
+}
+
+// Served with limits, the front door answers a body that stops coming
+// with 408, and an instance that does not answer within half the write
+// limit with 504 gateway_timeout; both in the log.
+func TestFrontDoorLimits(t *testing.T) {
+	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body) // then net/http watches the connection
+		<-r.Context().Done()      // until the front door gives up
+	}))
+	defer stuck.Close()
+	var logs lockedBuffer
+	f, err := NewFrontDoor([]*Instance{{Name: "api-1", URL: stuck.URL}}, slog.New(slog.NewTextHandler(&logs, nil)),
+		ServeLimits{Read: 300 * time.Millisecond, Write: 400 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := f.Serve(ln)
+	url := "http://" + srv.Addr().String()
+
+	c := dial(t, url)
+	if _, err := io.WriteString(c, "POST /bookings HTTP/1.1\r\nHost: learn\r\nContent-Length: 100\r\n\r\n{\"event_id\""); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if e := decodeError(t, b); resp.StatusCode != 408 || e.Code != CodeRequestTimeout {
+		t.Errorf("a body that stopped: %d %+v", resp.StatusCode, e)
+	}
+
+	r, b := post(t, url, uuid.NewString(), `{"event_id": 1, "quantity": 2}`)
+	if e := decodeError(t, b); r.StatusCode != 504 || e.Code != CodeGatewayTimeout || !strings.Contains(e.Message, "within 200ms") {
+		t.Errorf("an instance that does not answer: %d %+v", r.StatusCode, e)
+	}
+	if err := srv.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`msg="POST /bookings" instance=front-door status=408`,
+		`level=ERROR msg="no answer from the API instance" instance=front-door to=api-1 err="context deadline exceeded"`,
+		`msg="POST /bookings → api-1" instance=front-door status=504`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, logs.String())
+		}
 	}
 }
 
 func TestFrontDoorRefusesBadInstances(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
-	if _, err := NewFrontDoor(nil, log); err == nil {
+	if _, err := NewFrontDoor(nil, log, ServeLimits{}); err == nil {
 		t.Error("no instances: no error")
 	}
-	if _, err := NewFrontDoor([]*Instance{{Name: "api-1", URL: "127.0.0.1:8080"}}, log); err == nil || !strings.Contains(err.Error(), "api-1") {
+	if _, err := NewFrontDoor([]*Instance{{Name: "api-1", URL: "127.0.0.1:8080"}}, log, ServeLimits{}); err == nil || !strings.Contains(err.Error(), "api-1") {
 		t.Errorf("URL without a scheme: %v", err)
 	}
 }
@@ -174,7 +309,7 @@ func TestFrontDoorOverAStage(t *testing.T) {
 	var logs bytes.Buffer // written by the one handler only, under its mutex
 	h := slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})
 	st, ev := newStage(t, 100, StageConfig{Instances: 2, Log: h})
-	f, err := NewFrontDoor(st.Instances, slog.New(h))
+	f, err := NewFrontDoor(st.Instances, slog.New(h), ServeLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -189,6 +189,10 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 	if setup.HoldAfterLookup > 0 {
 		b := NewBarrier(setup.HoldAfterLookup)
 		for _, in := range st.Instances {
+			if setup.Keys != KeysInRow {
+				in.API.Barrier = b // the lookup is the key store's
+				continue
+			}
 			in.API.Engine.Barrier, in.API.Engine.BarrierAt = b, PointAfterLookup
 		}
 	}
@@ -216,9 +220,10 @@ func (s *Scenario) plan(opts Options) (Setup, Switches) {
 	design.apply(&setup)
 	setup.Events = max(setup.Events, 1)
 	setup.Instances = max(setup.Instances, 1)
-	if setup.HoldAfterLookup > 0 && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != LookupBeforeLock {
+	if setup.HoldAfterLookup > 0 && setup.Keys == KeysInRow && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != LookupBeforeLock {
 		// Copies of one event queue on its row lock before they reach the
-		// pause point: holding the first there would hold them all.
+		// pause point: holding the first there would hold them all. (A key
+		// store is looked up before any lock: its copies are held there.)
 		setup.HoldAfterLookup = 0
 	}
 	return setup, design

@@ -60,6 +60,10 @@ type StageConfig struct {
 	Clock     Clock            // default: a FakeClock at the current second
 	Trace     *Trace           // may be nil
 	Addr      func(int) string // listen address of instance n; default "127.0.0.1:0"
+	// Limits bound each instance's listener and its waits for the
+	// database (learn serve: WorkshopLimits). The zero value, for the
+	// scenarios, has none: a held step waits as long as the learner likes.
+	Limits ServeLimits
 
 	// ConnWait is how long NewStage waits for a server that answers "too
 	// many clients" to have the stage's connections; 0 means
@@ -176,9 +180,11 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			return nil, fmt.Errorf("pool config: %w", err)
 		}
 		pcfg.MaxConns = int32(cfg.MaxConns)
+		var tracer pgx.QueryTracer
 		if cfg.Trace != nil {
-			pcfg.ConnConfig.Tracer = &SQLTracer{Trace: cfg.Trace, Lane: lane}
+			tracer = &SQLTracer{Trace: cfg.Trace, Lane: lane}
 		}
+		cfg.Limits.configurePool(pcfg, tracer)
 		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 		if err != nil {
 			return nil, fmt.Errorf("connect API instance %s: %w", lane, err)
@@ -201,7 +207,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			api.Keys = &RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
 		}
 		needs = append(needs, poolNeed{pool, cfg.MaxConns, "API instance " + lane})
-		inst, err := StartInstance(lane, cfg.Addr(n), api)
+		inst, err := StartInstance(lane, cfg.Addr(n), api, cfg.Limits)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/learn-idempotency/learn/internal/ui/common"
 	"os"
 	"os/signal"
 	"slices"
@@ -29,6 +30,9 @@ type globals struct {
 	postgres    string
 	theme       string
 	present     bool
+	// preview, when set, takes the page the app would open first instead
+	// of opening it (the supervisor's first frame; see firstFrame).
+	preview func(first common.Open)
 }
 
 // register defines the global flags on fs, with their defaults from the

@@ -41,12 +41,14 @@ func main() {
 	if code, ok := supervisor.Run(supervisor.Config{
 		Args: args, Env: childEnv(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		FullScreen: fullScreen(args),
+		FirstFrame: firstFrame(args),
 		Reap: func(ctx context.Context, logf func(string, ...any)) error {
 			return pgtemp.ReapAll(ctx, childPostgres(args), logf)
 		},
 	}); ok {
 		os.Exit(code)
 	}
+	supervisor.InjectSlowStart()
 	ctx, stop := rootContext()
 	takeColorProfile()
 	supervisor.InjectCrash()

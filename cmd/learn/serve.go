@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"slices"
 	"sync"
 	"syscall"
@@ -24,11 +23,25 @@ const (
 	serveDefaultAddr = "127.0.0.1:8080"
 	serveMaxInsts    = 8
 	serveSeats       = 100
+	serveMaxSeats    = 1_000_000
 	serveEventName   = "Workshop night"
 	serveStartsIn    = 30 * 24 * time.Hour
-	// serveDrain is how long in-flight requests get to finish at Ctrl-C.
-	serveDrain = 5 * time.Second
+	// serveDrain is how long requests in flight get to finish at Ctrl-C;
+	// then they are cut, and removing the database takes well under the
+	// second left of the 5 s learn serve promises (a local cluster or a
+	// schema; a Docker container may take longer).
+	serveDrain = 4 * time.Second
+	serveStop  = 5 * time.Second
 )
+
+// serveConfig is what learn serve runs.
+type serveConfig struct {
+	addr      string          // the front door's
+	instances int             // API instances behind it
+	seats     int             // of the one event
+	drain     time.Duration   // for requests in flight at Ctrl-C
+	limits    sim.ServeLimits // of every listener
+}
 
 // headerInstance is set by every API instance on its answers: the
 // API instance that handled the request, e.g. "api-2".
@@ -36,39 +49,47 @@ const headerInstance = sim.HeaderInstance
 
 // serveCmd is learn serve: the booking API for a workshop to curl.
 func serveCmd(g *globals) *cobra.Command {
-	var addr string
-	var n int
+	cfg := serveConfig{drain: serveDrain, limits: sim.WorkshopLimits()}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the booking API for curl: N API instances behind a round-robin front door",
 		Long: "Run the booking API on a throwaway PostgreSQL for a workshop to curl: N API instances on loopback ports of their own, behind a round-robin front door at --addr. " +
-			"It prints the demo users' tokens and curl commands to paste, and logs every request to standard error (the replays at debug level). Ctrl-C, SIGTERM or SIGHUP stop it: requests in flight finish, the database is removed, and it exits 0.",
-		Example: "learn serve\nlearn serve --instances 2 --addr 127.0.0.1:8080\nlearn serve 2>&1 | grep replayed",
+			"It prints the demo users' tokens and curl commands to paste, and logs every request to standard error (the replays at debug level). " +
+			fmt.Sprintf("Every connection has limits (%s for the headers, %s for the whole request, %s for the answer, %s idle, %d at once; %s to get a database connection and %s for the event's lock, then 503 with Retry-After), so slow or idle clients cannot hold it. ",
+				cfg.limits.ReadHeader, cfg.limits.Read, cfg.limits.Write, cfg.limits.Idle, cfg.limits.MaxConns, cfg.limits.DBWait, cfg.limits.LockWait) +
+			fmt.Sprintf("Ctrl-C, SIGTERM or SIGHUP stop it within %s: requests in flight get %s to finish, the rest are cut, the database is removed, and it exits 0.", serveStop, serveDrain),
+		Example: "learn serve\nlearn serve --instances 2 --addr 127.0.0.1:8080\nlearn serve --seats 3   # sold out after a few bookings\nlearn serve 2>&1 | grep replayed",
 		Args:    noArgs("serve"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := g.options(cmd)
 			if err != nil {
 				return err
 			}
-			if _, _, err := net.SplitHostPort(addr); err != nil {
-				return usageErrorf(cmd, "--addr %q is not host:port (e.g. %s, or 127.0.0.1:0 for any free port)", addr, serveDefaultAddr)
+			if _, _, err := net.SplitHostPort(cfg.addr); err != nil {
+				return usageErrorf(cmd, "--addr %q is not host:port (e.g. %s, or 127.0.0.1:0 for any free port)", cfg.addr, serveDefaultAddr)
 			}
-			return exit(runServe(cmd.Context(), addr, n, opts, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit(runServe(cmd.Context(), cfg, opts, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", serveDefaultAddr, "address of the front door (127.0.0.1:0 for any free port)")
-	cmd.Flags().Var(newRange(&n, "instances", 1, 1, serveMaxInsts), "instances",
+	cmd.Flags().StringVar(&cfg.addr, "addr", serveDefaultAddr, "address of the front door (127.0.0.1:0 for any free port)")
+	cmd.Flags().Var(newRange(&cfg.instances, "instances", 1, 1, serveMaxInsts), "instances",
 		fmt.Sprintf("API instances behind the front door (1 to %d)", serveMaxInsts))
+	cmd.Flags().Var(newRange(&cfg.seats, "seats", serveSeats, 1, serveMaxSeats), "seats",
+		fmt.Sprintf("seats of the event (1 to %d)", serveMaxSeats))
 	return cmd
 }
 
 // runServe runs the booking API on a throwaway PostgreSQL (opts) for a
-// workshop to curl: n API instances on loopback ports of their own, behind
-// a round-robin front door (sim.FrontDoor) at addr. Examples go to stdout,
-// the log to stderr. Ctrl-C, SIGTERM or SIGHUP stop it, let in-flight
-// requests finish (at most serveDrain), remove the database, and return 0;
-// a busy addr is 1, before anything starts.
-func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdout, stderr io.Writer) (int, error) {
+// workshop to curl: cfg.instances API instances on loopback ports of their
+// own, behind a round-robin front door (sim.FrontDoor) at cfg.addr, every
+// listener with cfg.limits. Examples go to stdout, every log line to
+// stderr through one slog logger. Ctrl-C, SIGTERM or SIGHUP (or ctx)
+// stop it: requests in flight get cfg.drain to finish, then they are cut
+// and their handlers return, "stopped" is the last request-side line, the
+// database is removed, and it returns 0. A busy address is 1, before
+// anything starts.
+func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout, stderr io.Writer) (int, error) {
+	addr := cfg.addr
 	// The front door's port first: a busy address fails before anything starts.
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -78,15 +99,15 @@ func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdo
 		return exitFailure, fmt.Errorf("cannot listen on %s: %w; pass --addr 127.0.0.1:0 for any free port, or another address", addr, err)
 	}
 	defer ln.Close()
-	if host, _, _ := net.SplitHostPort(addr); host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
-		fmt.Fprintf(stderr, "learn serve: WARNING: %s listens on every network interface: anyone who can reach this machine can book with the demo tokens printed below. Use --addr 127.0.0.1:PORT to keep it local.\n", addr)
-	}
 
 	// One logger for every line on stderr: the API instances and the front
 	// door derive theirs from its handler (WithAttrs), so the handler's one
 	// mutex keeps the lines whole.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	say := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
+	if host, _, _ := net.SplitHostPort(addr); host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
+		log.Warn(fmt.Sprintf("%s listens on every network interface: anyone who can reach this machine can book with the demo tokens printed below. Use --addr 127.0.0.1:PORT to keep it local.", addr))
+	}
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
 
@@ -105,10 +126,13 @@ func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdo
 			say("stopping PostgreSQL: %v", err)
 		}
 	}()
+	// Every listener, and every wait for the database, has a limit: a
+	// workshop's address may be reachable by anyone (--addr 0.0.0.0).
 	st, err := sim.NewStage(ctx, sim.DatabaseOf(srv.NewSchema), sim.StageConfig{
-		Instances: n,
+		Instances: cfg.instances,
 		Clock:     sim.RealClock{},
 		Log:       log.Handler(),
+		Limits:    cfg.limits,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -122,7 +146,7 @@ func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdo
 		}
 	}()
 	startsAt := time.Now().Add(serveStartsIn).Truncate(time.Second)
-	eventID, err := st.AddEvent(ctx, serveEventName, serveSeats, startsAt)
+	eventID, err := st.AddEvent(ctx, serveEventName, cfg.seats, startsAt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitOK, nil
@@ -130,33 +154,30 @@ func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdo
 		return exitFailure, err
 	}
 
-	front, err := sim.NewFrontDoor(st.Instances, log)
+	front, err := sim.NewFrontDoor(st.Instances, log, cfg.limits)
 	if err != nil {
 		return exitFailure, err
 	}
-	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(front.Logger().Handler(), slog.LevelWarn)}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	hs := front.Serve(ln)
 
 	printServeIntro(stdout, serveIntro{
 		db: srv.Describe(), front: "http://" + ln.Addr().String(), instances: st.Instances,
-		eventID: eventID, startsAt: startsAt,
+		eventID: eventID, seats: cfg.seats, startsAt: startsAt,
 	})
 
-	var serveErr error
 	select {
 	case <-ctx.Done():
-	case serveErr = <-served:
+	case <-hs.Done():
 	}
-	say("stopping: letting requests in flight finish (at most %s)", serveDrain)
-	dctx, dcancel := context.WithTimeout(context.Background(), serveDrain)
+	serveErr := hs.Err()
+	say("stopping within %s: requests in flight get %s to finish, then they are cut", serveStop, cfg.drain)
+	dctx, dcancel := context.WithTimeout(context.Background(), cfg.drain)
 	defer dcancel()
 	// The front door first, so the requests it is still passing on reach
-	// instances that are still up; then the instances themselves.
+	// instances that are still up; then the instances themselves, by the
+	// same deadline. Each Shutdown returns once its handlers have.
 	if err := hs.Shutdown(dctx); err != nil {
 		say("front door: %v", err)
-		_ = hs.Close()
 	}
 	var wg sync.WaitGroup
 	for _, in := range st.Instances {
@@ -167,7 +188,7 @@ func runServe(ctx context.Context, addr string, n int, opts pgtemp.Options, stdo
 		})
 	}
 	wg.Wait()
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+	if serveErr != nil {
 		return exitFailure, fmt.Errorf("front door on %s: %w", ln.Addr(), serveErr)
 	}
 	say("stopped; removing the database")
@@ -194,6 +215,7 @@ type serveIntro struct {
 	front     string
 	instances []*sim.Instance
 	eventID   int64
+	seats     int
 	startsAt  time.Time
 }
 
@@ -206,7 +228,7 @@ func printServeIntro(w io.Writer, in serveIntro) {
 	for _, inst := range in.instances {
 		p("learn serve: %s on %s", inst.Name, inst.URL)
 	}
-	p("learn serve: event %d %q, %d seats, starts %s", in.eventID, serveEventName, serveSeats, in.startsAt.UTC().Format(time.RFC3339))
+	p("learn serve: event %d %q, %d seats, starts %s", in.eventID, serveEventName, in.seats, in.startsAt.UTC().Format(time.RFC3339))
 	p("")
 	p("Demo users (the API takes the user from the token, never from the body):")
 	users := sim.DemoUsers()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/pgfault"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim"
 )
 
 // learn serve's start-up broken at each step after its port is taken (the
@@ -44,7 +45,7 @@ func TestServeStartUpFailureCleansUp(t *testing.T) {
 			addr := ln.Addr().String()
 			ln.Close()
 			before := learnSchemasOfThisProcess(t)
-			code, err := runServe(ctx, addr, 2, pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, io.Discard, io.Discard)
+			code, err := runServe(ctx, serveConfig{addr: addr, instances: 2, seats: serveSeats, drain: serveDrain, limits: sim.WorkshopLimits()}, pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, io.Discard, io.Discard)
 			if code != r.code {
 				t.Errorf("exit %d (%v), want %d", code, err, r.code)
 			}

@@ -310,7 +310,9 @@ func testServeSession(t *testing.T, bin string) {
 	}
 
 	// A request in flight at Ctrl-C: the headers and half the body are in,
-	// the rest comes after the signal, and the answer still arrives.
+	// the rest comes after the signal, and the answer still arrives. The
+	// front door reads the whole body before it passes a request on; its
+	// "100 Continue" says that it has begun to.
 	lateKey := uuid.NewString()
 	body := `{"event_id": 1, "quantity": 4}`
 	conn, err := net.Dial("tcp", strings.TrimPrefix(p.front, "http://"))
@@ -318,18 +320,23 @@ func testServeSession(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST /bookings HTTP/1.1\r\nHost: learn\r\nAuthorization: Bearer %s\r\n%s: %s\r\nContent-Length: %d\r\n\r\n%s",
-		sim.TokenAda, sim.HeaderIdempotencyKey, lateKey, len(body), body[:10])
-	p.waitStderr("key=" + lateKey) // the front door has passed it on
+	fmt.Fprintf(conn, "POST /bookings HTTP/1.1\r\nHost: learn\r\nAuthorization: Bearer %s\r\n%s: %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n",
+		sim.TokenAda, sim.HeaderIdempotencyKey, lateKey, len(body))
+	br := bufio.NewReader(conn)
+	if cont, err := http.ReadResponse(br, nil); err != nil || cont.StatusCode != http.StatusContinue {
+		t.Fatalf("no 100 Continue: %v %v", cont, err)
+	}
+	if _, err := io.WriteString(conn, body[:10]); err != nil {
+		t.Fatal(err)
+	}
 	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	p.waitStderr("stopping")
-	time.Sleep(200 * time.Millisecond)
 	if _, err := io.WriteString(conn, body[10:]); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatalf("the request in flight got no answer: %v\nstderr:\n%s", err, p.stderr)
 	}
@@ -409,6 +416,8 @@ func TestServeBadCommandLines(t *testing.T) {
 		{[]string{"--instances", "-1"}, "--instances must be from 1 to 8"},
 		{[]string{"--instances", "two"}, `--instances must be a whole number from 1 to 8, got "two"`},
 		{[]string{"--addr", "8080"}, "is not host:port"},
+		{[]string{"--seats", "0"}, "--seats must be from 1 to 1000000, got 0"},
+		{[]string{"--seats", "lots"}, `--seats must be a whole number from 1 to 1000000, got "lots"`},
 		{[]string{"now"}, "serve takes no names"},
 		{[]string{"--postgres", "cloud"}, "auto"},
 	}

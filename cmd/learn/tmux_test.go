@@ -409,7 +409,7 @@ func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
 
 	s := startTmux(t, bin, 80, 24, env)
 	s.waitFor("Redraw it (1 question)", 30*time.Second)
-	for range 7 {
+	for range 8 { // past the lesson, the card, play, race, scenarios, the lab and two quiz sets
 		s.send("j")
 	}
 	s.send("Enter")

@@ -5,9 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/learn-idempotency/learn/internal/ui"
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/quiz"
 )
 
 // runApp runs the Bubble Tea app (ui.Run) showing first. The throwaway
@@ -16,6 +24,10 @@ import (
 // Ctrl-C gives 130 and "interrupted", as everywhere in learn; a signal
 // that ended ctx is turned into its code and word by the caller (bySignal).
 func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if g.preview != nil {
+		g.preview(first)
+		return exitOK, nil
+	}
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return 2, fmt.Errorf("the app needs a terminal; without one, use the plain commands:\n" +
 			"  learn lesson | less          read the lesson as text\n" +
@@ -39,4 +51,65 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 		return 1, err
 	}
 	return 0, nil
+}
+
+// firstFrame is the supervisor's first frame of learn run with args: when
+// args open the app, it draws at once, on the alternate screen, the screen
+// the app will draw (ui.Preview), so the person does not wait for the
+// app's own process to start. It draws nothing (false) for a command line
+// that does not open the app or that learn cannot take: the app's process
+// says why.
+func firstFrame(args []string) func(io.Writer) bool {
+	return func(w io.Writer) bool {
+		g, first, ok := previewOpen(args)
+		if !ok {
+			return false
+		}
+		cols, rows, err := term.GetSize(os.Stdout.Fd())
+		if err != nil || cols <= 0 || rows <= 0 {
+			return false
+		}
+		frame, ok := ui.Preview(first, g.theme, g.present, cols, rows, peekProgress())
+		if !ok {
+			return false
+		}
+		_, _ = io.WriteString(w, ansi.SetModeAltScreenSaveCursor+ansi.HideCursor+ansi.EraseEntireScreen+ansi.CursorHomePosition)
+		out := &colorprofile.Writer{Forward: w, Profile: lipgloss.Writer.Profile}
+		_, _ = io.WriteString(out, strings.ReplaceAll(frame, "\n", "\r\n"))
+		return true
+	}
+}
+
+// previewOpen runs the command line far enough to know the page the app
+// would open first, without opening it: ok is false when args do not open
+// the app, or cannot be taken.
+func previewOpen(args []string) (*globals, common.Open, bool) {
+	g := &globals{}
+	var first *common.Open
+	g.preview = func(o common.Open) { first = &o }
+	root := newRoot(g)
+	root.SetArgs(args)
+	root.SilenceErrors, root.SilenceUsage = true, true
+	root.SetErr(io.Discard)
+	if err := root.ExecuteContext(context.Background()); err != nil || first == nil {
+		return nil, common.Open{}, false
+	}
+	if _, err := g.pgOptions(); err != nil {
+		return nil, common.Open{}, false // the app's process says why
+	}
+	return g, *first, true
+}
+
+// peekProgress is the learner's progress as saved, read without changing
+// the file; nil when there is none to read.
+func peekProgress() *quiz.Progress {
+	path, err := quiz.DefaultPath()
+	if err != nil {
+		return nil
+	}
+	p, _, err := (&quiz.Store{Path: path}).Peek()
+	if err != nil {
+		return nil
+	}
+	return p
 }

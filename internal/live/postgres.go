@@ -89,6 +89,24 @@ func (p *Postgres) onDownload(d pgtemp.DownloadProgress) {
 	p.mu.Unlock()
 }
 
+// Pending is a start that has not begun and never will: it says it is
+// looking for PostgreSQL. The first frame, drawn before anything starts,
+// shows it.
+// Close ends it at once: a pending start is given up.
+func Pending() *Postgres {
+	p := &Postgres{done: make(chan struct{}), progress: "looking for PostgreSQL"}
+	var once sync.Once
+	p.cancel = func() {
+		once.Do(func() {
+			p.mu.Lock()
+			p.err = errStopped
+			p.mu.Unlock()
+			close(p.done)
+		})
+	}
+	return p
+}
+
 // Existing wraps a server that is running already and belongs to the
 // caller (the workshop's, or a test package's): it is ready at once, and
 // Close leaves it running.

@@ -81,6 +81,11 @@ const EnvChild = "LEARN_SUPERVISED"
 // "2500ms"): the fault injection of the crash tests.
 const EnvCrashAfter = "LEARN_CRASH_AFTER"
 
+// EnvSlowStart makes InjectSlowStart wait the duration it holds before the
+// child goes on: a slow start (a loaded machine, a cold disk), for the
+// first-frame tests.
+const EnvSlowStart = "LEARN_SLOW_START"
+
 // terminalReset undoes whatever a full-screen program may have turned on,
 // whether learn's app uses it today or not: the alternate screen, a hidden
 // cursor and its shape, every mouse mode and encoding, focus reports,
@@ -98,6 +103,10 @@ var terminalReset = ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + "\x1b[
 	ansi.ResetModifyOtherKeys + "\x1b[>4;0m" +
 	ansi.PopKittyKeyboard(64) + ansi.KittyKeyboard(0, 1) +
 	ansi.ResetStyle
+
+// leaveFirstFrame takes down the parent's first frame: the alternate screen
+// and the hidden cursor.
+var leaveFirstFrame = ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor
 
 // maxStderr bounds what the parent keeps of the child's standard error.
 const maxStderr = 1 << 20
@@ -125,6 +134,13 @@ type Config struct {
 	// FullScreen says the child takes over the terminal (learn's app). It
 	// counts only when Stdin and Stdout are terminals.
 	FullScreen bool
+	// FirstFrame, when set, draws the full-screen child's first frame from
+	// the parent, on the alternate screen, before the child starts: the
+	// person sees the app without waiting for a second start of the
+	// program, and the child draws the same screen over it. It is called
+	// only for a full-screen child in the terminal's foreground; it
+	// returns whether it drew.
+	FirstFrame func(w io.Writer) bool
 	// Reap removes what a crashed child left and calls logf once for each
 	// thing removed; its error is reported, not returned. It gets at most
 	// 20 s. Nil reaps nothing.
@@ -177,7 +193,12 @@ func Run(cfg Config) (code int, ok bool) {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
+	drew := fullScreen && saved != nil && cfg.FirstFrame != nil && foreground(cfg.Stdin) && firstFrame(cfg, saved)
 	if err := child.Start(); err != nil {
+		if drew {
+			_ = term.Restore(cfg.Stdin.Fd(), saved)
+			_, _ = io.WriteString(cfg.Stdout, leaveFirstFrame)
+		}
 		return 0, false
 	}
 	done := make(chan struct{})
@@ -200,8 +221,17 @@ func Run(cfg Config) (code int, ok bool) {
 	stderrOf := errs.Bytes()
 	crashed := crashedChild(child.ProcessState, stderrOf)
 	early := endedEarly(child.ProcessState)
-	if crashed || early != 0 {
+	switch {
+	case crashed || early != 0:
 		restoreTerminal(cfg, saved, fullScreen)
+	case drew:
+		// The child took the terminal as the parent had left it, raw, and
+		// gave it back so; or it ended before it took the screen over (an
+		// error of its command line). Either way the parent's mode and
+		// frame must not stay. Leaving the alternate screen twice changes
+		// nothing.
+		_ = term.Restore(cfg.Stdin.Fd(), saved)
+		_, _ = io.WriteString(cfg.Stdout, leaveFirstFrame)
 	}
 	if fullScreen {
 		_, _ = cfg.Stderr.Write(stderrOf)
@@ -223,6 +253,29 @@ func Run(cfg Config) (code int, ok bool) {
 		}
 	}
 	return exitCode(child.ProcessState, waitErr), true
+}
+
+// firstFrame puts the terminal in raw mode and draws cfg.FirstFrame: keys
+// pressed before the child reads them wait unechoed and unchanged (Enter
+// stays Enter, Ctrl-C reaches the app as a key), as they would in the
+// child's own raw mode. It reports whether it drew; when it did not, the
+// terminal is as it was.
+// A FirstFrame that panics counts as one that did not draw: the child
+// still starts and draws its own.
+func firstFrame(cfg Config, saved *term.State) (drew bool) {
+	if _, err := term.MakeRaw(cfg.Stdin.Fd()); err != nil {
+		return false
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			drew = false
+			_, _ = io.WriteString(cfg.Stdout, leaveFirstFrame)
+		}
+		if !drew {
+			_ = term.Restore(cfg.Stdin.Fd(), saved)
+		}
+	}()
+	return cfg.FirstFrame(cfg.Stdout)
 }
 
 // restoreTerminal puts the terminal back as it was before the child
@@ -347,6 +400,15 @@ func InjectCrash() {
 		time.Sleep(d)
 		panic(fmt.Sprintf("injected crash (%s=%s)", EnvCrashAfter, d))
 	}()
+}
+
+// InjectSlowStart waits the duration in LEARN_SLOW_START (EnvSlowStart),
+// when the child holds one. Without it, or in the parent, it returns at
+// once.
+func InjectSlowStart() {
+	if d, err := time.ParseDuration(os.Getenv(EnvSlowStart)); err == nil && IsChild() {
+		time.Sleep(d)
+	}
 }
 
 func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(f.Fd()) }

@@ -59,6 +59,15 @@ func KeptProgress(p *quiz.Progress, keep func(p *quiz.Progress)) *Progress {
 	return &Progress{p: p, keep: keep}
 }
 
+// ShowProgress holds p (nil: none) in memory, for a screen that only shows
+// it: nothing is ever saved.
+func ShowProgress(p *quiz.Progress) *Progress {
+	if p == nil {
+		p = quiz.NewProgress()
+	}
+	return &Progress{p: p}
+}
+
 // Get is the progress as it stands now, saved or not yet.
 func (pr *Progress) Get() *quiz.Progress { return pr.p }
 

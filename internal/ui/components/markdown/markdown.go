@@ -65,6 +65,52 @@ func Body(p *lessons.Page, width int, style string) (string, error) {
 	return renderMarkdown(p, md, width, style)
 }
 
+// Head renders the top of a page as Body does, enough of it to fill at
+// least rows lines: its first rows lines (or the whole page, when shorter)
+// are those of Body. It renders whole top-level blocks only, doubling
+// their number until the lines are there, so the cost follows rows, not
+// the page's length: the first frame needs one screen, at once.
+func Head(p *lessons.Page, width int, style string, rows int) (string, error) {
+	md := p.Markdown
+	if first, rest, ok := strings.Cut(md, "\n"); ok && strings.HasPrefix(first, "# ") {
+		md = rest
+	}
+	blocks := topBlocks(md)
+	for n := min(len(blocks), 4); ; n = min(len(blocks), 2*n) {
+		out, err := renderMarkdown(p, strings.Join(blocks[:n], "\n"), width, style)
+		if err != nil || n == len(blocks) || strings.Count(out, "\n") > rows+headMargin {
+			return out, err
+		}
+	}
+}
+
+// headMargin is the lines Head renders past rows: the last lines of a
+// part of a page are Glamour's closing margin, not what follows them.
+const headMargin = 4
+
+// topBlocks cuts md into its top-level blocks, each with the blank lines
+// that follow it: a cut is made only at a blank line outside a fenced
+// block. Joined with newlines, the blocks are md again.
+func topBlocks(md string) []string {
+	lines := strings.Split(md, "\n")
+	var blocks []string
+	start, fenced := 0, false
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+		}
+		next := i + 1
+		if !fenced && strings.TrimSpace(l) == "" && (next == len(lines) || strings.TrimSpace(lines[next]) != "") {
+			blocks = append(blocks, strings.Join(lines[start:next], "\n"))
+			start = next
+		}
+	}
+	if start < len(lines) {
+		blocks = append(blocks, strings.Join(lines[start:], "\n"))
+	}
+	return blocks
+}
+
 func renderMarkdown(p *lessons.Page, md string, width int, style string) (string, error) {
 	if p.Sequence != nil {
 		diagram := drawLessonSequence(p.Sequence, width-codeBlockInset)

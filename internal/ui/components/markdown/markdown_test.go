@@ -151,6 +151,54 @@ func TestNarrowTableBecomesAList(t *testing.T) {
 	}
 }
 
+// The head of a page is the page's first lines, in every style, at every
+// width and height a window may have; and it costs less than the page.
+func TestHeadIsTheTopOfTheBody(t *testing.T) {
+	for _, p := range lessons.All() {
+		for _, style := range []string{"dark", "light", "notty"} {
+			for _, w := range []int{20, 58, 78, 98, 118, 200} {
+				body, err := Body(p, w, style)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all := strings.Split(body, "\n")
+				for _, rows := range []int{1, 10, 22, 28, 48, 200, 5000} {
+					head, err := Head(p, w, style, rows)
+					if err != nil {
+						t.Fatal(err)
+					}
+					top := strings.Split(head, "\n")
+					n := min(rows, len(all))
+					if len(top) < n {
+						t.Fatalf("%s %s %dx%d: the head has %d lines, want at least %d", p.Slug, style, w, rows, len(top), n)
+					}
+					for i := range n {
+						if top[i] != all[i] {
+							t.Fatalf("%s %s %dx%d: line %d is\n%q\nin the head, and in the page\n%q", p.Slug, style, w, rows, i+1, top[i], all[i])
+						}
+					}
+					if rows == 22 && len(all) > 60 && len(top) >= len(all) {
+						t.Errorf("%s %s at %d: the head of 22 rows is the whole page (%d lines)", p.Slug, style, w, len(all))
+					}
+				}
+			}
+		}
+	}
+}
+
+// The blocks of a page joined are the page.
+func TestTopBlocksJoinToThePage(t *testing.T) {
+	for _, p := range lessons.All() {
+		blocks := topBlocks(p.Markdown)
+		if got := strings.Join(blocks, "\n"); got != p.Markdown {
+			t.Errorf("%s: the blocks joined differ from the page", p.Slug)
+		}
+		if len(blocks) < 10 {
+			t.Errorf("%s: only %d blocks", p.Slug, len(blocks))
+		}
+	}
+}
+
 // StyleIn reads its own environment: a session's NO_COLOR turns colour off
 // whatever the server's environment says.
 func TestStyleInReadsItsOwnEnvironment(t *testing.T) {

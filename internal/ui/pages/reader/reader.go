@@ -85,7 +85,11 @@ func New(c *common.Common, p *lessons.Page, section string) *Model {
 	return m
 }
 
-func (m *Model) wrapWidth() int { return max(20, min(m.c.Width-2, maxReadWidth)) }
+func (m *Model) wrapWidth() int { return WrapWidth(m.c.Width) }
+
+// WrapWidth is the width, in cells, the reader renders a page at in a
+// window w cells wide.
+func WrapWidth(w int) int { return max(20, min(w-2, maxReadWidth)) }
 
 func (m *Model) key() common.DocKey {
 	return common.DocKey{Slug: m.page.Slug, Width: m.wrapWidth(), Style: m.c.DocStyle}

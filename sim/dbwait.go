@@ -1,0 +1,121 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The codes of the 503s an API instance answers when its database cannot
+// take the request now; each comes with Retry-After.
+const (
+	CodeDatabaseBusy        = "database_busy"        // every connection of the pool stayed busy for ServeLimits.DBWait
+	CodeEventBusy           = "event_busy"           // the event's row lock stayed taken for ServeLimits.LockWait
+	CodeDatabaseUnavailable = "database_unavailable" // PostgreSQL refused or dropped the connection
+)
+
+// SQLSTATEs the API answers with 503.
+const (
+	lockNotAvailable = "55P03" // lock_timeout passed
+	cannotConnectNow = "57P03" // the server is starting up or shutting down
+	adminShutdown    = "57P01" // terminating connection due to administrator command
+	crashShutdown    = "57P02"
+)
+
+// configurePool makes an API instance's pool keep the limits' waits for
+// the database, and drop a connection that died while idle:
+//
+//   - DBWait bounds each wait for a connection of the pool (through a pgx
+//     acquire tracer, so the wait and nothing else: a held step keeps the
+//     connection it has);
+//   - LockWait is the connections' lock_timeout;
+//   - a connection that PostgreSQL closed while it sat in the pool (a
+//     restart sends FATAL 57P01 to every connection) is replaced before a
+//     request uses it, whatever its idle time (pgx's own check pings only
+//     after a second idle).
+//
+// tracer is the pool's query tracer so far (nil for none).
+func (l ServeLimits) configurePool(pcfg *pgxpool.Config, tracer pgx.QueryTracer) {
+	pcfg.PrepareConn = func(_ context.Context, c *pgx.Conn) (bool, error) {
+		return !closedByServer(c.PgConn().Conn()), nil
+	}
+	if l.DBWait > 0 {
+		tracer = &acquireLimit{wait: l.DBWait, inner: tracer}
+	}
+	if tracer != nil {
+		pcfg.ConnConfig.Tracer = tracer
+	}
+	if l.LockWait > 0 {
+		pcfg.ConnConfig.RuntimeParams["lock_timeout"] = strconv.FormatInt(l.LockWait.Milliseconds(), 10)
+	}
+}
+
+// acquireLimit bounds each Acquire of a pool to wait: pgxpool uses the
+// context an acquire tracer returns for the wait, and only for the wait.
+// It passes queries on to inner.
+type acquireLimit struct {
+	wait  time.Duration
+	inner pgx.QueryTracer // may be nil
+}
+
+// acquireCancel holds, in the context of an Acquire, the cancel function
+// of its deadline.
+type acquireCancel struct{}
+
+func (a *acquireLimit) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, a.wait)
+	return context.WithValue(ctx, acquireCancel{}, cancel)
+}
+
+func (a *acquireLimit) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireEndData) {
+	if cancel, ok := ctx.Value(acquireCancel{}).(context.CancelFunc); ok {
+		cancel()
+	}
+}
+
+func (a *acquireLimit) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	if a.inner == nil {
+		return ctx
+	}
+	return a.inner.TraceQueryStart(ctx, c, d)
+}
+
+func (a *acquireLimit) TraceQueryEnd(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryEndData) {
+	if a.inner != nil {
+		a.inner.TraceQueryEnd(ctx, c, d)
+	}
+}
+
+// dbRefusal turns an error of the database, met while serving a request
+// whose context is ctx, into the answer: 503 with Retry-After when the
+// database cannot take the request now (no connection free within DBWait,
+// the event locked past LockWait, PostgreSQL unreachable or restarting),
+// nil for any other error (a 500).
+func dbRefusal(ctx context.Context, err error, lane string, pool *pgxpool.Pool) *Error {
+	unavailable := func(msg string, args ...any) *Error {
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseUnavailable, Message: fmt.Sprintf(msg, args...)}
+	}
+	pgErr, _ := errors.AsType[*pgconn.PgError](err)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		// The request has no deadline of its own: this is the acquire's.
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseBusy, Message: fmt.Sprintf(
+			"All %d database connections of %s stayed busy; nothing was stored, so retry in a moment with the same idempotency key",
+			pool.Config().MaxConns, lane)}
+	case pgErr != nil && pgErr.Code == lockNotAvailable:
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeEventBusy, Message: "The event is locked by another transaction for longer than this API instance waits; nothing was stored, so retry in a moment with the same idempotency key"}
+	case pgErr != nil && (pgErr.Code == cannotConnectNow || pgErr.Code == adminShutdown || pgErr.Code == crashShutdown):
+		return unavailable("PostgreSQL is restarting (%s); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay", pgErr.Code)
+	}
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return unavailable("PostgreSQL cannot be reached right now; nothing was stored, so retry in a moment with the same idempotency key")
+	}
+	return nil
+}

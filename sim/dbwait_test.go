@@ -1,0 +1,215 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// holdAt holds every booking of instance in at point p until release is
+// closed (or the request's context ends); each held booking is announced
+// on the returned channel. The booking keeps its database connection, and
+// from PointAfterLookup on the event's row lock, while it is held.
+func holdAt(in *Instance, p Point, release <-chan struct{}) <-chan BookingRequest {
+	held := make(chan BookingRequest, 16)
+	in.API.Engine.At = func(ctx context.Context, at Point, req BookingRequest) error {
+		if at != p {
+			return nil
+		}
+		held <- req
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return held
+}
+
+// answered is an answer to a request sent in the background.
+type answered struct {
+	status int
+	header http.Header
+	body   []byte
+	err    error
+}
+
+// sendAsync sends method path (with ada's token, key and body, if set) to
+// url from a goroutine and delivers the answer on the returned channel.
+func sendAsync(ctx context.Context, url, method, path, key, body string) <-chan answered {
+	out := make(chan answered, 1)
+	go func() {
+		req, err := http.NewRequestWithContext(ctx, method, url+path, strings.NewReader(body))
+		if err != nil {
+			out <- answered{err: err}
+			return
+		}
+		req.Header.Set("Authorization", authAda)
+		if key != "" {
+			req.Header.Set(HeaderIdempotencyKey, key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			out <- answered{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		out <- answered{status: resp.StatusCode, header: resp.Header, body: b, err: err}
+	}()
+	return out
+}
+
+// must503 checks a 503 with Retry-After and code.
+func must503(t *testing.T, what string, a answered, code string) {
+	t.Helper()
+	if a.err != nil {
+		t.Fatalf("%s: %v", what, a.err)
+	}
+	if a.status != http.StatusServiceUnavailable || a.header.Get("Retry-After") != RetryAfter {
+		t.Fatalf("%s: %d (Retry-After %q) %s, want 503 with Retry-After %s", what, a.status, a.header.Get("Retry-After"), a.body, RetryAfter)
+	}
+	if e := decodeAPIError(t, a.body); e.Code != code || !strings.Contains(e.Message, "retry in a moment with the same idempotency key") {
+		t.Errorf("%s: %+v, want %s", what, e, code)
+	}
+}
+
+// must200 checks a booking that succeeded, first time or replay as said.
+func must200(t *testing.T, what string, a answered, replayed bool) BookResponse {
+	t.Helper()
+	var res BookResponse
+	if a.err != nil || a.status != 200 || json.Unmarshal(a.body, &res) != nil || res.Replayed != replayed {
+		t.Fatalf("%s: %d %v %s, want 200 replayed=%v", what, a.status, a.err, a.body, replayed)
+	}
+	return res
+}
+
+// With DBWait, a request waits that long for one of the pool's
+// connections, then gets 503 database_busy with Retry-After, and nothing
+// is written; GET /events too, which needs no lock, only a connection.
+func TestDBWaitIsBounded(t *testing.T) {
+	s := newRawStage(t, StageConfig{MaxConns: 1, Limits: ServeLimits{DBWait: 100 * time.Millisecond}})
+	url, good := s.Instances[0].URL, s.expand(`{"event_id": {ev}, "quantity": 2}`)
+	release := make(chan struct{})
+	held := holdAt(s.Instances[0], PointAfterLookup, release)
+	first := sendAsync(t.Context(), url, "POST", "/bookings", uuid.NewString(), good)
+	<-held // it has the pool's one connection
+
+	must503(t, "GET /events", <-sendAsync(t.Context(), url, "GET", "/events", "", ""), CodeDatabaseBusy)
+	other := uuid.NewString()
+	must503(t, "another booking", <-sendAsync(t.Context(), url, "POST", "/bookings", other, good), CodeDatabaseBusy)
+	if !strings.Contains(s.logs.String(), `level=WARN msg="booking failed" instance=api-1`) {
+		t.Errorf("no warning in the log:\n%s", s.logs)
+	}
+
+	close(release)
+	must200(t, "the held booking", <-first, false)
+	must200(t, "the refused key, later", <-sendAsync(t.Context(), url, "POST", "/bookings", other, good), false)
+	if got := s.tables(t); !strings.HasPrefix(got, "2 bookings; seats "+s.expand("{ev}")+":6") {
+		t.Errorf("tables %s, want 2 bookings and 6 seats left", got)
+	}
+}
+
+// With LockWait, a booking that waits that long for the event's row lock
+// (taken here from outside the API) is rolled back and answered 503
+// event_busy with Retry-After; a read, which takes no lock, is answered
+// meanwhile; once the lock is gone the same key books.
+func TestLockWaitIsBounded(t *testing.T) {
+	s := newRawStage(t, StageConfig{Limits: ServeLimits{LockWait: 100 * time.Millisecond, DBWait: time.Minute}})
+	url, good := s.Instances[0].URL, s.expand(`{"event_id": {ev}, "quantity": 2}`)
+	tx, err := s.Admin.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(t.Context()))
+	if _, err := tx.Exec(t.Context(), `SELECT 1 FROM events WHERE id = $1 FOR UPDATE`, s.ids["{ev}"]); err != nil {
+		t.Fatal(err)
+	}
+
+	key := uuid.NewString()
+	for range 5 { // more than the pool's 4 connections: each is given back
+		must503(t, "booking a locked event", <-sendAsync(t.Context(), url, "POST", "/bookings", key, good), CodeEventBusy)
+	}
+	if a := <-sendAsync(t.Context(), url, "GET", "/events", "", ""); a.status != 200 {
+		t.Fatalf("GET /events while the event is locked: %d %s", a.status, a.body)
+	}
+	if err := tx.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	must200(t, "the same key once the lock is gone", <-sendAsync(t.Context(), url, "POST", "/bookings", key, good), false)
+}
+
+// A connection that PostgreSQL closed while it sat idle in the pool (here
+// with pg_terminate_backend: the FATAL 57P01 "terminating connection due
+// to administrator command" a restart sends) is replaced before a request
+// uses it: no request gets a 500, however soon after it comes.
+func TestDeadIdleConnectionsAreReplaced(t *testing.T) {
+	s := newRawStage(t, StageConfig{})
+	big, err := s.AddEvent(t.Context(), "Big room", 100, s.Clock.Now().Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ids["{big}"] = big
+	url, good := s.Instances[0].URL, s.expand(`{"event_id": {big}, "quantity": 1}`)
+	pool := s.Instances[0].API.Engine.Pool()
+	for round := range 3 {
+		// Open every connection of the pool: take them all at once, and
+		// give them back.
+		var taken []*pgxpool.Conn
+		for range pool.Config().MaxConns {
+			c, err := pool.Acquire(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			taken = append(taken, c)
+		}
+		for _, c := range taken {
+			c.Release()
+		}
+
+		idle := pool.AcquireAllIdle(t.Context())
+		var pids []uint32
+		for _, c := range idle {
+			pids = append(pids, c.Conn().PgConn().PID())
+			c.Release()
+		}
+		if len(pids) != int(pool.Config().MaxConns) {
+			t.Fatalf("round %d: %d idle connections, want %d", round, len(pids), pool.Config().MaxConns)
+		}
+		if _, err := s.Admin.Exec(t.Context(), `SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid`, pids); err != nil {
+			t.Fatal(err)
+		}
+		for { // until every one of them has exited
+			var left int
+			if err := s.Admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1::int[])`, pids).Scan(&left); err != nil {
+				t.Fatal(err)
+			}
+			if left == 0 {
+				break
+			}
+		}
+
+		for _, r := range []struct{ method, path, key, body string }{
+			{"GET", "/events", "", ""},
+			{"POST", "/bookings", uuid.NewString(), good},
+			{"GET", "/bookings", "", ""},
+			{"GET", "/events/" + s.expand("{ev}"), "", ""},
+			{"POST", "/bookings", uuid.NewString(), good},
+		} {
+			if a := <-sendAsync(t.Context(), url, r.method, r.path, r.key, r.body); a.err != nil || a.status != 200 {
+				t.Fatalf("round %d, %s %s after the connections died: %d %v %s", round, r.method, r.path, a.status, a.err, a.body)
+			}
+		}
+	}
+	if strings.Contains(s.logs.String(), "level=ERROR") {
+		t.Errorf("errors in the log:\n%s", s.logs)
+	}
+}

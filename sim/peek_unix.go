@@ -1,0 +1,41 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package sim
+
+import (
+	"net"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// closedByServer reports whether the server has spoken on, or closed, an
+// idle connection to PostgreSQL: on a connection that sits in the pool
+// nothing is due, so a byte waiting (the FATAL a restart sends) or the end
+// of the stream means it is dead. It peeks without blocking and without
+// taking the byte, and never waits, not even for another reader of the
+// connection; on anything it cannot check it reports false.
+func closedByServer(c net.Conn) bool {
+	if tc, ok := c.(interface{ NetConn() net.Conn }); ok { // TLS: the socket beneath
+		c = tc.NetConn()
+	}
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	dead := false
+	// Control, not Read: RawConn.Read takes the descriptor's read lock, and
+	// pgconn's background reader may hold it, blocked in a read of its own
+	// on this idle connection (it starts when a write is slow), so Read
+	// would wait for that read to end: for ever, on an idle connection.
+	_ = raw.Control(func(fd uintptr) {
+		var b [1]byte
+		n, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		dead = n > 0 || (n == 0 && err == nil) || (err != nil && err != unix.EAGAIN && err != unix.EINTR)
+	})
+	return dead
+}
