@@ -41,6 +41,12 @@ func workshopCmd(g *globals) *cobra.Command {
 		// holds standard error until it is back.
 		Annotations: fullScreenCmd(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if g.preview != nil {
+				// The supervisor asks what the app would show first: the
+				// workshop shows its start, then the dashboard, and runs
+				// nothing in the asking process.
+				return nil
+			}
 			opts, err := g.options(cmd)
 			if err != nil {
 				return err

@@ -269,3 +269,21 @@ func TestKilledWorkshopIsReapedByTheNext(t *testing.T) {
 		assertGone(t, dir)
 	})
 }
+
+// The supervisor's first frame runs the command line to see what the app
+// would show: for the workshop it shows nothing, and starts nothing.
+func TestWorkshopHasNoFirstFrameAndStartsNothingForIt(t *testing.T) {
+	done := make(chan bool, 1)
+	go func() {
+		_, _, ok := previewOpen([]string{"workshop", "--addr", "127.0.0.1:0", "--database-url", testDB.ConnString()})
+		done <- ok
+	}()
+	select {
+	case ok := <-done:
+		if ok {
+			t.Error("previewOpen found a first frame for learn workshop")
+		}
+	case <-t.Context().Done():
+		t.Fatal("previewOpen of learn workshop never returned: it ran the workshop")
+	}
+}
