@@ -162,6 +162,8 @@ func showing(title string, at quiz.Resume, o common.Open) bool {
 		return title == "Race"
 	case common.PagePicker:
 		return title == "Scenarios"
+	case common.PageLab:
+		return title == "Design lab"
 	}
 	return false
 }

@@ -29,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,7 +49,6 @@ import (
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/sim"
 )
 
 // The defaults of learn workshop.
@@ -141,54 +139,6 @@ type Workshop struct {
 	closeOnce sync.Once
 	summary   room.Summary
 	closeErr  error
-}
-
-// Connections of one attendee's runs, from the scenarios themselves.
-var (
-	// raceConns is what a race of sim.MaxCopies copies holds.
-	raceConns = func() int {
-		s, _ := sim.Lookup("concurrent-copies")
-		return s.Connections(sim.Options{Copies: sim.MaxCopies})
-	}()
-	// runConns is the most any other run holds (two API instances…).
-	runConns = func() int {
-		most := 0
-		for _, s := range sim.Scenarios() {
-			if s.Copies {
-				continue
-			}
-			for _, v := range []sim.Variant{sim.Correct, sim.Broken} {
-				if v == sim.Broken && !s.HasBroken() {
-					continue
-				}
-				most = max(most, s.Connections(sim.Options{Variant: v}))
-			}
-		}
-		return most
-	}()
-)
-
-// MaxConnectionsFor is the max_connections a workshop's own PostgreSQL
-// gets for a room of attendees: every attendee on a play screen at once, two
-// races of sim.MaxCopies copies beside them (more races wait their turn),
-// the connections learn keeps spare, and a few for the superuser and psql;
-// never less than pgtemp's default.
-func MaxConnectionsFor(attendees int) int {
-	const superuser, psql = 3, 5
-	return max(pgtemp.DefaultMaxConnections, attendees*runConns+2*raceConns+sim.ConnSpare+1+superuser+psql)
-}
-
-// budgetFor shares limit connections (what the server lets learn hold)
-// among the attendees' runs: all of them but learn's spare and the one the
-// schemas are made over, or share when it is less (0: no share); one
-// attendee's runs may hold a race of sim.MaxCopies copies and one other
-// run at once.
-func budgetFor(limit, share int) *live.Budget {
-	total := limit - sim.ConnSpare - 1
-	if share > 0 {
-		total = min(total, share)
-	}
-	return live.NewBudget(total, min(total, raceConns+runConns))
 }
 
 // Start starts a workshop: it takes the address first (a busy port fails
@@ -313,70 +263,6 @@ func (w *Workshop) release() {
 	}
 }
 
-// printf adapts a logf to the Printf of wish's middlewares.
-type printf func(format string, args ...any)
-
-func (p printf) Printf(format string, args ...any) { p(format, args...) }
-
-// logf writes to the server's log (Config.Logf), with what an attendee
-// chose (their user name, their terminal type) made safe to print.
-func (w *Workshop) logf(format string, args ...any) {
-	if w.cfg.Logf == nil {
-		return
-	}
-	w.cfg.Logf("%s", printable(strings.TrimRight(fmt.Sprintf(format, args...), "\n")))
-}
-
-// alert is for what the presenter must see as well: the log and the feed.
-func (w *Workshop) alert(format string, args ...any) {
-	line := printable(strings.TrimSpace(fmt.Sprintf(format, args...)))
-	w.logf("%s", line)
-	first, _, _ := strings.Cut(line, "\n")
-	w.room.Log("%s", first)
-}
-
-// printable replaces control characters (an escape sequence in a user
-// name) with '?'; newlines and tabs stay.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
-			return '?'
-		}
-		return r
-	}, s)
-}
-
-// sessionLimiter is wish's rate limiter with a message an attendee can act
-// on.
-type sessionLimiter struct {
-	inner ratelimiter.RateLimiter
-	w     *Workshop
-}
-
-func (l sessionLimiter) Allow(s ssh.Session) error {
-	if err := l.inner.Allow(s); err != nil {
-		l.w.alert("too many new sessions from %s: one refused", host(s.RemoteAddr()))
-		return lineError("learn workshop: too many new sessions from your address at once; wait a few seconds, then ssh again")
-	}
-	return nil
-}
-
-// lineError is a message wish prints as it is: one line, ended for a
-// terminal in raw mode.
-type lineError string
-
-func (e lineError) Error() string { return string(e) + "\r\n" }
-
-// nextPort suggests the port after addr's.
-func nextPort(addr string) string {
-	h, p, err := net.SplitHostPort(addr)
-	n, perr := strconv.Atoi(p)
-	if err != nil || perr != nil || n <= 0 || n >= 65535 {
-		return "127.0.0.1:2223"
-	}
-	return net.JoinHostPort(h, strconv.Itoa(n+1))
-}
-
 // Code is the join code.
 func (w *Workshop) Code() string { return w.code }
 
@@ -395,59 +281,6 @@ func (w *Workshop) HostKey() (path, fingerprint string) { return w.cfg.HostKey, 
 
 // Database says which PostgreSQL the workshop runs on, for people.
 func (w *Workshop) Database() string { return w.pg.Describe() }
-
-// Exposed reports whether the server listens beyond this machine's
-// loopback: then anyone who can reach it may try the join code.
-func (w *Workshop) Exposed() bool {
-	h, _, _ := net.SplitHostPort(w.cfg.Addr)
-	if h == "localhost" {
-		return false
-	}
-	ip := net.ParseIP(h)
-	return ip == nil || !ip.IsLoopback()
-}
-
-// Join is the ssh commands to give the room: one per address the server
-// can be reached at (every interface's, when it listens on all of them).
-func (w *Workshop) Join() []string {
-	h, _, _ := net.SplitHostPort(w.cfg.Addr)
-	_, port, _ := net.SplitHostPort(w.ln.Addr().String())
-	hosts := []string{h}
-	if ip := net.ParseIP(h); h == "" || ip != nil && ip.IsUnspecified() {
-		hosts = interfaceAddrs()
-	}
-	var out []string
-	for _, host := range hosts {
-		if port == "22" {
-			out = append(out, "ssh "+host)
-		} else {
-			out = append(out, "ssh -p "+port+" "+host)
-		}
-	}
-	return out
-}
-
-// interfaceAddrs is this machine's addresses other machines may reach:
-// IPv4 first, then global IPv6; "localhost" when there is none.
-func interfaceAddrs() []string {
-	addrs, _ := net.InterfaceAddrs()
-	var v4, v6 []string
-	for _, a := range addrs {
-		ipn, ok := a.(*net.IPNet)
-		if !ok || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() {
-			continue
-		}
-		if ipn.IP.To4() != nil {
-			v4 = append(v4, ipn.IP.String())
-		} else if ipn.IP.IsGlobalUnicast() {
-			v6 = append(v6, ipn.IP.String())
-		}
-	}
-	if out := append(v4, v6...); len(out) > 0 {
-		return out
-	}
-	return []string{"localhost"}
-}
 
 // Done is closed when the server stops serving: after Close, or when
 // serving failed (Err says why).
@@ -508,8 +341,3 @@ func (w *Workshop) Close() (room.Summary, error) {
 	})
 	return w.summary, w.closeErr
 }
-
-// writerFunc is an io.Writer.
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -99,6 +99,7 @@ func targets() []target {
 		}
 	}
 	ts = append(ts, target{label: "Interview drill", open: common.Open{Page: common.PageDrill}},
+		target{label: "Design lab: build the endpoint from switches", open: common.Open{Page: common.PageLab}},
 		target{label: "Scenarios: the list of all", open: common.Open{Page: common.PagePicker}})
 	for _, s := range sim.Scenarios() {
 		if s.Name == lost.Name {
