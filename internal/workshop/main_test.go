@@ -2,20 +2,22 @@ package workshop
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	gossh "golang.org/x/crypto/ssh"
-
 	"github.com/charmbracelet/x/vt"
+	"github.com/jackc/pgx/v5"
+	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/learn-idempotency/learn/pgtemp"
 )
@@ -262,4 +264,25 @@ func exitStatus(err error) int {
 		return -1
 	}
 	return 0
+}
+
+// otherSchemas is the learn_ schemas in testDB that this process's own
+// pgtemp.Server (testDB) did not make: those of the workshops' servers.
+func otherSchemas(t *testing.T) []string {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), testDB.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(), `SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'learn\_%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := testDB.Schemas()
+	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(mine, n) })
 }

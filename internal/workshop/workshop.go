@@ -168,9 +168,12 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	w = &Workshop{cfg: cfg, code: cfg.Code, room: room.New(cfg.MaxAttendees), auth: newAuth(cfg.Code),
 		docs: &common.Docs{}, served: make(chan struct{}), programs: map[*tea.Program]struct{}{}}
 	w.idleCond = sync.NewCond(&w.mu)
+	// What was made so far goes on any error: the workshop as built, not
+	// the named result, which each "return nil, err" sets to nil.
+	built := w
 	defer func() {
 		if err != nil {
-			w.release()
+			built.release()
 		}
 	}()
 
@@ -204,7 +207,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	}
 	w.budget = budgetFor(limit, cfg.Connections)
 	if s := w.budget.Stats(); s.Total < runConns {
-		return nil, fmt.Errorf("%s lets learn hold %d connections: too few for even one run (%d); raise its max_connections", w.pg.Describe(), limit, runConns)
+		return nil, fmt.Errorf("the attendees' runs would share %d PostgreSQL connections (%s lets learn hold %d), too few for even one run (%d): raise max_connections or --connections", s.Total, w.pg.Describe(), limit, runConns)
 	}
 	w.db = live.Existing(w.pg)
 	w.db.SetBudget(w.budget)
