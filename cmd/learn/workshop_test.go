@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -209,10 +210,10 @@ func attendPlay(t *testing.T, port string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	emu := vt.NewSafeEmulator(100, 30)
+	emu := newTerm(100, 30)
 	stdin, _ := sess.StdinPipe()
 	stdout, _ := sess.StdoutPipe()
-	go func() { _, _ = io.Copy(stdin, emu) }()
+	go func() { _, _ = io.Copy(stdin, emu.emu) }()
 	go func() { _, _ = io.Copy(emu, stdout) }()
 	if err := sess.RequestPty("xterm-256color", 30, 100, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
@@ -286,4 +287,26 @@ func TestWorkshopHasNoFirstFrameAndStartsNothingForIt(t *testing.T) {
 	case <-t.Context().Done():
 		t.Fatal("previewOpen of learn workshop never returned: it ran the workshop")
 	}
+}
+
+// vterm is a virtual terminal written by one goroutine and read by another:
+// vt's emulators (its SafeEmulator's String too) are not safe for that.
+type vterm struct {
+	mu  sync.Mutex
+	emu *vt.Emulator
+}
+
+func newTerm(w, h int) *vterm { return &vterm{emu: vt.NewEmulator(w, h)} }
+
+func (t *vterm) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.emu.Write(p)
+}
+
+// String is the screen's text.
+func (t *vterm) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.emu.String()
 }
