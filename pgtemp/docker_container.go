@@ -81,7 +81,7 @@ func startDocker(ctx context.Context, opts *Options, t0 time.Time) (s *Server, e
 	defer cancel()
 	dc.ran = true
 	opts.logf("starting PostgreSQL in Docker (image %s)…", image)
-	if err := dc.run(runCtx, image, password); err != nil {
+	if err := dc.run(runCtx, image, password, opts.maxConnections()); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -121,9 +121,10 @@ var pgPort = network.MustParsePort("5432/tcp")
 // run creates and starts the container: the official image's variables
 // for the user, password and database, the same settings as the local
 // cluster (nothing here is worth an fsync, and the scenarios open many
-// connections at once), the owner labels, and the server's port published
+// connections at once: maxConnections is its max_connections setting),
+// the owner labels, and the server's port published
 // on a free port, on 127.0.0.1 only when the daemon is on this machine.
-func (dc *dockerContainer) run(ctx context.Context, image, password string) error {
+func (dc *dockerContainer) run(ctx context.Context, image, password, maxConnections string) error {
 	binding := network.PortBinding{}
 	if dc.daemon.local() {
 		// Only this machine may reach the server.
@@ -135,7 +136,7 @@ func (dc *dockerContainer) run(ctx context.Context, image, password string) erro
 			Image: image,
 			Env:   []string{"POSTGRES_USER=" + dockerUser, "POSTGRES_PASSWORD=" + password, "POSTGRES_DB=" + dockerDB},
 			Cmd: []string{"postgres", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-				"-c", "max_connections=250"},
+				"-c", maxConnections},
 			Labels:       ownerLabels(dc.runID),
 			ExposedPorts: network.PortSet{pgPort: struct{}{}},
 		},

@@ -389,7 +389,7 @@ func (c *cluster) start(ctx context.Context, opts *Options) error {
 		"-c", "fsync=off",
 		"-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off",
-		"-c", "max_connections=250",
+		"-c", opts.maxConnections(),
 		"-c", "shared_buffers=32MB",
 		// Dynamic shared memory as files in data/pg_dynshmem, removed
 		// with the directory, rather than /dev/shm/PostgreSQL.* files

@@ -339,3 +339,28 @@ func TestClusterDirAvoidsParentsTheClusterUserCannotEnter(t *testing.T) {
 		t.Errorf("makeClusterDir(root-only parent) = %s, want one in /tmp", dir)
 	}
 }
+
+// A workshop raises max_connections for its attendees' runs; the default
+// leaves room for a race of 100 copies.
+func TestMaxConnectionsIsTheServers(t *testing.T) {
+	needLocal(t)
+	cache := t.TempDir()
+	for _, tc := range []struct{ set, want int }{{0, DefaultMaxConnections}, {600, 600}} {
+		opts := isolated(t, cache)
+		opts.MaxConnections = tc.set
+		s := startT(t, opts)
+		if got := queryString(t, connect(t, s.ConnString()), "SHOW max_connections"); got != fmt.Sprint(tc.want) {
+			t.Errorf("MaxConnections %d: max_connections = %s, want %d", tc.set, got, tc.want)
+		}
+		limit, err := s.ConnectionLimit(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := tc.want - 3; limit != want { // superuser_reserved_connections is 3 by default
+			t.Errorf("MaxConnections %d: ConnectionLimit = %d, want %d", tc.set, limit, want)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -85,6 +86,11 @@ type Options struct {
 	// Done == Total at the end. Start calls it from its own goroutine and
 	// never after it returns; Logf announces the download just before.
 	OnDownload func(DownloadProgress)
+	// MaxConnections is the max_connections of a server learn starts (the
+	// local, download and Docker ways); 0 means DefaultMaxConnections. A
+	// workshop raises it for its attendees' runs. A database named by URL
+	// keeps its own setting.
+	MaxConnections int
 	// CacheOnly makes the download way use binaries that are cached and
 	// never download them (`learn doctor` checks it so while an earlier
 	// way works).
@@ -99,6 +105,18 @@ type Options struct {
 	// downloadIdle replaces downloadIdle, how long the repository may stay
 	// silent during a download.
 	downloadIdle time.Duration
+}
+
+// DefaultMaxConnections is the max_connections of a server learn starts:
+// room for a race of sim.MaxCopies copies beside other runs.
+const DefaultMaxConnections = 250
+
+// maxConnections is the max_connections setting of a server learn starts.
+func (o *Options) maxConnections() string {
+	if o.MaxConnections > 0 {
+		return "max_connections=" + strconv.Itoa(o.MaxConnections)
+	}
+	return "max_connections=" + strconv.Itoa(DefaultMaxConnections)
 }
 
 func (o *Options) logf(format string, args ...any) {

@@ -107,6 +107,26 @@ func (s *Server) Schemas() []string {
 	return names
 }
 
+// ConnectionLimit is how many connections learn may hold on the server at
+// once: max_connections less the slots kept for superusers and, from
+// PostgreSQL 16, for roles with pg_use_reserved_connections. Other clients
+// of a database named by URL take their share of it too.
+func (s *Server) ConnectionLimit(ctx context.Context) (int, error) {
+	conn, err := connectWaiting(ctx, s.cfg, connWait)
+	if err != nil {
+		return 0, fmt.Errorf("could not read max_connections (%s): %w", s.describe, err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	err = conn.QueryRow(ctx, `SELECT current_setting('max_connections')::int
+		- current_setting('superuser_reserved_connections')::int
+		- coalesce(current_setting('reserved_connections', true)::int, 0)`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("could not read max_connections (%s): %w", s.describe, err)
+	}
+	return n, nil
+}
+
 // dropSchemas drops the given schemas over one connection; Close uses it.
 func (s *Server) dropSchemas(ctx context.Context, schemas map[string]*Schema) error {
 	conn, err := connectWaiting(ctx, s.cfg, connWait)

@@ -167,20 +167,7 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 	if opts.Clock == nil {
 		opts.Clock = NewFakeClock(time.Now().Truncate(time.Second))
 	}
-	design := s.Design(opts.Variant)
-	if opts.Design != nil {
-		design = *opts.Design
-	}
-	setup := s.world(opts)
-	design.apply(&setup)
-	setup.Events = max(setup.Events, 1)
-	setup.Instances = max(setup.Instances, 1)
-	if setup.HoldAfterLookup > 0 && setup.Keys == KeysInRow && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != LookupBeforeLock {
-		// Copies of one event queue on its row lock before they reach the
-		// pause point: holding the first there would hold them all. (A key
-		// store is looked up before any lock: its copies are held there.)
-		setup.HoldAfterLookup = 0
-	}
+	setup, design := s.plan(opts)
 	trace := NewTrace(opts.Clock, opts.Trace)
 	st, err := NewStage(ctx, db, StageConfig{
 		Instances:  setup.Instances,
@@ -220,6 +207,43 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		r.seats += setup.Seats
 	}
 	return r, nil
+}
+
+// plan is the world of a run with opts (its defaults filled in) under its
+// design, and the design.
+func (s *Scenario) plan(opts Options) (Setup, Switches) {
+	design := s.Design(opts.Variant)
+	if opts.Design != nil {
+		design = *opts.Design
+	}
+	setup := s.world(opts)
+	design.apply(&setup)
+	setup.Events = max(setup.Events, 1)
+	setup.Instances = max(setup.Instances, 1)
+	if setup.HoldAfterLookup > 0 && setup.Keys == KeysInRow && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != LookupBeforeLock {
+		// Copies of one event queue on its row lock before they reach the
+		// pause point: holding the first there would hold them all. (A key
+		// store is looked up before any lock: its copies are held there.)
+		setup.HoldAfterLookup = 0
+	}
+	return setup, design
+}
+
+// Connections is how many PostgreSQL connections a run of s with opts holds
+// at most while its stage is up: the admin pool's AdminConns and every API
+// instance's pool (see conns). A server that many learners share (a
+// workshop) budgets its connections with it before a run starts. Options
+// are taken as Prepare takes them: an empty Variant is Correct, Copies 0 is
+// DefaultCopies.
+func (s *Scenario) Connections(opts Options) int {
+	if opts.Variant == "" {
+		opts.Variant = Correct
+	}
+	if opts.Copies == 0 {
+		opts.Copies = DefaultCopies
+	}
+	setup, _ := s.plan(opts)
+	return AdminConns + setup.Instances*s.conns(opts)
 }
 
 // conns is how many connections each API instance of a run holds: one per

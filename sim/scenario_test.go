@@ -455,3 +455,42 @@ func TestTheLoserIsToldAfterTheWinnersCommit(t *testing.T) {
 		}
 	}
 }
+
+// Connections is what the run's pools may hold at once, counted from the
+// pools a prepared run really has: a workshop budgets with it, so it must
+// not count fewer than the stage opens.
+func TestConnectionsCountsEveryPoolOfTheStage(t *testing.T) {
+	type tc struct {
+		name string
+		opts Options
+	}
+	var cases []tc
+	for _, s := range Scenarios() {
+		cases = append(cases, tc{s.Name, Options{}})
+		if s.HasBroken() {
+			cases = append(cases, tc{s.Name, Options{Variant: Broken}})
+		}
+	}
+	cases = append(cases, tc{"concurrent-copies", Options{Copies: MinCopies}}, tc{"concurrent-copies", Options{Copies: MaxCopies}},
+		tc{"other-instance", Options{Design: &Switches{Store: KeysInRedis}}}) // the design lab's
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%s/%d", c.name, c.opts.Variant, c.opts.Copies), func(t *testing.T) {
+			s, err := Lookup(c.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := s.Prepare(t.Context(), testDatabase(), c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = run.Close() }()
+			held := int(run.Stage.Admin.Config().MaxConns)
+			for _, p := range run.Stage.pools {
+				held += int(p.Config().MaxConns)
+			}
+			if got := s.Connections(c.opts); got != held {
+				t.Errorf("Connections = %d, the stage's pools hold up to %d", got, held)
+			}
+		})
+	}
+}

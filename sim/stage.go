@@ -83,6 +83,10 @@ type StageConfig struct {
 	RedisTTL   time.Duration
 }
 
+// AdminConns is how many connections a stage's admin pool holds at most:
+// one for the set-up, and one to read the rows while a run goes on.
+const AdminConns = 2
+
 // Stage is the world a scenario runs in: a fresh schema holding the booking
 // tables, API instances on loopback each with its own engine and pgx pool,
 // and an admin pool for setup and for reading the tables. Close removes all
@@ -142,7 +146,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 	if err != nil {
 		return nil, fmt.Errorf("pool config: %w", err)
 	}
-	acfg.MaxConns = 2 // set-up, and reading the rows while a run goes on
+	acfg.MaxConns = AdminConns
 	st.Admin, err = pgxpool.NewWithConfig(ctx, acfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to schema %s: %w", schema.Name(), err)

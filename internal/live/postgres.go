@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -21,6 +22,8 @@ type Postgres struct {
 	done    chan struct{}
 	started time.Time
 	owned   bool // Close stops the server
+
+	budget atomic.Pointer[Budget] // shared among learners (a workshop); nil: none
 
 	mu       sync.Mutex
 	progress string                   // the newest progress line of the start
@@ -112,6 +115,16 @@ func Existing(srv *pgtemp.Server) *Postgres {
 	close(p.done)
 	return p
 }
+
+// SetBudget shares the server's connections among the runs made on it from
+// now on: each run takes its connections from b before it builds its stage
+// and waits, saying why, when they are not free (see Budget). Without a
+// budget runs take connections as they come, and a full server makes them
+// wait a bounded time (sim.NewStage).
+func (p *Postgres) SetBudget(b *Budget) { p.budget.Store(b) }
+
+// Budget is the budget set by SetBudget, or nil.
+func (p *Postgres) Budget() *Budget { return p.budget.Load() }
 
 // Done is closed once the start has finished, well or not.
 func (p *Postgres) Done() <-chan struct{} { return p.done }

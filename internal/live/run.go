@@ -97,7 +97,7 @@ func (rs *Runs) Start(s *sim.Scenario, opts sim.Options) *Run {
 			rs.mu.Unlock()
 			close(r.stopped)
 		}()
-		r.live(rs.db)
+		r.live(rs)
 	}()
 	return r
 }
@@ -122,18 +122,28 @@ type Run struct {
 	// Set before done is closed, then read-only.
 	report *sim.Report
 	err    error
+
+	waiting atomic.Pointer[string] // why the run waits for connections; nil or "": it does not
 }
 
 // ID is the run's process-wide identity.
 func (r *Run) ID() ID { return r.id }
 
 // live is the run's whole life, on its own goroutine.
-func (r *Run) live(db *Postgres) {
+func (r *Run) live(rs *Runs) {
 	defer r.cancel()
-	d, err := db.Wait(r.ctx)
+	d, err := rs.db.Wait(r.ctx)
 	if err != nil {
 		r.fail(r.why(err))
 		return
+	}
+	if b := rs.db.Budget(); b != nil {
+		release, err := b.take(r.ctx, rs, r.Scenario.Connections(r.Options), r.setWaiting)
+		if err != nil {
+			r.fail(r.why(err))
+			return
+		}
+		defer release() // after the stage is removed (deferred below)
 	}
 	run, err := r.Scenario.Prepare(r.ctx, d, r.Options)
 	if err != nil {
@@ -180,6 +190,19 @@ func (r *Run) finish(rep *sim.Report, err error) {
 // Safe to call at any time, on a run that never got its stage too, and any
 // number of times.
 func (r *Run) Stop() { r.cancel() }
+
+// Waiting says why the run is waiting for PostgreSQL connections that the
+// runs of other learners (or its own learner's other runs) hold, in a
+// sentence for the screen; "" when it is not waiting. Only a database with
+// a Budget makes runs wait so.
+func (r *Run) Waiting() string {
+	if s := r.waiting.Load(); s != nil {
+		return *s
+	}
+	return ""
+}
+
+func (r *Run) setWaiting(why string) { r.waiting.Store(&why) }
 
 // Prepared is closed once the stage is up (Lanes and Setup may be read) or
 // the run failed before that (Err says why).

@@ -57,18 +57,56 @@ type Model struct {
 // reopens the last screen by itself: the home page offers it ("Resume: …")
 // as its first entry.
 func New(c *common.Common, first common.Open) *Model {
+	m := NewWith(c, home.New(c))
+	if first.Page != common.PageHome {
+		m.firstCmd = tea.Batch(m.firstCmd, m.open(first))
+	}
+	return m
+}
+
+// NewWith builds the app on c with base at the bottom of the stack instead
+// of the home page: Esc from the pages opened over it comes back to it. A
+// workshop's presenter gets the dashboard so.
+func NewWith(c *common.Common, base common.Page) *Model {
 	h := help.New()
 	h.Styles = c.Styles.HelpStyles()
 	m := &Model{c: c, help: h}
-	cmds := []tea.Cmd{m.push(home.New(c))}
-	if first.Page != common.PageHome {
-		cmds = append(cmds, m.open(first))
-	}
+	cmds := []tea.Cmd{m.push(base)}
 	if c.Present {
 		cmds = append(cmds, clockTick())
 	}
 	m.firstCmd = tea.Batch(cmds...)
 	return m
+}
+
+// SetTheme switches the app to theme ("dark" or "light") with Glamour style
+// docStyle, e.g. once a terminal over SSH has said its background is light;
+// the next frame is drawn with it. Pages that render with the old style
+// again when the window size comes, so send one.
+func (m *Model) SetTheme(theme, docStyle string) {
+	m.c.Theme, m.c.DocStyle = theme, docStyle
+	m.c.Styles = common.NewStyles(theme != "light")
+	m.help.Styles = m.c.Styles.HelpStyles()
+}
+
+// Home closes every page above the bottom one (the home page, or NewWith's
+// base), as Esc on each would: their live runs stop.
+func (m *Model) Home() tea.Cmd {
+	var cmd tea.Cmd
+	for len(m.stack) > 1 {
+		cmd = m.back()
+	}
+	return cmd
+}
+
+// Where is the page on screen: its title and where it stands (the zero
+// Resume for a page that cannot be reopened, such as the home page).
+func (m *Model) Where() (title string, at quiz.Resume) {
+	p := m.top().page
+	if r, ok := p.(common.Resumer); ok {
+		at, _ = r.Resume()
+	}
+	return p.Title(), at
 }
 
 // build makes the page o names: the one place that knows every page.
@@ -219,6 +257,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.Saved:
 		m.c.Progress.Take(msg)
 		return m, nil
+	case common.Answered:
+		return m, nil // for whoever runs the app (a workshop's session); no page's
 	case clockMsg:
 		if m.c.Present {
 			return m, clockTick()

@@ -17,6 +17,7 @@ import (
 // no state directory).
 type Progress struct {
 	store   *quiz.Store
+	keep    func(p *quiz.Progress) // told of every change, when set
 	p       *quiz.Progress
 	notices []string
 	failed  string // the notice of the save failure shown, "" for none
@@ -45,6 +46,17 @@ func OpenProgress(store *quiz.Store) *Progress {
 		return &Progress{p: quiz.NewProgress(), notices: append(notices, fmt.Sprintf("progress is not saved: %v", err))}
 	}
 	return &Progress{store: store, p: p, notices: notices}
+}
+
+// KeptProgress is progress kept in memory, starting from p (nil: none yet),
+// whose every change is told to keep with the progress as it stands then;
+// keep runs on the app's goroutine and must copy what it keeps. A
+// workshop keeps each attendee's progress so, in the server.
+func KeptProgress(p *quiz.Progress, keep func(p *quiz.Progress)) *Progress {
+	if p == nil {
+		p = quiz.NewProgress()
+	}
+	return &Progress{p: p, keep: keep}
 }
 
 // ShowProgress holds p (nil: none) in memory, for a screen that only shows
@@ -80,6 +92,9 @@ func (Saved) rootMsg() {}
 // the root as a Saved message.
 func (pr *Progress) Save(change func(p *quiz.Progress)) tea.Cmd {
 	change(pr.p)
+	if pr.keep != nil {
+		pr.keep(pr.p)
+	}
 	if pr.store == nil {
 		return nil
 	}
@@ -131,6 +146,9 @@ func (pr *Progress) Close(change func(p *quiz.Progress)) error {
 		pr.saver = nil
 	}
 	change(pr.p)
+	if pr.keep != nil {
+		pr.keep(pr.p)
+	}
 	if pr.store == nil {
 		return nil
 	}

@@ -22,13 +22,18 @@ import (
 // GLAMOUR_STYLE when set (a standard style name or a JSON file), "notty"
 // (no escapes) when plain is true or NO_COLOR is set, else the theme, which
 // is "dark" unless --theme light.
-func Style(theme string, plain bool) string {
+func Style(theme string, plain bool) string { return StyleIn(theme, plain, os.Getenv) }
+
+// StyleIn is Style in an environment of its own, such as an SSH session's
+// (getenv looks a variable up in it): the session's NO_COLOR and
+// GLAMOUR_STYLE count, never the server's.
+func StyleIn(theme string, plain bool, getenv func(string) string) string {
 	switch {
 	case plain:
 		return "notty"
-	case os.Getenv("GLAMOUR_STYLE") != "":
-		return os.Getenv("GLAMOUR_STYLE")
-	case os.Getenv("NO_COLOR") != "":
+	case getenv("GLAMOUR_STYLE") != "":
+		return getenv("GLAMOUR_STYLE")
+	case getenv("NO_COLOR") != "":
 		return "notty"
 	case theme == "light":
 		return "light"

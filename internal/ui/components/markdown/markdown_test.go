@@ -198,3 +198,32 @@ func TestTopBlocksJoinToThePage(t *testing.T) {
 		}
 	}
 }
+
+// StyleIn reads its own environment: a session's NO_COLOR turns colour off
+// whatever the server's environment says.
+func TestStyleInReadsItsOwnEnvironment(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, tc := range []struct {
+		theme string
+		get   func(string) string
+		want  string
+	}{
+		{"dark", env(), "dark"},
+		{"light", env(), "light"},
+		{"light", env("NO_COLOR", "1"), "notty"},
+		{"dark", env("GLAMOUR_STYLE", "dracula", "NO_COLOR", "1"), "dracula"},
+	} {
+		if got := StyleIn(tc.theme, false, tc.get); got != tc.want {
+			t.Errorf("StyleIn(%s) = %s, want %s", tc.theme, got, tc.want)
+		}
+	}
+}

@@ -294,6 +294,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			// The learner let the last step go: the run's summary.
 			m.playing, m.view, m.scroll = false, m.summary(), 0
 		}
+	case common.Step:
+		return m.forward()
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseWheelMsg:

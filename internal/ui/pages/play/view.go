@@ -41,6 +41,9 @@ func (m *Model) View() string {
 		progress := m.c.DB.Progress()
 		if ready, _, _ := m.c.DB.Status(); ready {
 			progress = "preparing fresh tables"
+			if why := m.run.Waiting(); why != "" {
+				progress = why // other learners' runs hold the connections (a workshop)
+			}
 		}
 		return m.header(w) + "\n\n" + m.spin.View() + " " + dbstatus.Block(st, m.c.DB, progress, w-2)
 	case phaseFailed:

@@ -330,15 +330,43 @@ func (m *Model) submit() tea.Cmd {
 	m.results[m.idx] = &res
 	set, id, score := m.set.ID, q.ID, res.Score
 	next := m.idx + 1
+	told := common.Answered{Set: set, Question: id, Picks: m.picks(), Score: score}
 	cmds := []tea.Cmd{m.c.Progress.Save(func(p *quiz.Progress) {
 		p.Record(set, id, score, common.Now())
 		p.Set(set).Next = next
 		p.Resume = quiz.Resume{Screen: "quiz", Name: set, Step: next}
-	})}
+	}), func() tea.Msg { return told }}
 	if q.Kind == quiz.KindLive {
 		cmds = append(cmds, m.runLive(true))
 	}
 	return tea.Batch(cmds...)
+}
+
+// picks is what the learner picked on the question on screen, as Answered
+// tells it.
+func (m *Model) picks() []int {
+	var out []int
+	switch m.q().Kind {
+	case quiz.KindSingle:
+		out = []int{m.cursor}
+	case quiz.KindMultiple:
+		for i := range m.q().Choices {
+			if m.picked[i] {
+				out = append(out, i)
+			}
+		}
+	case quiz.KindOrder:
+		out = append(out, m.order...)
+	case quiz.KindShort:
+		for i, on := range m.ticked {
+			if on {
+				out = append(out, i)
+			}
+		}
+	case quiz.KindLive:
+		out = []int{m.live.cause}
+	}
+	return out
 }
 
 // next goes to the next question, or to the summary after the last.

@@ -170,6 +170,9 @@ func (m *Model) liveView(q quiz.Question) string {
 		if ready, _, err := m.c.DB.Status(); !ready && err == nil {
 			doing = " waiting for PostgreSQL: " + common.Ellipsis(m.c.DB.Progress())
 		}
+		if why := m.live.symptomRun.Waiting(); why != "" {
+			doing = " " + why // other learners' runs hold the connections (a workshop)
+		}
 		b.WriteString(m.spin.View() + st.Subtle.Render(strings.TrimPrefix(common.Hang("  ", strings.TrimPrefix(doing, " "), m.c.Width), " ")) + "\n")
 		return b.String()
 	case m.live.symptom == nil:
@@ -192,6 +195,8 @@ func (m *Model) liveView(q quiz.Question) string {
 	b.WriteString(m.pickLine("Where", q.Live.Where, q.Live.WhereCorrect, m.live.where, true))
 	besideName := fmt.Sprintf("%s, %s design", q.Live.Scenario, q.Live.Beside)
 	switch {
+	case m.live.besideRunning && m.live.besideRun.Waiting() != "":
+		b.WriteString("\n" + m.spin.View() + st.Subtle.Render(common.Hang(" ", m.live.besideRun.Waiting(), m.c.Width-1)) + "\n")
 	case m.live.besideRunning:
 		b.WriteString("\n" + m.spin.View() + st.Subtle.Render(" running "+besideName+" beside it…") + "\n")
 	case m.live.beside != nil:

@@ -60,6 +60,7 @@ type (
 		report *sim.Report
 		err    error
 	}
+	waitingMsg struct{ run live.ID }
 )
 
 // New is the race screen with the default number of copies.
@@ -97,7 +98,18 @@ func (m *Model) fire() tea.Cmd {
 		<-r.Done()
 		rep, err := r.Result()
 		return doneMsg{run: r.ID(), report: rep, err: err}
-	}, waitEvent(r))
+	}, waitEvent(r), m.watchWaiting())
+}
+
+// waitingTick is how often the race redraws while its run waits for
+// PostgreSQL connections that other learners' runs hold (a workshop).
+const waitingTick = 250 * time.Millisecond
+
+// watchWaiting redraws the race until its run has its stage, so that why it
+// waits stays up to date.
+func (m *Model) watchWaiting() tea.Cmd {
+	id := m.run.ID()
+	return tea.Tick(waitingTick, func(time.Time) tea.Msg { return waitingMsg{run: id} })
 }
 
 func waitEvent(r *live.Run) tea.Cmd {
@@ -135,6 +147,16 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		return nil
+	case waitingMsg:
+		if !m.current(msg.run) || !m.running {
+			return nil
+		}
+		select {
+		case <-m.run.Prepared():
+			return nil
+		default:
+			return m.watchWaiting()
+		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
@@ -227,6 +249,8 @@ func (m *Model) View() string {
 		b.WriteString(st.Bad.Render(lipgloss.NewStyle().Width(min(w, 100)).Render(m.err.Error())))
 	case m.report != nil:
 		b.WriteString(m.tally(w))
+	case m.running && m.run.Waiting() != "":
+		b.WriteString(st.Warn.Render(common.Hang("", m.run.Waiting(), min(w, 100))))
 	case m.running:
 		b.WriteString(st.Subtle.Render("waiting for the answers…"))
 	default:

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/dustin/go-humanize/english"
+	"github.com/spf13/cobra"
+
+	"github.com/learn-idempotency/learn/internal/workshop"
+)
+
+// The limits of learn workshop's flags.
+const (
+	workshopMaxAttendees = 1000
+	workshopMinCode      = 6
+	workshopMinIdle      = time.Second
+)
+
+// workshopCmd is learn workshop: learn for a room over SSH.
+func workshopCmd(g *globals) *cobra.Command {
+	cfg := workshop.Config{}
+	var summaryDir string
+	cmd := &cobra.Command{
+		Use:   "workshop",
+		Short: "Run a workshop over SSH: each attendee gets their own learn, your terminal shows the room",
+		Long: "Run learn for a room: one throwaway PostgreSQL and an SSH server. Attendees need only an SSH client: they type the ssh line it prints and the join code at the password prompt, " +
+			"and get the whole app at their own terminal size and colours, on their own schemas (dropped when they leave), with their progress kept for the workshop (ssh … progress prints it as JSON). " +
+			"No shell, no port forwarding, no file transfer.\n\n" +
+			"Your terminal becomes the room's dashboard: who is connected and on which screen, the checkpoint and break-it scores, the poll of the open question; o sends everyone to a screen, n steps everyone's play screen. " +
+			"Ctrl-C (or SIGTERM) ends the workshop: every attendee is told, every schema dropped, PostgreSQL stopped, and the room's summary written as JSON (its path is printed). Without a terminal it runs without the dashboard and logs to standard output.\n\n" +
+			"The host key is made once and kept (--host-key), so attendees' known_hosts stay valid from one workshop to the next.",
+		Example: "learn workshop\nlearn workshop --addr 0.0.0.0:2222 --code kq7m-3hxt\nlearn workshop --database-url postgres://learn@db.internal/learn --max-attendees 200",
+		Args:    noArgs("workshop"),
+		// At a terminal the dashboard takes the screen: the supervisor
+		// holds standard error until it is back.
+		Annotations: fullScreenCmd(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if g.preview != nil {
+				// The supervisor asks what the app would show first: the
+				// workshop shows its start, then the dashboard, and runs
+				// nothing in the asking process.
+				return nil
+			}
+			opts, err := g.options(cmd)
+			if err != nil {
+				return err
+			}
+			if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
+				return usageErrorf(cmd, "--addr %q is not host:port (e.g. %s, 0.0.0.0:2222 for the room's network, or 127.0.0.1:0 for any free port)", cfg.Addr, workshop.DefaultAddr)
+			}
+			if cmd.Flags().Changed("code") && len(strings.TrimSpace(cfg.Code)) < workshopMinCode {
+				return usageErrorf(cmd, "--code must be at least %d characters: a code the room can guess lets anyone who reaches the port in (leave it out for a generated one)", workshopMinCode)
+			}
+			if cfg.Connections < 0 {
+				return usageErrorf(cmd, "--connections must be a number of connections, got %d", cfg.Connections)
+			}
+			if cfg.Idle < workshopMinIdle {
+				return usageErrorf(cmd, "--idle must be at least %s, got %s", workshopMinIdle, cfg.Idle)
+			}
+			cfg.Postgres = opts
+			return exit(runWorkshop(cmd.Context(), cfg, summaryDir, g.theme, cmd.InOrStdin(), cmd.OutOrStdout()))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Addr, "addr", workshop.DefaultAddr, "where the SSH server listens: 127.0.0.1 for a rehearsal on this machine, 0.0.0.0 (or an address of this machine) for the room")
+	f.Var(newRange(&cfg.MaxAttendees, "max-attendees", workshop.DefaultMaxAttendees, 1, workshopMaxAttendees), "max-attendees",
+		fmt.Sprintf("attendees connected at once (1 to %d); PostgreSQL's max_connections is sized for them", workshopMaxAttendees))
+	f.StringVar(&cfg.Code, "code", "", "the join code attendees type at the password prompt (default: a new one, printed)")
+	f.DurationVar(&cfg.Idle, "idle", workshop.DefaultIdle, "end an attendee's session after this long without a key (their progress stays)")
+	f.IntVar(&cfg.Connections, "connections", 0, "PostgreSQL connections the attendees' runs may hold in all (default: what the server allows); several workshop servers on one --database-url each take their share")
+	f.StringVar(&cfg.HostKey, "host-key", "", "the SSH host key's file, made the first time (default: learn's directory under $XDG_DATA_HOME, ~/.local/share/learn)")
+	f.StringVar(&summaryDir, "summary-dir", "", "where the room's summary goes at the end (default: learn's directory under $XDG_STATE_HOME, ~/.local/state/learn/workshops)")
+	return cmd
+}
+
+// runWorkshop runs a workshop until Ctrl-C, SIGTERM or SIGHUP (ctx ends),
+// or until the presenter presses Ctrl-C on the dashboard: the dashboard
+// when in and out are a terminal, else a log on out. It ends the workshop
+// and writes the room's summary into summaryDir. Ending it so is its
+// normal end: 0. A failure to start is 1, before anything is left.
+func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme string, in io.Reader, out io.Writer) (int, error) {
+	say := func(format string, args ...any) { fmt.Fprintf(out, "learn workshop: "+format+"\n", args...) }
+	dashboard := isTerminal(in) && isTerminal(out)
+	var quiet atomic.Bool // the dashboard is on screen: the log would draw over it
+	cfg.Logf = func(format string, args ...any) {
+		if !quiet.Load() {
+			say(format, args...)
+		}
+	}
+	if summaryDir == "" {
+		d, err := workshop.DefaultSummaryDir()
+		if err != nil {
+			return exitFailure, fmt.Errorf("%w; pass --summary-dir", err)
+		}
+		summaryDir = d
+	}
+	ws, err := workshop.Start(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			say("stopped before the workshop was ready")
+			return exitOK, nil
+		}
+		return exitFailure, err
+	}
+	printWorkshopIntro(out, ws, cfg, dashboard)
+	var presentErr error
+	if dashboard {
+		quiet.Store(true)
+		presentErr = ws.Present(ctx, in, out, theme)
+		quiet.Store(false)
+	} else {
+		select {
+		case <-ctx.Done():
+		case <-ws.Done():
+		}
+	}
+	say("ending: every attendee is told, every schema dropped")
+	sum, closeErr := ws.Close()
+	path, sumErr := workshop.WriteSummary(summaryDir, sum)
+	switch {
+	case sumErr != nil:
+		say("%v", sumErr)
+	default:
+		say("the room's summary (%s): %s", english.Plural(len(sum.Attendees), "attendee", ""), path)
+	}
+	for _, err := range []error{ws.Err(), presentErr, closeErr, sumErr} {
+		if err != nil {
+			return exitFailure, err
+		}
+	}
+	say("ended")
+	return exitOK, nil
+}
+
+// printWorkshopIntro says how to join, with the code and the host key,
+// and warns when the server is reachable beyond this machine.
+func printWorkshopIntro(w io.Writer, ws *workshop.Workshop, cfg workshop.Config, dashboard bool) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	path, fingerprint := ws.HostKey()
+	p("learn workshop: PostgreSQL: %s", ws.Database())
+	p("learn workshop: the room joins with (only an SSH client needed):")
+	for _, line := range ws.Join() {
+		p("  %s", line)
+	}
+	p("learn workshop: join code: %s (typed at the password prompt)", ws.Code())
+	p("learn workshop: host key %s, kept in %s", fingerprint, path)
+	p("learn workshop: at most %d attendees at once; a session ends after %s without a key", cfg.MaxAttendees, cfg.Idle)
+	p("learn workshop: the attendees' runs share %d PostgreSQL connections; a run that does not fit waits its turn and says so", ws.Budget().Stats().Total)
+	if ws.Exposed() {
+		p("learn workshop: WARNING: %s is reachable from other machines: the join code is all that lets someone in (to learn only: no shell, no files), so give it to the room alone; use --addr 127.0.0.1:%s to rehearse on this machine", cfg.Addr, portOf(ws.Addr()))
+	}
+	if dashboard {
+		p("learn workshop: ready; the room's dashboard follows (Ctrl-C ends the workshop)")
+		return
+	}
+	p("learn workshop: ready; Ctrl-C ends the workshop")
+}
+
+func portOf(a net.Addr) string {
+	_, port, _ := net.SplitHostPort(a.String())
+	return port
+}

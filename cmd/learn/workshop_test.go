@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/internal/supervisor"
+)
+
+// learn workshop refuses what it cannot take, in one line that says what
+// to pass.
+func TestWorkshopBadCommandLines(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"workshop", "--addr", "2222"}, `--addr "2222" is not host:port`},
+		{[]string{"workshop", "--code", "abc"}, "--code must be at least 6 characters"},
+		{[]string{"workshop", "--idle", "0s"}, "--idle must be at least 1s, got 0s"},
+		{[]string{"workshop", "--max-attendees", "0"}, "--max-attendees must be from 1 to 1000, got 0"},
+		{[]string{"workshop", "--max-attendees", "5000"}, "--max-attendees must be from 1 to 1000, got 5000"},
+		{[]string{"workshop", "now"}, "workshop takes no names, got now"},
+	} {
+		code, out, errs := runCLI(t, tt.args...)
+		if code != exitUsage || !strings.Contains(errs, tt.want) || out != "" {
+			t.Errorf("learn %v: code %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, out, errs, tt.want)
+		}
+	}
+}
+
+var joinLine = regexp.MustCompile(`ssh -p (\d+) 127\.0\.0\.1`)
+
+// Without a terminal learn workshop logs instead of showing the
+// dashboard: it says how to join, lets an attendee in, ends on the signal
+// (exit 0) and leaves the room's summary where it says.
+func TestWorkshopWithoutATerminal(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var errb strings.Builder
+	go func() {
+		code := run(ctx, []string{"workshop", "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt", "--database-url", testDB.ConnString(),
+			"--host-key", filepath.Join(dir, "key"), "--summary-dir", filepath.Join(dir, "summaries")}, strings.NewReader(""), pw, &errb)
+		pw.Close()
+		done <- code
+	}()
+	lines := bufio.NewScanner(pr)
+	var out []string
+	port := ""
+	for port == "" && lines.Scan() {
+		out = append(out, lines.Text())
+		if m := joinLine.FindStringSubmatch(lines.Text()); m != nil {
+			port = m[1]
+		}
+	}
+	if port == "" {
+		t.Fatalf("no ssh line; the output:\n%s\nstderr: %s", strings.Join(out, "\n"), errb.String())
+	}
+	rest := make(chan string)
+	go func() {
+		var more []string
+		for lines.Scan() {
+			more = append(more, lines.Text())
+		}
+		rest <- strings.Join(more, "\n")
+	}()
+
+	client, err := gossh.Dial("tcp", "127.0.0.1:"+port, &gossh.ClientConfig{User: "ada", Auth: []gossh.AuthMethod{gossh.Password("kq7m-3hxt")},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatalf("ssh: %v", err)
+	}
+	s, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	s.Stderr = &stderr
+	if err := s.Run("progress"); err == nil || !strings.Contains(stderr.String(), `no progress kept for "ada" yet`) {
+		t.Errorf("progress before any answer: %v, %q", err, stderr.String())
+	}
+	client.Close()
+
+	cancel() // as Ctrl-C does
+	if code := <-done; code != exitOK {
+		t.Errorf("exit code %d after the signal, want 0; stderr %s", code, errb.String())
+	}
+	log := <-rest
+	m := regexp.MustCompile(`the room's summary \(0 attendees\): (\S+)`).FindStringSubmatch(log)
+	if m == nil {
+		t.Fatalf("no summary line; after the ssh line:\n%s", log)
+	}
+	data, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum room.Summary
+	if err := json.Unmarshal(data, &sum); err != nil || sum.Ended.IsZero() {
+		t.Errorf("the summary %s: %v\n%s", m[1], err, data)
+	}
+	for _, want := range []string{"join code: kq7m-3hxt", "host key SHA256:", "ready; Ctrl-C ends the workshop"} {
+		if !strings.Contains(strings.Join(out, "\n")+log, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+	if strings.Contains(strings.Join(out, "\n"), "WARNING") {
+		t.Error("a loopback address was warned about")
+	}
+}
+
+// Listening on every interface, learn workshop warns what the join code
+// guards, and gives the room this machine's addresses.
+func TestWorkshopOnEveryInterfaceWarns(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"workshop", "--addr", "0.0.0.0:0", "--database-url", testDB.ConnString(),
+			"--host-key", filepath.Join(dir, "key"), "--summary-dir", dir}, strings.NewReader(""), pw, io.Discard)
+		pw.Close()
+		done <- code
+	}()
+	lines := bufio.NewScanner(pr)
+	var out []string
+	for lines.Scan() {
+		out = append(out, lines.Text())
+		if strings.Contains(lines.Text(), "ready;") {
+			break
+		}
+	}
+	cancel()
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	<-done
+	text := strings.Join(out, "\n")
+	if !strings.Contains(text, "WARNING: 0.0.0.0:0 is reachable from other machines: the join code is all that lets someone in") {
+		t.Errorf("no warning:\n%s", text)
+	}
+	if !regexp.MustCompile(`join code: [a-z2-9]{4}-[a-z2-9]{4} \(typed at the password prompt\)`).MatchString(text) {
+		t.Errorf("no generated code:\n%s", text)
+	}
+	if strings.Contains(text, "ssh -p 0 ") || strings.Contains(text, " 0.0.0.0\n") {
+		t.Errorf("the room is told to dial an address it cannot:\n%s", text)
+	}
+}
+
+// startWorkshopBin runs the built learn workshop with args, unsupervised
+// (kill -9 then leaves no parent to clean up), and returns it once it is
+// ready, with what it printed.
+func startWorkshopBin(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, append([]string{"workshop", "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt",
+		"--host-key", filepath.Join(dir, "key"), "--summary-dir", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir, supervisor.EnvChild+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	var out strings.Builder
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "ready;") {
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			return cmd, out.String()
+		}
+	}
+	t.Fatalf("learn workshop ended before it was ready:\n%s", out.String())
+	return nil, ""
+}
+
+// attendPlay is an attendee on the lost answer's play screen, its run
+// holding a schema, until the test ends.
+func attendPlay(t *testing.T, port string) {
+	t.Helper()
+	client, err := gossh.Dial("tcp", "127.0.0.1:"+port, &gossh.ClientConfig{User: "ada", Auth: []gossh.AuthMethod{gossh.Password("kq7m-3hxt")},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	sess, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	emu := newTerm(100, 30)
+	stdin, _ := sess.StdinPipe()
+	stdout, _ := sess.StdoutPipe()
+	go func() { _, _ = io.Copy(stdin, emu.emu) }()
+	go func() { _, _ = io.Copy(emu, stdout) }()
+	if err := sess.RequestPty("xterm-256color", 30, 100, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Start("play lost-answer"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(emu.String(), "book 2, key") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the play screen never came:\n%s", emu.String())
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the frame
+	}
+}
+
+// A workshop killed outright (kill -9, no parent left) leaves its
+// attendees' schemas in the user's database, or its own cluster; the next
+// workshop removes them as it starts.
+func TestKilledWorkshopIsReapedByTheNext(t *testing.T) {
+	bin := buildLearn(t)
+	t.Run("url", func(t *testing.T) {
+		before := otherSchemas(t)
+		cmd, out := startWorkshopBin(t, bin, "--database-url", testDB.ConnString())
+		attendPlay(t, joinLine.FindStringSubmatch(out)[1])
+		left := slices.DeleteFunc(otherSchemas(t), func(s string) bool { return slices.Contains(before, s) })
+		if len(left) != 1 {
+			t.Fatalf("the attendee's run holds schemas %v, want one", left)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if !slices.Contains(otherSchemas(t), left[0]) {
+			t.Fatalf("%s is gone already: nothing to test", left[0])
+		}
+		startWorkshopBin(t, bin, "--database-url", testDB.ConnString())
+		if slices.Contains(otherSchemas(t), left[0]) {
+			t.Errorf("the killed workshop's schema %s is still there once the next has started", left[0])
+		}
+	})
+	t.Run("local", func(t *testing.T) {
+		cmd, out := startWorkshopBin(t, bin, "--postgres", "local")
+		m := clusterDir.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no cluster directory in:\n%s", out)
+		}
+		dir := strings.TrimRight(m[1], ")…,")
+		attendPlay(t, joinLine.FindStringSubmatch(out)[1])
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if _, err := os.Stat(dir); err != nil {
+			t.Fatalf("the killed workshop's cluster %s is gone already (%v): nothing to test", dir, err)
+		}
+		startWorkshopBin(t, bin, "--postgres", "local")
+		assertGone(t, dir)
+	})
+}
+
+// The supervisor's first frame runs the command line to see what the app
+// would show: for the workshop it shows nothing, and starts nothing.
+func TestWorkshopHasNoFirstFrameAndStartsNothingForIt(t *testing.T) {
+	done := make(chan bool, 1)
+	go func() {
+		_, _, ok := previewOpen([]string{"workshop", "--addr", "127.0.0.1:0", "--database-url", testDB.ConnString()})
+		done <- ok
+	}()
+	select {
+	case ok := <-done:
+		if ok {
+			t.Error("previewOpen found a first frame for learn workshop")
+		}
+	case <-t.Context().Done():
+		t.Fatal("previewOpen of learn workshop never returned: it ran the workshop")
+	}
+}
+
+// vterm is a virtual terminal written by one goroutine and read by another:
+// vt's emulators (its SafeEmulator's String too) are not safe for that.
+type vterm struct {
+	mu  sync.Mutex
+	emu *vt.Emulator
+}
+
+func newTerm(w, h int) *vterm { return &vterm{emu: vt.NewEmulator(w, h)} }
+
+func (t *vterm) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.emu.Write(p)
+}
+
+// String is the screen's text.
+func (t *vterm) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.emu.String()
+}

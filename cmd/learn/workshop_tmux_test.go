@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// otherSchemas is the learn_ schemas in testDB that this test process did
+// not make: the workshop's.
+func otherSchemas(t *testing.T) []string {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), testDB.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	rows, err := conn.Query(t.Context(), `SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'learn\_%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := testDB.Schemas()
+	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(mine, n) })
+}
+
+// waitSchemas polls testDB until the workshop holds n schemas.
+func waitSchemas(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got := otherSchemas(t)
+		if len(got) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the workshop holds schemas %v, want %d", got, n)
+		}
+		time.Sleep(50 * time.Millisecond) // polling for the event
+	}
+}
+
+// attendSSH is an attendee: the real OpenSSH client in tmux, typing the
+// join code at its prompt.
+func attendSSH(t *testing.T, ssh, port, user, code string, w, h int) *tmuxSession {
+	t.Helper()
+	a := startTmuxArgs(t, ssh, []string{"-p", port, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+		"-o", "LogLevel=ERROR", "-o", "PubkeyAuthentication=no", "-o", "PreferredAuthentications=keyboard-interactive",
+		user + "@127.0.0.1"}, w, h)
+	a.waitFor("learn workshop join code:", 20*time.Second)
+	a.send(code, "Enter")
+	a.waitFor("Play: the lost answer", 20*time.Second) // the home screen
+	return a
+}
+
+var dashboardPort = regexp.MustCompile(`ssh -p (\d+) 127\.0\.0\.1`)
+
+// A workshop end to end with the real OpenSSH client: the presenter's
+// dashboard and two attendees; one plays the lost answer to its end and
+// answers the question the presenter sends the room to; the dashboard
+// shows both, where they are, and the poll; the presenter steps the
+// room's play screens together; an attendee who hangs up has their schema
+// dropped; Ctrl-C tells the other one, drops every schema and leaves the
+// room's summary.
+func TestWorkshopWithOpenSSHInTmux(t *testing.T) {
+	ssh := requireTool(t, "ssh")
+	bin := buildLearn(t)
+	dir := t.TempDir()
+	const code = "kq7m-3hxt"
+	presenter := startTmuxArgs(t, bin, []string{"workshop", "--addr", "127.0.0.1:0", "--code", code,
+		"--database-url", "'" + testDB.ConnString() + "'", "--host-key", dir + "/key", "--summary-dir", dir}, 120, 40)
+	scr := presenter.waitFor("Nobody yet", 30*time.Second)
+	m := dashboardPort.FindStringSubmatch(scr)
+	if m == nil || !strings.Contains(scr, "code "+code) || !strings.Contains(scr, "0 of 50 connected") {
+		t.Fatalf("the dashboard does not say how to join:\n%s", scr)
+	}
+	port := m[1]
+
+	ada := attendSSH(t, ssh, port, "ada", code, 100, 30)
+	ben := attendSSH(t, ssh, port, "ben", code, 80, 24)
+	presenter.waitFor("2 of 50 connected", 10*time.Second)
+	scr = presenter.waitFor("80x24", 10*time.Second)
+	for _, want := range []string{"ada", "100x30", "ben", "home"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the dashboard lacks %q:\n%s", want, scr)
+		}
+	}
+
+	// ada plays the lost answer to its end, on her own rows.
+	ada.send("j", "j", "Enter")
+	ada.waitFor("book 2, key", 20*time.Second)
+	presenter.waitFor("Play: The lost answer", 10*time.Second)
+	waitSchemas(t, 1)
+	for range 12 {
+		ada.send("n")
+	}
+	ada.waitFor("✓ one booking, 2 seats, and the retry got the same booking back", 30*time.Second)
+	waitSchemas(t, 0) // the run has ended: its stage is gone
+	ada.send("Escape")
+	ada.waitFor("Play: the lost answer", 10*time.Second)
+
+	// The presenter sends the room to the third checkpoint question.
+	q := quiz.Checkpoint().Questions[2]
+	presenter.send("o")
+	presenter.waitFor("Send everyone to:", 10*time.Second)
+	for range 6 { // the lesson, the card, play, race, checkpoint 1 and 2
+		presenter.send("Down")
+	}
+	presenter.waitFor("> Checkpoint 3:", 10*time.Second)
+	presenter.send("Enter")
+	ada.waitFor("question 3 of 5", 10*time.Second)
+	ben.waitFor("question 3 of 5", 10*time.Second)
+	presenter.waitFor("Poll: Checkpoint 3 (open) · 0 answered", 10*time.Second)
+	for range q.Correct[0] {
+		ada.send("Down")
+	}
+	ada.send("Enter")
+	ada.waitFor("Right.", 10*time.Second)
+	scr = presenter.waitFor("Poll: Checkpoint 3 (open) · 1 answered", 10*time.Second)
+	for _, want := range []string{"not answered yet: ben", "1/5 100%", "Checkpoint, question 3", "1 ✓"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the dashboard lacks %q:\n%s", want, scr)
+		}
+	}
+
+	// Everyone to the lost answer, stepped together: each on their own run.
+	presenter.send("o")
+	presenter.waitFor("Send everyone to:", 10*time.Second)
+	for range 4 {
+		presenter.send("Up")
+	}
+	presenter.waitFor("> Play: The lost answer", 10*time.Second)
+	presenter.send("Enter")
+	ada.waitFor("book 2, key", 20*time.Second)
+	ben.waitFor("book 2, key", 20*time.Second)
+	waitSchemas(t, 2)
+	presenter.send("n")
+	ada.waitFor("BEGIN; lock event 1", 10*time.Second)
+	ben.waitFor("BEGIN; lock event 1", 10*time.Second)
+	presenter.waitFor("stepped the play screens together (2 attendees on one)", 10*time.Second)
+
+	// ben hangs up: his schema goes, the room says so.
+	ben.send("Enter", "~", ".") // OpenSSH's escape: close the connection
+	waitSchemas(t, 1)
+	presenter.waitFor("1 of 50 connected", 10*time.Second)
+
+	// Ctrl-C ends the workshop: ada is told, nothing is left.
+	presenter.send("C-c")
+	ada.waitFor("learn workshop: the presenter ended the workshop. Thank you for coming!", 20*time.Second)
+	ada.waitFor("EXIT=0", 10*time.Second)
+	scr = presenter.waitFor("EXIT=0", 30*time.Second)
+	waitSchemas(t, 0)
+	if !strings.Contains(scr, "the room's summary (2 attendees): "+dir) {
+		t.Fatalf("no summary line:\n%s", scr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "learn-workshop-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("summaries in %s: %v", dir, files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum room.Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Attendees) != 2 || sum.Attendees[0].Name != "ada" || sum.Attendees[0].Scores[quiz.SetCheckpoint].Answered != 1 {
+		t.Errorf("summary %s", data)
+	}
+}

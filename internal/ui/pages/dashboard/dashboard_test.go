@@ -1,0 +1,219 @@
+package dashboard_test
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/charmbracelet/x/vt"
+
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/internal/ui"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/pages/dashboard"
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// screen runs the dashboard in the app's root at w x h and replays its
+// output through a virtual terminal.
+type screen struct {
+	tm  *teatest.TestModel
+	mu  sync.Mutex
+	emu *vt.Emulator
+}
+
+func start(t *testing.T, r *room.Room, w, h int) *screen {
+	t.Helper()
+	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
+		Progress: common.OpenProgress(nil), Docs: &common.Docs{}}
+	info := dashboard.Info{Join: []string{"ssh -p 2222 192.0.2.7"}, Code: "kq7m-3hxt", Budget: live.NewBudget(600, 111)}
+	m := ui.NewWith(c, dashboard.New(c, r, info))
+	s := &screen{emu: vt.NewEmulator(w, h)}
+	s.tm = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	done, copied := make(chan struct{}), make(chan struct{})
+	go func() { defer close(copied); _, _ = io.Copy(io.Discard, s.emu) }()
+	go func() {
+		defer close(done)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := s.tm.Output().Read(buf)
+			if n > 0 {
+				s.mu.Lock()
+				_, _ = s.emu.Write(bytes.ReplaceAll(buf[:n], []byte("\n"), []byte("\r\n")))
+				s.mu.Unlock()
+			}
+			if err != nil && err != io.EOF {
+				return
+			}
+			if n == 0 {
+				select {
+				case <-t.Context().Done():
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = s.tm.Quit()
+		s.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+		<-done
+		if pw, ok := s.emu.InputPipe().(*io.PipeWriter); ok {
+			_ = pw.CloseWithError(io.EOF)
+		}
+		<-copied
+	})
+	return s
+}
+
+func (s *screen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.emu.String()
+}
+
+// waitFor waits until every want is on screen, polling the screen.
+func (s *screen) waitFor(t *testing.T, want ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		scr := s.text()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(scr, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never appeared; the screen:\n%s", missing, scr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *screen) press(keys ...string) {
+	for _, k := range keys {
+		switch k {
+		case "enter":
+			s.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+		case "down":
+			s.tm.Send(tea.KeyPressMsg{Code: tea.KeyDown})
+		default:
+			s.tm.Send(tea.KeyPressMsg{Code: []rune(k)[0], Text: k})
+		}
+	}
+}
+
+// inbox is an attendee's app as the room sees it: what it was sent.
+type inbox chan any
+
+func (in inbox) next(t *testing.T) any {
+	t.Helper()
+	select {
+	case msg := <-in:
+		return msg
+	case <-t.Context().Done():
+		t.Fatal("the attendee's app was sent nothing")
+	}
+	return nil
+}
+
+func seat(t *testing.T, r *room.Room, name string, w, h int) (*room.Seat, inbox) {
+	t.Helper()
+	in := make(inbox, 8)
+	s, err := r.Join(name, "192.0.2.9:40000", w, h, func(msg any) { in <- msg })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, in
+}
+
+// The room at 80x24: who is where at which size, the scores, the poll of
+// the question answered last with who has not answered, and how to join.
+func TestDashboardShowsTheRoomAt80x24(t *testing.T) {
+	r := room.New(50)
+	set := quiz.Checkpoint()
+	q := set.Questions[2] // a single choice
+	ada, _ := seat(t, r, "ada", 120, 40)
+	ada.Where("Play: The lost answer", quiz.Resume{Screen: "play", Name: "lost-answer", Section: "correct"})
+	ada.Answered(quiz.SetCheckpoint, q.ID, q.Correct, 1)
+	ben, _ := seat(t, r, "ben", 80, 24)
+	ben.Where("Checkpoint", quiz.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2})
+	s := start(t, r, 80, 24)
+	s.waitFor(t, "2 of 50 connected", "ssh -p 2222 192.0.2.7", "code kq7m-3hxt",
+		"PostgreSQL: the runs hold 0 of 600 connections",
+		"ada", "120x40", "Play: The lost answer", "1/5 100%",
+		"ben", "80x24", "Checkpoint, question 3",
+		"Poll: Checkpoint 3 (answered last) · 1 answered", "not answered yet: ben")
+	// The right choice's bar is full and marked.
+	scr := s.text()
+	right := string(rune('A'+q.Correct[0])) + " "
+	found := false
+	for _, l := range strings.Split(scr, "\n") {
+		if strings.HasPrefix(l, right) && strings.Contains(l, "█") && strings.Contains(l, "1 ✓") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no full bar marked ✓ for choice %s; the screen:\n%s", right, scr)
+	}
+
+	// Someone joins, someone answers: the dashboard follows.
+	seat(t, r, "cy", 100, 30)
+	ben.Answered(quiz.SetCheckpoint, q.ID, []int{(q.Correct[0] + 1) % len(q.Choices)}, 0)
+	s.waitFor(t, "3 of 50 connected", "cy", "100x30", "2 answered", "not answered yet: cy")
+}
+
+// The presenter sends everyone to a screen, opens the poll on a question
+// by sending everyone to it, and steps the play screens; q does not end
+// the workshop.
+func TestDashboardSendsTheRoomAndStepsIt(t *testing.T) {
+	r := room.New(50)
+	_, ada := seat(t, r, "ada", 80, 24)
+	_, ben := seat(t, r, "ben", 80, 24)
+	s := start(t, r, 100, 30)
+	s.waitFor(t, "2 of 50 connected")
+
+	s.press("o")
+	s.waitFor(t, "Send everyone to:", "> Lesson: Idempotency")
+	s.press("down", "down")
+	s.waitFor(t, "> Play: The lost answer")
+	s.press("enter")
+	want := common.Open{Page: common.PagePlay, Name: "lost-answer"}
+	for _, in := range []inbox{ada, ben} {
+		if got := in.next(t); got != any(want) {
+			t.Errorf("sent %#v, want %#v", got, want)
+		}
+	}
+	s.waitFor(t, "sent everyone to Play: The lost answer (2 attendees)")
+
+	s.press("n")
+	for _, in := range []inbox{ada, ben} {
+		if got := in.next(t); got != any(common.Step{}) {
+			t.Errorf("stepping sent %#v, want common.Step{}", got)
+		}
+	}
+
+	s.press("o") // the list opens where it was left: on the play screen
+	s.press("down", "down")
+	s.waitFor(t, "> Checkpoint 1:")
+	s.press("enter")
+	if got, want := ada.next(t), any(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 0}); got != want {
+		t.Errorf("sent %#v, want %#v", got, want)
+	}
+	s.waitFor(t, "Poll: Checkpoint 1 (open) · 0 answered", "not answered yet: ada, ben")
+
+	s.press("q")
+	s.waitFor(t, "q does not end a workshop: Ctrl-C does")
+}

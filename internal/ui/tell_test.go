@@ -1,0 +1,135 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/pages/home"
+	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// A Step sent to the app moves the play screen on as n does.
+func TestStepMovesThePlayScreenAsNDoes(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
+	u.waitFor(t, "step 1 ·", "book 2, key")
+	u.tm.Send(common.Step{})
+	u.waitFor(t, "step 2 ·", "BEGIN; lock event 1")
+}
+
+// listener runs the app as a workshop's session does: it hears what the
+// app tells.
+type listener struct {
+	*Model
+	told chan common.Answered
+}
+
+func (l listener) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if a, ok := msg.(common.Answered); ok {
+		l.told <- a
+		return l, nil
+	}
+	_, cmd := l.Model.Update(msg)
+	return l, cmd
+}
+
+// Each graded answer is told with what the learner picked and its score:
+// a short answer's points ticked, a multiple choice's options.
+func TestAnsweredTellsWhatWasPicked(t *testing.T) {
+	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
+		DB: live.Existing(testDB), Progress: common.OpenProgress(nil), Docs: &common.Docs{}}
+	c.Runs = live.NewRuns(t.Context(), c.DB)
+	defer c.Runs.Close()
+	l := listener{Model: New(c, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}), told: make(chan common.Answered, 8)}
+	tm := teatest.NewTestModel(t, l, teatest.WithInitialTermSize(80, 24),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	defer func() {
+		_ = tm.Quit()
+		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+		l.Close()
+	}()
+	hear := func() common.Answered {
+		t.Helper()
+		select {
+		case a := <-l.told:
+			return a
+		case <-t.Context().Done():
+			t.Fatal("nothing was told")
+		}
+		return common.Answered{}
+	}
+	set := quiz.Checkpoint()
+	short, multiple := set.Questions[0], set.Questions[1]
+	if short.Kind != quiz.KindShort || multiple.Kind != quiz.KindMultiple {
+		t.Fatalf("the checkpoint's first questions are %s and %s; this test answers a short answer, then a multiple choice", short.Kind, multiple.Kind)
+	}
+	tm.Type("the same effect once or twice")
+	tm.Send(keyPress("tab"))
+	tm.Send(keyPress("space")) // ticks the first point only
+	tm.Send(keyPress("enter"))
+	if a := hear(); a.Set != quiz.SetCheckpoint || a.Question != short.ID || !slices.Equal(a.Picks, []int{0}) || a.Score >= 1 {
+		t.Errorf("after a short answer with its first point ticked: told %+v", a)
+	}
+	tm.Send(keyPress("enter")) // the next question
+	pos := 0
+	for _, c := range multiple.Correct {
+		for ; pos < c; pos++ {
+			tm.Send(keyPress("j"))
+		}
+		tm.Send(keyPress("space"))
+	}
+	tm.Send(keyPress("enter"))
+	if a := hear(); a.Question != multiple.ID || !slices.Equal(a.Picks, multiple.Correct) || a.Score != 1 {
+		t.Errorf("after the right options of a multiple choice %v: told %+v", multiple.Correct, a)
+	}
+}
+
+// Where names the page on top and where it stands; an app built on another
+// page than home starts on it and resumes nothing.
+func TestWhereIsThePageOnTop(t *testing.T) {
+	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(),
+		DB: live.Existing(testDB), Progress: common.OpenProgress(nil), Docs: &common.Docs{}}
+	c.Runs = live.NewRuns(t.Context(), c.DB)
+	defer c.Runs.Close()
+	lost, _ := sim.Lookup("lost-answer")
+	m := New(c, common.Open{Page: common.PagePlay, Name: lost.Name, Variant: sim.Broken})
+	defer m.Close()
+	title, at := m.Where()
+	if want := (quiz.Resume{Screen: "play", Name: lost.Name, Section: string(sim.Broken)}); title != "Play: "+lost.Title || at != want {
+		t.Errorf("Where = %q, %+v; want %q, %+v", title, at, "Play: "+lost.Title, want)
+	}
+	c.Progress.Get().Resume = quiz.Resume{Screen: "drill"}
+	w := NewWith(c, home.New(c))
+	if title, at := w.Where(); title != "learn" || !at.IsZero() {
+		t.Errorf("NewWith(home): Where = %q, %+v; want the base page, nothing resumed", title, at)
+	}
+}
+
+// With the server's connections shared (a workshop), a race that does not
+// fit says why it waits, and runs once the other learner's run is gone.
+func TestRaceSaysWhyItWaitsForConnections(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageRace}, 100, 30)
+	race, _ := sim.Lookup("concurrent-copies")
+	need := race.Connections(sim.Options{})
+	u.m.c.DB.SetBudget(live.NewBudget(need, need))
+	other := live.NewRuns(t.Context(), u.m.c.DB)
+	defer other.Close()
+	held := other.Start(race, sim.Options{Trace: sim.TraceOptions{Stream: true, Gated: true}})
+	<-held.Prepared()
+	if err := held.Err(); err != nil {
+		t.Fatal(err)
+	}
+	u.waitFor(t, "press enter to fire")
+	u.press("enter")
+	u.waitFor(t, fmt.Sprintf("waiting for %d PostgreSQL connections", need))
+	held.Stop()
+	u.waitFor(t, "1 row in PostgreSQL")
+}

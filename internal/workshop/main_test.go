@@ -1,0 +1,288 @@
+package workshop
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+	"github.com/jackc/pgx/v5"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/learn-idempotency/learn/pgtemp"
+)
+
+// testDB is this package's PostgreSQL: a throwaway local cluster, or the
+// server LEARN_TEST_DATABASE points at. The workshops of the tests run on
+// it (Config.Server).
+var testDB *pgtemp.Server
+
+func TestMain(m *testing.M) { os.Exit(pgtemp.RunTests(m, "internal/workshop", &testDB)) }
+
+const testCode = "kq7m-3hxt"
+
+// startWorkshop starts a workshop on testDB, on a free loopback port, with
+// a host key of the test's own; it is closed when the test ends.
+func startWorkshop(t *testing.T, cfg Config) *Workshop {
+	t.Helper()
+	cfg.Addr = "127.0.0.1:0"
+	cfg.Server = testDB
+	if cfg.Code == "" {
+		cfg.Code = testCode
+	}
+	cfg.HostKey = filepath.Join(t.TempDir(), "host_key")
+	cfg.Logf = t.Logf
+	w, err := Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := w.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return w
+}
+
+// dial connects to w as user with auth; banners the server sends go to
+// banner (nil: dropped).
+func dial(w *Workshop, user string, banner *strings.Builder, auth ...gossh.AuthMethod) (*gossh.Client, error) {
+	var mu sync.Mutex
+	cfg := &gossh.ClientConfig{User: user, Auth: auth, HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 30 * time.Second,
+		BannerCallback: func(msg string) error {
+			if banner != nil {
+				mu.Lock()
+				banner.WriteString(msg)
+				mu.Unlock()
+			}
+			return nil
+		}}
+	return gossh.Dial("tcp", w.Addr().String(), cfg)
+}
+
+func password(code string) gossh.AuthMethod { return gossh.Password(code) }
+
+// attendee is one attendee's ssh session with a terminal, read through a
+// virtual terminal; the terminal's answers to queries go back to the app.
+type attendee struct {
+	t      *testing.T
+	client *gossh.Client
+	sess   *gossh.Session
+	in     *lockedWriter
+	mu     sync.Mutex
+	emu    *vt.Emulator
+	stderr *syncBuffer
+	raw    *syncBuffer // everything the app wrote, for what is printed after it
+	done   chan error  // the session's end
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// attend connects as user with the code, asks for a terminal of w x h
+// and starts cmd ("" for the app); bg is the terminal's background.
+func attend(t *testing.T, ws *Workshop, user string, w, h int, cmd string, bg color.Color) *attendee {
+	t.Helper()
+	client, err := dial(ws, user, nil, password(testCode))
+	if err != nil {
+		t.Fatalf("ssh %s: %v", user, err)
+	}
+	return attendOn(t, client, w, h, cmd, bg)
+}
+
+func attendOn(t *testing.T, client *gossh.Client, w, h int, cmd string, bg color.Color, env ...string) *attendee {
+	t.Helper()
+	sess, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(env); i += 2 {
+		if err := sess.Setenv(env[i], env[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := &attendee{t: t, client: client, sess: sess, emu: vt.NewEmulator(w, h), stderr: &syncBuffer{}, raw: &syncBuffer{}, done: make(chan error, 1)}
+	if bg != nil {
+		a.emu.SetDefaultBackgroundColor(bg)
+	}
+	stdin, err := sess.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.in = &lockedWriter{w: stdin}
+	stdout, err := sess.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Stderr = a.stderr
+	if err := sess.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if cmd == "" {
+		err = sess.Shell()
+	} else {
+		err = sess.Start(cmd)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := make(chan struct{})
+	go func() { // the terminal's answers (the background colour) go to the app
+		defer close(copied)
+		_, _ = io.Copy(a.in, a.emu)
+	}()
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := stdout.Read(buf)
+			if n > 0 {
+				a.raw.Write(buf[:n])
+				a.mu.Lock()
+				_, _ = a.emu.Write(buf[:n])
+				a.mu.Unlock()
+			}
+			if err != nil {
+				a.done <- sess.Wait()
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = client.Close()
+		if pw, ok := a.emu.InputPipe().(*io.PipeWriter); ok {
+			_ = pw.CloseWithError(io.EOF)
+		}
+		<-copied
+	})
+	return a
+}
+
+func (a *attendee) screen() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.emu.String()
+}
+
+// waitFor waits until every want is on the attendee's screen, polling it.
+func (a *attendee) waitFor(want ...string) string {
+	a.t.Helper()
+	return waitUntil(a.t, fmt.Sprintf("%q on the screen", want), a.screen, func(s string) bool {
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitUntil polls get until ok holds; it fails with the last value.
+func waitUntil(t *testing.T, what string, get func() string, ok func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := get()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never came; last:\n%s", what, s)
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the event, not waiting for a while
+	}
+}
+
+// press types keys: runes as they are, and a few names.
+func (a *attendee) press(keys ...string) {
+	a.t.Helper()
+	for _, k := range keys {
+		seq := map[string]string{"enter": "\r", "down": "\x1b[B", "up": "\x1b[A", "space": " ", "tab": "\t", "ctrl+c": "\x03"}[k]
+		if seq == "" {
+			seq = k
+		}
+		if _, err := a.in.Write([]byte(seq)); err != nil {
+			a.t.Fatalf("typing %q: %v", k, err)
+		}
+	}
+}
+
+// ended waits for the session to end and returns its exit error (nil for
+// exit status 0).
+func (a *attendee) ended() error {
+	a.t.Helper()
+	select {
+	case err := <-a.done:
+		return err
+	case <-a.t.Context().Done():
+		a.t.Fatal("the session never ended")
+	}
+	return nil
+}
+
+// exitStatus is err's exit status (0 for nil).
+func exitStatus(err error) int {
+	var ee *gossh.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitStatus()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// otherSchemas is the learn_ schemas in testDB that this process's own
+// pgtemp.Server (testDB) did not make: those of the workshops' servers.
+func otherSchemas(t *testing.T) []string {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), testDB.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(), `SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'learn\_%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := testDB.Schemas()
+	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(mine, n) })
+}

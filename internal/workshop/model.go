@@ -1,0 +1,169 @@
+package workshop
+
+import (
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/internal/ui"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
+	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// attendeeApp is one attendee's learn: the app's root (the same as in a
+// local terminal) with what a session adds around it. It tells the room
+// where the attendee is, their window size and their answers; it takes
+// what the presenter sends (a screen to open, a step, the end); it ends
+// the session after idle without a key; and it switches to the light
+// theme when the attendee's terminal says its background is light.
+type attendeeApp struct {
+	root   *ui.Model
+	c      *common.Common
+	seat   *room.Seat
+	getenv func(string) string // the session's environment
+
+	idle      time.Duration
+	lastInput time.Time
+	now       func() time.Time
+	// themeSet is true when the session named its theme (LEARN_THEME):
+	// the terminal's background is not asked then.
+	themeSet bool
+
+	mu  sync.Mutex
+	why ending // why the app ended, when not by the attendee's own q
+}
+
+// ending says why an attendee's app ended, for the line printed after it.
+type ending int
+
+const (
+	endedByAttendee ending = iota
+	endedIdle
+	endedWorkshop
+)
+
+// Messages of an attendee's app.
+type (
+	// endMsg ends the app: the workshop ends.
+	endMsg struct{}
+	// idleMsg checks whether the attendee has been idle too long.
+	idleMsg struct{}
+	// presenterMsg is what the presenter sent the room (common.Open,
+	// common.Step), as the room delivers it.
+	presenterMsg struct{ msg any }
+)
+
+// Init starts the app, asks the terminal its background (an answer that
+// never comes changes nothing), and starts the idle clock.
+func (a *attendeeApp) Init() tea.Cmd {
+	cmds := []tea.Cmd{a.root.Init(), a.idleCheck(a.idle)}
+	if !a.themeSet {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+func (a *attendeeApp) idleCheck(after time.Duration) tea.Cmd {
+	if a.idle <= 0 {
+		return nil
+	}
+	return tea.Tick(after, func(time.Time) tea.Msg { return idleMsg{} })
+}
+
+// Update handles what is the session's and passes the rest to the app,
+// then tells the room where the attendee is.
+func (a *attendeeApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case endMsg:
+		return a, a.end(endedWorkshop)
+	case idleMsg:
+		if quiet := a.now().Sub(a.lastInput); quiet < a.idle {
+			return a, a.idleCheck(a.idle - quiet)
+		}
+		return a, a.end(endedIdle)
+	case tea.KeyPressMsg, tea.MouseMsg, tea.PasteMsg:
+		a.lastInput = a.now()
+	case tea.WindowSizeMsg:
+		a.seat.Resize(msg.Width, msg.Height)
+	case tea.BackgroundColorMsg:
+		if a.themeSet || msg.IsDark() == (a.c.Theme != "light") {
+			return a, nil
+		}
+		theme := "dark"
+		if !msg.IsDark() {
+			theme = "light"
+		}
+		a.root.SetTheme(theme, markdown.StyleIn(theme, false, a.getenv))
+		w, h := a.c.Width, a.c.Height
+		return a, func() tea.Msg { return tea.WindowSizeMsg{Width: w, Height: h} } // pages render again
+	case common.Answered:
+		a.seat.Answered(msg.Set, msg.Question, msg.Picks, msg.Score)
+		return a, nil
+	case presenterMsg:
+		o, ok := msg.msg.(common.Open)
+		if !ok {
+			return a.Update(msg.msg) // a step: as the attendee's own n
+		}
+		if title, at := a.root.Where(); showing(title, at, o) {
+			return a, nil // there already
+		}
+		// The presenter's screen replaces the attendee's pages: those
+		// left under it would hold their runs (and connections) unseen.
+		home := a.root.Home()
+		_, open := a.root.Update(o)
+		a.seat.Where(a.root.Where())
+		return a, tea.Batch(home, open)
+	}
+	_, cmd := a.root.Update(msg)
+	a.seat.Where(a.root.Where())
+	return a, cmd
+}
+
+// end ends the app after an empty last frame, saying why.
+func (a *attendeeApp) end(why ending) tea.Cmd {
+	a.mu.Lock()
+	a.why = why
+	a.mu.Unlock()
+	a.root.Quitting()
+	return tea.Quit
+}
+
+// ended is why the app ended; endedByAttendee unless it was ended.
+func (a *attendeeApp) ended() ending {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.why
+}
+
+// View is the app's.
+func (a *attendeeApp) View() tea.View { return a.root.View() }
+
+// showing reports whether the page on screen (title, at) is the one o
+// opens.
+func showing(title string, at quiz.Resume, o common.Open) bool {
+	switch o.Page {
+	case common.PagePlay:
+		v := o.Variant
+		if v == "" {
+			v = sim.Correct
+		}
+		return at.Screen == "play" && at.Name == o.Name && at.Section == string(v)
+	case common.PageQuiz:
+		return at.Screen == "quiz" && at.Name == o.Name && at.Step == o.Step
+	case common.PageReader:
+		return at.Screen == "reader" && at.Name == o.Name
+	case common.PageDrill:
+		return at.Screen == "drill"
+	case common.PageRace:
+		return title == "Race"
+	case common.PagePicker:
+		return title == "Scenarios"
+	case common.PageLab:
+		return title == "Design lab"
+	}
+	return false
+}

@@ -1,0 +1,287 @@
+package workshop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	"charm.land/wish/v2/bubbletea"
+
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/internal/ui"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
+	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// What an attendee may ask for after "ssh -p PORT HOST": nothing (the
+// app), a first page (as the local commands open it), or their progress.
+// Nothing else runs: there is no shell.
+const commandsHelp = "learn workshop: run ssh with no command for the app; or: play [SCENARIO] [broken], race, lesson, interview, progress (your progress as JSON)"
+
+// firstPage is the page the command cmd opens the app on, or an error
+// that says what may be asked.
+func firstPage(cmd []string) (common.Open, error) {
+	if len(cmd) == 0 {
+		return common.Open{Page: common.PageHome}, nil
+	}
+	args := cmd[1:]
+	switch cmd[0] {
+	case "play":
+		o := common.Open{Page: common.PagePlay, Name: "lost-answer"}
+		if len(args) > 0 {
+			if _, err := sim.Lookup(args[0]); err != nil {
+				return o, fmt.Errorf("learn workshop: %v", err)
+			}
+			o.Name = args[0]
+		}
+		if len(args) > 1 {
+			v, err := sim.ParseVariant(args[1])
+			if err != nil {
+				return o, fmt.Errorf("learn workshop: %v", err)
+			}
+			o.Variant = v
+		}
+		if len(args) <= 2 {
+			return o, nil
+		}
+	case "race":
+		if len(args) == 0 {
+			return common.Open{Page: common.PageRace}, nil
+		}
+	case "lesson", "interview":
+		kind := lessons.Kind(cmd[0])
+		for _, p := range lessons.All() {
+			if p.Kind == kind && (len(args) == 0 || args[0] == p.Slug) && len(args) <= 1 {
+				return common.Open{Page: common.PageReader, Name: p.Slug}, nil
+			}
+		}
+	}
+	return common.Open{}, errors.New(commandsHelp)
+}
+
+// commands is the middleware that answers the commands that need no
+// terminal (progress) and refuses what learn does not run (a shell
+// command, scp), before the app's middlewares ask for a terminal.
+func (w *Workshop) commands(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		cmd := sess.Command()
+		if len(cmd) == 1 && cmd[0] == "progress" {
+			w.exportProgress(sess)
+			return
+		}
+		if _, err := firstPage(cmd); err != nil {
+			wish.Fatalln(sess, err.Error())
+			return
+		}
+		next(sess)
+	}
+}
+
+// exportProgress writes the progress the room kept for the session's
+// user, as learn progress export writes it.
+func (w *Workshop) exportProgress(sess ssh.Session) {
+	data, ok := w.room.ProgressOf(sess.User())
+	if !ok {
+		wish.Fatalln(sess, fmt.Sprintf("learn workshop: no progress kept for %q yet: answer a question or mark a page read first", room.Clean(sess.User())))
+		return
+	}
+	_, _ = sess.Write(data)
+}
+
+// app is the middleware that runs one attendee's learn: it seats them in
+// the room (or says why not), builds their Common (their size, their
+// colour profile and environment, their own runs on the shared database,
+// their progress kept by the room), runs the app through wish's Bubble
+// Tea middleware, and, once it has ended, removes their runs (their
+// schemas are dropped), leaves the room and prints why it ended.
+func (w *Workshop) app(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		if !w.enter() {
+			wish.Fatalln(sess, "learn workshop: the workshop is ending")
+			return
+		}
+		defer w.exit()
+		pty, _, _ := sess.Pty() // activeterm let only sessions with one through
+		first, _ := firstPage(sess.Command())
+		var prog atomic.Pointer[tea.Program]
+		send := func(msg any) {
+			if p := prog.Load(); p != nil {
+				p.Send(presenterMsg{msg})
+			}
+		}
+		seat, err := w.room.Join(sess.User(), sess.RemoteAddr().String(), pty.Window.Width, pty.Window.Height, send)
+		if err != nil {
+			if full, ok := errors.AsType[*room.FullError](err); ok {
+				wish.Fatalln(sess, fmt.Sprintf("learn workshop: the room is full (%d attendees); try again when someone leaves, or ask the presenter to raise --max-attendees", full.Max))
+				return
+			}
+			wish.Fatalln(sess, "learn workshop: "+err.Error())
+			return
+		}
+		ctx, cancel := context.WithCancel(sess.Context())
+		defer cancel()
+		getenv := sessionEnv(sess.Environ())
+		theme, themeSet := "dark", false
+		if t := getenv("LEARN_THEME"); t == "dark" || t == "light" {
+			theme, themeSet = t, true
+		}
+		runs := live.NewRuns(ctx, w.db)
+		c := &common.Common{
+			Ctx: ctx, Width: pty.Window.Width, Height: pty.Window.Height,
+			Styles: common.NewStyles(theme != "light"), Keys: common.NewKeyMap(),
+			Theme: theme, DocStyle: markdown.StyleIn(theme, false, getenv),
+			DB: w.db, Runs: runs, Progress: common.KeptProgress(seat.Progress(), seat.Keep), Docs: w.docs,
+		}
+		a := &attendeeApp{root: ui.New(c, first), c: c, seat: seat, getenv: getenv,
+			idle: w.cfg.Idle, now: time.Now, lastInput: time.Now(), themeSet: themeSet}
+		opts := append(bubbletea.MakeOptions(sess),
+			tea.WithoutSignalHandler(), // the signals are the presenter's process's
+			tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+				switch msg.(type) {
+				case tea.SuspendMsg: // as MakeOptions does: no job control over SSH
+					return tea.ResumeMsg{}
+				case tea.QuitMsg:
+					a.root.Quitting()
+				}
+				return msg
+			}))
+		p := tea.NewProgram(a, opts...)
+		prog.Store(p)
+		w.trackProgram(p, true)
+		bubbletea.MiddlewareWithProgramHandler(func(ssh.Session) *tea.Program { return p })(func(ssh.Session) {})(sess)
+		w.trackProgram(p, false)
+
+		a.root.Close()
+		runs.Close() // every run's stage removed, its schema dropped
+		why := a.ended()
+		gone := sess.Context().Err() != nil // the client hung up
+		switch {
+		case why == endedIdle:
+			seat.Leave("idle for " + w.cfg.Idle.String())
+		case why == endedWorkshop:
+			seat.Leave("the workshop ended")
+		case gone:
+			seat.Leave("disconnected")
+		default:
+			seat.Leave("quit")
+		}
+		if !gone {
+			w.farewell(sess, seat, why)
+			// The exit status now, before this session stops counting:
+			// Close may close the connection as soon as none counts.
+			_ = sess.Exit(0)
+		}
+		next(sess)
+	}
+}
+
+// farewell is what an attendee reads once their app has left the screen.
+func (w *Workshop) farewell(sess ssh.Session, seat *room.Seat, why ending) {
+	host, port := w.joinHost(sess)
+	export := fmt.Sprintf("ssh %s%s@%s progress > learn-progress.json", port, seat.Name(), host)
+	var out []string
+	switch why {
+	case endedIdle:
+		out = append(out, fmt.Sprintf("learn workshop: closed after %s without a key. ssh again to come back: your progress is kept.", w.cfg.Idle))
+	case endedWorkshop:
+		out = append(out, "learn workshop: the presenter ended the workshop. Thank you for coming!")
+		if p, err := json.Marshal(seat.Progress()); err == nil {
+			var compact bytes.Buffer
+			if json.Compact(&compact, p) == nil {
+				out = append(out, "Your progress (the format of learn progress export), to keep if you like:", compact.String())
+			}
+		}
+	default:
+		out = append(out, fmt.Sprintf("learn workshop: see you, %s.", seat.Name()),
+			"Your progress stays on this server until the workshop ends. To keep it:", "  "+export)
+	}
+	_, _ = fmt.Fprint(sess, strings.Join(out, "\n")+"\n")
+}
+
+// joinHost is how the attendee reached this server: its address as they
+// dialled it, and "-p PORT " unless the port is 22.
+func (w *Workshop) joinHost(sess ssh.Session) (host, port string) {
+	h, p, err := net.SplitHostPort(sess.LocalAddr().String())
+	if err != nil {
+		return sess.LocalAddr().String(), ""
+	}
+	if p != "22" {
+		port = "-p " + p + " "
+	}
+	if strings.Contains(h, ":") {
+		h = "[" + h + "]" // user@[v6]
+	}
+	return h, port
+}
+
+// sessionEnv looks a variable up in a session's environment (what the
+// client sent, and TERM), never the server's. GLAMOUR_STYLE is taken only
+// as one of Glamour's own style names: as a path it would make the server
+// read a file an attendee names.
+func sessionEnv(environ []string) func(string) string {
+	return func(key string) string {
+		v := ""
+		for _, kv := range environ {
+			if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+				v = val
+			}
+		}
+		if key == "GLAMOUR_STYLE" && !builtinStyle[v] {
+			return ""
+		}
+		return v
+	}
+}
+
+var builtinStyle = map[string]bool{"ascii": true, "auto": false, "dark": true, "dracula": true, "light": true, "notty": true, "pink": true, "tokyo-night": true}
+
+// enter counts a session that may still need the workshop's resources;
+// false once the workshop is ending.
+func (w *Workshop) enter() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ending {
+		return false
+	}
+	w.active++
+	return true
+}
+
+func (w *Workshop) exit() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.active--
+	if w.active == 0 {
+		w.idleCond.Broadcast()
+		if w.ending {
+			close(w.drained)
+		}
+	}
+}
+
+// trackProgram keeps (or forgets) a session's program, to tell it when the
+// workshop ends.
+func (w *Workshop) trackProgram(p *tea.Program, on bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if on {
+		w.programs[p] = struct{}{}
+		if w.ending {
+			go p.Send(endMsg{})
+		}
+		return
+	}
+	delete(w.programs, p)
+}

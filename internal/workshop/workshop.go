@@ -1,0 +1,346 @@
+// Package workshop runs learn for a room over SSH (learn workshop): one
+// throwaway PostgreSQL, an SSH server made with wish, and for every
+// attendee who types the join code their own learn, at their own terminal
+// size and colour profile, on their own schemas, with their progress kept
+// by the server for the workshop. The presenter's terminal shows the room
+// (Present: the dashboard page), from which they send everyone to a
+// screen and step the room's play screens together. Close ends it all:
+// every session is told, the server stops, every attendee's schema is
+// dropped, PostgreSQL is stopped, and the room's summary is left.
+//
+// The SSH side, in one place:
+//
+//   - Auth: the join code at the password prompt (keyboard-interactive or
+//     password), compared in constant time; a public key on its own once
+//     its holder has proved it and given the code (auth.go). Ten wrong
+//     codes from one address block it for a while.
+//   - Middlewares, outermost first: logging, recover, a rate limit of new
+//     sessions per address (ratelimiter), the commands that need no
+//     terminal (progress), activeterm, then the app (bubbletea's
+//     middleware, one program per session, its options from MakeOptions:
+//     the session's size, environment and colour profile).
+//   - Nothing else: no shell (the app or the commands of firstPage), no
+//     port forwarding (no callbacks allow it), no file transfer (no sftp
+//     subsystem; scp's command is refused).
+package workshop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	charmlog "charm.land/log/v2"
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	"charm.land/wish/v2/activeterm"
+	"charm.land/wish/v2/logging"
+	"charm.land/wish/v2/ratelimiter"
+	"charm.land/wish/v2/recover"
+	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/time/rate"
+
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/pgtemp"
+)
+
+// The defaults of learn workshop.
+const (
+	DefaultAddr         = "127.0.0.1:2222"
+	DefaultMaxAttendees = 50
+	DefaultIdle         = 30 * time.Minute
+)
+
+const (
+	// handshakeTimeout bounds a connection's key exchange and
+	// authentication, the join code typed in included (OpenSSH's
+	// LoginGraceTime).
+	handshakeTimeout = 2 * time.Minute
+	// drain is how long Close waits for the attendees' clients to hang up
+	// once their apps have ended, before it closes what is left.
+	drain = 10 * time.Second
+	// sessionsPerSecond is how fast new sessions may come from one
+	// address once its burst is spent: twice the room's size, for a room
+	// behind one NAT that joins at once, some of it twice.
+	sessionsPerSecond = 2
+)
+
+// Config says how to run a workshop.
+type Config struct {
+	// Addr is where the SSH server listens (host:port; port 0 for any).
+	Addr string
+	// MaxAttendees is how many attendees may be connected at once.
+	MaxAttendees int
+	// Code is the join code; "" makes one (NewCode).
+	Code string
+	// Idle ends an attendee's session after this long without a key.
+	Idle time.Duration
+	// Postgres says how to get the throwaway PostgreSQL; a MaxConnections
+	// of 0 is sized for MaxAttendees (MaxConnectionsFor).
+	Postgres pgtemp.Options
+	// Connections caps the PostgreSQL connections the attendees' runs hold
+	// in all; 0 is what the server lets learn hold. Several workshop
+	// servers on one database each take their share so.
+	Connections int
+	// Server, when set, is a running PostgreSQL to use instead (tests):
+	// the workshop leaves it running.
+	Server *pgtemp.Server
+	// HostKey is the host key's file; "" is DefaultHostKeyPath. It is
+	// made the first time and kept, so that attendees' known_hosts stay
+	// valid from one workshop to the next.
+	HostKey string
+	// Logf, when set, gets the server's log: PostgreSQL's start, every
+	// connection and session, and what was refused. The room's feed gets
+	// what the presenter needs to see either way.
+	Logf func(format string, args ...any)
+
+	// sessions replaces the rate of new sessions per address (tests).
+	sessions *sessionRate
+}
+
+// sessionRate is how many new sessions one address may open at once
+// (burst) and how fast after that (every second).
+type sessionRate struct {
+	perSecond rate.Limit
+	burst     int
+}
+
+// Workshop is a running workshop. Close ends it.
+type Workshop struct {
+	cfg         Config
+	code        string
+	ln          net.Listener
+	srv         *ssh.Server
+	pg          *pgtemp.Server
+	ownPG       bool
+	db          *live.Postgres
+	budget      *live.Budget
+	room        *room.Room
+	auth        *auth
+	docs        *common.Docs
+	fingerprint string
+	served      chan struct{} // closed when the server stops serving
+	serveErr    error
+
+	mu       sync.Mutex
+	idleCond *sync.Cond // signalled when active drops to 0
+	ending   bool
+	drained  chan struct{} // closed once ending and no session is active
+	active   int           // sessions in the app's middleware
+	programs map[*tea.Program]struct{}
+
+	closeOnce sync.Once
+	summary   room.Summary
+	closeErr  error
+}
+
+// Start starts a workshop: it takes the address first (a busy port fails
+// before anything starts), then gets PostgreSQL (as cfg.Postgres says,
+// with max_connections sized for the room) and shares its connections
+// among the attendees' runs, loads or makes the host key, and serves SSH
+// on the address. On any error, ctx ending included, it returns the cause
+// and leaves nothing: the port is free again and PostgreSQL is gone.
+func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.MaxAttendees <= 0 {
+		cfg.MaxAttendees = DefaultMaxAttendees
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = DefaultIdle
+	}
+	if cfg.Code == "" {
+		cfg.Code = NewCode()
+	}
+	if cfg.HostKey == "" {
+		if cfg.HostKey, err = DefaultHostKeyPath(); err != nil {
+			return nil, err
+		}
+	}
+	w = &Workshop{cfg: cfg, code: cfg.Code, room: room.New(cfg.MaxAttendees), auth: newAuth(cfg.Code),
+		docs: &common.Docs{}, served: make(chan struct{}), programs: map[*tea.Program]struct{}{}}
+	w.idleCond = sync.NewCond(&w.mu)
+	// What was made so far goes on any error: the workshop as built, not
+	// the named result, which each "return nil, err" sets to nil.
+	built := w
+	defer func() {
+		if err != nil {
+			built.release()
+		}
+	}()
+
+	w.ln, err = net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("%s is already in use (another learn workshop?): pass another port, such as --addr %s, or 127.0.0.1:0 for any free one", cfg.Addr, nextPort(cfg.Addr))
+		}
+		return nil, fmt.Errorf("cannot listen on %s: %w; pass --addr with another address", cfg.Addr, err)
+	}
+
+	if cfg.Server != nil {
+		w.pg = cfg.Server
+	} else {
+		opts := cfg.Postgres
+		if opts.MaxConnections == 0 {
+			opts.MaxConnections = MaxConnectionsFor(cfg.MaxAttendees)
+		}
+		if cfg.Logf != nil {
+			opts.Logf = cfg.Logf
+		}
+		w.pg, err = pgtemp.Start(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		w.ownPG = true
+	}
+	limit, err := w.pg.ConnectionLimit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.budget = budgetFor(limit, cfg.Connections)
+	if s := w.budget.Stats(); s.Total < runConns {
+		return nil, fmt.Errorf("the attendees' runs would share %d PostgreSQL connections (%s lets learn hold %d), too few for even one run (%d): raise max_connections or --connections", s.Total, w.pg.Describe(), limit, runConns)
+	}
+	w.db = live.Existing(w.pg)
+	w.db.SetBudget(w.budget)
+
+	if err := prepareHostKey(cfg.HostKey); err != nil {
+		return nil, err
+	}
+	logger := printf(w.logf)
+	// wish's Bubble Tea middleware logs through charm's default logger (a
+	// client that hung up kills its program: "app exit with error"); on
+	// standard error it would draw over the presenter's dashboard.
+	charmlog.SetOutput(writerFunc(func(p []byte) (int, error) {
+		w.logf("%s", strings.TrimSpace(string(p)))
+		return len(p), nil
+	}))
+	sr := sessionRate{perSecond: sessionsPerSecond, burst: max(10, 2*cfg.MaxAttendees)}
+	if cfg.sessions != nil {
+		sr = *cfg.sessions
+	}
+	limiter := sessionLimiter{inner: ratelimiter.NewRateLimiter(sr.perSecond, sr.burst, 4096), w: w}
+	w.srv, err = wish.NewServer(
+		wish.WithHostKeyPath(cfg.HostKey),
+		wish.WithVersion("learn-workshop"),
+		wish.WithIdleTimeout(cfg.Idle+time.Minute), // the app ends idle sessions first, with a message
+		func(s *ssh.Server) error {
+			s.ServerConfigCallback = w.auth.serverConfig
+			s.HandshakeTimeout = handshakeTimeout
+			return nil
+		},
+		wish.WithMiddleware(
+			recover.MiddlewareWithLogger(printf(w.alert), w.app, activeterm.Middleware(), w.commands, ratelimiter.Middleware(limiter)),
+			logging.MiddlewareWithLogger(logger),
+		),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("the host key %s: %w; remove the file to make a new one (attendees then see a new key)", cfg.HostKey, err)
+	}
+	w.fingerprint = gossh.FingerprintSHA256(w.srv.HostSigners[0].PublicKey())
+	w.auth.logf = w.alert
+	go func() {
+		defer close(w.served)
+		if err := w.srv.Serve(w.ln); !errors.Is(err, ssh.ErrServerClosed) {
+			w.serveErr = err
+		}
+	}()
+	return w, nil
+}
+
+// release removes what a Start that failed had made.
+func (w *Workshop) release() {
+	if w.ln != nil {
+		_ = w.ln.Close()
+	}
+	if w.ownPG && w.pg != nil {
+		_ = w.pg.Close()
+	}
+}
+
+// Code is the join code.
+func (w *Workshop) Code() string { return w.code }
+
+// Room is the workshop's room.
+func (w *Workshop) Room() *room.Room { return w.room }
+
+// Budget is how the attendees' runs share PostgreSQL's connections.
+func (w *Workshop) Budget() *live.Budget { return w.budget }
+
+// Addr is where the SSH server listens.
+func (w *Workshop) Addr() net.Addr { return w.ln.Addr() }
+
+// HostKey is the host key's file and its fingerprint ("SHA256:…"), for
+// attendees to check what their ssh shows the first time.
+func (w *Workshop) HostKey() (path, fingerprint string) { return w.cfg.HostKey, w.fingerprint }
+
+// Database says which PostgreSQL the workshop runs on, for people.
+func (w *Workshop) Database() string { return w.pg.Describe() }
+
+// Done is closed when the server stops serving: after Close, or when
+// serving failed (Err says why).
+func (w *Workshop) Done() <-chan struct{} { return w.served }
+
+// Err is why serving failed, once Done is closed; nil after Close.
+func (w *Workshop) Err() error {
+	select {
+	case <-w.served:
+		return w.serveErr
+	default:
+		return nil
+	}
+}
+
+// Close ends the workshop and returns the room's summary: nobody joins
+// any more (the listener closes at once), every attendee's app is told
+// and ends (their screen says why), and once their sessions have ended
+// (at most drain) the connections still open are closed; every attendee's
+// runs are removed with their schemas, and PostgreSQL is stopped when the
+// workshop started it. Safe to call twice; the second call returns the
+// first's result.
+func (w *Workshop) Close() (room.Summary, error) {
+	w.closeOnce.Do(func() {
+		w.room.End()
+		w.mu.Lock()
+		w.ending = true
+		w.drained = make(chan struct{})
+		if w.active == 0 {
+			close(w.drained)
+		}
+		for p := range w.programs {
+			go p.Send(endMsg{})
+		}
+		w.mu.Unlock()
+
+		ctx, cancel := context.WithTimeout(context.Background(), drain)
+		defer cancel()
+		shut := make(chan error, 1)
+		go func() { shut <- w.srv.Shutdown(ctx) }() // closes the listener now, then waits for the connections
+		select {
+		case <-w.drained:
+		case <-ctx.Done():
+			w.logf("some sessions did not end within %s: closing their connections", drain)
+		}
+		_ = w.srv.Close() // the clients that have not hung up yet
+		<-shut
+		<-w.served
+		w.mu.Lock()
+		for w.active > 0 { // sessions whose connection was closed under them
+			w.idleCond.Wait()
+		}
+		w.mu.Unlock()
+		w.summary = w.room.Summary(time.Now())
+		if w.ownPG {
+			w.closeErr = w.pg.Close()
+		}
+	})
+	return w.summary, w.closeErr
+}

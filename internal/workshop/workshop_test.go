@@ -1,0 +1,473 @@
+package workshop
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/jackc/pgx/v5"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// The code lets in, by password or at the keyboard-interactive prompt,
+// whatever its case; anything else is refused with a line that says what
+// to do.
+func TestJoinCodeLetsInAndNothingElse(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	for _, auth := range []gossh.AuthMethod{
+		password(testCode),
+		password("  KQ7M-3HXT "),
+		gossh.KeyboardInteractive(func(_, _ string, qs []string, _ []bool) ([]string, error) {
+			if len(qs) != 1 || qs[0] != "learn workshop join code: " {
+				t.Errorf("the prompt: %q", qs)
+			}
+			return []string{testCode}, nil
+		}),
+	} {
+		c, err := dial(w, "ada", nil, auth)
+		if err != nil {
+			t.Fatalf("the right code was refused: %v", err)
+		}
+		c.Close()
+	}
+	for _, wrong := range []string{"", "kq7m-3hx", "kq7m-3hxtt", "xxxx-xxxx"} {
+		var banner strings.Builder
+		if c, err := dial(w, "ada", &banner, password(wrong)); err == nil {
+			c.Close()
+			t.Fatalf("the code %q let in", wrong)
+		}
+		if got := banner.String(); got != msgWrongCode {
+			t.Errorf("code %q: the banner %q, want %q", wrong, got, msgWrongCode)
+		}
+	}
+}
+
+// Ten wrong codes from one address and it is refused for a while, the
+// right code too; others are not.
+func TestWrongCodesBlockTheirAddress(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	for range wrongCodeBurst {
+		if c, err := dial(w, "eve", nil, password("guess")); err == nil {
+			c.Close()
+			t.Fatal("a wrong code let in")
+		}
+	}
+	var banner strings.Builder
+	if c, err := dial(w, "eve", &banner, password(testCode)); err == nil {
+		c.Close()
+		t.Fatal("the right code let in an address that had just given ten wrong ones")
+	}
+	if !strings.Contains(banner.String(), msgTooMany) {
+		t.Errorf("the banner %q, want %q", banner.String(), msgTooMany)
+	}
+	if feed := w.Room().Snapshot(5).Feed; !strings.Contains(feed[len(feed)-1].Text, "gave 10 wrong join codes") &&
+		!strings.Contains(feed[len(feed)-2].Text, "gave 10 wrong join codes") {
+		t.Errorf("the presenter's feed does not say so: %+v", feed)
+	}
+}
+
+// A key is let in on its own only once its holder has signed with it and
+// given the code.
+func TestPublicKeyAfterTheCode(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	signer := newSigner(t)
+	other := newSigner(t)
+	if c, err := dial(w, "ada", nil, gossh.PublicKeys(signer)); err == nil {
+		c.Close()
+		t.Fatal("an unknown key let in without the code")
+	}
+	c, err := dial(w, "ada", nil, gossh.PublicKeys(signer), password(testCode))
+	if err != nil {
+		t.Fatalf("key then code: %v", err)
+	}
+	c.Close()
+	c, err = dial(w, "ada", nil, gossh.PublicKeys(signer))
+	if err != nil {
+		t.Fatalf("the key, once its holder gave the code: %v", err)
+	}
+	c.Close()
+	if c, err := dial(w, "ada", nil, gossh.PublicKeys(other)); err == nil {
+		c.Close()
+		t.Fatal("another key let in on the first one's code")
+	}
+}
+
+// An attendee gets the app at their own size; the room knows where they
+// are and follows their window.
+func TestAttendeeGetsTheAppAtTheirSize(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	a := attend(t, w, "ada", 100, 30, "", nil)
+	a.waitFor("Lesson: Idempotency", "Play: the lost answer")
+	waitUntil(t, "ada 100x30 in the room", func() string {
+		s := w.Room().Snapshot(0)
+		if len(s.Attendees) != 1 {
+			return ""
+		}
+		at := s.Attendees[0]
+		return at.Name + " " + itoa(at.Width) + "x" + itoa(at.Height) + " " + at.Title
+	}, func(s string) bool { return s == "ada 100x30 learn" })
+	if err := a.sess.WindowChange(40, 120); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the room to see 120x40", func() string {
+		at := w.Room().Snapshot(0).Attendees[0]
+		return itoa(at.Width) + "x" + itoa(at.Height)
+	}, func(s string) bool { return s == "120x40" })
+}
+
+// An attendee's app follows their terminal's background: a light one
+// gets the light theme, asked without blocking anything.
+func TestLightTerminalGetsTheLightTheme(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	dark := attend(t, w, "dee", 80, 24, "", color.Black)
+	light := attend(t, w, "lee", 80, 24, "", color.White)
+	dark.waitFor("Lesson: Idempotency")
+	light.waitFor("Lesson: Idempotency")
+	// The titles' colour is the theme's accent, in the session's profile
+	// (xterm-256color: 256 colours).
+	sgr := func(hex string) string {
+		return fmt.Sprintf("38;5;%d", colorprofile.ANSI256.Convert(lipgloss.Color(hex)).(ansi.IndexedColor))
+	}
+	lightAccent, darkAccent := sgr("#5A3FD6"), sgr("#B4A2FF")
+	waitUntil(t, "the light accent in lee's app", light.raw.String, func(s string) bool { return strings.Contains(s, lightAccent) })
+	if s := dark.raw.String(); strings.Contains(s, lightAccent) || !strings.Contains(s, darkAccent) {
+		t.Errorf("a dark terminal's app: light accent %v, dark accent %v", strings.Contains(s, lightAccent), strings.Contains(s, darkAccent))
+	}
+}
+
+// NO_COLOR is the session's: an attendee who sends it gets no colour, the
+// others keep theirs, whatever the server's environment says.
+func TestNoColorIsTheSessions(t *testing.T) {
+	t.Setenv("NO_COLOR", "") // the server's own says nothing
+	w := startWorkshop(t, Config{})
+	plainClient, err := dial(w, "nora", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := attendOn(t, plainClient, 80, 24, "lesson", nil, "NO_COLOR", "1")
+	colour := attend(t, w, "cole", 80, 24, "lesson", nil)
+	plain.waitFor("Idempotency", "In 1 minute")
+	colour.waitFor("Idempotency", "In 1 minute")
+	sgrColour := regexp.MustCompile(`\x1b\[[0-9;]*[34]8;[25];`)
+	if sgrColour.MatchString(plain.raw.String()) {
+		t.Errorf("the NO_COLOR session got colours: %q", tail(plain.raw.String()))
+	}
+	if !sgrColour.MatchString(colour.raw.String()) {
+		t.Error("the other session got no colour: the check above would mean nothing")
+	}
+}
+
+// No shell, no commands but learn's, no port forwarding, no sftp, and no
+// app without a terminal.
+func TestNothingButLearn(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	c, err := dial(w, "mallory", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, cmd := range []string{"ls -la /", "scp -t /tmp", "sh -c id", "play no-such-scenario"} {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr, stdout strings.Builder
+		s.Stderr, s.Stdout = &stderr, &stdout
+		err = s.Run(cmd)
+		if exitStatus(err) != 1 || !strings.Contains(stderr.String(), "learn workshop:") || stdout.Len() != 0 {
+			t.Errorf("%q: exit %v, stdout %q, stderr %q; want exit 1 and a line saying what runs", cmd, err, stdout.String(), stderr.String())
+		}
+	}
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestSubsystem("sftp"); err == nil {
+		t.Error("the sftp subsystem was granted")
+	}
+	s.Close()
+	if conn, err := c.Dial("tcp", w.Addr().String()); err == nil {
+		conn.Close()
+		t.Error("local port forwarding was allowed")
+	}
+	if ln, err := c.Listen("tcp", "127.0.0.1:0"); err == nil {
+		ln.Close()
+		t.Error("remote port forwarding was allowed")
+	}
+	s, err = c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	s.Stdout, s.Stderr = &out, &out
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Wait(); exitStatus(err) != 1 || !strings.Contains(out.String(), "Requires an active PTY") {
+		t.Errorf("a shell without a terminal: exit %v, %q", err, out.String())
+	}
+	if n := len(w.Room().Snapshot(0).Attendees); n != 0 {
+		t.Errorf("%d attendees seated by sessions that got nothing", n)
+	}
+}
+
+// Over the room's limit an attendee is told so in one line, and the one
+// already in goes on.
+func TestFullRoomTurnsAwayWithALine(t *testing.T) {
+	w := startWorkshop(t, Config{MaxAttendees: 1})
+	ada := attend(t, w, "ada", 80, 24, "", nil)
+	ada.waitFor("Lesson: Idempotency")
+	ben := attend(t, w, "ben", 80, 24, "", nil)
+	if err := ben.ended(); exitStatus(err) != 1 {
+		t.Errorf("the attendee over the limit: %v, want exit status 1", err)
+	}
+	want := "learn workshop: the room is full (1 attendees); try again when someone leaves, or ask the presenter to raise --max-attendees\n"
+	if got := ben.stderr.String(); strings.ReplaceAll(got, "\r", "") != want {
+		t.Errorf("told %q, want %q", got, want)
+	}
+	ada.press("down")
+	ada.waitFor("Interview card") // still answers
+}
+
+// A flood of sessions from one address: past the burst, each is refused
+// with a line.
+func TestFloodOfSessionsIsRefusedWithALine(t *testing.T) {
+	w := startWorkshop(t, Config{sessions: &sessionRate{perSecond: 0, burst: 3}})
+	c, err := dial(w, "ada", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var refused []string
+	for range 5 {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		s.Stderr = &stderr
+		_ = s.Run("progress")
+		if strings.Contains(stderr.String(), "too many new sessions") {
+			refused = append(refused, stderr.String())
+		}
+	}
+	if len(refused) != 2 || refused[0] != "learn workshop: too many new sessions from your address at once; wait a few seconds, then ssh again\r\n" {
+		t.Errorf("refused %d of 5 sessions past a burst of 3 (want 2): %q", len(refused), refused)
+	}
+}
+
+// An attendee who presses no key for the idle time is told, and their
+// session ends; their progress stays.
+func TestIdleSessionEnds(t *testing.T) {
+	w := startWorkshop(t, Config{Idle: 300 * 1e6}) // 300ms
+	a := attend(t, w, "ada", 80, 24, "", nil)
+	if err := a.ended(); err != nil {
+		t.Errorf("an idle session ended with %v, want exit status 0", err)
+	}
+	if !strings.Contains(a.raw.String(), "learn workshop: closed after 300ms without a key. ssh again to come back: your progress is kept.") {
+		t.Errorf("the idle attendee was not told; the end of their output: %q", tail(a.raw.String()))
+	}
+	if s := w.Room().Snapshot(5); s.Connected() != 0 || !strings.Contains(s.Feed[len(s.Feed)-1].Text, "ada left: idle for 300ms") {
+		t.Errorf("the room after the idle session: %+v", s)
+	}
+}
+
+func tail(s string) string { return s[max(0, len(s)-300):] }
+
+// An attendee's runs are their own schemas, dropped when they hang up.
+func TestDisconnectDropsTheAttendeesSchema(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	before := testDB.Schemas()
+	a := attend(t, w, "ada", 80, 24, "play lost-answer", nil)
+	a.waitFor("step 1 ·", "book 2, key")
+	mine := slices.DeleteFunc(testDB.Schemas(), func(s string) bool { return slices.Contains(before, s) })
+	if len(mine) != 1 {
+		t.Fatalf("ada's play screen runs in %v, want one schema of its own", mine)
+	}
+	if !schemaExists(t, mine[0]) {
+		t.Fatalf("%s is not in PostgreSQL", mine[0])
+	}
+	a.client.Close()
+	waitUntil(t, "ada's schema to be dropped", func() string { return strings.Join(testDB.Schemas(), " ") },
+		func(s string) bool { return !strings.Contains(s, mine[0]) })
+	if schemaExists(t, mine[0]) {
+		t.Errorf("%s is still in PostgreSQL", mine[0])
+	}
+}
+
+// The presenter sends everyone to a question; an answer reaches the poll;
+// stepping together moves every play screen; progress exports as JSON.
+func TestRoomFollowsThePresenter(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	ada := attend(t, w, "ada", 100, 30, "", nil)
+	ben := attend(t, w, "ben", 100, 30, "", nil)
+	ada.waitFor("Lesson: Idempotency")
+	ben.waitFor("Lesson: Idempotency")
+
+	q := quiz.Checkpoint().Questions[2]
+	w.Room().OpenPoll(quiz.SetCheckpoint, q.ID)
+	if n := w.Room().SendAll(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 2}, "sent everyone to Checkpoint 3"); n != 2 {
+		t.Fatalf("sent to %d, want 2", n)
+	}
+	ada.waitFor("question 3 of 5")
+	ben.waitFor("question 3 of 5")
+	for range q.Correct[0] {
+		ada.press("down")
+	}
+	ada.press("enter")
+	ada.waitFor("Right.")
+	poll := waitUntil(t, "ada's answer in the poll", func() string {
+		p := w.Room().Snapshot(0).Poll
+		b, _ := json.Marshal(p)
+		return string(b)
+	}, func(s string) bool {
+		return strings.Contains(s, `"Answered":1`) && strings.Contains(s, `"Waiting":["ben"]`)
+	})
+	t.Logf("poll: %s", poll)
+
+	w.Room().SendAll(common.Open{Page: common.PagePlay, Name: "lost-answer"}, "sent everyone to the lost answer")
+	ada.waitFor("step 1 ·", "book 2, key")
+	ben.waitFor("step 1 ·", "book 2, key")
+	w.Room().SendAll(common.Step{}, "stepped")
+	ada.waitFor("step 2 ·", "BEGIN; lock event 1")
+	ben.waitFor("step 2 ·", "BEGIN; lock event 1")
+	if used := w.Budget().Stats().Used; used == 0 {
+		t.Fatal("the play screens hold no connections: the check below would mean nothing")
+	}
+
+	// The next screen the presenter sends replaces the play screens: their
+	// runs stop and give their connections back.
+	w.Room().SendAll(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 3}, "")
+	ada.waitFor("question 4 of 5")
+	ben.waitFor("question 4 of 5")
+	waitUntil(t, "the play screens' runs to give their connections back", func() string { return itoa(w.Budget().Stats().Used) },
+		func(s string) bool { return s == "0" })
+
+	c, err := dial(w, "ada", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Output("progress")
+	if err != nil {
+		t.Fatalf("progress: %v", err)
+	}
+	var p quiz.Progress
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatalf("progress is not JSON: %v\n%s", err, out)
+	}
+	if a, ok := p.Sets[quiz.SetCheckpoint].Answers[q.ID]; !ok || a.Score != 1 {
+		t.Errorf("exported progress %s lacks ada's answer", out)
+	}
+}
+
+// Close tells every attendee, ends every session, drops their schemas and
+// summarises the room.
+func TestCloseEndsEverySessionAndLeavesTheSummary(t *testing.T) {
+	before := testDB.Schemas()
+	cfg := Config{Addr: "127.0.0.1:0", Server: testDB, Code: testCode, HostKey: t.TempDir() + "/key", Logf: t.Logf}
+	w, err := Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada := attend(t, w, "ada", 80, 24, "play lost-answer", nil)
+	ben := attend(t, w, "ben", 80, 24, "", nil)
+	ada.waitFor("book 2, key")
+	ben.waitFor("Lesson: Idempotency")
+	sum, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []*attendee{ada, ben} {
+		if err := a.ended(); err != nil {
+			t.Errorf("a session ended with %v, want exit status 0", err)
+		}
+		if !strings.Contains(a.raw.String(), "learn workshop: the presenter ended the workshop. Thank you for coming!") {
+			t.Errorf("an attendee was not told; the end of their output: %q", tail(a.raw.String()))
+		}
+	}
+	if left := slices.DeleteFunc(testDB.Schemas(), func(s string) bool { return slices.Contains(before, s) }); len(left) != 0 {
+		t.Errorf("schemas left after Close: %v", left)
+	}
+	if len(sum.Attendees) != 2 || sum.Attendees[0].Name != "ada" || sum.Attendees[1].Name != "ben" || sum.Ended.IsZero() {
+		t.Errorf("summary %+v", sum)
+	}
+	if c, err := dial(w, "late", nil, password(testCode)); err == nil {
+		c.Close()
+		t.Error("a connection after Close was let in")
+	}
+	path, err := WriteSummary(t.TempDir(), sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("summary in %s", path)
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+func newSigner(t *testing.T) gossh.Signer {
+	t.Helper()
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// schemaExists asks PostgreSQL whether it has the schema name.
+func schemaExists(t *testing.T, name string) bool {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), testDB.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_namespace WHERE nspname = $1`, name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
+}
+
+// The runs' budget is what the server allows, less learn's spare, or the
+// share the workshop was given when less.
+func TestBudgetIsTheServersOrTheShare(t *testing.T) {
+	for _, tc := range []struct{ limit, share, total int }{
+		{615, 0, 611},
+		{615, 300, 300},
+		{615, 900, 611},
+		{64, 0, 60},
+	} {
+		s := budgetFor(tc.limit, tc.share).Stats()
+		if s.Total != tc.total {
+			t.Errorf("budgetFor(%d, %d): total %d, want %d", tc.limit, tc.share, s.Total, tc.total)
+		}
+	}
+	if raceConns != 103 || runConns != 8 {
+		t.Errorf("a race of 100 copies holds %d connections, the largest other run %d; the README says 103 and 8", raceConns, runConns)
+	}
+	if got := MaxConnectionsFor(50); got != 618 {
+		t.Errorf("MaxConnectionsFor(50) = %d; the README says 618", got)
+	}
+}
