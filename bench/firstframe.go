@@ -58,7 +58,7 @@ func (t *tmux) firstFrame(name, command, want string, quit ...string) (time.Dura
 	defer t.end(name, quit)
 	deadline := t0.Add(30 * time.Second)
 	for {
-		out, err := t.cmd("capture-pane", "-p", "-t", name).Output()
+		out, err := t.cmd("capture-pane", "-p", "-t", "="+name+":").Output()
 		if err == nil && strings.Contains(string(out), want) {
 			return time.Since(t0), nil
 		}
@@ -71,12 +71,12 @@ func (t *tmux) firstFrame(name, command, want string, quit ...string) (time.Dura
 // end types quit into session name and waits until the session has gone.
 func (t *tmux) end(name string, quit []string) {
 	if len(quit) > 0 {
-		_ = t.cmd(append([]string{"send-keys", "-t", name}, quit...)...).Run()
+		_ = t.cmd(append([]string{"send-keys", "-t", "=" + name + ":"}, quit...)...).Run()
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for t.cmd("has-session", "-t", name).Run() == nil {
+	for t.cmd("has-session", "-t", "="+name+":").Run() == nil {
 		if time.Now().After(deadline) {
-			_ = t.cmd("kill-session", "-t", name).Run()
+			_ = t.cmd("kill-session", "-t", "="+name+":").Run()
 			return
 		}
 		time.Sleep(5 * time.Millisecond)

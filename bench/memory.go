@@ -122,9 +122,9 @@ func benchMemory(dir string) ([]row, error) {
 		}
 		// Page through to the end: every part of the page is drawn once.
 		for range 40 {
-			_ = t.cmd("send-keys", "-t", name, "PageDown").Run()
+			_ = t.cmd("send-keys", "-t", "="+name+":", "PageDown").Run()
 		}
-		_ = t.cmd("send-keys", "-t", name, "End").Run()
+		_ = t.cmd("send-keys", "-t", "="+name+":", "End").Run()
 		time.Sleep(300 * time.Millisecond) // let the last frames draw before quitting
 		t.end(name, []string{"q"})
 		reads = append(reads, w.Peak())

@@ -49,7 +49,7 @@ func TestFirstFrameNeverOutlivesARefusal(t *testing.T) {
 	if out, err := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", "80", "-y", "24", script).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", exactTarget(name)).Run() })
 	s := &tmuxSession{t: t, name: name}
 	scr := s.waitFor("MODE=", 30*time.Second)
 	for _, want := range []string{"LEARN_POSTGRES=nonsense", "EXIT=2", "MODE=icanon"} {

@@ -21,6 +21,6 @@ func TestMain(m *testing.M) {
 		_ = exec.Command("tmux", "new-session", "-d", "-s", keep, "sleep 86400").Run()
 	}
 	code := pgtemp.RunTests(m, "cmd/learn", &testDB)
-	_ = exec.Command("tmux", "kill-session", "-t", keep).Run()
+	_ = exec.Command("tmux", "kill-session", "-t", exactTarget(keep)).Run()
 	os.Exit(code)
 }

@@ -28,7 +28,9 @@ func TestEveryScenarioEndsInItsStoryAndVerdict(t *testing.T) {
 					variants = append(variants, sim.Broken)
 				}
 				for _, v := range variants {
-					playToTheEnd(t, bin, s, v, size[0], size[1])
+					t.Run(s.Name+"/"+string(v), func(t *testing.T) {
+						playToTheEnd(t, bin, s, v, size[0], size[1])
+					})
 				}
 			}
 		})
@@ -43,7 +45,7 @@ func playToTheEnd(t *testing.T, bin string, s *sim.Scenario, v sim.Variant, w, h
 	ts.waitFor("step 1", 60*time.Second)
 	// Presses that come before their step are kept for it: one burst
 	// walks the whole run to its summary.
-	if out, err := exec.Command("tmux", "send-keys", "-t", ts.name, "-N", "400", "n").CombinedOutput(); err != nil {
+	if out, err := exec.Command("tmux", "send-keys", "-t", ts.target(), "-N", "400", "n").CombinedOutput(); err != nil {
 		t.Fatalf("send-keys: %v\n%s", err, out)
 	}
 	// Presses left over when a short run ends go on to its diagnosis, and

@@ -43,6 +43,7 @@ func buildLearn(t *testing.T) string {
 type tmuxSession struct {
 	t    *testing.T
 	name string
+	last string // the pane as last read, shown when the session is gone
 }
 
 func startTmux(t *testing.T, bin string, w, h int, env ...string) *tmuxSession {
@@ -71,10 +72,10 @@ func startTmuxArgs(t *testing.T, bin string, args []string, w, h int, env ...str
 	// The pane's shell leads a session of its own: learn, its supervised
 	// child and its cluster are in it. The test's temporary directories
 	// (learn's progress among them) go only once all of them have exited.
-	out, err := exec.Command("tmux", "display-message", "-p", "-t", s.name, "#{pane_pid}").Output()
+	out, err := exec.Command("tmux", "display-message", "-p", "-t", s.target(), "#{pane_pid}").Output()
 	sid, perr := strconv.Atoi(strings.TrimSpace(string(out)))
 	t.Cleanup(func() {
-		_ = exec.Command("tmux", "kill-session", "-t", s.name).Run()
+		_ = exec.Command("tmux", "kill-session", "-t", s.target()).Run()
 		if err != nil || perr != nil {
 			t.Errorf("no pane pid to wait for (%v, %v): learn may outlive the test", err, perr)
 			return
@@ -116,11 +117,12 @@ func sessionMembers(sid int) []string {
 }
 
 func (s *tmuxSession) screen() string {
-	out, err := exec.Command("tmux", "capture-pane", "-p", "-t", s.name).Output()
+	out, err := exec.Command("tmux", "capture-pane", "-p", "-t", s.target()).CombinedOutput()
 	if err != nil {
-		s.t.Fatalf("capture-pane: %v", err)
+		s.t.Fatalf("capture-pane: %v: %s; the pane as last read:\n%s", err, out, s.last)
 	}
-	return string(out)
+	s.last = string(out)
+	return s.last
 }
 
 func (s *tmuxSession) waitFor(want string, timeout time.Duration) string {
@@ -140,7 +142,7 @@ func (s *tmuxSession) waitFor(want string, timeout time.Duration) string {
 
 func (s *tmuxSession) send(keys ...string) {
 	s.t.Helper()
-	if out, err := exec.Command("tmux", append([]string{"send-keys", "-t", s.name}, keys...)...).CombinedOutput(); err != nil {
+	if out, err := exec.Command("tmux", append([]string{"send-keys", "-t", s.target()}, keys...)...).CombinedOutput(); err != nil {
 		s.t.Fatalf("send-keys: %v\n%s", err, out)
 	}
 }
@@ -223,7 +225,7 @@ func TestBinaryInTmuxLeavesNothingBehind(t *testing.T) {
 
 func (s *tmuxSession) resize(w, h int) {
 	s.t.Helper()
-	if out, err := exec.Command("tmux", "resize-window", "-t", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h)).CombinedOutput(); err != nil {
+	if out, err := exec.Command("tmux", "resize-window", "-t", s.target(), "-x", fmt.Sprint(w), "-y", fmt.Sprint(h)).CombinedOutput(); err != nil {
 		s.t.Fatalf("resize-window: %v\n%s", err, out)
 	}
 }
@@ -264,7 +266,7 @@ func TestBinaryInTmuxResizesAndLeavesAClearScreen(t *testing.T) {
 }
 
 func (s *tmuxSession) screenWithEscapes() string {
-	out, err := exec.Command("tmux", "capture-pane", "-p", "-e", "-t", s.name).Output()
+	out, err := exec.Command("tmux", "capture-pane", "-p", "-e", "-t", s.target()).Output()
 	if err != nil {
 		s.t.Fatalf("capture-pane: %v", err)
 	}
@@ -381,7 +383,7 @@ func TestBinaryInTmuxCrashRestoresTheTerminal(t *testing.T) {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
 	s := &tmuxSession{t: t, name: name}
-	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", exactTarget(name)).Run() })
 	home := s.waitFor("PostgreSQL ready", 30*time.Second)
 	m := clusterDir.FindStringSubmatch(home)
 	if m == nil {
@@ -495,5 +497,30 @@ func TestBinaryBrokenPipeIsNoCrash(t *testing.T) {
 	}
 	if strings.Contains(string(out), "crashed") || strings.Contains(string(out), "panic") {
 		t.Errorf("a closed pipe was reported as a crash:\n%s", out)
+	}
+}
+
+// exactTarget names tmux session name and nothing else: a bare name also
+// matches any session it is a prefix of, so once learn-test-1 has gone,
+// "-t learn-test-1" would read, type into or kill learn-test-10.
+func exactTarget(name string) string { return "=" + name + ":" }
+
+func (s *tmuxSession) target() string { return exactTarget(s.name) }
+
+// A session's target never reaches another session whose name it begins:
+// with a bare name, capture-pane of a finished learn-test-1 read
+// learn-test-10's pane, and its cleanup killed it.
+func TestExactTargetNeverMatchesALongerName(t *testing.T) {
+	requireTool(t, "tmux")
+	name := fmt.Sprintf("learn-prefix-%d-1", os.Getpid())
+	if out, err := exec.Command("tmux", "new-session", "-d", "-s", name+"0", "sleep 30").CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", exactTarget(name+"0")).Run() })
+	if err := exec.Command("tmux", "capture-pane", "-p", "-t", exactTarget(name)).Run(); err == nil {
+		t.Errorf("capture-pane -t %s read session %s0", exactTarget(name), name)
+	}
+	if err := exec.Command("tmux", "has-session", "-t", exactTarget(name+"0")).Run(); err != nil {
+		t.Errorf("the session's own target does not find it: %v", err)
 	}
 }
