@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 
@@ -34,9 +36,16 @@ const (
 	exitUsage      = 2   // a command line learn cannot take
 	exitInterrupt  = 130 // interrupted: Ctrl-C (SIGINT), 128 + 2
 	exitTerminated = 143 // terminated: SIGTERM, 128 + 15 (a closed terminal, SIGHUP, gives 129)
+	exitBrokenPipe = 141 // the output's reader left (learn lesson | head), 128 + SIGPIPE, silently, as a program killed by SIGPIPE
 )
 
 func main() {
+	// A closed stdout or stderr (learn serve | tee, then Ctrl-C, which
+	// ends tee first) must not kill learn in the middle of its shutdown:
+	// with SIGPIPE ignored a write there fails with EPIPE instead, and
+	// learn goes on to drop what it made. Both the supervisor and the app
+	// run this line: an ignored signal is not one Go ignores after exec.
+	signal.Ignore(syscall.SIGPIPE)
 	args := os.Args[1:]
 	if code, ok := supervisor.Run(supervisor.Config{
 		Args: args, Env: childEnv(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
@@ -139,6 +148,9 @@ func exitCode(err error) int {
 	if err == nil {
 		return exitOK
 	}
+	if errors.Is(err, syscall.EPIPE) {
+		return exitBrokenPipe
+	}
 	if e, ok := errors.AsType[interface {
 		error
 		ExitCode() int
@@ -155,8 +167,8 @@ func exitCode(err error) int {
 func errorHandler(stderr io.Writer) fang.ErrorHandler {
 	return func(w io.Writer, styles fang.Styles, err error) {
 		msg := err.Error()
-		if msg == "" {
-			return
+		if msg == "" || errors.Is(err, syscall.EPIPE) {
+			return // nothing to say: the reader of the output left (learn lesson | head)
 		}
 		hint := ""
 		if u, ok := errors.AsType[*usageError](err); ok {

@@ -86,7 +86,9 @@ Exit codes:
   %-3d  failure: the message says what failed and what to do
   %-3d  usage: a command line learn cannot take
   %-3d  interrupted (Ctrl-C)
-  %-3d  terminated (SIGTERM; 129 for a closed terminal, SIGHUP)`,
+  %-3d  terminated (SIGTERM; 129 for a closed terminal, SIGHUP)
+  learn serve and learn workshop end on Ctrl-C or SIGTERM by design: 0 once everything they made is gone.
+  learn demo and learn lab exit 0 whatever the verdicts: the report says which designs failed.`,
 		scenarioNames(), pgtemp.DefaultDockerImage,
 		exitOK, exitFailure, exitUsage, exitInterrupt, exitTerminated)
 }

@@ -185,7 +185,7 @@ func Run(cfg Config) (code int, ok bool) {
 	if fullScreen {
 		child.Stderr = errs
 	} else {
-		child.Stderr = io.MultiWriter(cfg.Stderr, errs)
+		child.Stderr = &relay{to: cfg.Stderr, keep: errs}
 	}
 
 	// Relay from before the start, so that no signal meant for the child
@@ -414,6 +414,27 @@ func InjectSlowStart() {
 func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(f.Fd()) }
 
 // tailBuffer keeps the last max bytes written to it.
+// relay passes what the child writes to its standard error on to the
+// parent's and keeps its tail. A standard error nobody reads any more
+// (learn serve 2>&1 | grep, grep gone) takes every write all the same:
+// the child must never fail, nor block, on its log, and the tail still
+// shows a panic to the crash report.
+type relay struct {
+	to     io.Writer
+	keep   *tailBuffer
+	broken bool // to failed once: the rest is kept only
+}
+
+func (r *relay) Write(p []byte) (int, error) {
+	_, _ = r.keep.Write(p)
+	if !r.broken {
+		if _, err := r.to.Write(p); err != nil {
+			r.broken = true
+		}
+	}
+	return len(p), nil
+}
+
 type tailBuffer struct {
 	mu  sync.Mutex
 	max int

@@ -48,6 +48,17 @@ func TestMain(m *testing.M) {
 		for {
 			fmt.Println("a line nobody reads")
 		}
+	case "stderr-gone":
+		// learn serve 2>&1 | grep, and grep has gone: learn ignores
+		// SIGPIPE and logs on; the parent must take every line all the
+		// same, or the child would fail (or block) writing its log.
+		signal.Ignore(syscall.SIGPIPE)
+		for i := range 5000 {
+			if _, err := fmt.Fprintf(os.Stderr, "log line %d, longer than a pipe's buffer all together\n", i); err != nil {
+				os.Exit(4)
+			}
+		}
+		os.Exit(0)
 	case "sigterm":
 		// Wait for the signal the parent relays, then exit as learn does.
 		ch := make(chan os.Signal, 1)
@@ -97,6 +108,9 @@ func supervise(t *testing.T, what string, ready func()) result {
 	if what == "sigpipe" {
 		outR.Close() // nobody reads what the child prints
 	}
+	if what == "stderr-gone" {
+		errR.Close() // nobody reads what the child logs
+	}
 	go func() {
 		defer close(stdout)
 		sc := bufio.NewScanner(outR)
@@ -141,6 +155,7 @@ func TestRun(t *testing.T) {
 		{"sigquit", 2, true, true, []string{"SIGQUIT", "goroutine ", "learn crashed (process "}},
 		{"sigkill", 128 + 9, true, true, []string{"learn was killed (process "}},
 		{"sigpipe", 128 + 13, false, false, nil},
+		{"stderr-gone", 0, false, false, nil},
 		// Ctrl-C or a hangup before learn caught it: an interrupt, said in
 		// learn's words, and what the child made is removed all the same.
 		{"sigint", 130, true, false, []string{"learn: interrupted\n", "  removed the cluster in /tmp/learn-test\n"}},
