@@ -145,7 +145,7 @@ func TestListenerCapsConnections(t *testing.T) {
 	if a.status != 503 || a.header.Get("Retry-After") != RetryAfter || a.header.Get("Content-Type") != "application/json" {
 		t.Fatalf("the third connection: %d %v %s", a.status, a.header, a.body)
 	}
-	if e := decodeAPIError(t, a.body); e.Code != CodeTooManyConnections || !strings.Contains(e.Message, "2 connections") {
+	if e := decodeAPIError(t, a.body); e.Code != CodeTooManyConnections || !strings.Contains(e.Message, "at most 2 connections at once, from all clients together") {
 		t.Errorf("error %+v", e)
 	}
 	if !strings.Contains(s.logs.String(), `level=WARN msg="2 connections open, the most allowed: refusing new ones with 503" instance=api-1 refused=1`) {

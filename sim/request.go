@@ -163,7 +163,7 @@ func decodeBookBody(w http.ResponseWriter, r *http.Request) (bookBody, *Error) {
 	case err == io.EOF:
 		return bad("The body is empty: send JSON like %s", bodyExample)
 	case err != nil:
-		return bad("The body must be JSON like %s: %v", bodyExample, err)
+		return bad("The body must be JSON like %s: %s", bodyExample, syntaxWords(err, data))
 	case tok == nil:
 		return bad("The body needs both event_id and quantity, like %s", bodyExample)
 	case tok != json.Delim('{'):
@@ -173,7 +173,7 @@ func decodeBookBody(w http.ResponseWriter, r *http.Request) (bookBody, *Error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return bad("The body must be JSON like %s: %v", bodyExample, err)
+			return bad("The body must be JSON like %s: %s", bodyExample, syntaxWords(err, data))
 		}
 		name := tok.(string) // the decoder checks that an object's keys are strings
 		switch {
@@ -191,7 +191,7 @@ func decodeBookBody(w http.ResponseWriter, r *http.Request) (bookBody, *Error) {
 		seen[name] = true
 		tok, err = dec.Token()
 		if err != nil {
-			return bad("The body must be JSON like %s: %v", bodyExample, err)
+			return bad("The body must be JSON like %s: %s", bodyExample, syntaxWords(err, data))
 		}
 		n, refusal := wholeNumber(name, tok)
 		if refusal != nil {
@@ -204,7 +204,7 @@ func decodeBookBody(w http.ResponseWriter, r *http.Request) (bookBody, *Error) {
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return bad("The body must be JSON like %s: %v", bodyExample, err)
+		return bad("The body must be JSON like %s: %s", bodyExample, syntaxWords(err, data))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return bad("The body must hold one JSON object like %s, and nothing after it", bodyExample)
@@ -213,6 +213,28 @@ func decodeBookBody(w http.ResponseWriter, r *http.Request) (bookBody, *Error) {
 		return bad("The body needs both event_id and quantity, like %s", bodyExample)
 	}
 	return b, nil
+}
+
+// syntaxWords says in words what is wrong with body data, which the
+// JSON decoder refused with err, instead of the decoder's own text
+// ("unexpected EOF", "invalid character 'ï' looking for beginning of
+// value").
+func syntaxWords(err error, data []byte) string {
+	var se *json.SyntaxError
+	switch {
+	case bytes.HasPrefix(data, []byte("\uFEFF")):
+		return "it starts with a byte order mark (U+FEFF); send UTF-8 without one"
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return "it breaks off before its end"
+	case errors.As(err, &se):
+		at := min(max(int(se.Offset), 0), len(data)) // the decoder's Token stops before the byte it refuses
+		near := []rune(string(data[at:]))
+		if len(near) > 12 {
+			near = append(near[:12], '…')
+		}
+		return fmt.Sprintf("it is not valid JSON at byte %d (%s)", at+1, quoteShort(string(near)))
+	}
+	return "it is not valid JSON"
 }
 
 // wholeNumber is the value tok of field as a whole number, or 400

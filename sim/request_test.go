@@ -183,6 +183,12 @@ func TestAPIStrictBody(t *testing.T) {
 		{"quantity a string", `{"event_id": {ev}, "quantity": "2"}`, "quantity must be a whole number, not a string"},
 		{"user_id", `{"event_id": {ev}, "quantity": 2, "user_id": "ben"}`, "the user comes from the Authorization token"},
 		{"User_Id", `{"event_id": {ev}, "quantity": 2, "User_Id": "ben"}`, "the user comes from the Authorization token"},
+		// Broken JSON is said in words, never in the decoder's own
+		// ("unexpected EOF", "invalid character 'ï' looking for…").
+		{"cut short", `{"event_id": {ev}, "quantity": `, "The body must be JSON like {\"event_id\": 1, \"quantity\": 2}: it breaks off before its end"},
+		{"a byte order mark", "\uFEFF" + `{"event_id": {ev}, "quantity": 2}`, "it starts with a byte order mark (U+FEFF); send UTF-8 without one"},
+		{"a stray character", `{"event_id": {ev}, "quantity": 2,, }`, `it is not valid JSON at byte `},
+		{"single quotes", `{'event_id': {ev}}`, `it is not valid JSON at byte 2 ("'event_id': …")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,6 +200,11 @@ func TestAPIStrictBody(t *testing.T) {
 			e := decodeAPIError(t, body)
 			if e.Code != CodeInvalidBody || !strings.Contains(e.Message, tt.msg) {
 				t.Errorf("error %+v, want %s with %q", e, CodeInvalidBody, tt.msg)
+			}
+			for _, decoders := range []string{"EOF", "looking for", "invalid character"} {
+				if strings.Contains(e.Message, decoders) {
+					t.Errorf("the decoder's own words %q in %q", decoders, e.Message)
+				}
 			}
 			if len(body) > 1024 {
 				t.Errorf("a %d-byte answer", len(body))
