@@ -145,6 +145,8 @@ func TestBadCommandLinesSayWhatToDo(t *testing.T) {
 		{[]string{}, 2, "learn demo lost-answer --json"},
 		{[]string{"play"}, 2, "needs a terminal"},
 		{[]string{"play", "last-seats", "--variant", "broken"}, 2, "needs a terminal"},
+		{[]string{"race"}, 2, "needs a terminal"},
+		{[]string{"race", "100"}, 2, "race takes no names, got 100"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(t, tt.args...)

@@ -57,6 +57,7 @@ learn doctor`,
 		pageCmd(g, lessons.KindInterview, "retry-across-instances"),
 		playCmd(g),
 		demoCmd(g),
+		raceCmd(g),
 		labCmd(g),
 		serveCmd(g),
 		workshopCmd(g),
@@ -168,6 +169,26 @@ func playCmd(g *globals) *cobra.Command {
 	}
 	addVariantFlag(cmd, &variant)
 	return cmd
+}
+
+// raceCmd is learn race: the race screen, where copies of one booking
+// request race each other through the API, as an SSH session of a
+// workshop opens it with "race".
+func raceCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:         "race",
+		Short:       "Race copies of one booking request through the API (the race screen)",
+		Long:        "Open the race screen: copies of one booking request, sent at once with one idempotency key, race through the API instances to the same row lock; the screen shows each copy's answer and whether the booking was made exactly once.\n\nFor the same race headless: learn demo concurrent-copies --copies N --json",
+		Example:     "learn race\nlearn demo concurrent-copies --copies 100 --json",
+		Args:        noArgs("race"),
+		Annotations: fullScreenCmd(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := g.options(cmd); err != nil {
+				return err
+			}
+			return exit(runApp(cmd.Context(), g, common.Open{Page: common.PageRace}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
+	}
 }
 
 // addVariantFlag defines --variant correct|broken on cmd.
