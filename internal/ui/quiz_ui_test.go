@@ -274,3 +274,22 @@ func TestMarkAsRead(t *testing.T) {
 		t.Error("not saved as read")
 	}
 }
+
+// Enter on a question of several answers with nothing ticked grades
+// nothing and says why, in words; the next key clears it, and ticking one
+// and pressing enter grades the answer. Before, enter did nothing, silently.
+func TestEnterWithNothingTickedSaysSo(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 1}, 80, 24)
+	q := quiz.Checkpoint().Questions[1]
+	if q.Kind != quiz.KindMultiple {
+		t.Fatalf("checkpoint question 2 is no longer one of several answers: %v", q.Kind)
+	}
+	const hint = "tick at least one with space, then enter"
+	u.waitFor(t, "question 2 of 5", "[ ] ")
+	u.press("enter")
+	u.waitUntil(t, "the hint", func() bool { return strings.Contains(flat(u.screen()), hint) })
+	u.press("j")
+	u.waitUntil(t, "the hint to go", func() bool { return !strings.Contains(flat(u.screen()), hint) })
+	u.press("space", "enter")
+	u.waitFor(t, "Partly right")
+}

@@ -51,6 +51,9 @@ func (m *Model) body() string {
 	switch q.Kind {
 	case quiz.KindSingle, quiz.KindMultiple:
 		b.WriteString(m.choicesView(q.Choices, q.Correct, q.Kind == quiz.KindMultiple))
+		if m.hint != "" {
+			b.WriteString("\n" + st.Warn.Render(wrap.Render(m.hint)) + "\n")
+		}
 	case quiz.KindOrder:
 		b.WriteString(m.orderView(q))
 	case quiz.KindShort:
