@@ -99,9 +99,7 @@ func giveaways(q Question, evidence []string) []string {
 // 2 keys, 2 tries" above "The client generated a fresh key for each retry".
 func TestEvidenceGivesNoCauseAway(t *testing.T) {
 	for _, q := range BreakIt().Questions {
-		c := q.Live.Claim
-		s := Symptom{Statuses: c.Statuses, Messages: c.Messages, Lost: c.Lost, Intents: c.Intents, Keys: c.Keys, Tries: c.Tries, Rows: c.Rows, Seats: c.Seats, Broken: c.Broken}
-		ev := s.Evidence()
+		ev := Symptom(q.Live.Claim).Evidence()
 		if got := giveaways(q, ev); len(got) > 0 {
 			t.Errorf("%s: the evidence gives away %q:\n%s", q.ID, got, strings.Join(ev, "\n"))
 		}
