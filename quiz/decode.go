@@ -5,22 +5,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"slices"
+	"strings"
 )
 
 // encode is the file format: indented JSON with a final newline.
 func encode(p *Progress) ([]byte, error) {
 	out, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("quiz: encode progress: %w", err)
+		return nil, fmt.Errorf("encode progress: %w", err)
 	}
 	return append(out, '\n'), nil
 }
 
-// damagedError is a progress file that cannot be parsed.
+// damagedError is a progress file that cannot be parsed; reason says why
+// in words, as the end of "… is not a progress file (reason)".
 type damagedError struct{ reason error }
 
-func (e *damagedError) Error() string { return "damaged progress file: " + e.reason.Error() }
+func (e *damagedError) Error() string { return "not a progress file (" + e.reason.Error() + ")" }
+
+// notProgress begins every notice and error about a file that cannot be
+// parsed, the app's and `learn progress`'s alike: "<path> is not a
+// progress file (<why, in words>)".
+func notProgress(path string, d *damagedError) string {
+	return fmt.Sprintf("%s is not a progress file (%v)", path, d.reason)
+}
 
 func damaged(format string, args ...any) error {
 	return &damagedError{fmt.Errorf(format, args...)}
@@ -39,22 +50,19 @@ func decode(data []byte) (*Progress, int, []setAside, error) {
 	}
 	var head map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &head); err != nil || head == nil {
-		if err == nil {
-			err = errors.New("not a JSON object")
-		}
-		return nil, 0, nil, damaged("%v", err)
+		return nil, 0, nil, &damagedError{errors.New(notAnObject(trimmed))}
 	}
 	version := 0
 	if raw, ok := head["version"]; ok {
 		// The version says what the rest means: without it nothing can
 		// be read.
 		if err := json.Unmarshal(raw, &version); err != nil {
-			return nil, 0, nil, damaged("version is not a whole number: %s", raw)
+			return nil, 0, nil, damaged("its version, %s, is not a whole number", raw)
 		}
 	}
 	switch {
 	case version < 0:
-		return nil, version, nil, damaged("version %d is negative", version)
+		return nil, version, nil, damaged("its version, %d, is below zero", version)
 	case version > CurrentVersion:
 		return nil, version, nil, ErrNewerVersion
 	case version == 0:
@@ -67,7 +75,44 @@ func decode(data []byte) (*Progress, int, []setAside, error) {
 	var p Progress
 	lost, _ := decodeFields(trimmed, &p) // an object: checked above
 	p.normalize()
+	lost = append(lost, p.dropUnknown()...)
+	slices.SortFunc(lost, func(a, b setAside) int { return strings.Compare(a.path, b.path) })
 	return &p, version, lost, nil
+}
+
+// notAnObject says in words why data, which json.Unmarshal could not read
+// into an object, is not a progress file: where its JSON breaks off or
+// goes wrong, or the JSON value found where an object belongs. Go's
+// decoder text ("cannot unmarshal array into Go value of type …") names Go
+// types, not what is in the file.
+func notAnObject(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v any
+	err := dec.Decode(&v)
+	var syntax *json.SyntaxError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return "it breaks off before its JSON ends"
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("it is not JSON: something else at byte %d", syntax.Offset)
+	case err != nil:
+		return "it is not JSON"
+	case dec.InputOffset() < int64(len(data)):
+		return fmt.Sprintf("something follows its JSON, at byte %d", dec.InputOffset()+1)
+	}
+	switch v.(type) {
+	case []any:
+		return "a JSON array where an object belongs"
+	case string:
+		return "a JSON string where an object belongs"
+	case bool:
+		return "true or false where an object belongs"
+	case float64:
+		return "a number where an object belongs"
+	case nil:
+		return "null where an object belongs"
+	}
+	return "not a JSON object"
 }
 
 // newerError is a progress file of a version newer than CurrentVersion.
@@ -77,7 +122,7 @@ type newerError struct {
 }
 
 func (e *newerError) Error() string {
-	return fmt.Sprintf("quiz: %s was saved by a newer learn (progress version %d; this learn reads up to version %d), so this learn does not change it: upgrade learn, or run `learn progress reset` to start over",
+	return fmt.Sprintf("%s was saved by a newer learn (progress version %d; this learn reads up to version %d), so this learn does not change it: upgrade learn, or run `learn progress reset` to start over",
 		e.path, e.version, CurrentVersion)
 }
 

@@ -57,6 +57,39 @@ func (s Symptom) String() string {
 	return b.String()
 }
 
+// Evidence is what the run shows before the learner names its cause, one
+// item a line: the answers the browser got (with the server's messages),
+// the answers lost on the way back, how many times the user clicked and
+// how many requests went out, and what the tables hold afterwards, with the
+// invariants that failed. It is what a user or an operator would see. It
+// counts no keys: how many keys a click sent is the cause of most Break it
+// questions, not their symptom (it is in [Symptom.String], for after the
+// answer). Lines are plain text, not wrapped.
+func (s Symptom) Evidence() []string {
+	answers := "none"
+	if len(s.Statuses) > 0 {
+		st := make([]string, len(s.Statuses))
+		for i, n := range s.Statuses {
+			st[i] = fmt.Sprint(n)
+		}
+		answers = strings.Join(st, " ")
+	}
+	lines := []string{
+		fmt.Sprintf("the browser got: %s · %d lost on the way back", answers, s.Lost),
+		fmt.Sprintf("%s, %s", english.Plural(s.Intents, "click", ""), english.Plural(s.Tries, "try", "")),
+		fmt.Sprintf("%s · %s", english.Plural(s.Rows, "booking row", ""), english.Plural(s.Seats, "seat", "")+" taken"),
+	}
+	for _, m := range s.Messages {
+		lines = append(lines, "message: "+m)
+	}
+	if len(s.Broken) > 0 {
+		lines = append(lines, "invariants broken: "+strings.Join(s.Broken, "; "))
+	} else {
+		lines = append(lines, "every invariant holds")
+	}
+	return lines
+}
+
 // SymptomOf reads the numbers of a finished run's report.
 func SymptomOf(rep *sim.Report) Symptom {
 	s := Symptom{Lost: rep.Lost, Rows: rep.BookingRows, Seats: rep.SeatsTaken}

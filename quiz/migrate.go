@@ -52,7 +52,7 @@ type progressV0 struct {
 func migrateV0(head map[string]json.RawMessage, data []byte) (*Progress, []setAside, error) {
 	for k := range head {
 		if !slices.ContainsFunc(v0Keys, func(name string) bool { return strings.EqualFold(k, name) }) {
-			return nil, nil, fmt.Errorf("json: unknown field %q", k)
+			return nil, nil, fmt.Errorf("it has no version, and a key %q that no progress file of any version has", k)
 		}
 	}
 	var old progressV0

@@ -25,14 +25,14 @@ func (s *Store) Peek() (*Progress, []string, error) {
 	}
 	data, err := os.ReadFile(s.Path)
 	if err != nil {
-		return NewProgress(), nil, fmt.Errorf("quiz: read progress: %w", err)
+		return NewProgress(), nil, readError(s.Path, err)
 	}
 	var notices []string
 	p, from, lost, err := decode(data)
 	var dErr *damagedError
 	switch {
 	case errors.As(err, &dErr):
-		return NewProgress(), []string{fmt.Sprintf("Your saved progress in %s could not be read (%v). It is left as it is; learn moves it aside (keeping it) and starts with fresh progress the next time it saves.", s.Path, dErr.reason)}, nil
+		return NewProgress(), []string{notProgress(s.Path, dErr) + ". It is left as it is here; learn moves it aside (keeping it) and starts with fresh progress the next time it saves."}, nil
 	case errors.Is(err, ErrNewerVersion):
 		return NewProgress(), []string{(&newerError{path: s.Path, version: from}).notice()}, nil
 	case err != nil:
@@ -62,7 +62,7 @@ func (s *Store) Export(w io.Writer) error {
 	case errors.Is(err, fs.ErrNotExist):
 		p = NewProgress()
 	case err != nil:
-		return fmt.Errorf("quiz: export progress: %w", err)
+		return readError(s.Path, err)
 	default:
 		var dErr *damagedError
 		p, _, _, err = decode(data)
@@ -71,7 +71,7 @@ func (s *Store) Export(w io.Writer) error {
 			_, err = w.Write(data)
 			return err
 		case errors.As(err, &dErr):
-			return fmt.Errorf("quiz: %s cannot be read (%v); start learn once to move it aside, or inspect it yourself", s.Path, dErr.reason)
+			return fmt.Errorf("%s: start learn once to move it aside, or inspect it yourself", notProgress(s.Path, dErr))
 		case err != nil:
 			return err
 		}

@@ -65,13 +65,13 @@ func defaultPath(goos string, getenv func(string) string, home func() (string, e
 	if goos == "windows" {
 		d := getenv("LocalAppData")
 		if d == "" {
-			return "", errors.New("quiz: %LocalAppData% is not set, so learn has nowhere to keep progress; set it or XDG_STATE_HOME")
+			return "", errors.New("%LocalAppData% is not set, so learn has nowhere to keep progress: set it, or XDG_STATE_HOME")
 		}
 		return filepath.Join(d, "learn", FileName), nil
 	}
 	h, err := home()
 	if err != nil || h == "" {
-		return "", fmt.Errorf("quiz: no home directory to keep progress in (%v); set HOME or XDG_STATE_HOME", err)
+		return "", errors.New("there is no home directory to keep progress in: set HOME, or XDG_STATE_HOME")
 	}
 	if goos == "darwin" || goos == "ios" {
 		return filepath.Join(h, "Library", "Application Support", "learn", FileName), nil
@@ -185,7 +185,7 @@ func (s *Store) Reset() error {
 	}
 	defer unlock()
 	if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("quiz: reset progress: %w", err)
+		return fmt.Errorf("reset progress: %w", err)
 	}
 	return nil
 }
@@ -206,20 +206,20 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 		return NewProgress(), nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("quiz: read progress: %w", err)
+		return nil, nil, readError(s.Path, err)
 	}
 	ro := readOnly(s.Path, fi)
 	p, from, lost, err := decode(data)
 	var dErr *damagedError
 	switch {
 	case errors.As(err, &dErr) && ro != nil:
-		return NewProgress(), []string{fmt.Sprintf("Your saved progress could not be read (%v). learn starts with fresh progress and leaves the file as it is.", dErr.reason), ro.Error()}, nil
+		return NewProgress(), []string{notProgress(s.Path, dErr) + ". learn starts with fresh progress and leaves the file as it is.", ro.Error()}, nil
 	case errors.As(err, &dErr):
 		aside, merr := s.moveAside()
 		if merr != nil {
-			return nil, nil, fmt.Errorf("quiz: %s cannot be read (%v), and moving it aside failed: %w", s.Path, dErr.reason, merr)
+			return nil, nil, fmt.Errorf("%s, and moving it aside failed: %w", notProgress(s.Path, dErr), merr)
 		}
-		return NewProgress(), []string{fmt.Sprintf("Your saved progress could not be read (%v). It was moved to %s, and learn starts with fresh progress.", dErr.reason, aside)}, nil
+		return NewProgress(), []string{fmt.Sprintf("%s. It was moved to %s, and learn starts with fresh progress.", notProgress(s.Path, dErr), aside)}, nil
 	case errors.Is(err, ErrNewerVersion):
 		return nil, nil, &newerError{path: s.Path, version: from}
 	case err != nil:
@@ -233,7 +233,7 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 		} else {
 			kept := freeName(s.Path + ".damaged-" + s.now().UTC().Format("20060102T150405Z"))
 			if err := writeFileAtomic(kept, data); err != nil {
-				return nil, nil, fmt.Errorf("quiz: keep a copy of the progress file before setting aside what does not fit (%s): %w", asideList(lost), err)
+				return nil, nil, fmt.Errorf("keep a copy of the progress file before setting aside what does not fit (%s): %w", asideList(lost), err)
 			}
 			notices = append(notices, fmt.Sprintf("Part of your saved progress did not fit and was set aside: %s. The rest is loaded, and the file as it was is kept as %s.", asideList(lost), kept))
 			changed = true
@@ -245,7 +245,7 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 		} else {
 			backup := fmt.Sprintf("%s.v%d", s.Path, from)
 			if err := writeFileAtomic(backup, data); err != nil {
-				return nil, nil, fmt.Errorf("quiz: keep a copy of the version %d progress before upgrading it: %w", from, err)
+				return nil, nil, fmt.Errorf("keep a copy of the version %d progress before upgrading it: %w", from, err)
 			}
 			notices = append(notices, fmt.Sprintf("Your saved progress was in an older format (version %d); learn upgraded it to version %d and kept the old file as %s.", from, CurrentVersion, backup))
 			changed = true
@@ -262,6 +262,19 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 		}
 	}
 	return p, notices, nil
+}
+
+// readError is the error of reading the progress file at path: what
+// stopped it, in words, and the path once (an *fs.PathError names it too).
+func readError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		return fmt.Errorf("cannot read the progress file %s: it is a directory; move it away, or set XDG_STATE_HOME to another directory", path)
+	}
+	return fmt.Errorf("cannot read the progress file %s: %w", path, err)
 }
 
 // moveAside renames the damaged file to a free name
@@ -324,7 +337,7 @@ func (s *Store) removeStaleTemps() {
 // serialised within this process only.
 func (s *Store) lock() (func(), error) {
 	if s.Path == "" {
-		return nil, errors.New("quiz: the progress store has no path; use quiz.DefaultPath")
+		return nil, errors.New("the progress store has no path; use quiz.DefaultPath")
 	}
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
 		return nil, unwritable("create the progress directory", filepath.Dir(s.Path), err)
@@ -346,9 +359,9 @@ func (s *Store) lock() (func(), error) {
 // another owner), it says what to do.
 func unwritable(what, dir string, err error) error {
 	if errors.Is(err, fs.ErrPermission) || strings.Contains(err.Error(), "read-only file system") {
-		return fmt.Errorf("quiz: %s: %w; learn may not write in %s or above it: make it writable, or set XDG_STATE_HOME to a directory learn may write", what, err, dir)
+		return fmt.Errorf("%s: %w; learn may not write in %s or above it: make it writable, or set XDG_STATE_HOME to a directory learn may write", what, err, dir)
 	}
-	return fmt.Errorf("quiz: %s: %w", what, err)
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // processLock serialises saves where there is no file lock.

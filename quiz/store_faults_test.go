@@ -57,7 +57,7 @@ func TestStoreSetsAsideOnlyWhatDoesNotFit(t *testing.T) {
   "version": 1,
   "read": {"idempotency": "2026-03-01T10:00:00Z", "interview": 7},
   "sets": {
-    "checkpoint": {"answers": {"q1": {"score": 1, "at": "2026-03-01T10:05:00Z"}}, "best": "high", "attempts": 2, "last_score": 0.5},
+    "checkpoint": {"answers": {"checkpoint/1": {"score": 1, "at": "2026-03-01T10:05:00Z"}}, "best": "high", "attempts": 2, "last_score": 0.5},
     "breakit": {"best": 1, "attempts": 1, "last_score": 1}
   },
   "drill": {"followup/redis-ttl": {"due": "2026-03-05T09:00:00Z", "interval_days": 3, "ease": 2.5, "reps": 2}},
@@ -73,7 +73,7 @@ func TestStoreSetsAsideOnlyWhatDoesNotFit(t *testing.T) {
 	if !p.IsRead("idempotency") || p.IsRead("interview") {
 		t.Errorf("read = %v; want idempotency kept and interview (a number) set aside", p.Read)
 	}
-	if cp := p.Sets[SetCheckpoint]; cp == nil || cp.Attempts != 2 || cp.LastScore != 0.5 || cp.Best != 0 || cp.Answers["q1"].Score != 1 {
+	if cp := p.Sets[SetCheckpoint]; cp == nil || cp.Attempts != 2 || cp.LastScore != 0.5 || cp.Best != 0 || cp.Answers["checkpoint/1"].Score != 1 {
 		t.Errorf("checkpoint = %+v; want all but best kept", cp)
 	}
 	if bi := p.Sets[SetBreakIt]; bi == nil || bi.Best != 1 {
@@ -120,7 +120,7 @@ func TestStorePeekChangesNothing(t *testing.T) {
 	}{
 		{"no file", "", 0, false, ""},
 		{"a current file", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`, 0o600, true, ""},
-		{"a damaged file", `{"version": 1, "read": `, 0o600, false, "could not be read"},
+		{"a damaged file", `{"version": 1, "read": `, 0o600, false, "is not a progress file ("},
 		{"an older file", string(fixture), 0o600, true, "older format"},
 		{"a newer file", `{"version": 99}`, 0o600, false, "newer learn"},
 		{"a field of the wrong type", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}, "drill_seconds": "x"}`, 0o600, true, "drill_seconds"},

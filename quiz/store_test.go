@@ -211,12 +211,12 @@ func TestStoreDamagedFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			if err := s.Export(&buf); err == nil || !strings.Contains(err.Error(), "cannot be read") {
+			if err := s.Export(&buf); err == nil || !strings.Contains(err.Error(), "is not a progress file (") {
 				t.Errorf("Export of a damaged file: %v", err)
 			}
 			p, notices := mustLoad(t, s)
 			aside := s.Path + ".damaged-20260314T150926Z"
-			if len(notices) != 1 || !strings.Contains(notices[0], "could not be read") || !strings.Contains(notices[0], aside) {
+			if len(notices) != 1 || !strings.Contains(notices[0], "is not a progress file (") || !strings.Contains(notices[0], aside) {
 				t.Errorf("notices %q", notices)
 			}
 			if len(p.Read) != 0 || p.Version != CurrentVersion {

@@ -58,7 +58,7 @@ learn progress reset --yes`,
 func progressStore() (*quiz.Store, string, error) {
 	path, err := quiz.DefaultPath()
 	if err != nil {
-		return nil, "", fmt.Errorf("no place to keep progress: %w (set XDG_STATE_HOME)", err)
+		return nil, "", err // it says which variable to set
 	}
 	return &quiz.Store{Path: path}, path, nil
 }

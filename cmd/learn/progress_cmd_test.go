@@ -45,10 +45,17 @@ func TestProgressCommandsThatShowChangeNothing(t *testing.T) {
 		stderr        string // what stderr must hold ("" for nothing)
 	}{
 		{"no file", "", 0, ""},
-		{"a damaged file", `{"version": 1, "read": `, 0o600, "be read ("},
+		{"a damaged file", `{"version": 1, "read": `, 0o600, "is not a progress file ("},
 		{"an older file", string(v0), 0o600, "older format (version 0)"},
 		{"a field of the wrong type", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}, "drill_seconds": "ninety"}`, 0o600, `drill_seconds ("ninety")`},
 		{"a read-only file", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`, 0o400, "read-only"},
+		// As the app says it (the same code decides): before, these
+		// three printed "Progress: nothing saved yet." and no warning
+		// that could be acted on.
+		{"a newer file", `{"version": 99}`, 0o600, "was saved by a newer learn (version 99; this learn reads up to version 1)"},
+		{"an array", `[]`, 0o600, "is not a progress file (a JSON array where an object belongs)"},
+		{"a question out of range", `{"version": 1, "sets": {"checkpoint": {"next": 999, "answers": {"checkpoint/77": {"score": 1}}}}}`, 0o600,
+			`sets.checkpoint.answers.checkpoint/77 ({"score":1}), sets.checkpoint.next (999)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -73,7 +80,7 @@ func TestProgressCommandsThatShowChangeNothing(t *testing.T) {
 					t.Errorf("learn %s: stderr %q, want it to say %q", strings.Join(args, " "), errs, c.stderr)
 				}
 				wantCode := 0
-				if c.name == "a damaged file" && len(args) == 2 {
+				if (c.name == "a damaged file" || c.name == "an array") && len(args) == 2 {
 					wantCode = 1 // nothing to export
 				}
 				if code != wantCode {

@@ -226,16 +226,38 @@ func (m *Model) tooSmall() bool {
 }
 
 // Update routes msg: an addressed message to its page, keys to the page on
-// top after the global ones, window sizes to every page.
+// top after the global ones, window sizes to every page. Whatever the
+// message changed of where the learner is (a design switched with v, a
+// section scrolled to, the next question), the resume spot follows at once:
+// a page closed with Esc leaves behind the place last shown, not the one it
+// was opened at.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if _, saved := msg.(common.Saved); saved {
+		return m, cmd // a save's result moves nobody
+	}
+	return m, tea.Batch(cmd, m.follow())
+}
+
+// follow saves the resume spot when the page on top now stands somewhere
+// else than the spot saved; nil when nothing moved.
+func (m *Model) follow() tea.Cmd {
+	if m.ResumePoint() == m.c.Progress.Get().Resume {
+		return nil
+	}
+	return m.remember()
+}
+
+// update is Update without following the resume spot.
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case addressed:
 		for _, e := range m.stack {
 			if e.id == msg.to {
-				return m, address(e.id, e.page.Update(msg.msg))
+				return address(e.id, e.page.Update(msg.msg))
 			}
 		}
-		return m, nil // its page is gone
+		return nil // its page is gone
 	case tea.WindowSizeMsg:
 		m.c.Width, m.c.Height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
@@ -243,30 +265,30 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for i, e := range m.stack {
 			cmds[i] = address(e.id, e.page.Update(msg))
 		}
-		return m, tea.Batch(cmds...)
+		return tea.Batch(cmds...)
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	case tea.PasteMsg, tea.PasteStartMsg, tea.PasteEndMsg, tea.MouseMsg, tea.KeyReleaseMsg:
 		if m.tooSmall() {
-			return m, nil // as for keys: nothing happens that cannot be seen
+			return nil // as for keys: nothing happens that cannot be seen
 		}
 	case common.Open:
-		return m, m.open(msg)
+		return m.open(msg)
 	case common.Back:
-		return m, m.back()
+		return m.back()
 	case common.Saved:
 		m.c.Progress.Take(msg)
-		return m, nil
+		return nil
 	case common.Answered:
-		return m, nil // for whoever runs the app (a workshop's session); no page's
+		return nil // for whoever runs the app (a workshop's session); no page's
 	case clockMsg:
 		if m.c.Present {
-			return m, clockTick()
+			return clockTick()
 		}
-		return m, nil
+		return nil
 	}
 	e := m.top()
-	return m, address(e.id, e.page.Update(msg))
+	return address(e.id, e.page.Update(msg))
 }
 
 // key handles the keys that work everywhere, then gives the rest to the page

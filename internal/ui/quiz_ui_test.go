@@ -87,7 +87,14 @@ func TestBreakItRunsBothDesignsLive(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
 	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, 100, 40, path)
 	q := quiz.BreakIt().Questions[0]
-	u.waitFor(t, "Live run (new-key-per-retry, broken design)", "2 booking rows · 4 seats taken", "What causes it?")
+	u.waitFor(t, "What the run showed:", "2 booking rows · 4 seats taken", "1 click, 2 tries", "What causes it?")
+	// Neither the scenario's name nor its tally of keys says the cause
+	// before it is picked.
+	for _, away := range []string{q.Live.Scenario, "2 keys"} {
+		if scr := u.screen(); strings.Contains(scr, away) {
+			t.Errorf("%q on screen before the cause is picked:\n%s", away, scr)
+		}
+	}
 	for range q.Correct[0] {
 		u.press("j")
 	}
@@ -97,7 +104,7 @@ func TestBreakItRunsBothDesignsLive(t *testing.T) {
 		u.press("j")
 	}
 	u.press("enter")
-	u.waitFor(t, "Right.", "Beside it (new-key-per-retry, correct design)", "1 booking row · 2 seats taken", "every invariant holds")
+	u.waitFor(t, "Right.", "Live run (new-key-per-retry, broken design)", "1 intent, 2 keys, 2 tries", "Beside it (new-key-per-retry, correct design)", "1 booking row · 2 seats taken", "every invariant holds")
 	p := u.finish(t, path)
 	if a := p.Sets[quiz.SetBreakIt].Answers[q.ID]; a.Score != 1 {
 		t.Errorf("saved answer %+v", a)
@@ -266,4 +273,23 @@ func TestMarkAsRead(t *testing.T) {
 	if !p.IsRead("idempotency") {
 		t.Error("not saved as read")
 	}
+}
+
+// Enter on a question of several answers with nothing ticked grades
+// nothing and says why, in words; the next key clears it, and ticking one
+// and pressing enter grades the answer. Before, enter did nothing, silently.
+func TestEnterWithNothingTickedSaysSo(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 1}, 80, 24)
+	q := quiz.Checkpoint().Questions[1]
+	if q.Kind != quiz.KindMultiple {
+		t.Fatalf("checkpoint question 2 is no longer one of several answers: %v", q.Kind)
+	}
+	const hint = "tick at least one with space, then enter"
+	u.waitFor(t, "question 2 of 5", "[ ] ")
+	u.press("enter")
+	u.waitUntil(t, "the hint", func() bool { return strings.Contains(flat(u.screen()), hint) })
+	u.press("j")
+	u.waitUntil(t, "the hint to go", func() bool { return !strings.Contains(flat(u.screen()), hint) })
+	u.press("space", "enter")
+	u.waitFor(t, "Partly right")
 }

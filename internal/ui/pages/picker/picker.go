@@ -224,12 +224,17 @@ func (d delegate) Render(w io.Writer, l list.Model, index int, it list.Item) {
 	s := i.s
 	// Brackets mark the chosen variant, colour or not (NO_COLOR): both
 	// variants named where the window has room, else the chosen one only,
-	// so that no title is cut.
+	// so that no title is cut. A scenario without a broken design offers
+	// none: "[correct] only", or "[correct]" where room is short.
 	full := d.m.titleWidth+2+2+len("[correct] broken") <= d.m.c.Width
 	correct, broken := st.Good.Render("[correct]"), st.Bad.Render("[broken] ")
 	tagWidth := len("[correct]")
 	if full {
-		correct, broken = correct+st.Faint.Render(" broken"), st.Faint.Render("correct ")+st.Bad.Render("[broken]")
+		other := " broken"
+		if !s.HasBroken() {
+			other = " only"
+		}
+		correct, broken = correct+st.Faint.Render(other), st.Faint.Render("correct ")+st.Bad.Render("[broken]")
 		tagWidth = len("[correct] broken")
 	}
 	tag := correct

@@ -45,6 +45,9 @@ type Model struct {
 	// The question may be taller than the window: it scrolls under its
 	// title line.
 	scroll scroller.Model
+	// hint says why the last key did nothing (enter with nothing
+	// ticked); any other key clears it.
+	hint string
 }
 
 // liveState is the progress of a live question: the run of the symptom,
@@ -115,7 +118,7 @@ func (m *Model) Resume() (quiz.Resume, bool) {
 // begin resets the per-question state for question idx.
 func (m *Model) begin() tea.Cmd {
 	q := m.q()
-	m.answered, m.result, m.cursor, m.picked = false, quiz.Result{}, 0, map[int]bool{}
+	m.answered, m.result, m.cursor, m.picked, m.hint = false, quiz.Result{}, 0, map[int]bool{}, ""
 	m.scroll.Reset()
 	m.typing, m.ticked = false, nil
 	m.Close()
@@ -221,6 +224,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	m.hint = ""
 	if !m.typing && m.scroll.Key(msg) {
 		return nil
 	}
@@ -287,6 +291,10 @@ func (m *Model) swap(d int) {
 	m.cursor = j
 }
 
+// NothingTicked is what enter says on a question of several answers with
+// none ticked: it grades nothing.
+const NothingTicked = "Nothing ticked yet: tick at least one with space, then enter."
+
 // submit grades the answer on screen (for a live question: first the cause,
 // then where to look), saves it, and shows the explanation.
 func (m *Model) submit() tea.Cmd {
@@ -304,7 +312,8 @@ func (m *Model) submit() tea.Cmd {
 			}
 		}
 		if len(picks) == 0 {
-			return nil // space picks; enter with nothing picked does nothing
+			m.hint = NothingTicked
+			return nil
 		}
 		res, err = quiz.GradeChoice(q, picks)
 	case quiz.KindOrder:

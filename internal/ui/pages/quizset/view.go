@@ -51,6 +51,9 @@ func (m *Model) body() string {
 	switch q.Kind {
 	case quiz.KindSingle, quiz.KindMultiple:
 		b.WriteString(m.choicesView(q.Choices, q.Correct, q.Kind == quiz.KindMultiple))
+		if m.hint != "" {
+			b.WriteString("\n" + st.Warn.Render(wrap.Render(m.hint)) + "\n")
+		}
 	case quiz.KindOrder:
 		b.WriteString(m.orderView(q))
 	case quiz.KindShort:
@@ -166,7 +169,7 @@ func (m *Model) liveView(q quiz.Question) string {
 	name := fmt.Sprintf("%s, %s design", q.Live.Scenario, q.Live.Variant)
 	switch {
 	case m.live.running:
-		doing := " running " + name + " on PostgreSQL…"
+		doing := " running it on PostgreSQL…" // the scenario's name would give the cause away
 		if ready, _, err := m.c.DB.Status(); !ready && err == nil {
 			doing = " waiting for PostgreSQL: " + common.Ellipsis(m.c.DB.Progress())
 		}
@@ -180,7 +183,14 @@ func (m *Model) liveView(q quiz.Question) string {
 			"Esc goes back; `learn doctor` says how to get one.")) + "\n")
 		return b.String()
 	}
-	b.WriteString(st.BoxTitle.Render("Live run ("+name+"):") + "\n" + symptomLines(*m.live.symptom, m.c.Width) + "\n")
+	// Until both picks are made the run shows only its evidence, the
+	// symptom as a user would see it: its name and its tally of keys would
+	// say the cause.
+	if m.answered {
+		b.WriteString(st.BoxTitle.Render("Live run ("+name+"):") + "\n" + symptomLines(*m.live.symptom, m.c.Width) + "\n")
+	} else {
+		b.WriteString(st.BoxTitle.Render("What the run showed:") + "\n" + evidenceLines(*m.live.symptom, m.c.Width) + "\n")
+	}
 	if !m.live.causeChosen {
 		b.WriteString(st.Subtle.Render("What causes it?") + "\n")
 		b.WriteString(m.choicesView(q.Choices, nil, false))
@@ -223,7 +233,18 @@ func (m *Model) pickLine(label string, choices []string, right, picked int, answ
 	return line + "\n"
 }
 
-// symptomLines shows a run's numbers.
+// evidenceLines shows what a run shows before its cause is named
+// (quiz.Symptom.Evidence), wrapped, never cut.
+func evidenceLines(s quiz.Symptom, w int) string {
+	lines := s.Evidence()
+	for i, l := range lines {
+		lines[i] = common.Hang("  ", l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// symptomLines shows a run's numbers, keys included, once the question is
+// answered.
 func symptomLines(s quiz.Symptom, w int) string {
 	statuses := make([]string, len(s.Statuses))
 	for i, st := range s.Statuses {
