@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // requireTool finds a program for an end-to-end test. Without it the test is
@@ -223,6 +225,34 @@ func TestBinaryInTmuxLeavesNothingBehind(t *testing.T) {
 	}
 }
 
+// waitRedrawn waits until the app has drawn at w x h after a resize: the
+// pane is no longer before (a screen at another size) cut to w x h, which
+// is all tmux itself does to a full-screen program's screen.
+func (s *tmuxSession) waitRedrawn(before string, w, h int) {
+	s.t.Helper()
+	var cut []string
+	for i, l := range strings.Split(strings.TrimRight(before, "\n"), "\n") {
+		if i == h {
+			break
+		}
+		cut = append(cut, strings.TrimRight(ansi.Truncate(l, w, ""), " "))
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var now []string
+		for _, l := range strings.Split(strings.TrimRight(s.screen(), "\n"), "\n") {
+			now = append(now, strings.TrimRight(l, " "))
+		}
+		if strings.TrimRight(strings.Join(now, "\n"), "\n") != strings.TrimRight(strings.Join(cut, "\n"), "\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the app never redrew at %dx%d:\n%s", w, h, s.last)
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the redraw
+	}
+}
+
 func (s *tmuxSession) resize(w, h int) {
 	s.t.Helper()
 	if out, err := exec.Command("tmux", "resize-window", "-t", s.target(), "-x", fmt.Sprint(w), "-y", fmt.Sprint(h)).CombinedOutput(); err != nil {
@@ -247,13 +277,14 @@ func TestBinaryInTmuxResizesAndLeavesAClearScreen(t *testing.T) {
 				s.send("+", "+", "Space")
 			}
 			s.resize(120, 40)
+			var wide string
 			if where == "play" {
-				s.waitFor("SQL sent", 10*time.Second) // the wide layout's own pane
+				wide = s.waitFor("SQL sent", 10*time.Second) // the wide layout's own pane
 			} else {
-				s.waitFor("Idempotency", 10*time.Second)
+				wide = s.waitFor("Idempotency", 10*time.Second)
 			}
 			s.resize(100, 30)
-			time.Sleep(300 * time.Millisecond)
+			s.waitRedrawn(wide, 100, 30)
 			s.send("q")
 			scr := s.waitFor("EXIT=0", 15*time.Second)
 			for _, l := range strings.Split(scr, "\n") {
