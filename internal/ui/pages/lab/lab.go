@@ -274,8 +274,7 @@ func (m *Model) View() string {
 	case m.card != nil:
 		status = m.card.Summary
 	}
-	head := st.Title.Render("Design lab") + st.Subtle.Render(" · "+status)
-	parts := []string{head}
+	parts := []string{common.Header(st, "Design lab", " · "+status, "", w)}
 	if c := m.challenge; c != nil {
 		mark, why := st.Accent.Render("Challenge: "), ""
 		switch {

@@ -166,10 +166,7 @@ func (m *Model) presentView(w, h int) string {
 	// Fixed width, so the clock does not move as the counter grows.
 	top := fmt.Sprintf("%-8s %-18s %02d:%02d", m.state(), m.stepCounter(), int(clock.Minutes()), int(clock.Seconds())%60)
 	title := m.scenario.Title + " · " + m.designName()
-	topLine := st.Title.Render(title) + strings.Repeat(" ", max(1, w-ansi.StringWidth(title)-ansi.StringWidth(top))) + st.Subtle.Render(top)
-	if ansi.StringWidth(title)+1+ansi.StringWidth(top) > w { // the title whole, on a line of its own
-		topLine = st.Title.Render(common.Hang("", title, w)) + "\n" + strings.Repeat(" ", max(0, w-ansi.StringWidth(top))) + st.Subtle.Render(top)
-	}
+	topLine := common.Header(st, title, "", top, w)
 	if (m.atSummary() || m.atDiagnosis()) && m.report.Verdict != nil {
 		big := verdict.Big(st, m.report.Verdict, w)
 		return lipgloss.JoinVertical(lipgloss.Left, topLine, m.diagramBox(story.Lanes(), m.storyLines(), w, h-lipgloss.Height(topLine)-lipgloss.Height(big)), big)
@@ -203,19 +200,18 @@ func (m *Model) header(w int) string {
 	}
 	left := ansi.StringWidth(title + variant)
 	// The most detail that fits beside the whole title; when even the least
-	// does not, the title gets a line of its own.
-	for _, right := range []string{
+	// does not, the title is cut (the first caption has it whole).
+	right := fmt.Sprintf("%s · %s", m.stepCounter(), m.state())
+	for _, r := range []string{
 		fmt.Sprintf("%s · t=%s · %gx · %s", m.stepCounter(), simTime(at), speeds[m.speed], m.state()),
 		fmt.Sprintf("%s · %gx · %s", m.stepCounter(), speeds[m.speed], m.state()),
-		fmt.Sprintf("%s · %s", m.stepCounter(), m.state()),
 	} {
-		if gap := w - left - ansi.StringWidth(right); gap >= 1 {
-			return st.Title.Render(title) + st.Subtle.Render(variant) + strings.Repeat(" ", gap) + st.Subtle.Render(right)
+		if w-left-ansi.StringWidth(r) >= 1 {
+			right = r
+			break
 		}
 	}
-	right := fmt.Sprintf("%s · %gx · %s", m.stepCounter(), speeds[m.speed], m.state())
-	return st.Title.Render(common.Hang("", title, w-ansi.StringWidth(variant))) + st.Subtle.Render(variant) + "\n" +
-		strings.Repeat(" ", max(0, w-ansi.StringWidth(right))) + st.Subtle.Render(common.Truncate(right, w))
+	return common.Header(st, title, variant, right, w)
 }
 
 // stepCounter is "step 5/12" once the run's length is known (it has ended),
