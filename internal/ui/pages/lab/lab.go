@@ -164,7 +164,7 @@ func (m *Model) check() tea.Cmd {
 var (
 	change     = key.NewBinding(key.WithKeys("left", "right", "h", "l"), key.WithHelp("←/→", "change"))
 	runAll     = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run all"))
-	playRow    = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "play it under this design"))
+	playRow    = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "play it"))
 	startCh    = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "start the challenge"))
 	nextPart   = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "switches/scorecard"))
 	challenges = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "challenges"))
@@ -248,11 +248,12 @@ func (m *Model) KeyMap() help.KeyMap {
 	var short []key.Binding
 	switch m.focus {
 	case onSwitches:
-		short = []key.Binding{k.Up, k.Down, change, runAll, nextPart, challenges}
+		// Most important first: the footer drops from the end.
+		short = []key.Binding{change, runAll, nextPart, k.Up, k.Down, challenges}
 	case onScorecard:
-		short = []key.Binding{k.Up, k.Down, playRow, nextPart, challenges}
+		short = []key.Binding{playRow, nextPart, k.Up, k.Down, challenges}
 	case onChallenges:
-		short = []key.Binding{k.Up, k.Down, startCh}
+		short = []key.Binding{startCh, k.Up, k.Down}
 	}
 	short = append(short, k.Back, k.Help)
 	return common.Bindings{Short: short, Full: [][]key.Binding{
