@@ -231,6 +231,8 @@ func (m *Model) header(w int) string {
 	for _, r := range []string{
 		fmt.Sprintf("%s · t=%s · %gx · %s", m.stepCounter(), simTime(at), speeds[m.speed], m.state()),
 		fmt.Sprintf("%s · %gx · %s", m.stepCounter(), speeds[m.speed], m.state()),
+		right,
+		m.stepCounter(),
 	} {
 		if w-left-ansi.StringWidth(r) >= 1 {
 			right = r
