@@ -403,6 +403,8 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		want  string
 		press []string
 		then  string
+		// finish plays a run to its diagnosis, after press.
+		finish bool
 		// press2 are pressed once then is on screen, then2 waited for.
 		press2 []string
 		then2  string
@@ -414,7 +416,9 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		{open: common.Open{Page: common.PagePlay, Name: "other-instance", Variant: sim.Broken}, want: "API-2", head: "step "},
 		{open: common.Open{Page: common.PagePlay, Name: "redis-ttl", Variant: sim.Broken}, want: "Redis", head: "step "},
 		{open: common.Open{Page: common.PagePlay, Name: "redis-ttl", Variant: sim.Broken}, want: "step 1 ·",
-			press: slices.Repeat([]string{"n"}, 100), then: "summary of", press2: []string{"n"}, then2: "p: back to the story", head: "diagnosis"},
+			finish: true, head: "diagnosis"},
+		{open: common.Open{Page: common.PagePlay, Name: "lookup-before-lock", Variant: sim.Broken}, want: "step 1 ·",
+			finish: true, press2: []string{"p"}, then2: "summary of", head: "summary of"},
 		{open: common.Open{Page: common.PagePicker}, want: "Scenarios", head: "Scenarios"},
 		{open: common.Open{Page: common.PageRace}, want: "Copies: 10", head: "Race"},
 		{open: common.Open{Page: common.PageRace}, want: "Copies: 10",
@@ -436,6 +440,9 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 				if len(sc.press) > 0 {
 					u.press(sc.press...)
 					u.waitFor(t, sc.then)
+				}
+				if sc.finish {
+					u.toDiagnosis(t)
 				}
 				if len(sc.press2) > 0 {
 					u.press(sc.press2...)
@@ -617,10 +624,8 @@ func TestDiagnosisKeepsItsRowsAndItsKeys(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			u := startUI(t, common.Open{Page: common.PagePlay, Name: "redis-ttl", Variant: sim.Broken}, size[0], size[1])
 			u.waitFor(t, "step 1 ·")
-			u.press(slices.Repeat([]string{"n"}, 100)...)
-			u.waitFor(t, "summary of")
-			u.press("n")
-			u.waitFor(t, "p: back to the story", "✗ ")
+			u.toDiagnosis(t)
+			u.waitFor(t, "✗ ")
 			if strings.Contains(u.screen(), "below (the rows at the end)") {
 				u.press("G")
 				u.waitFor(t, "id user event qty key", "above")
@@ -648,4 +653,23 @@ func TestDiagnosisKeepsItsRowsAndItsKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// toDiagnosis plays the broken run on screen to its last frame, the
+// diagnosis: a burst of steps (presses that come before their step are
+// kept for it) reaches the summary, or past it when the run is short; one
+// more step from the summary.
+func (u *uiTest) toDiagnosis(t *testing.T) {
+	t.Helper()
+	u.press(slices.Repeat([]string{"n"}, 100)...)
+	atSummary := false
+	u.waitUntil(t, "the summary or the diagnosis", func() bool {
+		s := u.screen()
+		atSummary = strings.Contains(s, "summary of")
+		return atSummary || strings.Contains(s, "p: back to the story")
+	})
+	if atSummary {
+		u.press("n")
+	}
+	u.waitFor(t, "p: back to the story")
 }
