@@ -15,11 +15,16 @@ import (
 )
 
 // Box draws a bordered pane of exactly w x h cells: the title on its first
-// line, then the last lines that fit.
+// line, then the last lines that fit, the first of them saying how many
+// lines are above when some are.
 func Box(st *common.Styles, title string, lines []string, w, h int) string {
 	inner := max(0, h-3) // borders and the title
 	if len(lines) > inner {
-		lines = lines[len(lines)-inner:]
+		hidden := len(lines) - inner + 1
+		lines = append([]string{st.Faint.Render(common.Truncate(fmt.Sprintf("▲ %s above", common.Count(hidden, "line")), w-4))}, lines[hidden:]...)
+		if inner == 0 {
+			lines = nil
+		}
 	}
 	body := st.BoxTitle.Render(common.Truncate(title, w-4)) + "\n" + strings.Join(lines, "\n")
 	return st.Box.Width(w).Height(h).MaxHeight(h).Padding(0, 1).Render(body)
@@ -27,36 +32,69 @@ func Box(st *common.Styles, title string, lines []string, w, h int) string {
 
 // Rows lists the tables as read after a step in at most room lines of w
 // cells: every event with its seats left out of seats (each event's seats
-// at the start), then the newest bookings in aligned columns, saying how
-// many older ones do not fit. Keys are shown by their first 8 hex digits.
+// at the start), then the column names and the newest bookings in aligned
+// columns, saying how many older ones do not fit. Keys are shown by their
+// first 8 hex digits.
 func Rows(st *common.Styles, rows sim.Rows, seats, w, room int) []string {
+	return RowsFrom(st, rows, seats, w, room, 0)
+}
+
+// RowsFrom is Rows scrolled up by skip bookings from the newest: the
+// bookings hidden above and below are counted on a line of their own. It
+// never returns more than room lines (when room is at least 1): the column
+// names come before any booking, and when even one booking does not fit
+// with them, a line says how many rows there are.
+func RowsFrom(st *common.Styles, rows sim.Rows, seats, w, room, skip int) []string {
 	var out []string
 	for _, e := range rows.Events {
 		out = append(out, common.Truncate(fmt.Sprintf("event %d  seats_left %d/%d", e.ID, e.SeatsLeft, seats), w))
 	}
 	bs := rows.Bookings
 	if len(bs) == 0 {
-		return append(out, st.Subtle.Render("bookings: none"))
+		out = append(out, st.Subtle.Render("bookings: none"))
+		return out[max(0, len(out)-max(1, room)):]
 	}
-	more := ""
-	if fitIn := room - len(out) - 1; len(bs) > fitIn && fitIn > 1 { // a line for the column names
-		hidden := len(bs) - (fitIn - 1) // and one to say what is hidden
-		bs = bs[hidden:]
-		more = st.Faint.Render(fmt.Sprintf("… %s not shown", common.Count(hidden, "older row")))
+	if len(out) > room-2 { // the events leave no room for a booking: keep the newest events
+		out = out[min(len(out), max(0, len(out)-(room-1))):]
+		return append(out, st.Faint.Render(common.Truncate(common.Count(len(bs), "booking row")+" · more room shows them", w)))[max(0, len(out)+1-max(1, room)):]
+	}
+	fit := room - len(out) - 1 // the column names
+	skip = max(0, min(skip, len(bs)-1))
+	end := len(bs) - skip
+	first := max(0, end-fit)
+	hints := func() int { // lines to say what is above and below
+		n := 0
+		if first > 0 {
+			n++
+		}
+		if end < len(bs) {
+			n++
+		}
+		return n
+	}
+	for end-first > 1 && end-first+hints() > fit {
+		first++
+	}
+	if end-first+hints() > fit { // not one booking with what hides it: say how many
+		out = append(out, st.Faint.Render(common.Truncate(common.Count(len(bs), "booking row")+" not shown", w)))
+		return out[max(0, len(out)-max(1, room)):]
 	}
 	table := [][]string{{"id", "user", "event", "qty", "key"}}
-	for _, b := range bs {
+	for _, b := range bs[first:end] {
 		table = append(table, []string{b.ID, b.UserID, fmt.Sprint(b.EventID), fmt.Sprint(b.Quantity), shortKey(b.Key)})
 	}
 	lines := Columns(table)
 	out = append(out, st.Subtle.Render(common.Truncate(lines[0], w)))
-	if more != "" {
-		out = append(out, more)
+	if first > 0 {
+		out = append(out, st.Faint.Render(common.Truncate(fmt.Sprintf("… %s not shown", common.Count(first, "older row")), w)))
 	}
 	for _, l := range lines[1:] {
 		out = append(out, common.Truncate(l, w))
 	}
-	return out
+	if end < len(bs) {
+		out = append(out, st.Faint.Render(common.Truncate(fmt.Sprintf("… %d newer below", len(bs)-end), w)))
+	}
+	return out[:min(len(out), max(1, room))]
 }
 
 // shortKey is a key's first 8 hex digits, as the captions say it.

@@ -26,7 +26,16 @@ func Headline(st *common.Styles, v *sim.Verdict, w int) string {
 // Render is the whole verdict in w cells: the headline, the failed
 // invariants, and the diagnosis.
 func Render(st *common.Styles, v *sim.Verdict, w int) string {
-	lines := []string{Headline(st, v, w)}
+	if d := Details(st, v, w); d != "" {
+		return Headline(st, v, w) + "\n" + d
+	}
+	return Headline(st, v, w)
+}
+
+// Details is the verdict under its headline, in w cells: the failed
+// invariants and the diagnosis; "" when there are none.
+func Details(st *common.Styles, v *sim.Verdict, w int) string {
+	var lines []string
 	for _, inv := range v.Failed {
 		lines = append(lines, st.Bad.Render(common.Hang("  broken: ", inv.Name+" ("+inv.Detail+")", w)))
 	}

@@ -241,7 +241,8 @@ func (m *Model) KeyMap() help.KeyMap {
 	case m.phase == drillPrompts && !m.revealed:
 		short = []key.Binding{key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "done")), k.Back}
 	case m.phase == drillPrompts && m.graded == nil:
-		short = []key.Binding{k.Up, k.Down, k.Toggle, enter("grade"), k.Back}
+		// Ticking and grading are what this screen is for; moving comes after.
+		short = []key.Binding{k.Toggle, enter("grade"), k.Up, k.Down, k.Back}
 	case m.phase == drillPrompts:
 		short = []key.Binding{enter("next"), k.Back}
 	case m.phase == drillCards && !m.showBack:

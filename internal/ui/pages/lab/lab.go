@@ -164,7 +164,7 @@ func (m *Model) check() tea.Cmd {
 var (
 	change     = key.NewBinding(key.WithKeys("left", "right", "h", "l"), key.WithHelp("←/→", "change"))
 	runAll     = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run all"))
-	playRow    = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "play it under this design"))
+	playRow    = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "play it"))
 	startCh    = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "start the challenge"))
 	nextPart   = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "switches/scorecard"))
 	challenges = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "challenges"))
@@ -248,11 +248,12 @@ func (m *Model) KeyMap() help.KeyMap {
 	var short []key.Binding
 	switch m.focus {
 	case onSwitches:
-		short = []key.Binding{k.Up, k.Down, change, runAll, nextPart, challenges}
+		// Most important first: the footer drops from the end.
+		short = []key.Binding{change, runAll, nextPart, k.Up, k.Down, challenges}
 	case onScorecard:
-		short = []key.Binding{k.Up, k.Down, playRow, nextPart, challenges}
+		short = []key.Binding{playRow, nextPart, k.Up, k.Down, challenges}
 	case onChallenges:
-		short = []key.Binding{k.Up, k.Down, startCh}
+		short = []key.Binding{startCh, k.Up, k.Down}
 	}
 	short = append(short, k.Back, k.Help)
 	return common.Bindings{Short: short, Full: [][]key.Binding{
@@ -274,8 +275,7 @@ func (m *Model) View() string {
 	case m.card != nil:
 		status = m.card.Summary
 	}
-	head := st.Title.Render("Design lab") + st.Subtle.Render(" · "+status)
-	parts := []string{head}
+	parts := []string{common.Header(st, "Design lab", " · "+status, "", w)}
 	if c := m.challenge; c != nil {
 		mark, why := st.Accent.Render("Challenge: "), ""
 		switch {
@@ -287,14 +287,42 @@ func (m *Model) View() string {
 		parts = append(parts, common.Hang(mark, c.Title+" · "+c.Prompt, w)+why)
 	}
 	leftW := max(34, min(44, w/2))
-	left := m.switchesView(leftW)
-	right := m.scorecardView(w - leftW - 1)
-	if m.focus == onChallenges {
-		right = m.challengesView(w - leftW - 1)
+	detail := m.detail(w)
+	// The columns take what the header, the challenge and the detail
+	// leave, at least the switches' height; the scorecard scrolls in it.
+	// When the window is too narrow for two columns, the part in focus
+	// takes the whole width (tab goes to the other).
+	fixed := len(strings.Split(strings.Join(parts, "\n"), "\n")) + 2
+	var left, right string
+	var room int
+	if m.narrow() {
+		left = m.switchesView(w)
+		room = max(lipgloss.Height(left), m.c.Body()-fixed-lipgloss.Height(detail))
+		switch m.focus {
+		case onScorecard:
+			left = m.scorecardView(w, room)
+		case onChallenges:
+			left = m.challengesView(w)
+		}
+	} else {
+		left = m.switchesView(leftW)
+		room = max(lipgloss.Height(left), m.c.Body()-fixed-lipgloss.Height(detail))
+		right = " " + m.scorecardView(w-leftW-1, room)
+		if m.focus == onChallenges {
+			right = " " + m.challengesView(w-leftW-1)
+		}
 	}
-	parts = append(parts, "", lipgloss.JoinHorizontal(lipgloss.Top, left, " ", right), "", m.detail(w))
+	if dl := strings.Split(detail, "\n"); fixed+room+len(dl) > m.c.Body() { // a small window: the detail's start
+		dl = dl[:max(0, m.c.Body()-fixed-room)]
+		detail = strings.Join(dl, "\n")
+	}
+	parts = append(parts, "", lipgloss.JoinHorizontal(lipgloss.Top, left, right), "", detail)
 	return strings.Join(parts, "\n")
 }
+
+// narrow reports whether the window is too narrow for the switches and the
+// scorecard side by side (a ✗ row's consequence needs about 36 cells).
+func (m *Model) narrow() bool { return m.c.Width-max(34, min(44, m.c.Width/2))-1 < 36 }
 
 // switchesView lists the switches with their values.
 func (m *Model) switchesView(w int) string {
@@ -323,16 +351,21 @@ func (m *Model) switchesView(w int) string {
 	return lipgloss.NewStyle().Width(w).Render(strings.Join(lines, "\n"))
 }
 
-// scorecardView lists every scenario with its mark.
-func (m *Model) scorecardView(w int) string {
+// scorecardView lists every scenario with its mark, and under each ✗ what
+// the user suffers, in w x h cells: the header (the design, wrapped) stays,
+// the rows scroll to keep the one under the cursor on screen, and a line
+// says how many are above or below.
+func (m *Model) scorecardView(w, h int) string {
 	st := m.c.Styles
-	lines := []string{st.BoxTitle.Render("Scorecard") + st.Faint.Render(fmt.Sprintf("  (%s)", m.ran))}
+	head := append([]string{st.BoxTitle.Render("Scorecard")}, strings.Split(st.Faint.Render(common.Hang("  ", "("+m.ran.String()+")", w)), "\n")...)
+	var rows [][]string
 	for i, s := range sim.Scenarios() {
 		mark := st.Faint.Render("·")
 		if m.running {
 			mark = m.spin.View()
 		}
-		if r, ok := m.results[s.Name]; ok {
+		r, ok := m.results[s.Name]
+		if ok {
 			switch {
 			case r.Error != "":
 				mark = st.Warn.Render("?")
@@ -348,9 +381,67 @@ func (m *Model) scorecardView(w int) string {
 		} else {
 			line = " " + line
 		}
-		lines = append(lines, ansi.Truncate(line, w, "…"))
+		row := []string{ansi.Truncate(line, w, "…")}
+		if ok && !r.Pass && r.Error == "" && r.Consequence != "" {
+			row = append(row, strings.Split(st.Bad.Render(common.Hang("   ", r.Consequence, w)), "\n")...)
+		}
+		rows = append(rows, row)
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(append(head, window(st, rows, m.row, max(1, h-len(head)))...), "\n")
+}
+
+// window is as many of rows (each one or more lines) as fit in h lines,
+// keeping row at on screen, with a line for the rows above and one for
+// those below when there are any.
+func window(st *common.Styles, rows [][]string, at, h int) []string {
+	height := func(from, to int) int {
+		n := 0
+		for _, r := range rows[from:to] {
+			n += len(r)
+		}
+		return n
+	}
+	if height(0, len(rows)) <= h {
+		var out []string
+		for _, r := range rows {
+			out = append(out, r...)
+		}
+		return out
+	}
+	at = max(0, min(at, len(rows)-1))
+	// Grow from the cursor's row: down first, then up, leaving room for
+	// the hint lines.
+	first, end := at, at+1
+	fits := func(f, e int) bool {
+		hints := 0
+		if f > 0 {
+			hints++
+		}
+		if e < len(rows) {
+			hints++
+		}
+		return height(f, e)+hints <= h
+	}
+	for {
+		switch {
+		case end < len(rows) && fits(first, end+1):
+			end++
+		case first > 0 && fits(first-1, end):
+			first--
+		default:
+			var out []string
+			if first > 0 {
+				out = append(out, st.Accent.Render(fmt.Sprintf("▲ %d more", first)))
+			}
+			for _, r := range rows[first:end] {
+				out = append(out, r...)
+			}
+			if end < len(rows) {
+				out = append(out, st.Accent.Render(fmt.Sprintf("▼ %d more", len(rows)-end)))
+			}
+			return out[:min(len(out), h)]
+		}
+	}
 }
 
 // challengesView lists the challenges, passed ones ticked.

@@ -139,20 +139,10 @@ func (m *Model) setSize() {
 	m.list.SetSize(w, max(1, room))
 }
 
-// header names the page and says what it does, wrapped under itself.
+// header names the page and says what it does, on one line (it fits the
+// smallest window whole).
 func (m *Model) header() string {
-	st := m.c.Styles
-	const name, sep = "Scenarios", " · "
-	indent := strings.Repeat(" ", len(name+sep))
-	lines := strings.Split(common.Hang(indent, intro, m.c.Width), "\n")
-	for i, l := range lines {
-		if i == 0 {
-			lines[i] = st.Title.Render(name) + st.Subtle.Render(sep+strings.TrimPrefix(l, indent))
-		} else {
-			lines[i] = st.Subtle.Render(l)
-		}
-	}
-	return strings.Join(lines, "\n") + "\n"
+	return common.Header(m.c.Styles, "Scenarios", " · "+intro, "", m.c.Width) + "\n"
 }
 
 // detailWidth is the wrap width of the explanation.

@@ -301,12 +301,32 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:
-			m.scroll++
+			m.scrollUp(1)
 		case tea.MouseWheelDown:
-			m.scroll = max(0, m.scroll-1)
+			m.scrollDown(1)
 		}
 	}
 	return nil
+}
+
+// scrollUp moves what the frame scrolls n lines towards its top: the
+// diagram's scroll counts lines up from the newest, the diagnosis's lines
+// down from its verdict (see diagnosisView); the views clamp it.
+func (m *Model) scrollUp(n int) {
+	if m.atDiagnosis() {
+		m.scroll = max(0, m.scroll-n)
+	} else {
+		m.scroll += n
+	}
+}
+
+// scrollDown moves it n lines towards its end.
+func (m *Model) scrollDown(n int) {
+	if m.atDiagnosis() {
+		m.scroll += n
+	} else {
+		m.scroll = max(0, m.scroll-n)
+	}
 }
 
 // The frames after the steps of a finished run: the summary (the whole
@@ -369,13 +389,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.playing = false
 		return nil
 	case key.Matches(msg, k.Up):
-		m.scroll++
+		m.scrollUp(1)
 	case key.Matches(msg, k.Down):
-		m.scroll = max(0, m.scroll-1)
+		m.scrollDown(1)
 	case key.Matches(msg, k.Top):
-		m.scroll = len(m.events) // the view clamps it to the first line
+		m.scrollUp(1 << 20) // the view clamps it to the first line
 	case key.Matches(msg, k.Bottom):
-		m.scroll = 0
+		m.scrollDown(1 << 20)
 	case key.Matches(msg, k.Restart):
 		return m.start()
 	case key.Matches(msg, k.Variant):
@@ -459,9 +479,13 @@ var (
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
 	k.Variant.SetEnabled(m.scenario.HasBroken() && m.design == nil) // a copy: the shared map stays whole
+	// The footer names step and back by their letters, so that both the
+	// screen's keys fit at 60 columns; the overlay has every key.
+	step := key.NewBinding(key.WithKeys(k.Step.Keys()...), key.WithHelp("n", "step"))
+	back := key.NewBinding(key.WithKeys(k.StepBack.Keys()...), key.WithHelp("p", "back a step"))
 	return common.Bindings{
 		// Most important first: the footer drops from the end.
-		Short: []key.Binding{k.Play, k.Step, k.StepBack, k.Variant, k.Restart, k.Faster, k.Slower, k.Back, k.Help},
+		Short: []key.Binding{k.Play, step, back, k.Variant, k.Restart, k.Faster, k.Slower, k.Back, k.Help},
 		Full: [][]key.Binding{
 			{k.Play, k.Step, k.StepBack, k.Restart, k.Variant},
 			{k.Faster, k.Slower, k.Present},

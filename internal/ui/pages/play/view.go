@@ -127,21 +127,47 @@ func (m *Model) summaryView(w, h int) string {
 	return lipgloss.JoinVertical(lipgloss.Left, header, m.diagramBox(story.Lanes(), lines, w, boxH), below)
 }
 
-// diagnosisView is the frame after the summary of a run whose design broke:
-// the verdict whole, and the tables as the run left them.
+// diagnosisView is the frame after the summary of a run whose design broke,
+// in w x h cells: the verdict whole, the run's numbers, and the tables as
+// the run left them in a pane as tall as its rows. The header and the line
+// of keys always show; what does not fit between them scrolls (↑/↓, the
+// wheel, g/G), starting at the verdict, with a line saying what is above
+// and below.
 func (m *Model) diagnosisView(w, h int) string {
 	st := m.c.Styles
-	top := lipgloss.JoinVertical(lipgloss.Left, m.header(w), "",
-		verdict.Render(st, m.verdictOf(), w), "",
-		st.Subtle.Render(common.Hang("", m.report.Summary(), w)),
-		st.Faint.Render(common.Hang("", "p: back to the story · r runs it again · v the other design", w)))
-	room := h - lipgloss.Height(top)
-	if room < 5 || len(m.frames) == 0 {
-		return top
+	body := strings.Split(lipgloss.JoinVertical(lipgloss.Left, "", verdict.Render(st, m.verdictOf(), w), "",
+		st.Subtle.Render(common.Hang("", m.report.Summary(), w))), "\n")
+	if len(m.frames) > 0 {
+		f := m.frames[len(m.frames)-1]
+		paneH := len(f.rows.Bookings) + len(f.rows.Events) + 4 // borders, title, column names
+		if len(f.rows.Bookings) == 0 {
+			paneH = len(f.rows.Events) + 4
+		}
+		body = append(body, strings.Split(panes.Box(st, "Rows (committed) at the end", panes.Rows(st, f.rows, m.seats, w-4, paneH-3), w, paneH), "\n")...)
 	}
-	f := m.frames[len(m.frames)-1]
-	rows := panes.Box(st, "Rows (committed) at the end", panes.Rows(st, f.rows, m.seats, w-4, room-3), w, min(room, len(f.rows.Bookings)+len(f.rows.Events)+4))
-	return lipgloss.JoinVertical(lipgloss.Left, top, rows)
+	keys := st.Faint.Render(common.Hang("", "p: back to the story · r runs it again · v the other design", w))
+	room := max(1, h-1-lipgloss.Height(keys))
+	var where string
+	if len(body) > room {
+		room = max(1, room-1) // the line that says where the view stands
+		m.scroll = max(0, min(m.scroll, len(body)-room))
+		var parts []string
+		if m.scroll > 0 {
+			parts = append(parts, fmt.Sprintf("▲ %s above", common.Count(m.scroll, "line")))
+		}
+		if below := len(body) - m.scroll - room; below > 0 {
+			parts = append(parts, fmt.Sprintf("▼ %d below (the rows at the end)", below))
+		}
+		where = st.Accent.Render(common.Truncate(strings.Join(parts, " · ")+" · ↑/↓ or the wheel scrolls", w))
+		body = body[m.scroll : m.scroll+room]
+	} else {
+		m.scroll = 0
+	}
+	out := append([]string{m.header(w)}, body...)
+	if where != "" {
+		out = append(out, where)
+	}
+	return strings.Join(append(out, keys), "\n")
 }
 
 // storyLines are the summary's arrows, styled.
@@ -166,10 +192,7 @@ func (m *Model) presentView(w, h int) string {
 	// Fixed width, so the clock does not move as the counter grows.
 	top := fmt.Sprintf("%-8s %-18s %02d:%02d", m.state(), m.stepCounter(), int(clock.Minutes()), int(clock.Seconds())%60)
 	title := m.scenario.Title + " · " + m.designName()
-	topLine := st.Title.Render(title) + strings.Repeat(" ", max(1, w-ansi.StringWidth(title)-ansi.StringWidth(top))) + st.Subtle.Render(top)
-	if ansi.StringWidth(title)+1+ansi.StringWidth(top) > w { // the title whole, on a line of its own
-		topLine = st.Title.Render(common.Hang("", title, w)) + "\n" + strings.Repeat(" ", max(0, w-ansi.StringWidth(top))) + st.Subtle.Render(top)
-	}
+	topLine := common.Header(st, title, "", top, w)
 	if (m.atSummary() || m.atDiagnosis()) && m.report.Verdict != nil {
 		big := verdict.Big(st, m.report.Verdict, w)
 		return lipgloss.JoinVertical(lipgloss.Left, topLine, m.diagramBox(story.Lanes(), m.storyLines(), w, h-lipgloss.Height(topLine)-lipgloss.Height(big)), big)
@@ -203,19 +226,20 @@ func (m *Model) header(w int) string {
 	}
 	left := ansi.StringWidth(title + variant)
 	// The most detail that fits beside the whole title; when even the least
-	// does not, the title gets a line of its own.
-	for _, right := range []string{
+	// does not, the title is cut (the first caption has it whole).
+	right := fmt.Sprintf("%s · %s", m.stepCounter(), m.state())
+	for _, r := range []string{
 		fmt.Sprintf("%s · t=%s · %gx · %s", m.stepCounter(), simTime(at), speeds[m.speed], m.state()),
 		fmt.Sprintf("%s · %gx · %s", m.stepCounter(), speeds[m.speed], m.state()),
-		fmt.Sprintf("%s · %s", m.stepCounter(), m.state()),
+		right,
+		m.stepCounter(),
 	} {
-		if gap := w - left - ansi.StringWidth(right); gap >= 1 {
-			return st.Title.Render(title) + st.Subtle.Render(variant) + strings.Repeat(" ", gap) + st.Subtle.Render(right)
+		if w-left-ansi.StringWidth(r) >= 1 {
+			right = r
+			break
 		}
 	}
-	right := fmt.Sprintf("%s · %gx · %s", m.stepCounter(), speeds[m.speed], m.state())
-	return st.Title.Render(common.Hang("", title, w-ansi.StringWidth(variant))) + st.Subtle.Render(variant) + "\n" +
-		strings.Repeat(" ", max(0, w-ansi.StringWidth(right))) + st.Subtle.Render(common.Truncate(right, w))
+	return common.Header(st, title, variant, right, w)
 }
 
 // stepCounter is "step 5/12" once the run's length is known (it has ended),

@@ -20,21 +20,21 @@ func (m *Model) View() string {
 	return title + "\n" + m.scroll.View(m.body(), m.c.Width, m.c.Body()-lipgloss.Height(title))
 }
 
-// title names the set, the question's place and its source, wrapped under
-// itself when the window is narrow.
+// title names the set, the question's source and its place, on one line;
+// when the source is cut there, the body's first line has it whole.
 func (m *Model) title() string {
-	st := m.c.Styles
-	indent := strings.Repeat(" ", lipgloss.Width(m.set.Title)+1)
-	text := fmt.Sprintf("· question %d of %d · %s", m.idx+1, len(m.set.Questions), m.q().Source)
-	lines := strings.Split(common.Hang(indent, text, m.c.Width), "\n")
-	for i, l := range lines {
-		if i == 0 {
-			lines[i] = st.Title.Render(m.set.Title) + st.Subtle.Render(" "+strings.TrimPrefix(l, indent))
-		} else {
-			lines[i] = st.Subtle.Render(l)
-		}
-	}
-	return strings.Join(lines, "\n")
+	return common.Header(m.c.Styles, m.set.Title, m.titleRest(), m.place(), m.c.Width)
+}
+
+func (m *Model) titleRest() string { return " · " + m.q().Source }
+
+func (m *Model) place() string {
+	return fmt.Sprintf("question %d of %d", m.idx+1, len(m.set.Questions))
+}
+
+// sourceCut reports whether the title line had to cut the source.
+func (m *Model) sourceCut() bool {
+	return lipgloss.Width(m.set.Title+m.titleRest())+1+lipgloss.Width(m.place()) > m.c.Width
 }
 
 // body is the whole question.
@@ -44,6 +44,9 @@ func (m *Model) body() string {
 	wrap := lipgloss.NewStyle().Width(min(w, 100))
 	var b strings.Builder
 	q := m.q()
+	if m.sourceCut() {
+		b.WriteString(st.Subtle.Render(common.Hang("from ", q.Source, w)) + "\n")
+	}
 	if m.idx == 0 && m.set.Intro != "" && !m.answered {
 		b.WriteString(st.Subtle.Render(wrap.Render(m.set.Intro)) + "\n")
 	}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
-	"github.com/learn-idempotency/learn/internal/ui/components/scroller"
 	"github.com/learn-idempotency/learn/internal/ui/components/verdict"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -36,7 +35,9 @@ type Model struct {
 	err     error
 	started time.Time
 	took    time.Duration
-	scroll  scroller.Model
+	// scroll is the first line of the race's body on screen, when the body
+	// is taller than the room between the fixed lines (see View).
+	scroll int
 }
 
 // raceCell is one copy's state.
@@ -65,7 +66,7 @@ type (
 
 // New is the race screen with the default number of copies.
 func New(c *common.Common) *Model {
-	return &Model{c: c, n: sim.DefaultCopies, variant: sim.Correct, scroll: scroller.New()}
+	return &Model{c: c, n: sim.DefaultCopies, variant: sim.Correct}
 }
 
 // Init waits for the learner to fire.
@@ -89,7 +90,7 @@ func (m *Model) Close() {
 func (m *Model) fire() tea.Cmd {
 	m.Close()
 	m.cells, m.report, m.err, m.running = make([]raceCell, m.n), nil, nil, true
-	m.scroll.Reset()
+	m.scroll = 0
 	s, _ := sim.Lookup("concurrent-copies")
 	m.run = m.c.Runs.Start(s, sim.Options{Variant: m.variant, Copies: m.n, Trace: sim.TraceOptions{Stream: true}})
 	m.started = time.Now()
@@ -159,9 +160,19 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.scroll = max(0, m.scroll-1)
+		case tea.MouseWheelDown:
+			m.scroll++ // the view clamps it to the body's end
+		}
 	}
 	return nil
 }
+
+// WantsMouse says the race scrolls its body with the wheel.
+func (m *Model) WantsMouse() bool { return true }
 
 // record puts one trace event in its copy's cell.
 func (m *Model) record(ev sim.Event) {
@@ -184,7 +195,25 @@ func (m *Model) record(ev sim.Event) {
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
-	if m.scroll.Key(msg) {
+	// ↑ and ↓ change the copies by ten; k, j, the page keys and g, G scroll.
+	switch msg.String() {
+	case "k":
+		m.scroll = max(0, m.scroll-1)
+		return nil
+	case "j":
+		m.scroll++
+		return nil
+	case "pgup", "ctrl+u", "b":
+		m.scroll = max(0, m.scroll-max(1, m.c.Body()/2))
+		return nil
+	case "pgdown", "ctrl+d", "f":
+		m.scroll += max(1, m.c.Body()/2)
+		return nil
+	case "g", "home":
+		m.scroll = 0
+		return nil
+	case "G", "end":
+		m.scroll = 1 << 20
 		return nil
 	}
 	switch {
@@ -199,9 +228,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.n = min(m.n+1, sim.MaxCopies)
 	case key.Matches(msg, k.Slower), msg.String() == "left":
 		m.n = max(m.n-1, sim.MinCopies)
-	case key.Matches(msg, k.Up):
+	case msg.String() == "up":
 		m.n = min(m.n+10, sim.MaxCopies)
-	case key.Matches(msg, k.Down):
+	case msg.String() == "down":
 		m.n = max(m.n-10, sim.MinCopies)
 	}
 	return nil
@@ -215,48 +244,140 @@ func (m *Model) KeyMap() help.KeyMap {
 	fire := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fire"))
 	return common.Bindings{
 		// Most important first: the footer drops from the end.
-		Short: []key.Binding{fire, more, k.Variant, tens, k.Back, k.Help},
-		Full:  [][]key.Binding{{more, tens}, {fire, k.Variant, k.Present}, {k.Back, k.Help, k.Quit}},
+		Short: []key.Binding{fire, more, k.Variant, tens, scrollKeys, k.Back, k.Help},
+		Full:  [][]key.Binding{{more, tens, scrollKeys, scrollTopBottom}, {fire, k.Variant, k.Present}, {k.Back, k.Help, k.Quit}},
 	}
 }
 
-// View draws the copies, the grid and the tally.
+// The race's scroll keys, as the footer and the overlay name them.
+var (
+	scrollKeys      = key.NewBinding(key.WithKeys("k", "j", "pgup", "pgdown"), key.WithHelp("k/j", "scroll"))
+	scrollTopBottom = key.NewBinding(key.WithKeys("g", "G"), key.WithHelp("g/G", "top/bottom"))
+)
+
+// View draws the race in Width x Body() cells: the title and the copies on
+// the first lines and the verdict's headline (or what the race is doing) on
+// the last stay on screen; between them the explanation, the grid, the
+// legend, the tally and the rest of the verdict scroll, with a line saying
+// what is above and below when they do not fit.
 func (m *Model) View() string {
 	st := m.c.Styles
-	w := m.c.Width
-	var b strings.Builder
+	w, h := m.c.Width, m.c.Body()
+	top := []string{m.title(w), common.Truncate(fmt.Sprintf("Copies: %s   %s", st.Current.Render(fmt.Sprintf("%d", m.n)),
+		st.Subtle.Render(fmt.Sprintf("(%d to %d; enter fires them)", sim.MinCopies, sim.MaxCopies))), w)}
+	bottom := strings.Split(m.status(w), "\n")
+	if len(bottom) > max(1, h/2) { // a long error: its start, the rest scrolls
+		bottom = bottom[:max(1, h/2)]
+	}
+	body := strings.Split(m.body(w), "\n")
+	room := h - len(top) - len(bottom)
+	if len(body) > room {
+		room-- // the line that says where the view stands
+	}
+	room = max(0, room)
+	m.scroll = max(0, min(m.scroll, len(body)-room))
+	out := append([]string{}, top...)
+	end := min(len(body), m.scroll+room)
+	out = append(out, body[m.scroll:end]...)
+	if room < len(body) {
+		var where []string
+		if m.scroll > 0 {
+			where = append(where, fmt.Sprintf("▲ %s above", common.Count(m.scroll, "line")))
+		}
+		if end < len(body) {
+			where = append(where, fmt.Sprintf("▼ %d below", len(body)-end))
+		}
+		out = append(out, st.Accent.Render(common.Truncate(strings.Join(where, " · ")+" · k/j or the wheel scrolls", w)))
+	}
+	for len(out)+len(bottom) < h {
+		out = append(out, "")
+	}
+	out = append(out, bottom...)
+	if len(out) > h { // smaller than the app allows: the top wins
+		out = out[:max(0, h)]
+	}
+	return strings.Join(out, "\n")
+}
+
+// title is the race's header, one line: what it is, the design, and in
+// presenter mode the clock.
+func (m *Model) title(w int) string {
+	st := m.c.Styles
 	tag := st.Good.Render("[correct]") + st.Faint.Render(" broken")
-	explain := fmt.Sprintf("fire %d copies of one request at the same instant, each on its own connection: the row lock and the key give %d answers of 200, one booking", m.n, m.n)
 	if m.variant == sim.Broken {
 		tag = st.Faint.Render("correct ") + st.Bad.Render("[broken]")
-		explain = fmt.Sprintf("without the row lock and the UNIQUE constraint, every one of the %d copies looks up the key before any inserts: %d bookings", m.n, m.n)
 	}
-	title := st.Title.Render("Race: copies of one request at once") + "  " + tag
 	if m.c.Presenting {
 		clock := time.Since(m.c.PresentSince).Truncate(time.Second)
-		title += st.Subtle.Render(fmt.Sprintf("   %02d:%02d", int(clock.Minutes()), int(clock.Seconds())%60))
+		tag += st.Subtle.Render(fmt.Sprintf("   %02d:%02d", int(clock.Minutes()), int(clock.Seconds())%60))
 	}
-	b.WriteString(title + "\n")
-	b.WriteString(st.Subtle.Render(lipgloss.NewStyle().Width(min(w, 100)).Render(explain)) + "\n\n")
-	b.WriteString(fmt.Sprintf("Copies: %s   %s\n\n", st.Current.Render(fmt.Sprintf("%d", m.n)),
-		st.Subtle.Render(fmt.Sprintf("(%d to %d; enter fires them)", sim.MinCopies, sim.MaxCopies))))
+	tw := lipgloss.Width(tag)
+	if tw+2 > w {
+		return common.Header(st, "Race", "", "", w)
+	}
+	return common.Header(st, "Race: copies of one request at once", "", "", w-tw-2) + "  " + tag
+}
+
+// body is what scrolls: the explanation, the grid and its legend, the
+// tally and the verdict under its headline.
+func (m *Model) body(w int) string {
+	st := m.c.Styles
+	explain := fmt.Sprintf("fire %d copies of one request at the same instant, each on its own connection: the row lock and the key give %d answers of 200, one booking", m.n, m.n)
+	if m.variant == sim.Broken {
+		explain = fmt.Sprintf("without the row lock and the UNIQUE constraint, every one of the %d copies looks up the key before any inserts: %d bookings", m.n, m.n)
+	}
+	parts := []string{st.Subtle.Render(common.Hang("", explain, min(w, 100)))}
 	if len(m.cells) > 0 {
-		b.WriteString(m.grid(w) + "\n")
-		b.WriteString(st.Faint.Render(common.Truncate("● new booking  ○ replay  ◔ held at a pause point  ◌ sent  · not sent yet  ✕ failed", w)) + "\n\n")
+		parts = append(parts, "", strings.TrimSuffix(m.grid(w), "\n"), st.Faint.Render(legend(w)))
 	}
 	switch {
 	case m.err != nil:
-		b.WriteString(st.Bad.Render(lipgloss.NewStyle().Width(min(w, 100)).Render(m.err.Error())))
+		parts = append(parts, "", st.Bad.Render(common.Hang("", m.err.Error(), min(w, 100))))
 	case m.report != nil:
-		b.WriteString(m.tally(w))
-	case m.running && m.run.Waiting() != "":
-		b.WriteString(st.Warn.Render(common.Hang("", m.run.Waiting(), min(w, 100))))
-	case m.running:
-		b.WriteString(st.Subtle.Render("waiting for the answers…"))
-	default:
-		b.WriteString(st.Subtle.Render("press enter to fire"))
+		parts = append(parts, "", m.tally(w))
 	}
-	return m.scroll.View(b.String(), w, m.c.Body())
+	return strings.Join(parts, "\n")
+}
+
+// status is the last lines, always on screen: the verdict's headline (big
+// in presenter mode), or what the race is doing.
+func (m *Model) status(w int) string {
+	st := m.c.Styles
+	switch {
+	case m.err != nil:
+		return st.Bad.Render(common.Hang("✗ ", "the race could not run: "+m.err.Error(), min(w, 100)))
+	case m.report != nil && m.report.Verdict != nil && m.c.Presenting:
+		return verdict.Big(st, m.report.Verdict, w)
+	case m.report != nil && m.report.Verdict != nil:
+		return verdict.Headline(st, m.report.Verdict, w)
+	case m.report != nil:
+		return st.Subtle.Render(common.Hang("", m.report.Summary(), w))
+	case m.running && m.run.Waiting() != "":
+		return st.Warn.Render(common.Hang("", m.run.Waiting(), min(w, 100)))
+	case m.running:
+		return st.Subtle.Render("waiting for the answers…")
+	}
+	return st.Subtle.Render("press enter to fire")
+}
+
+// legendItems say what the grid's marks mean.
+var legendItems = []string{"● new booking", "○ replay", "◔ held at a pause point", "◌ sent", "· not sent yet", "✕ failed"}
+
+// legend is the legend in lines of at most w cells, an item never split.
+func legend(w int) string {
+	var lines []string
+	line := ""
+	for _, it := range legendItems {
+		switch {
+		case line == "":
+			line = it
+		case lipgloss.Width(line+"  "+it) <= w:
+			line += "  " + it
+		default:
+			lines, line = append(lines, line), it
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 // grid draws one cell a copy: its number and a mark, as many a row as fit.
@@ -315,11 +436,10 @@ func (m *Model) tally(w int) string {
 	answers := fmt.Sprintf("%d answers (%d of them 200) · %s (%s)", len(r.Answers), ok, common.Count(len(ids), "distinct booking id"), idText)
 	rows := fmt.Sprintf("%s in PostgreSQL · %d seats taken · %d ms", common.Count(r.BookingRows, "row"), r.SeatsTaken, m.took.Milliseconds())
 	out := st.Subtle.Render(common.Hang("", answers, w) + "\n" + common.Hang("", rows, w))
-	if r.Verdict != nil {
-		if m.c.Presenting {
-			return out + "\n" + verdict.Big(st, r.Verdict, w)
+	if r.Verdict != nil && !m.c.Presenting {
+		if d := verdict.Details(st, r.Verdict, w); d != "" {
+			out += "\n" + d
 		}
-		out += "\n" + verdict.Render(st, r.Verdict, w)
 	}
 	return out
 }

@@ -106,7 +106,7 @@ func (m *Model) setSize() {
 		m.anchor = m.place()
 	}
 	m.vp.SetWidth(m.c.Width)
-	m.vp.SetHeight(max(1, m.c.Height-1-m.headHeight()))
+	m.vp.SetHeight(max(1, m.c.Height-1-1)) // the footer, the header
 	if out, ok := m.c.Docs.Get(m.key()); ok {
 		m.setContent(out)
 	} else {
@@ -465,53 +465,19 @@ func (m *Model) KeyMap() help.KeyMap {
 	}
 }
 
-// pctWidth is the room the header keeps for its position ("✓ read · 100%").
-var pctWidth = ansi.StringWidth("✓ read · 100%")
-
-// headLines is the header's text for section s: the page's title, then
-// " · " and the section, wrapped (never cut) to the room the position
-// leaves; plain, with the length of the title's part on each line.
-func (m *Model) headLines(s string) []string {
-	text := m.page.Title
-	if s != "" {
-		text += " · " + s
-	}
-	return strings.Split(common.Hang("", text, max(20, m.c.Width-pctWidth-1)), "\n")
-}
-
-// headHeight is the height of the tallest header of the page at this
-// width, so the page does not move as the section changes.
-func (m *Model) headHeight() int {
-	h := len(m.headLines(""))
-	for _, s := range m.page.Sections {
-		h = max(h, len(m.headLines(s.Title)))
-	}
-	return h
-}
-
-// head is the header: the title in the title style, the section subtle,
-// the position at the right of the first line, as tall as headHeight.
+// head is the header, on one line: the page's title in the title style,
+// the section subtle, the position at the right edge. What does not fit
+// is cut with "…": the contents (t) and the page itself have it whole.
 func (m *Model) head() string {
-	st := m.c.Styles
 	pct := fmt.Sprintf("%3.0f%%", m.vp.ScrollPercent()*100)
 	if m.c.Progress.Get().IsRead(m.page.Slug) {
 		pct = "✓ read · " + pct
 	}
-	titleLeft := ansi.StringWidth(m.page.Title) // cells of the title still to style
-	lines := m.headLines(m.section())
-	for i, l := range lines {
-		tw := min(titleLeft, ansi.StringWidth(l))
-		titleLeft -= tw + 1 // the space the wrap took
-		line := st.Title.Render(ansi.Cut(l, 0, tw)) + st.Subtle.Render(ansi.Cut(l, tw, ansi.StringWidth(l)))
-		if i == 0 {
-			line += strings.Repeat(" ", max(1, m.c.Width-ansi.StringWidth(l)-ansi.StringWidth(pct))) + st.Subtle.Render(pct)
-		}
-		lines[i] = line
+	rest := ""
+	if s := m.section(); s != "" {
+		rest = " · " + s
 	}
-	for len(lines) < m.headHeight() {
-		lines = append(lines, "")
-	}
-	return strings.Join(lines, "\n")
+	return common.Header(m.c.Styles, m.page.Title, rest, pct, m.c.Width)
 }
 
 // View draws the header and the page.

@@ -1,0 +1,122 @@
+package race
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"pgregory.net/rapid"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// finished is a race of n copies as the run's report leaves it: every copy
+// answered, the broken design's verdict with failed invariants and a
+// diagnosis (the longest there is), or the correct one's.
+func finished(c *common.Common, n int, variant sim.Variant, failed int) *Model {
+	m := New(c)
+	m.n, m.variant = n, variant
+	m.cells = make([]raceCell, n)
+	rep := &sim.Report{BookingRows: n, SeatsTaken: 2 * n}
+	for i := range m.cells {
+		id := fmt.Sprintf("b%d", i+1)
+		m.cells[i] = raceCell{sent: true, status: 200, bookingID: id}
+		rep.Answers = append(rep.Answers, sim.AnswerReport{Status: 200, BookingID: &id})
+	}
+	v := &sim.Verdict{Held: variant == sim.Correct, Says: "one booking, 2 seats, every copy got the same booking back"}
+	if variant == sim.Broken {
+		v.Says = fmt.Sprintf("charged %d times: %d bookings for one click", n, n)
+		for i := range failed {
+			v.Failed = append(v.Failed, sim.Invariant{Name: fmt.Sprintf("invariant %d of the lesson", i+1), Detail: "rows in PostgreSQL say otherwise, by a margin"})
+		}
+		v.Diagnosis = &sim.Diagnosis{Symptom: "several bookings for one click", Cause: "every copy looked up the key before any inserted it",
+			Where: "the booking transaction: the SELECT before the INSERT", Fix: "lock the event's row, and put a UNIQUE constraint on (user, key)"}
+	}
+	rep.Verdict = v
+	m.report = rep
+	return m
+}
+
+// The race's view is never taller or wider than its room, at any size the
+// app allows and any number of copies, wherever the learner scrolled; its
+// title, its copies and its verdict's headline stay on screen; and when
+// the body does not fit, a line says what is above or below. Seen before:
+// at 80x24 with 40 or 100 copies the title and the copies scrolled off the
+// top and the verdict was cut at the bottom, with no hint.
+func TestRaceViewFitsItsRoom(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		w := rapid.IntRange(common.MinWidth, 160).Draw(t, "width")
+		h := rapid.IntRange(common.MinHeight, 60).Draw(t, "height")
+		n := rapid.IntRange(sim.MinCopies, sim.MaxCopies).Draw(t, "copies")
+		variant := rapid.SampledFrom([]sim.Variant{sim.Correct, sim.Broken}).Draw(t, "variant")
+		failed := rapid.IntRange(0, 5).Draw(t, "failed")
+		c := &common.Common{Width: w, Height: h, Styles: common.NewStyles(true), Keys: common.NewKeyMap()}
+		c.Presenting = rapid.Bool().Draw(t, "presenting")
+		m := finished(c, n, variant, failed)
+		for _, k := range rapid.SliceOfN(rapid.SampledFrom([]string{"j", "k", "pgdown", "pgup", "g", "G", "wheel down", "wheel up"}), 0, 30).Draw(t, "scrolls") {
+			switch k {
+			case "wheel down":
+				m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+			case "wheel up":
+				m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+			default:
+				m.key(press(k))
+			}
+		}
+		view := m.View()
+		lines := strings.Split(view, "\n")
+		if len(lines) > c.Body() {
+			t.Fatalf("%dx%d, %d copies: %d lines for %d:\n%s", w, h, n, len(lines), c.Body(), view)
+		}
+		for i, l := range lines {
+			if lw := lipgloss.Width(l); lw > w {
+				t.Fatalf("%dx%d, %d copies: line %d is %d wide: %q", w, h, n, i, lw, ansi.Strip(l))
+			}
+		}
+		plain := ansi.Strip(view)
+		if !strings.HasPrefix(plain, "Race") || !strings.Contains(ansi.Strip(lines[1]), fmt.Sprintf("Copies: %d", n)) {
+			t.Fatalf("%dx%d, %d copies: the title or the copies are gone:\n%s", w, h, n, plain)
+		}
+		headline := strings.Fields(m.report.Verdict.Says)[1] // Big capitalises the first
+		if !strings.Contains(plain, headline) {
+			t.Fatalf("%dx%d, %d copies: the verdict %q is not on screen:\n%s", w, h, n, headline, plain)
+		}
+		if body := strings.Count(m.body(w), "\n") + 1; body+2+lipgloss.Height(m.status(w)) > c.Body() &&
+			!strings.Contains(plain, "above") && !strings.Contains(plain, "below") {
+			t.Fatalf("%dx%d, %d copies: the body (%d lines) does not fit and nothing says so:\n%s", w, h, n, body, plain)
+		}
+	})
+}
+
+// The legend wraps between its items, never inside one, and never runs
+// past w. Seen before: it ended in "✕ fai…" at 80 columns.
+func TestLegendKeepsItsItemsWhole(t *testing.T) {
+	for _, w := range []int{common.MinWidth, 80, 200} {
+		got := legend(w)
+		for _, l := range strings.Split(got, "\n") {
+			if lipgloss.Width(l) > w {
+				t.Errorf("at %d: %q is %d wide", w, l, lipgloss.Width(l))
+			}
+		}
+		for _, it := range legendItems {
+			if !strings.Contains(got, it) {
+				t.Errorf("at %d the legend lost %q:\n%s", w, it, got)
+			}
+		}
+	}
+}
+
+// press is the key press Bubble Tea sends for k.
+func press(k string) tea.KeyPressMsg {
+	switch k {
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	}
+	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
+}
