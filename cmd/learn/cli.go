@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/learn-idempotency/learn/internal/ui/common"
 	"os"
 	"os/signal"
 	"slices"
@@ -16,6 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/learn-idempotency/learn/internal/doctor"
+	"github.com/learn-idempotency/learn/internal/supervisor"
+	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/pgtemp"
 )
 
@@ -254,23 +255,10 @@ func rootContext() (ctx context.Context, stop func()) {
 // "terminated" (SIGTERM), "hangup" (the terminal closed).
 type signalled struct{ sig syscall.Signal }
 
-func (s signalled) Error() string { return signalWords(s.sig) }
+func (s signalled) Error() string { return supervisor.SignalWords(s.sig) }
 
 // ExitCode is 128 + the signal's number: 130, 143, 129.
 func (s signalled) ExitCode() int { return 128 + int(s.sig) }
-
-// signalWords says what a signal did to learn, in a word.
-func signalWords(sig syscall.Signal) string {
-	switch sig {
-	case syscall.SIGINT:
-		return "interrupted"
-	case syscall.SIGTERM:
-		return "terminated"
-	case syscall.SIGHUP:
-		return "hangup"
-	}
-	return sig.String()
-}
 
 // bySignal is err as learn reports it when a signal ended ctx: exit code
 // 128 + the signal whatever error the command returned, and its message

@@ -244,7 +244,7 @@ func Run(cfg Config) (code int, ok bool) {
 		// (learn catches them from the first line of main): an interrupt,
 		// not a crash, said in the same words as everywhere.
 		removed, err := reapAfter(cfg.Reap)
-		fmt.Fprintf(cfg.Stderr, "learn: %s\n", signalWords(early))
+		fmt.Fprintf(cfg.Stderr, "learn: %s\n", SignalWords(early))
 		for _, r := range removed {
 			fmt.Fprintf(cfg.Stderr, "  %s\n", r)
 		}
@@ -307,9 +307,10 @@ func endedEarly(ps *os.ProcessState) syscall.Signal {
 	return 0
 }
 
-// signalWords says what a signal did to learn, in a word, as the rest of
-// learn says it.
-func signalWords(sig syscall.Signal) string {
+// SignalWords says what a signal did to learn, in one word: "interrupted"
+// (SIGINT), "terminated" (SIGTERM), "hangup" (SIGHUP), else the signal's
+// own name. Every message of learn about a signal uses it.
+func SignalWords(sig syscall.Signal) string {
 	switch sig {
 	case syscall.SIGINT:
 		return "interrupted"

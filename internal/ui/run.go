@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/supervisor"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -50,17 +51,7 @@ const firstFrameTick = time.Second / 60
 // 129). A signal that ends ctx ends Run with ctx's cause.
 type SignalError struct{ Signal syscall.Signal }
 
-func (e *SignalError) Error() string {
-	switch e.Signal {
-	case syscall.SIGINT:
-		return "interrupted"
-	case syscall.SIGTERM:
-		return "terminated"
-	case syscall.SIGHUP:
-		return "hangup"
-	}
-	return e.Signal.String()
-}
+func (e *SignalError) Error() string { return supervisor.SignalWords(e.Signal) }
 
 // ExitCode is 128 + the signal's number.
 func (e *SignalError) ExitCode() int { return 128 + int(e.Signal) }
