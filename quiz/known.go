@@ -24,8 +24,8 @@ var knownQuestions = sync.OnceValue(func() map[string][]string {
 })
 
 // dropUnknown removes from p what names no question of this learn: an
-// answer to a question its set does not have, a "next" past the set's last
-// question. It returns them as values set aside, so that they are said and
+// answer to a question its set does not have, a "next" past the end of the
+// set (its length: every question answered, the attempt not yet finished). It returns them as values set aside, so that they are said and
 // the file as it was is kept, as for a value of the wrong type. Sets this
 // learn does not know are left alone. p is normalized.
 func (p *Progress) dropUnknown() []setAside {
@@ -46,7 +46,9 @@ func (p *Progress) dropUnknown() []setAside {
 				delete(sp.Answers, q)
 			}
 		}
-		if sp.Next < 0 || sp.Next >= len(ids) {
+		// Next == len(ids) is a set whose last question is answered and
+		// whose attempt is not yet finished: the quiz saves it so.
+		if sp.Next < 0 || sp.Next > len(ids) {
 			if sp.Next != 0 {
 				lost = append(lost, setAside{path: fmt.Sprintf("sets.%s.next", id), raw: json.RawMessage(fmt.Sprint(sp.Next))})
 			}

@@ -219,7 +219,7 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 		if merr != nil {
 			return nil, nil, fmt.Errorf("%s, and moving it aside failed: %w", notProgress(s.Path, dErr), merr)
 		}
-		return NewProgress(), []string{fmt.Sprintf("%s. It was moved to %s, and learn starts with fresh progress.", notProgress(s.Path, dErr), aside)}, nil
+		return NewProgress(), []string{fmt.Sprintf("%s. It was moved aside, beside it, as %s, and learn starts with fresh progress.", notProgress(s.Path, dErr), filepath.Base(aside))}, nil
 	case errors.Is(err, ErrNewerVersion):
 		return nil, nil, &newerError{path: s.Path, version: from}
 	case err != nil:
@@ -235,7 +235,7 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 			if err := writeFileAtomic(kept, data); err != nil {
 				return nil, nil, fmt.Errorf("keep a copy of the progress file before setting aside what does not fit (%s): %w", asideList(lost), err)
 			}
-			notices = append(notices, fmt.Sprintf("Part of your saved progress did not fit and was set aside: %s. The rest is loaded, and the file as it was is kept as %s.", asideList(lost), kept))
+			notices = append(notices, fmt.Sprintf("Part of your saved progress did not fit and was set aside: %s. The rest is loaded, and the file as it was is kept beside it as %s.", asideList(lost), filepath.Base(kept)))
 			changed = true
 		}
 	}

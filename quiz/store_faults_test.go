@@ -89,7 +89,7 @@ func TestStoreSetsAsideOnlyWhatDoesNotFit(t *testing.T) {
 	if len(notices) != 1 {
 		t.Fatalf("notices %q, want one", notices)
 	}
-	for _, want := range []string{"read.interview", "sets.checkpoint.best", "drill_seconds", `"ninety"`, copyName} {
+	for _, want := range []string{"read.interview", "sets.checkpoint.best", "drill_seconds", `"ninety"`, "kept beside it as " + filepath.Base(copyName)} {
 		if !strings.Contains(notices[0], want) {
 			t.Errorf("the notice does not name %s: %q", want, notices[0])
 		}

@@ -216,7 +216,7 @@ func TestStoreDamagedFile(t *testing.T) {
 			}
 			p, notices := mustLoad(t, s)
 			aside := s.Path + ".damaged-20260314T150926Z"
-			if len(notices) != 1 || !strings.Contains(notices[0], "is not a progress file (") || !strings.Contains(notices[0], aside) {
+			if len(notices) != 1 || !strings.Contains(notices[0], "is not a progress file (") || !strings.Contains(notices[0], "beside it, as "+filepath.Base(aside)) {
 				t.Errorf("notices %q", notices)
 			}
 			if len(p.Read) != 0 || p.Version != CurrentVersion {

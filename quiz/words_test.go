@@ -2,7 +2,9 @@ package quiz
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -133,5 +135,27 @@ func TestOutOfRangeEntriesAreReportedAndIgnored(t *testing.T) {
 	kept, err := os.ReadFile(s.Path + ".damaged-20260314T150926Z")
 	if err != nil || string(kept) != file {
 		t.Errorf("the app kept no copy of the file as it was: %q, %v", kept, err)
+	}
+}
+
+// A set whose last question is answered and whose attempt is not finished
+// yet is saved with next = its length (the quiz does so): that is no
+// damage, nothing is said, and no copy is made.
+func TestNextAtTheSetsEndIsNoDamage(t *testing.T) {
+	n := 0
+	for _, set := range Sets() {
+		if set.ID == SetCheckpoint {
+			n = len(set.Questions)
+		}
+	}
+	file := fmt.Sprintf(`{"version": 1, "sets": {"checkpoint": {"next": %d, "answers": {"checkpoint/1": {"score": 1}}}}}`, n)
+	s := newStore(t)
+	writeProgress(t, s, file, 0o600)
+	p, notices := mustLoad(t, s)
+	if len(notices) != 0 || p.Sets[SetCheckpoint].Next != n {
+		t.Errorf("next = %d of %d questions: notices %q, next now %d", n, n, notices, p.Sets[SetCheckpoint].Next)
+	}
+	if copies, _ := filepath.Glob(s.Path + ".damaged-*"); len(copies) != 0 {
+		t.Errorf("a copy was made: %v", copies)
 	}
 }
