@@ -95,7 +95,7 @@ func targets() []target {
 	for _, set := range quiz.Sets() {
 		for i, q := range set.Questions {
 			ts = append(ts, target{label: fmt.Sprintf("%s %d: %s", set.Title, i+1, q.Prompt),
-				open: common.Open{Page: common.PageQuiz, Name: set.ID, Step: i}, set: set.ID, answer: q.ID})
+				open: common.Open{Page: common.PageQuiz, Name: set.ID, Step: i, Exact: true}, set: set.ID, answer: q.ID})
 		}
 	}
 	ts = append(ts, target{label: "Interview drill", open: common.Open{Page: common.PageDrill}},

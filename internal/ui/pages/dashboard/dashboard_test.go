@@ -209,7 +209,7 @@ func TestDashboardSendsTheRoomAndStepsIt(t *testing.T) {
 	s.press("down", "down")
 	s.waitFor(t, "> Checkpoint 1:")
 	s.press("enter")
-	if got, want := ada.next(t), any(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 0}); got != want {
+	if got, want := ada.next(t), any(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 0, Exact: true}); got != want {
 		t.Errorf("sent %#v, want %#v", got, want)
 	}
 	s.waitFor(t, "Poll: Checkpoint 1 (open) · 0 answered", "not answered yet: ada, ben")
