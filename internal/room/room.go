@@ -172,25 +172,37 @@ func (r *Room) Connected() int {
 }
 
 // SendAll delivers msg to the app of every connected attendee and returns
-// how many it went to; what logs it in the feed, unless empty. An
-// attendee whose app has fallen behind by outboxSize messages misses it
-// (the feed says so).
+// how many it went to; what logs it in the feed ("what (2 attendees)"),
+// unless empty. An attendee whose app has fallen behind by outboxSize
+// messages misses it (the feed says so).
 func (r *Room) SendAll(msg any, what string) int {
+	return r.send(func(*Seat) bool { return true }, msg, what)
+}
+
+// SendOn is SendAll for the connected attendees on a screen of the kind
+// (quiz.Resume.Screen, e.g. "play") only; when there are none, nothing is
+// logged and it returns 0.
+func (r *Room) SendOn(screen string, msg any, what string) int {
+	return r.send(func(s *Seat) bool { return s.at.Screen == screen }, msg, what)
+}
+
+func (r *Room) send(to func(*Seat) bool, msg any, what string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
+	n, missed := 0, 0
 	for _, s := range r.seats {
-		if !s.connected {
+		if !s.connected || !to(s) {
 			continue
 		}
 		select {
 		case s.outbox <- msg:
 			n++
 		default:
+			missed++
 			r.logLocked("%s's app is busy: it missed %s", s.name, what)
 		}
 	}
-	if what != "" {
+	if what != "" && n+missed > 0 {
 		r.logLocked("%s (%s)", what, count(n, "attendee"))
 	}
 	return n

@@ -183,8 +183,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keySend):
 		m.picking = true
 	case key.Matches(msg, keyStep):
-		on := m.room.OnScreen("play")
-		m.room.SendAll(common.Step{}, fmt.Sprintf("stepped the play screens together (%s on one)", count(on, "attendee")))
+		if m.room.OnScreen("play") == 0 {
+			m.note = "nobody is on a play screen: o sends the room to one"
+			break
+		}
+		m.room.SendOn("play", common.Step{}, "stepped the play screens together")
 	case key.Matches(msg, keyClose):
 		m.room.ClosePoll()
 	case key.Matches(msg, k.Up):
