@@ -14,6 +14,7 @@ package room
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -139,9 +140,9 @@ func (r *Room) Join(name, remote string, w, h int, send func(msg any)) (*Seat, e
 	s.outbox = make(chan any, outboxSize)
 	go deliver(s.outbox, send)
 	if s.sessions > 1 {
-		r.logLocked("%s is back (%dx%d)", name, w, h)
+		r.logLocked("%s is back from %s (%dx%d)", name, Host(remote), w, h)
 	} else {
-		r.logLocked("%s joined (%dx%d)", name, w, h)
+		r.logLocked("%s joined from %s (%dx%d)", name, Host(remote), w, h)
 	}
 	return s, nil
 }
@@ -295,6 +296,24 @@ func Clean(name string) string {
 		return "attendee"
 	}
 	return b.String()
+}
+
+// Host is the host of a remote address "host:port" (the address itself
+// when it has no port).
+func Host(remote string) string {
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		return h
+	}
+	return remote
+}
+
+// Lasted is how long something lasted, for people: "1m30s", rounded to the
+// second; "under a second" below one.
+func Lasted(d time.Duration) string {
+	if d < time.Second {
+		return "under a second"
+	}
+	return d.Round(time.Second).String()
 }
 
 func count(n int, noun string) string {

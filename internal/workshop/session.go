@@ -98,6 +98,7 @@ func (w *Workshop) exportProgress(sess ssh.Session) {
 		return
 	}
 	_, _ = sess.Write(data)
+	w.alert("%s took their progress (ssh … progress)", room.Clean(sess.User()))
 }
 
 // app is the middleware that runs one attendee's learn: it seats them in
@@ -113,6 +114,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer w.exit()
+		joined := time.Now()
 		pty, _, _ := sess.Pty() // activeterm let only sessions with one through
 		first, _ := firstPage(sess.Command())
 		var prog atomic.Pointer[tea.Program]
@@ -122,6 +124,9 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			}
 		}
 		seat, err := w.room.Join(sess.User(), sess.RemoteAddr().String(), pty.Window.Width, pty.Window.Height, send)
+		if err == nil {
+			w.logf("%s joined from %s (%dx%d)", seat.Name(), host(sess.RemoteAddr()), pty.Window.Width, pty.Window.Height)
+		}
 		if err != nil {
 			if full, ok := errors.AsType[*room.FullError](err); ok {
 				wish.Fatalln(sess, fmt.Sprintf("learn workshop: the room is full (%d attendees); try again when someone leaves, or ask the presenter to raise --max-attendees", full.Max))
@@ -167,16 +172,17 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		runs.Close() // every run's stage removed, its schema dropped
 		why := a.ended()
 		gone := sess.Context().Err() != nil // the client hung up
+		left := "quit"
 		switch {
 		case why == endedIdle:
-			seat.Leave("idle for " + w.cfg.Idle.String())
+			left = "idle for " + w.cfg.Idle.String()
 		case why == endedWorkshop:
-			seat.Leave("the workshop ended")
+			left = "the workshop ended"
 		case gone:
-			seat.Leave("disconnected")
-		default:
-			seat.Leave("quit")
+			left = "disconnected"
 		}
+		seat.Leave(left)
+		w.logf("%s left after %s: %s", seat.Name(), room.Lasted(time.Since(joined)), left)
 		if !gone {
 			w.farewell(sess, seat, why)
 			// The exit status now, before this session stops counting:

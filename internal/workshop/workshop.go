@@ -14,7 +14,7 @@
 //     password), compared in constant time; a public key on its own once
 //     its holder has proved it and given the code (auth.go). Ten wrong
 //     codes from one address block it for a while.
-//   - Middlewares, outermost first: logging, recover, a rate limit of new
+//   - Middlewares, outermost first: recover, a rate limit of new
 //     sessions per address (ratelimiter), the commands that need no
 //     terminal (progress), activeterm, then the app (bubbletea's
 //     middleware, one program per session, its options from MakeOptions:
@@ -29,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -39,7 +38,6 @@ import (
 	"charm.land/ssh"
 	"charm.land/wish/v2"
 	"charm.land/wish/v2/activeterm"
-	"charm.land/wish/v2/logging"
 	"charm.land/wish/v2/ratelimiter"
 	"charm.land/wish/v2/recover"
 	gossh "golang.org/x/crypto/ssh"
@@ -215,12 +213,11 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	if err := prepareHostKey(cfg.HostKey); err != nil {
 		return nil, err
 	}
-	logger := printf(w.logf)
-	// wish's Bubble Tea middleware logs through charm's default logger (a
-	// client that hung up kills its program: "app exit with error"); on
-	// standard error it would draw over the presenter's dashboard.
+	// wish's Bubble Tea middleware logs through charm's default logger; on
+	// standard error it would draw over the presenter's dashboard, and its
+	// lines are the library's, not the room's (libraryLog).
 	charmlog.SetOutput(writerFunc(func(p []byte) (int, error) {
-		w.logf("%s", strings.TrimSpace(string(p)))
+		w.libraryLog(string(p))
 		return len(p), nil
 	}))
 	sr := sessionRate{perSecond: sessionsPerSecond, burst: max(10, 2*cfg.MaxAttendees)}
@@ -237,9 +234,11 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 			s.HandshakeTimeout = handshakeTimeout
 			return nil
 		},
+		// No logging middleware: its lines ("ben connect 127.0.0.1:50724
+		// false [] …") are the library's; the app's sessions say who
+		// joined and left in words, in the log and the room's feed.
 		wish.WithMiddleware(
 			recover.MiddlewareWithLogger(printf(w.alert), w.app, activeterm.Middleware(), w.commands, ratelimiter.Middleware(limiter)),
-			logging.MiddlewareWithLogger(logger),
 		),
 	)
 	if err != nil {

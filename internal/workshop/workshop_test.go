@@ -322,7 +322,7 @@ func TestIdleSessionEnds(t *testing.T) {
 	if !strings.Contains(a.raw.String(), "learn workshop: closed after 300ms without a key. ssh again to come back: your progress is kept.") {
 		t.Errorf("the idle attendee was not told; the end of their output: %q", tail(a.raw.String()))
 	}
-	if s := w.Room().Snapshot(5); s.Connected() != 0 || !strings.Contains(s.Feed[len(s.Feed)-1].Text, "ada left: idle for 300ms") {
+	if s := w.Room().Snapshot(5); s.Connected() != 0 || !strings.Contains(s.Feed[len(s.Feed)-1].Text, "idle for 300ms") {
 		t.Errorf("the room after the idle session: %+v", s)
 	}
 }
