@@ -37,7 +37,11 @@ var ErrEnded = errors.New("the workshop has ended")
 type FullError struct{ Max int }
 
 func (e *FullError) Error() string {
-	return fmt.Sprintf("the room is full: %d attendees are connected, the most this workshop takes", e.Max)
+	are := "are"
+	if e.Max == 1 {
+		are = "is"
+	}
+	return fmt.Sprintf("the room is full: %s %s connected, the most this workshop takes", count(e.Max, "attendee"), are)
 }
 
 // Room is one workshop's room. Its methods are safe for concurrent use.
@@ -115,7 +119,7 @@ func (r *Room) Join(name, remote string, w, h int, send func(msg any)) (*Seat, e
 		return nil, ErrEnded
 	}
 	if r.connectedLocked() >= r.max {
-		r.logLocked("%s was turned away: the room is full (%d)", name, r.max)
+		r.logLocked("%s was turned away: the room is full (%s at once)", name, count(r.max, "attendee"))
 		return nil, &FullError{Max: r.max}
 	}
 	if s := r.byName[name]; s != nil && s.connected {

@@ -129,7 +129,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		}
 		if err != nil {
 			if full, ok := errors.AsType[*room.FullError](err); ok {
-				wish.Fatalln(sess, fmt.Sprintf("learn workshop: the room is full (%d attendees); try again when someone leaves, or ask the presenter to raise --max-attendees", full.Max))
+				wish.Fatalln(sess, fmt.Sprintf("learn workshop: the room is full (%s at once); try again when someone leaves, or ask the presenter to raise --max-attendees", common.Count(full.Max, "attendee")))
 				return
 			}
 			wish.Fatalln(sess, "learn workshop: "+err.Error())

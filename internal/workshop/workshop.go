@@ -205,7 +205,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	}
 	w.budget = budgetFor(limit, cfg.Connections)
 	if s := w.budget.Stats(); s.Total < runConns {
-		return nil, fmt.Errorf("the attendees' runs would share %d PostgreSQL connections (%s lets learn hold %d), too few for even one run (%d): raise max_connections or --connections", s.Total, w.pg.Describe(), limit, runConns)
+		return nil, fmt.Errorf("the attendees' runs would share %s (%s lets learn hold %d), too few for even one run (%d): raise max_connections or --connections", common.Count(s.Total, "PostgreSQL connection"), w.pg.Describe(), limit, runConns)
 	}
 	w.db = live.Existing(w.pg)
 	w.db.SetBudget(w.budget)

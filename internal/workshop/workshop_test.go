@@ -276,7 +276,7 @@ func TestFullRoomTurnsAwayWithALine(t *testing.T) {
 	if err := ben.ended(); exitStatus(err) != 1 {
 		t.Errorf("the attendee over the limit: %v, want exit status 1", err)
 	}
-	want := "learn workshop: the room is full (1 attendees); try again when someone leaves, or ask the presenter to raise --max-attendees\n"
+	want := "learn workshop: the room is full (1 attendee at once); try again when someone leaves, or ask the presenter to raise --max-attendees\n"
 	if got := ben.stderr.String(); strings.ReplaceAll(got, "\r", "") != want {
 		t.Errorf("told %q, want %q", got, want)
 	}
