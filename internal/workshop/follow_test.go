@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/quiz"
@@ -64,4 +65,58 @@ func TestAttendeeLandsOnTheQuestionSent(t *testing.T) {
 	waitUntil(t, "the set's summary", ada.screen, func(s string) bool { return !strings.Contains(s, "question 5 of 5") })
 	sendQuestion(w, 4)
 	ada.waitFor("question 5 of 5")
+}
+
+// An attendee's progress, as they export it, as the summary holds it and
+// as they are shown it at the end, says when it last changed, as the
+// progress file of a local learn does.
+func TestKeptProgressSaysWhenItChanged(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	ada := attend(t, w, "ada", 100, 30, "", nil)
+	ada.waitFor("Lesson: Idempotency")
+	before := time.Now().UTC()
+	sendQuestion(w, 2)
+	ada.waitFor("question 3 of 5")
+	ada.press("enter")
+	feedHas(t, w, "ada answered Checkpoint 3")
+	after := time.Now().UTC()
+	inTime := func(where string, data []byte) {
+		t.Helper()
+		var p quiz.Progress
+		if err := json.Unmarshal(data, &p); err != nil {
+			t.Fatalf("%s: %v\n%s", where, err, data)
+		}
+		if p.UpdatedAt.Before(before) || p.UpdatedAt.After(after) {
+			t.Errorf("%s: updated_at %v, want the time of ada's answer, between %v and %v", where, p.UpdatedAt, before, after)
+		}
+	}
+
+	c, err := dial(w, "ada", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Output("progress")
+	if err != nil {
+		t.Fatalf("progress: %v", err)
+	}
+	inTime("the export", out)
+
+	sum, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTime("the summary", sum.Attendees[0].Progress)
+	if err := ada.ended(); err != nil {
+		t.Fatalf("ada's session: %v", err)
+	}
+	_, shown, ok := strings.Cut(ada.raw.String(), "to keep if you like:")
+	if !ok {
+		t.Fatalf("ada was not shown her progress; the end of her output: %q", tail(ada.raw.String()))
+	}
+	inTime("the progress shown at the end", []byte(strings.TrimSpace(strings.ReplaceAll(shown, "\r", ""))))
 }
