@@ -70,6 +70,10 @@ const (
 	sessionsPerSecond = 2
 )
 
+// attendeesDB is the database as an attendee's home screen describes it:
+// the presenter's paths and user are not theirs to see.
+const attendeesDB = "the workshop's, shared by the room; your runs use schemas of your own"
+
 // Config says how to run a workshop.
 type Config struct {
 	// Addr is where the SSH server listens (host:port; port 0 for any).
@@ -208,6 +212,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 		return nil, fmt.Errorf("the attendees' runs would share %s (%s lets learn hold %d), too few for even one run (%d): raise max_connections or --connections", common.Count(s.Total, "PostgreSQL connection"), w.pg.Describe(), limit, runConns)
 	}
 	w.db = live.Existing(w.pg)
+	w.db.SetDescription(attendeesDB)
 	w.db.SetBudget(w.budget)
 
 	if err := prepareHostKey(cfg.HostKey); err != nil {

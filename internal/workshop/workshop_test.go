@@ -170,6 +170,23 @@ func TestAttendeeGetsTheAppAtTheirSize(t *testing.T) {
 	}, func(s string) bool { return s == "120x40" })
 }
 
+// An attendee's home screen says the database is the workshop's, not
+// where it lives on the presenter's machine (its paths, its user).
+func TestAttendeeSeesNoneOfTheHostsPaths(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	a := attend(t, w, "ada", 200, 40, "", nil)
+	scr := a.waitFor("PostgreSQL ready in", "the workshop's, shared by the room; your runs use schemas of your own")
+	server := testDB.Describe()
+	if !strings.Contains(server, "/") {
+		t.Fatalf("the server's own line %q names no path: the check below would mean nothing", server)
+	}
+	for _, leak := range []string{server, "cluster in", "running as", "/bin"} {
+		if strings.Contains(scr, leak) {
+			t.Errorf("ada's home screen shows %q:\n%s", leak, scr)
+		}
+	}
+}
+
 // An attendee's app follows their terminal's background: a light one
 // gets the light theme, asked without blocking anything.
 func TestLightTerminalGetsTheLightTheme(t *testing.T) {
