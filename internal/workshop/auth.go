@@ -78,6 +78,9 @@ type auth struct {
 	order   []string // addresses of wrong, oldest first
 	now     func() time.Time
 	logf    func(format string, args ...any) // told of wrong codes; may be nil
+	// authed is told of every connection that got in, with its context;
+	// may be nil.
+	authed func(ctx ssh.Context, conn gossh.ConnMetadata)
 }
 
 func newAuth(code string) *auth {
@@ -231,9 +234,9 @@ func (a *auth) trust(key gossh.PublicKey) {
 // password is the password callback: the code; a key proved before in
 // the same connection (nil if none) is trusted from then on. A code
 // refused is told in a banner.
-func (a *auth) password(key gossh.PublicKey) func(gossh.ConnMetadata, []byte) (*gossh.Permissions, error) {
+func (a *auth) password(ctx ssh.Context, key gossh.PublicKey) func(gossh.ConnMetadata, []byte) (*gossh.Permissions, error) {
 	return func(conn gossh.ConnMetadata, pw []byte) (*gossh.Permissions, error) {
-		if err := a.accept(conn, string(pw), key); err != nil {
+		if err := a.accept(ctx, conn, string(pw), key); err != nil {
 			return nil, &gossh.BannerError{Err: err, Message: err.banner()}
 		}
 		return nil, nil
@@ -241,15 +244,23 @@ func (a *auth) password(key gossh.PublicKey) func(gossh.ConnMetadata, []byte) (*
 }
 
 // accept checks the code given in conn and trusts key (nil if none) once
-// the code is right.
-func (a *auth) accept(conn gossh.ConnMetadata, given string, key gossh.PublicKey) *codeError {
+// the code is right: the connection has got in.
+func (a *auth) accept(ctx ssh.Context, conn gossh.ConnMetadata, given string, key gossh.PublicKey) *codeError {
 	if err := a.check(conn.RemoteAddr(), given); err != nil {
 		return err
 	}
 	if key != nil {
 		a.trust(key)
 	}
+	a.in(ctx, conn)
 	return nil
+}
+
+// in tells authed that the connection of ctx got in.
+func (a *auth) in(ctx ssh.Context, conn gossh.ConnMetadata) {
+	if a.authed != nil {
+		a.authed(ctx, conn)
+	}
 }
 
 // maxAsks bounds the prompts of one keyboard-interactive attempt.
@@ -262,7 +273,7 @@ const codePrompt = "learn workshop join code: "
 // prompt's instruction and, in short, in the prompt itself. An address
 // that must wait is told so before it types anything; the code typed once
 // the wait is over lets it in.
-func (a *auth) interactive(key gossh.PublicKey) func(gossh.ConnMetadata, gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
+func (a *auth) interactive(ctx ssh.Context, key gossh.PublicKey) func(gossh.ConnMetadata, gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
 	return func(conn gossh.ConnMetadata, ask gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
 		var refused *codeError
 		if _, wait := a.standing(conn.RemoteAddr()); wait > 0 {
@@ -281,7 +292,7 @@ func (a *auth) interactive(key gossh.PublicKey) func(gossh.ConnMetadata, gossh.K
 			if len(answers) != 1 {
 				return nil, errDenied
 			}
-			if refused = a.accept(conn, answers[0], key); refused == nil {
+			if refused = a.accept(ctx, conn, answers[0], key); refused == nil {
 				return nil, nil
 			}
 		}
@@ -290,10 +301,10 @@ func (a *auth) interactive(key gossh.PublicKey) func(gossh.ConnMetadata, gossh.K
 }
 
 // serverConfig is the SSH server's authentication for one connection.
-func (a *auth) serverConfig(ssh.Context) *gossh.ServerConfig {
+func (a *auth) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 	cfg := &gossh.ServerConfig{MaxAuthTries: 6}
-	cfg.PasswordCallback = a.password(nil)
-	cfg.KeyboardInteractiveCallback = a.interactive(nil)
+	cfg.PasswordCallback = a.password(ctx, nil)
+	cfg.KeyboardInteractiveCallback = a.interactive(ctx, nil)
 	// Any key may be offered; once the client has signed with it, a key
 	// trusted before lets it in, and any other must add the code.
 	cfg.PublicKeyCallback = func(conn gossh.ConnMetadata, _ gossh.PublicKey) (*gossh.Permissions, error) {
@@ -303,13 +314,14 @@ func (a *auth) serverConfig(ssh.Context) *gossh.ServerConfig {
 		}
 		return nil, nil
 	}
-	cfg.VerifiedPublicKeyCallback = func(_ gossh.ConnMetadata, key gossh.PublicKey, perms *gossh.Permissions, _ string) (*gossh.Permissions, error) {
+	cfg.VerifiedPublicKeyCallback = func(conn gossh.ConnMetadata, key gossh.PublicKey, perms *gossh.Permissions, _ string) (*gossh.Permissions, error) {
 		if a.isTrusted(key) {
+			a.in(ctx, conn)
 			return perms, nil
 		}
 		return nil, &gossh.PartialSuccessError{Next: gossh.ServerAuthCallbacks{
-			PasswordCallback:            a.password(key),
-			KeyboardInteractiveCallback: a.interactive(key),
+			PasswordCallback:            a.password(ctx, key),
+			KeyboardInteractiveCallback: a.interactive(ctx, key),
 		}}
 	}
 	return cfg

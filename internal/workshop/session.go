@@ -195,7 +195,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 
 // farewell is what an attendee reads once their app has left the screen.
 func (w *Workshop) farewell(sess ssh.Session, seat *room.Seat, why ending) {
-	host, port := w.joinHost(sess)
+	host, port := dialled(sess.LocalAddr())
 	export := fmt.Sprintf("ssh %s%s@%s progress > learn-progress.json", port, seat.Name(), host)
 	var out []string
 	switch why {
@@ -216,12 +216,12 @@ func (w *Workshop) farewell(sess ssh.Session, seat *room.Seat, why ending) {
 	_, _ = fmt.Fprint(sess, strings.Join(out, "\n")+"\n")
 }
 
-// joinHost is how the attendee reached this server: its address as they
-// dialled it, and "-p PORT " unless the port is 22.
-func (w *Workshop) joinHost(sess ssh.Session) (host, port string) {
-	h, p, err := net.SplitHostPort(sess.LocalAddr().String())
+// dialled is how an attendee reached this server at local: its address as
+// they dialled it, and "-p PORT " unless the port is 22.
+func dialled(local net.Addr) (host, port string) {
+	h, p, err := net.SplitHostPort(local.String())
 	if err != nil {
-		return sess.LocalAddr().String(), ""
+		return local.String(), ""
 	}
 	if p != "22" {
 		port = "-p " + p + " "

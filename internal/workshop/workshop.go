@@ -20,8 +20,10 @@
 //     middleware, one program per session, its options from MakeOptions:
 //     the session's size, environment and colour profile).
 //   - Nothing else: no shell (the app or the commands of firstPage), no
-//     port forwarding (no callbacks allow it), no file transfer (no sftp
-//     subsystem; scp's command is refused).
+//     port forwarding (no callbacks allow it; a forward in use is refused
+//     with the ssh line to use, and a connection that opens no session is
+//     closed: nosession.go), no file transfer (no sftp subsystem; scp's
+//     command is refused).
 package workshop
 
 import (
@@ -105,6 +107,8 @@ type Config struct {
 
 	// sessions replaces the rate of new sessions per address (tests).
 	sessions *sessionRate
+	// noSession replaces noSessionGrace (tests).
+	noSession time.Duration
 }
 
 // sessionRate is how many new sessions one address may open at once
@@ -237,6 +241,8 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 		func(s *ssh.Server) error {
 			s.ServerConfigCallback = w.auth.serverConfig
 			s.HandshakeTimeout = handshakeTimeout
+			s.ConnCallback = watchConn
+			s.ChannelHandlers = map[string]ssh.ChannelHandler{"session": sessionChannel, "default": otherChannel}
 			return nil
 		},
 		// No logging middleware: its lines ("ben connect 127.0.0.1:50724
@@ -251,6 +257,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	}
 	w.fingerprint = gossh.FingerprintSHA256(w.srv.HostSigners[0].PublicKey())
 	w.auth.logf = w.alert
+	w.auth.authed = w.authed
 	go func() {
 		defer close(w.served)
 		if err := w.srv.Serve(w.ln); !errors.Is(err, ssh.ErrServerClosed) {
