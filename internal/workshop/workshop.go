@@ -133,6 +133,7 @@ type Workshop struct {
 	docs        *common.Docs
 	fingerprint string
 	served      chan struct{} // closed when the server stops serving
+	accepting   chan struct{} // closed once the server accepts on ln
 	serveErr    error
 
 	mu       sync.Mutex
@@ -172,7 +173,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 		}
 	}
 	w = &Workshop{cfg: cfg, code: cfg.Code, room: room.New(cfg.MaxAttendees), auth: newAuth(cfg.Code),
-		docs: &common.Docs{}, served: make(chan struct{}), programs: map[*tea.Program]struct{}{}}
+		docs: &common.Docs{}, served: make(chan struct{}), accepting: make(chan struct{}), programs: map[*tea.Program]struct{}{}}
 	w.idleCond = sync.NewCond(&w.mu)
 	// What was made so far goes on any error: the workshop as built, not
 	// the named result, which each "return nil, err" sets to nil.
@@ -258,9 +259,10 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	w.fingerprint = gossh.FingerprintSHA256(w.srv.HostSigners[0].PublicKey())
 	w.auth.logf = w.alert
 	w.auth.authed = w.authed
+	ln := &acceptingListener{Listener: w.ln, accepting: w.accepting}
 	go func() {
 		defer close(w.served)
-		if err := w.srv.Serve(w.ln); !errors.Is(err, ssh.ErrServerClosed) {
+		if err := w.srv.Serve(ln); !errors.Is(err, ssh.ErrServerClosed) {
 			w.serveErr = err
 		}
 	}()
@@ -331,6 +333,13 @@ func (w *Workshop) Close() (room.Summary, error) {
 		}
 		w.mu.Unlock()
 
+		// Shutdown closes only the listeners Serve has taken in: called
+		// before, it would leave Serve accepting for ever (a Close right
+		// after Start).
+		select {
+		case <-w.accepting:
+		case <-w.served:
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), drain)
 		defer cancel()
 		shut := make(chan error, 1)
@@ -354,4 +363,17 @@ func (w *Workshop) Close() (room.Summary, error) {
 		}
 	})
 	return w.summary, w.closeErr
+}
+
+// acceptingListener closes accepting at the first Accept: by then Serve
+// has taken the listener in, and Shutdown closes it.
+type acceptingListener struct {
+	net.Listener
+	once      sync.Once
+	accepting chan struct{}
+}
+
+func (l *acceptingListener) Accept() (net.Conn, error) {
+	l.once.Do(func() { close(l.accepting) })
+	return l.Listener.Accept()
 }
