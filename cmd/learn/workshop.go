@@ -150,8 +150,8 @@ func printWorkshopIntro(w io.Writer, ws *workshop.Workshop, cfg workshop.Config,
 	}
 	p("learn workshop: join code: %s (typed at the password prompt)", ws.Code())
 	p("learn workshop: host key %s, kept in %s", fingerprint, path)
-	p("learn workshop: at most %d attendees at once; a session ends after %s without a key", cfg.MaxAttendees, cfg.Idle)
-	p("learn workshop: the attendees' runs share %d PostgreSQL connections; a run that does not fit waits its turn and says so", ws.Budget().Stats().Total)
+	p("learn workshop: at most %s at once; a session ends after %s without a key", english.Plural(cfg.MaxAttendees, "attendee", ""), cfg.Idle)
+	p("learn workshop: the attendees' runs share %s; a run that does not fit waits its turn and says so", english.Plural(ws.Budget().Stats().Total, "PostgreSQL connection", ""))
 	if ws.Exposed() {
 		p("learn workshop: WARNING: %s is reachable from other machines: the join code is all that lets someone in (to learn only: no shell, no files), so give it to the room alone; use --addr 127.0.0.1:%s to rehearse on this machine", cfg.Addr, portOf(ws.Addr()))
 	}

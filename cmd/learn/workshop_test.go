@@ -58,7 +58,7 @@ func TestWorkshopWithoutATerminal(t *testing.T) {
 	var errb strings.Builder
 	go func() {
 		code := run(ctx, []string{"workshop", "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt", "--database-url", testDB.ConnString(),
-			"--host-key", filepath.Join(dir, "key"), "--summary-dir", filepath.Join(dir, "summaries")}, strings.NewReader(""), pw, &errb)
+			"--host-key", filepath.Join(dir, "key"), "--summary-dir", filepath.Join(dir, "summaries"), "--max-attendees", "1"}, strings.NewReader(""), pw, &errb)
 		pw.Close()
 		done <- code
 	}()
@@ -116,10 +116,15 @@ func TestWorkshopWithoutATerminal(t *testing.T) {
 	if err := json.Unmarshal(data, &sum); err != nil || sum.Ended.IsZero() {
 		t.Errorf("the summary %s: %v\n%s", m[1], err, data)
 	}
-	for _, want := range []string{"join code: kq7m-3hxt", "host key SHA256:", "ready; Ctrl-C ends the workshop"} {
+	for _, want := range []string{"join code: kq7m-3hxt", "host key SHA256:", "ready; Ctrl-C ends the workshop", "at most 1 attendee at once;"} {
 		if !strings.Contains(strings.Join(out, "\n")+log, want) {
 			t.Errorf("the output lacks %q", want)
 		}
+	}
+	// The SSH library's own lines (wish's logging middleware) are not the
+	// presenter's: "ada connect 127.0.0.1:50724 false [] …".
+	if raw := regexp.MustCompile(` connect [0-9.:\[\]]+ | disconnect |SSH-2\.0-`); raw.MatchString(log) {
+		t.Errorf("the log has the SSH library's lines:\n%s", log)
 	}
 	if strings.Contains(strings.Join(out, "\n"), "WARNING") {
 		t.Error("a loopback address was warned about")

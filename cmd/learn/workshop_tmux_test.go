@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/internal/workshop"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -150,7 +152,7 @@ func TestWorkshopWithOpenSSHInTmux(t *testing.T) {
 	presenter.send("n")
 	ada.waitFor("BEGIN; lock event 1", 10*time.Second)
 	ben.waitFor("BEGIN; lock event 1", 10*time.Second)
-	presenter.waitFor("stepped the play screens together (2 attendees on one)", 10*time.Second)
+	presenter.waitFor("stepped the play screens together (2 attendees)", 10*time.Second)
 
 	// ben hangs up: his schema goes, the room says so.
 	ben.send("Enter", "~", ".") // OpenSSH's escape: close the connection
@@ -180,5 +182,48 @@ func TestWorkshopWithOpenSSHInTmux(t *testing.T) {
 	}
 	if len(sum.Attendees) != 2 || sum.Attendees[0].Name != "ada" || sum.Attendees[0].Scores[quiz.SetCheckpoint].Answered != 1 {
 		t.Errorf("summary %s", data)
+	}
+}
+
+// The real OpenSSH client, quiet (LogLevel=ERROR: no banner, no
+// instruction shown): a wrong join code is said in the next prompt, and
+// the right one then lets in; ssh -N -L (a forward, no session) is not
+// left hanging: the connection is closed and the feed says why.
+func TestWorkshopTellsOpenSSHWhatIsWrong(t *testing.T) {
+	ssh := requireTool(t, "ssh")
+	const code = "kq7m-3hxt"
+	ws, err := workshop.Start(t.Context(), workshop.Config{Addr: "127.0.0.1:0", Code: code, Server: testDB,
+		HostKey: filepath.Join(t.TempDir(), "key"), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = ws.Close() })
+	port := portOf(ws.Addr())
+	quiet := []string{"-p", port, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+		"-o", "LogLevel=ERROR", "-o", "PubkeyAuthentication=no", "-o", "PreferredAuthentications=keyboard-interactive"}
+
+	ada := startTmuxArgs(t, ssh, append(quiet, "ada@127.0.0.1"), 100, 30)
+	ada.waitFor("learn workshop join code:", 20*time.Second)
+	ada.send("guess", "Enter")
+	ada.waitFor("learn workshop join code (that was not it; 9 tries left):", 20*time.Second)
+	ada.send(code, "Enter")
+	ada.waitFor("Play: the lost answer", 20*time.Second) // the home screen
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // a free local port for the forward
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := portOf(ln.Addr())
+	ln.Close()
+	ben := startTmuxArgs(t, ssh, append(quiet, "-N", "-L", local+":127.0.0.1:5432", "ben@127.0.0.1"), 100, 30)
+	ben.waitFor("learn workshop join code:", 20*time.Second)
+	ben.send(code, "Enter")
+	ben.waitFor("EXIT=255", 60*time.Second) // closed after the grace
+	feed := ""
+	for _, e := range ws.Room().Snapshot(50).Feed {
+		feed += e.Text + "\n"
+	}
+	if !strings.Contains(feed, "ben from 127.0.0.1 opened no session within 10s (port forwarding only?): closed") {
+		t.Errorf("the feed does not say why ben's connection was closed:\n%s", feed)
 	}
 }

@@ -31,6 +31,7 @@ type Postgres struct {
 	srv      *pgtemp.Server
 	err      error
 	took     time.Duration
+	shown    string // what Describe says instead of the server's own line; "" for that line
 }
 
 // Launch starts getting a PostgreSQL the way opts says (pgtemp.Start) in the
@@ -170,7 +171,22 @@ func (p *Postgres) Describe() string {
 	if ready, _, _ := p.Status(); !ready {
 		return ""
 	}
+	p.mu.Lock()
+	shown := p.shown
+	p.mu.Unlock()
+	if shown != "" {
+		return shown
+	}
 	return p.srv.Describe()
+}
+
+// SetDescription makes Describe say text instead of the server's own line,
+// which names the host's paths and user: a workshop's attendees are shown
+// the database they share, not where it lives on the presenter's machine.
+func (p *Postgres) SetDescription(text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.shown = text
 }
 
 // Server is the running server once the start has succeeded, else nil.

@@ -14,6 +14,7 @@ package room
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -36,7 +37,11 @@ var ErrEnded = errors.New("the workshop has ended")
 type FullError struct{ Max int }
 
 func (e *FullError) Error() string {
-	return fmt.Sprintf("the room is full: %d attendees are connected, the most this workshop takes", e.Max)
+	are := "are"
+	if e.Max == 1 {
+		are = "is"
+	}
+	return fmt.Sprintf("the room is full: %s %s connected, the most this workshop takes", count(e.Max, "attendee"), are)
 }
 
 // Room is one workshop's room. Its methods are safe for concurrent use.
@@ -114,7 +119,7 @@ func (r *Room) Join(name, remote string, w, h int, send func(msg any)) (*Seat, e
 		return nil, ErrEnded
 	}
 	if r.connectedLocked() >= r.max {
-		r.logLocked("%s was turned away: the room is full (%d)", name, r.max)
+		r.logLocked("%s was turned away: the room is full (%s at once)", name, count(r.max, "attendee"))
 		return nil, &FullError{Max: r.max}
 	}
 	if s := r.byName[name]; s != nil && s.connected {
@@ -139,9 +144,9 @@ func (r *Room) Join(name, remote string, w, h int, send func(msg any)) (*Seat, e
 	s.outbox = make(chan any, outboxSize)
 	go deliver(s.outbox, send)
 	if s.sessions > 1 {
-		r.logLocked("%s is back (%dx%d)", name, w, h)
+		r.logLocked("%s is back from %s (%dx%d)", name, Host(remote), w, h)
 	} else {
-		r.logLocked("%s joined (%dx%d)", name, w, h)
+		r.logLocked("%s joined from %s (%dx%d)", name, Host(remote), w, h)
 	}
 	return s, nil
 }
@@ -172,25 +177,37 @@ func (r *Room) Connected() int {
 }
 
 // SendAll delivers msg to the app of every connected attendee and returns
-// how many it went to; what logs it in the feed, unless empty. An
-// attendee whose app has fallen behind by outboxSize messages misses it
-// (the feed says so).
+// how many it went to; what logs it in the feed ("what (2 attendees)"),
+// unless empty. An attendee whose app has fallen behind by outboxSize
+// messages misses it (the feed says so).
 func (r *Room) SendAll(msg any, what string) int {
+	return r.send(func(*Seat) bool { return true }, msg, what)
+}
+
+// SendOn is SendAll for the connected attendees on a screen of the kind
+// (quiz.Resume.Screen, e.g. "play") only; when there are none, nothing is
+// logged and it returns 0.
+func (r *Room) SendOn(screen string, msg any, what string) int {
+	return r.send(func(s *Seat) bool { return s.at.Screen == screen }, msg, what)
+}
+
+func (r *Room) send(to func(*Seat) bool, msg any, what string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
+	n, missed := 0, 0
 	for _, s := range r.seats {
-		if !s.connected {
+		if !s.connected || !to(s) {
 			continue
 		}
 		select {
 		case s.outbox <- msg:
 			n++
 		default:
+			missed++
 			r.logLocked("%s's app is busy: it missed %s", s.name, what)
 		}
 	}
-	if what != "" {
+	if what != "" && n+missed > 0 {
 		r.logLocked("%s (%s)", what, count(n, "attendee"))
 	}
 	return n
@@ -283,6 +300,24 @@ func Clean(name string) string {
 		return "attendee"
 	}
 	return b.String()
+}
+
+// Host is the host of a remote address "host:port" (the address itself
+// when it has no port).
+func Host(remote string) string {
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		return h
+	}
+	return remote
+}
+
+// Lasted is how long something lasted, for people: "1m30s", rounded to the
+// second; "under a second" below one.
+func Lasted(d time.Duration) string {
+	if d < time.Second {
+		return "under a second"
+	}
+	return d.Round(time.Second).String()
 }
 
 func count(n int, noun string) string {

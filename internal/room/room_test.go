@@ -3,6 +3,7 @@ package room
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -212,5 +213,19 @@ func TestChangedSaysTheRoomChanged(t *testing.T) {
 	case <-r.Changed():
 		t.Error("Changed signalled though nothing changed")
 	default:
+	}
+}
+
+// The counts in the room's words agree with their nouns: a room of one.
+func TestFullRoomOfOneSaysSoInTheSingular(t *testing.T) {
+	r := New(1)
+	join(t, r, "ada")
+	_, err := r.Join("ben", "192.0.2.2:50000", 80, 24, func(any) {})
+	if got, want := fmt.Sprint(err), "the room is full: 1 attendee is connected, the most this workshop takes"; got != want {
+		t.Errorf("Join over the limit: %q, want %q", got, want)
+	}
+	feed := r.Snapshot(FeedSize).Feed
+	if got, want := feed[len(feed)-1].Text, "ben was turned away: the room is full (1 attendee at once)"; got != want {
+		t.Errorf("the feed ends %q, want %q", got, want)
 	}
 }

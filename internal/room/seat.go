@@ -128,7 +128,7 @@ func (s *Seat) Leave(why string) {
 	}
 	s.connected, s.left = false, r.now()
 	close(s.outbox)
-	r.logLocked("%s left: %s", s.name, why)
+	r.logLocked("%s left after %s: %s", s.name, Lasted(s.left.Sub(s.joined)), why)
 }
 
 // ProgressOf is the progress the room kept for the attendee called name,

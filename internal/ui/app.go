@@ -109,6 +109,19 @@ func (m *Model) Where() (title string, at quiz.Resume) {
 	return p.Title(), at
 }
 
+// Current is Where, but with the zero Resume when the page's state is not
+// one Open gives back (a quiz set's summary, a play screen under a design
+// of the lab): what is on screen is then no page the presenter sends.
+func (m *Model) Current() (title string, at quiz.Resume) {
+	p := m.top().page
+	if r, ok := p.(common.Resumer); ok {
+		if a, ok := r.Resume(); ok {
+			at = a
+		}
+	}
+	return p.Title(), at
+}
+
 // build makes the page o names: the one place that knows every page.
 func (m *Model) build(o common.Open) (common.Page, error) {
 	switch o.Page {
@@ -134,6 +147,9 @@ func (m *Model) build(o common.Open) (common.Page, error) {
 	case common.PageQuiz:
 		for _, s := range quiz.Sets() {
 			if s.ID == o.Name {
+				if o.Exact {
+					return quizset.At(m.c, s, o.Step), nil
+				}
 				return quizset.New(m.c, s, o.Step), nil
 			}
 		}

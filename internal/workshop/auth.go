@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"fmt"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -76,38 +78,95 @@ type auth struct {
 	order   []string // addresses of wrong, oldest first
 	now     func() time.Time
 	logf    func(format string, args ...any) // told of wrong codes; may be nil
+	// authed is told of every connection that got in, with its context;
+	// may be nil.
+	authed func(ctx ssh.Context, conn gossh.ConnMetadata)
 }
 
 func newAuth(code string) *auth {
 	return &auth{digest: sha256.Sum256([]byte(normalize(code))), trusted: map[string]bool{}, wrong: map[string]*rate.Limiter{}, now: time.Now}
 }
 
-// The messages an attendee's ssh prints (as a banner) when they cannot get
-// in; each says what to do.
-const (
-	msgWrongCode = "learn workshop: that is not the join code; ask the presenter for it\n"
-	msgTooMany   = "learn workshop: too many wrong join codes from your address; wait a minute, then try again\n"
-)
-
 var errDenied = errors.New("permission denied")
+
+// codeError is a join code refused: a wrong one (wrong), after which left
+// more may come from the address before it must wait; or, when wait is
+// more than 0, any code, since the address must wait that long first.
+type codeError struct {
+	wrong bool
+	left  int
+	wait  time.Duration
+}
+
+func (e *codeError) Error() string { return errDenied.Error() + ": " + e.note() }
+
+func (e *codeError) Unwrap() error { return errDenied }
+
+// note says what happened and what to do, for the instruction of the next
+// prompt (keyboard-interactive) or a banner (password).
+func (e *codeError) note() string {
+	wait := fmt.Sprintf("too many wrong join codes from your address: wait %s, then try again", seconds(e.wait))
+	switch {
+	case e.wrong && e.wait > 0:
+		return "that is not the join code, and " + wait
+	case e.wait > 0:
+		return wait
+	}
+	return fmt.Sprintf("that is not the join code: ask the presenter for it (%s left before a wait)", tries(e.left))
+}
+
+// short is note for the prompt itself, which OpenSSH shows whatever its
+// LogLevel (it shows an instruction or a banner only at INFO and above).
+func (e *codeError) short() string {
+	if e.wait > 0 {
+		return fmt.Sprintf("wait %s: too many wrong codes from your address", seconds(e.wait))
+	}
+	return fmt.Sprintf("that was not it; %s left", tries(e.left))
+}
+
+// banner is note as the line ssh prints before its next prompt; the
+// password prompt OpenSSH falls back to takes the code too.
+func (e *codeError) banner() string {
+	return "learn workshop: " + e.note() + "; the join code works at a password prompt too\n"
+}
+
+// seconds is d in whole seconds, rounded up, in words: "1 second".
+func seconds(d time.Duration) string {
+	n := int(math.Ceil(d.Seconds()))
+	if n == 1 {
+		return "1 second"
+	}
+	return fmt.Sprintf("%d seconds", n)
+}
+
+// tries is n tries in words: "1 try", "9 tries".
+func tries(n int) string {
+	if n == 1 {
+		return "1 try"
+	}
+	return fmt.Sprintf("%d tries", n)
+}
 
 // check says whether given is the join code, in constant time (the
 // digests are compared, so the length of the code does not show either),
-// and counts a wrong one against addr.
-func (a *auth) check(addr net.Addr, given string) error {
-	if a.blocked(addr) {
-		return &gossh.BannerError{Err: errDenied, Message: msgTooMany}
+// and counts a wrong one against addr; nil when it is.
+func (a *auth) check(addr net.Addr, given string) *codeError {
+	if _, wait := a.standing(addr); wait > 0 {
+		return &codeError{wait: wait}
 	}
 	d := sha256.Sum256([]byte(normalize(given)))
 	if subtle.ConstantTimeCompare(d[:], a.digest[:]) == 1 {
 		return nil
 	}
-	if a.countWrong(addr) && a.logf != nil {
-		a.logf("%s gave %d wrong join codes: refused for a while", host(addr), wrongCodeBurst)
-	} else if a.logf != nil {
-		a.logf("a wrong join code from %s", host(addr))
+	left, wait := a.countWrong(addr)
+	if a.logf != nil {
+		if wait > 0 {
+			a.logf("%s gave %d wrong join codes: refused for a while", host(addr), wrongCodeBurst)
+		} else {
+			a.logf("a wrong join code from %s", host(addr))
+		}
 	}
-	return &gossh.BannerError{Err: errDenied, Message: msgWrongCode}
+	return &codeError{wrong: true, left: left, wait: wait}
 }
 
 func host(addr net.Addr) string {
@@ -120,17 +179,29 @@ func host(addr net.Addr) string {
 	return addr.String()
 }
 
-// blocked says whether addr has given too many wrong codes lately.
-func (a *auth) blocked(addr net.Addr) bool {
+// standing is how many more wrong codes addr may give before it must
+// wait and, when none, how long it must wait.
+func (a *auth) standing(addr net.Addr) (left int, wait time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	l, ok := a.wrong[host(addr)]
-	return ok && l.TokensAt(a.now()) < 1
+	if !ok {
+		return wrongCodeBurst, 0
+	}
+	return standingOf(l, a.now())
 }
 
-// countWrong counts a wrong code from addr; it reports whether addr is
-// blocked from now on.
-func (a *auth) countWrong(addr net.Addr) bool {
+func standingOf(l *rate.Limiter, now time.Time) (left int, wait time.Duration) {
+	tokens := l.TokensAt(now)
+	if tokens >= 1 {
+		return int(tokens), 0
+	}
+	return 0, time.Duration((1 - tokens) * float64(wrongCodeEvery))
+}
+
+// countWrong counts a wrong code from addr; it returns addr's standing
+// after it.
+func (a *auth) countWrong(addr net.Addr) (left int, wait time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	h := host(addr)
@@ -143,8 +214,9 @@ func (a *auth) countWrong(addr net.Addr) bool {
 		l = rate.NewLimiter(rate.Every(wrongCodeEvery), wrongCodeBurst)
 		a.wrong[h], a.order = l, append(a.order, h)
 	}
-	l.AllowN(a.now(), 1)
-	return l.TokensAt(a.now()) < 1
+	now := a.now()
+	l.AllowN(now, 1)
+	return standingOf(l, now)
 }
 
 func (a *auth) isTrusted(key gossh.PublicKey) bool {
@@ -160,54 +232,96 @@ func (a *auth) trust(key gossh.PublicKey) {
 }
 
 // password is the password callback: the code; a key proved before in
-// the same connection (nil if none) is trusted from then on.
-func (a *auth) password(key gossh.PublicKey) func(gossh.ConnMetadata, []byte) (*gossh.Permissions, error) {
+// the same connection (nil if none) is trusted from then on. A code
+// refused is told in a banner.
+func (a *auth) password(ctx ssh.Context, key gossh.PublicKey) func(gossh.ConnMetadata, []byte) (*gossh.Permissions, error) {
 	return func(conn gossh.ConnMetadata, pw []byte) (*gossh.Permissions, error) {
-		if err := a.check(conn.RemoteAddr(), string(pw)); err != nil {
-			return nil, err
-		}
-		if key != nil {
-			a.trust(key)
+		if err := a.accept(ctx, conn, string(pw), key); err != nil {
+			return nil, &gossh.BannerError{Err: err, Message: err.banner()}
 		}
 		return nil, nil
 	}
 }
 
-// interactive asks for the code at a prompt of its own.
-func (a *auth) interactive(key gossh.PublicKey) func(gossh.ConnMetadata, gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
-	pw := a.password(key)
+// accept checks the code given in conn and trusts key (nil if none) once
+// the code is right: the connection has got in.
+func (a *auth) accept(ctx ssh.Context, conn gossh.ConnMetadata, given string, key gossh.PublicKey) *codeError {
+	if err := a.check(conn.RemoteAddr(), given); err != nil {
+		return err
+	}
+	if key != nil {
+		a.trust(key)
+	}
+	a.in(ctx, conn)
+	return nil
+}
+
+// in tells authed that the connection of ctx got in.
+func (a *auth) in(ctx ssh.Context, conn gossh.ConnMetadata) {
+	if a.authed != nil {
+		a.authed(ctx, conn)
+	}
+}
+
+// maxAsks bounds the prompts of one keyboard-interactive attempt.
+const maxAsks = 2 * wrongCodeBurst
+
+const codePrompt = "learn workshop join code: "
+
+// interactive asks for the code at a prompt of its own, again after a
+// code refused (up to maxAsks times), the refusal said in the next
+// prompt's instruction and, in short, in the prompt itself. An address
+// that must wait is told so before it types anything; the code typed once
+// the wait is over lets it in.
+func (a *auth) interactive(ctx ssh.Context, key gossh.PublicKey) func(gossh.ConnMetadata, gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
 	return func(conn gossh.ConnMetadata, ask gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
-		answers, err := ask("", "", []string{"learn workshop join code: "}, []bool{false})
-		if err != nil {
-			return nil, err
+		var refused *codeError
+		if _, wait := a.standing(conn.RemoteAddr()); wait > 0 {
+			refused = &codeError{wait: wait}
 		}
-		if len(answers) != 1 {
-			return nil, errDenied
+		for range maxAsks {
+			instruction, prompt := "", codePrompt
+			if refused != nil {
+				instruction = "learn workshop: " + refused.note()
+				prompt = "learn workshop join code (" + refused.short() + "): "
+			}
+			answers, err := ask("", instruction, []string{prompt}, []bool{false})
+			if err != nil {
+				return nil, err
+			}
+			if len(answers) != 1 {
+				return nil, errDenied
+			}
+			if refused = a.accept(ctx, conn, answers[0], key); refused == nil {
+				return nil, nil
+			}
 		}
-		return pw(conn, []byte(answers[0]))
+		return nil, &gossh.BannerError{Err: refused, Message: refused.banner()}
 	}
 }
 
 // serverConfig is the SSH server's authentication for one connection.
-func (a *auth) serverConfig(ssh.Context) *gossh.ServerConfig {
+func (a *auth) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 	cfg := &gossh.ServerConfig{MaxAuthTries: 6}
-	cfg.PasswordCallback = a.password(nil)
-	cfg.KeyboardInteractiveCallback = a.interactive(nil)
+	cfg.PasswordCallback = a.password(ctx, nil)
+	cfg.KeyboardInteractiveCallback = a.interactive(ctx, nil)
 	// Any key may be offered; once the client has signed with it, a key
 	// trusted before lets it in, and any other must add the code.
 	cfg.PublicKeyCallback = func(conn gossh.ConnMetadata, _ gossh.PublicKey) (*gossh.Permissions, error) {
-		if a.blocked(conn.RemoteAddr()) {
-			return nil, &gossh.BannerError{Err: errDenied, Message: msgTooMany}
+		if _, wait := a.standing(conn.RemoteAddr()); wait > 0 {
+			refused := &codeError{wait: wait}
+			return nil, &gossh.BannerError{Err: refused, Message: refused.banner()}
 		}
 		return nil, nil
 	}
-	cfg.VerifiedPublicKeyCallback = func(_ gossh.ConnMetadata, key gossh.PublicKey, perms *gossh.Permissions, _ string) (*gossh.Permissions, error) {
+	cfg.VerifiedPublicKeyCallback = func(conn gossh.ConnMetadata, key gossh.PublicKey, perms *gossh.Permissions, _ string) (*gossh.Permissions, error) {
 		if a.isTrusted(key) {
+			a.in(ctx, conn)
 			return perms, nil
 		}
 		return nil, &gossh.PartialSuccessError{Next: gossh.ServerAuthCallbacks{
-			PasswordCallback:            a.password(key),
-			KeyboardInteractiveCallback: a.interactive(key),
+			PasswordCallback:            a.password(ctx, key),
+			KeyboardInteractiveCallback: a.interactive(ctx, key),
 		}}
 	}
 	return cfg

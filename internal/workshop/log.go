@@ -41,6 +41,19 @@ func printable(s string) string {
 	}, s)
 }
 
+// libraryLog takes a line wish's Bubble Tea middleware logged through
+// charm's logger. A program killed is a client that hung up, which the
+// session says itself ("ada left after 5m: disconnected"): dropped. Anything
+// else (an app that failed, a panic in the window-size handler) is told
+// the presenter, in words, with the library's line after it.
+func (w *Workshop) libraryLog(line string) {
+	line = strings.TrimSpace(line)
+	if line == "" || strings.Contains(line, "program was killed") {
+		return
+	}
+	w.alert("an attendee's app ended with an error: %s", line)
+}
+
 // sessionLimiter is wish's rate limiter with a message an attendee can act
 // on.
 type sessionLimiter struct {

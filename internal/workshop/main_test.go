@@ -41,7 +41,9 @@ func startWorkshop(t *testing.T, cfg Config) *Workshop {
 		cfg.Code = testCode
 	}
 	cfg.HostKey = filepath.Join(t.TempDir(), "host_key")
-	cfg.Logf = t.Logf
+	if cfg.Logf == nil {
+		cfg.Logf = t.Logf
+	}
 	w, err := Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -108,7 +108,7 @@ func (a *attendeeApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !ok {
 			return a.Update(msg.msg) // a step: as the attendee's own n
 		}
-		if title, at := a.root.Where(); showing(title, at, o) {
+		if title, at := a.root.Current(); showing(title, at, o) {
 			return a, nil // there already
 		}
 		// The presenter's screen replaces the attendee's pages: those

@@ -98,6 +98,7 @@ func (w *Workshop) exportProgress(sess ssh.Session) {
 		return
 	}
 	_, _ = sess.Write(data)
+	w.alert("%s took their progress (ssh … progress)", room.Clean(sess.User()))
 }
 
 // app is the middleware that runs one attendee's learn: it seats them in
@@ -113,6 +114,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer w.exit()
+		joined := time.Now()
 		pty, _, _ := sess.Pty() // activeterm let only sessions with one through
 		first, _ := firstPage(sess.Command())
 		var prog atomic.Pointer[tea.Program]
@@ -122,9 +124,12 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			}
 		}
 		seat, err := w.room.Join(sess.User(), sess.RemoteAddr().String(), pty.Window.Width, pty.Window.Height, send)
+		if err == nil {
+			w.logf("%s joined from %s (%dx%d)", seat.Name(), host(sess.RemoteAddr()), pty.Window.Width, pty.Window.Height)
+		}
 		if err != nil {
 			if full, ok := errors.AsType[*room.FullError](err); ok {
-				wish.Fatalln(sess, fmt.Sprintf("learn workshop: the room is full (%d attendees); try again when someone leaves, or ask the presenter to raise --max-attendees", full.Max))
+				wish.Fatalln(sess, fmt.Sprintf("learn workshop: the room is full (%s at once); try again when someone leaves, or ask the presenter to raise --max-attendees", common.Count(full.Max, "attendee")))
 				return
 			}
 			wish.Fatalln(sess, "learn workshop: "+err.Error())
@@ -167,16 +172,17 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		runs.Close() // every run's stage removed, its schema dropped
 		why := a.ended()
 		gone := sess.Context().Err() != nil // the client hung up
+		left := "quit"
 		switch {
 		case why == endedIdle:
-			seat.Leave("idle for " + w.cfg.Idle.String())
+			left = "idle for " + w.cfg.Idle.String()
 		case why == endedWorkshop:
-			seat.Leave("the workshop ended")
+			left = "the workshop ended"
 		case gone:
-			seat.Leave("disconnected")
-		default:
-			seat.Leave("quit")
+			left = "disconnected"
 		}
+		seat.Leave(left)
+		w.logf("%s left after %s: %s", seat.Name(), room.Lasted(time.Since(joined)), left)
 		if !gone {
 			w.farewell(sess, seat, why)
 			// The exit status now, before this session stops counting:
@@ -189,7 +195,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 
 // farewell is what an attendee reads once their app has left the screen.
 func (w *Workshop) farewell(sess ssh.Session, seat *room.Seat, why ending) {
-	host, port := w.joinHost(sess)
+	host, port := dialled(sess.LocalAddr())
 	export := fmt.Sprintf("ssh %s%s@%s progress > learn-progress.json", port, seat.Name(), host)
 	var out []string
 	switch why {
@@ -210,12 +216,12 @@ func (w *Workshop) farewell(sess ssh.Session, seat *room.Seat, why ending) {
 	_, _ = fmt.Fprint(sess, strings.Join(out, "\n")+"\n")
 }
 
-// joinHost is how the attendee reached this server: its address as they
-// dialled it, and "-p PORT " unless the port is 22.
-func (w *Workshop) joinHost(sess ssh.Session) (host, port string) {
-	h, p, err := net.SplitHostPort(sess.LocalAddr().String())
+// dialled is how an attendee reached this server at local: its address as
+// they dialled it, and "-p PORT " unless the port is 22.
+func dialled(local net.Addr) (host, port string) {
+	h, p, err := net.SplitHostPort(local.String())
 	if err != nil {
-		return sess.LocalAddr().String(), ""
+		return local.String(), ""
 	}
 	if p != "22" {
 		port = "-p " + p + " "

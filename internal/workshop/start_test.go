@@ -89,3 +89,21 @@ func TestStartThatFailsLeavesNothing(t *testing.T) {
 		})
 	}
 }
+
+// Close right after Start ends the workshop, however soon: the server's
+// Serve may not have taken the listener in yet (a Shutdown before it
+// left Serve accepting for ever, and Close waiting on it).
+func TestCloseRightAfterStart(t *testing.T) {
+	for range 30 {
+		w, err := Start(t.Context(), Config{Addr: "127.0.0.1:0", Server: testDB, Code: testCode, HostKey: filepath.Join(t.TempDir(), "key")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Err(); err != nil {
+			t.Fatalf("serving after Close: %v", err)
+		}
+	}
+}

@@ -14,14 +14,16 @@
 //     password), compared in constant time; a public key on its own once
 //     its holder has proved it and given the code (auth.go). Ten wrong
 //     codes from one address block it for a while.
-//   - Middlewares, outermost first: logging, recover, a rate limit of new
+//   - Middlewares, outermost first: recover, a rate limit of new
 //     sessions per address (ratelimiter), the commands that need no
 //     terminal (progress), activeterm, then the app (bubbletea's
 //     middleware, one program per session, its options from MakeOptions:
 //     the session's size, environment and colour profile).
 //   - Nothing else: no shell (the app or the commands of firstPage), no
-//     port forwarding (no callbacks allow it), no file transfer (no sftp
-//     subsystem; scp's command is refused).
+//     port forwarding (no callbacks allow it; a forward in use is refused
+//     with the ssh line to use, and a connection that opens no session is
+//     closed: nosession.go), no file transfer (no sftp subsystem; scp's
+//     command is refused).
 package workshop
 
 import (
@@ -29,7 +31,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -39,7 +40,6 @@ import (
 	"charm.land/ssh"
 	"charm.land/wish/v2"
 	"charm.land/wish/v2/activeterm"
-	"charm.land/wish/v2/logging"
 	"charm.land/wish/v2/ratelimiter"
 	"charm.land/wish/v2/recover"
 	gossh "golang.org/x/crypto/ssh"
@@ -72,6 +72,10 @@ const (
 	sessionsPerSecond = 2
 )
 
+// attendeesDB is the database as an attendee's home screen describes it:
+// the presenter's paths and user are not theirs to see.
+const attendeesDB = "the workshop's, shared by the room; your runs use schemas of your own"
+
 // Config says how to run a workshop.
 type Config struct {
 	// Addr is where the SSH server listens (host:port; port 0 for any).
@@ -103,6 +107,8 @@ type Config struct {
 
 	// sessions replaces the rate of new sessions per address (tests).
 	sessions *sessionRate
+	// noSession replaces noSessionGrace (tests).
+	noSession time.Duration
 }
 
 // sessionRate is how many new sessions one address may open at once
@@ -127,6 +133,7 @@ type Workshop struct {
 	docs        *common.Docs
 	fingerprint string
 	served      chan struct{} // closed when the server stops serving
+	accepting   chan struct{} // closed once the server accepts on ln
 	serveErr    error
 
 	mu       sync.Mutex
@@ -166,7 +173,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 		}
 	}
 	w = &Workshop{cfg: cfg, code: cfg.Code, room: room.New(cfg.MaxAttendees), auth: newAuth(cfg.Code),
-		docs: &common.Docs{}, served: make(chan struct{}), programs: map[*tea.Program]struct{}{}}
+		docs: &common.Docs{}, served: make(chan struct{}), accepting: make(chan struct{}), programs: map[*tea.Program]struct{}{}}
 	w.idleCond = sync.NewCond(&w.mu)
 	// What was made so far goes on any error: the workshop as built, not
 	// the named result, which each "return nil, err" sets to nil.
@@ -207,20 +214,20 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	}
 	w.budget = budgetFor(limit, cfg.Connections)
 	if s := w.budget.Stats(); s.Total < runConns {
-		return nil, fmt.Errorf("the attendees' runs would share %d PostgreSQL connections (%s lets learn hold %d), too few for even one run (%d): raise max_connections or --connections", s.Total, w.pg.Describe(), limit, runConns)
+		return nil, fmt.Errorf("the attendees' runs would share %s (%s lets learn hold %d), too few for even one run (%d): raise max_connections or --connections", common.Count(s.Total, "PostgreSQL connection"), w.pg.Describe(), limit, runConns)
 	}
 	w.db = live.Existing(w.pg)
+	w.db.SetDescription(attendeesDB)
 	w.db.SetBudget(w.budget)
 
 	if err := prepareHostKey(cfg.HostKey); err != nil {
 		return nil, err
 	}
-	logger := printf(w.logf)
-	// wish's Bubble Tea middleware logs through charm's default logger (a
-	// client that hung up kills its program: "app exit with error"); on
-	// standard error it would draw over the presenter's dashboard.
+	// wish's Bubble Tea middleware logs through charm's default logger; on
+	// standard error it would draw over the presenter's dashboard, and its
+	// lines are the library's, not the room's (libraryLog).
 	charmlog.SetOutput(writerFunc(func(p []byte) (int, error) {
-		w.logf("%s", strings.TrimSpace(string(p)))
+		w.libraryLog(string(p))
 		return len(p), nil
 	}))
 	sr := sessionRate{perSecond: sessionsPerSecond, burst: max(10, 2*cfg.MaxAttendees)}
@@ -235,11 +242,15 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 		func(s *ssh.Server) error {
 			s.ServerConfigCallback = w.auth.serverConfig
 			s.HandshakeTimeout = handshakeTimeout
+			s.ConnCallback = watchConn
+			s.ChannelHandlers = map[string]ssh.ChannelHandler{"session": sessionChannel, "default": otherChannel}
 			return nil
 		},
+		// No logging middleware: its lines ("ben connect 127.0.0.1:50724
+		// false [] …") are the library's; the app's sessions say who
+		// joined and left in words, in the log and the room's feed.
 		wish.WithMiddleware(
 			recover.MiddlewareWithLogger(printf(w.alert), w.app, activeterm.Middleware(), w.commands, ratelimiter.Middleware(limiter)),
-			logging.MiddlewareWithLogger(logger),
 		),
 	)
 	if err != nil {
@@ -247,9 +258,11 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	}
 	w.fingerprint = gossh.FingerprintSHA256(w.srv.HostSigners[0].PublicKey())
 	w.auth.logf = w.alert
+	w.auth.authed = w.authed
+	ln := &acceptingListener{Listener: w.ln, accepting: w.accepting}
 	go func() {
 		defer close(w.served)
-		if err := w.srv.Serve(w.ln); !errors.Is(err, ssh.ErrServerClosed) {
+		if err := w.srv.Serve(ln); !errors.Is(err, ssh.ErrServerClosed) {
 			w.serveErr = err
 		}
 	}()
@@ -320,6 +333,13 @@ func (w *Workshop) Close() (room.Summary, error) {
 		}
 		w.mu.Unlock()
 
+		// Shutdown closes only the listeners Serve has taken in: called
+		// before, it would leave Serve accepting for ever (a Close right
+		// after Start).
+		select {
+		case <-w.accepting:
+		case <-w.served:
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), drain)
 		defer cancel()
 		shut := make(chan error, 1)
@@ -343,4 +363,17 @@ func (w *Workshop) Close() (room.Summary, error) {
 		}
 	})
 	return w.summary, w.closeErr
+}
+
+// acceptingListener closes accepting at the first Accept: by then Serve
+// has taken the listener in, and Shutdown closes it.
+type acceptingListener struct {
+	net.Listener
+	once      sync.Once
+	accepting chan struct{}
+}
+
+func (l *acceptingListener) Accept() (net.Conn, error) {
+	l.once.Do(func() { close(l.accepting) })
+	return l.Listener.Accept()
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/color"
 	"regexp"
@@ -43,15 +44,42 @@ func TestJoinCodeLetsInAndNothingElse(t *testing.T) {
 		}
 		c.Close()
 	}
-	for _, wrong := range []string{"", "kq7m-3hx", "kq7m-3hxtt", "xxxx-xxxx"} {
+	for i, wrong := range []string{"", "kq7m-3hx", "kq7m-3hxtt", "xxxx-xxxx"} {
 		var banner strings.Builder
 		if c, err := dial(w, "ada", &banner, password(wrong)); err == nil {
 			c.Close()
 			t.Fatalf("the code %q let in", wrong)
 		}
-		if got := banner.String(); got != msgWrongCode {
-			t.Errorf("code %q: the banner %q, want %q", wrong, got, msgWrongCode)
+		want := fmt.Sprintf("learn workshop: that is not the join code: ask the presenter for it (%d tries left before a wait); the join code works at a password prompt too\n", wrongCodeBurst-1-i)
+		if got := banner.String(); got != want {
+			t.Errorf("code %q: the banner %q, want %q", wrong, got, want)
 		}
+	}
+}
+
+// At the keyboard-interactive prompt a wrong code is told in the next
+// prompt (its instruction, and the prompt itself, which OpenSSH shows at
+// any LogLevel), with the tries left; the right code then lets in.
+func TestWrongCodeIsToldAtTheNextPrompt(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	var asked []string
+	c, err := dial(w, "ada", nil, gossh.KeyboardInteractive(func(_, instruction string, qs []string, _ []bool) ([]string, error) {
+		asked = append(asked, instruction+" | "+strings.Join(qs, " "))
+		if len(asked) == 1 {
+			return []string{"guess"}, nil
+		}
+		return []string{testCode}, nil
+	}))
+	if err != nil {
+		t.Fatalf("the right code at the second prompt was refused: %v (asked %q)", err, asked)
+	}
+	c.Close()
+	want := []string{
+		" | learn workshop join code: ",
+		"learn workshop: that is not the join code: ask the presenter for it (9 tries left before a wait) | learn workshop join code (that was not it; 9 tries left): ",
+	}
+	if !slices.Equal(asked, want) {
+		t.Errorf("the prompts:\n%q\nwant\n%q", asked, want)
 	}
 }
 
@@ -65,13 +93,27 @@ func TestWrongCodesBlockTheirAddress(t *testing.T) {
 			t.Fatal("a wrong code let in")
 		}
 	}
+	wait := regexp.MustCompile(`too many wrong join codes from your address: wait [1-6] seconds?, then try again`)
 	var banner strings.Builder
 	if c, err := dial(w, "eve", &banner, password(testCode)); err == nil {
 		c.Close()
 		t.Fatal("the right code let in an address that had just given ten wrong ones")
 	}
-	if !strings.Contains(banner.String(), msgTooMany) {
-		t.Errorf("the banner %q, want %q", banner.String(), msgTooMany)
+	if !wait.MatchString(banner.String()) {
+		t.Errorf("the banner %q, want %q", banner.String(), wait)
+	}
+	// At the keyboard-interactive prompt, the wait is said before the
+	// code is typed: in the instruction and in the prompt.
+	var asked []string
+	if c, err := dial(w, "eve", nil, gossh.KeyboardInteractive(func(_, instruction string, qs []string, _ []bool) ([]string, error) {
+		asked = append(asked, instruction+" | "+strings.Join(qs, " "))
+		return nil, errors.New("the attendee gives up")
+	})); err == nil {
+		c.Close()
+		t.Fatal("an address that must wait was let in")
+	}
+	if len(asked) != 1 || !wait.MatchString(asked[0]) || !regexp.MustCompile(`\| learn workshop join code \(wait [1-6] seconds?: too many wrong codes from your address\): $`).MatchString(asked[0]) {
+		t.Errorf("the prompt while eve must wait: %q", asked)
 	}
 	if feed := w.Room().Snapshot(5).Feed; !strings.Contains(feed[len(feed)-1].Text, "gave 10 wrong join codes") &&
 		!strings.Contains(feed[len(feed)-2].Text, "gave 10 wrong join codes") {
@@ -126,6 +168,23 @@ func TestAttendeeGetsTheAppAtTheirSize(t *testing.T) {
 		at := w.Room().Snapshot(0).Attendees[0]
 		return itoa(at.Width) + "x" + itoa(at.Height)
 	}, func(s string) bool { return s == "120x40" })
+}
+
+// An attendee's home screen says the database is the workshop's, not
+// where it lives on the presenter's machine (its paths, its user).
+func TestAttendeeSeesNoneOfTheHostsPaths(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	a := attend(t, w, "ada", 200, 40, "", nil)
+	scr := a.waitFor("PostgreSQL ready in", "the workshop's, shared by the room; your runs use schemas of your own")
+	server := testDB.Describe()
+	if !strings.Contains(server, "/") {
+		t.Fatalf("the server's own line %q names no path: the check below would mean nothing", server)
+	}
+	for _, leak := range []string{server, "cluster in", "running as", "/bin"} {
+		if strings.Contains(scr, leak) {
+			t.Errorf("ada's home screen shows %q:\n%s", leak, scr)
+		}
+	}
 }
 
 // An attendee's app follows their terminal's background: a light one
@@ -234,7 +293,7 @@ func TestFullRoomTurnsAwayWithALine(t *testing.T) {
 	if err := ben.ended(); exitStatus(err) != 1 {
 		t.Errorf("the attendee over the limit: %v, want exit status 1", err)
 	}
-	want := "learn workshop: the room is full (1 attendees); try again when someone leaves, or ask the presenter to raise --max-attendees\n"
+	want := "learn workshop: the room is full (1 attendee at once); try again when someone leaves, or ask the presenter to raise --max-attendees\n"
 	if got := ben.stderr.String(); strings.ReplaceAll(got, "\r", "") != want {
 		t.Errorf("told %q, want %q", got, want)
 	}
@@ -280,7 +339,7 @@ func TestIdleSessionEnds(t *testing.T) {
 	if !strings.Contains(a.raw.String(), "learn workshop: closed after 300ms without a key. ssh again to come back: your progress is kept.") {
 		t.Errorf("the idle attendee was not told; the end of their output: %q", tail(a.raw.String()))
 	}
-	if s := w.Room().Snapshot(5); s.Connected() != 0 || !strings.Contains(s.Feed[len(s.Feed)-1].Text, "ada left: idle for 300ms") {
+	if s := w.Room().Snapshot(5); s.Connected() != 0 || !strings.Contains(s.Feed[len(s.Feed)-1].Text, "idle for 300ms") {
 		t.Errorf("the room after the idle session: %+v", s)
 	}
 }

@@ -69,7 +69,8 @@ const (
 // Open asks the root to open a page on top of the one on screen: the reader
 // on page Name (at Section), the play screen on scenario Name in Variant
 // (or under Design, a design of the lab), a quiz set Name (at question
-// Step).
+// Step, counted from 0; a Step of 0 continues an unfinished attempt where
+// it stopped, unless Exact).
 type Open struct {
 	Page    Kind
 	Name    string
@@ -77,6 +78,9 @@ type Open struct {
 	Design  *sim.Switches
 	Section string
 	Step    int
+	// Exact opens question Step itself, the first one included, whatever
+	// the learner answered before: the presenter's screen is the room's.
+	Exact bool
 }
 
 // Back asks the root to close the page on top and show the one under it.

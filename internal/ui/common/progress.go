@@ -49,7 +49,8 @@ func OpenProgress(store *quiz.Store) *Progress {
 }
 
 // KeptProgress is progress kept in memory, starting from p (nil: none yet),
-// whose every change is told to keep with the progress as it stands then;
+// whose every change is told to keep with the progress as it stands then
+// (its UpdatedAt the time of the change, as a saved file has it);
 // keep runs on the app's goroutine and must copy what it keeps. A
 // workshop keeps each attendee's progress so, in the server.
 func KeptProgress(p *quiz.Progress, keep func(p *quiz.Progress)) *Progress {
@@ -93,6 +94,8 @@ func (Saved) rootMsg() {}
 func (pr *Progress) Save(change func(p *quiz.Progress)) tea.Cmd {
 	change(pr.p)
 	if pr.keep != nil {
+		// Kept is saved, as the store would have saved it: stamped.
+		pr.p.UpdatedAt = Now().UTC().Round(0)
 		pr.keep(pr.p)
 	}
 	if pr.store == nil {
@@ -147,6 +150,8 @@ func (pr *Progress) Close(change func(p *quiz.Progress)) error {
 	}
 	change(pr.p)
 	if pr.keep != nil {
+		// Kept is saved, as the store would have saved it: stamped.
+		pr.p.UpdatedAt = Now().UTC().Round(0)
 		pr.keep(pr.p)
 	}
 	if pr.store == nil {

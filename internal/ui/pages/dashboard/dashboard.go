@@ -95,7 +95,7 @@ func targets() []target {
 	for _, set := range quiz.Sets() {
 		for i, q := range set.Questions {
 			ts = append(ts, target{label: fmt.Sprintf("%s %d: %s", set.Title, i+1, q.Prompt),
-				open: common.Open{Page: common.PageQuiz, Name: set.ID, Step: i}, set: set.ID, answer: q.ID})
+				open: common.Open{Page: common.PageQuiz, Name: set.ID, Step: i, Exact: true}, set: set.ID, answer: q.ID})
 		}
 	}
 	ts = append(ts, target{label: "Interview drill", open: common.Open{Page: common.PageDrill}},
@@ -183,8 +183,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keySend):
 		m.picking = true
 	case key.Matches(msg, keyStep):
-		on := m.room.OnScreen("play")
-		m.room.SendAll(common.Step{}, fmt.Sprintf("stepped the play screens together (%s on one)", count(on, "attendee")))
+		if m.room.OnScreen("play") == 0 {
+			m.note = "nobody is on a play screen: o sends the room to one"
+			break
+		}
+		m.room.SendOn("play", common.Step{}, "stepped the play screens together")
 	case key.Matches(msg, keyClose):
 		m.room.ClosePoll()
 	case key.Matches(msg, k.Up):

@@ -180,10 +180,16 @@ func TestDashboardShowsTheRoomAt80x24(t *testing.T) {
 // the workshop.
 func TestDashboardSendsTheRoomAndStepsIt(t *testing.T) {
 	r := room.New(50)
-	_, ada := seat(t, r, "ada", 80, 24)
-	_, ben := seat(t, r, "ben", 80, 24)
+	adaSeat, ada := seat(t, r, "ada", 80, 24)
+	benSeat, ben := seat(t, r, "ben", 80, 24)
 	s := start(t, r, 100, 30)
 	s.waitFor(t, "2 of 50 connected")
+
+	s.press("n") // nobody is on a play screen yet: nothing is sent
+	s.waitFor(t, "nobody is on a play screen: o sends the room to one")
+	if len(ada) != 0 || len(ben) != 0 || strings.Contains(s.text(), "stepped") {
+		t.Errorf("a step with nobody on a play screen was sent or logged:\n%s", s.text())
+	}
 
 	s.press("o")
 	s.waitFor(t, "Send everyone to:", "> Lesson: Idempotency")
@@ -198,18 +204,24 @@ func TestDashboardSendsTheRoomAndStepsIt(t *testing.T) {
 	}
 	s.waitFor(t, "sent everyone to Play: The lost answer (2 attendees)")
 
+	// ada's app is on the play screen, ben's has moved on: the step goes
+	// to ada's alone, and the feed counts her once.
+	adaSeat.Where("The lost answer", quiz.Resume{Screen: "play", Name: "lost-answer", Section: "correct"})
+	benSeat.Where("Lesson", quiz.Resume{Screen: "reader", Name: "idempotency"})
 	s.press("n")
-	for _, in := range []inbox{ada, ben} {
-		if got := in.next(t); got != any(common.Step{}) {
-			t.Errorf("stepping sent %#v, want common.Step{}", got)
-		}
+	if got := ada.next(t); got != any(common.Step{}) {
+		t.Errorf("stepping sent %#v, want common.Step{}", got)
+	}
+	s.waitFor(t, "stepped the play screens together (1 attendee)")
+	if len(ben) != 0 || strings.Contains(s.text(), "on one)") {
+		t.Errorf("ben, off the play screens, was sent the step (%d), or the feed contradicts itself:\n%s", len(ben), s.text())
 	}
 
 	s.press("o") // the list opens where it was left: on the play screen
 	s.press("down", "down")
 	s.waitFor(t, "> Checkpoint 1:")
 	s.press("enter")
-	if got, want := ada.next(t), any(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 0}); got != want {
+	if got, want := ada.next(t), any(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 0, Exact: true}); got != want {
 		t.Errorf("sent %#v, want %#v", got, want)
 	}
 	s.waitFor(t, "Poll: Checkpoint 1 (open) · 0 answered", "not answered yet: ada, ben")

@@ -61,7 +61,7 @@ func (m *Model) header(w int) string {
 	out := []string{common.Truncate(title, w), common.Truncate(st.Subtle.Render(join), w)}
 	if b := m.info.Budget; b != nil {
 		s := b.Stats()
-		line := fmt.Sprintf("PostgreSQL: the runs hold %d of %d connections", s.Used, s.Total)
+		line := fmt.Sprintf("PostgreSQL: the runs hold %d of %s", s.Used, count(s.Total, "connection"))
 		if s.Waiting > 0 {
 			line += fmt.Sprintf(" · %s waiting for theirs", count(s.Waiting, "run"))
 		}

@@ -75,11 +75,19 @@ type liveMsg struct {
 // New asks the questions of set from question start on (0: the first, or
 // where an unfinished attempt stopped).
 func New(c *common.Common, set quiz.Set, start int) *Model {
-	m := &Model{c: c, set: set, results: make([]*quiz.Result, len(set.Questions)),
-		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), scroll: scroller.New()}
 	if sp, ok := c.Progress.Get().Sets[set.ID]; ok && start == 0 && sp.Next < len(set.Questions) {
 		start = sp.Next // an unfinished attempt continues where it stopped
 	}
+	return At(c, set, start)
+}
+
+// At asks the questions of set from question step on (0 is the first),
+// whatever an unfinished attempt stopped at: where the presenter sends
+// the room.
+func At(c *common.Common, set quiz.Set, step int) *Model {
+	start := step
+	m := &Model{c: c, set: set, results: make([]*quiz.Result, len(set.Questions)),
+		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), scroll: scroller.New()}
 	m.idx = min(max(start, 0), len(set.Questions)-1)
 	// A resumed attempt keeps the scores of the questions answered before.
 	if sp, ok := c.Progress.Get().Sets[set.ID]; ok {
