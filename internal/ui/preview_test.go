@@ -24,7 +24,7 @@ func TestPreviewIsTheAppsFirstFrame(t *testing.T) {
 	store := &quiz.Store{Path: filepath.Join(t.TempDir(), "progress.json")}
 	if _, err := store.Update(func(p *quiz.Progress) error {
 		p.MarkRead("idempotency", time.Now())
-		p.Record("checkpoint", "q1", 1, time.Now())
+		p.Record("checkpoint", "checkpoint/1", 1, time.Now())
 		return nil
 	}); err != nil {
 		t.Fatal(err)
