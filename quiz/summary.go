@@ -18,13 +18,25 @@ func Summary(p *Progress, now time.Time) string {
 	if p == nil {
 		p = NewProgress()
 	}
-	var b strings.Builder
-	at := func(t time.Time) string { return t.In(now.Location()).Format("2 Jan 2006 15:04") }
-	if p.UpdatedAt.IsZero() {
-		b.WriteString("Progress: nothing saved yet.\n")
-	} else {
-		fmt.Fprintf(&b, "Progress, last saved %s.\n", at(p.UpdatedAt))
+	body := summaryBody(p, now)
+	switch {
+	case !p.UpdatedAt.IsZero():
+		return fmt.Sprintf("Progress, last saved %s.\n", p.UpdatedAt.In(now.Location()).Format("2 Jan 2006 15:04")) + body
+	case body == summaryBody(NewProgress(), now):
+		return "Progress: nothing saved yet.\n" + body
 	}
+	return "Progress (when it was last saved is not recorded).\n" + body
+}
+
+// Blank reports whether p holds nothing Summary would show: no page read,
+// no answer, no drill schedule, no setting, nowhere to resume.
+func (p *Progress) Blank(now time.Time) bool {
+	return summaryBody(p, now) == summaryBody(NewProgress(), now)
+}
+
+// summaryBody is Summary without its first line.
+func summaryBody(p *Progress, now time.Time) string {
+	var b strings.Builder
 
 	pages := lessons.All()
 	read := 0

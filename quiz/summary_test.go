@@ -68,3 +68,18 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+// Progress with something in it but no save time (a file written by hand,
+// or one whose updated_at was set aside) is not "nothing saved yet".
+func TestSummaryWithoutASaveTime(t *testing.T) {
+	now := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+	p := NewProgress()
+	if got := Summary(p, now); !strings.HasPrefix(got, "Progress: nothing saved yet.\n") || !p.Blank(now) {
+		t.Errorf("empty progress: blank %v, summary:\n%s", p.Blank(now), got)
+	}
+	p.MarkRead("idempotency", now)
+	p.UpdatedAt = time.Time{}
+	if got := Summary(p, now); !strings.HasPrefix(got, "Progress (when it was last saved is not recorded).\n") || p.Blank(now) {
+		t.Errorf("a page read, no save time: blank %v, summary:\n%s", p.Blank(now), got)
+	}
+}

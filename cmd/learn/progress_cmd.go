@@ -63,6 +63,9 @@ func progressStore() (*quiz.Store, string, error) {
 	return &quiz.Store{Path: path}, path, nil
 }
 
+// nothingSaved is the first line of quiz.Summary for progress never saved.
+const nothingSaved = "Progress: nothing saved yet.\n"
+
 // progressSummary prints where the progress is kept and its summary; the
 // notices (a damaged file, values left out, an older format, a read-only
 // file) go to stderr. It only reads: it changes no file and creates none.
@@ -78,7 +81,14 @@ func progressSummary(stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitFailure, err
 	}
-	fmt.Fprintf(stdout, "Progress in %s\n\n%s", path, quiz.Summary(p, time.Now()))
+	now := time.Now()
+	summary := quiz.Summary(p, now)
+	if rest, ok := strings.CutPrefix(summary, nothingSaved); ok && len(notices) > 0 && p.Blank(now) {
+		// A file is there, but nothing in it could be used: "nothing
+		// saved yet" would contradict the notice just printed.
+		summary = "Progress: nothing usable in the file (the notice above says why).\n" + rest
+	}
+	fmt.Fprintf(stdout, "Progress in %s\n\n%s", path, summary)
 	return exitOK, nil
 }
 

@@ -86,6 +86,15 @@ func TestProgressCommandsThatShowChangeNothing(t *testing.T) {
 				if code != wantCode {
 					t.Errorf("learn %s: exit %d, want %d", strings.Join(args, " "), code, wantCode)
 				}
+				// A file whose every part was refused is not "nothing saved
+				// yet": that would contradict the notice.
+				unusable := c.name == "a damaged file" || c.name == "an array" || c.name == "a newer file" || c.name == "a question out of range"
+				if len(args) == 1 && unusable != strings.Contains(out, "Progress: nothing usable in the file (the notice above says why).") {
+					t.Errorf("learn progress, %s: the summary's first line:\n%s", c.name, out)
+				}
+				if len(args) == 1 && strings.Contains(out, "nothing saved yet") != (c.name == "no file") {
+					t.Errorf("learn progress, %s: \"nothing saved yet\" is said wrongly:\n%s", c.name, out)
+				}
 				if len(args) == 2 && code == 0 {
 					var p map[string]any
 					if err := json.Unmarshal([]byte(out), &p); err != nil {
