@@ -270,13 +270,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	case Local:
 		s, err := startLocal(ctx, &opts, t0)
 		if errors.Is(err, errNoBinaries) {
-			return nil, &noPostgresError{tried: []attempt{{"local PostgreSQL binaries", err}}}
+			return nil, &noPostgresError{tried: []attempt{{"local PostgreSQL binaries", err}}, forced: Local}
 		}
 		return s, err
 	case Docker:
 		s, err := startDocker(ctx, &opts, t0)
 		if errors.Is(err, ErrNoDocker) {
-			return nil, &noPostgresError{tried: []attempt{{"Docker", err}}}
+			return nil, &noPostgresError{tried: []attempt{{"Docker", err}}, forced: Docker}
 		}
 		return s, err
 	case Download:
@@ -372,6 +372,10 @@ type attempt struct {
 // noPostgresError is what Start returns when no way worked.
 type noPostgresError struct {
 	tried []attempt
+	// forced is the one way asked for (--postgres or LEARN_POSTGRES), or
+	// "" when learn tried every way: a forced way's fixes start with not
+	// forcing it, and name only what learn knows is missing.
+	forced Mode
 }
 
 // Error names every way tried and why it failed, then the fixes. A way that
@@ -395,10 +399,13 @@ func (e *noPostgresError) Error() string {
 		binaries = binaries || a.way == TitleLocal && !errors.Is(a.err, errNoBinaries)
 	}
 	b.WriteString("Any one of these fixes it:\n")
+	if e.forced != "" {
+		fmt.Fprintf(&b, "  - leave out --postgres %s (and LEARN_POSTGRES): learn then tries every way; `learn doctor` shows which one works here\n", e.forced)
+	}
 	if full != nil {
 		b.WriteString("  - free some space in " + full.dir + ", or set TMPDIR to a directory with room\n")
 	}
-	if !binaries {
+	if !binaries && (e.forced == "" || e.forced == Local) {
 		b.WriteString("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`\n")
 	}
 	b.WriteString("  - set DATABASE_URL or pass --database-url with a database where learn may create schemas\n")

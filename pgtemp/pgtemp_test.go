@@ -192,6 +192,25 @@ func TestNoPostgresErrorNamesTheWays(t *testing.T) {
 	}
 }
 
+// A way asked for with --postgres that fails says first to stop forcing
+// it, and never advises installing binaries learn did not look for (the
+// trial's `learn --postgres docker play` with binaries installed and no
+// Docker said to install them).
+func TestForcedWayFailingSaysToStopForcingIt(t *testing.T) {
+	docker := (&noPostgresError{tried: []attempt{{"Docker", ErrNoDocker}}, forced: Docker}).Error()
+	if !strings.Contains(docker, "leave out --postgres docker (and LEARN_POSTGRES)") || strings.Contains(docker, "apt install postgresql") {
+		t.Errorf("forced Docker:\n%s", docker)
+	}
+	local := (&noPostgresError{tried: []attempt{{TitleLocal, errNoBinaries}}, forced: Local}).Error()
+	if !strings.Contains(local, "leave out --postgres local") || !strings.Contains(local, "apt install postgresql") {
+		t.Errorf("forced local without binaries:\n%s", local)
+	}
+	auto := (&noPostgresError{tried: []attempt{{TitleLocal, errNoBinaries}, {"Docker", ErrNoDocker}}}).Error()
+	if strings.Contains(auto, "leave out --postgres") {
+		t.Errorf("nothing was forced:\n%s", auto)
+	}
+}
+
 func TestNothingWorks(t *testing.T) {
 	noDaemon(t)                           // and no Docker either
 	t.Setenv(RepositoryEnv, closedURL(t)) // and no network
