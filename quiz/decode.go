@@ -91,6 +91,8 @@ func notAnObject(data []byte) string {
 	err := dec.Decode(&v)
 	var syntax *json.SyntaxError
 	switch {
+	case bytes.HasPrefix(data, []byte("\uFEFF")):
+		return "it starts with a byte order mark (U+FEFF), which JSON does not allow: an editor saved it so"
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return "it breaks off before its JSON ends"
 	case errors.As(err, &syntax):

@@ -39,6 +39,7 @@ func TestNotAProgressFileIsSaidInWords(t *testing.T) {
 		{`{"version": 1, "read": `, "it breaks off before its JSON ends"},
 		{`{"version": 1}}`, "something follows its JSON, at byte 15"},
 		{"not json", "it is not JSON: something else at byte 2"},
+		{"\uFEFF" + `{"version": 1}`, "it starts with a byte order mark (U+FEFF), which JSON does not allow: an editor saved it so"},
 		{`{"version": "one"}`, `its version, "one", is not a whole number`},
 		{`{"hello": 1}`, `it has no version, and a key "hello" that no progress file of any version has`},
 	}
