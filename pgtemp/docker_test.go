@@ -158,7 +158,7 @@ func TestDockerWithoutDaemonSaysSoFast(t *testing.T) {
 	if !errors.Is(err, ErrNoPostgres) || !errors.Is(err, ErrNoDocker) {
 		t.Fatalf("Start(Docker) without a daemon = %v; want ErrNoPostgres", err)
 	}
-	for _, want := range []string{sock, "DOCKER_HOST", "start the Docker daemon", "apt install postgresql", "DATABASE_URL"} {
+	for _, want := range []string{sock, "DOCKER_HOST", "start the Docker daemon", "leave out --postgres docker", "DATABASE_URL"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message lacks %q:\n%v", want, err)
 		}
