@@ -178,6 +178,13 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if a.Keys.Lane() == "" { // the instance's own memory
 		get, set = "memory: key", "memory: key → "
 	}
+	if found {
+		// The key's SET (and its booking's COMMIT) may be done but not
+		// yet told: tell them first.
+		if err := a.Engine.Trace.AwaitWrites(ctx, req.Key.String()); err != nil {
+			return Result{}, err
+		}
+	}
 	label, text := get+" → none", fmt.Sprintf("%s has no key %s", a.Keys.Describe(), ShortKey(req.Key))
 	if found {
 		label, text = get+" → "+PublicBookingID(id), fmt.Sprintf("%s remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), PublicBookingID(id))
@@ -203,6 +210,8 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if err != nil || res.Replayed {
 		return res, err
 	}
+	told := a.Engine.Trace.Writing(req.Key.String())
+	defer told()
 	if err := a.Keys.Put(ctx, req.UserID, req.Key, res.Booking.ID); err != nil {
 		return Result{}, err
 	}

@@ -335,6 +335,10 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		}
 		return Result{}, err
 	}
+	// From COMMIT until it is told, a copy that reads this booking waits
+	// (lookup): the trace keeps the database's order.
+	told := e.Trace.Writing(req.Key.String())
+	defer told()
 	if err := tx.Commit(ctx); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
@@ -345,6 +349,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())}); err != nil {
 		return Result{}, err
 	}
+	told()
 	if err := e.at(ctx, PointAfterCommit, req, held); err != nil {
 		return Result{}, err
 	}
@@ -367,6 +372,10 @@ func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Res
 				Text: fmt.Sprintf("no booking has key %s yet", ShortKey(req.Key))})
 		}
 		return Result{}, false, err
+	}
+	// The booking found may be committed but not yet told: tell it first.
+	if err := e.Trace.AwaitWrites(ctx, req.Key.String()); err != nil {
+		return Result{}, true, err
 	}
 	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
 		Label: "find key → " + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
