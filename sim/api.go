@@ -189,7 +189,7 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if found {
 		label, text = get+" → "+PublicBookingID(id), fmt.Sprintf("%s remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), PublicBookingID(id))
 	}
-	if err := a.keyStep(ctx, req, label, text); err != nil {
+	if err := a.keyStep(ctx, req, label, text, found); err != nil {
 		return Result{}, err
 	}
 	if found {
@@ -216,16 +216,17 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 		return Result{}, err
 	}
 	return res, a.keyStep(ctx, req, set+res.Booking.PublicID(),
-		fmt.Sprintf("%s now remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), res.Booking.PublicID()))
+		fmt.Sprintf("%s now remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), res.Booking.PublicID()), false)
 }
 
-func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text string) error {
+// keyStep tells a step of the key store; found marks a GET that found the key.
+func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text string, found bool) error {
 	to := a.Keys.Lane()
 	if to == "" {
 		to = a.Engine.Lane
 	}
 	return a.Engine.Trace.Emit(ctx, Event{Kind: KindKeyStore, From: a.Engine.Lane, To: to,
-		Key: req.Key.String(), Label: label, Text: text})
+		Key: req.Key.String(), Label: label, Text: text, Found: found})
 }
 
 func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/dustin/go-humanize/english"
 )
@@ -21,6 +22,7 @@ type Report struct {
 	SeatsTaken  int            `json:"seats_taken"`  // seats the run's events lost
 	Attempts    []IntentReport `json:"attempts"`     // every try of every intent
 	Invariants  []Invariant    `json:"invariants"`
+	Guards      Guards         `json:"guards"`  // what stopped repeats in this run, read off its trace
 	Verdict     *Verdict       `json:"verdict"` // what the run means: the guarantee that held, or the consequence and its diagnosis
 }
 
@@ -54,6 +56,40 @@ type IntentReport struct {
 	Copy   int         `json:"copy,omitempty"`
 	Key    string      `json:"key"`
 	Tries  []TryResult `json:"tries"`
+}
+
+// Guards counts, from a run's trace, what acted on requests that repeated a
+// key: a verdict names only the guards that did.
+type Guards struct {
+	// Lookups found the key in the booking row (then replayed, or refused
+	// with 409 for another booking).
+	Lookups int `json:"lookups"`
+	// Violations are INSERTs the UNIQUE constraint stopped (23505), rolled
+	// back, seats included.
+	Violations int `json:"violations"`
+	// StoreHits found the key in a key store outside the row, in the API
+	// instance's memory or in Redis (RedisHits of them).
+	StoreHits int `json:"store_hits"`
+	RedisHits int `json:"redis_hits"`
+}
+
+// GuardsOf counts the guards that acted in trace.
+func GuardsOf(trace []Event) Guards {
+	var g Guards
+	for _, ev := range trace {
+		switch {
+		case ev.Kind == KindLookup && ev.Found && strings.HasPrefix(ev.Label, labelFindKey):
+			g.Lookups++
+		case ev.Kind == KindRollback && ev.Label == labelUniqueViolation:
+			g.Violations++
+		case ev.Kind == KindKeyStore && ev.Found:
+			g.StoreHits++
+			if ev.To == LaneRedis {
+				g.RedisHits++
+			}
+		}
+	}
+	return g
 }
 
 // Invariant is one property checked after a run, by queries of the tables
@@ -126,6 +162,7 @@ func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
 		return nil, err
 	}
 	rep.Invariants = inv
+	rep.Guards = GuardsOf(r.Trace.Recorded())
 	err = r.Stage.Admin.QueryRow(ctx, `SELECT (SELECT count(*) FROM bookings), $1 - (SELECT coalesce(sum(seats_left), 0) FROM events)`,
 		r.seats).Scan(&rep.BookingRows, &rep.SeatsTaken)
 	if err != nil {
