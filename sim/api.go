@@ -231,7 +231,11 @@ func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text strin
 
 func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil {
+	switch {
+	case errors.Is(err, strconv.ErrRange) || (err == nil && id < 1):
+		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %s is out of range: %s", quoteShort(r.PathValue("id")), eventIDRange)))
+		return
+	case err != nil:
 		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %s is not a number", quoteShort(r.PathValue("id")))))
 		return
 	}

@@ -304,7 +304,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		}
 	}
 	if seatsLeft < req.Quantity {
-		return Result{}, e.refuse(ctx, tx, req, errNotEnoughSeats(),
+		return Result{}, e.refuse(ctx, tx, req, errNotEnoughSeats(seatsLeft, req.Quantity),
 			fmt.Sprintf("%s asked, %d left: 409 %s", english.Plural(req.Quantity, "seat", ""), seatsLeft, MsgNotEnoughSeats))
 	}
 	// PostgreSQL keeps microseconds: a replay must read back the very time

@@ -35,7 +35,7 @@ type AnswerReport struct {
 }
 
 // String is the answer as a person reads it: "200 b1", "200 b1 (replay)",
-// "409 Not enough seats left".
+// "409 Not enough seats left: 0 left, you asked for 2".
 func (a AnswerReport) String() string {
 	s := fmt.Sprint(a.Status)
 	if a.BookingID != nil {
