@@ -111,7 +111,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Where:        []string{r[0].where, r[1].where, placeSchema, placeNetwork},
 				WhereCorrect: 1,
 				Claim: Claim{
-					Statuses: []int{409}, Messages: []string{sim.MsgNotEnoughSeats}, Lost: 1, Intents: 1, Keys: 1, Tries: 2, Rows: 1, Seats: 2,
+					Statuses: []int{409}, Messages: []string{sim.NotEnoughSeats(0, 2)}, Lost: 1, Intents: 1, Keys: 1, Tries: 2, Rows: 1, Seats: 2,
 					Broken: []string{sim.InvIntentGetsItsBook},
 				},
 			},

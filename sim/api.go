@@ -178,11 +178,18 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if a.Keys.Lane() == "" { // the instance's own memory
 		get, set = "memory: key", "memory: key → "
 	}
+	if found {
+		// The key's SET (and its booking's COMMIT) may be done but not
+		// yet told: tell them first.
+		if err := a.Engine.Trace.AwaitWrites(ctx, req.Key.String()); err != nil {
+			return Result{}, err
+		}
+	}
 	label, text := get+" → none", fmt.Sprintf("%s has no key %s", a.Keys.Describe(), ShortKey(req.Key))
 	if found {
 		label, text = get+" → "+PublicBookingID(id), fmt.Sprintf("%s remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), PublicBookingID(id))
 	}
-	if err := a.keyStep(ctx, req, label, text); err != nil {
+	if err := a.keyStep(ctx, req, label, text, found); err != nil {
 		return Result{}, err
 	}
 	if found {
@@ -203,25 +210,32 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	if err != nil || res.Replayed {
 		return res, err
 	}
+	told := a.Engine.Trace.Writing(req.Key.String())
+	defer told()
 	if err := a.Keys.Put(ctx, req.UserID, req.Key, res.Booking.ID); err != nil {
 		return Result{}, err
 	}
 	return res, a.keyStep(ctx, req, set+res.Booking.PublicID(),
-		fmt.Sprintf("%s now remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), res.Booking.PublicID()))
+		fmt.Sprintf("%s now remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), res.Booking.PublicID()), false)
 }
 
-func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text string) error {
+// keyStep tells a step of the key store; found marks a GET that found the key.
+func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text string, found bool) error {
 	to := a.Keys.Lane()
 	if to == "" {
 		to = a.Engine.Lane
 	}
 	return a.Engine.Trace.Emit(ctx, Event{Kind: KindKeyStore, From: a.Engine.Lane, To: to,
-		Key: req.Key.String(), Label: label, Text: text})
+		Key: req.Key.String(), Label: label, Text: text, Found: found})
 }
 
 func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil {
+	switch {
+	case errors.Is(err, strconv.ErrRange) || (err == nil && id < 1):
+		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %s is out of range: %s", quoteShort(r.PathValue("id")), eventIDRange)))
+		return
+	case err != nil:
 		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %s is not a number", quoteShort(r.PathValue("id")))))
 		return
 	}

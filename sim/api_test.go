@@ -146,13 +146,12 @@ func TestAPIRefusalsWriteNothing(t *testing.T) {
 		msg    string // in the message
 	}{
 		{"unknown event", authAda, apiFreshKey, `{"event_id": 999, "quantity": 2}`, 404, CodeEventNotFound, "GET /events"},
-		{"event id 0", authAda, apiFreshKey, `{"event_id": 0, "quantity": 2}`, 404, CodeEventNotFound, "no event 0"},
 
 		{"no Idempotency-Key", authAda, "", good, 400, CodeInvalidKey, "Missing Idempotency-Key header"},
 		{"blank Idempotency-Key", authAda, "   ", good, 400, CodeInvalidKey, "Missing Idempotency-Key header"},
 		{"key abc", authAda, "abc", good, 400, CodeInvalidKey, `"abc" is not a UUID`},
 		{"key of 32 hex digits without dashes", authAda, noDashes, good, 400, CodeInvalidKey, "is not a UUID in the form"},
-		{"nil UUID", authAda, uuid.Nil.String(), good, 400, CodeInvalidKey, "is not a UUID in the form"},
+		{"nil UUID", authAda, uuid.Nil.String(), good, 400, CodeInvalidKey, "is the nil UUID, the same for everyone: make a random UUID"},
 		{"key in braces", authAda, "{" + uuid.NewString() + "}", good, 400, CodeInvalidKey, "is not a UUID in the form"},
 		{"key as a URN", authAda, "urn:uuid:" + uuid.NewString(), good, 400, CodeInvalidKey, "is not a UUID in the form"},
 
@@ -171,7 +170,13 @@ func TestAPIRefusalsWriteNothing(t *testing.T) {
 		{"a user_id field", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2, "user_id": "ben"}`, 400, CodeInvalidBody, "the user comes from the Authorization token"},
 		{"an unknown field", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2, "seats": 2}`, 400, CodeInvalidBody, sendWhat},
 		{"quantity as a string", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": "2"}`, 400, CodeInvalidBody, sendWhat},
-		{"quantity 2.5", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2.5}`, 400, CodeInvalidBody, sendWhat},
+		{"quantity 2.5", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2.5}`, 400, CodeInvalidBody, "quantity 2.5 is not a whole number: send " + sendWhat},
+		{"quantity 1e0", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 1e0}`, 400, CodeInvalidBody, "quantity 1e0 must be written without a decimal point or exponent: write it as 1"},
+		{"quantity 2.0", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2.0}`, 400, CodeInvalidBody, "write it as 2"},
+		{"event_id 2E0", authAda, apiFreshKey, `{"event_id": 2E0, "quantity": 2}`, 400, CodeInvalidBody, "event_id 2E0 must be written without a decimal point or exponent: write it as 2"},
+		{"event_id -1", authAda, apiFreshKey, `{"event_id": -1, "quantity": 2}`, 400, CodeInvalidBody, "event_id -1 is out of range: event ids are whole numbers from 1"},
+		{"event_id 0", authAda, apiFreshKey, `{"event_id": 0, "quantity": 2}`, 400, CodeInvalidBody, "event_id 0 is out of range: event ids are whole numbers from 1"},
+		{"event_id of 23 digits", authAda, apiFreshKey, `{"event_id": 12345678901234567890123, "quantity": 2}`, 400, CodeInvalidBody, "is out of range: event ids are whole numbers from 1"},
 		{"event_id as a string", authAda, apiFreshKey, `{"event_id": "{ev}", "quantity": 2}`, 400, CodeInvalidBody, sendWhat},
 		{"body over 64 KiB", authAda, apiFreshKey, `{"event_id": {ev},` + strings.Repeat(" ", maxBodyBytes) + `"quantity": 2}`, 413, CodeBodyTooLarge, "64 KiB"},
 
@@ -182,8 +187,8 @@ func TestAPIRefusalsWriteNothing(t *testing.T) {
 		{"no Authorization and no key", "", "", `nonsense`, 401, CodeUnauthorized, "Authorization: Bearer <token>"},
 
 		{"event started", authAda, apiFreshKey, `{"event_id": {started}, "quantity": 2}`, 409, CodeEventStarted, "already started"},
-		{"not enough seats", authAda, apiFreshKey, `{"event_id": {small}, "quantity": 2}`, 409, CodeNotEnoughSeats, MsgNotEnoughSeats},
-		{"more seats than left", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 9}`, 409, CodeNotEnoughSeats, MsgNotEnoughSeats},
+		{"not enough seats", authAda, apiFreshKey, `{"event_id": {small}, "quantity": 2}`, 409, CodeNotEnoughSeats, "Not enough seats left: 1 left, you asked for 2"},
+		{"more seats than left", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 9}`, 409, CodeNotEnoughSeats, NotEnoughSeats(8, 9)},
 		{"same key, other quantity", authAda, usedKey, `{"event_id": {ev}, "quantity": 3}`, 409, CodeKeyReused, MsgKeyReused},
 		{"same key, other event", authAda, usedKey, `{"event_id": {small}, "quantity": 2}`, 409, CodeKeyReused, MsgKeyReused},
 		{"same key, same body, unknown event", authAda, usedKey, `{"event_id": 999, "quantity": 2}`, 404, CodeEventNotFound, "GET /events"},
@@ -268,6 +273,9 @@ func TestAPIReads(t *testing.T) {
 		}},
 		{"unknown event", apiReq{method: "GET", path: "/events/999"}, 404, CodeEventNotFound, nil},
 		{"event x", apiReq{method: "GET", path: "/events/x"}, 400, CodeInvalidEvent, nil},
+		{"event -1", apiReq{method: "GET", path: "/events/-1"}, 400, CodeInvalidEvent, nil},
+		{"event 0", apiReq{method: "GET", path: "/events/0"}, 400, CodeInvalidEvent, nil},
+		{"event of 23 digits", apiReq{method: "GET", path: "/events/12345678901234567890123"}, 400, CodeInvalidEvent, nil},
 		{"bookings without a token", apiReq{method: "GET", path: "/bookings"}, 401, CodeUnauthorized, nil},
 		{"unknown path", apiReq{method: "GET", path: "/nope"}, 404, CodeNotFound, nil},
 		{"DELETE bookings", apiReq{method: "DELETE", path: "/bookings", auth: authAda}, 405, CodeBadMethod, nil},

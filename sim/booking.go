@@ -192,6 +192,10 @@ const (
 // SQLSTATE of a unique violation.
 const uniqueViolation = "23505"
 
+// labelUniqueViolation labels the rollback of a request whose INSERT hit
+// the unique constraint; Guards counts these.
+const labelUniqueViolation = "23505: ROLLBACK all"
+
 // BookTicket books req.Quantity seats of event req.EventID for req.UserID,
 // at most once per (user, idempotency key). In the correct design (the zero
 // Design) it runs one transaction (lesson, "How it works"):
@@ -234,7 +238,7 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 		if err := e.Trace.WaitFor(ctx, func(ev Event) bool { return ev.Kind == KindCommit && !ev.Replayed && ev.Key == key }); err != nil {
 			return Result{}, err
 		}
-		if err := e.step(ctx, req, Event{Kind: KindRollback, Label: "23505: ROLLBACK all",
+		if err := e.step(ctx, req, Event{Kind: KindRollback, Label: labelUniqueViolation,
 			Text: fmt.Sprintf("unique violation 23505 on %s: another copy committed first; the whole transaction is rolled back, seats included",
 				pgErr.ConstraintName)}); err != nil {
 			return Result{}, err
@@ -300,7 +304,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		}
 	}
 	if seatsLeft < req.Quantity {
-		return Result{}, e.refuse(ctx, tx, req, errNotEnoughSeats(),
+		return Result{}, e.refuse(ctx, tx, req, errNotEnoughSeats(seatsLeft, req.Quantity),
 			fmt.Sprintf("%s asked, %d left: 409 %s", english.Plural(req.Quantity, "seat", ""), seatsLeft, MsgNotEnoughSeats))
 	}
 	// PostgreSQL keeps microseconds: a replay must read back the very time
@@ -335,6 +339,10 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		}
 		return Result{}, err
 	}
+	// From COMMIT until it is told, a copy that reads this booking waits
+	// (lookup): the trace keeps the database's order.
+	told := e.Trace.Writing(req.Key.String())
+	defer told()
 	if err := tx.Commit(ctx); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
@@ -345,11 +353,16 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())}); err != nil {
 		return Result{}, err
 	}
+	told()
 	if err := e.at(ctx, PointAfterCommit, req, held); err != nil {
 		return Result{}, err
 	}
 	return Result{Booking: b}, nil
 }
+
+// labelFindKey begins the label of a lookup's event (step 2 of BookTicket);
+// Guards counts the ones that found the key.
+const labelFindKey = "find key → "
 
 // lookup looks the key up in tx (step 2 of BookTicket): a booking found is
 // compared with req and either replayed, committing nothing new (done), or
@@ -363,13 +376,17 @@ func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Res
 	prior, found, err := e.find(ctx, tx, req)
 	if err != nil || !found {
 		if err == nil {
-			err = e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Label: "find key → none",
+			err = e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Label: labelFindKey + "none",
 				Text: fmt.Sprintf("no booking has key %s yet", ShortKey(req.Key))})
 		}
 		return Result{}, false, err
 	}
+	// The booking found may be committed but not yet told: tell it first.
+	if err := e.Trace.AwaitWrites(ctx, req.Key.String()); err != nil {
+		return Result{}, true, err
+	}
 	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
-		Label: "find key → " + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
+		Label: labelFindKey + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
 		return Result{}, true, err
 	}
 	res, refusal := e.compare(prior, req)

@@ -114,7 +114,7 @@ func (e *Engine) bookOn(ctx context.Context, conn *pgxpool.Conn, req BookingRequ
 		}
 		return res, nil
 	case seatsLeft < req.Quantity:
-		return Result{}, end("ROLLBACK", errNotEnoughSeats())
+		return Result{}, end("ROLLBACK", errNotEnoughSeats(seatsLeft, req.Quantity))
 	}
 	// PostgreSQL keeps microseconds: a replay must read back the very time
 	// the first answer showed.

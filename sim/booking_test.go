@@ -137,8 +137,8 @@ func TestBookTicketFailedBookingStoresNothingAndKeyWorksLater(t *testing.T) {
 		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
 		_, err := engineOf(st).BookTicket(t.Context(), req)
 		var e *Error
-		if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Message != MsgNotEnoughSeats {
-			t.Fatalf("err = %v, want 409 %q", err, MsgNotEnoughSeats)
+		if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Message != NotEnoughSeats(1, 2) {
+			t.Fatalf("err = %v, want 409 %q", err, NotEnoughSeats(1, 2))
 		}
 		if rows, left := counts(t, st, ev); rows != 0 || left != 1 {
 			t.Errorf("after refusal rows=%d seats_left=%d, want 0 and 1", rows, left)

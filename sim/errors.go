@@ -39,16 +39,25 @@ const (
 // quantity.
 const MsgKeyReused = "This idempotency key was already used for a different booking"
 
-// MsgNotEnoughSeats is the 409 answer when the event has fewer seats left
-// than asked for.
+// MsgNotEnoughSeats begins the 409 answer when the event has fewer seats
+// left than asked for; NotEnoughSeats is the whole message.
 const MsgNotEnoughSeats = "Not enough seats left"
+
+// NotEnoughSeats is the message of the 409 for asked seats when left are
+// left: "Not enough seats left: 1 left, you asked for 2".
+func NotEnoughSeats(left, asked int) string {
+	return fmt.Sprintf("%s: %d left, you asked for %d", MsgNotEnoughSeats, left, asked)
+}
+
+// eventIDRange says which event ids exist, for a 400 about one that cannot.
+const eventIDRange = "event ids are whole numbers from 1; GET /events lists them"
 
 func errKeyReused() *Error {
 	return &Error{Status: http.StatusConflict, Code: CodeKeyReused, Message: MsgKeyReused}
 }
 
-func errNotEnoughSeats() *Error {
-	return &Error{Status: http.StatusConflict, Code: CodeNotEnoughSeats, Message: MsgNotEnoughSeats}
+func errNotEnoughSeats(left, asked int) *Error {
+	return &Error{Status: http.StatusConflict, Code: CodeNotEnoughSeats, Message: NotEnoughSeats(left, asked)}
 }
 
 func errEventStarted() *Error {

@@ -16,13 +16,14 @@ type LabResult struct {
 	Pass        bool     `json:"pass"`
 	Consequence string   `json:"consequence"` // the verdict's one line: the guarantee, or what the user suffers
 	Failed      []string `json:"failed_invariants"`
+	Guards      Guards   `json:"guards"`          // what stopped repeats in the run
 	Error       string   `json:"error,omitempty"` // why the scenario could not run under this design
 }
 
 // ResultOf is the lab's line for report rep of a run of s.
 func ResultOf(s *Scenario, rep *Report) LabResult {
 	v := s.Verdict(rep)
-	res := LabResult{Scenario: s.Name, Title: s.Title, Pass: v.Held, Consequence: v.Says, Failed: []string{}}
+	res := LabResult{Scenario: s.Name, Title: s.Title, Pass: v.Held, Consequence: v.Says, Failed: []string{}, Guards: rep.Guards}
 	for _, inv := range v.Failed {
 		res.Failed = append(res.Failed, inv.Name)
 	}

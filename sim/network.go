@@ -87,7 +87,7 @@ func DecodeAnswer(status int, body []byte) Answer {
 }
 
 // Caption is the answer in a few words: "200 b1", "200 b1 (replay)",
-// "409 Not enough seats left".
+// "409 Not enough seats left: 0 left, you asked for 2".
 func (a Answer) Caption() string {
 	switch {
 	case a.Booking != nil && a.Replayed:

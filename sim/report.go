@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/dustin/go-humanize/english"
 )
@@ -21,6 +22,7 @@ type Report struct {
 	SeatsTaken  int            `json:"seats_taken"`  // seats the run's events lost
 	Attempts    []IntentReport `json:"attempts"`     // every try of every intent
 	Invariants  []Invariant    `json:"invariants"`
+	Guards      Guards         `json:"guards"`  // what stopped repeats in this run, read off its trace
 	Verdict     *Verdict       `json:"verdict"` // what the run means: the guarantee that held, or the consequence and its diagnosis
 }
 
@@ -33,7 +35,7 @@ type AnswerReport struct {
 }
 
 // String is the answer as a person reads it: "200 b1", "200 b1 (replay)",
-// "409 Not enough seats left".
+// "409 Not enough seats left: 0 left, you asked for 2".
 func (a AnswerReport) String() string {
 	s := fmt.Sprint(a.Status)
 	if a.BookingID != nil {
@@ -54,6 +56,40 @@ type IntentReport struct {
 	Copy   int         `json:"copy,omitempty"`
 	Key    string      `json:"key"`
 	Tries  []TryResult `json:"tries"`
+}
+
+// Guards counts, from a run's trace, what acted on requests that repeated a
+// key: a verdict names only the guards that did.
+type Guards struct {
+	// Lookups found the key in the booking row (then replayed, or refused
+	// with 409 for another booking).
+	Lookups int `json:"lookups"`
+	// Violations are INSERTs the UNIQUE constraint stopped (23505), rolled
+	// back, seats included.
+	Violations int `json:"violations"`
+	// StoreHits found the key in a key store outside the row, in the API
+	// instance's memory or in Redis (RedisHits of them).
+	StoreHits int `json:"store_hits"`
+	RedisHits int `json:"redis_hits"`
+}
+
+// GuardsOf counts the guards that acted in trace.
+func GuardsOf(trace []Event) Guards {
+	var g Guards
+	for _, ev := range trace {
+		switch {
+		case ev.Kind == KindLookup && ev.Found && strings.HasPrefix(ev.Label, labelFindKey):
+			g.Lookups++
+		case ev.Kind == KindRollback && ev.Label == labelUniqueViolation:
+			g.Violations++
+		case ev.Kind == KindKeyStore && ev.Found:
+			g.StoreHits++
+			if ev.To == LaneRedis {
+				g.RedisHits++
+			}
+		}
+	}
+	return g
 }
 
 // Invariant is one property checked after a run, by queries of the tables
@@ -126,6 +162,7 @@ func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
 		return nil, err
 	}
 	rep.Invariants = inv
+	rep.Guards = GuardsOf(r.Trace.Recorded())
 	err = r.Stage.Admin.QueryRow(ctx, `SELECT (SELECT count(*) FROM bookings), $1 - (SELECT coalesce(sum(seats_left), 0) FROM events)`,
 		r.seats).Scan(&rep.BookingRows, &rep.SeatsTaken)
 	if err != nil {
@@ -156,33 +193,42 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 		{InvOnePerKey, dupKeys == 0, fmt.Sprintf("%s with more than one booking", english.Plural(dupKeys, "(user, key) pair", ""))},
 		{InvSeatsNotNegative, minLeft >= 0, fmt.Sprintf("lowest seats_left %d", minLeft)},
 	}
-	split := 0
-	for _, o := range outcomes {
-		ids := map[string]bool{}
-		for _, t := range o.Tries {
-			if t.BookingID != "" {
-				ids[t.BookingID] = true
-			}
-		}
-		if len(ids) > 1 {
-			split++
-		}
-	}
-	inv = append(inv, Invariant{InvOneBookingPerTry, split == 0, fmt.Sprintf("%s got more than one booking id", english.Plural(split, "intent", ""))})
+	// Every count below is of intents: the copies of one intent (sent at
+	// once, with one key) are one intent, and a detail says how many of
+	// its copies a count stands for when that is more than one a piece.
 	made := map[int][]string{} // intent → the bookings it created
 	for _, ev := range trace {
 		if ev.Kind == KindCommit && !ev.Replayed && ev.BookingID != "" {
 			made[ev.Intent] = append(made[ev.Intent], ev.BookingID)
 		}
 	}
-	twice := 0
-	for _, ids := range made {
-		if len(ids) > 1 {
-			twice++
+	ids := map[int]map[string]bool{} // intent → the booking ids its tries got, over all its copies
+	for _, o := range outcomes {
+		for _, t := range o.Tries {
+			if t.BookingID != "" {
+				if ids[o.Intent.Number] == nil {
+					ids[o.Intent.Number] = map[string]bool{}
+				}
+				ids[o.Intent.Number][t.BookingID] = true
+			}
 		}
 	}
-	inv = append(inv, Invariant{InvOneBookingPerIntent, twice == 0, fmt.Sprintf("%s booked more than once", english.Plural(twice, "intent", ""))})
-	mismatched, unanswered := 0, 0
+	split, twice := newTally(), newTally()
+	for n, got := range ids {
+		if len(got) > 1 {
+			split.intent(n)
+		}
+	}
+	for n, b := range made {
+		if len(b) > 1 {
+			twice.intent(n)
+		}
+	}
+	inv = append(inv,
+		Invariant{InvOneBookingPerTry, split.none(), split.say("intent got", "intents got", "more than one booking id")},
+		Invariant{InvOneBookingPerIntent, twice.none(), twice.say("intent booked", "intents booked", "more than once")})
+	mismatched := 0
+	unanswered := newTally()
 	for _, o := range outcomes {
 		a := o.Answer
 		if a != nil && a.Booking != nil && (a.Booking.EventID != o.Intent.EventID || a.Booking.Quantity != o.Intent.Quantity) {
@@ -193,36 +239,72 @@ func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes
 			continue // it booked nothing, or no answer ever came
 		}
 		if a.Booking == nil || a.Booking.ID != ids[0] {
-			unanswered++
+			unanswered.copy(o)
 		}
 	}
 	// The answer of a try may be lost after the server acted: only a retry
 	// with the key tells the user what happened (lesson, "How it works").
-	abandoned := 0
+	abandoned := newTally()
 	for _, o := range outcomes {
 		if n := len(o.Tries); n > 0 && n < len(DefaultBackoff)+1 && o.Tries[n-1].Error != "" && !errors.Is(o.Err, context.Canceled) {
-			abandoned++
+			abandoned.copy(o)
 		}
 	}
-	resent, blocked := 0, 0
+	resent, blocked := newTally(), newTally()
 	for _, o := range outcomes {
 		for i, t := range o.Tries {
 			if t.Status >= 400 && t.Status < 500 && i < len(o.Tries)-1 {
-				resent++
+				resent.copy(o)
 				break
 			}
 		}
 		if o.Answer != nil && o.Answer.Error != nil && o.Answer.Error.Code == CodeKeyReused && !keyUsedBy(outcomes, o) {
-			blocked++
+			blocked.copy(o)
 		}
 	}
 	inv = append(inv,
 		Invariant{InvAnswerMatches, mismatched == 0, fmt.Sprintf("%s a booking of another event or quantity", english.Plural(mismatched, "answer carries", "answers carry"))},
-		Invariant{InvIntentGetsItsBook, unanswered == 0, fmt.Sprintf("%s but finally answered with something else", english.Plural(unanswered, "intent booked", "intents booked"))},
-		Invariant{InvRefusalFinal, resent == 0, fmt.Sprintf("%s sent again after a 4xx", english.Plural(resent, "intent", ""))},
-		Invariant{InvNoAnswerRetried, abandoned == 0, fmt.Sprintf("%s given up after a try with no answer, with tries left", english.Plural(abandoned, "intent", ""))},
-		Invariant{InvKeysPerUser, blocked == 0, fmt.Sprintf("%s 409 for a key only another user had used", english.Plural(blocked, "intent got", "intents got"))})
+		Invariant{InvIntentGetsItsBook, unanswered.none(), unanswered.say("intent booked", "intents booked", "but finally answered with something else")},
+		Invariant{InvRefusalFinal, resent.none(), resent.say("intent", "intents", "sent again after a 4xx")},
+		Invariant{InvNoAnswerRetried, abandoned.none(), abandoned.say("intent", "intents", "given up after a try with no answer, with tries left")},
+		Invariant{InvKeysPerUser, blocked.none(), blocked.say("intent got", "intents got", "409 for a key only another user had used")})
 	return inv, nil
+}
+
+// tally counts intents, and the copies of them, that an invariant found
+// at fault.
+type tally struct {
+	intents map[int]bool
+	copies  int
+}
+
+func newTally() *tally { return &tally{intents: map[int]bool{}} }
+
+// intent counts intent n as a whole.
+func (t *tally) intent(n int) { t.intents[n] = true }
+
+// copy counts the copy (or the only sending) of an intent that o is.
+func (t *tally) copy(o Outcome) {
+	t.intents[o.Intent.Number] = true
+	t.copies++
+}
+
+func (t *tally) none() bool { return len(t.intents) == 0 }
+
+// say is the detail: "1 intent booked more than once", "2 intents got …",
+// and, when the count stands for more copies than intents, "(4 of its
+// copies)" or "(9 copies in all)".
+func (t *tally) say(one, many, rest string) string {
+	n := len(t.intents)
+	s := english.Plural(n, one, many) + " " + rest
+	switch {
+	case t.copies <= n:
+	case n == 1:
+		s += fmt.Sprintf(" (%d of its copies)", t.copies)
+	default:
+		s += fmt.Sprintf(" (%d copies in all)", t.copies)
+	}
+	return s
 }
 
 // keyUsedBy reports whether another intent of o's user sent o's key: the

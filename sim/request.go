@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"os"
 	"strconv"
@@ -58,7 +59,13 @@ func parseKey(h http.Header) (uuid.UUID, *Error) {
 			"The Idempotency-Key is %d bytes; the most is %d: send one UUID per booking intent, e.g. %s", len(v), MaxKeyBytes, exampleKey))
 	}
 	k, err := uuid.Parse(v)
-	if err != nil || len(v) != 36 || k == uuid.Nil {
+	if err == nil && len(v) == 36 && k == uuid.Nil {
+		// It has the form, but every careless client would send the same
+		// one: it cannot tell one intent from another.
+		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf(
+			"Idempotency-Key %s is the nil UUID, the same for everyone: make a random UUID once per booking intent, e.g. %s", v, exampleKey))
+	}
+	if err != nil || len(v) != 36 {
 		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf("Idempotency-Key %s is not a UUID in the form %s", quoteShort(v), exampleKey))
 	}
 	return k, nil
@@ -246,13 +253,23 @@ func wholeNumber(field string, tok json.Token) (int64, *Error) {
 	}
 	s := string(num)
 	if strings.ContainsAny(s, ".eE") {
-		return 0, errBadRequest(CodeInvalidBody, fmt.Sprintf("%s %s is not a whole number: send %s", field, cutForLog(s), bodyExample))
+		// 1e0 and 2.0 are whole numbers in another notation: say how to
+		// write them.
+		f, _, err := big.ParseFloat(s, 10, 256, big.ToNearestEven)
+		if err != nil || !f.IsInt() {
+			return 0, errBadRequest(CodeInvalidBody, fmt.Sprintf("%s %s is not a whole number: send %s", field, cutForLog(s), bodyExample))
+		}
+		if n, acc := f.Int64(); acc == big.Exact {
+			return 0, errBadRequest(CodeInvalidBody, fmt.Sprintf("%s %s must be written without a decimal point or exponent: write it as %d, e.g. %s",
+				field, cutForLog(s), n, bodyExample))
+		}
+		// A whole number past 64 bits: out of range below.
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil { // the decoder has checked the syntax: only the range is left
+	if err != nil || (field == fieldEventID && n < 1) { // the decoder has checked the syntax: only the range is left
 		what := fmt.Sprintf("it must be a whole number from 1 to %d", MaxQuantity)
 		if field == fieldEventID {
-			what = "event ids are whole numbers from 1; GET /events lists them"
+			what = eventIDRange
 		}
 		return 0, errBadRequest(CodeInvalidBody, fmt.Sprintf("%s %s is out of range: %s", field, cutForLog(s), what))
 	}

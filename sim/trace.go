@@ -95,6 +95,14 @@ type Trace struct {
 	events  []Event
 	closed  bool
 	changed chan struct{} // closed and replaced at every event
+
+	// inFlight holds, per idempotency key, one channel for every write of
+	// that key that the database has made (or is making) but the trace has
+	// not told yet; each is closed when its write is told or abandoned.
+	inFlight map[string][]chan struct{}
+	// awaiting, when set, is called when a reader starts waiting for a
+	// write in flight (tests).
+	awaiting func(key string)
 }
 
 // NewTrace returns a trace whose times are measured on clock from now.
@@ -229,6 +237,70 @@ func (t *Trace) WaitFor(ctx context.Context, ok func(Event) bool) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// Writing marks a write of key as in flight: the caller is about to make it
+// durable (COMMIT, or a key store's SET) and will tell it next. The returned
+// done clears the mark; it is safe to call more than once, and the caller
+// must call it on every path (defer it): once the write is told, or when it
+// is abandoned (an error, a crash, a cancelled run), so that no reader waits
+// for it forever. A nil Trace marks nothing.
+func (t *Trace) Writing(key string) (done func()) {
+	if t == nil {
+		return func() {}
+	}
+	c := make(chan struct{})
+	t.mu.Lock()
+	if t.inFlight == nil {
+		t.inFlight = map[string][]chan struct{}{}
+	}
+	t.inFlight[key] = append(t.inFlight[key], c)
+	t.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			t.mu.Lock()
+			cs := t.inFlight[key]
+			for i := range cs {
+				if cs[i] == c {
+					cs = append(cs[:i:i], cs[i+1:]...)
+					break
+				}
+			}
+			if len(cs) == 0 {
+				delete(t.inFlight, key)
+			} else {
+				t.inFlight[key] = cs
+			}
+			t.mu.Unlock()
+			close(c)
+		})
+	}
+}
+
+// AwaitWrites waits until no write of key marked by Writing is in flight,
+// or ctx ends (it returns ctx.Err()). A reader that found key's booking
+// calls it before telling so: the write it read is told first, and the
+// screen keeps the database's order. A nil Trace returns at once.
+func (t *Trace) AwaitWrites(ctx context.Context, key string) error {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	cs := append([]chan struct{}(nil), t.inFlight[key]...)
+	awaiting := t.awaiting
+	t.mu.Unlock()
+	if len(cs) > 0 && awaiting != nil {
+		awaiting(key)
+	}
+	for _, c := range cs {
+		select {
+		case <-c:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // Recorded returns a copy of every event so far, in Seq order.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dustin/go-humanize/english"
 )
@@ -89,8 +90,8 @@ var meanings = map[string]meaning{
 		diagnosis:   diagNewKeyPerRetry,
 	},
 	"key-reuse-two-events": {
-		guarantee: func(*Report) string {
-			return "one booking for one key: the other transaction rolled back, seats included, and answered 409"
+		guarantee: func(r *Report) string {
+			return "one booking for one key: " + refusedBy(r)
 		},
 		consequence: func(r *Report) string {
 			return fmt.Sprintf("one key now holds %d bookings, on two events", r.BookingRows)
@@ -103,8 +104,8 @@ var meanings = map[string]meaning{
 		},
 	},
 	"lookup-before-lock": {
-		guarantee: func(*Report) string {
-			return "one booking: the constraint stopped the second INSERT (23505), and the loser answered with the winner's booking"
+		guarantee: func(r *Report) string {
+			return "one booking: " + stoppedBy(r)
 		},
 		consequence: chargedTimes("for one click"),
 		diagnosis: &Diagnosis{
@@ -158,8 +159,17 @@ var meanings = map[string]meaning{
 		},
 	},
 	"other-instance": {
-		guarantee: func(*Report) string {
-			return "api-2 found the key in the booking row: the same booking, charged once"
+		guarantee: func(r *Report) string {
+			where := "the booking row"
+			switch {
+			case r.Guards.RedisHits > 0:
+				where = "Redis"
+			case r.Guards.StoreHits > 0:
+				where = "its memory"
+			case r.Guards.Lookups == 0:
+				return "the same booking, charged once"
+			}
+			return "api-2 found the key in " + where + ": the same booking, charged once"
 		},
 		consequence: chargedTimes("for one click: the retry on api-2 booked again"),
 		diagnosis: &Diagnosis{
@@ -183,6 +193,43 @@ var meanings = map[string]meaning{
 			Fix:     "Keep the key in the booking row: it commits with the booking and never expires",
 		},
 	},
+}
+
+// stoppedBy says what stopped the copies of one click from booking twice,
+// naming only the guards that acted in run r.
+func stoppedBy(r *Report) string {
+	g := r.Guards
+	var said []string
+	if g.Lookups > 0 {
+		said = append(said, "the lookup found the key, and the later copy replayed the booking, writing nothing")
+	}
+	if g.StoreHits > 0 {
+		said = append(said, "the key store had the key, and the later copy replayed the booking")
+	}
+	if g.Violations > 0 {
+		said = append(said, "the constraint stopped the second INSERT (23505), and the loser answered with the winner's booking")
+	}
+	if len(said) == 0 {
+		return "every copy answered with the same booking"
+	}
+	return strings.Join(said, "; ")
+}
+
+// refusedBy says what refused the second use of one key, naming only the
+// guards that acted in run r.
+func refusedBy(r *Report) string {
+	g := r.Guards
+	var said []string
+	if g.Lookups > 0 {
+		said = append(said, "the other request found the key at its lookup and was refused with 409, nothing written")
+	}
+	if g.Violations > 0 {
+		said = append(said, "the other transaction hit the constraint (23505), rolled back, seats included, and answered 409")
+	}
+	if len(said) == 0 {
+		return "the other request was refused with 409"
+	}
+	return strings.Join(said, "; ")
 }
 
 // chargedTimes is the consequence "charged twice: 2 bookings for one

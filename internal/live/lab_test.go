@@ -2,6 +2,7 @@ package live
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/learn-idempotency/learn/quiz"
@@ -19,8 +20,46 @@ func TestTheLessonsDesignPassesEveryScenario(t *testing.T) {
 			}
 		}
 	}
+	for _, r := range card.Scenarios {
+		namesOnlyGuardsThatActed(t, "the lesson's design", r)
+	}
 	if card.Summary != "safe against 14 of 14 scenarios" {
 		t.Errorf("summary %q", card.Summary)
+	}
+}
+
+// namesOnlyGuardsThatActed fails t when the ✓ sentence of a scenario that
+// held names a guard that did not act in its run (say, 23505 when no
+// unique violation happened), or, for a scenario whose repeat some guard
+// must stop, names none.
+func namesOnlyGuardsThatActed(t *testing.T, design string, r sim.LabResult) {
+	t.Helper()
+	if !r.Pass {
+		return
+	}
+	g := r.Guards
+	for _, c := range []struct {
+		words string
+		acted bool
+	}{
+		{"23505", g.Violations > 0},
+		{"constraint", g.Violations > 0},
+		{"lookup", g.Lookups > 0},
+		{"booking row", g.Lookups > 0},
+		{"key store", g.StoreHits > 0},
+		{"memory", g.StoreHits > 0},
+		{"Redis", g.RedisHits > 0},
+	} {
+		if strings.Contains(r.Consequence, c.words) && !c.acted {
+			t.Errorf("under %s, %s says %q, but no %q acted in its run (%+v)", design, r.Scenario, r.Consequence, c.words, g)
+		}
+	}
+	if r.Scenario == "lookup-before-lock" || r.Scenario == "key-reuse-two-events" {
+		if g.Lookups+g.Violations+g.StoreHits == 0 {
+			t.Errorf("under %s, %s held but no guard acted: %+v", design, r.Scenario, g)
+		} else if !strings.ContainsAny(r.Consequence, ";:") || !(strings.Contains(r.Consequence, "lookup") || strings.Contains(r.Consequence, "23505") || strings.Contains(r.Consequence, "key store")) {
+			t.Errorf("under %s, %s says %q without naming the guard that acted (%+v)", design, r.Scenario, r.Consequence, g)
+		}
 	}
 }
 
@@ -87,6 +126,7 @@ func TestEverySingleSwitchDeviation(t *testing.T) {
 				if r.Error != "" {
 					t.Errorf("%s could not run: %s", r.Scenario, r.Error)
 				}
+				namesOnlyGuardsThatActed(t, d.String(), r)
 				if !r.Pass {
 					caught = append(caught, r.Scenario)
 					if r.Consequence == "" || len(r.Failed) == 0 {
