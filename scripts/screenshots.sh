@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 out=docs
 bin=$(mktemp -d)/learn
 state=$(mktemp -d)
-trap 'rm -rf "$(dirname "$bin")" "$state"; tmux kill-session -t learn-shot 2>/dev/null || true; tmux kill-session -t learn-shot-keep 2>/dev/null || true' EXIT
+trap 'rm -rf "$(dirname "$bin")" "$state"; tmux kill-session -t =learn-shot: 2>/dev/null || true; tmux kill-session -t =learn-shot-keep: 2>/dev/null || true' EXIT
 # One tmux server for the whole script: a server exiting with its last
 # session races the next one.
 tmux new-session -d -s learn-shot-keep "sleep 3600"
@@ -24,11 +24,11 @@ freeze() { go run github.com/charmbracelet/freeze@v0.2.2 "$@"; }
 # waitfor TEXT: until the pane shows TEXT (at most 60 s).
 waitfor() {
   for _ in $(seq 1 600); do
-    if tmux capture-pane -p -t learn-shot | grep -qF -- "$1"; then return 0; fi
+    if tmux capture-pane -p -t =learn-shot: | grep -qF -- "$1"; then return 0; fi
     sleep 0.1
   done
   echo "screenshots: \"$1\" never appeared:" >&2
-  tmux capture-pane -p -t learn-shot >&2
+  tmux capture-pane -p -t =learn-shot: >&2
   exit 1
 }
 
@@ -37,7 +37,7 @@ waitfor() {
 shot() {
   local w=$2 h=$3
   shift 3
-  tmux kill-session -t learn-shot 2>/dev/null || true
+  tmux kill-session -t =learn-shot: 2>/dev/null || true
   # A state directory of its own: nothing resumes from the shot before.
   local home
   home=$(mktemp -d "$state/home-XXXX")
@@ -46,7 +46,7 @@ shot() {
 snap() {
   # tmux writes a colour only where it changes, across lines too; freeze
   # starts every line afresh: carry the last colours into each line.
-  tmux capture-pane -e -N -p -t learn-shot |
+  tmux capture-pane -e -N -p -t =learn-shot: |
     perl -ne 'print $sgr unless /^\e\[/; print; $sgr = $1 if /((?:\e\[[0-9;]*m)+)(?!.*\e\[[0-9;]*m)/' >"$state/$1.ansi"
   freeze "$state/$1.ansi" --language ansi --window --output "$out/$1.svg" >/dev/null
   echo "screenshots: wrote $out/$1.svg"
@@ -54,21 +54,21 @@ snap() {
 
 shot play-correct 100 30 play lost-answer
 waitfor "step 1"
-tmux send-keys -t learn-shot -N 60 n
+tmux send-keys -t =learn-shot: -N 60 n
 waitfor "summary of"
 snap play-correct
 
 shot play-broken 100 30 play new-key-per-retry --variant broken
 waitfor "step 1"
-tmux send-keys -t learn-shot -N 60 n
+tmux send-keys -t =learn-shot: -N 60 n
 waitfor "summary of"
 waitfor "fix"
 snap play-broken
 
 shot race 100 34
 waitfor "Race: N copies"
-tmux send-keys -t learn-shot j j j Enter
+tmux send-keys -t =learn-shot: j j j Enter
 waitfor "Copies: 10"
-tmux send-keys -t learn-shot Up Up + + v Enter
+tmux send-keys -t =learn-shot: Up Up + + v Enter
 waitfor "charged 32 times"
 snap race
