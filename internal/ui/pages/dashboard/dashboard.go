@@ -189,7 +189,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.room.SendOn("play", common.Step{}, "stepped the play screens together")
 	case key.Matches(msg, keyClose):
-		m.room.ClosePoll()
+		if m.room.ClosePoll() == "" {
+			m.note = "no poll to close: o opens one on a question"
+		}
 	case key.Matches(msg, k.Up):
 		m.top = max(0, m.top-1)
 	case key.Matches(msg, k.Down):

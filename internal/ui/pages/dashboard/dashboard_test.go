@@ -226,6 +226,21 @@ func TestDashboardSendsTheRoomAndStepsIt(t *testing.T) {
 	}
 	s.waitFor(t, "Poll: Checkpoint 1 (open) · 0 answered", "not answered yet: ada, ben")
 
+	// c closes the poll: it says so, and an answer after does not count
+	// in it.
+	q := quiz.Checkpoint().Questions[0]
+	adaSeat.Answered(quiz.SetCheckpoint, q.ID, q.Correct, 1)
+	s.waitFor(t, "Poll: Checkpoint 1 (open) · 1 answered")
+	s.press("c")
+	s.waitFor(t, "Poll: Checkpoint 1 (closed) · 1 answered", "closed the poll on Checkpoint 1: 1 answered", "had not answered at the close: ben")
+	benSeat.Answered(quiz.SetCheckpoint, q.ID, q.Correct, 1)
+	s.waitFor(t, "ben answered Checkpoint 1: right")
+	if scr := s.text(); !strings.Contains(scr, "(closed) · 1 answered") {
+		t.Errorf("ben's answer after the close counted in the poll:\n%s", scr)
+	}
+	s.press("c")
+	s.waitFor(t, "no poll to close")
+
 	s.press("q")
 	s.waitFor(t, "q does not end a workshop: Ctrl-C does")
 }

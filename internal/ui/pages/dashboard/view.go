@@ -150,8 +150,11 @@ func (m *Model) pollView(w int) string {
 	}
 	st := m.c.Styles
 	how := "answered last"
-	if p.Opened {
+	switch {
+	case p.Opened:
 		how = "open"
+	case p.Closed:
+		how = "closed"
 	}
 	title := st.BoxTitle.Render("Poll: "+p.Title) + st.Subtle.Render(fmt.Sprintf(" (%s) · %d answered", how, p.Answered))
 	out := []string{common.Truncate(title, w), st.Subtle.Render(common.Truncate(p.Prompt, w))}
@@ -174,7 +177,9 @@ func (m *Model) pollView(w int) string {
 		}
 		out = append(out, fmt.Sprintf("%s %s %3d %s", pad(label, labelW), bar, b.Count, mark))
 	}
-	if len(p.Waiting) > 0 {
+	if len(p.Waiting) > 0 && p.Closed {
+		out = append(out, st.Subtle.Render(common.Truncate("had not answered at the close: "+strings.Join(p.Waiting, ", "), w)))
+	} else if len(p.Waiting) > 0 {
 		out = append(out, st.Warn.Render(common.Truncate("not answered yet: "+strings.Join(p.Waiting, ", "), w)))
 	} else if p.Answered > 0 {
 		out = append(out, st.Good.Render("everyone connected has answered"))
