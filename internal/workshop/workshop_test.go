@@ -44,7 +44,7 @@ func TestJoinCodeLetsInAndNothingElse(t *testing.T) {
 		}
 		c.Close()
 	}
-	for i, wrong := range []string{"", "kq7m-3hx", "kq7m-3hxtt", "xxxx-xxxx"} {
+	for i, wrong := range []string{"kq7m-3hx", "kq7m-3hxtt", "xxxx-xxxx"} {
 		var banner strings.Builder
 		if c, err := dial(w, "ada", &banner, password(wrong)); err == nil {
 			c.Close()
@@ -54,6 +54,50 @@ func TestJoinCodeLetsInAndNothingElse(t *testing.T) {
 		if got := banner.String(); got != want {
 			t.Errorf("code %q: the banner %q, want %q", wrong, got, want)
 		}
+	}
+}
+
+// A client without a terminal (ssh from a script) answers every prompt
+// with nothing: that is no code given, said so once and not counted
+// against its address; and one connection that keeps giving wrong codes,
+// at the prompt or by password, counts wrongPerConn of them at most.
+func TestNoCodeIsNotAWrongCodeAndOneConnectionCountsAFew(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	asked := 0
+	var banner strings.Builder
+	if c, err := dial(w, "zed", &banner, gossh.KeyboardInteractive(func(_, _ string, qs []string, _ []bool) ([]string, error) {
+		asked++
+		return make([]string, len(qs)), nil
+	}), password(""), password("  ")); err == nil {
+		c.Close()
+		t.Fatal("no code let in")
+	}
+	if asked != 1 || !strings.Contains(banner.String(), "learn workshop: no join code given: run ssh from a terminal") {
+		t.Errorf("empty answers: asked %d times (want 1), the banner %q", asked, banner.String())
+	}
+	if left, wait := w.auth.standing(w.Addr()); left != wrongCodeBurst || wait != 0 {
+		t.Errorf("after empty answers the address has %d tries left (wait %s), want all %d", left, wait, wrongCodeBurst)
+	}
+
+	asked = 0
+	banner.Reset()
+	if c, err := dial(w, "zed", &banner, gossh.KeyboardInteractive(func(_, _ string, qs []string, _ []bool) ([]string, error) {
+		asked++
+		return []string{"guess"}, nil
+	}), password("guess"), password(testCode)); err == nil {
+		c.Close()
+		t.Fatal("a connection past its wrong codes was let in")
+	}
+	if left, _ := w.auth.standing(w.Addr()); left != wrongCodeBurst-wrongPerConn {
+		t.Errorf("one connection guessing again and again: %d tries left, want %d", left, wrongCodeBurst-wrongPerConn)
+	}
+	if asked != wrongPerConn || !strings.Contains(banner.String(), "learn workshop: that is not the join code either: 3 wrong in this connection; ask the presenter for the code, then connect again\n") {
+		t.Errorf("asked %d times (want %d); the banner %q", asked, wrongPerConn, banner.String())
+	}
+	if c, err := dial(w, "ada", nil, password(testCode)); err != nil {
+		t.Errorf("another connection from the address with the right code: %v", err)
+	} else {
+		c.Close()
 	}
 }
 
