@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -319,8 +320,20 @@ func TestNothingButLearn(t *testing.T) {
 	if err := s.Shell(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Wait(); exitStatus(err) != 1 || !strings.Contains(out.String(), "Requires an active PTY") {
+	_, port, _ := net.SplitHostPort(w.Addr().String())
+	if err := s.Wait(); exitStatus(err) != 1 || strings.TrimSpace(out.String()) != "learn workshop: the app needs a terminal: use ssh -t -p "+port+" mallory@127.0.0.1" {
 		t.Errorf("a shell without a terminal: exit %v, %q", err, out.String())
+	}
+	// ssh with a command asks for no terminal unless told (-t).
+	s, err = c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	s.Stdout, s.Stderr = &out, &out
+	if err := s.Run("play lost-answer --variant broken"); exitStatus(err) != 1 ||
+		strings.TrimSpace(out.String()) != "learn workshop: play needs a terminal: use ssh -t -p "+port+" mallory@127.0.0.1 play lost-answer --variant broken" {
+		t.Errorf("play without a terminal: exit %v, %q", err, out.String())
 	}
 	if n := len(w.Room().Snapshot(0).Attendees); n != 0 {
 		t.Errorf("%d attendees seated by sessions that got nothing", n)
