@@ -95,8 +95,25 @@ var errDenied = errors.New("permission denied")
 // not lock out everyone behind that address.
 const wrongPerConn = 3
 
-// connTries is one connection's record of its tries.
-type connTries struct{ wrong int }
+// connTries is one connection's record of its tries: the wrong codes it
+// gave, and whether it was told it gave none (once is enough: a client
+// without a terminal tries every method it has).
+type connTries struct {
+	wrong     int
+	toldEmpty bool
+}
+
+// refusal is the error that refuses a code: with the banner that says
+// why, but only once for no code given.
+func (c *connTries) refusal(e *codeError) error {
+	if e.empty {
+		if c.toldEmpty {
+			return e
+		}
+		c.toldEmpty = true
+	}
+	return &gossh.BannerError{Err: e, Message: e.banner()}
+}
 
 // codeError is a join code refused: a wrong one (wrong), after which left
 // more may come from the address before it must wait; or, when wait is
@@ -153,7 +170,7 @@ func (e *codeError) short() string {
 // banner is note as the line ssh prints before its next prompt; the
 // password prompt OpenSSH falls back to takes the code too.
 func (e *codeError) banner() string {
-	if e.spent {
+	if e.spent || e.empty {
 		return "learn workshop: " + e.note() + "\n"
 	}
 	return "learn workshop: " + e.note() + "; the join code works at a password prompt too\n"
@@ -275,7 +292,7 @@ func (a *auth) trust(key gossh.PublicKey) {
 func (a *auth) password(ctx ssh.Context, c *connTries, key gossh.PublicKey) func(gossh.ConnMetadata, []byte) (*gossh.Permissions, error) {
 	return func(conn gossh.ConnMetadata, pw []byte) (*gossh.Permissions, error) {
 		if err := a.accept(ctx, conn, c, string(pw), key); err != nil {
-			return nil, &gossh.BannerError{Err: err, Message: err.banner()}
+			return nil, c.refusal(err)
 		}
 		return nil, nil
 	}
@@ -339,7 +356,7 @@ func (a *auth) interactive(ctx ssh.Context, c *connTries, key gossh.PublicKey) f
 				break
 			}
 		}
-		return nil, &gossh.BannerError{Err: refused, Message: refused.banner()}
+		return nil, c.refusal(refused)
 	}
 }
 
