@@ -168,7 +168,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		}
 		defer w.exit()
 		joined := time.Now()
-		pty, _, _ := sess.Pty() // activeterm let only sessions with one through
+		pty, _, _ := sess.Pty() // needsTerminal let only sessions with one through
 		first, _ := firstPage(sess.Command())
 		var prog atomic.Pointer[tea.Program]
 		send := func(msg any) {
