@@ -16,8 +16,9 @@ type Snapshot struct {
 	// Attendees are the connected ones in the order they came, then those
 	// who left.
 	Attendees []Attendee
-	// Poll is the open question's poll; nil before anyone answered and
-	// while no question is open.
+	// Poll is the open question's poll, else the poll the presenter
+	// closed (as it stood then), else that of the question answered last;
+	// nil before any of those.
 	Poll *Poll
 	// Feed is the newest lines of the feed, oldest first.
 	Feed  []Entry
