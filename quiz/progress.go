@@ -32,8 +32,9 @@ type Progress struct {
 	Challenges map[string]time.Time `json:"challenges,omitempty"`
 	// Resume is where the learner left off.
 	Resume Resume `json:"resume"`
-	// UpdatedAt is when the progress was last saved; zero if never.
-	UpdatedAt time.Time `json:"updated_at"`
+	// UpdatedAt is when the progress was last saved; zero if never, and
+	// then left out of the JSON (not "0001-01-01T00:00:00Z").
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
 }
 
 // SetProgress is the learner's record of one set.

@@ -355,6 +355,21 @@ func TestStoreResetAndExport(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &empty); err != nil || empty.Version != CurrentVersion {
 		t.Fatalf("Export of nothing = %q, %v", out.String(), err)
 	}
+	if strings.Contains(out.String(), "updated_at") {
+		t.Errorf("Export of nothing says when it was saved: %q", out.String())
+	}
+	// The export of nothing reads back as a progress file: nothing set
+	// aside, nothing damaged.
+	back := newStore(t)
+	if err := os.MkdirAll(filepath.Dir(back.Path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(back.Path, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if p, notes, err := back.Load(); err != nil || len(notes) != 0 || p.Version != CurrentVersion || !p.UpdatedAt.IsZero() {
+		t.Errorf("loading the export of nothing: %+v, notes %q, %v", p, notes, err)
+	}
 	saved, err := s.Update(func(p *Progress) error { p.MarkRead("idempotency", fixedNow); return nil })
 	if err != nil {
 		t.Fatal(err)

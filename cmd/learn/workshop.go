@@ -64,7 +64,7 @@ func workshopCmd(g *globals) *cobra.Command {
 				return usageErrorf(cmd, "--idle must be at least %s, got %s", workshopMinIdle, cfg.Idle)
 			}
 			cfg.Postgres = opts
-			return exit(runWorkshop(cmd.Context(), cfg, summaryDir, g.theme, cmd.InOrStdin(), cmd.OutOrStdout()))
+			return exit(runWorkshop(cmd.Context(), cfg, summaryDir, g.theme, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()
@@ -84,9 +84,19 @@ func workshopCmd(g *globals) *cobra.Command {
 // when in and out are a terminal, else a log on out. It ends the workshop
 // and writes the room's summary into summaryDir. Ending it so is its
 // normal end: 0. A failure to start is 1, before anything is left.
-func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme string, in io.Reader, out io.Writer) (int, error) {
+//
+// Without the dashboard, the summary's path and the last line go to errOut
+// as well: out's reader may have gone with the same Ctrl-C (learn workshop
+// | tee ws.log), and the path is what the presenter needs afterwards.
+func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme string, in io.Reader, out, errOut io.Writer) (int, error) {
 	say := func(format string, args ...any) { fmt.Fprintf(out, "learn workshop: "+format+"\n", args...) }
 	dashboard := isTerminal(in) && isTerminal(out)
+	last := func(format string, args ...any) { // a line that must be seen
+		say(format, args...)
+		if !isTerminal(out) {
+			fmt.Fprintf(errOut, "learn workshop: "+format+"\n", args...)
+		}
+	}
 	var quiet atomic.Bool // the dashboard is on screen: the log would draw over it
 	cfg.Logf = func(format string, args ...any) {
 		if !quiet.Load() {
@@ -127,14 +137,14 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 	case sumErr != nil:
 		say("%v", sumErr)
 	default:
-		say("the room's summary (%s): %s", english.Plural(len(sum.Attendees), "attendee", ""), path)
+		last("the room's summary (%s): %s", english.Plural(len(sum.Attendees), "attendee", ""), path)
 	}
 	for _, err := range []error{ws.Err(), presentErr, closeErr, sumErr} {
 		if err != nil {
 			return exitFailure, err
 		}
 	}
-	say("ended")
+	last("ended")
 	return exitOK, nil
 }
 

@@ -116,6 +116,11 @@ func TestWorkshopWithoutATerminal(t *testing.T) {
 	if err := json.Unmarshal(data, &sum); err != nil || sum.Ended.IsZero() {
 		t.Errorf("the summary %s: %v\n%s", m[1], err, data)
 	}
+	// learn workshop | tee ws.log: tee dies with the same Ctrl-C, so the
+	// path (and the end) are said on standard error as well.
+	if want := "learn workshop: the room's summary (0 attendees): " + m[1] + "\nlearn workshop: ended\n"; !strings.HasSuffix(errb.String(), want) {
+		t.Errorf("standard error %q, want it to end with %q", errb.String(), want)
+	}
 	for _, want := range []string{"join code: kq7m-3hxt", "host key SHA256:", "ready; Ctrl-C ends the workshop", "at most 1 attendee at once;"} {
 		if !strings.Contains(strings.Join(out, "\n")+log, want) {
 			t.Errorf("the output lacks %q", want)

@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/workshop"
@@ -226,4 +229,51 @@ func TestWorkshopTellsOpenSSHWhatIsWrong(t *testing.T) {
 	if !strings.Contains(feed, "ben from 127.0.0.1 opened no session within 10s (port forwarding only?): closed") {
 		t.Errorf("the feed does not say why ben's connection was closed:\n%s", feed)
 	}
+}
+
+// ssh from a script (no terminal at all) answers the join code's prompt
+// with nothing: the real OpenSSH client is told no code was given, and
+// however often it runs, its address is not locked out: the right code
+// from it still lets in.
+func TestWorkshopOpenSSHWithoutATerminalLocksNobodyOut(t *testing.T) {
+	ssh := requireTool(t, "ssh")
+	const code = "kq7m-3hxt"
+	ws, err := workshop.Start(t.Context(), workshop.Config{Addr: "127.0.0.1:0", Code: code, Server: testDB,
+		HostKey: filepath.Join(t.TempDir(), "key"), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = ws.Close() })
+	for range 3 {
+		cmd := exec.Command(ssh, "-F", "/dev/null", "-p", portOf(ws.Addr()), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+			"-o", "PubkeyAuthentication=no", "-o", "IdentityAgent=none", "-o", "ConnectTimeout=30", "zed@127.0.0.1", "progress")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal: ssh cannot open /dev/tty
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); exitStatusOf(err) != 255 || strings.Count(stderr.String(), "learn workshop: no join code given: run ssh from a terminal") != 1 {
+			t.Fatalf("ssh without a terminal: %v; stderr %q", err, stderr.String())
+		}
+	}
+	for _, e := range ws.Room().Snapshot(50).Feed {
+		if strings.Contains(e.Text, "wrong join code") {
+			t.Errorf("an empty answer counted as a wrong code: %q", e.Text)
+		}
+	}
+	c, err := gossh.Dial("tcp", ws.Addr().String(), &gossh.ClientConfig{User: "ada", Auth: []gossh.AuthMethod{gossh.Password(code)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatalf("the right code from the same address after the scripted ssh: %v", err)
+	}
+	c.Close()
+}
+
+// exitStatusOf is the exit status of a command that ran; -1 otherwise.
+func exitStatusOf(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
 }

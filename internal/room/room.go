@@ -56,6 +56,7 @@ type Room struct {
 	byName    map[string]*Seat // the same, by name
 	feed      []Entry
 	poll      *pollKey // the question the presenter opened, or nil
+	closed    *Poll    // the poll the presenter closed, as it stood then, or nil
 	lastAsked *pollKey // the question answered last, or nil
 	ended     bool
 	changed   chan struct{}
@@ -232,20 +233,33 @@ func (r *Room) OnScreen(screen string) int {
 func (r *Room) OpenPoll(set, qid string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.poll = nil
+	r.poll, r.closed = nil, nil
 	if _, ok := r.question(pollKey{set, qid}); ok {
 		r.poll = &pollKey{set, qid}
 	}
 	r.changedLocked()
 }
 
-// ClosePoll closes the question the presenter opened; the poll then
-// follows the question answered last.
-func (r *Room) ClosePoll() {
+// ClosePoll closes the poll shown (the question the presenter opened, or
+// else the one answered last): its counts stay as they stand now, marked
+// Closed, until the presenter opens another question; answers given after
+// count in the attendees' own scores, not in it. The feed says so. It
+// returns the closed poll's title ("Checkpoint 3"), or "" when there was
+// no poll to close (or it was closed already).
+func (r *Room) ClosePoll() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.poll = nil
-	r.changedLocked()
+	if r.closed != nil && r.poll == nil {
+		return ""
+	}
+	p := r.shownLocked()
+	if p == nil {
+		return ""
+	}
+	p.Opened, p.Closed = false, true
+	r.poll, r.closed = nil, p
+	r.logLocked("closed the poll on %s: %d answered", p.Title, p.Answered)
+	return p.Title
 }
 
 // End marks the workshop as ended: nobody joins any more. The sessions are

@@ -150,16 +150,30 @@ func TestPollCountsTheRoomsAnswers(t *testing.T) {
 	if !p.Opened || p.Question != short.ID || !slices.Equal(counts, []int{1, 1, 0}) || p.Title != "Checkpoint 1" {
 		t.Errorf("opened short answer: %+v, counts %v; want right 1, partly 1, wrong 0", p, counts)
 	}
-	r.ClosePoll()
-	if p := r.Snapshot(0).Poll; p.Question != single.ID {
-		t.Errorf("closed: the poll follows the question answered last, got %s", p.Question)
+	if title := r.ClosePoll(); title != "Checkpoint 1" {
+		t.Errorf("ClosePoll on the open Checkpoint 1 says %q", title)
+	}
+	cy := r.byName["cy"]
+	cy.Answered(quiz.SetCheckpoint, short.ID, []int{0}, 0) // after the close
+	snap := r.Snapshot(5)
+	if p := snap.Poll; p == nil || p.Opened || !p.Closed || p.Question != short.ID || p.Answered != 2 || p.Bars[2].Count != 0 || !slices.Equal(p.Waiting, []string{"cy"}) {
+		t.Errorf("closed poll after cy answered late: %+v, want Checkpoint 1 closed with 2 answered, cy not counted", p)
+	}
+	if got := attendee(t, snap, "cy").Checkpoint; got.Answered != 1 {
+		t.Errorf("cy's late answer is not in her own score: %+v", got)
+	}
+	if last := snap.Feed[len(snap.Feed)-2].Text; last != "closed the poll on Checkpoint 1: 2 answered" {
+		t.Errorf("the feed before cy's answer: %q, want the close", last)
+	}
+	if title := r.ClosePoll(); title != "" {
+		t.Errorf("closing a closed poll again: %q, want nothing to close", title)
 	}
 	r.OpenPoll("checkpoint", "no-such-question")
 	if p := r.Snapshot(0).Poll; p.Opened {
 		t.Errorf("an unknown question opened the poll: %+v", p)
 	}
 
-	snap := r.Snapshot(0)
+	snap = r.Snapshot(0)
 	if got := snap.Attendees[1].Checkpoint; got.Answered != 3 || got.Of != 5 || got.Points != 1 {
 		t.Errorf("ben's checkpoint %+v, want 3 of 5 answered, 0 + 0.5 + 0.5 points", got)
 	}

@@ -16,8 +16,9 @@ type Snapshot struct {
 	// Attendees are the connected ones in the order they came, then those
 	// who left.
 	Attendees []Attendee
-	// Poll is the open question's poll; nil before anyone answered and
-	// while no question is open.
+	// Poll is the open question's poll, else the poll the presenter
+	// closed (as it stood then), else that of the question answered last;
+	// nil before any of those.
 	Poll *Poll
 	// Feed is the newest lines of the feed, oldest first.
 	Feed  []Entry
@@ -71,15 +72,16 @@ type Poll struct {
 	Title         string // "Checkpoint 3"
 	Prompt        string
 	Kind          quiz.Kind
-	// Opened says the presenter opened this question; else it is the
-	// question answered last.
-	Opened bool
+	// Opened says the presenter opened this question; Closed that the
+	// presenter closed it (the counts are those at the close); neither,
+	// that it is the question answered last.
+	Opened, Closed bool
 	// Bars are the answers' distribution: one bar a choice for a choice or
 	// live question (an attendee who picked several counts in each), else
 	// right, partly right and wrong.
 	Bars []Bar
 	// Answered is how many attendees answered; Waiting names the connected
-	// ones who have not.
+	// ones who have not (when Closed: who had not at the close).
 	Answered int
 	Waiting  []string
 }
@@ -104,17 +106,32 @@ func (r *Room) Snapshot(feed int) Snapshot {
 			}
 		}
 	}
+	snap.Poll = r.shownLocked()
+	snap.Feed = slices.Clone(r.feed[max(0, len(r.feed)-feed):])
+	return snap
+}
+
+// shownLocked is the poll the presenter sees, a copy: the question opened;
+// else the poll closed, as it stood when closed; else the question
+// answered last; nil when none.
+func (r *Room) shownLocked() *Poll {
+	if r.poll == nil && r.closed != nil {
+		p := *r.closed
+		p.Bars, p.Waiting = slices.Clone(p.Bars), slices.Clone(p.Waiting)
+		return &p
+	}
 	k, opened := r.poll, true
 	if k == nil {
 		k, opened = r.lastAsked, false
 	}
-	if k != nil {
-		if q, ok := r.question(*k); ok {
-			snap.Poll = r.pollLocked(q, opened)
-		}
+	if k == nil {
+		return nil
 	}
-	snap.Feed = slices.Clone(r.feed[max(0, len(r.feed)-feed):])
-	return snap
+	q, ok := r.question(*k)
+	if !ok {
+		return nil
+	}
+	return r.pollLocked(q, opened)
 }
 
 func (r *Room) attendeeLocked(s *Seat) Attendee {

@@ -89,6 +89,32 @@ func newAuth(code string) *auth {
 
 var errDenied = errors.New("permission denied")
 
+// wrongPerConn is how many wrong codes one connection may give: past
+// them it is refused without counting more against its address, so one
+// client that retries on its own (a script answering every prompt) does
+// not lock out everyone behind that address.
+const wrongPerConn = 3
+
+// connTries is one connection's record of its tries: the wrong codes it
+// gave, and whether it was told it gave none (once is enough: a client
+// without a terminal tries every method it has).
+type connTries struct {
+	wrong     int
+	toldEmpty bool
+}
+
+// refusal is the error that refuses a code: with the banner that says
+// why, but only once for no code given.
+func (c *connTries) refusal(e *codeError) error {
+	if e.empty {
+		if c.toldEmpty {
+			return e
+		}
+		c.toldEmpty = true
+	}
+	return &gossh.BannerError{Err: e, Message: e.banner()}
+}
+
 // codeError is a join code refused: a wrong one (wrong), after which left
 // more may come from the address before it must wait; or, when wait is
 // more than 0, any code, since the address must wait that long first.
@@ -96,6 +122,11 @@ type codeError struct {
 	wrong bool
 	left  int
 	wait  time.Duration
+	// empty: no code was given at all (a client without a terminal
+	// answers the prompt with nothing); not counted.
+	empty bool
+	// spent: the connection gave wrongPerConn wrong codes already.
+	spent bool
 }
 
 func (e *codeError) Error() string { return errDenied.Error() + ": " + e.note() }
@@ -107,6 +138,12 @@ func (e *codeError) Unwrap() error { return errDenied }
 func (e *codeError) note() string {
 	wait := fmt.Sprintf("too many wrong join codes from your address: wait %s, then try again", seconds(e.wait))
 	switch {
+	case e.empty:
+		return "no join code given: run ssh from a terminal and type the code the presenter gives at the prompt"
+	case e.spent && e.wrong:
+		return fmt.Sprintf("that is not the join code either: %d wrong in this connection; ask the presenter for the code, then connect again", wrongPerConn)
+	case e.spent:
+		return fmt.Sprintf("%d wrong join codes in this connection: ask the presenter for the code, then connect again", wrongPerConn)
 	case e.wrong && e.wait > 0:
 		return "that is not the join code, and " + wait
 	case e.wait > 0:
@@ -118,15 +155,24 @@ func (e *codeError) note() string {
 // short is note for the prompt itself, which OpenSSH shows whatever its
 // LogLevel (it shows an instruction or a banner only at INFO and above).
 func (e *codeError) short() string {
-	if e.wait > 0 {
+	switch {
+	case e.empty:
+		return "no code given"
+	case e.spent:
+		return "too many wrong codes: connect again"
+	case e.wait > 0:
 		return fmt.Sprintf("wait %s: too many wrong codes from your address", seconds(e.wait))
+	default:
+		return fmt.Sprintf("that was not it; %s left", tries(e.left))
 	}
-	return fmt.Sprintf("that was not it; %s left", tries(e.left))
 }
 
 // banner is note as the line ssh prints before its next prompt; the
 // password prompt OpenSSH falls back to takes the code too.
 func (e *codeError) banner() string {
+	if e.spent || e.empty {
+		return "learn workshop: " + e.note() + "\n"
+	}
 	return "learn workshop: " + e.note() + "; the join code works at a password prompt too\n"
 }
 
@@ -149,15 +195,24 @@ func tries(n int) string {
 
 // check says whether given is the join code, in constant time (the
 // digests are compared, so the length of the code does not show either),
-// and counts a wrong one against addr; nil when it is.
-func (a *auth) check(addr net.Addr, given string) *codeError {
+// and counts a wrong one against addr and c; nil when it is. Nothing
+// given (only spaces) is not a wrong code: it is refused uncounted. Once c
+// gave wrongPerConn wrong codes, every code from it is refused uncounted.
+func (a *auth) check(addr net.Addr, c *connTries, given string) *codeError {
 	if _, wait := a.standing(addr); wait > 0 {
 		return &codeError{wait: wait}
+	}
+	if c.wrong >= wrongPerConn {
+		return &codeError{spent: true}
+	}
+	if normalize(given) == "" {
+		return &codeError{empty: true}
 	}
 	d := sha256.Sum256([]byte(normalize(given)))
 	if subtle.ConstantTimeCompare(d[:], a.digest[:]) == 1 {
 		return nil
 	}
+	c.wrong++
 	left, wait := a.countWrong(addr)
 	if a.logf != nil {
 		if wait > 0 {
@@ -166,7 +221,7 @@ func (a *auth) check(addr net.Addr, given string) *codeError {
 			a.logf("a wrong join code from %s", host(addr))
 		}
 	}
-	return &codeError{wrong: true, left: left, wait: wait}
+	return &codeError{wrong: true, left: left, wait: wait, spent: c.wrong >= wrongPerConn}
 }
 
 func host(addr net.Addr) string {
@@ -234,10 +289,10 @@ func (a *auth) trust(key gossh.PublicKey) {
 // password is the password callback: the code; a key proved before in
 // the same connection (nil if none) is trusted from then on. A code
 // refused is told in a banner.
-func (a *auth) password(ctx ssh.Context, key gossh.PublicKey) func(gossh.ConnMetadata, []byte) (*gossh.Permissions, error) {
+func (a *auth) password(ctx ssh.Context, c *connTries, key gossh.PublicKey) func(gossh.ConnMetadata, []byte) (*gossh.Permissions, error) {
 	return func(conn gossh.ConnMetadata, pw []byte) (*gossh.Permissions, error) {
-		if err := a.accept(ctx, conn, string(pw), key); err != nil {
-			return nil, &gossh.BannerError{Err: err, Message: err.banner()}
+		if err := a.accept(ctx, conn, c, string(pw), key); err != nil {
+			return nil, c.refusal(err)
 		}
 		return nil, nil
 	}
@@ -245,8 +300,8 @@ func (a *auth) password(ctx ssh.Context, key gossh.PublicKey) func(gossh.ConnMet
 
 // accept checks the code given in conn and trusts key (nil if none) once
 // the code is right: the connection has got in.
-func (a *auth) accept(ctx ssh.Context, conn gossh.ConnMetadata, given string, key gossh.PublicKey) *codeError {
-	if err := a.check(conn.RemoteAddr(), given); err != nil {
+func (a *auth) accept(ctx ssh.Context, conn gossh.ConnMetadata, c *connTries, given string, key gossh.PublicKey) *codeError {
+	if err := a.check(conn.RemoteAddr(), c, given); err != nil {
 		return err
 	}
 	if key != nil {
@@ -264,16 +319,18 @@ func (a *auth) in(ctx ssh.Context, conn gossh.ConnMetadata) {
 }
 
 // maxAsks bounds the prompts of one keyboard-interactive attempt.
-const maxAsks = 2 * wrongCodeBurst
+const maxAsks = wrongPerConn + 1
 
 const codePrompt = "learn workshop join code: "
 
 // interactive asks for the code at a prompt of its own, again after a
-// code refused (up to maxAsks times), the refusal said in the next
-// prompt's instruction and, in short, in the prompt itself. An address
-// that must wait is told so before it types anything; the code typed once
-// the wait is over lets it in.
-func (a *auth) interactive(ctx ssh.Context, key gossh.PublicKey) func(gossh.ConnMetadata, gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
+// wrong code (up to maxAsks times, while the connection may still give
+// one), the refusal said in the next prompt's instruction and, in short,
+// in the prompt itself. No code given ends the attempt at once: a client
+// without a terminal answers every prompt with nothing. An address that
+// must wait is told so before it types anything; the code typed once the
+// wait is over lets it in.
+func (a *auth) interactive(ctx ssh.Context, c *connTries, key gossh.PublicKey) func(gossh.ConnMetadata, gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
 	return func(conn gossh.ConnMetadata, ask gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
 		var refused *codeError
 		if _, wait := a.standing(conn.RemoteAddr()); wait > 0 {
@@ -292,19 +349,23 @@ func (a *auth) interactive(ctx ssh.Context, key gossh.PublicKey) func(gossh.Conn
 			if len(answers) != 1 {
 				return nil, errDenied
 			}
-			if refused = a.accept(ctx, conn, answers[0], key); refused == nil {
+			if refused = a.accept(ctx, conn, c, answers[0], key); refused == nil {
 				return nil, nil
 			}
+			if refused.empty || refused.spent {
+				break
+			}
 		}
-		return nil, &gossh.BannerError{Err: refused, Message: refused.banner()}
+		return nil, c.refusal(refused)
 	}
 }
 
 // serverConfig is the SSH server's authentication for one connection.
 func (a *auth) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 	cfg := &gossh.ServerConfig{MaxAuthTries: 6}
-	cfg.PasswordCallback = a.password(ctx, nil)
-	cfg.KeyboardInteractiveCallback = a.interactive(ctx, nil)
+	c := &connTries{} // the callbacks of one connection run one at a time
+	cfg.PasswordCallback = a.password(ctx, c, nil)
+	cfg.KeyboardInteractiveCallback = a.interactive(ctx, c, nil)
 	// Any key may be offered; once the client has signed with it, a key
 	// trusted before lets it in, and any other must add the code.
 	cfg.PublicKeyCallback = func(conn gossh.ConnMetadata, _ gossh.PublicKey) (*gossh.Permissions, error) {
@@ -320,8 +381,8 @@ func (a *auth) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 			return perms, nil
 		}
 		return nil, &gossh.PartialSuccessError{Next: gossh.ServerAuthCallbacks{
-			PasswordCallback:            a.password(ctx, key),
-			KeyboardInteractiveCallback: a.interactive(ctx, key),
+			PasswordCallback:            a.password(ctx, c, key),
+			KeyboardInteractiveCallback: a.interactive(ctx, c, key),
 		}}
 	}
 	return cfg

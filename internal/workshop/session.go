@@ -28,7 +28,11 @@ import (
 // What an attendee may ask for after "ssh -p PORT HOST": nothing (the
 // app), a first page (as the local commands open it), or their progress.
 // Nothing else runs: there is no shell.
-const commandsHelp = "learn workshop: run ssh with no command for the app; or: play [SCENARIO] [broken], race, lesson, interview, progress (your progress as JSON)"
+const commandsHelp = "learn workshop: run ssh with no command for the app; or: " + playUsage + ", race, lesson, interview, progress (your progress as JSON)"
+
+// playUsage is the forms of the play command: the local command's flag,
+// and the word alone.
+const playUsage = "play [SCENARIO] [--variant correct|broken] (or: play SCENARIO broken)"
 
 // firstPage is the page the command cmd opens the app on, or an error
 // that says what may be asked.
@@ -39,23 +43,7 @@ func firstPage(cmd []string) (common.Open, error) {
 	args := cmd[1:]
 	switch cmd[0] {
 	case "play":
-		o := common.Open{Page: common.PagePlay, Name: "lost-answer"}
-		if len(args) > 0 {
-			if _, err := sim.Lookup(args[0]); err != nil {
-				return o, fmt.Errorf("learn workshop: %v", err)
-			}
-			o.Name = args[0]
-		}
-		if len(args) > 1 {
-			v, err := sim.ParseVariant(args[1])
-			if err != nil {
-				return o, fmt.Errorf("learn workshop: %v", err)
-			}
-			o.Variant = v
-		}
-		if len(args) <= 2 {
-			return o, nil
-		}
+		return playPage(args)
 	case "race":
 		if len(args) == 0 {
 			return common.Open{Page: common.PageRace}, nil
@@ -69,6 +57,71 @@ func firstPage(cmd []string) (common.Open, error) {
 		}
 	}
 	return common.Open{}, errors.New(commandsHelp)
+}
+
+// playPage is the play screen the arguments of play ask for, as the local
+// command takes them: a scenario's name, then the design as
+// "--variant broken", "--variant=broken" or the word alone ("broken").
+func playPage(args []string) (common.Open, error) {
+	o := common.Open{Page: common.PagePlay, Name: "lost-answer"}
+	usage := func(format string, a ...any) (common.Open, error) {
+		return common.Open{}, fmt.Errorf("learn workshop: %s; use %s", fmt.Sprintf(format, a...), playUsage)
+	}
+	named, variant := false, ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--variant" || a == "-variant":
+			if i+1 == len(args) {
+				return usage("--variant needs correct or broken after it")
+			}
+			i++
+			variant = args[i]
+		case strings.HasPrefix(a, "--variant=") || strings.HasPrefix(a, "-variant="):
+			variant = a[strings.Index(a, "=")+1:]
+		case strings.HasPrefix(a, "-"):
+			return usage("unknown option %q", a)
+		case !named:
+			if _, err := sim.Lookup(a); err != nil {
+				return usage("%v", err)
+			}
+			o.Name, named = a, true
+		case variant == "":
+			variant = a
+		default:
+			return usage("too many words after play (%q)", a)
+		}
+	}
+	v, err := sim.ParseVariant(variant)
+	if err != nil {
+		return usage("%v", err)
+	}
+	o.Variant = v
+	return o, nil
+}
+
+// needsTerminal is the middleware that lets through only sessions with a
+// terminal (what activeterm does), and tells any other what to type: ssh
+// run without -t and with a command asks for none.
+func needsTerminal(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		if _, _, ok := sess.Pty(); ok {
+			next(sess)
+			return
+		}
+		what, line := "the app", "ssh -t"
+		if h, p, err := net.SplitHostPort(sess.LocalAddr().String()); err == nil {
+			if p != "22" {
+				line += " -p " + p
+			}
+			line += " " + room.Clean(sess.User()) + "@" + h
+		}
+		if cmd := sess.Command(); len(cmd) > 0 {
+			what = cmd[0]
+			line += " " + strings.Join(cmd, " ")
+		}
+		wish.Fatalln(sess, fmt.Sprintf("learn workshop: %s needs a terminal: use %s", what, line))
+	}
 }
 
 // commands is the middleware that answers the commands that need no
@@ -115,7 +168,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		}
 		defer w.exit()
 		joined := time.Now()
-		pty, _, _ := sess.Pty() // activeterm let only sessions with one through
+		pty, _, _ := sess.Pty() // needsTerminal let only sessions with one through
 		first, _ := firstPage(sess.Command())
 		var prog atomic.Pointer[tea.Program]
 		send := func(msg any) {

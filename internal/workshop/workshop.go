@@ -13,10 +13,12 @@
 //   - Auth: the join code at the password prompt (keyboard-interactive or
 //     password), compared in constant time; a public key on its own once
 //     its holder has proved it and given the code (auth.go). Ten wrong
-//     codes from one address block it for a while.
+//     codes from one address block it for a while; one connection counts
+//     three at most, and an empty answer (no terminal) none.
 //   - Middlewares, outermost first: recover, a rate limit of new
 //     sessions per address (ratelimiter), the commands that need no
-//     terminal (progress), activeterm, then the app (bubbletea's
+//     terminal (progress), needsTerminal (one without a terminal is told
+//     the ssh -t line to use), then the app (bubbletea's
 //     middleware, one program per session, its options from MakeOptions:
 //     the session's size, environment and colour profile).
 //   - Nothing else: no shell (the app or the commands of firstPage), no
@@ -39,7 +41,6 @@ import (
 	charmlog "charm.land/log/v2"
 	"charm.land/ssh"
 	"charm.land/wish/v2"
-	"charm.land/wish/v2/activeterm"
 	"charm.land/wish/v2/ratelimiter"
 	"charm.land/wish/v2/recover"
 	gossh "golang.org/x/crypto/ssh"
@@ -250,7 +251,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 		// false [] …") are the library's; the app's sessions say who
 		// joined and left in words, in the log and the room's feed.
 		wish.WithMiddleware(
-			recover.MiddlewareWithLogger(printf(w.alert), w.app, activeterm.Middleware(), w.commands, ratelimiter.Middleware(limiter)),
+			recover.MiddlewareWithLogger(printf(w.alert), w.app, needsTerminal, w.commands, ratelimiter.Middleware(limiter)),
 		),
 	)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,7 +45,7 @@ func TestJoinCodeLetsInAndNothingElse(t *testing.T) {
 		}
 		c.Close()
 	}
-	for i, wrong := range []string{"", "kq7m-3hx", "kq7m-3hxtt", "xxxx-xxxx"} {
+	for i, wrong := range []string{"kq7m-3hx", "kq7m-3hxtt", "xxxx-xxxx"} {
 		var banner strings.Builder
 		if c, err := dial(w, "ada", &banner, password(wrong)); err == nil {
 			c.Close()
@@ -54,6 +55,50 @@ func TestJoinCodeLetsInAndNothingElse(t *testing.T) {
 		if got := banner.String(); got != want {
 			t.Errorf("code %q: the banner %q, want %q", wrong, got, want)
 		}
+	}
+}
+
+// A client without a terminal (ssh from a script) answers every prompt
+// with nothing: that is no code given, said so once and not counted
+// against its address; and one connection that keeps giving wrong codes,
+// at the prompt or by password, counts wrongPerConn of them at most.
+func TestNoCodeIsNotAWrongCodeAndOneConnectionCountsAFew(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	asked := 0
+	var banner strings.Builder
+	if c, err := dial(w, "zed", &banner, gossh.KeyboardInteractive(func(_, _ string, qs []string, _ []bool) ([]string, error) {
+		asked++
+		return make([]string, len(qs)), nil
+	}), password(""), password("  ")); err == nil {
+		c.Close()
+		t.Fatal("no code let in")
+	}
+	if asked != 1 || !strings.Contains(banner.String(), "learn workshop: no join code given: run ssh from a terminal") {
+		t.Errorf("empty answers: asked %d times (want 1), the banner %q", asked, banner.String())
+	}
+	if left, wait := w.auth.standing(w.Addr()); left != wrongCodeBurst || wait != 0 {
+		t.Errorf("after empty answers the address has %d tries left (wait %s), want all %d", left, wait, wrongCodeBurst)
+	}
+
+	asked = 0
+	banner.Reset()
+	if c, err := dial(w, "zed", &banner, gossh.KeyboardInteractive(func(_, _ string, qs []string, _ []bool) ([]string, error) {
+		asked++
+		return []string{"guess"}, nil
+	}), password("guess"), password(testCode)); err == nil {
+		c.Close()
+		t.Fatal("a connection past its wrong codes was let in")
+	}
+	if left, _ := w.auth.standing(w.Addr()); left != wrongCodeBurst-wrongPerConn {
+		t.Errorf("one connection guessing again and again: %d tries left, want %d", left, wrongCodeBurst-wrongPerConn)
+	}
+	if asked != wrongPerConn || !strings.Contains(banner.String(), "learn workshop: that is not the join code either: 3 wrong in this connection; ask the presenter for the code, then connect again\n") {
+		t.Errorf("asked %d times (want %d); the banner %q", asked, wrongPerConn, banner.String())
+	}
+	if c, err := dial(w, "ada", nil, password(testCode)); err != nil {
+		t.Errorf("another connection from the address with the right code: %v", err)
+	} else {
+		c.Close()
 	}
 }
 
@@ -275,8 +320,20 @@ func TestNothingButLearn(t *testing.T) {
 	if err := s.Shell(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Wait(); exitStatus(err) != 1 || !strings.Contains(out.String(), "Requires an active PTY") {
+	_, port, _ := net.SplitHostPort(w.Addr().String())
+	if err := s.Wait(); exitStatus(err) != 1 || strings.TrimSpace(out.String()) != "learn workshop: the app needs a terminal: use ssh -t -p "+port+" mallory@127.0.0.1" {
 		t.Errorf("a shell without a terminal: exit %v, %q", err, out.String())
+	}
+	// ssh with a command asks for no terminal unless told (-t).
+	s, err = c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	s.Stdout, s.Stderr = &out, &out
+	if err := s.Run("play lost-answer --variant broken"); exitStatus(err) != 1 ||
+		strings.TrimSpace(out.String()) != "learn workshop: play needs a terminal: use ssh -t -p "+port+" mallory@127.0.0.1 play lost-answer --variant broken" {
+		t.Errorf("play without a terminal: exit %v, %q", err, out.String())
 	}
 	if n := len(w.Room().Snapshot(0).Attendees); n != 0 {
 		t.Errorf("%d attendees seated by sessions that got nothing", n)

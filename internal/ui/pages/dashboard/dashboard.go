@@ -56,6 +56,8 @@ type Model struct {
 	// top is the first attendee row shown when they do not all fit.
 	top  int
 	note string // what the last action did, or why q does not quit
+	// help: the full list of keys shows (?), in place of the room.
+	help bool
 }
 
 // target is a screen the presenter can send everyone to; a quiz question
@@ -151,15 +153,19 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// The dashboard's keys.
+// The dashboard's keys. The short hints say the essential first: how to
+// end the workshop, then what the presenter does most.
 var (
-	keySend  = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "send everyone to…"))
-	keyStep  = key.NewBinding(key.WithKeys("n", "right", "pgdown"), key.WithHelp("n", "step the room's play screens"))
-	keyClose = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "close the poll"))
 	keyEnd   = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "end the workshop"))
+	keySend  = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "send everyone to…"))
+	keyClose = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "close the poll"))
+	keyStep  = key.NewBinding(key.WithKeys("n", "right", "pgdown"), key.WithHelp("n", "step the play screens"))
+	keyHelp  = key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys"))
+	keyTable = key.NewBinding(key.WithKeys("up", "k", "down", "j"), key.WithHelp("↑/↓", "scroll the attendees"))
 	keyPick  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send everyone there"))
 	keyMove  = key.NewBinding(key.WithKeys("up", "k", "down", "j"), key.WithHelp("↑/↓", "move"))
 	keyDrop  = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
+	keyShut  = key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("? or esc", "back to the room"))
 )
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -178,8 +184,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.help {
+		if key.Matches(msg, keyShut) {
+			m.help = false
+		}
+		return nil
+	}
 	m.note = ""
 	switch {
+	case key.Matches(msg, keyHelp):
+		m.help = true
 	case key.Matches(msg, keySend):
 		m.picking = true
 	case key.Matches(msg, keyStep):
@@ -189,7 +203,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.room.SendOn("play", common.Step{}, "stepped the play screens together")
 	case key.Matches(msg, keyClose):
-		m.room.ClosePoll()
+		if m.room.ClosePoll() == "" {
+			m.note = "no poll to close: o opens one on a question"
+		}
 	case key.Matches(msg, k.Up):
 		m.top = max(0, m.top-1)
 	case key.Matches(msg, k.Down):
@@ -210,12 +226,23 @@ func (m *Model) send(t target) {
 
 // KeyMap is the dashboard's keys.
 func (m *Model) KeyMap() help.KeyMap {
-	if m.picking {
-		short := []key.Binding{keyMove, keyPick, keyDrop}
+	switch {
+	case m.help:
+		short := []key.Binding{keyEnd, keyShut}
+		return common.Bindings{Short: short, Full: [][]key.Binding{short}}
+	case m.picking:
+		short := []key.Binding{keyEnd, keyMove, keyPick, keyDrop}
 		return common.Bindings{Short: short, Full: [][]key.Binding{short}}
 	}
-	short := []key.Binding{keySend, keyStep, keyClose, keyEnd}
-	return common.Bindings{Short: short, Full: [][]key.Binding{short}}
+	short := []key.Binding{keyEnd, keySend, keyClose, keyStep, keyHelp}
+	return common.Bindings{Short: short, Full: fullKeys}
+}
+
+// fullKeys is every key of the dashboard, for ?: the room's, then those of
+// the list of screens (o).
+var fullKeys = [][]key.Binding{
+	{keyEnd, keySend, keyClose, keyStep, keyTable, keyHelp},
+	{keyMove, keyPick, keyDrop},
 }
 
 func count(n int, noun string) string { return common.Count(n, noun) }

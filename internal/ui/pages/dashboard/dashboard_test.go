@@ -109,6 +109,10 @@ func (s *screen) press(keys ...string) {
 			s.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 		case "down":
 			s.tm.Send(tea.KeyPressMsg{Code: tea.KeyDown})
+		case "up":
+			s.tm.Send(tea.KeyPressMsg{Code: tea.KeyUp})
+		case "esc":
+			s.tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 		default:
 			s.tm.Send(tea.KeyPressMsg{Code: []rune(k)[0], Text: k})
 		}
@@ -226,6 +230,57 @@ func TestDashboardSendsTheRoomAndStepsIt(t *testing.T) {
 	}
 	s.waitFor(t, "Poll: Checkpoint 1 (open) · 0 answered", "not answered yet: ada, ben")
 
+	// c closes the poll: it says so, and an answer after does not count
+	// in it.
+	q := quiz.Checkpoint().Questions[0]
+	adaSeat.Answered(quiz.SetCheckpoint, q.ID, q.Correct, 1)
+	s.waitFor(t, "Poll: Checkpoint 1 (open) · 1 answered")
+	s.press("c")
+	s.waitFor(t, "Poll: Checkpoint 1 (closed) · 1 answered", "closed the poll on Checkpoint 1: 1 answered", "had not answered at the close: ben")
+	benSeat.Answered(quiz.SetCheckpoint, q.ID, q.Correct, 1)
+	s.waitFor(t, "ben answered Checkpoint 1: right")
+	if scr := s.text(); !strings.Contains(scr, "(closed) · 1 answered") {
+		t.Errorf("ben's answer after the close counted in the poll:\n%s", scr)
+	}
+	s.press("c")
+	s.waitFor(t, "no poll to close")
+
 	s.press("q")
 	s.waitFor(t, "q does not end a workshop: Ctrl-C does")
+}
+
+// At 80 columns the footer keeps the key that ends the workshop, first;
+// ? shows every key; the list of screens says how many more lie above and
+// below what fits.
+func TestDashboardKeysAt80x24(t *testing.T) {
+	r := room.New(50)
+	seat(t, r, "ada", 80, 24)
+	s := start(t, r, 80, 24)
+	scr := s.waitFor(t, "1 of 50 connected")
+	lines := strings.Split(strings.TrimRight(scr, "\n "), "\n")
+	if foot := lines[len(lines)-1]; !strings.HasPrefix(strings.TrimSpace(foot), "ctrl+c end the workshop") {
+		t.Errorf("the footer at 80 columns: %q, want ctrl+c end the workshop first", foot)
+	}
+
+	s.press("?")
+	s.waitFor(t, "Keys", "o", "send everyone to…", "step the play screens", "scroll the attendees", "send everyone there", "? or esc goes back to the room")
+	s.press("o") // ignored while the keys show
+	s.press("esc")
+	s.waitFor(t, "1 of 50 connected", "ada")
+	if strings.Contains(s.text(), "Send everyone to:") {
+		t.Errorf("a key pressed while ? showed acted:\n%s", s.text())
+	}
+
+	s.press("o")
+	scr = s.waitFor(t, "Send everyone to:", "> Lesson: Idempotency", "more below")
+	if strings.Contains(scr, "more above") {
+		t.Errorf("at the top of the list, something above:\n%s", scr)
+	}
+	s.press("up") // from the first to the last
+	scr = s.waitFor(t, "more above")
+	if strings.Contains(scr, "more below") || !strings.Contains(scr, "> Play:") {
+		t.Errorf("at the end of the list:\n%s", scr)
+	}
+	s.press("up", "up", "up", "up", "up", "up", "up", "up", "up", "up")
+	s.waitFor(t, "Send everyone to:  32 of ", "more above", "more below")
 }

@@ -17,6 +17,9 @@ import (
 func (m *Model) View() string {
 	w, h := m.c.Width, m.c.Body()
 	header := m.header(w)
+	if m.help {
+		return header + "\n\n" + m.helpView(w)
+	}
 	if m.picking {
 		return header + "\n" + m.pickView(w, h-lines(header)-1)
 	}
@@ -150,8 +153,11 @@ func (m *Model) pollView(w int) string {
 	}
 	st := m.c.Styles
 	how := "answered last"
-	if p.Opened {
+	switch {
+	case p.Opened:
 		how = "open"
+	case p.Closed:
+		how = "closed"
 	}
 	title := st.BoxTitle.Render("Poll: "+p.Title) + st.Subtle.Render(fmt.Sprintf(" (%s) · %d answered", how, p.Answered))
 	out := []string{common.Truncate(title, w), st.Subtle.Render(common.Truncate(p.Prompt, w))}
@@ -174,7 +180,9 @@ func (m *Model) pollView(w int) string {
 		}
 		out = append(out, fmt.Sprintf("%s %s %3d %s", pad(label, labelW), bar, b.Count, mark))
 	}
-	if len(p.Waiting) > 0 {
+	if len(p.Waiting) > 0 && p.Closed {
+		out = append(out, st.Subtle.Render(common.Truncate("had not answered at the close: "+strings.Join(p.Waiting, ", "), w)))
+	} else if len(p.Waiting) > 0 {
 		out = append(out, st.Warn.Render(common.Truncate("not answered yet: "+strings.Join(p.Waiting, ", "), w)))
 	} else if p.Answered > 0 {
 		out = append(out, st.Good.Render("everyone connected has answered"))
@@ -196,20 +204,53 @@ func (m *Model) feedView(w, n int) string {
 	return strings.Join(out, "\n")
 }
 
-// pickView is the list of screens to send everyone to, the cursor's in
-// view.
+// helpView is every key of the dashboard, one a line, grouped: what ? shows.
+func (m *Model) helpView(w int) string {
+	st := m.c.Styles
+	out := []string{st.BoxTitle.Render("Keys")}
+	for i, group := range fullKeys {
+		if i == 1 {
+			out = append(out, "", st.Subtle.Render("In the list of screens (o):"))
+		}
+		for _, b := range group {
+			h := b.Help()
+			out = append(out, common.Truncate(st.Accent.Render(pad(h.Key, 8))+" "+h.Desc, w))
+		}
+	}
+	out = append(out, "", st.Subtle.Render("? or esc goes back to the room; q does not end the workshop"))
+	return strings.Join(out, "\n")
+}
+
+// pickView is the list of screens to send everyone to in h lines, the
+// cursor's in view; when they do not all fit, a line says how many are
+// above and how many below.
 func (m *Model) pickView(w, h int) string {
 	st := m.c.Styles
-	out := []string{st.BoxTitle.Render("Send everyone to:")}
-	rows := max(1, h-1)
-	top := max(0, min(m.cursor-rows/2, len(m.targets)-rows))
-	for i := top; i < min(len(m.targets), top+rows); i++ {
+	n := len(m.targets)
+	out := []string{st.BoxTitle.Render("Send everyone to:") + st.Subtle.Render(fmt.Sprintf("  %d of %d", m.cursor+1, n))}
+	avail := max(1, h-1)
+	top, rows := 0, n
+	if n > avail {
+		rows = max(1, avail-1) // a line for "▼ more"
+		window := func() int { return max(0, min(m.cursor-rows/2, n-rows)) }
+		if top = window(); top > 0 && rows > 1 {
+			rows-- // and one for "▲ above"
+			top = window()
+		}
+	}
+	if top > 0 {
+		out = append(out, st.Subtle.Render(fmt.Sprintf("▲ %d more above", top)))
+	}
+	for i := top; i < min(n, top+rows); i++ {
 		t := m.targets[i]
 		if i == m.cursor {
 			out = append(out, st.Selected.Render(common.Truncate("> "+t.label, w)))
 			continue
 		}
 		out = append(out, st.Item.Render(common.Truncate(t.label, w-2)))
+	}
+	if below := n - top - rows; below > 0 {
+		out = append(out, st.Subtle.Render(fmt.Sprintf("▼ %d more below", below)))
 	}
 	return strings.Join(out, "\n")
 }
