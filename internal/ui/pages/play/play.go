@@ -155,6 +155,13 @@ func (m *Model) Resume() (quiz.Resume, bool) {
 	return quiz.Resume{Screen: "play", Name: m.scenario.Name, Section: string(m.variant)}, m.design == nil
 }
 
+// Reopen is Resume, except under a design of the lab: that play is no
+// place of its own to come back to, so the spot saved before stays.
+func (m *Model) Reopen() (at quiz.Resume, keep bool) {
+	at, ok := m.Resume()
+	return at, !ok
+}
+
 // start stops the run on screen and begins a fresh one on fresh rows (a new
 // schema).
 func (m *Model) start() tea.Cmd {
