@@ -106,7 +106,7 @@ func (m *Model) summaryView(w, h int) string {
 	rest := "n: the whole verdict, with the invariants that failed · p steps back · r runs it again"
 	options := []string{
 		lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Render(st, v, w),
-			st.Faint.Render(common.Hang("", "p steps back through the run · r runs it again · v the other design", w))),
+			st.Faint.Render(common.Hang("", m.withV("p steps back through the run · r runs it again"), w))),
 	}
 	if d := v.Diagnosis; d != nil {
 		options = append(options, lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Headline(st, v, w),
@@ -127,6 +127,15 @@ func (m *Model) summaryView(w, h int) string {
 	return lipgloss.JoinVertical(lipgloss.Left, header, m.diagramBox(story.Lanes(), lines, w, boxH), below)
 }
 
+// withV is hint followed by "· v the other design" where v switches it
+// (see switches), else hint alone.
+func (m *Model) withV(hint string) string {
+	if m.switches() {
+		return hint + " · v the other design"
+	}
+	return hint
+}
+
 // diagnosisView is the frame after the summary of a run whose design broke,
 // in w x h cells: the verdict whole, the run's numbers, and the tables as
 // the run left them in a pane as tall as its rows. The header and the line
@@ -145,7 +154,7 @@ func (m *Model) diagnosisView(w, h int) string {
 		}
 		body = append(body, strings.Split(panes.Box(st, "Rows (committed) at the end", panes.Rows(st, f.rows, m.seats, w-4, paneH-3), w, paneH), "\n")...)
 	}
-	keys := st.Faint.Render(common.Hang("", "p: back to the story · r runs it again · v the other design", w))
+	keys := st.Faint.Render(common.Hang("", m.withV("p: back to the story · r runs it again"), w))
 	room := max(1, h-1-lipgloss.Height(keys))
 	var where string
 	if len(body) > room {

@@ -1,0 +1,46 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// v is offered (in the hint under the summary, the footer and the ?
+// overlay) only where it switches the design: a scenario with a broken
+// variant, played outside the lab.
+func TestVIsOfferedOnlyWhereItWorks(t *testing.T) {
+	const hint, help = "v the other design", "correct/broken"
+	cases := []struct {
+		name  string
+		open  common.Open
+		works bool
+	}{
+		{"a scenario with a broken variant", common.Open{Page: common.PagePlay, Name: "lost-answer"}, true},
+		{"a scenario with no broken variant", common.Open{Page: common.PagePlay, Name: "replay-after-sellout"}, false},
+		{"a design of the lab", common.Open{Page: common.PagePlay, Name: "lost-answer", Design: &sim.Switches{}}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			u := startUI(t, c.open, 100, 40)
+			u.waitStep(t, "step 1 ·")
+			u.press(slices.Repeat([]string{"n"}, 60)...)
+			u.waitFor(t, "summary of")
+			s := u.screen()
+			if got := strings.Contains(s, hint); got != c.works {
+				t.Errorf("summary offers %q: %v, want %v\n%s", hint, got, c.works, s)
+			}
+			if got := strings.Contains(s, help); got != c.works {
+				t.Errorf("footer offers %q: %v, want %v\n%s", help, got, c.works, s)
+			}
+			u.press("?")
+			u.waitFor(t, "scroll down")
+			if s := u.screen(); strings.Contains(s, help) != c.works {
+				t.Errorf("? overlay lists %q: %v, want %v\n%s", help, !c.works, c.works, s)
+			}
+		})
+	}
+}
