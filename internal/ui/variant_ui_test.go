@@ -44,3 +44,18 @@ func TestVIsOfferedOnlyWhereItWorks(t *testing.T) {
 		})
 	}
 }
+
+// Steps pressed right after r or v, while the new run is being prepared,
+// are kept for it, as a burst of steps is during a run.
+func TestStepsRightAfterARestartAreKept(t *testing.T) {
+	for _, again := range []string{"r", "v"} {
+		t.Run(again, func(t *testing.T) {
+			u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
+			u.waitStep(t, "step 1 ·")
+			u.press("n")
+			u.waitStep(t, "step 2 ·")
+			u.press(again, "n", "n", "n")
+			u.waitStep(t, "step 4 ·")
+		})
+	}
+}

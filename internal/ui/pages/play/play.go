@@ -434,8 +434,8 @@ func (m *Model) forward() tea.Cmd {
 		return m.schedule()
 	}
 	if !m.pending || !m.frames[m.newest()].loaded {
-		if m.phase == phaseRunning {
-			m.queued++
+		if m.phase == phaseRunning || m.phase == phasePreparing {
+			m.queued++ // kept for the step to come, also of a run still being prepared (r, v)
 		}
 		return nil
 	}
