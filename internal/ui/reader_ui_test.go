@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -155,4 +156,28 @@ func TestReaderSearchBoxOpensInPlace(t *testing.T) {
 			t.Errorf("line %d moved:\n%q\n%q", i, before[i], after[i])
 		}
 	}
+}
+
+// A new / starts an empty query, whatever was searched before; n keeps
+// repeating the last search.
+func TestReaderSearchStartsEmpty(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u.waitFor(t, "In 1 minute")
+	u.press("/")
+	u.waitFor(t, "search this page")
+	u.tm.Type("retry")
+	u.press("enter")
+	u.waitFor(t, "/retry: match 1 of ")
+	u.press("/")
+	u.waitFor(t, "search this page")
+	u.tm.Type("key")
+	u.press("enter")
+	u.waitFor(t, "/key: match ")
+	s := u.screen()
+	var at, of int
+	if _, err := fmt.Sscanf(s[strings.Index(s, "/key: match "):], "/key: match %d of %d", &at, &of); err != nil {
+		t.Fatal(err)
+	}
+	u.press("n")
+	u.waitFor(t, fmt.Sprintf("/key: match %d of %d", at%of+1, of))
 }

@@ -486,6 +486,7 @@ func TestReaderContentsAndSearch(t *testing.T) {
 	u.press("enter")
 	u.waitFor(t, "/redis q: not on this page")
 	u.press("/")
+	u.tm.Send(tea.KeyPressMsg{Code: tea.KeyUp}) // the last search, to edit
 	for range 2 {
 		u.tm.Send(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}

@@ -295,7 +295,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return common.BackCmd
 		case key.Matches(msg, k.Search):
 			m.typing = true
-			m.input.SetValue(m.query)
+			m.input.SetValue("") // a new search; n and N repeat the last one
 			return m.input.Focus()
 		case key.Matches(msg, k.NextMatch) && len(m.hits) > 0:
 			m.step(+1)
@@ -340,7 +340,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// typeKey edits the search; enter searches, esc gives up.
+// typeKey edits the search; enter searches, esc gives up, ↑ brings back
+// the last search.
 func (m *Model) typeKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "enter":
@@ -351,6 +352,10 @@ func (m *Model) typeKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		m.typing = false
 		m.input.Blur()
+		return nil
+	case "up":
+		m.input.SetValue(m.query) // the last search, to edit
+		m.input.CursorEnd()
 		return nil
 	}
 	var cmd tea.Cmd
@@ -446,7 +451,8 @@ func (m *Model) KeyMap() help.KeyMap {
 	var short []key.Binding
 	switch {
 	case m.typing:
-		short = []key.Binding{enter("search"), esc("cancel")}
+		last := key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "last search"))
+		short = []key.Binding{enter("search"), esc("cancel"), last}
 	case m.toc:
 		short = []key.Binding{enter("go there"), k.Up, k.Down, esc("close")}
 	case m.query != "":
