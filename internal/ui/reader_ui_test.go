@@ -2,8 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
@@ -180,4 +182,24 @@ func TestReaderSearchStartsEmpty(t *testing.T) {
 	}
 	u.press("n")
 	u.waitFor(t, fmt.Sprintf("/key: match %d of %d", at%of+1, of))
+}
+
+// Presenter mode on the reader, as on play and race: no footer, the
+// page uses the whole window, and the header has a section counter and
+// the clock; P switches it, from --present or from the reader.
+func TestReaderPresenterMode(t *testing.T) {
+	present := func(c *common.Common) { c.Present, c.PresentSince = true, time.Now() }
+	u := startUIWith(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24, filepath.Join(t.TempDir(), "progress.json"), present)
+	u.waitFor(t, "In 1 minute", "section 1 of ", "00:0")
+	u.waitGone(t, "? help")
+	u.press("P")
+	u.waitFor(t, "? help")
+	u.waitGone(t, "00:0")
+	u.press("P")
+	u.waitFor(t, "section 1 of ", "00:0")
+	u.waitGone(t, "? help")
+	u.end(t)
+	if got, want := len(strings.Split(u.m.top().page.View(), "\n")), u.m.c.Body(); got != want || want != 24 {
+		t.Errorf("the reader draws %d lines in presenter mode, want %d (the whole window)", got, want)
+	}
 }

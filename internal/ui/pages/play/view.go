@@ -197,9 +197,8 @@ func (m *Model) storyLines() []drawn {
 // box keeps its borders: the caption takes the lines its text needs.
 func (m *Model) presentView(w, h int) string {
 	st := m.c.Styles
-	clock := time.Since(m.c.PresentSince).Truncate(time.Second)
 	// Fixed width, so the clock does not move as the counter grows.
-	top := fmt.Sprintf("%-8s %-18s %02d:%02d", m.state(), m.stepCounter(), int(clock.Minutes()), int(clock.Seconds())%60)
+	top := fmt.Sprintf("%-8s %-18s %s", m.state(), m.stepCounter(), m.c.Clock())
 	title := m.scenario.Title + " · " + m.designName()
 	topLine := common.Header(st, title, "", top, w)
 	if (m.atSummary() || m.atDiagnosis()) && m.report.Verdict != nil {

@@ -106,7 +106,7 @@ func (m *Model) setSize() {
 		m.anchor = m.place()
 	}
 	m.vp.SetWidth(m.c.Width)
-	m.vp.SetHeight(max(1, m.c.Height-1-1)) // the footer, the header
+	m.fitHeight()
 	if out, ok := m.c.Docs.Get(m.key()); ok {
 		m.setContent(out)
 	} else {
@@ -466,7 +466,7 @@ func (m *Model) KeyMap() help.KeyMap {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.NextSection, k.PrevSection, k.Contents, k.MarkRead},
 			{k.Search, k.NextMatch, k.PrevMatch},
-			{k.Back, k.Help, k.Quit},
+			{k.Present, k.Back, k.Help, k.Quit},
 		},
 	}
 }
@@ -483,12 +483,29 @@ func (m *Model) head() string {
 	if s := m.section(); s != "" {
 		rest = " · " + s
 	}
+	if m.c.Presenting {
+		pct = fmt.Sprintf("section %d of %d  %s", max(m.current(), 0)+1, len(m.page.Sections), m.c.Clock())
+	}
 	return common.Header(m.c.Styles, m.page.Title, rest, pct, m.c.Width)
 }
+
+// fitHeight makes the viewport the height under the header: the body
+// (the window without the footer, or all of it in presenter mode, which
+// the root may switch between frames with P).
+func (m *Model) fitHeight() {
+	if h := max(1, m.c.Body()-1); m.vp.Height() != h {
+		m.vp.SetHeight(h)
+	}
+}
+
+// Presents says the reader has a presenter mode: no footer, and the
+// section counter and the clock in the header.
+func (m *Model) Presents() bool { return true }
 
 // View draws the header and the page.
 func (m *Model) View() string {
 	st := m.c.Styles
+	m.fitHeight() // presenter mode is known only now
 	head := m.head()
 	var body string
 	switch {
