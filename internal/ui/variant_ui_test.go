@@ -59,3 +59,16 @@ func TestStepsRightAfterARestartAreKept(t *testing.T) {
 		})
 	}
 }
+
+// The design being played stays in the header whatever else gives way: at
+// 80 columns a lab design beside a long title cut the design to "…".
+func TestHeaderKeepsTheDesign(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lookup-before-lock", Design: &sim.Switches{Constraint: sim.NoUnique}}, 80, 24)
+	u.waitFor(t, "step 1")
+	u.press(slices.Repeat([]string{"n"}, 60)...)
+	u.waitFor(t, "summary")
+	u.waitUntil(t, "the summary's header with the design", func() bool {
+		head, _, _ := strings.Cut(u.screen(), "\n")
+		return strings.Contains(head, "· lab: constraint=none") && strings.Contains(head, "summary")
+	})
+}

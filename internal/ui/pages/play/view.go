@@ -234,7 +234,8 @@ func (m *Model) header(w int) string {
 	}
 	left := ansi.StringWidth(title + variant)
 	// The most detail that fits beside the whole title; when even the least
-	// does not, the title is cut (the first caption has it whole).
+	// does not, the title is cut (the first caption has it whole), not the
+	// design.
 	right := fmt.Sprintf("%s · %s", m.stepCounter(), m.state())
 	for _, r := range []string{
 		fmt.Sprintf("%s · t=%s · %gx · %s", m.stepCounter(), simTime(at), speeds[m.speed], m.state()),
@@ -246,6 +247,11 @@ func (m *Model) header(w int) string {
 			right = r
 			break
 		}
+	}
+	// The design stays whole (a lab's design is said nowhere else on
+	// screen): the scenario's title gives way first.
+	if room := w - ansi.StringWidth(variant) - ansi.StringWidth(right) - 1; left > room+ansi.StringWidth(variant) && room > 0 {
+		title = common.Truncate(title, room)
 	}
 	return common.Header(st, title, variant, right, w)
 }
