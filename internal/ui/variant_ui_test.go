@@ -72,3 +72,19 @@ func TestHeaderKeepsTheDesign(t *testing.T) {
 		return strings.Contains(head, "· lab: constraint=none") && strings.Contains(head, "summary")
 	})
 }
+
+// The run's numbers on the diagnosis are one sentence: at 60x20 the view
+// cut it after "1 booking row ·", under a line saying only rows were
+// below. It shows whole or waits below whole, and scrolling shows it.
+func TestDiagnosisNeverCutsTheNumbers(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PagePlay, Name: "last-seats", Variant: sim.Broken}, 60, 20)
+	u.waitFor(t, "step 1 ·")
+	u.toDiagnosis(t)
+	u.waitFor(t, "✗ ")
+	s := u.screen()
+	if strings.Contains(s, "1 booking row") != strings.Contains(s, "2 seats taken") {
+		t.Errorf("the run's numbers are cut:\n%s", s)
+	}
+	u.press("G")
+	u.waitFor(t, "1 booking row", "2 seats taken")
+}

@@ -144,8 +144,12 @@ func (m *Model) withV(hint string) string {
 // and below.
 func (m *Model) diagnosisView(w, h int) string {
 	st := m.c.Styles
-	body := strings.Split(lipgloss.JoinVertical(lipgloss.Left, "", verdict.Render(st, m.verdictOf(), w), "",
-		st.Subtle.Render(common.Hang("", m.report.Summary(), w))), "\n")
+	body := strings.Split(lipgloss.JoinVertical(lipgloss.Left, "", verdict.Render(st, m.verdictOf(), w), ""), "\n")
+	// The run's numbers are one sentence wrapped: shown whole or not at all
+	// at the bottom of the view, never cut after "1 booking row ·".
+	numbersAt := len(body)
+	body = append(body, strings.Split(st.Subtle.Render(common.Hang("", m.report.Summary(), w)), "\n")...)
+	numbersEnd := len(body)
 	if len(m.frames) > 0 {
 		f := m.frames[len(m.frames)-1]
 		paneH := len(f.rows.Bookings) + len(f.rows.Events) + 4 // borders, title, column names
@@ -160,15 +164,23 @@ func (m *Model) diagnosisView(w, h int) string {
 	if len(body) > room {
 		room = max(1, room-1) // the line that says where the view stands
 		m.scroll = max(0, min(m.scroll, len(body)-room))
+		end := m.scroll + room
+		if m.scroll < numbersAt && numbersAt < end && end < numbersEnd {
+			end = numbersAt // the numbers would be cut: they wait below, whole
+		}
 		var parts []string
 		if m.scroll > 0 {
 			parts = append(parts, fmt.Sprintf("▲ %s above", common.Count(m.scroll, "line")))
 		}
-		if below := len(body) - m.scroll - room; below > 0 {
-			parts = append(parts, fmt.Sprintf("▼ %d below (the rows at the end)", below))
+		if below := len(body) - end; below > 0 {
+			what := "the rows at the end"
+			if end <= numbersAt {
+				what = "the numbers and rows"
+			}
+			parts = append(parts, fmt.Sprintf("▼ %d below (%s)", below, what))
 		}
 		where = st.Accent.Render(common.Truncate(strings.Join(parts, " · ")+" · ↑/↓ or the wheel scrolls", w))
-		body = body[m.scroll : m.scroll+room]
+		body = append(body[m.scroll:end:end], make([]string, m.scroll+room-end)...) // the keys stay at the bottom
 	} else {
 		m.scroll = 0
 	}
