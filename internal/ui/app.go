@@ -208,8 +208,15 @@ func (m *Model) top() entry { return m.stack[len(m.stack)-1] }
 // entry now and at the next start: the page on top when it is one to come
 // back to (a lesson's section, a scenario, an unfinished quiz or drill),
 // nothing when it says it is done (a finished quiz), else (home, the
-// picker, the race) the place saved before, kept.
+// picker, the race, a scenario played under a design of the lab) the place
+// saved before, kept. A page's Reopen goes before its Resume.
 func (m *Model) ResumePoint() quiz.Resume {
+	if r, ok := m.top().page.(common.Reopener); ok {
+		if at, keep := r.Reopen(); !keep {
+			return at
+		}
+		return m.c.Progress.Get().Resume
+	}
 	if r, ok := m.top().page.(common.Resumer); ok {
 		if at, ok := r.Resume(); ok {
 			return at

@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
@@ -154,5 +157,49 @@ func TestReaderSearchBoxOpensInPlace(t *testing.T) {
 		if before[i] != after[i] {
 			t.Errorf("line %d moved:\n%q\n%q", i, before[i], after[i])
 		}
+	}
+}
+
+// A new / starts an empty query, whatever was searched before; n keeps
+// repeating the last search.
+func TestReaderSearchStartsEmpty(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u.waitFor(t, "In 1 minute")
+	u.press("/")
+	u.waitFor(t, "search this page")
+	u.tm.Type("retry")
+	u.press("enter")
+	u.waitFor(t, "/retry: match 1 of ")
+	u.press("/")
+	u.waitFor(t, "search this page")
+	u.tm.Type("key")
+	u.press("enter")
+	u.waitFor(t, "/key: match ")
+	s := u.screen()
+	var at, of int
+	if _, err := fmt.Sscanf(s[strings.Index(s, "/key: match "):], "/key: match %d of %d", &at, &of); err != nil {
+		t.Fatal(err)
+	}
+	u.press("n")
+	u.waitFor(t, fmt.Sprintf("/key: match %d of %d", at%of+1, of))
+}
+
+// Presenter mode on the reader, as on play and race: no footer, the
+// page uses the whole window, and the header has a section counter and
+// the clock; P switches it, from --present or from the reader.
+func TestReaderPresenterMode(t *testing.T) {
+	present := func(c *common.Common) { c.Present, c.PresentSince = true, time.Now() }
+	u := startUIWith(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24, filepath.Join(t.TempDir(), "progress.json"), present)
+	u.waitFor(t, "In 1 minute", "section 1 of ", "00:0")
+	u.waitGone(t, "? help")
+	u.press("P")
+	u.waitFor(t, "? help")
+	u.waitGone(t, "00:0")
+	u.press("P")
+	u.waitFor(t, "section 1 of ", "00:0")
+	u.waitGone(t, "? help")
+	u.end(t)
+	if got, want := len(strings.Split(u.m.top().page.View(), "\n")), u.m.c.Body(); got != want || want != 24 {
+		t.Errorf("the reader draws %d lines in presenter mode, want %d (the whole window)", got, want)
 	}
 }

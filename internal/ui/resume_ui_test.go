@@ -45,3 +45,52 @@ func TestResumeFollowsWhatIsOnScreen(t *testing.T) {
 		}
 	})
 }
+
+// A question answered is not asked again: Esc while its feedback shows
+// leaves Resume at the next question, where the set's own entry continues
+// too, and the saved spot agrees with the set's next question.
+func TestResumeAfterAnAnswerIsTheNextQuestion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 1, Exact: true}, 80, 24, path)
+	u.waitFor(t, "question 2 of 5")
+	q := quiz.Checkpoint().Questions[1]
+	if q.Kind == quiz.KindShort {
+		t.Fatalf("question 2 is a short answer: answer it by choice in this test")
+	}
+	answerChoice(u, q)
+	u.waitFor(t, "Right.")
+	u.press("esc")
+	u.waitFor(t, "Resume: Checkpoint, question 3 of 5")
+	p := u.finish(t, path)
+	if at := (quiz.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2}); p.Resume != at {
+		t.Errorf("saved resume %+v, want %+v", p.Resume, at)
+	}
+	if sp := p.Sets[quiz.SetCheckpoint]; sp == nil || sp.Next != 2 {
+		t.Errorf("saved set %+v, want next 2", sp)
+	}
+	again := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	again.waitFor(t, "▸ Resume: Checkpoint, question 3 of 5")
+	again.press("enter")
+	again.waitFor(t, "Checkpoint · ", "question 3 of 5")
+}
+
+// A scenario played under a design of the lab is no place to come back
+// to: the spot saved before stays, on the home screen and in the file.
+func TestLabPlayKeepsTheResumeSpot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 2}, 80, 24, path)
+	u.waitFor(t, "question 3 of 5")
+	u.finish(t, path)
+	lab := startUIWith(t, common.Open{Page: common.PageLab}, 80, 24, path)
+	lab.waitFor(t, "Design lab · safe against")
+	lab.press("tab", "enter")
+	lab.waitFor(t, "· lab: ", "step 1 ·")
+	lab.press("esc")
+	lab.waitFor(t, "Design lab · safe against")
+	lab.press("esc")
+	lab.waitFor(t, "Resume: Checkpoint, question 3 of 5")
+	p := lab.finish(t, path)
+	if at := (quiz.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2}); p.Resume != at {
+		t.Errorf("saved resume %+v, want %+v", p.Resume, at)
+	}
+}

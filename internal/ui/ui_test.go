@@ -486,6 +486,7 @@ func TestReaderContentsAndSearch(t *testing.T) {
 	u.press("enter")
 	u.waitFor(t, "/redis q: not on this page")
 	u.press("/")
+	u.tm.Send(tea.KeyPressMsg{Code: tea.KeyUp}) // the last search, to edit
 	for range 2 {
 		u.tm.Send(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}
@@ -626,7 +627,7 @@ func TestDiagnosisKeepsItsRowsAndItsKeys(t *testing.T) {
 			u.waitFor(t, "step 1 ·")
 			u.toDiagnosis(t)
 			u.waitFor(t, "✗ ")
-			if strings.Contains(u.screen(), "below (the rows at the end)") {
+			if strings.Contains(u.screen(), " below (") {
 				u.press("G")
 				u.waitFor(t, "id user event qty key", "above")
 			}

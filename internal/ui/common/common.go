@@ -10,6 +10,7 @@ package common
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/live"
@@ -57,6 +58,12 @@ func (c *Common) Body() int {
 		return c.Height
 	}
 	return c.Height - 1
+}
+
+// Clock is the presenter's clock, "mm:ss" since presenter mode began.
+func (c *Common) Clock() string {
+	d := time.Since(c.PresentSince).Truncate(time.Second)
+	return fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 // Now is the time progress is stamped with.

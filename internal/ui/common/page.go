@@ -51,6 +51,17 @@ type Resumer interface {
 	Resume() (r quiz.Resume, ok bool)
 }
 
+// Reopener is a page whose place for the next start is not simply the one
+// it shows (Resumer): a quiz question answered, its feedback on screen,
+// continues at the next question; a scenario played under a design of the
+// lab has no place of its own. Reopen is that place (the zero Resume when
+// nothing is left to come back to: the saved spot is cleared), or keep is
+// true to leave the spot saved before as it is. The root asks Reopen
+// before Resume.
+type Reopener interface {
+	Reopen() (at quiz.Resume, keep bool)
+}
+
 // Kind names a page the root can open.
 type Kind int
 

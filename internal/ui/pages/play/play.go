@@ -155,6 +155,17 @@ func (m *Model) Resume() (quiz.Resume, bool) {
 	return quiz.Resume{Screen: "play", Name: m.scenario.Name, Section: string(m.variant)}, m.design == nil
 }
 
+// switches reports whether v switches the design: only between the two
+// variants of a scenario that has a broken one, not under a lab's design.
+func (m *Model) switches() bool { return m.scenario.HasBroken() && m.design == nil }
+
+// Reopen is Resume, except under a design of the lab: that play is no
+// place of its own to come back to, so the spot saved before stays.
+func (m *Model) Reopen() (at quiz.Resume, keep bool) {
+	at, ok := m.Resume()
+	return at, !ok
+}
+
 // start stops the run on screen and begins a fresh one on fresh rows (a new
 // schema).
 func (m *Model) start() tea.Cmd {
@@ -399,7 +410,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Restart):
 		return m.start()
 	case key.Matches(msg, k.Variant):
-		if !m.scenario.HasBroken() || m.design != nil {
+		if !m.switches() {
 			return nil
 		}
 		m.variant = m.variant.Other()
@@ -423,8 +434,8 @@ func (m *Model) forward() tea.Cmd {
 		return m.schedule()
 	}
 	if !m.pending || !m.frames[m.newest()].loaded {
-		if m.phase == phaseRunning {
-			m.queued++
+		if m.phase == phaseRunning || m.phase == phasePreparing {
+			m.queued++ // kept for the step to come, also of a run still being prepared (r, v)
 		}
 		return nil
 	}
@@ -478,7 +489,7 @@ var (
 // KeyMap is the play screen's keys.
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
-	k.Variant.SetEnabled(m.scenario.HasBroken() && m.design == nil) // a copy: the shared map stays whole
+	k.Variant.SetEnabled(m.switches()) // a copy: the shared map stays whole
 	// The footer names step and back by their letters, so that both the
 	// screen's keys fit at 60 columns; the overlay has every key.
 	step := key.NewBinding(key.WithKeys(k.Step.Keys()...), key.WithHelp("n", "step"))

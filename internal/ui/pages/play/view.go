@@ -106,7 +106,7 @@ func (m *Model) summaryView(w, h int) string {
 	rest := "n: the whole verdict, with the invariants that failed · p steps back · r runs it again"
 	options := []string{
 		lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Render(st, v, w),
-			st.Faint.Render(common.Hang("", "p steps back through the run · r runs it again · v the other design", w))),
+			st.Faint.Render(common.Hang("", m.withV("p steps back through the run · r runs it again"), w))),
 	}
 	if d := v.Diagnosis; d != nil {
 		options = append(options, lipgloss.JoinVertical(lipgloss.Left, numbers, verdict.Headline(st, v, w),
@@ -127,6 +127,15 @@ func (m *Model) summaryView(w, h int) string {
 	return lipgloss.JoinVertical(lipgloss.Left, header, m.diagramBox(story.Lanes(), lines, w, boxH), below)
 }
 
+// withV is hint followed by "· v the other design" where v switches it
+// (see switches), else hint alone.
+func (m *Model) withV(hint string) string {
+	if m.switches() {
+		return hint + " · v the other design"
+	}
+	return hint
+}
+
 // diagnosisView is the frame after the summary of a run whose design broke,
 // in w x h cells: the verdict whole, the run's numbers, and the tables as
 // the run left them in a pane as tall as its rows. The header and the line
@@ -135,8 +144,12 @@ func (m *Model) summaryView(w, h int) string {
 // and below.
 func (m *Model) diagnosisView(w, h int) string {
 	st := m.c.Styles
-	body := strings.Split(lipgloss.JoinVertical(lipgloss.Left, "", verdict.Render(st, m.verdictOf(), w), "",
-		st.Subtle.Render(common.Hang("", m.report.Summary(), w))), "\n")
+	body := strings.Split(lipgloss.JoinVertical(lipgloss.Left, "", verdict.Render(st, m.verdictOf(), w), ""), "\n")
+	// The run's numbers are one sentence wrapped: shown whole or not at all
+	// at the bottom of the view, never cut after "1 booking row ·".
+	numbersAt := len(body)
+	body = append(body, strings.Split(st.Subtle.Render(common.Hang("", m.report.Summary(), w)), "\n")...)
+	numbersEnd := len(body)
 	if len(m.frames) > 0 {
 		f := m.frames[len(m.frames)-1]
 		paneH := len(f.rows.Bookings) + len(f.rows.Events) + 4 // borders, title, column names
@@ -145,21 +158,29 @@ func (m *Model) diagnosisView(w, h int) string {
 		}
 		body = append(body, strings.Split(panes.Box(st, "Rows (committed) at the end", panes.Rows(st, f.rows, m.seats, w-4, paneH-3), w, paneH), "\n")...)
 	}
-	keys := st.Faint.Render(common.Hang("", "p: back to the story · r runs it again · v the other design", w))
+	keys := st.Faint.Render(common.Hang("", m.withV("p: back to the story · r runs it again"), w))
 	room := max(1, h-1-lipgloss.Height(keys))
 	var where string
 	if len(body) > room {
 		room = max(1, room-1) // the line that says where the view stands
 		m.scroll = max(0, min(m.scroll, len(body)-room))
+		end := m.scroll + room
+		if m.scroll < numbersAt && numbersAt < end && end < numbersEnd {
+			end = numbersAt // the numbers would be cut: they wait below, whole
+		}
 		var parts []string
 		if m.scroll > 0 {
 			parts = append(parts, fmt.Sprintf("▲ %s above", common.Count(m.scroll, "line")))
 		}
-		if below := len(body) - m.scroll - room; below > 0 {
-			parts = append(parts, fmt.Sprintf("▼ %d below (the rows at the end)", below))
+		if below := len(body) - end; below > 0 {
+			what := "the rows at the end"
+			if end <= numbersAt {
+				what = "the numbers and rows"
+			}
+			parts = append(parts, fmt.Sprintf("▼ %d below (%s)", below, what))
 		}
 		where = st.Accent.Render(common.Truncate(strings.Join(parts, " · ")+" · ↑/↓ or the wheel scrolls", w))
-		body = body[m.scroll : m.scroll+room]
+		body = append(body[m.scroll:end:end], make([]string, m.scroll+room-end)...) // the keys stay at the bottom
 	} else {
 		m.scroll = 0
 	}
@@ -188,9 +209,8 @@ func (m *Model) storyLines() []drawn {
 // box keeps its borders: the caption takes the lines its text needs.
 func (m *Model) presentView(w, h int) string {
 	st := m.c.Styles
-	clock := time.Since(m.c.PresentSince).Truncate(time.Second)
 	// Fixed width, so the clock does not move as the counter grows.
-	top := fmt.Sprintf("%-8s %-18s %02d:%02d", m.state(), m.stepCounter(), int(clock.Minutes()), int(clock.Seconds())%60)
+	top := fmt.Sprintf("%-8s %-18s %s", m.state(), m.stepCounter(), m.c.Clock())
 	title := m.scenario.Title + " · " + m.designName()
 	topLine := common.Header(st, title, "", top, w)
 	if (m.atSummary() || m.atDiagnosis()) && m.report.Verdict != nil {
@@ -226,7 +246,8 @@ func (m *Model) header(w int) string {
 	}
 	left := ansi.StringWidth(title + variant)
 	// The most detail that fits beside the whole title; when even the least
-	// does not, the title is cut (the first caption has it whole).
+	// does not, the title is cut (the first caption has it whole), not the
+	// design.
 	right := fmt.Sprintf("%s · %s", m.stepCounter(), m.state())
 	for _, r := range []string{
 		fmt.Sprintf("%s · t=%s · %gx · %s", m.stepCounter(), simTime(at), speeds[m.speed], m.state()),
@@ -238,6 +259,11 @@ func (m *Model) header(w int) string {
 			right = r
 			break
 		}
+	}
+	// The design stays whole (a lab's design is said nowhere else on
+	// screen): the scenario's title gives way first.
+	if room := w - ansi.StringWidth(variant) - ansi.StringWidth(right) - 1; left > room+ansi.StringWidth(variant) && room > 0 {
+		title = common.Truncate(title, room)
 	}
 	return common.Header(st, title, variant, right, w)
 }

@@ -123,6 +123,21 @@ func (m *Model) Resume() (quiz.Resume, bool) {
 	return quiz.Resume{Screen: "quiz", Name: m.set.ID, Step: m.idx}, !m.done
 }
 
+// Reopen is where the set continues: the question on screen until it is
+// answered, then the next one (its answer is saved: asking it again would
+// take a step back); nothing once the last one is answered or the attempt
+// is over.
+func (m *Model) Reopen() (at quiz.Resume, keep bool) {
+	next := m.idx
+	if m.answered {
+		next++
+	}
+	if m.done || next >= len(m.set.Questions) {
+		return quiz.Resume{}, false
+	}
+	return quiz.Resume{Screen: "quiz", Name: m.set.ID, Step: next}, false
+}
+
 // begin resets the per-question state for question idx.
 func (m *Model) begin() tea.Cmd {
 	q := m.q()

@@ -308,8 +308,7 @@ func (m *Model) title(w int) string {
 		tag = st.Faint.Render("correct ") + st.Bad.Render("[broken]")
 	}
 	if m.c.Presenting {
-		clock := time.Since(m.c.PresentSince).Truncate(time.Second)
-		tag += st.Subtle.Render(fmt.Sprintf("   %02d:%02d", int(clock.Minutes()), int(clock.Seconds())%60))
+		tag += st.Subtle.Render("   " + m.c.Clock())
 	}
 	tw := lipgloss.Width(tag)
 	if tw+2 > w {

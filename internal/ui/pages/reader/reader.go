@@ -106,7 +106,7 @@ func (m *Model) setSize() {
 		m.anchor = m.place()
 	}
 	m.vp.SetWidth(m.c.Width)
-	m.vp.SetHeight(max(1, m.c.Height-1-1)) // the footer, the header
+	m.fitHeight()
 	if out, ok := m.c.Docs.Get(m.key()); ok {
 		m.setContent(out)
 	} else {
@@ -295,7 +295,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return common.BackCmd
 		case key.Matches(msg, k.Search):
 			m.typing = true
-			m.input.SetValue(m.query)
+			m.input.SetValue("") // a new search; n and N repeat the last one
 			return m.input.Focus()
 		case key.Matches(msg, k.NextMatch) && len(m.hits) > 0:
 			m.step(+1)
@@ -340,7 +340,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// typeKey edits the search; enter searches, esc gives up.
+// typeKey edits the search; enter searches, esc gives up, ↑ brings back
+// the last search.
 func (m *Model) typeKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "enter":
@@ -351,6 +352,10 @@ func (m *Model) typeKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		m.typing = false
 		m.input.Blur()
+		return nil
+	case "up":
+		m.input.SetValue(m.query) // the last search, to edit
+		m.input.CursorEnd()
 		return nil
 	}
 	var cmd tea.Cmd
@@ -446,7 +451,8 @@ func (m *Model) KeyMap() help.KeyMap {
 	var short []key.Binding
 	switch {
 	case m.typing:
-		short = []key.Binding{enter("search"), esc("cancel")}
+		last := key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "last search"))
+		short = []key.Binding{enter("search"), esc("cancel"), last}
 	case m.toc:
 		short = []key.Binding{enter("go there"), k.Up, k.Down, esc("close")}
 	case m.query != "":
@@ -460,7 +466,7 @@ func (m *Model) KeyMap() help.KeyMap {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.NextSection, k.PrevSection, k.Contents, k.MarkRead},
 			{k.Search, k.NextMatch, k.PrevMatch},
-			{k.Back, k.Help, k.Quit},
+			{k.Present, k.Back, k.Help, k.Quit},
 		},
 	}
 }
@@ -477,12 +483,29 @@ func (m *Model) head() string {
 	if s := m.section(); s != "" {
 		rest = " · " + s
 	}
+	if m.c.Presenting {
+		pct = fmt.Sprintf("section %d of %d  %s", max(m.current(), 0)+1, len(m.page.Sections), m.c.Clock())
+	}
 	return common.Header(m.c.Styles, m.page.Title, rest, pct, m.c.Width)
 }
+
+// fitHeight makes the viewport the height under the header: the body
+// (the window without the footer, or all of it in presenter mode, which
+// the root may switch between frames with P).
+func (m *Model) fitHeight() {
+	if h := max(1, m.c.Body()-1); m.vp.Height() != h {
+		m.vp.SetHeight(h)
+	}
+}
+
+// Presents says the reader has a presenter mode: no footer, and the
+// section counter and the clock in the header.
+func (m *Model) Presents() bool { return true }
 
 // View draws the header and the page.
 func (m *Model) View() string {
 	st := m.c.Styles
+	m.fitHeight() // presenter mode is known only now
 	head := m.head()
 	var body string
 	switch {
