@@ -3,6 +3,7 @@ package ui
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/quiz"
@@ -92,5 +93,29 @@ func TestLabPlayKeepsTheResumeSpot(t *testing.T) {
 	p := lab.finish(t, path)
 	if at := (quiz.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2}); p.Resume != at {
 		t.Errorf("saved resume %+v, want %+v", p.Resume, at)
+	}
+}
+
+// An attempt whose every question was answered but that was left before
+// its summary (Esc on the last answer) is finished when the set is opened
+// again, with its score, instead of starting over at question 1.
+func TestAnsweredAttemptLeftBeforeItsSummaryIsFinished(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	store := &quiz.Store{Path: path}
+	set := quiz.Checkpoint()
+	if _, err := store.Update(func(p *quiz.Progress) error {
+		for _, q := range set.Questions {
+			p.Record(quiz.SetCheckpoint, q.ID, 1, time.Unix(100, 0))
+		}
+		p.Set(quiz.SetCheckpoint).Next = len(set.Questions)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, 80, 24, path)
+	u.waitFor(t, "Checkpoint: done")
+	p := u.finish(t, path)
+	if sp := p.Sets[quiz.SetCheckpoint]; sp == nil || sp.Attempts != 1 || sp.Next != 0 || sp.Best != 1 {
+		t.Errorf("saved set %+v, want the attempt finished: 1 attempt, best 1, next 0", sp)
 	}
 }

@@ -30,6 +30,8 @@ type Model struct {
 	results []*quiz.Result
 	done    bool // the summary is shown
 
+	finishOnInit bool // every question was answered before: open on the summary
+
 	// The state of the question on screen.
 	answered  bool
 	result    quiz.Result
@@ -74,8 +76,19 @@ type liveMsg struct {
 
 // New asks the questions of set from question start on (0: the first, or
 // where an unfinished attempt stopped).
+//
+// An attempt whose every question was answered but that was left before
+// its summary (Esc on the last answer: next is the set's length) opens on
+// that summary and is finished there, with its score, rather than started
+// again from the first question.
 func New(c *common.Common, set quiz.Set, start int) *Model {
-	if sp, ok := c.Progress.Get().Sets[set.ID]; ok && start == 0 && sp.Next < len(set.Questions) {
+	sp, ok := c.Progress.Get().Sets[set.ID]
+	switch {
+	case ok && start == 0 && sp.Next == len(set.Questions) && len(sp.Answers) > 0:
+		m := At(c, set, len(set.Questions))
+		m.finishOnInit = true
+		return m
+	case ok && start == 0 && sp.Next < len(set.Questions):
 		start = sp.Next // an unfinished attempt continues where it stopped
 	}
 	return At(c, set, start)
@@ -88,10 +101,11 @@ func At(c *common.Common, set quiz.Set, step int) *Model {
 	start := step
 	m := &Model{c: c, set: set, results: make([]*quiz.Result, len(set.Questions)),
 		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), scroll: scroller.New()}
-	m.idx = min(max(start, 0), len(set.Questions)-1)
+	upto := min(max(start, 0), len(set.Questions)) // the questions answered before
+	m.idx = min(upto, len(set.Questions)-1)
 	// A resumed attempt keeps the scores of the questions answered before.
 	if sp, ok := c.Progress.Get().Sets[set.ID]; ok {
-		for i, q := range set.Questions[:m.idx] {
+		for i, q := range set.Questions[:upto] {
 			if a, ok := sp.Answers[q.ID]; ok {
 				r := quiz.Result{Score: a.Score, Correct: a.Score >= 1}
 				m.results[i] = &r
@@ -104,7 +118,12 @@ func At(c *common.Common, set quiz.Set, step int) *Model {
 func (m *Model) q() quiz.Question { return m.set.Questions[m.idx] }
 
 // Init sets up the question on screen.
-func (m *Model) Init() tea.Cmd { return m.begin() }
+func (m *Model) Init() tea.Cmd {
+	if m.finishOnInit {
+		return m.next() // m.idx is the last question: next finishes the attempt
+	}
+	return m.begin()
+}
 
 // Title names the page.
 func (m *Model) Title() string { return m.set.Title }
