@@ -88,16 +88,21 @@ type Saved struct {
 
 func (Saved) rootMsg() {}
 
+// apply makes change to the progress on screen, and hands it to keep
+// (the workshop's copy) as the store would have saved it: stamped.
+func (pr *Progress) apply(change func(p *quiz.Progress)) {
+	change(pr.p)
+	if pr.keep != nil {
+		pr.p.UpdatedAt = Now().UTC().Round(0)
+		pr.keep(pr.p)
+	}
+}
+
 // Save applies change to the progress on screen at once and queues it for
 // the file (locked, reread, written atomically); the result comes back to
 // the root as a Saved message.
 func (pr *Progress) Save(change func(p *quiz.Progress)) tea.Cmd {
-	change(pr.p)
-	if pr.keep != nil {
-		// Kept is saved, as the store would have saved it: stamped.
-		pr.p.UpdatedAt = Now().UTC().Round(0)
-		pr.keep(pr.p)
-	}
+	pr.apply(change)
 	if pr.store == nil {
 		return nil
 	}
@@ -148,12 +153,7 @@ func (pr *Progress) Close(change func(p *quiz.Progress)) error {
 		pr.saver.close()
 		pr.saver = nil
 	}
-	change(pr.p)
-	if pr.keep != nil {
-		// Kept is saved, as the store would have saved it: stamped.
-		pr.p.UpdatedAt = Now().UTC().Round(0)
-		pr.keep(pr.p)
-	}
+	pr.apply(change)
 	if pr.store == nil {
 		return nil
 	}
