@@ -343,7 +343,10 @@ func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replac
 	cmd.Dir = c.dir
 	cmd.Env = serverEnv()
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = c.run.sysProcAttr(syscall.SIGKILL)
+	// SIGINT, not SIGKILL, when learn dies or gives up: initdb then
+	// cleans up after itself, its bootstrap backend's shared memory
+	// included (see proc.interrupt).
+	cmd.SysProcAttr = c.run.sysProcAttr(syscall.SIGINT)
 	p, err := startProc(cmd)
 	if err != nil {
 		return fmt.Errorf("could not run initdb from %s: %w", c.bin.dir, err)
@@ -351,7 +354,7 @@ func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replac
 	select {
 	case <-p.done:
 	case <-ctx.Done():
-		p.kill() // initdb and the postgres it runs in bootstrap mode
+		p.interrupt(3 * time.Second) // initdb and the postgres it runs in bootstrap mode
 		return ctx.Err()
 	}
 	if p.err != nil {

@@ -166,6 +166,7 @@ func TestStartCancelledLeavesNothing(t *testing.T) {
 				}
 				opts := isolated(t, cache)
 				opts.Logf = nil
+				shmBefore := posixShm()
 				ctx, cancel := context.WithCancel(context.Background())
 				time.AfterFunc(d, cancel)
 				s, err := Start(ctx, opts)
@@ -181,6 +182,18 @@ func TestStartCancelledLeavesNothing(t *testing.T) {
 				}
 				if p := processesUsing(opts.tmpParent); len(p) > 0 {
 					t.Errorf("processes left behind: %v", p)
+				}
+				// A SIGKILLed initdb left its bootstrap backend's POSIX
+				// shared memory in /dev/shm. Another package's initdb
+				// may hold a file of its own for a moment: only one that
+				// stays counts.
+				deadline := time.Now().Add(10 * time.Second)
+				for left := newShm(shmBefore); len(left) > 0; left = newShm(shmBefore) {
+					if time.Now().After(deadline) {
+						t.Errorf("shared memory left in /dev/shm: %v", left)
+						break
+					}
+					time.Sleep(50 * time.Millisecond) // polling for the files to go
 				}
 			})
 		}
@@ -363,4 +376,25 @@ func TestMaxConnectionsIsTheServers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// posixShm lists PostgreSQL's POSIX shared memory files in /dev/shm.
+func posixShm() map[string]bool {
+	names, _ := filepath.Glob("/dev/shm/PostgreSQL.*")
+	set := map[string]bool{}
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
+
+// newShm lists the files of posixShm that were not in before.
+func newShm(before map[string]bool) []string {
+	var out []string
+	for n := range posixShm() {
+		if !before[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }

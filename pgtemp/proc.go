@@ -85,6 +85,22 @@ func (p *proc) wait(d time.Duration) bool {
 // kill ends the child and its process group at once and waits until the
 // child is reaped and the group is gone (briefly; orphans that already died
 // may linger as zombies until init reaps them, and they write nothing).
+// interrupt stops a child as Ctrl-C would: SIGINT to its process group,
+// then SIGKILL to the group if it has not exited after grace. initdb on
+// SIGINT removes what it made and its bootstrap backend exits normally,
+// removing its POSIX shared memory (/dev/shm/PostgreSQL.*), which a
+// SIGKILL would leave behind until the machine restarts.
+func (p *proc) interrupt(grace time.Duration) {
+	if !p.exited() {
+		syscall.Kill(-p.pid(), syscall.SIGINT)
+	}
+	if !p.wait(grace) {
+		p.killGroup()
+		<-p.done
+	}
+	waitGroupGone(p.pid(), 200*time.Millisecond)
+}
+
 func (p *proc) kill() {
 	p.killGroup()
 	<-p.done
