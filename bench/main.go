@@ -42,7 +42,7 @@ type row struct {
 func main() {
 	only := flag.String("only", "", "run only these parts, comma-separated: frame, engine, start, memory, size")
 	rounds := flag.Int("rounds", 21, "launches of each program in the first-frame benchmark")
-	engineRounds := flag.Int("engine-rounds", 5, "interleaved rounds of the engine benchmark (-count)")
+	engineRounds := flag.Int("engine-rounds", 15, "interleaved rounds of the engine and of pgbench in the engine benchmark (-book.rounds)")
 	adhocA := flag.String("a", "", "ad hoc: a command line to time against -b (markers -wa, -wb)")
 	adhocB := flag.String("b", "", "ad hoc: the baseline command line")
 	wa := flag.String("wa", "", "ad hoc: the text -a shows")

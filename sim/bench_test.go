@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,11 +49,11 @@ var (
 //   - distinct/clients=C: C goroutines book new intents (quantity 1, a
 //     fresh idempotency key each, one user per goroutine); pgbench runs the
 //     new-booking transaction at C clients. bookings/s against pgbench-tps.
-//   - copies/n=N: rounds of N goroutines sending the same request (same
-//     user, same key) at once, so one creates the booking and N-1 replay
-//     it; pgbench runs the same mix at N clients (the new-booking script
-//     with weight 1, the replay script with weight N-1). requests/s
-//     against pgbench-tps.
+//   - copies/n=N: N goroutines sending N copies of each new intent (same
+//     user, same key), the copies of one intent in flight together, so one
+//     creates the booking and N-1 replay it (see copiesLoad); pgbench runs
+//     the same mix at N clients (the new-booking script with weight 1, the
+//     replay script with weight N-1). requests/s against pgbench-tps.
 //
 // All intents book one event, so every transaction waits for its row lock:
 // the numbers are the throughput of one contended event, as in the lesson.
@@ -73,7 +74,7 @@ func BenchmarkBookTicket(b *testing.B) {
 			ours := distinctLoad(b, eng, eventID, clients, &created)
 			ours(int64(20 * clients)) // warm: connections, statement caches
 			sc, pgEvent := pgbenchSchema(b)
-			theirs := func(perClient string) float64 {
+			theirs := func(perClient string) pgbenchRun {
 				return pgbenchDistinct(b, bin, sc, pgEvent, clients, perClient)
 			}
 			compareRounds(b, ours, theirs, clients, "bookings/s")
@@ -88,7 +89,7 @@ func BenchmarkBookTicket(b *testing.B) {
 			ours := copiesLoad(b, eng, eventID, n, &created)
 			ours(int64(20 * n))
 			sc, pgEvent := pgbenchSchema(b)
-			theirs := func(perClient string) float64 { return pgbenchCopies(b, bin, sc, pgEvent, n, perClient) }
+			theirs := func(perClient string) pgbenchRun { return pgbenchCopies(b, bin, sc, pgEvent, n, perClient) }
 			compareRounds(b, ours, theirs, n, "requests/s")
 			checkBenchRows(b, st, eventID, created.Load())
 		})
@@ -99,18 +100,33 @@ func BenchmarkBookTicket(b *testing.B) {
 type load func(n int64) time.Duration
 
 // compareRounds runs -book.rounds interleaved rounds of ours and theirs
-// (pgbench at clients clients, given its -t or -T option, returning its
-// tps) and reports the medians: ours in unit, pgbench-tps, ratio (ours ÷
-// pgbench), and the spread of the ratio (ratio-min, ratio-max).
-func compareRounds(b *testing.B, ours load, theirs func(limit string) float64, clients int, unit string) {
+// (pgbench at clients clients, given its -t or -T option) and reports the
+// medians: ours in unit, pgbench-tps, ratio (ours ÷ pgbench), and the
+// spread of the ratio (ratio-min, ratio-max). It also reports what each
+// side's client process spent per transaction, where the time goes when
+// the ratio is low: CPU time in µs (cpu-µs/op and pgbench-cpu-µs/tx, user
+// and system) and context switches (switches/op and pgbench-switches/tx,
+// voluntary and involuntary), from getrusage(2). Ours is the whole test
+// process, Go's runtime included.
+func compareRounds(b *testing.B, ours load, theirs func(limit string) pgbenchRun, clients int, unit string) {
 	b.Helper()
 	// How many transactions take pgbench about -book.round.
-	probe := theirs("-T1")
+	probe := theirs("-T1").tps
 	perClient := max(int64(probe*bookRound.Seconds())/int64(clients), 1)
 	total := perClient * int64(clients)
 	var oursPerSec, tps, ratios []float64
-	runOurs := func() float64 { return float64(total) / ours(total).Seconds() }
-	runTheirs := func() float64 { return theirs("-t" + strconv.FormatInt(perClient, 10)) }
+	var oursCost, theirCost []clientCost
+	runOurs := func() float64 {
+		before := selfUsage()
+		d := ours(total)
+		oursCost = append(oursCost, selfUsage().since(before, total))
+		return float64(total) / d.Seconds()
+	}
+	runTheirs := func() float64 {
+		run := theirs("-t" + strconv.FormatInt(perClient, 10))
+		theirCost = append(theirCost, run.cost)
+		return run.tps
+	}
 	b.ResetTimer()
 	for r := range max(*bookRounds, 1) {
 		var o, t float64
@@ -132,6 +148,56 @@ func compareRounds(b *testing.B, ours load, theirs func(limit string) float64, c
 	b.ReportMetric(slices.Min(ratios), "ratio-min")
 	b.ReportMetric(slices.Max(ratios), "ratio-max")
 	b.ReportMetric(1e9/median(oursPerSec), "ns/op")
+	cpu := func(c clientCost) float64 { return c.cpuMicros }
+	switches := func(c clientCost) float64 { return c.switches }
+	b.ReportMetric(median(mapCosts(oursCost, cpu)), "cpu-µs/op")
+	b.ReportMetric(median(mapCosts(theirCost, cpu)), "pgbench-cpu-µs/tx")
+	b.ReportMetric(median(mapCosts(oursCost, switches)), "switches/op")
+	b.ReportMetric(median(mapCosts(theirCost, switches)), "pgbench-switches/tx")
+}
+
+// clientCost is what a client process spent per transaction: CPU time
+// (user and system) in µs, and context switches (voluntary and
+// involuntary).
+type clientCost struct{ cpuMicros, switches float64 }
+
+func mapCosts(cs []clientCost, f func(clientCost) float64) []float64 {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		out[i] = f(c)
+	}
+	return out
+}
+
+// usage is a process's CPU time and context switches so far.
+type usage struct {
+	cpu      time.Duration
+	switches int64
+}
+
+// usageOf reads ru.
+func usageOf(ru *syscall.Rusage) usage {
+	return usage{
+		cpu:      time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
+		switches: int64(ru.Nvcsw + ru.Nivcsw),
+	}
+}
+
+// selfUsage is this process's usage so far (getrusage RUSAGE_SELF: every
+// thread).
+func selfUsage() usage {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return usageOf(&ru)
+}
+
+// since is the cost per transaction of the n transactions made between
+// before and u.
+func (u usage) since(before usage, n int64) clientCost {
+	return clientCost{
+		cpuMicros: float64((u.cpu - before.cpu).Microseconds()) / float64(n),
+		switches:  float64(u.switches-before.switches) / float64(n),
+	}
 }
 
 // median of xs, which is not empty.
@@ -200,46 +266,57 @@ func distinctLoad(b *testing.B, eng *Engine, eventID int64, clients int, created
 	}
 }
 
-// copiesLoad sends rounds of n copies of one new intent at once, in all
-// about total requests, and checks that in each round exactly one copy
-// created the booking (counted in created) and the others replayed it.
+// copiesLoad sends n copies of each new intent from n goroutines that,
+// like pgbench's clients, never wait for one another: request s of a run is
+// copy s mod n of intent s ÷ n, taken by whichever goroutine is free, so
+// the n copies of an intent are in flight together and race for the row
+// lock. (Rounds that waited for all n copies before sending the next
+// intent left n-1 goroutines idle at the end of every round, a pause that
+// pgbench's mix never makes.) It checks that for each intent exactly one
+// copy created the booking (counted in created) and the others replayed
+// that booking.
 func copiesLoad(b *testing.B, eng *Engine, eventID int64, n int, created *atomic.Int64) load {
 	ctx := b.Context()
-	ids := make([]int64, n)
 	return func(total int64) time.Duration {
+		intents := max(total/int64(n), 1)
+		keys := make([]uuid.UUID, intents)
+		for i := range keys {
+			keys[i] = uuid.New()
+		}
+		ids := make([]atomic.Int64, intents)
+		creations := make([]atomic.Int32, intents)
+		var next atomic.Int64
+		var wg sync.WaitGroup
 		t0 := time.Now()
-		for range max(total/int64(n), 1) {
-			req := BookingRequest{UserID: "copy", EventID: eventID, Quantity: 1, Key: uuid.New()}
-			start := make(chan struct{})
-			var creations atomic.Int32
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Go(func() {
-					<-start
+		for range n {
+			wg.Go(func() {
+				for s := next.Add(1) - 1; s < intents*int64(n); s = next.Add(1) - 1 {
+					i := s / int64(n)
+					req := BookingRequest{UserID: "copy", EventID: eventID, Quantity: 1, Key: keys[i]}
 					res, err := eng.BookTicket(ctx, req)
 					if err != nil {
-						b.Errorf("copy %d of %s: %v", i, req.Key, err)
+						b.Errorf("copy %d of %s: %v", s%int64(n), req.Key, err)
 						return
 					}
 					if !res.Replayed {
-						creations.Add(1)
+						creations[i].Add(1)
 					}
-					ids[i] = res.Booking.ID
-				})
-			}
-			close(start)
-			wg.Wait()
-			if b.Failed() {
-				break
-			}
-			if creations.Load() != 1 || slices.ContainsFunc(ids, func(id int64) bool { return id != ids[0] }) {
-				b.Errorf("%d copies of key %s: %d created a booking, ids %v; want 1 creation and %d replays of it",
-					n, req.Key, creations.Load(), ids, n-1)
-				break
-			}
-			created.Add(1)
+					if !ids[i].CompareAndSwap(0, res.Booking.ID) && ids[i].Load() != res.Booking.ID {
+						b.Errorf("copies of key %s got bookings %d and %d; want one booking", req.Key, ids[i].Load(), res.Booking.ID)
+						return
+					}
+				}
+			})
 		}
-		return time.Since(t0)
+		wg.Wait()
+		elapsed := time.Since(t0)
+		for i := range creations {
+			if c := creations[i].Load(); c != 1 && !b.Failed() {
+				b.Errorf("%d copies of key %s: %d created a booking; want 1 creation and %d replays of it", n, keys[i], c, n-1)
+			}
+		}
+		created.Add(intents)
+		return elapsed
 	}
 }
 
@@ -299,7 +376,7 @@ func pgbenchSQL(sql string, args ...string) string {
 
 // pgbenchDistinct returns pgbench's tps for the new-booking transaction at
 // clients clients in schema sc, each new transaction with a fresh key.
-func pgbenchDistinct(b *testing.B, bin string, sc *pgtemp.Schema, eventID int64, clients int, limit string) float64 {
+func pgbenchDistinct(b *testing.B, bin string, sc *pgtemp.Schema, eventID int64, clients int, limit string) pgbenchRun {
 	return runPgbench(b, bin, sc, clients, limit, []string{"-D", fmt.Sprintf("event=%d", eventID)},
 		map[string]string{"new.pgbench": pgbenchNew}, "new.pgbench")
 }
@@ -307,7 +384,7 @@ func pgbenchDistinct(b *testing.B, bin string, sc *pgtemp.Schema, eventID int64,
 // pgbenchCopies returns pgbench's tps for n clients sending the mix of a
 // round of copies: one new booking to n-1 replays of a committed booking
 // (made on the first call).
-func pgbenchCopies(b *testing.B, bin string, sc *pgtemp.Schema, eventID int64, n int, limit string) float64 {
+func pgbenchCopies(b *testing.B, bin string, sc *pgtemp.Schema, eventID int64, n int, limit string) pgbenchRun {
 	key := uuid.NewSHA1(uuid.NameSpaceOID, []byte(sc.Name())) // the same for every round
 	ctx := b.Context()
 	conn, err := pgx.Connect(ctx, sc.ConnString())
@@ -356,15 +433,25 @@ func pgbenchSchema(b *testing.B) (*pgtemp.Schema, int64) {
 	return sc, id
 }
 
-// pgbenchTPSLine is pgbench's result line (PostgreSQL 14 and later).
-var pgbenchTPSLine = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connection time\)`)
+// pgbench's result lines (PostgreSQL 14 and later).
+var (
+	pgbenchTPSLine = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connection time\)`)
+	pgbenchTxLine  = regexp.MustCompile(`(?m)^number of transactions actually processed: ([0-9]+)`)
+)
+
+// pgbenchRun is what one pgbench run reported: its tps without initial
+// connection time, and what its process spent per transaction.
+type pgbenchRun struct {
+	tps  float64
+	cost clientCost
+}
 
 // runPgbench runs pgbench (limit is its -T or -t option) in schema sc with clients
 // clients, the scripts (name → text) written to a temporary directory and
 // run as the -f arguments files ("name@weight"), and returns its tps
-// without initial connection time. It connects as the test server's user,
+// without initial connection time and its cost per transaction. It connects as the test server's user,
 // over the same socket or address, with search_path set to sc.
-func runPgbench(b *testing.B, bin string, sc *pgtemp.Schema, clients int, limit string, vars []string, scripts map[string]string, files ...string) float64 {
+func runPgbench(b *testing.B, bin string, sc *pgtemp.Schema, clients int, limit string, vars []string, scripts map[string]string, files ...string) pgbenchRun {
 	b.Helper()
 	dir := b.TempDir()
 	for name, text := range scripts {
@@ -412,7 +499,14 @@ func runPgbench(b *testing.B, bin string, sc *pgtemp.Schema, clients int, limit 
 	if err != nil || tps <= 0 {
 		b.Fatalf("pgbench reported tps %q: %v\n%s", m[1], err, out.Bytes())
 	}
-	return tps
+	run := pgbenchRun{tps: tps}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if m := pgbenchTxLine.FindSubmatch(out.Bytes()); m != nil && ok {
+		if n, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil && n > 0 {
+			run.cost = usageOf(ru).since(usage{}, n)
+		}
+	}
+	return run
 }
 
 // findPgbench returns the path of pgbench: on PATH, in pg_config --bindir,
