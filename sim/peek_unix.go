@@ -5,6 +5,7 @@ package sim
 import (
 	"net"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,9 +34,16 @@ func closedByServer(c net.Conn) bool {
 	// on this idle connection (it starts when a write is slow), so Read
 	// would wait for that read to end: for ever, on an idle connection.
 	_ = raw.Control(func(fd uintptr) {
+		// A raw system call, as quietConn's reads and writes are: it never
+		// blocks (MSG_DONTWAIT), and it does not wake Go's sysmon.
 		var b [1]byte
-		n, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
-		dead = n > 0 || (n == 0 && err == nil) || (err != nil && err != unix.EAGAIN && err != unix.EINTR)
+		_, _, errno := unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), 1,
+			unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+		if errno != 0 { // nothing waiting, or the socket is broken
+			dead = errno != unix.EAGAIN && errno != unix.EINTR
+		} else { // a byte waiting (n is 1), or the end of the stream (n is 0)
+			dead = true
+		}
 	})
 	return dead
 }

@@ -180,6 +180,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			return nil, fmt.Errorf("pool config: %w", err)
 		}
 		pcfg.MaxConns = int32(cfg.MaxConns)
+		quietDial(pcfg.ConnConfig)
 		var tracer pgx.QueryTracer
 		if cfg.Trace != nil {
 			tracer = &SQLTracer{Trace: cfg.Trace, Lane: lane}

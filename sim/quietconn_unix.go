@@ -1,0 +1,140 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package sim
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"unsafe"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
+)
+
+// quietConn is a connection to PostgreSQL whose reads and writes are
+// made as raw system calls, without telling Go's scheduler that a system
+// call is under way. The socket is non-blocking (Go's netpoller waits for
+// it), so a read or write returns at once: it copies bytes or says
+// EAGAIN, and the wait itself still goes through the netpoller, deadlines
+// and all.
+//
+// Why: the engine's connections are request/response, so between two
+// answers every goroutine waits and all of Go's Ps go idle; the runtime's
+// monitor thread (sysmon) then sleeps deeply, and the first system call
+// after the wait wakes it again and has it tick every 20 µs (runtime
+// proc.go, "If it wakes from a syscall it resets idle and delay"). A
+// booking makes that trip twice: in BenchmarkBookTicket it cost about 1.7
+// context switches and 15 µs of CPU per booking, a quarter of the client's
+// CPU, and at 8 clients on 2 cores the engine fell from about 0.89x to
+// 0.82x of pgbench. Reads and writes of a few hundred bytes on a local
+// socket do not need the scheduler's system-call bookkeeping.
+type quietConn struct {
+	net.Conn // *net.UnixConn or *net.TCPConn: the rest (Close, deadlines, addresses)
+	raw      syscall.RawConn
+}
+
+// quiet wraps c as a quietConn when it is a Unix or TCP socket, and
+// returns it as it is otherwise.
+func quiet(c net.Conn) net.Conn {
+	switch c.(type) {
+	case *net.UnixConn, *net.TCPConn:
+	default:
+		return c
+	}
+	raw, err := c.(syscall.Conn).SyscallConn()
+	if err != nil {
+		return c
+	}
+	return &quietConn{Conn: c, raw: raw}
+}
+
+// SyscallConn is the socket's raw connection (closedByServer peeks
+// through it).
+func (c *quietConn) SyscallConn() (syscall.RawConn, error) { return c.raw, nil }
+
+// Read reads into p: one read(2) of at most len(p) bytes once the socket
+// is readable. io.EOF at the end of the stream.
+func (c *quietConn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n int
+	var errno syscall.Errno
+	err := c.raw.Read(func(fd uintptr) bool {
+		for {
+			r, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			switch e {
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				return false // wait in the netpoller, then again
+			}
+			n, errno = int(r), e
+			return true
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, c.opError("read", err)
+	case errno != 0:
+		return 0, c.opError("read", os.NewSyscallError("read", errno))
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// Write writes all of p, waiting in the netpoller whenever the socket's
+// buffer is full.
+func (c *quietConn) Write(p []byte) (int, error) {
+	var done int
+	var errno syscall.Errno
+	err := c.raw.Write(func(fd uintptr) bool {
+		for done < len(p) {
+			r, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
+			switch e {
+			case 0:
+				done += int(r)
+			case unix.EINTR:
+			case unix.EAGAIN:
+				return false
+			default:
+				errno = e
+				return true
+			}
+		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return done, c.opError("write", err)
+	case errno != 0:
+		return done, c.opError("write", os.NewSyscallError("write", errno))
+	}
+	return done, nil
+}
+
+// opError wraps err as the net package does, so a deadline passed is still
+// a net.Error whose Timeout is true and net.ErrClosed still matches.
+func (c *quietConn) opError(op string, err error) error {
+	if _, ok := errors.AsType[*net.OpError](err); ok {
+		return err
+	}
+	return &net.OpError{Op: op, Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+}
+
+// quietDial makes cfg's connections quietConns.
+func quietDial(cfg *pgx.ConnConfig) {
+	dial := cfg.DialFunc
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return quiet(c), nil
+	}
+}
