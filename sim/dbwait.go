@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -117,5 +120,24 @@ func dbRefusal(ctx context.Context, err error, lane string, pool *pgxpool.Pool) 
 	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
 		return unavailable("PostgreSQL cannot be reached right now; nothing was stored, so retry in a moment with the same idempotency key")
 	}
+	if connectionLost(err) {
+		return unavailable("PostgreSQL dropped the connection in the middle of this request, so whether the booking was stored is not known; retry in a moment with the same idempotency key: a booking that was stored comes back as a replay, one that was not is made then")
+	}
 	return nil
+}
+
+// connectionLost reports whether err says the connection to PostgreSQL
+// ended under a request without a word from the server (a backend killed,
+// the server stopped with -m immediate, a network cut): the stream's end,
+// a reset or broken pipe, or pgx's "conn closed" for a connection that
+// died earlier. The request's outcome is then unknown: a COMMIT may have
+// reached the server before the answer was lost.
+func connectionLost(err error) bool {
+	for _, target := range []error{io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.EPIPE,
+		syscall.ECONNABORTED, net.ErrClosed, pgconn.ErrConnClosed} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/learn-idempotency/learn/internal/pgfault"
 )
 
 // holdAt holds every booking of instance in at point p until release is
@@ -211,5 +213,45 @@ func TestDeadIdleConnectionsAreReplaced(t *testing.T) {
 	}
 	if strings.Contains(s.logs.String(), "level=ERROR") {
 		t.Errorf("errors in the log:\n%s", s.logs)
+	}
+}
+
+// A connection that dies under a booking without a word from the server
+// (here the proxy closes it as the booking's next statements are on their
+// way) is answered 503 database_unavailable with Retry-After, and the
+// answer does not claim that nothing was stored: the outcome is unknown to
+// the API, and the same key settles it. The retry books exactly once.
+func TestConnectionLostMidBookingIs503(t *testing.T) {
+	for _, step := range []string{"FOR UPDATE", "INSERT INTO bookings"} {
+		t.Run(step, func(t *testing.T) {
+			proxy := pgfault.Start(t, testDB.ConnString(), pgfault.Rule{Match: step, Action: pgfault.Drop})
+			db := &faultDB{t: t, proxy: proxy, app: "lost-" + strings.Fields(step)[0]}
+			logs := &lockedBuffer{}
+			st, err := NewStage(t.Context(), db, StageConfig{Log: slog.NewTextHandler(logs, nil)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			ev, err := st.AddEvent(t.Context(), "Test night", 10, st.Clock.Now().Add(24*time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &apiStage{Stage: st, ids: map[string]int64{"{ev}": ev}}
+			url, good, key := st.Instances[0].URL, s.expand(`{"event_id": {ev}, "quantity": 2}`), uuid.NewString()
+
+			a := <-sendAsync(t.Context(), url, "POST", "/bookings", key, good)
+			if !proxy.Fired() {
+				t.Fatalf("the proxy never saw %q", step)
+			}
+			must503(t, "the booking whose connection died", a, CodeDatabaseUnavailable)
+			if e := decodeAPIError(t, a.body); strings.Contains(e.Message, "nothing was stored") ||
+				!strings.Contains(e.Message, "not known") {
+				t.Errorf("message %q: want it to say the outcome is not known, never that nothing was stored", e.Message)
+			}
+			must200(t, "the retry with the same key", <-sendAsync(t.Context(), url, "POST", "/bookings", key, good), false)
+			if got := s.tables(t); !strings.HasPrefix(got, "1 bookings; seats "+s.expand("{ev}")+":8") {
+				t.Errorf("tables %s, want 1 booking and 8 seats left", got)
+			}
+		})
 	}
 }
