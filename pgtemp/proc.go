@@ -62,10 +62,17 @@ func (p *proc) signal(sig syscall.Signal) {
 }
 
 // killGroup sends SIGKILL to the child's whole process group (the child and
-// everything it started), if the child has not been reaped yet, so the group
-// id is still ours.
+// everything it started) and to each of the child's own children, if the
+// child has not been reaped yet, so the ids are still ours. The children
+// first: a postmaster's backends lead sessions of their own (PostgreSQL's
+// InitPostmasterChild calls setsid), so the group's SIGKILL misses them,
+// and a backend that cannot act on the postmaster's SIGQUIT (stopped,
+// hung) would outlive it, re-parented to init.
 func (p *proc) killGroup() {
 	if !p.exited() {
+		for _, c := range childPIDs(p.pid()) {
+			syscall.Kill(c, syscall.SIGKILL)
+		}
 		syscall.Kill(-p.pid(), syscall.SIGKILL)
 	}
 }
