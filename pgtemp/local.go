@@ -22,7 +22,11 @@ const (
 	maxSocketPath = 103
 	socketName    = ".s.PGSQL.5432"
 	readyTimeout  = 30 * time.Second
-	fastShutdown  = 5 * time.Second
+	// fastShutdown is how long a postmaster gets for a fast shutdown at
+	// Close before the immediate one: with fsync off it takes well under a
+	// second, and a server that has not stopped by then does not answer
+	// (hung, stopped); the cluster is thrown away either way.
+	fastShutdown = 2 * time.Second
 	// quitWait is how long a postmaster gets to stop after SIGQUIT when a
 	// start is abandoned, before its process group is killed.
 	quitWait = 2 * time.Second

@@ -195,7 +195,8 @@ func (s *Server) TemplateError() error { return s.tmplErr }
 // Close releases everything learn made. In URL mode it drops the schemas
 // NewSchema made that were not dropped yet, and touches nothing else. In
 // local and download modes it stops the cluster (fast shutdown; immediate shutdown if the
-// server lingers more than 5 s; then SIGKILL to its process group) and
+// server lingers more than 2 s; then, after 2 s more, SIGKILL to its process
+// group and to each backend, so at most about 4 s for a server that hangs) and
 // removes its temporary directory, so its schemas go with it and no process
 // or file of learn's remains. In Docker mode it removes the container with
 // its volume (the data) and checks that nothing labelled with this start

@@ -32,6 +32,10 @@ const (
 	// schema; a Docker container may take longer).
 	serveDrain = 4 * time.Second
 	serveStop  = 5 * time.Second
+	// serveStageClose is how long the API instances get to close their
+	// pools and drop their schema before a PostgreSQL that does not answer
+	// is stopped under them.
+	serveStageClose = 1 * time.Second
 )
 
 // serveConfig is what learn serve runs.
@@ -57,7 +61,7 @@ func serveCmd(g *globals) *cobra.Command {
 			"It prints the demo users' tokens and curl commands to paste, and logs every request to standard error (the replays at debug level). " +
 			fmt.Sprintf("Every connection has limits (%s for the headers, %s for the whole request, %s for the answer, %s idle, %d at once; %s to get a database connection and %s for the event's lock, then 503 with Retry-After), so slow or idle clients cannot hold it. ",
 				cfg.limits.ReadHeader, cfg.limits.Read, cfg.limits.Write, cfg.limits.Idle, cfg.limits.MaxConns, cfg.limits.DBWait, cfg.limits.LockWait) +
-			fmt.Sprintf("Ctrl-C, SIGTERM or SIGHUP stop it within %s: requests in flight get %s to finish, the rest are cut, the database is removed, and it exits 0.", serveStop, serveDrain),
+			fmt.Sprintf("Ctrl-C, SIGTERM or SIGHUP stop it within %s: requests in flight get %s to finish, the rest are cut, the database is removed, and it exits 0 (1 if something could not be removed). A PostgreSQL that no longer answers is stopped by force, which can take 5s more.", serveStop, serveDrain),
 		Example: "learn serve\nlearn serve --instances 2 --addr 127.0.0.1:8080\nlearn serve --seats 3   # sold out after a few bookings\nlearn serve 2>&1 | grep replayed",
 		Args:    noArgs("serve"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -88,7 +92,7 @@ func serveCmd(g *globals) *cobra.Command {
 // and their handlers return, "stopped" is the last request-side line, the
 // database is removed, and it returns 0. A busy address is 1, before
 // anything starts.
-func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout, stderr io.Writer) (int, error) {
+func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout, stderr io.Writer) (code int, err error) {
 	addr := cfg.addr
 	// The front door's port first: a busy address fails before anything starts.
 	ln, err := net.Listen("tcp", addr)
@@ -121,11 +125,17 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 		}
 		return exitFailure, err
 	}
-	defer func() {
-		if err := srv.Close(); err != nil {
-			say("stopping PostgreSQL: %v", err)
+	// Whatever could not be removed makes the exit 1 (README: 0 only once
+	// everything learn made is gone).
+	stopPostgres := func() {
+		if cerr := srv.Close(); cerr != nil { // idempotent: the first call's error
+			say("stopping PostgreSQL: %v", cerr)
+			if code == exitOK {
+				code, err = exitFailure, fmt.Errorf("PostgreSQL could not be removed completely: %w", cerr)
+			}
 		}
-	}()
+	}
+	defer stopPostgres()
 	// Every listener, and every wait for the database, has a limit: a
 	// workshop's address may be reachable by anyone (--addr 0.0.0.0).
 	st, err := sim.NewStage(ctx, sim.DatabaseOf(srv.NewSchema), sim.StageConfig{
@@ -141,8 +151,23 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 		return exitFailure, err
 	}
 	defer func() {
-		if err := st.Close(); err != nil {
-			say("closing the API instances: %v", err)
+		// The instances close their pools and drop their schema, which
+		// waits for PostgreSQL; one that no longer answers (hung, stopped)
+		// is stopped instead after serveStageClose, which ends every
+		// connection the instances wait on, so Ctrl-C is never held by it.
+		closed := make(chan error, 1)
+		go func() { closed <- st.Close() }()
+		t := time.NewTimer(serveStageClose)
+		defer t.Stop()
+		select {
+		case cerr := <-closed:
+			if cerr != nil {
+				say("closing the API instances: %v", cerr)
+			}
+		case <-t.C:
+			say("PostgreSQL did not answer within %s while the API instances closed; stopping it", serveStageClose)
+			stopPostgres()
+			<-closed
 		}
 	}()
 	startsAt := time.Now().Add(serveStartsIn).Truncate(time.Second)
