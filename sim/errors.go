@@ -77,7 +77,7 @@ func errUnauthorized() *Error {
 }
 
 func errInternal() *Error {
-	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "The booking could not be completed; retry with the same idempotency key: if it was stored, the retry answers with it as a replay, and if not, it is made then"}
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "The booking could not be completed; retry with the same idempotency key"}
 }
 
 func errBodyTooLarge() *Error {
