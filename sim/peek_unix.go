@@ -41,7 +41,7 @@ func closedByServer(c net.Conn) bool {
 			unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
 		if errno != 0 { // nothing waiting, or the socket is broken
 			dead = errno != unix.EAGAIN && errno != unix.EINTR
-		} else { // a byte waiting (n is 1), or the end of the stream (n is 0)
+		} else { // a byte waiting, or the end of the stream (0 bytes)
 			dead = true
 		}
 	})

@@ -27,11 +27,12 @@ import (
 // monitor thread (sysmon) then sleeps deeply, and the first system call
 // after the wait wakes it again and has it tick every 20 µs (runtime
 // proc.go, "If it wakes from a syscall it resets idle and delay"). A
-// booking makes that trip twice: in BenchmarkBookTicket it cost about 1.7
-// context switches and 15 µs of CPU per booking, a quarter of the client's
-// CPU, and at 8 clients on 2 cores the engine fell from about 0.89x to
-// 0.82x of pgbench. Reads and writes of a few hundred bytes on a local
-// socket do not need the scheduler's system-call bookkeeping.
+// booking makes that trip twice. In BenchmarkBookTicket at 8 clients on 2
+// cores, raw reads and writes (and closedByServer's raw peek) took the
+// client from 70 to 50 µs of CPU and from 5.3 to 3.3 context switches per
+// booking, and the engine from 0.82x to about 0.90x of pgbench. Reads and
+// writes of a few hundred bytes on a non-blocking socket do not need the
+// scheduler's system-call bookkeeping.
 type quietConn struct {
 	net.Conn // *net.UnixConn or *net.TCPConn: the rest (Close, deadlines, addresses)
 	raw      syscall.RawConn
@@ -40,12 +41,16 @@ type quietConn struct {
 // quiet wraps c as a quietConn when it is a Unix or TCP socket, and
 // returns it as it is otherwise.
 func quiet(c net.Conn) net.Conn {
-	switch c.(type) {
-	case *net.UnixConn, *net.TCPConn:
+	var sc syscall.Conn
+	switch s := c.(type) {
+	case *net.UnixConn:
+		sc = s
+	case *net.TCPConn:
+		sc = s
 	default:
 		return c
 	}
-	raw, err := c.(syscall.Conn).SyscallConn()
+	raw, err := sc.SyscallConn()
 	if err != nil {
 		return c
 	}
@@ -94,7 +99,7 @@ func (c *quietConn) Write(p []byte) (int, error) {
 	var done int
 	var errno syscall.Errno
 	err := c.raw.Write(func(fd uintptr) bool {
-		for done < len(p) {
+		for done < len(p) { // a write may take part of p
 			r, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
 			switch e {
 			case 0:
