@@ -271,11 +271,22 @@ func bySignal(ctx context.Context, err error) error {
 	if !ok || err == nil {
 		return err
 	}
+	if _, ok := errors.AsType[*leftoverError](err); ok {
+		return err // the signal was the command's normal end; this is what went wrong
+	}
 	if err != nil && strings.HasPrefix(err.Error(), s.Error()) {
 		return &exitError{code: s.ExitCode(), err: err}
 	}
 	return &exitError{code: s.ExitCode(), err: s}
 }
+
+// leftoverError is what a command could not remove of what it made, met
+// on its way out after the signal that is its normal end (learn serve):
+// bySignal reports it as it is, exit 1 and its message, not as the signal.
+type leftoverError struct{ err error }
+
+func (e *leftoverError) Error() string { return e.err.Error() }
+func (e *leftoverError) Unwrap() error { return e.err }
 
 // interrupted is the exit code for a command whose signalContext ended:
 // 128 + the signal (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), or

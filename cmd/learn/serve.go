@@ -129,9 +129,9 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 	// everything learn made is gone).
 	stopPostgres := func() {
 		if cerr := srv.Close(); cerr != nil { // idempotent: the first call's error
-			say("stopping PostgreSQL: %v", cerr)
+			log.Warn("stopping PostgreSQL: " + cerr.Error())
 			if code == exitOK {
-				code, err = exitFailure, fmt.Errorf("PostgreSQL could not be removed completely: %w", cerr)
+				code, err = exitFailure, &leftoverError{fmt.Errorf("%w; `learn doctor` with the same --database-url removes what is left once the database answers", cerr)}
 			}
 		}
 	}
@@ -162,7 +162,7 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 		select {
 		case cerr := <-closed:
 			if cerr != nil {
-				say("closing the API instances: %v", cerr)
+				log.Warn("closing the API instances: " + cerr.Error())
 			}
 		case <-t.C:
 			say("PostgreSQL did not answer within %s while the API instances closed; stopping it", serveStageClose)

@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/learn-idempotency/learn/internal/pgfault"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
@@ -84,4 +90,102 @@ func learnSchemasOf(t *testing.T, connString string, pid int) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// learn serve stopped by Ctrl-C after its database went away cannot drop
+// its schema: that is exit 1 with the cause and what to do, not 130 and
+// "interrupted" (Ctrl-C is serve's normal end; the leftover is the news).
+func TestServeThatCannotRemoveItsSchemaExits1(t *testing.T) {
+	proxy := pgfault.Start(t, testDB.ConnString(), pgfault.Rule{Match: "no statement holds this", Action: pgfault.Drop})
+	url, err := proxy.ConnString(testDB.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	stdout := &lockedBuffer{}
+	type result struct {
+		code int
+		err  error
+	}
+	done := make(chan result, 1)
+	before := learnSchemaNames(t)
+	go func() {
+		code, err := runServe(ctx, serveConfig{addr: "127.0.0.1:0", instances: 1, seats: serveSeats, drain: serveDrain, limits: sim.WorkshopLimits()},
+			pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, stdout, io.Discard)
+		done <- result{code, err}
+	}()
+	for !strings.Contains(stdout.String(), "learn serve: ready") {
+		select {
+		case r := <-done:
+			t.Fatalf("serve ended before it was ready: %d %v", r.code, r.err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	proxy.Close() // the database goes away: connections cut, new ones refused
+	cancel(signalled{syscall.SIGINT})
+	r := <-done
+	if r.code != exitFailure {
+		t.Errorf("runServe = %d, %v; want %d", r.code, r.err, exitFailure)
+	}
+	err = bySignal(ctx, exit(r.code, r.err))
+	if got := exitCode(err); got != exitFailure || err == nil || !strings.Contains(err.Error(), "learn doctor") {
+		t.Errorf("after Ctrl-C: exit %d, %v; want %d and the cause with what to do (learn doctor)", got, err, exitFailure)
+	}
+	left := learnSchemaNames(t)
+	if len(left) != len(before)+1 {
+		t.Errorf("schemas of this process: %v before, %v after; want the one serve could not drop", before, left)
+	}
+	for _, name := range left { // what learn doctor would drop
+		if !slices.Contains(before, name) {
+			conn, err := pgx.Connect(t.Context(), testDB.ConnString())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(t.Context(), "DROP SCHEMA "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
+				t.Error(err)
+			}
+			conn.Close(context.Background())
+		}
+	}
+}
+
+// learnSchemaNames lists the learn_* schemas this test process made, less
+// testDB's own.
+func learnSchemaNames(t *testing.T) []string {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), testDB.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(), `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'learn\_%' AND obj_description(oid, 'pg_namespace') LIKE $1 AND NOT nspname = ANY($2) ORDER BY 1`,
+		fmt.Sprintf(`%%"pid":%d,%%`, os.Getpid()), testDB.Schemas())
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// lockedBuffer is a bytes.Buffer safe to write from one goroutine while
+// another reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
