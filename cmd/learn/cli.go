@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -208,6 +210,59 @@ func (r *rangeValue) Set(v string) error {
 		return &valueError{fmt.Sprintf("--%s must be from %d to %d, got %d", r.name, r.lo, r.hi, n)}
 	}
 	*r.p = n
+	return nil
+}
+
+// addrValue is a host:port flag whose port is a number from 0 to 65535 (0:
+// any free port), checked as it is parsed, so that an impossible address
+// is a usage error (2) like any other bad flag. hint is the examples the
+// message gives.
+type addrValue struct {
+	p          *string
+	name, hint string
+}
+
+func newAddr(p *string, name, def, hint string) *addrValue {
+	*p = def
+	return &addrValue{p: p, name: name, hint: hint}
+}
+
+func (a *addrValue) String() string { return *a.p }
+func (a *addrValue) Type() string   { return "host:port" }
+
+func (a *addrValue) Set(v string) error {
+	_, port, err := net.SplitHostPort(v)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+		return &valueError{fmt.Sprintf("--%s %q is not host:port with a port from 0 to 65535 (%s)", a.name, v, a.hint)}
+	}
+	*a.p = v
+	return nil
+}
+
+// durationValue is a duration flag of at least min.
+type durationValue struct {
+	p    *time.Duration
+	name string
+	min  time.Duration
+}
+
+func newDuration(p *time.Duration, name string, def, min time.Duration) *durationValue {
+	*p = def
+	return &durationValue{p: p, name: name, min: min}
+}
+
+func (d *durationValue) String() string { return d.p.String() }
+func (d *durationValue) Type() string   { return "duration" }
+
+func (d *durationValue) Set(v string) error {
+	t, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return &valueError{fmt.Sprintf("--%s must be a duration such as 30m or 1h30m, got %q", d.name, v)}
+	case t < d.min:
+		return &valueError{fmt.Sprintf("--%s must be at least %s, got %s", d.name, d.min, t)}
+	}
+	*d.p = t
 	return nil
 }
 

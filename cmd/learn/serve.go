@@ -69,15 +69,13 @@ func serveCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, _, err := net.SplitHostPort(cfg.addr); err != nil {
-				return usageErrorf(cmd, "--addr %q is not host:port (e.g. %s, or 127.0.0.1:0 for any free port)", cfg.addr, serveDefaultAddr)
-			}
 			return exit(runServe(cmd.Context(), cfg, opts, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
-	cmd.Flags().StringVar(&cfg.addr, "addr", serveDefaultAddr, "address of the front door (127.0.0.1:0 for any free port)")
+	cmd.Flags().Var(newAddr(&cfg.addr, "addr", serveDefaultAddr, "e.g. "+serveDefaultAddr+", or 127.0.0.1:0 for any free port"), "addr",
+		"address of the front door (127.0.0.1:0 for any free port)")
 	cmd.Flags().Var(newRange(&cfg.instances, "instances", 1, 1, serveMaxInsts), "instances",
-		fmt.Sprintf("API instances behind the front door (1 to %d)", serveMaxInsts))
+		fmt.Sprintf("how many API instances behind the front door (1 to %d)", serveMaxInsts))
 	cmd.Flags().Var(newRange(&cfg.seats, "seats", serveSeats, 1, serveMaxSeats), "seats",
 		fmt.Sprintf("seats of the event (1 to %d)", serveMaxSeats))
 	return cmd

@@ -416,6 +416,7 @@ func TestServeBadCommandLines(t *testing.T) {
 		{[]string{"--instances", "-1"}, "--instances must be from 1 to 8"},
 		{[]string{"--instances", "two"}, `--instances must be a whole number from 1 to 8, got "two"`},
 		{[]string{"--addr", "8080"}, "is not host:port"},
+		{[]string{"--addr", "127.0.0.1:99999"}, `--addr "127.0.0.1:99999" is not host:port with a port from 0 to 65535`},
 		{[]string{"--seats", "0"}, "--seats must be from 1 to 1000000, got 0"},
 		{[]string{"--seats", "lots"}, `--seats must be a whole number from 1 to 1000000, got "lots"`},
 		{[]string{"now"}, "serve takes no names"},

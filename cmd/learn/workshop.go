@@ -20,6 +20,9 @@ const (
 	workshopMaxAttendees = 1000
 	workshopMinCode      = 6
 	workshopMinIdle      = time.Second
+	// workshopMaxConnections is PostgreSQL's own ceiling of max_connections
+	// (guc_tables.c: MAX_BACKENDS, 2^18 - 1).
+	workshopMaxConnections = 262143
 )
 
 // workshopCmd is learn workshop: learn for a room over SSH.
@@ -51,29 +54,20 @@ func workshopCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
-				return usageErrorf(cmd, "--addr %q is not host:port (e.g. %s, 0.0.0.0:2222 for the room's network, or 127.0.0.1:0 for any free port)", cfg.Addr, workshop.DefaultAddr)
-			}
 			if cmd.Flags().Changed("code") && len(strings.TrimSpace(cfg.Code)) < workshopMinCode {
 				return usageErrorf(cmd, "--code must be at least %d characters: a code the room can guess lets anyone who reaches the port in (leave it out for a generated one)", workshopMinCode)
-			}
-			if cfg.Connections < 0 {
-				return usageErrorf(cmd, "--connections must be a number of connections, got %d", cfg.Connections)
-			}
-			if cfg.Idle < workshopMinIdle {
-				return usageErrorf(cmd, "--idle must be at least %s, got %s", workshopMinIdle, cfg.Idle)
 			}
 			cfg.Postgres = opts
 			return exit(runWorkshop(cmd.Context(), cfg, summaryDir, g.theme, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfg.Addr, "addr", workshop.DefaultAddr, "where the SSH server listens: 127.0.0.1 for a rehearsal on this machine, 0.0.0.0 (or an address of this machine) for the room")
+	f.Var(newAddr(&cfg.Addr, "addr", workshop.DefaultAddr, "e.g. "+workshop.DefaultAddr+", 0.0.0.0:2222 for the room's network, or 127.0.0.1:0 for any free port"), "addr", "where the SSH server listens: 127.0.0.1 for a rehearsal on this machine, 0.0.0.0 (or an address of this machine) for the room")
 	f.Var(newRange(&cfg.MaxAttendees, "max-attendees", workshop.DefaultMaxAttendees, 1, workshopMaxAttendees), "max-attendees",
 		fmt.Sprintf("attendees connected at once (1 to %d); PostgreSQL's max_connections is sized for them", workshopMaxAttendees))
 	f.StringVar(&cfg.Code, "code", "", "the join code attendees type at the password prompt (default: a new one, printed)")
-	f.DurationVar(&cfg.Idle, "idle", workshop.DefaultIdle, "end an attendee's session after this long without a key (their progress stays)")
-	f.IntVar(&cfg.Connections, "connections", 0, "PostgreSQL connections the attendees' runs may hold in all (default: what the server allows); several workshop servers on one --database-url each take their share")
+	f.Var(newDuration(&cfg.Idle, "idle", workshop.DefaultIdle, workshopMinIdle), "idle", "end an attendee's session after this long without a key (their progress stays)")
+	f.Var(newRange(&cfg.Connections, "connections", 0, 0, workshopMaxConnections), "connections", "how many PostgreSQL connections the attendees' runs may hold in all (default: what the server allows); several workshop servers on one --database-url each take their share")
 	f.StringVar(&cfg.HostKey, "host-key", "", "the SSH host key's file, made the first time (default: learn's directory under $XDG_DATA_HOME, ~/.local/share/learn)")
 	f.StringVar(&summaryDir, "summary-dir", "", "where the room's summary goes at the end (default: learn's directory under $XDG_STATE_HOME, ~/.local/state/learn/workshops)")
 	return cmd
