@@ -33,6 +33,10 @@ func TestWorkshopBadCommandLines(t *testing.T) {
 		{[]string{"workshop", "--addr", "2222"}, `--addr "2222" is not host:port`},
 		{[]string{"workshop", "--code", "abc"}, "--code must be at least 6 characters"},
 		{[]string{"workshop", "--idle", "0s"}, "--idle must be at least 1s, got 0s"},
+		{[]string{"workshop", "--idle", "abc"}, `--idle must be a duration such as 30m or 1h30m, got "abc"`},
+		{[]string{"workshop", "--connections", "abc"}, `--connections must be a whole number from 0 to 262143, got "abc"`},
+		{[]string{"workshop", "--connections", "-1"}, "--connections must be from 0 to 262143, got -1"},
+		{[]string{"workshop", "--addr", "0.0.0.0:70000"}, `--addr "0.0.0.0:70000" is not host:port with a port from 0 to 65535`},
 		{[]string{"workshop", "--max-attendees", "0"}, "--max-attendees must be from 1 to 1000, got 0"},
 		{[]string{"workshop", "--max-attendees", "5000"}, "--max-attendees must be from 1 to 1000, got 5000"},
 		{[]string{"workshop", "now"}, "workshop takes no names, got now"},
@@ -319,4 +323,16 @@ func (t *vterm) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.emu.String()
+}
+
+// A host key that cannot be kept is said before anything starts: no port
+// taken, no PostgreSQL looked for.
+func TestWorkshopBadHostKeyStartsNothing(t *testing.T) {
+	code, out, errs := runCLI(t, "workshop", "--addr", "127.0.0.1:0", "--host-key", "/proc/no-such-dir/key")
+	if code != exitFailure || out != "" || !strings.Contains(errs, "pass --host-key with a file in a directory you can write") {
+		t.Fatalf("code %d, stdout %q, stderr %q; want 1 and what to pass", code, out, errs)
+	}
+	if strings.Contains(errs, "PostgreSQL") {
+		t.Errorf("PostgreSQL was looked for before the host key was checked:\n%s", errs)
+	}
 }

@@ -173,6 +173,11 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 			return nil, err
 		}
 	}
+	// Before the port and PostgreSQL: a key that cannot be kept is said at
+	// once, with nothing started.
+	if err := prepareHostKey(cfg.HostKey); err != nil {
+		return nil, err
+	}
 	w = &Workshop{cfg: cfg, code: cfg.Code, room: room.New(cfg.MaxAttendees), auth: newAuth(cfg.Code),
 		docs: &common.Docs{}, served: make(chan struct{}), accepting: make(chan struct{}), programs: map[*tea.Program]struct{}{}}
 	w.idleCond = sync.NewCond(&w.mu)
@@ -221,9 +226,6 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	w.db.SetDescription(attendeesDB)
 	w.db.SetBudget(w.budget)
 
-	if err := prepareHostKey(cfg.HostKey); err != nil {
-		return nil, err
-	}
 	// wish's Bubble Tea middleware logs through charm's default logger; on
 	// standard error it would draw over the presenter's dashboard, and its
 	// lines are the library's, not the room's (libraryLog).
