@@ -26,8 +26,9 @@ const (
 	CodeInvalidKey     = "invalid_idempotency_key"
 	CodeInvalidQty     = "invalid_quantity"
 	CodeInvalidBody    = "invalid_body"
-	CodeBodyTooLarge   = "body_too_large"  // 413: the body is over maxBodyBytes
-	CodeRequestTimeout = "request_timeout" // 408: the request did not arrive in time
+	CodeBodyTooLarge   = "body_too_large"               // 413: the body is over maxBodyBytes
+	CodeBodyEncoding   = "unsupported_content_encoding" // 415: a Content-Encoding other than identity
+	CodeRequestTimeout = "request_timeout"              // 408: the request did not arrive in time
 	CodeInvalidEvent   = "invalid_event_id"
 	CodeNotFound       = "not_found"
 	CodeBadMethod      = "method_not_allowed"
@@ -83,6 +84,14 @@ func errInternal() *Error {
 func errBodyTooLarge() *Error {
 	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
 		Message: `The body is over 64 KiB; a booking is {"event_id": 1, "quantity": 2}`}
+}
+
+// errBodyEncoding is 415 for a body sent with a content coding (RFC 9110
+// §8.4.1: a server that does not support a coding answers 415), which the
+// API would otherwise read as plain JSON.
+func errBodyEncoding(coding string) *Error {
+	return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeBodyEncoding,
+		Message: fmt.Sprintf("The body must be plain JSON, without Content-Encoding (got %q): send it as it is, like %s", coding, bodyExample)}
 }
 
 func errRequestTimeout() *Error {

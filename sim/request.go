@@ -141,7 +141,8 @@ const bodyExample = `{"event_id": 1, "quantity": 2}`
 
 // decodeBookBody reads the body of POST /bookings: one JSON object with
 // event_id and quantity, each exactly once, by its exact name, each a
-// whole number that fits in 64 bits. It returns 413 body_too_large for a
+// whole number that fits in 64 bits. It returns 415 for a body sent with
+// a Content-Encoding other than identity, 413 body_too_large for a
 // body over maxBodyBytes (at once when the Content-Length says so), 408
 // request_timeout when the body does not arrive before the listener's
 // read limit, and 400 invalid_body, naming the field, for everything
@@ -153,6 +154,9 @@ const bodyExample = `{"event_id": 1, "quantity": 2}`
 // BookingRequest.Validate.
 func decodeBookBody(w http.ResponseWriter, r *http.Request) (bookBody, *Error) {
 	var b bookBody
+	if ce := strings.TrimSpace(r.Header.Get("Content-Encoding")); ce != "" && !strings.EqualFold(ce, "identity") {
+		return b, errBodyEncoding(ce)
+	}
 	if r.ContentLength > maxBodyBytes {
 		return b, errBodyTooLarge()
 	}

@@ -310,3 +310,26 @@ func TestAPIEveryAnswerIsJSON(t *testing.T) {
 		})
 	}
 }
+
+// A body sent with a content coding is refused with 415 and nothing is
+// booked (it used to be read as plain JSON, whatever its coding said);
+// identity, the absence of coding, is plain JSON.
+func TestAPIContentEncodingIsRefused(t *testing.T) {
+	s := newRawStage(t, StageConfig{})
+	good := `{"event_id": {ev}, "quantity": 2}`
+	for _, coding := range []string{"gzip", "br", "GZIP", "deflate, gzip"} {
+		a := s.bookRaw(t, []string{"Idempotency-Key: " + uuid.NewString(), "Content-Encoding: " + coding}, good)
+		if a.status != http.StatusUnsupportedMediaType {
+			t.Fatalf("Content-Encoding %s: %d %s, want 415", coding, a.status, a.body)
+		}
+		if e := decodeAPIError(t, a.body); e.Code != CodeBodyEncoding || !strings.Contains(e.Message, coding) {
+			t.Errorf("Content-Encoding %s: %+v", coding, e)
+		}
+	}
+	if got := s.tables(t); !strings.HasPrefix(got, "0 bookings") {
+		t.Errorf("tables %s, want no booking", got)
+	}
+	if a := s.bookRaw(t, []string{"Idempotency-Key: " + uuid.NewString(), "Content-Encoding: identity"}, good); a.status != 200 {
+		t.Errorf("Content-Encoding identity: %d %s, want 200", a.status, a.body)
+	}
+}
