@@ -201,16 +201,23 @@ func (s Switches) With(name, v string) (Switches, error) {
 	return s, fmt.Errorf("no switch %q: the switches are %s", name, strings.Join(names, ", "))
 }
 
-// ParseSwitches reads "name=value" settings onto the lesson's design.
+// ParseSwitches reads "name=value" settings onto the lesson's design. A
+// switch set twice is an error: which of the two was meant cannot be told.
 func ParseSwitches(settings []string) (Switches, error) {
 	var s Switches
+	given := map[string]string{}
 	for _, set := range settings {
 		name, v, ok := strings.Cut(set, "=")
 		if !ok {
 			return s, fmt.Errorf("%q is not name=value, e.g. lookup=after-seat-check", set)
 		}
+		name, v = strings.TrimSpace(name), strings.TrimSpace(v)
+		if first, twice := given[name]; twice {
+			return s, fmt.Errorf("switch %s is set twice (%s=%s, then %s=%s): set each switch once", name, name, first, name, v)
+		}
+		given[name] = v
 		var err error
-		if s, err = s.With(strings.TrimSpace(name), strings.TrimSpace(v)); err != nil {
+		if s, err = s.With(name, v); err != nil {
 			return s, err
 		}
 	}

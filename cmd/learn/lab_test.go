@@ -50,8 +50,13 @@ func TestLabBadSwitches(t *testing.T) {
 		{"loookup=none", "the switches are lookup, lock, constraint, compare, store, client-key, retry"},
 		{"lookup=sideways", "use one of after-lock, before-lock, after-seat-check, none"},
 		{"lookup", "is not name=value"},
+		{"lookup=none --set lookup=after-lock", "switch lookup is set twice (lookup=none, then lookup=after-lock): set each switch once"},
 	} {
-		code, _, errOut := runCLI(t, "lab", "--set", tc.set)
+		args := []string{"lab"}
+		for _, set := range strings.Split(tc.set, " --set ") {
+			args = append(args, "--set", set)
+		}
+		code, _, errOut := runCLI(t, args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("--set %s: exit %d, %q; want 2 and %q", tc.set, code, errOut, tc.want)
 		}
