@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -133,7 +134,20 @@ func connectError(where, password string, err error) error {
 		cause = opErr
 	}
 	return fmt.Errorf("could not reach the PostgreSQL at %s: %s; check DATABASE_URL / --database-url",
-		where, scrub(cause.Error(), password))
+		where, scrub(oneLine(cause.Error()), password))
+}
+
+// oneLine joins the lines of msg with "; ", each line once: pgx joins the
+// errors of every attempt (a host's addresses, TLS then plain) with
+// newlines, and the same lookup error can come twice.
+func oneLine(msg string) string {
+	var lines []string
+	for l := range strings.SplitSeq(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) && !strings.HasSuffix(strings.Join(lines, "; "), l) {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
 }
 
 // address names the server without user or password: host:port, or the
