@@ -183,3 +183,58 @@ func TestEngineConnectionsAreQuiet(t *testing.T) {
 	}
 	t.Fatal("closedByServer never saw the server end the connection")
 }
+
+// A read and a write of an answer's size allocate nothing: each booking
+// makes several, and a closure made per call would be garbage each time.
+func TestQuietConnReadWriteAllocateNothing(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("coverage and the race detector allocate on their own")
+	}
+	q, peer := quietPair(t, "unix")
+	msg := make([]byte, 300)
+	buf := make([]byte, 300)
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := q.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(peer, buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := peer.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(q, buf); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The peer is a plain net.Conn: its Read and Write allocate nothing
+	// either, so every allocation here would be quietConn's.
+	if allocs != 0 {
+		t.Fatalf("a write and a read of 300 bytes allocated %.1f times; want 0", allocs)
+	}
+}
+
+// Reads and writes from different goroutines at once, as pgconn's
+// background reader and a writer may: each direction keeps its own state.
+func TestQuietConnReadsAndWritesAtOnce(t *testing.T) {
+	q, peer := quietPair(t, "tcp")
+	const n = 1 << 20
+	out := make([]byte, n)
+	rand.Read(out)
+	go io.Copy(peer, peer) // an echo
+	done := make(chan error, 1)
+	go func() {
+		_, err := q.Write(out)
+		done <- err
+	}()
+	in := make([]byte, n)
+	if _, err := io.ReadFull(q, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(in, out) {
+		t.Fatal("the echo came back different")
+	}
+}

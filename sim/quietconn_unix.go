@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -36,6 +37,54 @@ import (
 type quietConn struct {
 	net.Conn // *net.UnixConn or *net.TCPConn: the rest (Close, deadlines, addresses)
 	raw      syscall.RawConn
+	rd, wr   rawOp // Read's and Write's, so that neither allocates
+}
+
+// rawOp is one direction's read(2) or write(2) as RawConn.Read and Write
+// call it: the buffer, what came of it, and the function itself, bound
+// once, as a closure made on each call would be allocated on the heap.
+// mu keeps two Reads (or two Writes) of one connection apart.
+type rawOp struct {
+	mu    sync.Mutex
+	p     []byte
+	n     int
+	errno syscall.Errno
+	fn    func(fd uintptr) bool
+}
+
+// read is rawOp.fn for Read: one read(2) into p; false on EAGAIN, so the
+// netpoller waits for the socket and calls it again.
+func (op *rawOp) read(fd uintptr) bool {
+	for {
+		r, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&op.p[0])), uintptr(len(op.p)))
+		switch e {
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return false
+		}
+		op.n, op.errno = int(r), e
+		return true
+	}
+}
+
+// write is rawOp.fn for Write: write(2)s until all of p is written (n
+// counts what is), false on EAGAIN to wait for room in the socket.
+func (op *rawOp) write(fd uintptr) bool {
+	for op.n < len(op.p) { // a write may take part of p
+		r, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&op.p[op.n])), uintptr(len(op.p)-op.n))
+		switch e {
+		case 0:
+			op.n += int(r)
+		case unix.EINTR:
+		case unix.EAGAIN:
+			return false
+		default:
+			op.errno = e
+			return true
+		}
+	}
+	return true
 }
 
 // quiet wraps c as a quietConn when it is a Unix or TCP socket, and
@@ -54,7 +103,9 @@ func quiet(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &quietConn{Conn: c, raw: raw}
+	q := &quietConn{Conn: c, raw: raw}
+	q.rd.fn, q.wr.fn = q.rd.read, q.wr.write
+	return q
 }
 
 // SyscallConn is the socket's raw connection (closedByServer peeks
@@ -67,21 +118,13 @@ func (c *quietConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := c.raw.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch e {
-			case unix.EINTR:
-				continue
-			case unix.EAGAIN:
-				return false // wait in the netpoller, then again
-			}
-			n, errno = int(r), e
-			return true
-		}
-	})
+	op := &c.rd
+	op.mu.Lock()
+	op.p, op.n, op.errno = p, 0, 0
+	err := c.raw.Read(op.fn)
+	n, errno := op.n, op.errno
+	op.p = nil
+	op.mu.Unlock()
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -96,24 +139,13 @@ func (c *quietConn) Read(p []byte) (int, error) {
 // Write writes all of p, waiting in the netpoller whenever the socket's
 // buffer is full.
 func (c *quietConn) Write(p []byte) (int, error) {
-	var done int
-	var errno syscall.Errno
-	err := c.raw.Write(func(fd uintptr) bool {
-		for done < len(p) { // a write may take part of p
-			r, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
-			switch e {
-			case 0:
-				done += int(r)
-			case unix.EINTR:
-			case unix.EAGAIN:
-				return false
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	op := &c.wr
+	op.mu.Lock()
+	op.p, op.n, op.errno = p, 0, 0
+	err := c.raw.Write(op.fn)
+	done, errno := op.n, op.errno
+	op.p = nil
+	op.mu.Unlock()
 	switch {
 	case err != nil:
 		return done, c.opError("write", err)
