@@ -28,10 +28,11 @@ import (
 // The pgbench scripts, made from the engine's own statements and grouped
 // as bookPipelined sends them, so that the baseline sends what BookTicket
 // sends, round trip for round trip: a pipeline (\startpipeline …
-// \endpipeline) is one round trip ended by one Sync, as a pgx batch is.
-// A variable's value is sent as a parameter (-M prepared, as pgx prepares
-// and caches each statement); the key of a new intent is made on the
-// server from a random number, since pgbench variables hold no UUIDs.
+// \endpipeline) is one round trip ended by one Sync, as the engine's
+// pgconn batch is. A variable's value is sent as a parameter (-M prepared,
+// as the engine prepares each statement once per connection); the key of
+// a new intent is made on the server from a random number, since pgbench
+// variables hold no UUIDs.
 var (
 	pgbenchNew = strings.Join([]string{
 		`\set k random(1, 9223372036854775806)`,
