@@ -150,7 +150,7 @@ type Server struct {
 	local      *cluster         // nil unless mode is Local or Download
 	docker     *dockerContainer // nil unless mode == Docker
 
-	mu      sync.Mutex // guards closed and schemas, and serialises schema DDL
+	mu      sync.Mutex // guards closed and schemas; never held over a round trip
 	closed  bool
 	schemas map[string]*Schema
 

@@ -44,16 +44,18 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 	}
 	name := "learn_" + hex.EncodeToString(b[:])
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, errors.New("cannot create a schema: the PostgreSQL server was already closed")
+	if s.isClosed() {
+		return nil, errClosedForSchemas
 	}
 	// One simple-protocol query is one transaction: the schema never
-	// exists without the owner record ReapSchemas goes by.
+	// exists without the owner record ReapSchemas goes by. No lock is held
+	// over the round trip: a server that hangs must not hold up Close.
 	ident := pgx.Identifier{name}.Sanitize()
 	err := s.exec(ctx, "CREATE SCHEMA "+ident+"; COMMENT ON SCHEMA "+ident+" IS "+quoteLiteral(thisSchemaOwner().comment()))
 	if err != nil {
+		if s.isClosed() {
+			return nil, errClosedForSchemas
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -66,31 +68,68 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 		return nil, fmt.Errorf("could not create schema %s (%s): %w", name, s.describe, err)
 	}
 	sc := &Schema{name: name, connString: withSearchPath(s.connString, name), srv: s}
-	if s.schemas == nil {
-		s.schemas = make(map[string]*Schema)
+	s.mu.Lock()
+	closed := s.closed
+	if !closed {
+		if s.schemas == nil {
+			s.schemas = make(map[string]*Schema)
+		}
+		s.schemas[name] = sc
 	}
-	s.schemas[name] = sc
+	s.mu.Unlock()
+	if closed {
+		// Close ran during the CREATE and did not see this schema: in a
+		// database that outlives learn, drop it here (a cluster of
+		// learn's own took it with it).
+		if s.local == nil && s.docker == nil {
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+			_ = s.exec(dctx, dropSQL(name))
+			cancel()
+		}
+		return nil, errClosedForSchemas
+	}
 	return sc, nil
+}
+
+// errClosedForSchemas is NewSchema's error once Close has begun.
+var errClosedForSchemas = errors.New("cannot create a schema: the PostgreSQL server was already closed")
+
+// isClosed reports whether Close has begun.
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 // Drop removes the schema and everything in it (DROP SCHEMA … CASCADE).
 // Dropping a schema twice, or after its server was closed (which dropped it
-// already), does nothing and returns nil. Connections still open in the
-// schema are not closed; close them first or Drop may wait for their locks.
+// already), does nothing and returns nil; so does a Drop that fails
+// because Close began while it waited (Close removes what is left). No
+// lock is held over the round trip, so a server that hangs holds up
+// neither other schemas nor Close. Connections still open in the schema
+// are not closed; close them first or Drop may wait for their locks.
 func (sc *Schema) Drop(ctx context.Context) error {
 	s := sc.srv
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.schemas[sc.name] != sc {
+	mine := s.schemas[sc.name] == sc
+	s.mu.Unlock()
+	if !mine {
 		return nil
 	}
 	if err := s.exec(ctx, dropSQL(sc.name)); err != nil {
+		if s.isClosed() {
+			return nil
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return fmt.Errorf("could not drop schema %s (%s): %w; drop it by hand with DROP SCHEMA %s CASCADE", sc.name, s.describe, err, sc.name)
 	}
-	delete(s.schemas, sc.name)
+	s.mu.Lock()
+	if s.schemas[sc.name] == sc {
+		delete(s.schemas, sc.name)
+	}
+	s.mu.Unlock()
 	return nil
 }
 

@@ -4,11 +4,14 @@ package pgtemp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A cluster whose every process is stopped (SIGSTOP: a hung server, or a
@@ -56,4 +59,72 @@ func alive(pid int) bool {
 	}
 	i := bytes.LastIndexByte(b, ')')
 	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
+}
+
+// A Drop waiting on a server that hangs holds up neither Close nor the
+// other schemas' Drops: each runs its own round trip, and once Close has
+// stopped the cluster the waiting Drops end (with nil: the schemas went
+// with the cluster). Before, Drop held the server's lock over its round
+// trip, so Close waited for every stuck Drop's deadline, one after
+// another.
+func TestStuckDropsHoldUpNeitherCloseNorEachOther(t *testing.T) {
+	needLocal(t)
+	s := startT(t, isolated(t, ""))
+	ctx := t.Context()
+	var schemas []*Schema
+	for range 3 {
+		sc, err := s.NewSchema(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schemas = append(schemas, sc)
+	}
+	pm := s.local.pm.pid()
+	all := append([]int{pm}, childPIDs(pm)...)
+	for _, p := range all {
+		if err := syscall.Kill(p, syscall.SIGSTOP); err != nil {
+			t.Fatalf("stop %d: %v", p, err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, p := range all {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	// Each Drop may wait a minute: far longer than Close needs.
+	const dropWait = time.Minute
+	dropped := make(chan error, len(schemas))
+	for _, sc := range schemas {
+		go func() {
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dropWait)
+			defer cancel()
+			dropped <- sc.Drop(dctx)
+		}()
+	}
+	time.Sleep(200 * time.Millisecond) // the Drops are connecting to the stopped server
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(dropWait / 2):
+		t.Fatal("Close still waits after 30 s: it waits for the stuck Drops")
+	}
+	for range schemas {
+		select {
+		case err := <-dropped:
+			if err != nil {
+				t.Errorf("Drop after Close stopped the cluster: %v; want nil (the schema went with the cluster)", err)
+			}
+		case <-time.After(dropWait / 2):
+			t.Fatal("a Drop still waits 30 s after Close stopped the cluster")
+		}
+	}
+	for _, p := range all {
+		if alive(p) {
+			t.Errorf("process %d of the cluster is still there after Close", p)
+		}
+	}
+	if _, err := s.NewSchema(ctx); err == nil || !strings.Contains(err.Error(), "already closed") {
+		t.Errorf("NewSchema after Close: %v; want the server already closed", err)
+	}
 }
