@@ -67,6 +67,15 @@ const (
 	// drain is how long Close waits for the attendees' clients to hang up
 	// once their apps have ended, before it closes what is left.
 	drain = 10 * time.Second
+	// SessionsSettle is how long Close lets the sessions end on their own
+	// before it stops a PostgreSQL the workshop started. With a server
+	// that answers, a session ends within a few tens of milliseconds of
+	// being told; one still going after this waits on something, most
+	// often its run's clean-up on a server that does not answer. The
+	// cluster is the workshop's and goes anyway, its schemas with it:
+	// stopping it then ends those waits at once rather than after each
+	// clean-up's own timeout (learn serve does the same).
+	SessionsSettle = 1 * time.Second
 	// sessionsPerSecond is how fast new sessions may come from one
 	// address once its burst is spent: twice the room's size, for a room
 	// behind one NAT that joins at once, some of it twice.
@@ -347,10 +356,20 @@ func (w *Workshop) Close() (room.Summary, error) {
 		defer cancel()
 		shut := make(chan error, 1)
 		go func() { shut <- w.srv.Shutdown(ctx) }() // closes the listener now, then waits for the connections
+		settle := time.NewTimer(SessionsSettle)
+		defer settle.Stop()
 		select {
 		case <-w.drained:
-		case <-ctx.Done():
-			w.logf("some sessions did not end within %s: closing their connections", drain)
+		case <-settle.C:
+			if w.ownPG {
+				w.logf("some sessions are still ending after %s: stopping PostgreSQL under them", SessionsSettle)
+				go func() { _ = w.pg.Close() }() // idempotent: the call below waits for it and returns its error
+			}
+			select {
+			case <-w.drained:
+			case <-ctx.Done():
+				w.logf("some sessions did not end within %s: closing their connections", drain)
+			}
 		}
 		_ = w.srv.Close() // the clients that have not hung up yet
 		<-shut
