@@ -35,34 +35,7 @@ func TestWorkshopWithAStoppedPostgresEndsAndLeavesNothing(t *testing.T) {
 		attendPlay(t, port)
 	}
 
-	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pm, err := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
-	if err != nil {
-		t.Fatalf("postmaster.pid: %v", err)
-	}
-	kids, _ := exec.Command("pgrep", "-P", strconv.Itoa(pm)).Output()
-	all := []int{pm}
-	for _, f := range strings.Fields(string(kids)) {
-		if p, err := strconv.Atoi(f); err == nil {
-			all = append(all, p)
-		}
-	}
-	if len(all) < 4 { // the postmaster, its workers and the attendee's backends
-		t.Fatalf("the cluster has processes %v; want the postmaster, its workers and the run's backends", all)
-	}
-	for _, p := range all {
-		if err := syscall.Kill(p, syscall.SIGSTOP); err != nil {
-			t.Fatalf("stop %d: %v", p, err)
-		}
-	}
-	t.Cleanup(func() { // whatever the test finds, nothing stays stopped
-		for _, p := range all {
-			syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
+	pm, all := stopCluster(t, dir)
 
 	start := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -92,6 +65,43 @@ func TestWorkshopWithAStoppedPostgresEndsAndLeavesNothing(t *testing.T) {
 	assertGone(t, dir)
 }
 
+// stopCluster stops (SIGSTOP) every process of the cluster in dir, the
+// postmaster and its children, as a hung server, and returns the
+// postmaster's pid and all of them. They are killed when t ends, whatever
+// the test found.
+func stopCluster(t *testing.T, dir string) (pm int, all []int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err = strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	if err != nil {
+		t.Fatalf("postmaster.pid: %v", err)
+	}
+	kids, _ := exec.Command("pgrep", "-P", strconv.Itoa(pm)).Output()
+	all = []int{pm}
+	for _, f := range strings.Fields(string(kids)) {
+		if p, err := strconv.Atoi(f); err == nil {
+			all = append(all, p)
+		}
+	}
+	if len(all) < 4 { // the postmaster, its workers and the clients' backends
+		t.Fatalf("the cluster has processes %v; want the postmaster, its workers and the clients' backends", all)
+	}
+	for _, p := range all {
+		if err := syscall.Kill(p, syscall.SIGSTOP); err != nil {
+			t.Fatalf("stop %d: %v", p, err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, p := range all {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	return pm, all
+}
+
 // processAlive reports whether pid runs (a zombie, killed and waiting for
 // init, does not).
 func processAlive(pid int) bool {
@@ -101,4 +111,33 @@ func processAlive(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(b), ')')
 	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
+}
+
+// learn serve with its own PostgreSQL stopped (kill -STOP of every
+// process of the cluster) ends on SIGTERM within the README's bound (5 s,
+// and 5 s more for a PostgreSQL that no longer answers), exits 0 (its
+// cluster went whole, schemas and all), and leaves no process of the
+// cluster and no cluster directory.
+func TestServeWithAStoppedPostgresEndsAndLeavesNothing(t *testing.T) {
+	if os.Getenv("LEARN_TEST_DATABASE") != "" {
+		t.Skip("learn serve runs on LEARN_TEST_DATABASE here, not on a cluster of its own")
+	}
+	p := startServe(t, buildLearn(t), "--addr", "127.0.0.1:0")
+	pm, all := stopCluster(t, p.dir)
+	start := time.Now()
+	code := p.stop(syscall.SIGTERM)
+	took := time.Since(start)
+	t.Logf("learn serve ended %s after SIGTERM, exit %d", took.Round(10*time.Millisecond), code)
+	if code != 0 {
+		t.Errorf("exit %d; want 0 (nothing of learn's is left)\n%s", code, p.stderr)
+	}
+	if limit := 10 * time.Second; took > limit+5*time.Second { // room for a slow machine
+		t.Errorf("learn serve took %s to end after SIGTERM; the README says at most %s", took, limit)
+	}
+	for _, pid := range all {
+		if processAlive(pid) {
+			t.Errorf("process %d of the cluster (postmaster %d) is still there", pid, pm)
+		}
+	}
+	assertGone(t, p.dir)
 }
