@@ -9,9 +9,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/internal/pgfault"
 )
 
 // A cluster whose every process is stopped (SIGSTOP: a hung server, or a
@@ -29,16 +30,7 @@ func TestCloseKillsAStoppedClusterWhole(t *testing.T) {
 		t.Fatalf("the postmaster %d has %d children %v; want its workers and the client's backend", pm, len(kids), kids)
 	}
 	all := append([]int{pm}, kids...)
-	for _, p := range all {
-		if err := syscall.Kill(p, syscall.SIGSTOP); err != nil {
-			t.Fatalf("stop %d: %v", p, err)
-		}
-	}
-	t.Cleanup(func() { // whatever the test finds, nothing stays stopped
-		for _, p := range all {
-			syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
+	pgfault.Hang(t, all...)
 	s.Close()
 	for _, p := range all {
 		if alive(p) {
@@ -81,16 +73,7 @@ func TestStuckDropsHoldUpNeitherCloseNorEachOther(t *testing.T) {
 	}
 	pm := s.local.pm.pid()
 	all := append([]int{pm}, childPIDs(pm)...)
-	for _, p := range all {
-		if err := syscall.Kill(p, syscall.SIGSTOP); err != nil {
-			t.Fatalf("stop %d: %v", p, err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, p := range all {
-			syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
+	pgfault.Hang(t, all...)
 	// Each Drop may wait a minute: far longer than Close needs.
 	const dropWait = time.Minute
 	dropped := make(chan error, len(schemas))

@@ -52,6 +52,17 @@ type rawOp struct {
 	fn    func(fd uintptr) bool
 }
 
+// run has call (the RawConn's Read or Write) call op.fn over p, and
+// returns the bytes moved, the system call's error and call's own.
+func (op *rawOp) run(call func(func(fd uintptr) bool) error, p []byte) (int, syscall.Errno, error) {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	op.p, op.n, op.errno = p, 0, 0
+	err := call(op.fn)
+	op.p = nil
+	return op.n, op.errno, err
+}
+
 // read is rawOp.fn for Read: one read(2) into p; false on EAGAIN, so the
 // netpoller waits for the socket and calls it again.
 func (op *rawOp) read(fd uintptr) bool {
@@ -118,13 +129,7 @@ func (c *quietConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	op := &c.rd
-	op.mu.Lock()
-	op.p, op.n, op.errno = p, 0, 0
-	err := c.raw.Read(op.fn)
-	n, errno := op.n, op.errno
-	op.p = nil
-	op.mu.Unlock()
+	n, errno, err := c.rd.run(c.raw.Read, p)
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -139,13 +144,7 @@ func (c *quietConn) Read(p []byte) (int, error) {
 // Write writes all of p, waiting in the netpoller whenever the socket's
 // buffer is full.
 func (c *quietConn) Write(p []byte) (int, error) {
-	op := &c.wr
-	op.mu.Lock()
-	op.p, op.n, op.errno = p, 0, 0
-	err := c.raw.Write(op.fn)
-	done, errno := op.n, op.errno
-	op.p = nil
-	op.mu.Unlock()
+	done, errno, err := c.wr.run(c.raw.Write, p)
 	switch {
 	case err != nil:
 		return done, c.opError("write", err)

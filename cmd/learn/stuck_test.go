@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/learn-idempotency/learn/internal/pgfault"
 	"github.com/learn-idempotency/learn/internal/workshop"
 )
 
@@ -89,16 +90,7 @@ func stopCluster(t *testing.T, dir string) (pm int, all []int) {
 	if len(all) < 4 { // the postmaster, its workers and the clients' backends
 		t.Fatalf("the cluster has processes %v; want the postmaster, its workers and the clients' backends", all)
 	}
-	for _, p := range all {
-		if err := syscall.Kill(p, syscall.SIGSTOP); err != nil {
-			t.Fatalf("stop %d: %v", p, err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, p := range all {
-			syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
+	pgfault.Hang(t, all...)
 	return pm, all
 }
 
