@@ -44,10 +44,12 @@ func memDirUsable() bool {
 
 // makeClusterDir creates a fresh 0700 directory for the cluster, owned by
 // learn's user until handOver gives it to the cluster user, whose socket
-// path fits in a sockaddr_un. It uses
-// parent (clusterParent() when empty) unless that path is too long, the
-// cluster user cannot reach it, or (for the memory directory) a directory
-// cannot be made there; then it uses os.TempDir() or /tmp.
+// path fits in a sockaddr_un. It uses parent (clusterParent() when empty)
+// unless that path is too long or the cluster user cannot reach it. When
+// the parent was chosen automatically and a directory cannot be made there
+// (a TMPDIR that is read-only or not a directory, a full /dev/shm), it
+// tries the next of os.TempDir() and /tmp, so that learn runs wherever one
+// of them works; the error names the first place tried.
 func makeClusterDir(parent string, run runner) (string, error) {
 	auto := parent == ""
 	if auto {
@@ -59,12 +61,16 @@ func makeClusterDir(parent string, run runner) (string, error) {
 		parent = "/tmp"
 	}
 	dir, err := os.MkdirTemp(parent, "learn-")
-	if err != nil && auto && parent == memDir {
-		parent = os.TempDir()
-		if !fits(parent) || !run.canReach(parent) {
-			parent = "/tmp"
+	if err != nil && auto {
+		for _, next := range []string{os.TempDir(), "/tmp"} {
+			if next == parent || !fits(next) || !run.canReach(next) {
+				continue
+			}
+			if d, e := os.MkdirTemp(next, "learn-"); e == nil {
+				dir, err = d, nil
+				break
+			}
 		}
-		dir, err = os.MkdirTemp(parent, "learn-")
 	}
 	if noSpace(err, "") {
 		return "", &diskFullError{dir: parent, err: err}

@@ -318,6 +318,34 @@ func TestClusterParent(t *testing.T) {
 	}
 }
 
+// A TMPDIR where no directory can be made (read-only, or not a
+// directory) does not stop learn: the cluster goes to /tmp instead.
+func TestClusterDirFallsBackFromAnUnusableTMPDIR(t *testing.T) {
+	run, err := currentRunner()
+	if err != nil {
+		t.Skip(err)
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tmpdir := range []string{"/proc", file} {
+		if _, err := os.Stat(tmpdir); err != nil {
+			continue // no /proc here
+		}
+		t.Setenv("TMPDIR", tmpdir)
+		dir, err := makeClusterDir("", run)
+		if err != nil {
+			t.Errorf("TMPDIR=%s: %v; want a directory in /tmp", tmpdir, err)
+			continue
+		}
+		os.Remove(dir)
+		if filepath.Dir(dir) != "/tmp" {
+			t.Errorf("TMPDIR=%s: makeClusterDir made %s, want one in /tmp", tmpdir, dir)
+		}
+	}
+}
+
 func TestClusterDirFallsBackToShortPath(t *testing.T) {
 	run, err := currentRunner()
 	if err != nil {
