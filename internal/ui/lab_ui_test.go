@@ -44,3 +44,28 @@ func TestLabChallengeIsSavedWhenMet(t *testing.T) {
 		t.Errorf("%d challenges", len(quiz.Challenges()))
 	}
 }
+
+// 0 starts over: in a challenge, back to the challenge's own design, and
+// the challenge goes on (it used to end it without a word, leaving a
+// design that could no longer pass); outside one, the lesson's design.
+func TestLabStartOverKeepsTheChallenge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageLab}, 80, 24, path)
+	u.waitFor(t, "safe against 14 of 14 scenarios")
+	u.press("c")
+	u.waitFor(t, "Challenges", "The last seats")
+	u.press("enter")
+	u.waitFor(t, "Challenge: The last seats", "not yet: change exactly one switch")
+	u.press("j", "right") // a switch the challenge does not need
+	u.waitFor(t, "the design changed: enter runs it")
+	u.press("0")
+	u.waitFor(t, "Challenge: The last seats")
+	u.press("k", "right", "right", "enter") // lookup → after-seat-check, from the challenge's design
+	u.waitFor(t, "✓ Challenge passed: The last seats", "safe against 12 of 14 scenarios")
+	u.press("0", "enter")
+	u.waitFor(t, "Challenge: The last seats", "not yet: change exactly one switch")
+	p := u.finish(t, path)
+	if _, ok := p.Challenges["lab/last-seats"]; !ok {
+		t.Errorf("the passed challenge is not saved: %+v", p.Challenges)
+	}
+}

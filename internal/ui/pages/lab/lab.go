@@ -168,7 +168,9 @@ var (
 	startCh    = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "start the challenge"))
 	nextPart   = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "switches/scorecard"))
 	challenges = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "challenges"))
-	reset      = key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "the lesson's design"))
+	// reset sets the switches back to where they started: the challenge's
+	// design in a challenge (which goes on), the lesson's otherwise.
+	reset = key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "start over"))
 )
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -185,7 +187,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, challenges):
 		m.focus = onChallenges
 	case key.Matches(msg, reset):
-		m.design, m.challenge = sim.Switches{}, nil
+		m.design = sim.Switches{}
+		if m.challenge != nil {
+			m.design = m.challenge.Start
+		}
 	case key.Matches(msg, k.Up):
 		m.move(-1)
 	case key.Matches(msg, k.Down):
