@@ -106,7 +106,11 @@ func worst(failed []Invariant) Invariant {
 func consequenceOf(inv Invariant, r *Report) string {
 	switch inv.Name {
 	case InvOneBookingPerIntent:
-		return fmt.Sprintf("charged more than once: %s for %s", english.Plural(r.BookingRows, "booking", ""), english.Plural(intents(r), "click", ""))
+		clicks := english.Plural(intents(r), "click", "")
+		if intents(r) == 1 {
+			clicks = "one click" // as the designs' own verdicts say it
+		}
+		return fmt.Sprintf("charged more than once: %s for %s", english.Plural(r.BookingRows, "booking", ""), clicks)
 	case InvIntentGetsItsBook:
 		return "told something other than the booking that was made for them"
 	case InvNoAnswerRetried:
