@@ -155,7 +155,7 @@ func (m *Model) build(o common.Open) (common.Page, error) {
 		}
 		return nil, fmt.Errorf("no quiz set %q", o.Name)
 	case common.PageDrill:
-		return drill.New(m.c), nil
+		return drill.New(m.c, o.Step), nil
 	case common.PageLab:
 		return lab.New(m.c), nil
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -118,4 +119,34 @@ func TestAnsweredAttemptLeftBeforeItsSummaryIsFinished(t *testing.T) {
 	if sp := p.Sets[quiz.SetCheckpoint]; sp == nil || sp.Attempts != 1 || sp.Next != 0 || sp.Best != 1 {
 		t.Errorf("saved set %+v, want the attempt finished: 1 attempt, best 1, next 0", sp)
 	}
+}
+
+// A drill question graded is not asked again: Resume goes on at the next
+// question (set the countdown, then enter starts it), and after the last
+// one at the flashcards.
+func TestResumeDrillGoesOnAfterTheGradedQuestion(t *testing.T) {
+	n := len(quiz.Interview().Prompts)
+	if n < 2 {
+		t.Fatalf("the drill has %d questions: this test needs two", n)
+	}
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageDrill}, 80, 24, path)
+	u.waitFor(t, "Countdown: 30 s")
+	u.press("enter")
+	u.waitFor(t, "Question 1 of")
+	u.press("tab", "space", "enter") // done, tick the first point, grade
+	u.waitFor(t, "% of the key points.")
+	u.press("esc")
+	where := fmt.Sprintf("Resume: Interview drill, question 2 of %d", n)
+	u.waitFor(t, where)
+	p := u.finish(t, path)
+	if want := (quiz.Resume{Screen: "drill", Step: 1}); p.Resume != want {
+		t.Errorf("saved resume %+v, want %+v", p.Resume, want)
+	}
+	again := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	again.waitFor(t, "▸ "+where)
+	again.press("enter")
+	again.waitFor(t, fmt.Sprintf("Going on at question 2 of %d", n), "Countdown: 30 s")
+	again.press("enter")
+	again.waitFor(t, fmt.Sprintf("Question 2 of %d", n))
 }

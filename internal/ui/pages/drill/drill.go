@@ -61,9 +61,19 @@ type Model struct {
 // countdownMsg is one second of the countdown.
 type countdownMsg struct{ token int }
 
-// New is the drill at its start, where the countdown can be set.
-func New(c *common.Common) *Model {
-	return &Model{c: c, drill: quiz.Interview(), rated: map[quiz.Rating]int{}, scroll: scroller.New()}
+// New is the drill at its start, where the countdown can be set. step is
+// where a resumed drill goes on (Reopen): the index of the question to
+// answer next, which enter starts once the countdown is set, or the number
+// of questions for the flashcards; 0 is the first question.
+func New(c *common.Common, step int) *Model {
+	m := &Model{c: c, drill: quiz.Interview(), rated: map[quiz.Rating]int{}, scroll: scroller.New()}
+	switch {
+	case step >= len(m.drill.Prompts):
+		m.startCards()
+	case step > 0:
+		m.pi = step
+	}
+	return m
 }
 
 // Init waits for the learner.
@@ -72,9 +82,26 @@ func (m *Model) Init() tea.Cmd { return nil }
 // Title names the page.
 func (m *Model) Title() string { return "Interview drill" }
 
-// Resume reopens the drill unless it is done.
+// Resume is the drill where it stands, unless it is done.
 func (m *Model) Resume() (quiz.Resume, bool) {
-	return quiz.Resume{Screen: "drill"}, m.phase != drillDone
+	at, _ := m.Reopen()
+	return at, m.phase != drillDone
+}
+
+// Reopen is where the next start goes on: the question on screen until it
+// is graded (its score is saved: asking it again would take a step back),
+// then the next one, then the flashcards; nothing once the drill is done.
+func (m *Model) Reopen() (at quiz.Resume, keep bool) {
+	next := m.pi
+	switch {
+	case m.phase == drillDone:
+		return quiz.Resume{}, false
+	case m.phase == drillCards:
+		next = len(m.drill.Prompts)
+	case m.graded != nil:
+		next++
+	}
+	return quiz.Resume{Screen: "drill", Step: next}, false
 }
 
 func (m *Model) seconds() int { return m.c.Progress.Get().Seconds() }
@@ -279,6 +306,9 @@ func (m *Model) body() string {
 			"(a good spoken answer takes 20 to 30), then the model answer and its key points to tick. "+
 			"After them, the follow-ups and counter-questions as flashcards: %s.",
 			len(m.drill.Prompts), m.seconds(), cards)) + "\n\n")
+		if m.pi > 0 {
+			b.WriteString(st.Current.Render(fmt.Sprintf("Going on at question %d of %d: the one before is graded.", m.pi+1, len(m.drill.Prompts))) + "\n\n")
+		}
 		b.WriteString(st.Subtle.Render(fmt.Sprintf("Countdown: %d s (+/- to change, 10 to 120)", m.seconds())) + "\n")
 	case drillPrompts:
 		p := m.drill.Prompts[m.pi]

@@ -144,7 +144,13 @@ func resumeItem(r quiz.Resume) (item, bool) {
 			return item{}, false
 		}
 	case "drill":
-		o, where = common.Open{Page: common.PageDrill}, "Interview drill"
+		o, where = common.Open{Page: common.PageDrill, Step: r.Step}, "Interview drill"
+		switch n := len(quiz.Interview().Prompts); {
+		case r.Step >= n:
+			where += ", the flashcards"
+		case r.Step > 0:
+			where += fmt.Sprintf(", question %d of %d", r.Step+1, n)
+		}
 	default:
 		return item{}, false
 	}
