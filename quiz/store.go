@@ -105,8 +105,10 @@ func (s *Store) now() time.Time {
 //     what it holds is loaded as above, in memory only, and a notice says
 //     that nothing is saved until it is writable.
 //
-// The error reports what went wrong beyond that (the file or its directory
-// cannot be read or written); the returned progress is then empty but
+// The error reports what went wrong beyond that: the file or its directory
+// cannot be read or written, or something other than a regular file (a
+// directory, a named pipe, a device), or a file over [MaxFileSize], is
+// where the file belongs; that is left as it is. The returned progress is then empty but
 // usable, so the caller may show the error and go on. Commands that only
 // show the progress use [Store.Peek], which changes nothing.
 func (s *Store) Load() (*Progress, []string, error) {
@@ -201,12 +203,12 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewProgress(), nil, nil
 	}
-	data, err := os.ReadFile(s.Path)
+	data, err := readFile(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewProgress(), nil, nil
 	}
 	if err != nil {
-		return nil, nil, readError(s.Path, err)
+		return nil, nil, err
 	}
 	ro := readOnly(s.Path, fi)
 	p, from, lost, err := decode(data)
@@ -262,19 +264,6 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 		}
 	}
 	return p, notices, nil
-}
-
-// readError is the error of reading the progress file at path: what
-// stopped it, in words, and the path once (an *fs.PathError names it too).
-func readError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
-		return fmt.Errorf("cannot read the progress file %s: it is a directory; move it away, or set XDG_STATE_HOME to another directory", path)
-	}
-	return fmt.Errorf("cannot read the progress file %s: %w", path, err)
 }
 
 // moveAside renames the damaged file to a free name
