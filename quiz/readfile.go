@@ -80,10 +80,7 @@ func kindOf(m fs.FileMode) string {
 // stopped it, in words, the path once (an *fs.PathError names it too), and
 // what to do.
 func readError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
+	err = errWords(err)
 	switch {
 	case errors.Is(err, syscall.ENOTDIR):
 		if file := fileAbove(path); file != "" {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -187,9 +188,32 @@ func (s *Store) Reset() error {
 	}
 	defer unlock()
 	if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("reset progress: %w", err)
+		return resetError(s.Path, err)
 	}
 	return nil
+}
+
+// resetError is the error of removing the progress file at path, in one
+// line ending in what to do. EPERM and EACCES (fs.ErrPermission) come from
+// a directory learn may not write, or on Linux from a file marked
+// immutable or append-only (chattr +i, +a), which even its owner cannot
+// remove.
+func resetError(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("reset progress: cannot remove %s: %w; check that you may write in %s (ls -ld), and on Linux that the file is not immutable (lsattr; chattr -i to undo), then reset again",
+			path, errWords(err), filepath.Dir(path))
+	}
+	return fmt.Errorf("reset progress: cannot remove %s: %w; remove it yourself, or set XDG_STATE_HOME to another directory", path, errWords(err))
+}
+
+// errWords is err without the *fs.PathError around it, whose op and path
+// the message already says.
+func errWords(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // loadLocked reads the file; the caller holds the lock. It moves a damaged
@@ -344,13 +368,24 @@ func (s *Store) lock() (func(), error) {
 }
 
 // unwritable is the error of a step (what) that could not write in the
-// state directory dir: when the directory may not be written (read-only,
-// another owner), it says what to do.
+// state directory dir, in one line ending in what to do: make the
+// directory writable when it may not be written (read-only, another
+// owner), and in any case set XDG_STATE_HOME to a directory learn may
+// write (a file where a directory belongs is named; a directory that
+// cannot be made, as under /proc, says so).
 func unwritable(what, dir string, err error) error {
-	if errors.Is(err, fs.ErrPermission) || strings.Contains(err.Error(), "read-only file system") {
-		return fmt.Errorf("%s: %w; learn may not write in %s or above it: make it writable, or set XDG_STATE_HOME to a directory learn may write", what, err, dir)
+	const elsewhere = "set XDG_STATE_HOME to a directory learn may write"
+	switch {
+	case errors.Is(err, fs.ErrPermission) || strings.Contains(err.Error(), "read-only file system"):
+		return fmt.Errorf("%s: %w; learn may not write in %s or above it: make it writable, or %s", what, err, dir, elsewhere)
+	case errors.Is(err, syscall.ENOTDIR):
+		if file := fileAbove(filepath.Join(dir, FileName)); file != "" {
+			return fmt.Errorf("%s: %s is a file, not a directory; %s", what, file, elsewhere)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w; learn cannot make %s there: %s", what, err, dir, elsewhere)
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return fmt.Errorf("%s: %w; %s", what, err, elsewhere)
 }
 
 // processLock serialises saves where there is no file lock.
