@@ -41,7 +41,11 @@ func readFile(path string) ([]byte, error) {
 		return nil, readError(path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("cannot read the progress file %s: it is %s, not a regular file; move it away, or set XDG_STATE_HOME to another directory", path, kindOf(fi.Mode()))
+		kind := kindOf(fi.Mode())
+		if target, err := os.Readlink(path); err == nil {
+			kind = "a symlink to " + target + ", " + kind
+		}
+		return nil, fmt.Errorf("cannot read the progress file %s: it is %s, not a regular file; move it away, or set XDG_STATE_HOME to another directory", path, kind)
 	}
 	tooLarge := func(size int64) error {
 		return fmt.Errorf("cannot read the progress file %s: it is %s bytes, more than the 4 MiB a progress file may be (learn writes a few KB), so it is left unread; move it away, or set XDG_STATE_HOME to another directory",

@@ -56,7 +56,7 @@ func TestStoreRefusesWhatIsNotAProgressFile(t *testing.T) {
 			if err := os.Symlink("/dev/zero", path); err != nil {
 				t.Fatal(err)
 			}
-		}, "it is a device, not a regular file"},
+		}, "it is a symlink to /dev/zero, a device, not a regular file"},
 		{"a directory", func(t *testing.T, path string) {
 			if err := os.Mkdir(path, 0o700); err != nil {
 				t.Fatal(err)
