@@ -102,6 +102,8 @@ func (s *Store) now() time.Time {
 //     saved, the original kept as Path+".v<N>", with a notice;
 //   - a file of a newer version: left untouched, a notice explains, and the
 //     progress is empty (and [Store.Update] refuses to write);
+//   - top-level fields this learn does not know (a newer learn's, same
+//     version): kept as they were and written back on every save, no notice;
 //   - a file the learner made read-only: never moved, copied or rewritten;
 //     what it holds is loaded as above, in memory only, and a notice says
 //     that nothing is saved until it is writable.
