@@ -124,3 +124,17 @@ func (p *Progress) PassChallenge(id string, t time.Time) {
 		p.Challenges[id] = t
 	}
 }
+
+// ChallengesPassed counts the design lab's challenges ([Challenges]) the
+// learner has passed: IDs this learn does not have are not counted, so it
+// is never more than len(Challenges()). The home screen and `learn
+// progress` both show it as "N of 5".
+func (p *Progress) ChallengesPassed() int {
+	n := 0
+	for _, c := range Challenges() {
+		if _, ok := p.Challenges[c.ID]; ok {
+			n++
+		}
+	}
+	return n
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -74,6 +75,7 @@ func decode(data []byte) (*Progress, int, []setAside, error) {
 	}
 	var p Progress
 	lost, _ := decodeFields(trimmed, &p) // an object: checked above
+	p.unknown = unknownFields(head, reflect.TypeFor[Progress]())
 	p.normalize()
 	lost = append(lost, p.dropUnknown()...)
 	slices.SortFunc(lost, func(a, b setAside) int { return strings.Compare(a.path, b.path) })

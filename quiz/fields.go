@@ -153,3 +153,31 @@ func join(path, name string) string {
 	}
 	return path + "." + name
 }
+
+// unknownFields returns the entries of the object obj that name no field
+// of the struct type t as decodeFields matches them (exactly, else ignoring
+// case), each as it was; nil when there are none.
+func unknownFields(obj map[string]json.RawMessage, t reflect.Type) map[string]json.RawMessage {
+	var unknown map[string]json.RawMessage
+	for k, v := range obj {
+		known := false
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" {
+				name = f.Name
+			}
+			if f.IsExported() && name != "-" && strings.EqualFold(k, name) {
+				known = true
+				break
+			}
+		}
+		if !known {
+			if unknown == nil {
+				unknown = map[string]json.RawMessage{}
+			}
+			unknown[k] = v
+		}
+	}
+	return unknown
+}

@@ -23,9 +23,12 @@ func (s *Store) Peek() (*Progress, []string, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewProgress(), nil, nil
 	}
-	data, err := os.ReadFile(s.Path)
+	data, err := readFile(s.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewProgress(), nil, nil // a symlink to nothing: nothing saved
+	}
 	if err != nil {
-		return NewProgress(), nil, readError(s.Path, err)
+		return NewProgress(), nil, err
 	}
 	var notices []string
 	p, from, lost, err := decode(data)
@@ -56,13 +59,13 @@ func (s *Store) Peek() (*Progress, []string, error) {
 // it is. Like [Store.Peek] it changes no file and creates none; a damaged
 // file gives an error saying so. Peek's notices say what was left out.
 func (s *Store) Export(w io.Writer) error {
-	data, err := os.ReadFile(s.Path)
+	data, err := readFile(s.Path)
 	var p *Progress
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		p = NewProgress()
 	case err != nil:
-		return readError(s.Path, err)
+		return err
 	default:
 		var dErr *damagedError
 		p, _, _, err = decode(data)

@@ -1,7 +1,10 @@
 package quiz
 
 import (
+	"encoding/json"
+	"maps"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -35,6 +38,29 @@ type Progress struct {
 	// UpdatedAt is when the progress was last saved; zero if never, and
 	// then left out of the JSON (not "0001-01-01T00:00:00Z").
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
+
+	// unknown holds the top-level fields of the file this learn does not
+	// know (a newer learn's, of the same version), as they were: they are
+	// written back after the known ones, so an older learn saving a newer
+	// one's file loses nothing. See decode and MarshalJSON.
+	unknown map[string]json.RawMessage
+}
+
+// MarshalJSON encodes p as the file holds it: the known fields in the
+// order of the struct, then the fields this learn does not know, sorted by
+// name, each as it was read.
+func (p *Progress) MarshalJSON() ([]byte, error) {
+	type known Progress // without this method
+	out, err := json.Marshal((*known)(p))
+	if err != nil || len(p.unknown) == 0 {
+		return out, err
+	}
+	out = out[:len(out)-1] // the closing brace
+	for _, name := range slices.Sorted(maps.Keys(p.unknown)) {
+		key, _ := json.Marshal(name)
+		out = append(append(append(append(out, ','), key...), ':'), p.unknown[name]...)
+	}
+	return append(out, '}'), nil
 }
 
 // SetProgress is the learner's record of one set.

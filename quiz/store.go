@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -101,12 +102,16 @@ func (s *Store) now() time.Time {
 //     saved, the original kept as Path+".v<N>", with a notice;
 //   - a file of a newer version: left untouched, a notice explains, and the
 //     progress is empty (and [Store.Update] refuses to write);
+//   - top-level fields this learn does not know (a newer learn's, same
+//     version): kept as they were and written back on every save, no notice;
 //   - a file the learner made read-only: never moved, copied or rewritten;
 //     what it holds is loaded as above, in memory only, and a notice says
 //     that nothing is saved until it is writable.
 //
-// The error reports what went wrong beyond that (the file or its directory
-// cannot be read or written); the returned progress is then empty but
+// The error reports what went wrong beyond that: the file or its directory
+// cannot be read or written, or something other than a regular file (a
+// directory, a named pipe, a device), or a file over [MaxFileSize], is
+// where the file belongs; that is left as it is. The returned progress is then empty but
 // usable, so the caller may show the error and go on. Commands that only
 // show the progress use [Store.Peek], which changes nothing.
 func (s *Store) Load() (*Progress, []string, error) {
@@ -185,9 +190,32 @@ func (s *Store) Reset() error {
 	}
 	defer unlock()
 	if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("reset progress: %w", err)
+		return resetError(s.Path, err)
 	}
 	return nil
+}
+
+// resetError is the error of removing the progress file at path, in one
+// line ending in what to do. EPERM and EACCES (fs.ErrPermission) come from
+// a directory learn may not write, or on Linux from a file marked
+// immutable or append-only (chattr +i, +a), which even its owner cannot
+// remove.
+func resetError(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("reset progress: cannot remove %s: %w; check that you may write in %s (ls -ld), and on Linux that the file is not immutable (lsattr; chattr -i to undo), then reset again",
+			path, errWords(err), filepath.Dir(path))
+	}
+	return fmt.Errorf("reset progress: cannot remove %s: %w; remove it yourself, or set XDG_STATE_HOME to another directory", path, errWords(err))
+}
+
+// errWords is err without the *fs.PathError around it, whose op and path
+// the message already says.
+func errWords(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // loadLocked reads the file; the caller holds the lock. It moves a damaged
@@ -201,12 +229,12 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewProgress(), nil, nil
 	}
-	data, err := os.ReadFile(s.Path)
+	data, err := readFile(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewProgress(), nil, nil
 	}
 	if err != nil {
-		return nil, nil, readError(s.Path, err)
+		return nil, nil, err
 	}
 	ro := readOnly(s.Path, fi)
 	p, from, lost, err := decode(data)
@@ -262,19 +290,6 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 		}
 	}
 	return p, notices, nil
-}
-
-// readError is the error of reading the progress file at path: what
-// stopped it, in words, and the path once (an *fs.PathError names it too).
-func readError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
-		return fmt.Errorf("cannot read the progress file %s: it is a directory; move it away, or set XDG_STATE_HOME to another directory", path)
-	}
-	return fmt.Errorf("cannot read the progress file %s: %w", path, err)
 }
 
 // moveAside renames the damaged file to a free name
@@ -355,13 +370,24 @@ func (s *Store) lock() (func(), error) {
 }
 
 // unwritable is the error of a step (what) that could not write in the
-// state directory dir: when the directory may not be written (read-only,
-// another owner), it says what to do.
+// state directory dir, in one line ending in what to do: make the
+// directory writable when it may not be written (read-only, another
+// owner), and in any case set XDG_STATE_HOME to a directory learn may
+// write (a file where a directory belongs is named; a directory that
+// cannot be made, as under /proc, says so).
 func unwritable(what, dir string, err error) error {
-	if errors.Is(err, fs.ErrPermission) || strings.Contains(err.Error(), "read-only file system") {
-		return fmt.Errorf("%s: %w; learn may not write in %s or above it: make it writable, or set XDG_STATE_HOME to a directory learn may write", what, err, dir)
+	const elsewhere = "set XDG_STATE_HOME to a directory learn may write"
+	switch {
+	case errors.Is(err, fs.ErrPermission) || strings.Contains(err.Error(), "read-only file system"):
+		return fmt.Errorf("%s: %w; learn may not write in %s or above it: make it writable, or %s", what, err, dir, elsewhere)
+	case errors.Is(err, syscall.ENOTDIR):
+		if file := fileAbove(filepath.Join(dir, FileName)); file != "" {
+			return fmt.Errorf("%s: %s is a file, not a directory; %s", what, file, elsewhere)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w; learn cannot make %s there: %s", what, err, dir, elsewhere)
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return fmt.Errorf("%s: %w; %s", what, err, elsewhere)
 }
 
 // processLock serialises saves where there is no file lock.

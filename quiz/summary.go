@@ -11,7 +11,7 @@ import (
 
 // Summary is the text `learn progress` prints: when the progress was last
 // saved, the pages read, each set's best and last score and attempts, the
-// flashcards due today and the countdown of the drill, and where learn will
+// design lab's challenges passed (of [Challenges]), the flashcards due today and the countdown of the drill, and where learn will
 // resume. It is plain text (no colour, no terminal codes) ending in a
 // newline; times are shown in now's location. A nil p is empty progress.
 func Summary(p *Progress, now time.Time) string {
@@ -29,7 +29,8 @@ func Summary(p *Progress, now time.Time) string {
 }
 
 // Blank reports whether p holds nothing Summary would show: no page read,
-// no answer, no drill schedule, no setting, nowhere to resume.
+// no answer, no challenge passed, no drill schedule, no setting, nowhere
+// to resume.
 func (p *Progress) Blank(now time.Time) bool {
 	return summaryBody(p, now) == summaryBody(NewProgress(), now)
 }
@@ -69,6 +70,16 @@ func summaryBody(p *Progress, now time.Time) string {
 	rows = append(rows[1:], rows[0]) // the drill's spoken prompts last
 	for _, r := range rows {
 		fmt.Fprintf(&b, "  %-16s %s\n", SetTitle(r.id), setLine(p.Sets[r.id], r.total))
+	}
+
+	challenges := Challenges()
+	fmt.Fprintf(&b, "\nDesign lab challenges: %d of %d passed\n", p.ChallengesPassed(), len(challenges))
+	for _, c := range challenges {
+		if t, ok := p.Challenges[c.ID]; ok {
+			fmt.Fprintf(&b, "  [x] %s (passed %s)\n", c.Title, t.In(now.Location()).Format("2 Jan 2006"))
+		} else {
+			fmt.Fprintf(&b, "  [ ] %s\n", c.Title)
+		}
 	}
 
 	due := DueToday(p, drill.Cards, now)

@@ -21,6 +21,8 @@ func TestSummary(t *testing.T) {
 	}
 	p.Rate(Cards()[3].ID, Again, now) // due in 10 minutes
 	p.DrillSeconds = 25
+	p.PassChallenge("lab/last-seats", time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC))
+	p.PassChallenge("lab/gone-in-a-newer-learn", now) // not counted
 	p.Resume = Resume{Screen: "reader", Name: LessonSlug, Section: "how-it-works", Step: 2}
 
 	got := Summary(p, now)
@@ -33,6 +35,11 @@ func TestSummary(t *testing.T) {
 		"  Break it         not tried yet",
 		"  Redraw it        1 of 1 answered",
 		"  Interview drill  not tried yet",
+		// The hostile trial: the home screen said "1 of 5 challenges",
+		// learn progress nothing about the lab.
+		"Design lab challenges: 1 of 5 passed",
+		"  [x] The last seats (passed 3 Mar 2026)",
+		"  [ ] Either guard will do",
 		"Flashcards: 4 of 7 due today (3 new)",
 		"Spoken answers: 25 s countdown",
 		"Resume at: reader › idempotency › how-it-works, step 2",
@@ -62,7 +69,7 @@ func TestSummary(t *testing.T) {
 	}
 
 	empty := Summary(nil, now)
-	for _, want := range []string{"nothing saved yet", "Pages read: 0 of 2", "Flashcards: 7 of 7 due today (7 new)", "Spoken answers: 30 s", "Resume at: the home screen"} {
+	for _, want := range []string{"nothing saved yet", "Pages read: 0 of 2", "Design lab challenges: 0 of 5 passed", "Flashcards: 7 of 7 due today (7 new)", "Spoken answers: 30 s", "Resume at: the home screen"} {
 		if !strings.Contains(empty, want) {
 			t.Errorf("empty summary lacks %q:\n%s", want, empty)
 		}

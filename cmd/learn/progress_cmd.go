@@ -18,7 +18,7 @@ func progressCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "progress",
 		Short: "Your progress: a summary; reset starts over, export prints the saved JSON",
-		Long:  "Print a summary of your saved progress: pages read, quiz scores, the drill's schedule. It is kept under $XDG_STATE_HOME/learn (or ~/.local/state/learn).",
+		Long:  "Print a summary of your saved progress: " + progressHolds + ". It is kept under $XDG_STATE_HOME/learn (or ~/.local/state/learn).",
 		Example: `learn progress
 learn progress export > progress.json
 learn progress reset --yes`,
@@ -61,6 +61,16 @@ func progressStore() (*quiz.Store, string, error) {
 		return nil, "", err // it says which variable to set
 	}
 	return &quiz.Store{Path: path}, path, nil
+}
+
+// progressHolds is what the progress file holds, as the summary shows it
+// (quiz.Summary), for the help and the reset question.
+const progressHolds = "pages read, quiz scores, the design lab's challenges, the drill's schedule"
+
+// resetQuestion is what `learn progress reset` asks at a terminal before
+// it forgets the progress file at path.
+func resetQuestion(path string) string {
+	return fmt.Sprintf("Forget everything in %s (%s)? [y/N] ", path, progressHolds)
 }
 
 // nothingSaved is the first line of quiz.Summary for progress never saved.
@@ -121,7 +131,7 @@ func progressReset(cmd *cobra.Command, yes bool) (int, error) {
 		if !isTerminal(stdin) {
 			return exitUsage, usageErrorf(cmd, "progress reset asks first: answer at a terminal, or pass --yes")
 		}
-		fmt.Fprintf(stdout, "Forget everything in %s (pages read, scores, the drill's schedule)? [y/N] ", path)
+		fmt.Fprint(stdout, resetQuestion(path))
 		answer, _ := bufio.NewReader(stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 			fmt.Fprintln(stdout, "Nothing changed.")

@@ -105,3 +105,36 @@ func TestProgressCommandsThatShowChangeNothing(t *testing.T) {
 		})
 	}
 }
+
+// The hostile trial: the file held "challenges": {"lab/last-seats": …} and
+// the home screen said "1 of 5 challenges", but learn progress never named
+// the design lab, and reset asked to forget "pages read, scores, the
+// drill's schedule" only. Now the summary counts the challenges passed, as
+// the home screen does, and the help and the reset question name them.
+func TestProgressNamesTheLabChallenges(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	dir := filepath.Join(state, "learn")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := `{"version": 1, "challenges": {"lab/last-seats": "2026-03-03T09:00:00Z"}, "updated_at": "2026-03-03T09:00:00Z"}`
+	if err := os.WriteFile(filepath.Join(dir, "progress.json"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "progress")
+	if code != 0 || errs != "" {
+		t.Fatalf("learn progress: exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{"Design lab challenges: 1 of 5 passed", "  [x] The last seats (passed "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("learn progress lacks %q:\n%s", want, out)
+		}
+	}
+	if _, help, _ := runCLI(t, "progress", "--help"); !strings.Contains(help, "the design lab's challenges") {
+		t.Errorf("learn progress --help does not name the challenges:\n%s", help)
+	}
+	if q := resetQuestion("/p/progress.json"); q != "Forget everything in /p/progress.json (pages read, quiz scores, the design lab's challenges, the drill's schedule)? [y/N] " {
+		t.Errorf("the reset question: %q", q)
+	}
+}

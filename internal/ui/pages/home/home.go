@@ -70,7 +70,7 @@ func New(c *common.Common) *Model {
 		item{title: "Design lab: build the endpoint from switches", open: common.Open{Page: common.PageLab}, gapAfter: true,
 			desc: "turn the lock, the lookup, the constraint, the store, the client's key and retries on and off, and run every scenario against your design",
 			status: func(pr *quiz.Progress) string {
-				return fmt.Sprintf("%d of %d challenges", len(pr.Challenges), len(quiz.Challenges()))
+				return fmt.Sprintf("%d of %d challenges", pr.ChallengesPassed(), len(quiz.Challenges()))
 			}})
 	for _, s := range quiz.Sets() {
 		id := s.ID
