@@ -357,7 +357,15 @@ func (s *Store) lock() (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
 		return nil, unwritable("create the progress directory", filepath.Dir(s.Path), err)
 	}
-	l := flock.New(s.Path + ".lock")
+	// Opened without blocking (openNonblock), as the progress file is: a
+	// named pipe in the lock file's place would otherwise block open(2)
+	// for ever. Read-only, as gofrs/flock opens it, but where an exclusive
+	// lock needs a file open for writing (AIX, Solaris, illumos).
+	flag := os.O_CREATE | os.O_RDONLY | openNonblock
+	if runtime.GOOS == "aix" || runtime.GOOS == "solaris" || runtime.GOOS == "illumos" {
+		flag = os.O_CREATE | os.O_RDWR | openNonblock
+	}
+	l := flock.New(s.Path+".lock", flock.SetFlag(flag))
 	err := l.Lock()
 	if errors.Is(err, errors.ErrUnsupported) {
 		processLock.Lock()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // namesAndModes is what a directory holds, each name with its mode, without
@@ -116,5 +117,34 @@ func TestStoreReadsAFileOfExactlyTheCap(t *testing.T) {
 	p, _, err := s.Peek()
 	if err != nil || !p.IsRead("idempotency") {
 		t.Fatalf("Peek of a %d-byte file: %v, read %v", MaxFileSize, err, p.Read)
+	}
+}
+
+// A named pipe in the lock file's place does not hang a save either: the
+// lock file is opened without blocking too, and the save goes on.
+func TestStoreLockOnANamedPipeDoesNotHang(t *testing.T) {
+	s := newStore(t)
+	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(s.Path+".lock", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Update(func(p *Progress) error { p.MarkRead("retries", fixedNow); return nil })
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Update with a named pipe for a lock: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Update still waits 10 s on a named pipe in the lock file's place: open(2) blocks")
+	}
+	p, _, err := s.Load()
+	if err != nil || !p.IsRead("retries") {
+		t.Fatalf("after the save: %v, read retries %v; want it saved", err, err == nil && p.IsRead("retries"))
 	}
 }
