@@ -169,6 +169,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		defer w.exit()
 		joined := time.Now()
 		pty, _, _ := sess.Pty() // needsTerminal let only sessions with one through
+		width, height, capped := capSize(pty.Window.Width, pty.Window.Height)
 		first, _ := firstPage(sess.Command())
 		var prog atomic.Pointer[tea.Program]
 		send := func(msg any) {
@@ -176,9 +177,13 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 				p.Send(presenterMsg{msg})
 			}
 		}
-		seat, err := w.room.Join(sess.User(), sess.RemoteAddr().String(), pty.Window.Width, pty.Window.Height, send)
+		seat, err := w.room.Join(sess.User(), sess.RemoteAddr().String(), width, height, send)
 		if err == nil {
-			w.logf("%s joined from %s (%dx%d)", seat.Name(), host(sess.RemoteAddr()), pty.Window.Width, pty.Window.Height)
+			size := fmt.Sprintf("%dx%d", width, height)
+			if capped {
+				size += fmt.Sprintf(", capped: its terminal is %dx%d", pty.Window.Width, pty.Window.Height)
+			}
+			w.logf("%s joined from %s (%s)", seat.Name(), host(sess.RemoteAddr()), size)
 		}
 		if err != nil {
 			if full, ok := errors.AsType[*room.FullError](err); ok {
@@ -188,6 +193,9 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			wish.Fatalln(sess, "learn workshop: "+err.Error())
 			return
 		}
+		// From here on the app sees the session's terminal capped at
+		// MaxWidth x MaxHeight, its window changes too.
+		sess = capWindow(sess, seat)
 		ctx, cancel := context.WithCancel(sess.Context())
 		defer cancel()
 		getenv := sessionEnv(sess.Environ())
@@ -197,7 +205,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		}
 		runs := live.NewRuns(ctx, w.db)
 		c := &common.Common{
-			Ctx: ctx, Width: pty.Window.Width, Height: pty.Window.Height,
+			Ctx: ctx, Width: width, Height: height,
 			Styles: common.NewStyles(theme != "light"), Keys: common.NewKeyMap(),
 			Theme: theme, DocStyle: markdown.StyleIn(theme, false, getenv),
 			DB: w.db, Runs: runs, Progress: common.KeptProgress(seat.Progress(), seat.Keep), Docs: w.docs,

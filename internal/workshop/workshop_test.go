@@ -587,3 +587,53 @@ func TestBudgetIsTheServersOrTheShare(t *testing.T) {
 		t.Errorf("MaxConnectionsFor(50) = %d; the README says 618", got)
 	}
 }
+
+// A client may ask for any window size; the app is drawn at most at
+// MaxWidth x MaxHeight (the room sees that size, marked capped), at the
+// start and after a resize, and stays usable.
+func TestHugeWindowIsCapped(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	size := func(name string) func() string {
+		return func() string {
+			for _, at := range w.Room().Snapshot(0).Attendees {
+				if at.Name == name {
+					return fmt.Sprintf("%dx%d capped %v", at.Width, at.Height, at.Capped)
+				}
+			}
+			return ""
+		}
+	}
+	is := func(want string) func(string) bool { return func(s string) bool { return s == want } }
+
+	client, err := dial(w, "ada", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3000x1500 asked; the terminal that reads it is the capped size.
+	ada := attendAsking(t, client, 3000, 1500, MaxWidth, MaxHeight, "", nil)
+	scr := ada.waitFor("Lesson: Idempotency", "Play: the lost answer", "? help")
+	waitUntil(t, "ada at the capped size in the room", size("ada"), is("500x200 capped true"))
+	// Drawn at 200 rows: the footer is on the terminal's last line.
+	if lines := strings.Split(scr, "\n"); len(lines) < MaxHeight || !strings.Contains(lines[MaxHeight-1], "? help") {
+		t.Errorf("the footer is not on line %d of ada's screen:\n%s", MaxHeight, scr)
+	}
+	ada.press("enter") // the lesson
+	ada.waitFor("In 1 minute")
+
+	ben := attend(t, w, "ben", 100, 30, "", nil)
+	ben.waitFor("Lesson: Idempotency")
+	waitUntil(t, "ben at 100x30", size("ben"), is("100x30 capped false"))
+	if err := ben.sess.WindowChange(1500, 3000); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "ben's resize capped", size("ben"), is("500x200 capped true"))
+	ben.mu.Lock()
+	ben.emu.Resize(MaxWidth, MaxHeight) // what ben's terminal shows of the app
+	ben.mu.Unlock()
+	ben.press("enter")
+	ben.waitFor("In 1 minute")
+	if err := ben.sess.WindowChange(40, 120); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "ben back at 120x40", size("ben"), is("120x40 capped false"))
+}
