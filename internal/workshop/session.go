@@ -200,8 +200,13 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		defer cancel()
 		getenv := sessionEnv(sess.Environ())
 		theme, themeSet := "dark", false
-		if t := getenv("LEARN_THEME"); t == "dark" || t == "light" {
+		switch t := getenv("LEARN_THEME"); t {
+		case "dark", "light":
 			theme, themeSet = t, true
+		case "":
+		default: // ignored, said once: in the log, and to the attendee under the app
+			w.logf("%s sent LEARN_THEME=%q: not dark or light, ignored", seat.Name(), room.Clean(t))
+			fmt.Fprintf(sess.Stderr(), "learn workshop: LEARN_THEME=%q is ignored: use dark or light (ssh -o SetEnv=LEARN_THEME=light); your terminal's background decides meanwhile\r\n", room.Clean(t))
 		}
 		runs := live.NewRuns(ctx, w.db)
 		c := &common.Common{

@@ -262,15 +262,44 @@ func TestNoColorIsTheSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := attendOn(t, plainClient, 80, 24, "lesson", nil, "NO_COLOR", "1")
+	// NO_COLOR wins over a theme named, as in a local terminal.
+	themedClient, err := dial(w, "theo", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	themed := attendOn(t, themedClient, 80, 24, "", nil, "LEARN_THEME", "light", "NO_COLOR", "1")
 	colour := attend(t, w, "cole", 80, 24, "lesson", nil)
 	plain.waitFor("Idempotency", "In 1 minute")
+	themed.waitFor("Lesson: Idempotency", "Play: the lost answer")
 	colour.waitFor("Idempotency", "In 1 minute")
 	sgrColour := regexp.MustCompile(`\x1b\[[0-9;]*[34]8;[25];`)
-	if sgrColour.MatchString(plain.raw.String()) {
-		t.Errorf("the NO_COLOR session got colours: %q", tail(plain.raw.String()))
+	for _, a := range []*attendee{plain, themed} {
+		if sgrColour.MatchString(a.raw.String()) {
+			t.Errorf("a NO_COLOR session got colours: %q", tail(a.raw.String()))
+		}
 	}
 	if !sgrColour.MatchString(colour.raw.String()) {
 		t.Error("the other session got no colour: the check above would mean nothing")
+	}
+}
+
+// A LEARN_THEME that is neither dark nor light is ignored, and the
+// attendee is told once which values it takes.
+func TestUnknownThemeIsSaidOnce(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	client, err := dial(w, "bo", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := attendOn(t, client, 80, 24, "", nil, "LEARN_THEME", "bogus")
+	a.waitFor("Lesson: Idempotency")
+	a.press("q")
+	if err := a.ended(); err != nil {
+		t.Fatalf("the session ended with %v", err)
+	}
+	all := a.stderr.String() + a.raw.String()
+	if want := `learn workshop: LEARN_THEME="bogus" is ignored: use dark or light`; strings.Count(all, want) != 1 {
+		t.Errorf("the attendee was told %d times %q; their terminal got:\n%q", strings.Count(all, want), want, tail(all))
 	}
 }
 
