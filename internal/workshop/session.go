@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -28,7 +29,7 @@ import (
 // What an attendee may ask for after "ssh -p PORT HOST": nothing (the
 // app), a first page (as the local commands open it), or their progress.
 // Nothing else runs: there is no shell.
-const commandsHelp = "learn workshop: run ssh with no command for the app; or: " + playUsage + ", race, lesson, interview, progress (your progress as JSON)"
+const commandsHelp = "learn workshop: run ssh with no command for the app; or: " + playUsage + ", race, lesson, interview, progress (your progress as JSON; progress export too)"
 
 // playUsage is the forms of the play command: the local command's flag,
 // and the word alone.
@@ -125,12 +126,14 @@ func needsTerminal(next ssh.Handler) ssh.Handler {
 }
 
 // commands is the middleware that answers the commands that need no
-// terminal (progress) and refuses what learn does not run (a shell
+// terminal (progress, or progress export) and refuses what learn does not run (a shell
 // command, scp), before the app's middlewares ask for a terminal.
 func (w *Workshop) commands(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		cmd := sess.Command()
-		if len(cmd) == 1 && cmd[0] == "progress" {
+		// progress, or progress export as the local command is named
+		// (learn progress export): the same JSON.
+		if slices.Equal(cmd, []string{"progress"}) || slices.Equal(cmd, []string{"progress", "export"}) {
 			w.exportProgress(sess)
 			return
 		}

@@ -1,6 +1,7 @@
 package workshop
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -520,6 +521,15 @@ func TestRoomFollowsThePresenter(t *testing.T) {
 	}
 	if a, ok := p.Sets[quiz.SetCheckpoint].Answers[q.ID]; !ok || a.Score != 1 {
 		t.Errorf("exported progress %s lacks ada's answer", out)
+	}
+	// The local command's name, learn progress export, gives the same.
+	s, err = c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	export, err := s.Output("progress export")
+	if err != nil || !bytes.Equal(export, out) {
+		t.Errorf("progress export: %v\n%s\nwant what progress gave:\n%s", err, export, out)
 	}
 }
 
