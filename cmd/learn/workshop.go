@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -12,6 +16,7 @@ import (
 	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/workshop"
 )
 
@@ -76,8 +81,11 @@ func workshopCmd(g *globals) *cobra.Command {
 // runWorkshop runs a workshop until Ctrl-C, SIGTERM or SIGHUP (ctx ends),
 // or until the presenter presses Ctrl-C on the dashboard: the dashboard
 // when in and out are a terminal, else a log on out. It ends the workshop
-// and writes the room's summary into summaryDir. Ending it so is its
-// normal end: 0. A failure to start is 1, before anything is left.
+// and writes the room's summary into summaryDir, checked before anything
+// starts. Ending it so is its normal end: 0. A failure to start is 1,
+// before anything is left (a summaryDir that cannot be written included);
+// a summaryDir that fails at the end is 1 too, the summary kept elsewhere
+// (keepSummary) and its path said.
 //
 // Without the dashboard, the summary's path and the last line go to errOut
 // as well: out's reader may have gone with the same Ctrl-C (learn workshop
@@ -104,6 +112,11 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 		}
 		summaryDir = d
 	}
+	// Before the port and PostgreSQL, as the host key: a directory that
+	// cannot take the summary is said now, not after the workshop.
+	if err := workshop.CheckSummaryDir(summaryDir); err != nil {
+		return exitFailure, err
+	}
 	ws, err := workshop.Start(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -126,12 +139,18 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 	}
 	say("ending: every attendee is told, every schema dropped")
 	sum, closeErr := ws.Close()
-	path, sumErr := workshop.WriteSummary(summaryDir, sum)
+	path, sumErr := keepSummary(summaryDirs(summaryDir), sum, errOut)
+	attendees := english.Plural(len(sum.Attendees), "attendee", "")
 	switch {
-	case sumErr != nil:
+	case sumErr == nil:
+		last("the room's summary (%s): %s", attendees, path)
+	case path != "":
 		say("%v", sumErr)
+		last("the room's summary (%s), written there instead: %s", attendees, path)
+		sumErr = fmt.Errorf("%w; the room's summary was written to %s instead", sumErr, path)
 	default:
-		last("the room's summary (%s): %s", english.Plural(len(sum.Attendees), "attendee", ""), path)
+		say("%v", sumErr)
+		sumErr = fmt.Errorf("%w, nor anywhere else: the room's summary is printed above as JSON; save it from there", sumErr)
 	}
 	for _, err := range []error{ws.Err(), presentErr, closeErr, sumErr} {
 		if err != nil {
@@ -140,6 +159,42 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 	}
 	last("ended")
 	return exitOK, nil
+}
+
+// summaryDirs is where the room's summary may go at the end, in order:
+// dir (the one asked for, checked at the start), then, should it fail by
+// then (removed, full, unmounted), learn's default summary directory and
+// the system's temporary directory.
+func summaryDirs(dir string) []string {
+	dirs := []string{dir}
+	if d, err := workshop.DefaultSummaryDir(); err == nil {
+		dirs = append(dirs, d)
+	}
+	dirs = append(dirs, os.TempDir())
+	return slices.Compact(dirs)
+}
+
+// keepSummary writes the room's summary into the first of dirs that takes
+// it and returns the file's path; err is why dirs[0], the directory asked
+// for, did not take it (nil when it did). When none takes it, the summary
+// is printed as JSON on errOut, the last resort, and path is "": the
+// attendees' scores are never lost to a directory.
+func keepSummary(dirs []string, sum room.Summary, errOut io.Writer) (path string, err error) {
+	for _, d := range dirs {
+		p, werr := workshop.WriteSummary(d, sum)
+		if werr == nil {
+			return p, err
+		}
+		if err == nil {
+			err = werr
+		}
+	}
+	data, jerr := json.MarshalIndent(sum, "", "  ")
+	if jerr != nil {
+		return "", errors.Join(err, jerr)
+	}
+	fmt.Fprintf(errOut, "%s\n", data)
+	return "", err
 }
 
 // printWorkshopIntro says how to join, with the code and the host key,

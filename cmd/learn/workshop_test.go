@@ -336,3 +336,93 @@ func TestWorkshopBadHostKeyStartsNothing(t *testing.T) {
 		t.Errorf("PostgreSQL was looked for before the host key was checked:\n%s", errs)
 	}
 }
+
+// A summary directory that cannot be written is said before anything
+// starts, as a bad host key is: no port taken, no PostgreSQL looked for.
+func TestWorkshopBadSummaryDirStartsNothing(t *testing.T) {
+	// Already cancelled: a workshop that started would stop at once
+	// (exit 0) rather than run on.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var outb, errb strings.Builder
+	code := run(ctx, []string{"workshop", "--addr", "127.0.0.1:0", "--host-key", filepath.Join(t.TempDir(), "key"), "--summary-dir", "/proc/nope"},
+		strings.NewReader(""), &outb, &errb)
+	out, errs := outb.String(), errb.String()
+	if code != exitFailure || out != "" || !strings.Contains(errs, "cannot write the room's summary into /proc/nope") ||
+		!strings.Contains(errs, "pass --summary-dir with a directory you can write") {
+		t.Fatalf("code %d, stdout %q, stderr %q; want 1 and what to pass", code, out, errs)
+	}
+	if strings.Contains(errs, "PostgreSQL") {
+		t.Errorf("PostgreSQL was looked for before the summary directory was checked:\n%s", errs)
+	}
+}
+
+// A summary directory that fails by the end (here replaced by a file)
+// loses nothing: the summary goes to learn's default directory, and the
+// presenter is told where, with exit status 1.
+func TestWorkshopSummaryDirThatFailsAtTheEndLosesNothing(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	t.Setenv("XDG_STATE_HOME", state)
+	summaries := filepath.Join(dir, "summaries")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var errb strings.Builder
+	go func() {
+		code := run(ctx, []string{"workshop", "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt", "--database-url", testDB.ConnString(),
+			"--host-key", filepath.Join(dir, "key"), "--summary-dir", summaries}, strings.NewReader(""), pw, &errb)
+		pw.Close()
+		done <- code
+	}()
+	lines := bufio.NewScanner(pr)
+	for lines.Scan() && !strings.Contains(lines.Text(), "ready; Ctrl-C ends the workshop") {
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	if err := os.RemoveAll(summaries); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(summaries, nil, 0o600); err != nil { // no directory can be made there now
+		t.Fatal(err)
+	}
+	cancel() // as Ctrl-C does
+	if code := <-done; code != exitFailure {
+		t.Errorf("exit code %d, want 1: the summary is not where it was asked for", code)
+	}
+	errs := errb.String()
+	m := regexp.MustCompile(`the room's summary \(0 attendees\), written there instead: (\S+)`).FindStringSubmatch(errs)
+	if m == nil || !strings.HasPrefix(m[1], filepath.Join(state, "learn", "workshops")+string(filepath.Separator)) {
+		t.Fatalf("no summary in the default directory %s on standard error:\n%s", state, errs)
+	}
+	data, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum room.Summary
+	if err := json.Unmarshal(data, &sum); err != nil || sum.Ended.IsZero() {
+		t.Errorf("the summary %s: %v\n%s", m[1], err, data)
+	}
+	if !strings.Contains(errs, "cannot write the room's summary into "+summaries) {
+		t.Errorf("standard error does not say which directory failed:\n%s", errs)
+	}
+}
+
+// When no directory takes the summary, it is printed as JSON on standard
+// error, and the error says so.
+func TestSummaryWrittenNowhereIsPrinted(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum := room.Summary{Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Ended: time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)}
+	var errOut strings.Builder
+	path, err := keepSummary([]string{filepath.Join(file, "a"), filepath.Join(file, "b")}, sum, &errOut)
+	if path != "" || err == nil || !strings.Contains(err.Error(), "cannot write the room's summary into "+filepath.Join(file, "a")) {
+		t.Errorf("keepSummary: %q, %v; want no path and the first directory's error", path, err)
+	}
+	var got room.Summary
+	if jerr := json.Unmarshal([]byte(errOut.String()), &got); jerr != nil || !got.Ended.Equal(sum.Ended) {
+		t.Errorf("standard error is not the summary as JSON (%v):\n%s", jerr, errOut.String())
+	}
+}

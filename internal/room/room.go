@@ -138,7 +138,7 @@ func (r *Room) Join(name, remote string, w, h int, send func(msg any)) (*Seat, e
 		r.seats = append(r.seats, s)
 		r.byName[name] = s
 	}
-	s.connected, s.remote, s.width, s.height = true, remote, w, h
+	s.connected, s.remote, s.width, s.height, s.capped = true, remote, w, h, false
 	s.joined, s.left = r.now(), time.Time{}
 	s.sessions++
 	s.title, s.at = "", quiz.Resume{}

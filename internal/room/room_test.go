@@ -217,12 +217,12 @@ func TestChangedSaysTheRoomChanged(t *testing.T) {
 	r := New(2)
 	s, _ := join(t, r, "ada")
 	<-r.Changed() // the join
-	s.Resize(120, 40)
+	s.Resize(120, 40, false)
 	<-r.Changed()
 	if a := r.Snapshot(0).Attendees[0]; a.Width != 120 || a.Height != 40 {
 		t.Errorf("after Resize: %dx%d", a.Width, a.Height)
 	}
-	s.Resize(120, 40) // no change, no signal
+	s.Resize(120, 40, false) // no change, no signal
 	select {
 	case <-r.Changed():
 		t.Error("Changed signalled though nothing changed")

@@ -18,6 +18,7 @@ type Seat struct {
 	connected     bool
 	remote        string
 	width, height int
+	capped        bool        // the terminal is larger than width x height
 	title         string      // the title of the screen on top
 	at            quiz.Resume // where on it
 	joined, left  time.Time
@@ -40,14 +41,16 @@ type Answer struct {
 // Name is the attendee's name in the room (made unique while connected).
 func (s *Seat) Name() string { return s.name }
 
-// Resize records the attendee's terminal size.
-func (s *Seat) Resize(w, h int) {
+// Resize records the size w x h (in cells) the attendee's app is drawn
+// at; capped says their terminal is larger (the workshop bounds the size
+// it draws at).
+func (s *Seat) Resize(w, h int, capped bool) {
 	s.room.mu.Lock()
 	defer s.room.mu.Unlock()
-	if s.width == w && s.height == h {
+	if s.width == w && s.height == h && s.capped == capped {
 		return
 	}
-	s.width, s.height = w, h
+	s.width, s.height, s.capped = w, h, capped
 	s.room.changedLocked()
 }
 

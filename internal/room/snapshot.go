@@ -38,9 +38,13 @@ func (s Snapshot) Connected() int {
 
 // Attendee is one attendee as the dashboard shows them.
 type Attendee struct {
-	Name          string
-	Remote        string
+	Name   string
+	Remote string
+	// Width x Height is the size their app is drawn at, in cells.
 	Width, Height int
+	// Capped says their terminal is larger than Width x Height, the size
+	// their app is drawn at (the workshop's bound).
+	Capped bool
 	// Title is the title of the screen they are on; At where on it.
 	Title     string
 	At        quiz.Resume
@@ -135,7 +139,7 @@ func (r *Room) shownLocked() *Poll {
 }
 
 func (r *Room) attendeeLocked(s *Seat) Attendee {
-	a := Attendee{Name: s.name, Remote: s.remote, Width: s.width, Height: s.height, Title: s.title, At: s.at,
+	a := Attendee{Name: s.name, Remote: s.remote, Width: s.width, Height: s.height, Capped: s.capped, Title: s.title, At: s.at,
 		Connected: s.connected, Joined: s.joined, Left: s.left}
 	a.Checkpoint = r.scoreLocked(s, quiz.SetCheckpoint)
 	a.BreakIt = r.scoreLocked(s, quiz.SetBreakIt)

@@ -129,6 +129,13 @@ func attend(t *testing.T, ws *Workshop, user string, w, h int, cmd string, bg co
 
 func attendOn(t *testing.T, client *gossh.Client, w, h int, cmd string, bg color.Color, env ...string) *attendee {
 	t.Helper()
+	return attendAsking(t, client, w, h, w, h, cmd, bg, env...)
+}
+
+// attendAsking is attendOn with a terminal of w x h that asks the server
+// for askW x askH (a client that claims more than it has).
+func attendAsking(t *testing.T, client *gossh.Client, askW, askH, w, h int, cmd string, bg color.Color, env ...string) *attendee {
+	t.Helper()
 	sess, err := client.NewSession()
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +159,7 @@ func attendOn(t *testing.T, client *gossh.Client, w, h int, cmd string, bg color
 		t.Fatal(err)
 	}
 	sess.Stderr = a.stderr
-	if err := sess.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
+	if err := sess.RequestPty("xterm-256color", askH, askW, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
 	if cmd == "" {

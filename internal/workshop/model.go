@@ -87,8 +87,6 @@ func (a *attendeeApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.end(endedIdle)
 	case tea.KeyPressMsg, tea.MouseMsg, tea.PasteMsg:
 		a.lastInput = a.now()
-	case tea.WindowSizeMsg:
-		a.seat.Resize(msg.Width, msg.Height)
 	case tea.BackgroundColorMsg:
 		if a.themeSet || msg.IsDark() == (a.c.Theme != "light") {
 			return a, nil

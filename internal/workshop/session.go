@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -28,7 +29,7 @@ import (
 // What an attendee may ask for after "ssh -p PORT HOST": nothing (the
 // app), a first page (as the local commands open it), or their progress.
 // Nothing else runs: there is no shell.
-const commandsHelp = "learn workshop: run ssh with no command for the app; or: " + playUsage + ", race, lesson, interview, progress (your progress as JSON)"
+const commandsHelp = "learn workshop: run ssh with no command for the app; or: " + playUsage + ", race, lesson, interview, progress (your progress as JSON; progress export too)"
 
 // playUsage is the forms of the play command: the local command's flag,
 // and the word alone.
@@ -125,12 +126,14 @@ func needsTerminal(next ssh.Handler) ssh.Handler {
 }
 
 // commands is the middleware that answers the commands that need no
-// terminal (progress) and refuses what learn does not run (a shell
+// terminal (progress, or progress export) and refuses what learn does not run (a shell
 // command, scp), before the app's middlewares ask for a terminal.
 func (w *Workshop) commands(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		cmd := sess.Command()
-		if len(cmd) == 1 && cmd[0] == "progress" {
+		// progress, or progress export as the local command is named
+		// (learn progress export): the same JSON.
+		if slices.Equal(cmd, []string{"progress"}) || slices.Equal(cmd, []string{"progress", "export"}) {
 			w.exportProgress(sess)
 			return
 		}
@@ -169,6 +172,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		defer w.exit()
 		joined := time.Now()
 		pty, _, _ := sess.Pty() // needsTerminal let only sessions with one through
+		width, height, capped := capSize(pty.Window.Width, pty.Window.Height)
 		first, _ := firstPage(sess.Command())
 		var prog atomic.Pointer[tea.Program]
 		send := func(msg any) {
@@ -176,9 +180,13 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 				p.Send(presenterMsg{msg})
 			}
 		}
-		seat, err := w.room.Join(sess.User(), sess.RemoteAddr().String(), pty.Window.Width, pty.Window.Height, send)
+		seat, err := w.room.Join(sess.User(), sess.RemoteAddr().String(), width, height, send)
 		if err == nil {
-			w.logf("%s joined from %s (%dx%d)", seat.Name(), host(sess.RemoteAddr()), pty.Window.Width, pty.Window.Height)
+			size := fmt.Sprintf("%dx%d", width, height)
+			if capped {
+				size += fmt.Sprintf(", capped: its terminal is %dx%d", pty.Window.Width, pty.Window.Height)
+			}
+			w.logf("%s joined from %s (%s)", seat.Name(), host(sess.RemoteAddr()), size)
 		}
 		if err != nil {
 			if full, ok := errors.AsType[*room.FullError](err); ok {
@@ -188,16 +196,24 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			wish.Fatalln(sess, "learn workshop: "+err.Error())
 			return
 		}
+		// From here on the app sees the session's terminal capped at
+		// MaxWidth x MaxHeight, its window changes too.
+		sess = capWindow(sess, seat)
 		ctx, cancel := context.WithCancel(sess.Context())
 		defer cancel()
 		getenv := sessionEnv(sess.Environ())
 		theme, themeSet := "dark", false
-		if t := getenv("LEARN_THEME"); t == "dark" || t == "light" {
+		switch t := getenv("LEARN_THEME"); t {
+		case "dark", "light":
 			theme, themeSet = t, true
+		case "":
+		default: // ignored, said once: in the log, and to the attendee under the app
+			w.logf("%s sent LEARN_THEME=%q: not dark or light, ignored", seat.Name(), room.Clean(t))
+			fmt.Fprintf(sess.Stderr(), "learn workshop: LEARN_THEME=%q is ignored: use dark or light (ssh -o SetEnv=LEARN_THEME=light); your terminal's background decides meanwhile\r\n", room.Clean(t))
 		}
 		runs := live.NewRuns(ctx, w.db)
 		c := &common.Common{
-			Ctx: ctx, Width: pty.Window.Width, Height: pty.Window.Height,
+			Ctx: ctx, Width: width, Height: height,
 			Styles: common.NewStyles(theme != "light"), Keys: common.NewKeyMap(),
 			Theme: theme, DocStyle: markdown.StyleIn(theme, false, getenv),
 			DB: w.db, Runs: runs, Progress: common.KeptProgress(seat.Progress(), seat.Keep), Docs: w.docs,

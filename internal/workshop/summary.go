@@ -21,6 +21,29 @@ func DefaultSummaryDir() (string, error) {
 	return filepath.Join(filepath.Dir(p), "workshops"), nil
 }
 
+// CheckSummaryDir makes dir (0700) if need be and checks that a file can
+// be written in it, as WriteSummary will at the end: learn workshop calls
+// it before anything starts, so that a directory that cannot take the
+// room's summary is said at once rather than after the workshop. The
+// error says which directory and to pass --summary-dir.
+func CheckSummaryDir(dir string) error {
+	fail := func(err error) error {
+		return fmt.Errorf("cannot write the room's summary into %s: %w; pass --summary-dir with a directory you can write", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fail(err)
+	}
+	f, err := os.CreateTemp(dir, ".summary-check-*")
+	if err != nil {
+		return fail(err)
+	}
+	f.Close()
+	if err := os.Remove(f.Name()); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
 // WriteSummary writes the room's summary as JSON into dir (made 0700 if
 // need be), named after the workshop's start, and returns the file's
 // path. The file is 0600 (it holds the attendees' names and progress) and

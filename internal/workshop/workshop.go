@@ -20,7 +20,9 @@
 //     terminal (progress), needsTerminal (one without a terminal is told
 //     the ssh -t line to use), then the app (bubbletea's
 //     middleware, one program per session, its options from MakeOptions:
-//     the session's size, environment and colour profile).
+//     the session's size, environment and colour profile). The size, at
+//     the start and at every window change, is capped at MaxWidth x
+//     MaxHeight (size.go).
 //   - Nothing else: no shell (the app or the commands of firstPage), no
 //     port forwarding (no callbacks allow it; a forward in use is refused
 //     with the ssh line to use, and a connection that opens no session is

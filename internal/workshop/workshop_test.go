@@ -1,6 +1,7 @@
 package workshop
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -262,15 +263,44 @@ func TestNoColorIsTheSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := attendOn(t, plainClient, 80, 24, "lesson", nil, "NO_COLOR", "1")
+	// NO_COLOR wins over a theme named, as in a local terminal.
+	themedClient, err := dial(w, "theo", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	themed := attendOn(t, themedClient, 80, 24, "", nil, "LEARN_THEME", "light", "NO_COLOR", "1")
 	colour := attend(t, w, "cole", 80, 24, "lesson", nil)
 	plain.waitFor("Idempotency", "In 1 minute")
+	themed.waitFor("Lesson: Idempotency", "Play: the lost answer")
 	colour.waitFor("Idempotency", "In 1 minute")
 	sgrColour := regexp.MustCompile(`\x1b\[[0-9;]*[34]8;[25];`)
-	if sgrColour.MatchString(plain.raw.String()) {
-		t.Errorf("the NO_COLOR session got colours: %q", tail(plain.raw.String()))
+	for _, a := range []*attendee{plain, themed} {
+		if sgrColour.MatchString(a.raw.String()) {
+			t.Errorf("a NO_COLOR session got colours: %q", tail(a.raw.String()))
+		}
 	}
 	if !sgrColour.MatchString(colour.raw.String()) {
 		t.Error("the other session got no colour: the check above would mean nothing")
+	}
+}
+
+// A LEARN_THEME that is neither dark nor light is ignored, and the
+// attendee is told once which values it takes.
+func TestUnknownThemeIsSaidOnce(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	client, err := dial(w, "bo", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := attendOn(t, client, 80, 24, "", nil, "LEARN_THEME", "bogus")
+	a.waitFor("Lesson: Idempotency")
+	a.press("q")
+	if err := a.ended(); err != nil {
+		t.Fatalf("the session ended with %v", err)
+	}
+	all := a.stderr.String() + a.raw.String()
+	if want := `learn workshop: LEARN_THEME="bogus" is ignored: use dark or light`; strings.Count(all, want) != 1 {
+		t.Errorf("the attendee was told %d times %q; their terminal got:\n%q", strings.Count(all, want), want, tail(all))
 	}
 }
 
@@ -492,6 +522,15 @@ func TestRoomFollowsThePresenter(t *testing.T) {
 	if a, ok := p.Sets[quiz.SetCheckpoint].Answers[q.ID]; !ok || a.Score != 1 {
 		t.Errorf("exported progress %s lacks ada's answer", out)
 	}
+	// The local command's name, learn progress export, gives the same.
+	s, err = c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	export, err := s.Output("progress export")
+	if err != nil || !bytes.Equal(export, out) {
+		t.Errorf("progress export: %v\n%s\nwant what progress gave:\n%s", err, export, out)
+	}
 }
 
 // Close tells every attendee, ends every session, drops their schemas and
@@ -586,4 +625,54 @@ func TestBudgetIsTheServersOrTheShare(t *testing.T) {
 	if got := MaxConnectionsFor(50); got != 618 {
 		t.Errorf("MaxConnectionsFor(50) = %d; the README says 618", got)
 	}
+}
+
+// A client may ask for any window size; the app is drawn at most at
+// MaxWidth x MaxHeight (the room sees that size, marked capped), at the
+// start and after a resize, and stays usable.
+func TestHugeWindowIsCapped(t *testing.T) {
+	w := startWorkshop(t, Config{})
+	size := func(name string) func() string {
+		return func() string {
+			for _, at := range w.Room().Snapshot(0).Attendees {
+				if at.Name == name {
+					return fmt.Sprintf("%dx%d capped %v", at.Width, at.Height, at.Capped)
+				}
+			}
+			return ""
+		}
+	}
+	is := func(want string) func(string) bool { return func(s string) bool { return s == want } }
+
+	client, err := dial(w, "ada", nil, password(testCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3000x1500 asked; the terminal that reads it is the capped size.
+	ada := attendAsking(t, client, 3000, 1500, MaxWidth, MaxHeight, "", nil)
+	scr := ada.waitFor("Lesson: Idempotency", "Play: the lost answer", "? help")
+	waitUntil(t, "ada at the capped size in the room", size("ada"), is("500x200 capped true"))
+	// Drawn at 200 rows: the footer is on the terminal's last line.
+	if lines := strings.Split(scr, "\n"); len(lines) < MaxHeight || !strings.Contains(lines[MaxHeight-1], "? help") {
+		t.Errorf("the footer is not on line %d of ada's screen:\n%s", MaxHeight, scr)
+	}
+	ada.press("enter") // the lesson
+	ada.waitFor("In 1 minute")
+
+	ben := attend(t, w, "ben", 100, 30, "", nil)
+	ben.waitFor("Lesson: Idempotency")
+	waitUntil(t, "ben at 100x30", size("ben"), is("100x30 capped false"))
+	if err := ben.sess.WindowChange(1500, 3000); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "ben's resize capped", size("ben"), is("500x200 capped true"))
+	ben.mu.Lock()
+	ben.emu.Resize(MaxWidth, MaxHeight) // what ben's terminal shows of the app
+	ben.mu.Unlock()
+	ben.press("enter")
+	ben.waitFor("In 1 minute")
+	if err := ben.sess.WindowChange(40, 120); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "ben back at 120x40", size("ben"), is("120x40 capped false"))
 }

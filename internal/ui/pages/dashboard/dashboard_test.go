@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"bytes"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -177,6 +178,15 @@ func TestDashboardShowsTheRoomAt80x24(t *testing.T) {
 	seat(t, r, "cy", 100, 30)
 	ben.Answered(quiz.SetCheckpoint, q.ID, []int{(q.Correct[0] + 1) % len(q.Choices)}, 0)
 	s.waitFor(t, "3 of 50 connected", "cy", "100x30", "2 answered", "not answered yet: cy")
+
+	// A terminal larger than the workshop draws at: its app's size, whole
+	// in its column, marked capped.
+	dee, _ := seat(t, r, "dee", 500, 200)
+	dee.Resize(500, 200, true)
+	scr = s.waitFor(t, "4 of 50 connected", " 500x200+  ")
+	if !regexp.MustCompile(`(?m)^dee +500x200\+  +home `).MatchString(scr) {
+		t.Errorf("no line for dee at 500x200+ on the home screen:\n%s", scr)
+	}
 }
 
 // The presenter sends everyone to a screen, opens the poll on a question

@@ -81,7 +81,8 @@ func clock(d time.Duration) string {
 }
 
 // table is the attendees, one a line, in at most h lines: name, terminal
-// size, the screen they are on and their scores.
+// size (the size their app is drawn at, "500x200+" when their terminal is
+// larger: room.Attendee.Capped), the screen they are on and their scores.
 func (m *Model) table(w, h int) string {
 	st := m.c.Styles
 	as := m.snap.Attendees
@@ -93,7 +94,7 @@ func (m *Model) table(w, h int) string {
 		nameW = max(nameW, ansi.StringWidth(a.Name))
 	}
 	nameW = min(nameW, 16)
-	const sizeW, scoreW = 7, 11
+	const sizeW, scoreW = 8, 11 // 500x200+, the largest size drawn, capped
 	screenW := max(10, w-nameW-sizeW-2*scoreW-8)
 	row := func(name, size, screen, cp, bi string) string {
 		return pad(name, nameW) + "  " + pad(size, sizeW) + "  " + pad(screen, screenW) + "  " + pad(cp, scoreW) + "  " + bi
@@ -107,6 +108,9 @@ func (m *Model) table(w, h int) string {
 	}
 	for _, a := range shown {
 		size, screen := fmt.Sprintf("%dx%d", a.Width, a.Height), screenOf(a)
+		if a.Capped { // their terminal is larger: the app is drawn at this size
+			size += "+"
+		}
 		line := row(a.Name, size, screen, score(a.Checkpoint), score(a.BreakIt))
 		if !a.Connected {
 			line = st.Faint.Render(row(a.Name, "", "left "+a.Left.Format("15:04"), score(a.Checkpoint), score(a.BreakIt)))
