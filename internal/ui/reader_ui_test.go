@@ -203,3 +203,15 @@ func TestReaderPresenterMode(t *testing.T) {
 		t.Errorf("the reader draws %d lines in presenter mode, want %d (the whole window)", got, want)
 	}
 }
+
+// A page at its top stays at its top when the window's width changes (it
+// moved one line down, to its first heading, losing the line above it).
+func TestReaderAtItsTopStaysThereOnResize(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u.waitFor(t, "Idempotency · In 1 minute", "0%")
+	u.resize(100, 30)
+	u.waitFor(t, "leaves everything exactly") // wrapped again for 100 columns
+	if s := u.screen(); !strings.Contains(strings.SplitN(s, "\n", 2)[0], " 0%") {
+		t.Errorf("after the resize the page is not at its top:\n%s", s)
+	}
+}

@@ -118,6 +118,13 @@ func (m *Model) setSize() {
 func (m *Model) place() *anchor {
 	cur := m.current()
 	y := m.vp.YOffset()
+	if m.pinned < 0 && cur >= 0 && y < m.sections[cur] {
+		// current counts a heading one line below the top as the section
+		// read; the anchor is what is at the top, the part before it (the
+		// page's first line, above the first heading, included), so that a
+		// page at its top stays at its top when wrapped again.
+		cur--
+	}
 	start, end := 0, len(m.lines)
 	if cur >= 0 {
 		start = m.sections[cur]
