@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -15,10 +16,13 @@ var testDB *pgtemp.Server
 
 func TestMain(m *testing.M) {
 	// One tmux server for the whole run: a server that exits with its last
-	// session races the next test's new session.
+	// session races the next test's new session. The session ends by itself
+	// once this process is gone, so a run killed by its timeout (which skips
+	// the kill-session below) leaves no session behind.
 	keep := "learn-test-keepalive-" + strconv.Itoa(os.Getpid())
 	if _, err := exec.LookPath("tmux"); err == nil {
-		_ = exec.Command("tmux", "new-session", "-d", "-s", keep, "sleep 86400").Run()
+		watch := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done", os.Getpid())
+		_ = exec.Command("tmux", "new-session", "-d", "-s", keep, watch).Run()
 	}
 	code := pgtemp.RunTests(m, "cmd/learn", &testDB)
 	_ = exec.Command("tmux", "kill-session", "-t", exactTarget(keep)).Run()
