@@ -50,6 +50,22 @@ func TestWorkshopBadCommandLines(t *testing.T) {
 
 var joinLine = regexp.MustCompile(`ssh -p (\d+) 127\.0\.0\.1`)
 
+// workshopInProcess runs learn workshop in this process with args (after
+// "workshop"), its standard input empty, until ctx ends. It returns the
+// lines of its standard output, its exit code once it has ended, and its
+// standard error, to read once the code is in.
+func workshopInProcess(ctx context.Context, args ...string) (lines *bufio.Scanner, done <-chan int, stderr *strings.Builder) {
+	pr, pw := io.Pipe()
+	code := make(chan int, 1)
+	stderr = &strings.Builder{}
+	go func() {
+		c := run(ctx, append([]string{"workshop"}, args...), strings.NewReader(""), pw, stderr)
+		pw.Close()
+		code <- c
+	}()
+	return bufio.NewScanner(pr), code, stderr
+}
+
 // Without a terminal learn workshop logs instead of showing the
 // dashboard: it says how to join, lets an attendee in, ends on the signal
 // (exit 0) and leaves the room's summary where it says.
@@ -57,16 +73,8 @@ func TestWorkshopWithoutATerminal(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	var errb strings.Builder
-	go func() {
-		code := run(ctx, []string{"workshop", "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt", "--database-url", testDB.ConnString(),
-			"--host-key", filepath.Join(dir, "key"), "--summary-dir", filepath.Join(dir, "summaries"), "--max-attendees", "1"}, strings.NewReader(""), pw, &errb)
-		pw.Close()
-		done <- code
-	}()
-	lines := bufio.NewScanner(pr)
+	lines, done, errb := workshopInProcess(ctx, "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt", "--database-url", testDB.ConnString(),
+		"--host-key", filepath.Join(dir, "key"), "--summary-dir", filepath.Join(dir, "summaries"), "--max-attendees", "1")
 	var out []string
 	port := ""
 	for port == "" && lines.Scan() {
@@ -112,14 +120,7 @@ func TestWorkshopWithoutATerminal(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no summary line; after the ssh line:\n%s", log)
 	}
-	data, err := os.ReadFile(m[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum room.Summary
-	if err := json.Unmarshal(data, &sum); err != nil || sum.Ended.IsZero() {
-		t.Errorf("the summary %s: %v\n%s", m[1], err, data)
-	}
+	readSummary(t, m[1])
 	// learn workshop | tee ws.log: tee dies with the same Ctrl-C, so the
 	// path (and the end) are said on standard error as well.
 	if want := "learn workshop: the room's summary (0 attendees): " + m[1] + "\nlearn workshop: ended\n"; !strings.HasSuffix(errb.String(), want) {
@@ -146,15 +147,8 @@ func TestWorkshopOnEveryInterfaceWarns(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		code := run(ctx, []string{"workshop", "--addr", "0.0.0.0:0", "--database-url", testDB.ConnString(),
-			"--host-key", filepath.Join(dir, "key"), "--summary-dir", dir}, strings.NewReader(""), pw, io.Discard)
-		pw.Close()
-		done <- code
-	}()
-	lines := bufio.NewScanner(pr)
+	lines, done, _ := workshopInProcess(ctx, "--addr", "0.0.0.0:0", "--database-url", testDB.ConnString(),
+		"--host-key", filepath.Join(dir, "key"), "--summary-dir", dir)
 	var out []string
 	for lines.Scan() {
 		out = append(out, lines.Text())
@@ -163,7 +157,10 @@ func TestWorkshopOnEveryInterfaceWarns(t *testing.T) {
 		}
 	}
 	cancel()
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	go func() { // the rest of the output, so that the workshop never waits to write it
+		for lines.Scan() {
+		}
+	}()
 	<-done
 	text := strings.Join(out, "\n")
 	if !strings.Contains(text, "WARNING: 0.0.0.0:0 is reachable from other machines: the join code is all that lets someone in") {
@@ -367,19 +364,14 @@ func TestWorkshopSummaryDirThatFailsAtTheEndLosesNothing(t *testing.T) {
 	summaries := filepath.Join(dir, "summaries")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	var errb strings.Builder
-	go func() {
-		code := run(ctx, []string{"workshop", "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt", "--database-url", testDB.ConnString(),
-			"--host-key", filepath.Join(dir, "key"), "--summary-dir", summaries}, strings.NewReader(""), pw, &errb)
-		pw.Close()
-		done <- code
-	}()
-	lines := bufio.NewScanner(pr)
+	lines, done, errb := workshopInProcess(ctx, "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt", "--database-url", testDB.ConnString(),
+		"--host-key", filepath.Join(dir, "key"), "--summary-dir", summaries)
 	for lines.Scan() && !strings.Contains(lines.Text(), "ready; Ctrl-C ends the workshop") {
 	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	go func() { // the rest of the output, so that the workshop never waits to write it
+		for lines.Scan() {
+		}
+	}()
 	if err := os.RemoveAll(summaries); err != nil {
 		t.Fatal(err)
 	}
@@ -395,14 +387,7 @@ func TestWorkshopSummaryDirThatFailsAtTheEndLosesNothing(t *testing.T) {
 	if m == nil || !strings.HasPrefix(m[1], filepath.Join(state, "learn", "workshops")+string(filepath.Separator)) {
 		t.Fatalf("no summary in the default directory %s on standard error:\n%s", state, errs)
 	}
-	data, err := os.ReadFile(m[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum room.Summary
-	if err := json.Unmarshal(data, &sum); err != nil || sum.Ended.IsZero() {
-		t.Errorf("the summary %s: %v\n%s", m[1], err, data)
-	}
+	readSummary(t, m[1])
 	if !strings.Contains(errs, "cannot write the room's summary into "+summaries) {
 		t.Errorf("standard error does not say which directory failed:\n%s", errs)
 	}
@@ -425,4 +410,19 @@ func TestSummaryWrittenNowhereIsPrinted(t *testing.T) {
 	if jerr := json.Unmarshal([]byte(errOut.String()), &got); jerr != nil || !got.Ended.Equal(sum.Ended) {
 		t.Errorf("standard error is not the summary as JSON (%v):\n%s", jerr, errOut.String())
 	}
+}
+
+// readSummary reads the room's summary the workshop wrote at path and
+// checks that it is one, ended.
+func readSummary(t *testing.T, path string) room.Summary {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum room.Summary
+	if err := json.Unmarshal(data, &sum); err != nil || sum.Ended.IsZero() {
+		t.Errorf("the summary %s: %v\n%s", path, err, data)
+	}
+	return sum
 }

@@ -27,13 +27,7 @@ func TestLabBreaksTheDesignOneSwitchAtATime(t *testing.T) {
 // A challenge starts from its design, says what is missing, and once met
 // is saved as passed.
 func TestLabChallengeIsSavedWhenMet(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageLab}, 80, 24, path)
-	u.waitFor(t, "safe against 14 of 14 scenarios")
-	u.press("c")
-	u.waitFor(t, "Challenges", "The last seats")
-	u.press("enter")
-	u.waitFor(t, "Challenge: The last seats", "not yet: change exactly one switch")
+	u, path := startLastSeats(t)
 	u.press("right", "right", "enter") // lookup → after-seat-check
 	u.waitFor(t, "✓ Challenge passed: The last seats", "safe against 12 of 14 scenarios")
 	p := u.finish(t, path)
@@ -49,13 +43,7 @@ func TestLabChallengeIsSavedWhenMet(t *testing.T) {
 // the challenge goes on (it used to end it without a word, leaving a
 // design that could no longer pass); outside one, the lesson's design.
 func TestLabStartOverKeepsTheChallenge(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageLab}, 80, 24, path)
-	u.waitFor(t, "safe against 14 of 14 scenarios")
-	u.press("c")
-	u.waitFor(t, "Challenges", "The last seats")
-	u.press("enter")
-	u.waitFor(t, "Challenge: The last seats", "not yet: change exactly one switch")
+	u, path := startLastSeats(t)
 	u.press("j", "right") // a switch the challenge does not need
 	u.waitFor(t, "the design changed: enter runs it")
 	u.press("0")
@@ -68,4 +56,18 @@ func TestLabStartOverKeepsTheChallenge(t *testing.T) {
 	if _, ok := p.Challenges["lab/last-seats"]; !ok {
 		t.Errorf("the passed challenge is not saved: %+v", p.Challenges)
 	}
+}
+
+// startLastSeats opens the lab at 80x24 with a fresh progress file at path
+// and starts the challenge "The last seats".
+func startLastSeats(t *testing.T) (u *uiTest, path string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "progress.json")
+	u = startUIWith(t, common.Open{Page: common.PageLab}, 80, 24, path)
+	u.waitFor(t, "safe against 14 of 14 scenarios")
+	u.press("c")
+	u.waitFor(t, "Challenges", "The last seats")
+	u.press("enter")
+	u.waitFor(t, "Challenge: The last seats", "not yet: change exactly one switch")
+	return u, path
 }
