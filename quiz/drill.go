@@ -111,7 +111,7 @@ func interviewFrom(lesson, card *lessons.Page) (Drill, error) {
 				"A unique constraint on (user, key) in the bookings table",
 				"In the transaction: lock the event row, then look up the key before anything else",
 				"An existing booking comes back unchanged; the same key with a different payload gets 409",
-				"Two simultaneous copies: the constraint picks the winner",
+				"Two simultaneous copies queue on the event row's lock: the second finds the first's booking; the constraint settles what the lock cannot see",
 				"The key lives in the booking row, so it can never disagree with the booking",
 			},
 			Seconds: DefaultSeconds,
