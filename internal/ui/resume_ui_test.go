@@ -149,4 +149,10 @@ func TestResumeDrillGoesOnAfterTheGradedQuestion(t *testing.T) {
 	again.waitFor(t, fmt.Sprintf("Going on at question 2 of %d", n), "Countdown: 30 s")
 	again.press("enter")
 	again.waitFor(t, fmt.Sprintf("Question 2 of %d", n))
+	// The drill's own entry (not Resume) goes on there too, as a quiz's
+	// does: opening it does not start the run over and lose the place.
+	own := startUIWith(t, common.Open{Page: common.PageDrill}, 80, 24, path)
+	own.waitFor(t, fmt.Sprintf("Going on at question 2 of %d", n), common.Count(n-1, "question")+" to answer")
+	own.press("enter")
+	own.waitFor(t, fmt.Sprintf("Question 2 of %d", n))
 }

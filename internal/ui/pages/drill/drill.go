@@ -64,9 +64,14 @@ type countdownMsg struct{ token int }
 // New is the drill at its start, where the countdown can be set. step is
 // where a resumed drill goes on (Reopen): the index of the question to
 // answer next, which enter starts once the countdown is set, or the number
-// of questions for the flashcards; 0 is the first question.
+// of questions for the flashcards. At 0, a run left unfinished (a question
+// graded, the next not yet: the interview set's Next) goes on where it
+// stopped, however the drill is opened, as a quiz does.
 func New(c *common.Common, step int) *Model {
 	m := &Model{c: c, drill: quiz.Interview(), rated: map[quiz.Rating]int{}, scroll: scroller.New()}
+	if sp, ok := c.Progress.Get().Sets[quiz.SetInterview]; ok && step == 0 && sp.Next < len(m.drill.Prompts) {
+		step = sp.Next
+	}
 	switch {
 	case step >= len(m.drill.Prompts):
 		m.startCards()
@@ -219,7 +224,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			m.graded = &r
 			id := p.ID
-			return m.c.Progress.Save(func(pr *quiz.Progress) { pr.Record(quiz.SetInterview, id, r.Score, common.Now()) })
+			// Next is where an unfinished run goes on; the last question
+			// graded ends the run (the flashcards are the drill's own).
+			next := m.pi + 1
+			if next >= len(m.drill.Prompts) {
+				next = 0
+			}
+			return m.c.Progress.Save(func(pr *quiz.Progress) {
+				pr.Record(quiz.SetInterview, id, r.Score, common.Now())
+				pr.Set(quiz.SetInterview).Next = next
+			})
 		}
 	case drillCards:
 		if key.Matches(msg, k.Back) {
@@ -302,10 +316,10 @@ func (m *Model) body() string {
 		if later > 0 {
 			cards += fmt.Sprintf(", %d more later today", later)
 		}
-		b.WriteString(wrap.Render(fmt.Sprintf("%d questions to answer aloud or in writing, each against a countdown of %d seconds "+
+		b.WriteString(wrap.Render(fmt.Sprintf("%s to answer aloud or in writing, each against a countdown of %d seconds "+
 			"(a good spoken answer takes 20 to 30), then the model answer and its key points to tick. "+
 			"After them, the follow-ups and counter-questions as flashcards: %s.",
-			len(m.drill.Prompts), m.seconds(), cards)) + "\n\n")
+			common.Count(len(m.drill.Prompts)-m.pi, "question"), m.seconds(), cards)) + "\n\n")
 		if m.pi > 0 {
 			b.WriteString(st.Current.Render(fmt.Sprintf("Going on at question %d of %d: the one before is graded.", m.pi+1, len(m.drill.Prompts))) + "\n\n")
 		}
