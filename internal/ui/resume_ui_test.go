@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,6 +113,13 @@ func TestAnsweredAttemptLeftBeforeItsSummaryIsFinished(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+	// Until then the home screen says so (it said "5 answered, unfinished",
+	// though nothing was left to answer).
+	home := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	home.waitFor(t, "all answered: enter shows the score")
+	if s := home.screen(); strings.Contains(s, "answered, unfinished") {
+		t.Errorf("the home screen calls the fully answered attempt unfinished:\n%s", s)
 	}
 	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, 80, 24, path)
 	u.waitFor(t, "Checkpoint: done")

@@ -73,9 +73,8 @@ func New(c *common.Common) *Model {
 				return fmt.Sprintf("%d of %d challenges", pr.ChallengesPassed(), len(quiz.Challenges()))
 			}})
 	for _, s := range quiz.Sets() {
-		id := s.ID
 		items = append(items, item{title: fmt.Sprintf("%s (%s)", s.Title, setSize(s)), desc: s.Intro, open: common.Open{Page: common.PageQuiz, Name: s.ID},
-			status: func(pr *quiz.Progress) string { return setStatus(pr, id) }})
+			status: func(pr *quiz.Progress) string { return setStatus(pr, s) }})
 	}
 	d := quiz.Interview()
 	items = append(items, item{title: "Interview drill", open: common.Open{Page: common.PageDrill},
@@ -171,11 +170,17 @@ func setSize(s quiz.Set) string {
 	return common.Count(len(s.Questions), "question")
 }
 
-// setStatus is the learner's record of a set, in a few words.
-func setStatus(p *quiz.Progress, id string) string {
-	sp, ok := p.Sets[id]
+// setStatus is the learner's record of set s, in a few words. An attempt
+// whose every question is answered is finished when its score is shown
+// (opening the set shows it), so until then the entry says so rather than
+// "unfinished".
+func setStatus(p *quiz.Progress, s quiz.Set) string {
+	sp, ok := p.Sets[s.ID]
 	if !ok || (sp.Attempts == 0 && len(sp.Answers) == 0) {
 		return "not taken yet"
+	}
+	if sp.Next == len(s.Questions) && len(sp.Answers) > 0 {
+		return "all answered: enter shows the score"
 	}
 	if sp.Attempts == 0 {
 		return fmt.Sprintf("%d answered, unfinished", len(sp.Answers))
