@@ -152,9 +152,14 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 		say("%v", sumErr)
 		sumErr = fmt.Errorf("%w, nor anywhere else: the room's summary is printed above as JSON; save it from there", sumErr)
 	}
-	for _, err := range []error{ws.Err(), presentErr, closeErr, sumErr} {
+	if err := errors.Join(ws.Err(), presentErr); err != nil {
+		return exitFailure, err
+	}
+	// The signal is the workshop's normal end: what could not be cleaned up
+	// or kept on the way out is said as it is, exit 1, not as the signal.
+	for _, err := range []error{closeErr, sumErr} {
 		if err != nil {
-			return exitFailure, err
+			return exitFailure, &leftoverError{err}
 		}
 	}
 	last("ended")
@@ -180,6 +185,7 @@ func summaryDirs(dir string) []string {
 // is printed as JSON on errOut, the last resort, and path is "": the
 // attendees' scores are never lost to a directory.
 func keepSummary(dirs []string, sum room.Summary, errOut io.Writer) (path string, err error) {
+	var why []string
 	for _, d := range dirs {
 		p, werr := workshop.WriteSummary(d, sum)
 		if werr == nil {
@@ -188,12 +194,13 @@ func keepSummary(dirs []string, sum room.Summary, errOut io.Writer) (path string
 		if err == nil {
 			err = werr
 		}
+		why = append(why, werr.Error())
 	}
 	data, jerr := json.MarshalIndent(sum, "", "  ")
 	if jerr != nil {
 		return "", errors.Join(err, jerr)
 	}
-	fmt.Fprintf(errOut, "%s\n", data)
+	fmt.Fprintf(errOut, "learn workshop: no directory took the room's summary (%s); here it is as JSON, to save:\n%s\n", strings.Join(why, "; "), data)
 	return "", err
 }
 

@@ -362,8 +362,8 @@ func TestWorkshopSummaryDirThatFailsAtTheEndLosesNothing(t *testing.T) {
 	state := filepath.Join(dir, "state")
 	t.Setenv("XDG_STATE_HOME", state)
 	summaries := filepath.Join(dir, "summaries")
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
 	lines, done, errb := workshopInProcess(ctx, "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt", "--database-url", testDB.ConnString(),
 		"--host-key", filepath.Join(dir, "key"), "--summary-dir", summaries)
 	for lines.Scan() && !strings.Contains(lines.Text(), "ready; Ctrl-C ends the workshop") {
@@ -378,9 +378,9 @@ func TestWorkshopSummaryDirThatFailsAtTheEndLosesNothing(t *testing.T) {
 	if err := os.WriteFile(summaries, nil, 0o600); err != nil { // no directory can be made there now
 		t.Fatal(err)
 	}
-	cancel() // as Ctrl-C does
+	cancel(signalled{syscall.SIGINT}) // Ctrl-C, the workshop's normal end
 	if code := <-done; code != exitFailure {
-		t.Errorf("exit code %d, want 1: the summary is not where it was asked for", code)
+		t.Errorf("exit code %d, want 1 (not 130: the signal is the normal end): the summary is not where it was asked for\n%s", code, errb)
 	}
 	errs := errb.String()
 	m := regexp.MustCompile(`the room's summary \(0 attendees\), written there instead: (\S+)`).FindStringSubmatch(errs)
@@ -406,9 +406,20 @@ func TestSummaryWrittenNowhereIsPrinted(t *testing.T) {
 	if path != "" || err == nil || !strings.Contains(err.Error(), "cannot write the room's summary into "+filepath.Join(file, "a")) {
 		t.Errorf("keepSummary: %q, %v; want no path and the first directory's error", path, err)
 	}
+	// A line says why each directory failed and that the JSON follows;
+	// then the JSON, whole.
+	head, data, _ := strings.Cut(errOut.String(), "\n")
+	for _, d := range []string{"a", "b"} {
+		if !strings.Contains(head, "cannot write the room's summary into "+filepath.Join(file, d)) {
+			t.Errorf("the line before the JSON does not say why %s failed: %q", d, head)
+		}
+	}
+	if !strings.HasSuffix(head, "here it is as JSON, to save:") {
+		t.Errorf("the line before the JSON does not say the JSON follows: %q", head)
+	}
 	var got room.Summary
-	if jerr := json.Unmarshal([]byte(errOut.String()), &got); jerr != nil || !got.Ended.Equal(sum.Ended) {
-		t.Errorf("standard error is not the summary as JSON (%v):\n%s", jerr, errOut.String())
+	if jerr := json.Unmarshal([]byte(data), &got); jerr != nil || !got.Ended.Equal(sum.Ended) {
+		t.Errorf("standard error does not end with the summary as JSON (%v):\n%s", jerr, errOut.String())
 	}
 }
 
