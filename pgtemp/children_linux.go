@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 // childPIDs returns the processes whose parent is pid, from /proc/*/stat
@@ -34,4 +35,29 @@ func childPIDs(pid int) []int {
 		}
 	}
 	return kids
+}
+
+// waitEnded waits up to d until every one of pids has ended (gone, or a
+// zombie waiting to be reaped), polling /proc/PID/stat: SIGKILL ends a
+// process asynchronously, and Close promises that nothing of the cluster
+// runs once it returns.
+func waitEnded(pids []int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for _, pid := range pids {
+		for running(pid) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond) // polling: nothing tells a non-parent when a process ends
+		}
+	}
+}
+
+// running reports whether pid is a process that has not ended: not gone,
+// and not a zombie (whose state, after the command's closing parenthesis
+// in /proc/PID/stat, is Z, or X while it is reaped).
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }

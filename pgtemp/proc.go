@@ -63,17 +63,22 @@ func (p *proc) signal(sig syscall.Signal) {
 
 // killGroup sends SIGKILL to the child's whole process group (the child and
 // everything it started) and to each of the child's own children, if the
-// child has not been reaped yet, so the ids are still ours. The children
+// child has not been reaped yet, so the ids are still ours, and returns
+// once the children have ended (Linux; at most a second). The children
 // first: a postmaster's backends lead sessions of their own (PostgreSQL's
 // InitPostmasterChild calls setsid), so the group's SIGKILL misses them,
 // and a backend that cannot act on the postmaster's SIGQUIT (stopped,
 // hung) would outlive it, re-parented to init.
 func (p *proc) killGroup() {
 	if !p.exited() {
-		for _, c := range childPIDs(p.pid()) {
+		kids := childPIDs(p.pid())
+		for _, c := range kids {
 			syscall.Kill(c, syscall.SIGKILL)
 		}
 		syscall.Kill(-p.pid(), syscall.SIGKILL)
+		// SIGKILL ends them asynchronously; they are not ours to wait
+		// for, so watch them end (at most a second).
+		waitEnded(kids, time.Second)
 	}
 }
 

@@ -3,11 +3,9 @@
 package pgtemp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,24 +31,13 @@ func TestCloseKillsAStoppedClusterWhole(t *testing.T) {
 	pgfault.Hang(t, all...)
 	s.Close()
 	for _, p := range all {
-		if alive(p) {
+		if running(p) {
 			t.Errorf("process %d of the cluster (postmaster %d) is still there after Close", p, pm)
 		}
 	}
 	if _, err := os.Stat(s.local.dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the cluster's directory %s: %v; want it removed", s.local.dir, err)
 	}
-}
-
-// alive reports whether pid is a process that is neither gone nor a zombie
-// (a killed orphan waits for init to reap it, and runs nothing).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
 // A Drop waiting on a server that hangs holds up neither Close nor the
@@ -103,7 +90,7 @@ func TestStuckDropsHoldUpNeitherCloseNorEachOther(t *testing.T) {
 		}
 	}
 	for _, p := range all {
-		if alive(p) {
+		if running(p) {
 			t.Errorf("process %d of the cluster is still there after Close", p)
 		}
 	}
