@@ -215,3 +215,22 @@ func TestReaderAtItsTopStaysThereOnResize(t *testing.T) {
 		t.Errorf("after the resize the page is not at its top:\n%s", s)
 	}
 }
+
+// A page at its end stays at its end whatever the window does: a larger
+// window used to clamp the view to a line that then became the place, and
+// back at the first size the end was off screen (87%).
+func TestReaderAtItsEndStaysThereOnResize(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u.waitFor(t, "Idempotency · In 1 minute", "0%")
+	u.press("G")
+	u.waitFor(t, "100%", "press it again to unmark it")
+	for _, size := range [][2]int{{120, 40}, {80, 24}, {80, 40}, {80, 24}, {60, 20}} {
+		u.resize(size[0], size[1])
+		u.waitUntil(t, fmt.Sprintf("the end on screen at %dx%d", size[0], size[1]), func() bool {
+			s := u.screen()
+			lines := strings.Split(s, "\n")
+			return strings.HasSuffix(strings.TrimRight(lines[0], " "), "100%") && strings.Contains(s, "press it again to unmark it") &&
+				len([]rune(strings.TrimRight(lines[0], " "))) <= size[0]
+		})
+	}
+}

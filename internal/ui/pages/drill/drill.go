@@ -316,10 +316,14 @@ func (m *Model) body() string {
 		if later > 0 {
 			cards += fmt.Sprintf(", %d more later today", later)
 		}
-		b.WriteString(wrap.Render(fmt.Sprintf("%s to answer aloud or in writing, each against a countdown of %d seconds "+
+		each := "each against a countdown"
+		if len(m.drill.Prompts)-m.pi == 1 {
+			each = "against a countdown"
+		}
+		b.WriteString(wrap.Render(fmt.Sprintf("%s to answer aloud or in writing, %s of %d seconds "+
 			"(a good spoken answer takes 20 to 30), then the model answer and its key points to tick. "+
 			"After them, the follow-ups and counter-questions as flashcards: %s.",
-			common.Count(len(m.drill.Prompts)-m.pi, "question"), m.seconds(), cards)) + "\n\n")
+			common.Count(len(m.drill.Prompts)-m.pi, "question"), each, m.seconds(), cards)) + "\n\n")
 		if m.pi > 0 {
 			b.WriteString(st.Current.Render(fmt.Sprintf("Going on at question %d of %d: the one before is graded.", m.pi+1, len(m.drill.Prompts))) + "\n\n")
 		}

@@ -54,11 +54,13 @@ type Model struct {
 }
 
 // anchor is a place in the page that survives re-wrapping: a section (-1:
-// before the first) and how far into it, as a fraction of its lines.
+// before the first) and how far into it, as a fraction of its lines; or
+// the page's end, when the view was at its bottom.
 type anchor struct {
 	section int
 	within  float64
 	pinned  bool
+	bottom  bool
 }
 
 // renderedMsg carries a page rendered at a width.
@@ -101,6 +103,7 @@ func (m *Model) setSize() {
 	// The box is as wide as the window, so its placeholder shows whole
 	// (with no width it showed its first letter only: "/s").
 	m.input.SetWidth(max(1, m.c.Width-ansi.StringWidth(m.input.Prompt)-1))
+	atBottom := m.rendered && m.vp.AtBottom()
 	if m.rendered && m.anchor == nil && m.c.Width != m.vp.Width() {
 		m.anchor = m.place()
 	}
@@ -110,6 +113,9 @@ func (m *Model) setSize() {
 		m.setContent(out)
 	} else {
 		m.rendered = false
+	}
+	if atBottom && m.rendered && m.anchor == nil {
+		m.vp.GotoBottom() // a new height: the end stays on screen
 	}
 }
 
@@ -136,7 +142,7 @@ func (m *Model) place() *anchor {
 	if end > start {
 		within = min(1, max(0, float64(y-start)/float64(end-start)))
 	}
-	return &anchor{section: cur, within: within, pinned: m.pinned >= 0}
+	return &anchor{section: cur, within: within, pinned: m.pinned >= 0, bottom: m.vp.AtBottom()}
 }
 
 // goToAnchor puts the view at a, in the page as now wrapped.
@@ -149,6 +155,9 @@ func (m *Model) goToAnchor(a *anchor) {
 		end = m.sections[a.section+1]
 	}
 	m.vp.SetYOffset(start + int(a.within*float64(end-start)+0.5))
+	if a.bottom {
+		m.vp.GotoBottom()
+	}
 	m.pinned = -1
 	if a.pinned {
 		m.pinned = a.section
