@@ -180,28 +180,47 @@ func summaryDirs(dir string) []string {
 }
 
 // keepSummary writes the room's summary into the first of dirs that takes
-// it and returns the file's path; err is why dirs[0], the directory asked
-// for, did not take it (nil when it did). When none takes it, the summary
+// it and returns the file's path; err is why each directory before it,
+// dirs[0] (the one asked for) first, did not take it (nil when dirs[0] did). When none takes it, the summary
 // is printed as JSON on errOut, the last resort, and path is "": the
 // attendees' scores are never lost to a directory.
 func keepSummary(dirs []string, sum room.Summary, errOut io.Writer) (path string, err error) {
-	var why []string
+	var failed dirErrors
 	for _, d := range dirs {
 		p, werr := workshop.WriteSummary(d, sum)
 		if werr == nil {
-			return p, err
+			return p, failed.err()
 		}
-		if err == nil {
-			err = werr
-		}
-		why = append(why, werr.Error())
+		failed = append(failed, werr)
 	}
 	data, jerr := json.MarshalIndent(sum, "", "  ")
 	if jerr != nil {
-		return "", errors.Join(err, jerr)
+		return "", errors.Join(failed.err(), jerr)
 	}
-	fmt.Fprintf(errOut, "learn workshop: no directory took the room's summary (%s); here it is as JSON, to save:\n%s\n", strings.Join(why, "; "), data)
-	return "", err
+	fmt.Fprintf(errOut, "learn workshop: no directory took the room's summary (%s); here it is as JSON, to save:\n%s\n", failed, data)
+	return "", failed.err()
+}
+
+// dirErrors is why each directory tried failed, in order: one line, the
+// reasons separated by "; ", each still matched by errors.Is and As.
+type dirErrors []error
+
+func (d dirErrors) Error() string {
+	s := make([]string, len(d))
+	for i, err := range d {
+		s[i] = err.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (d dirErrors) Unwrap() []error { return d }
+
+// err is d as an error, nil when nothing failed.
+func (d dirErrors) err() error {
+	if len(d) == 0 {
+		return nil
+	}
+	return d
 }
 
 // printWorkshopIntro says how to join, with the code and the host key,

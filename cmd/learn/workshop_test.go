@@ -437,3 +437,31 @@ func readSummary(t *testing.T, path string) room.Summary {
 	}
 	return sum
 }
+
+// When the summary goes to a fallback, the error says why each directory
+// before it failed, not only the first.
+func TestSummaryFallbackSaysWhyEachDirectoryFailed(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ok := t.TempDir()
+	sum := room.Summary{Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Ended: time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)}
+	var errOut strings.Builder
+	path, err := keepSummary([]string{filepath.Join(file, "a"), filepath.Join(file, "b"), ok}, sum, &errOut)
+	if filepath.Dir(path) != ok {
+		t.Fatalf("keepSummary wrote %q; want a file in %s", path, ok)
+	}
+	readSummary(t, path)
+	for _, d := range []string{"a", "b"} {
+		if err == nil || !strings.Contains(err.Error(), "cannot write the room's summary into "+filepath.Join(file, d)) {
+			t.Errorf("keepSummary's error %v does not say why %s failed", err, d)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "\n") {
+		t.Errorf("the error is not one line: %q", err)
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("the JSON was printed although a directory took the summary:\n%s", errOut.String())
+	}
+}
