@@ -66,6 +66,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -94,8 +95,13 @@ const EnvSlowStart = "LEARN_SLOW_START"
 // modes (xterm's modifyOtherKeys, Windows' win32-input and every level of
 // the kitty keyboard protocol), and any text style. A shell after a crash
 // then gets keys as it expects them (Ctrl-Enter is no ^[[13;5u).
+//
+// Each mode is reset by a sequence of its own: terminals cap the
+// parameters of one sequence (tmux 3.3 drops a DECRST whose parameters
+// pass 64 bytes, and every mode in it with it), so one sequence for all
+// seventeen left the mouse on after a crash.
 var terminalReset = ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + "\x1b[0 q" +
-	ansi.ResetMode(ansi.ModeMouseX10, ansi.ModeMouseNormal, ansi.ModeMouseHighlight, ansi.ModeMouseButtonEvent,
+	resetEach(ansi.ModeMouseX10, ansi.ModeMouseNormal, ansi.ModeMouseHighlight, ansi.ModeMouseButtonEvent,
 		ansi.ModeMouseAnyEvent, ansi.ModeMouseExtUtf8, ansi.ModeMouseExtSgr, ansi.ModeMouseExtUrxvt,
 		ansi.ModeMouseExtSgrPixel, ansi.ModeFocusEvent, ansi.ModeBracketedPaste, ansi.ModeSynchronizedOutput,
 		ansi.ModeUnicodeCore, ansi.ModeLightDark, ansi.ModeInBandResize, ansi.ModeWin32Input, ansi.ModeCursorKeys) +
@@ -103,6 +109,15 @@ var terminalReset = ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + "\x1b[
 	ansi.ResetModifyOtherKeys + "\x1b[>4;0m" +
 	ansi.PopKittyKeyboard(64) + ansi.KittyKeyboard(0, 1) +
 	ansi.ResetStyle
+
+// resetEach resets each of modes with a sequence of its own (DECRST or RM).
+func resetEach(modes ...ansi.Mode) string {
+	var b strings.Builder
+	for _, m := range modes {
+		b.WriteString(ansi.ResetMode(m))
+	}
+	return b.String()
+}
 
 // leaveFirstFrame takes down the parent's first frame: the alternate screen
 // and the hidden cursor.

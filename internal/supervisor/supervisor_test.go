@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -219,5 +220,29 @@ func TestTailBufferKeepsTheEnd(t *testing.T) {
 	}
 	if got := string(b.Bytes()); got != "cdefghij" {
 		t.Errorf("kept %q, want the last 8 bytes cdefghij", got)
+	}
+}
+
+// Every mode the reset turns off has a sequence of its own: tmux 3.3 drops
+// a DECRST whose parameters pass 64 bytes (and every mode in it), so the
+// one sequence of seventeen modes this reset used to send left the mouse
+// on in the shell after a crash. Each CSI sequence here carries at most
+// two parameters (DECSCUSR's, kitty's flags and mode).
+func TestTerminalResetSendsEachModeOnItsOwn(t *testing.T) {
+	csi := regexp.MustCompile(`\x1b\[([<=>?]?)([0-9;]*)([ -/]*[@-~])`)
+	found := map[string]bool{}
+	for _, m := range csi.FindAllStringSubmatch(terminalReset, -1) {
+		params := strings.Split(m[2], ";")
+		if len(params) > 2 {
+			t.Errorf("the sequence %q carries %d parameters; terminals cap them", m[0], len(params))
+		}
+		if m[1] == "?" && m[3] == "l" {
+			found[m[2]] = true
+		}
+	}
+	for _, mode := range []string{"1000", "1002", "1003", "1006", "2004", "1004", "1049"} {
+		if !found[mode] {
+			t.Errorf("no DECRST of mode %s in the reset %q", mode, terminalReset)
+		}
 	}
 }
