@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -76,6 +77,16 @@ func DownloadRepository() string {
 		return strings.TrimRight(r, "/")
 	}
 	return DefaultRepository
+}
+
+// checkRepository says when repo, the repository DownloadRepository gave,
+// is no http(s) URL: only $LEARN_POSTGRES_REPOSITORY can make it one, and
+// fetching from it would fail as if offline.
+func checkRepository(repo string) error {
+	if u, err := url.Parse(repo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s=%q is not an http(s) URL: set it to a Maven repository's address, such as %s, or unset it", RepositoryEnv, repo, DefaultRepository)
+	}
+	return nil
 }
 
 // DownloadProgress is where a download of PostgreSQL binaries stands.

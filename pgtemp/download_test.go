@@ -334,13 +334,19 @@ func TestUnreachableRepositorySaysSoInOneLine(t *testing.T) {
 			} else {
 				newStubMirror(t, nil, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tt.status) })
 			}
-			_, err := Start(context.Background(), downloadOpts(t, t.TempDir()))
+			opts := downloadOpts(t, t.TempDir())
+			_, err := Start(context.Background(), opts)
 			if !errors.Is(err, ErrNoPostgres) {
 				t.Fatalf("Start = %v; want ErrNoPostgres", err)
 			}
 			msg := err.Error()
 			t.Logf("the user sees: %s", msg)
-			for _, want := range []string{tt.want, "DATABASE_URL", "server binaries", "Docker"} {
+			// Binaries installed here are the way it names; else all the others.
+			ways := []string{"DATABASE_URL", "server binaries", "Docker"}
+			if b, err := findBinaries(context.Background(), systemFinder(context.Background(), opts.cacheDir)); err == nil {
+				ways = []string{"server binaries are installed in " + b.dir, "--postgres local"}
+			}
+			for _, want := range append([]string{tt.want}, ways...) {
 				if !strings.Contains(msg, want) {
 					t.Errorf("message lacks %q", want)
 				}
@@ -349,6 +355,18 @@ func TestUnreachableRepositorySaysSoInOneLine(t *testing.T) {
 				t.Errorf("message is more than one line")
 			}
 		})
+	}
+}
+
+// A LEARN_POSTGRES_REPOSITORY that is no http(s) URL is said as such, not
+// as "offline?" (Go's "unsupported protocol scheme" was).
+func TestRepositoryThatIsNoURLIsSaidSo(t *testing.T) {
+	for _, repo := range []string{"not a url", "ftp://x/y", "/srv/maven"} {
+		t.Setenv(RepositoryEnv, repo)
+		_, err := Start(context.Background(), downloadOpts(t, t.TempDir()))
+		if err == nil || !strings.Contains(err.Error(), RepositoryEnv+"=\""+repo+"\" is not an http(s) URL") || strings.Contains(err.Error(), "offline") {
+			t.Errorf("%s=%q: %v; want it named as no http(s) URL", RepositoryEnv, repo, err)
+		}
 	}
 }
 

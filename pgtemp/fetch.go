@@ -158,6 +158,9 @@ func refused(a archive, u string, resp *http.Response) error {
 // the file is removed; an archive that arrived damaged gives an error
 // wrapping errDamaged.
 func fetchArchive(ctx context.Context, opts *Options, a archive, base, dir string) (path string, sum checksum, err error) {
+	if err := checkRepository(a.repo); err != nil {
+		return "", sum, err
+	}
 	f := newFetcher(opts, a.repo)
 	u := a.url()
 	want, kind, err := f.publishedChecksum(ctx, u)

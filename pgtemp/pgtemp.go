@@ -283,7 +283,12 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	case Download:
 		s, err := startDownload(ctx, &opts, t0)
 		if err != nil && ctx.Err() == nil {
-			err = &downloadError{err: err}
+			de := &downloadError{err: err}
+			// Binaries installed here are the way to name first.
+			if b, ferr := findBinaries(ctx, systemFinder(ctx, opts.cacheDir)); ferr == nil {
+				de.local = b.dir
+			}
+			err = de
 		}
 		return s, err
 	case Auto:
@@ -343,10 +348,17 @@ func startAuto(ctx context.Context, opts *Options, t0 time.Time) (*Server, error
 const otherWays = "set DATABASE_URL (or --database-url), install PostgreSQL's server binaries, or start Docker"
 
 // downloadError is the download way's error when it was the way asked for:
-// one line that says why and names the other ways.
-type downloadError struct{ err error }
+// one line that says why and names the other ways, first the local
+// binaries when they are installed (local: their directory).
+type downloadError struct {
+	err   error
+	local string
+}
 
 func (e *downloadError) Error() string {
+	if e.local != "" {
+		return fmt.Sprintf("could not get PostgreSQL by downloading it: %v; PostgreSQL's server binaries are installed in %s: use them with --postgres local (or without forcing the download way)", e.err, e.local)
+	}
 	return fmt.Sprintf("could not get PostgreSQL by downloading it: %v; learn's other ways: %s", e.err, otherWays)
 }
 
