@@ -67,6 +67,22 @@ type TryResult struct {
 	Replayed  bool   `json:"replayed,omitempty"`
 }
 
+// MarshalJSON writes every field the README names for a try, so a script
+// finds them all: booking_id null when the try got no booking (a refusal,
+// an error, no answer), as in answers, and replayed false when it was not.
+func (t TryResult) MarshalJSON() ([]byte, error) {
+	type plain TryResult // without this method
+	var id *string
+	if t.BookingID != "" {
+		id = &t.BookingID
+	}
+	return json.Marshal(struct {
+		plain
+		BookingID *string `json:"booking_id"`
+		Replayed  bool    `json:"replayed"`
+	}{plain(t), id, t.Replayed})
+}
+
 // Outcome is how an intent ended: every try, and the last answer that
 // reached the browser (nil when none did).
 type Outcome struct {

@@ -29,8 +29,9 @@ type Verdict struct {
 	// user's terms ("charged twice: 2 bookings for one click").
 	Says string `json:"says"`
 	// Failed are the invariants that did not hold, in the order they are
-	// checked.
-	Failed []Invariant `json:"failed,omitempty"`
+	// checked: empty, never nil, when every one held (so JSON has
+	// "failed": [], the field a script reads).
+	Failed []Invariant `json:"failed"`
 	// Diagnosis is the design's mistake behind a failed run; on a run that held
 	// it is a mistake the design caught (the client's reused key, refused
 	// with 409). Nil when there is none.
@@ -55,7 +56,7 @@ type meaning struct {
 // it reads the consequence off the first invariant that failed.
 func (s *Scenario) Verdict(r *Report) Verdict {
 	m := meanings[s.Name]
-	v := Verdict{Held: r.Passed()}
+	v := Verdict{Held: r.Passed(), Failed: []Invariant{}}
 	for _, inv := range r.Invariants {
 		if !inv.Pass {
 			v.Failed = append(v.Failed, inv)
