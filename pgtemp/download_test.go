@@ -305,7 +305,7 @@ func TestSilentRepositoryTimesOut(t *testing.T) {
 	if !errors.Is(err, ErrNoPostgres) || !errors.Is(err, errStalled) {
 		t.Fatalf("Start against a silent repository = %v; want a timeout", err)
 	}
-	for _, want := range []string{m.URL, "sent nothing for 200ms", "DATABASE_URL", "Docker"} {
+	for _, want := range append([]string{m.URL, "sent nothing for 200ms"}, waysNamed(opts)...) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message lacks %q: %v", want, err)
 		}
@@ -341,12 +341,7 @@ func TestUnreachableRepositorySaysSoInOneLine(t *testing.T) {
 			}
 			msg := err.Error()
 			t.Logf("the user sees: %s", msg)
-			// Binaries installed here are the way it names; else all the others.
-			ways := []string{"DATABASE_URL", "server binaries", "Docker"}
-			if b, err := findBinaries(context.Background(), systemFinder(context.Background(), opts.cacheDir)); err == nil {
-				ways = []string{"server binaries are installed in " + b.dir, "--postgres local"}
-			}
-			for _, want := range append([]string{tt.want}, ways...) {
+			for _, want := range append([]string{tt.want}, waysNamed(opts)...) {
 				if !strings.Contains(msg, want) {
 					t.Errorf("message lacks %q", want)
 				}
@@ -356,6 +351,16 @@ func TestUnreachableRepositorySaysSoInOneLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waysNamed is what a failed forced download must name for learn's other
+// ways: the server binaries installed here and --postgres local when there
+// are some, else every other way.
+func waysNamed(opts Options) []string {
+	if b, err := findBinaries(context.Background(), systemFinder(context.Background(), opts.cacheDir)); err == nil {
+		return []string{"server binaries are installed in " + b.dir, "--postgres local"}
+	}
+	return []string{"DATABASE_URL", "server binaries", "Docker"}
 }
 
 // A LEARN_POSTGRES_REPOSITORY that is no http(s) URL is said as such, not
