@@ -42,6 +42,11 @@ func newRESPClient(addr string) *respClient { return &respClient{addr: addr} }
 // a redisError for an error reply. A connection that failed is closed and
 // dialled again on the next command.
 func (c *respClient) Do(ctx context.Context, args ...string) (any, error) {
+	// A context already ended sends nothing: the AfterFunc below runs in
+	// a goroutine of its own, and a quick server could answer first.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.conn == nil {
