@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -84,12 +82,27 @@ func learnSchemasOfThisProcess(t *testing.T) int {
 // share the server named by LEARN_TEST_DATABASE).
 func learnSchemasOf(t *testing.T, connString string, pid int) int {
 	t.Helper()
-	var n int
-	if err := queryOneArgs(t, connString, `SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'learn\_%' AND obj_description(oid, 'pg_namespace') LIKE $1 AND NOT nspname = ANY($2)`,
-		&n, fmt.Sprintf(`%%"pid":%d,%%`, pid), testDB.Schemas()); err != nil {
+	return len(learnSchemaNamesOf(t, connString, pid))
+}
+
+// learnSchemaNamesOf lists, sorted, the schemas learnSchemasOf counts.
+func learnSchemaNamesOf(t *testing.T, connString string, pid int) []string {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), connString)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(), `SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'learn\_%' AND obj_description(oid, 'pg_namespace') LIKE $1 AND NOT nspname = ANY($2) ORDER BY 1`,
+		fmt.Sprintf(`%%"pid":%d,%%`, pid), testDB.Schemas())
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
 }
 
 // learn serve stopped by Ctrl-C after its database went away cannot drop
@@ -103,7 +116,7 @@ func TestServeThatCannotRemoveItsSchemaExits1(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
-	stdout := &lockedBuffer{}
+	stdout := &syncBuffer{}
 	type result struct {
 		code int
 		err  error
@@ -153,39 +166,5 @@ func TestServeThatCannotRemoveItsSchemaExits1(t *testing.T) {
 // learnSchemaNames lists the learn_* schemas this test process made, less
 // testDB's own.
 func learnSchemaNames(t *testing.T) []string {
-	t.Helper()
-	conn, err := pgx.Connect(t.Context(), testDB.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	rows, err := conn.Query(t.Context(), `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'learn\_%' AND obj_description(oid, 'pg_namespace') LIKE $1 AND NOT nspname = ANY($2) ORDER BY 1`,
-		fmt.Sprintf(`%%"pid":%d,%%`, os.Getpid()), testDB.Schemas())
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return names
-}
-
-// lockedBuffer is a bytes.Buffer safe to write from one goroutine while
-// another reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	return learnSchemaNamesOf(t, testDB.ConnString(), os.Getpid())
 }
