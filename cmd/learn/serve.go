@@ -159,7 +159,14 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 		defer t.Stop()
 		select {
 		case cerr := <-closed:
-			if cerr != nil {
+			switch {
+			case cerr == nil:
+			case srv.Mode() != pgtemp.URL:
+				// Not a leftover: the cluster is learn's own, and goes whole
+				// right below, the schema with it (a failed removal of the
+				// cluster is said, and makes the exit 1).
+				log.Info("the API instances could not drop their schema; it goes with learn's own cluster, removed now", "err", cerr)
+			default:
 				log.Warn("closing the API instances: " + cerr.Error())
 			}
 		case <-t.C:

@@ -133,3 +133,35 @@ func TestServeWithAStoppedPostgresEndsAndLeavesNothing(t *testing.T) {
 	}
 	assertGone(t, p.dir)
 }
+
+// learn serve whose own PostgreSQL died (kill -9 of the postmaster) ends on
+// SIGTERM with exit 0 and no warning: its schema could not be dropped, but
+// it went with the cluster, which is removed; a warning there (it used to
+// say to drop the schema by hand) would send the presenter after nothing.
+func TestServeWhoseClusterDiedEndsWithoutAWarning(t *testing.T) {
+	if os.Getenv("LEARN_TEST_DATABASE") != "" {
+		t.Skip("learn serve runs on LEARN_TEST_DATABASE here, not on a cluster of its own")
+	}
+	p := startServe(t, buildLearn(t), "--addr", "127.0.0.1:0")
+	b, err := os.ReadFile(filepath.Join(p.dir, "data", "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pm, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for processAlive(pm) {
+		time.Sleep(10 * time.Millisecond) // the postmaster is not ours to wait for
+	}
+	if code := p.stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("exit %d; want 0 (the cluster went whole)\n%s", code, p.stderr)
+	}
+	if strings.Contains(p.stderr.String(), "level=WARN") {
+		t.Errorf("a warning about a schema that went with the cluster:\n%s", p.stderr)
+	}
+	assertGone(t, p.dir)
+}
