@@ -62,9 +62,13 @@ type TryResult struct {
 	Instance  string `json:"instance"`
 	Key       string `json:"key,omitempty"` // set when the client changed the key (a broken client)
 	Status    int    `json:"status,omitempty"`
+	Code      string `json:"code,omitempty"` // the error code of an answer that is not 200, e.g. key_reused
 	Error     string `json:"error,omitempty"`
 	BookingID string `json:"booking_id,omitempty"`
 	Replayed  bool   `json:"replayed,omitempty"`
+	// Answer is the answer the try got, as the browser decoded it; nil
+	// when none arrived.
+	Answer *Answer `json:"-"`
 }
 
 // MarshalJSON writes every field the README names for a try, so a script
@@ -196,7 +200,10 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			}
 			out.Err = err
 		} else {
-			tr.Status = ans.Status
+			tr.Status, tr.Answer = ans.Status, &ans
+			if ans.Error != nil {
+				tr.Code = ans.Error.Code
+			}
 			if ans.Booking != nil {
 				tr.BookingID, tr.Replayed = ans.Booking.ID, ans.Replayed
 			}

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,15 +14,20 @@ type Report struct {
 	Scenario    string         `json:"scenario"`
 	Variant     Variant        `json:"variant"`
 	Design      Switches       `json:"design"`       // the design the run used, switch by switch
+	NotApplying []NotApplying  `json:"not_applying"` // the design's switches that act on nothing, with why`
 	Answers     []AnswerReport `json:"answers"`      // every answer that reached the browser, in arrival order
 	Lost        int            `json:"lost"`         // answers lost on the way back
 	Unanswered  int            `json:"unanswered"`   // tries that got no answer at all: lost, never sent, or the instance died
 	BookingRows int            `json:"booking_rows"` // rows in bookings afterwards (the run's users only exist in its schema)
+	Bookings    []BookingRow   `json:"bookings"`     // those rows, by id`
 	SeatsTaken  int            `json:"seats_taken"`  // seats the run's events lost
 	Attempts    []IntentReport `json:"attempts"`     // every try of every intent
 	Invariants  []Invariant    `json:"invariants"`
 	Guards      Guards         `json:"guards"`  // what stopped repeats in this run, read off its trace
 	Verdict     *Verdict       `json:"verdict"` // what the run means: the guarantee that held, or the consequence and its diagnosis
+	// Facts are the raw facts the invariants and the verdict were read
+	// from; nil for a report read back from JSON.
+	Facts *Facts `json:"-"`
 }
 
 // AnswerReport is one answer that reached the browser.
@@ -52,10 +56,13 @@ func (a AnswerReport) String() string {
 
 // IntentReport is the tries of one intent.
 type IntentReport struct {
-	Intent int         `json:"intent"`
-	Copy   int         `json:"copy,omitempty"`
-	Key    string      `json:"key"`
-	Tries  []TryResult `json:"tries"`
+	Intent   int         `json:"intent"`
+	Copy     int         `json:"copy,omitempty"`
+	User     string      `json:"user"` // who asked: the user of the intent's token
+	EventID  int64       `json:"event_id"`
+	Quantity int         `json:"quantity"`
+	Key      string      `json:"key"`
+	Tries    []TryResult `json:"tries"`
 }
 
 // Guards counts, from a run's trace, what acted on requests that repeated a
@@ -103,16 +110,19 @@ type Invariant struct {
 
 // The invariants, by name.
 const (
-	InvSeatsMatchBookings  = "seats taken equal the sum of booked quantities"
-	InvOnePerKey           = "at most one booking per (user, key)"
-	InvSeatsNotNegative    = "seats never below zero"
-	InvOneBookingPerTry    = "every try of one intent that got a booking got the same booking id"
-	InvOneBookingPerIntent = "each intent booked at most once"
-	InvAnswerMatches       = "every booking answered is the one the request asked for"
-	InvIntentGetsItsBook   = "an intent that booked is answered with its booking"
-	InvRefusalFinal        = "a refusal (4xx) is final: the browser never sends it again"
-	InvKeysPerUser         = "a key never blocks another user: 409 only for the user's own key"
-	InvNoAnswerRetried     = "a try that got no answer is tried again while tries are left"
+	InvSeatsMatchBookings   = "seats taken equal the sum of booked quantities"
+	InvOnePerKey            = "at most one booking per (user, key)"
+	InvSeatsNotNegative     = "seats never below zero"
+	InvOneBookingPerTry     = "a replay equals the first answer: every answer to one intent carries the same booking, event and quantity"
+	InvOneBookingPerIntent  = "each intent booked at most once"
+	InvAnswerIsOwn          = "every booking answered belongs to the user who asked"
+	InvAnswerMatches        = "every booking answered is of the event and quantity asked"
+	InvAnswerStored         = "every booking answered is stored"
+	InvIntentGetsItsBook    = "every answer to an intent that booked carries its booking"
+	InvRefusalWritesNothing = "a refused request (4xx) writes nothing"
+	InvRefusalFinal         = "a refusal (4xx) is final: the browser never sends it again"
+	InvKeysPerUser          = "a key never blocks another user: 409 only for the user's own key"
+	InvNoAnswerRetried      = "a try that got no answer is tried again while tries are left"
 )
 
 // Passed reports whether every invariant held.
@@ -155,120 +165,22 @@ func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
 				rep.Unanswered++
 			}
 		}
-		rep.Attempts = append(rep.Attempts, IntentReport{Intent: o.Intent.Number, Copy: o.Intent.Copy, Key: o.Intent.Key.String(), Tries: o.Tries})
+		rep.Attempts = append(rep.Attempts, IntentReport{Intent: o.Intent.Number, Copy: o.Intent.Copy, User: DemoUsers()[o.Token],
+			EventID: o.Intent.EventID, Quantity: o.Intent.Quantity, Key: o.Intent.Key.String(), Tries: o.Tries})
 	}
-	inv, err := CheckInvariants(ctx, r.Stage.Admin, r.seats, outcomes, r.Trace.Recorded())
+	facts, err := ReadFacts(ctx, r.Stage.Admin, r.seats, outcomes, r.Trace.Recorded())
 	if err != nil {
 		return nil, err
 	}
-	rep.Invariants = inv
+	rep.Facts = &facts
+	rep.Invariants = Judge(facts)
 	rep.Guards = GuardsOf(r.Trace.Recorded())
-	err = r.Stage.Admin.QueryRow(ctx, `SELECT (SELECT count(*) FROM bookings), $1 - (SELECT coalesce(sum(seats_left), 0) FROM events)`,
-		r.seats).Scan(&rep.BookingRows, &rep.SeatsTaken)
-	if err != nil {
-		return nil, fmt.Errorf("count rows after the run: %w", err)
-	}
+	rep.Bookings = nonNil(facts.Bookings)
+	rep.BookingRows, rep.SeatsTaken = len(facts.Bookings), facts.SeatsAtStart-facts.SeatsLeft
+	rep.NotApplying = nonNil(r.Design.NotApplying())
 	v := r.Scenario.Verdict(rep)
 	rep.Verdict = &v
 	return rep, nil
-}
-
-// CheckInvariants checks the invariants of a finished run whose events had
-// seatsAtStart seats in all, by queries of db, from the outcomes and from
-// the trace (the commits of new bookings, by intent).
-func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, trace []Event) ([]Invariant, error) {
-	var left, booked, minLeft, dupKeys int
-	err := db.QueryRow(ctx, `SELECT
-		(SELECT coalesce(sum(seats_left), 0) FROM events),
-		(SELECT coalesce(sum(quantity), 0) FROM bookings),
-		(SELECT coalesce(min(seats_left), 0) FROM events),
-		(SELECT count(*) FROM (SELECT 1 FROM bookings GROUP BY user_id, idempotency_key HAVING count(*) > 1) d)`).
-		Scan(&left, &booked, &minLeft, &dupKeys)
-	if err != nil {
-		return nil, fmt.Errorf("check invariants: %w", err)
-	}
-	taken := seatsAtStart - left
-	inv := []Invariant{
-		{InvSeatsMatchBookings, taken == booked, fmt.Sprintf("%d seats taken, %d booked", taken, booked)},
-		{InvOnePerKey, dupKeys == 0, fmt.Sprintf("%s with more than one booking", english.Plural(dupKeys, "(user, key) pair", ""))},
-		{InvSeatsNotNegative, minLeft >= 0, fmt.Sprintf("lowest seats_left %d", minLeft)},
-	}
-	// Every count below is of intents: the copies of one intent (sent at
-	// once, with one key) are one intent, and a detail says how many of
-	// its copies a count stands for when that is more than one a piece.
-	made := map[int][]string{} // intent → the bookings it created
-	for _, ev := range trace {
-		if ev.Kind == KindCommit && !ev.Replayed && ev.BookingID != "" {
-			made[ev.Intent] = append(made[ev.Intent], ev.BookingID)
-		}
-	}
-	ids := map[int]map[string]bool{} // intent → the booking ids its tries got, over all its copies
-	for _, o := range outcomes {
-		for _, t := range o.Tries {
-			if t.BookingID != "" {
-				if ids[o.Intent.Number] == nil {
-					ids[o.Intent.Number] = map[string]bool{}
-				}
-				ids[o.Intent.Number][t.BookingID] = true
-			}
-		}
-	}
-	split, twice := newTally(), newTally()
-	for n, got := range ids {
-		if len(got) > 1 {
-			split.intent(n)
-		}
-	}
-	for n, b := range made {
-		if len(b) > 1 {
-			twice.intent(n)
-		}
-	}
-	inv = append(inv,
-		Invariant{InvOneBookingPerTry, split.none(), split.say("intent got", "intents got", "more than one booking id")},
-		Invariant{InvOneBookingPerIntent, twice.none(), twice.say("intent booked", "intents booked", "more than once")})
-	mismatched := 0
-	unanswered := newTally()
-	for _, o := range outcomes {
-		a := o.Answer
-		if a != nil && a.Booking != nil && (a.Booking.EventID != o.Intent.EventID || a.Booking.Quantity != o.Intent.Quantity) {
-			mismatched++
-		}
-		ids := made[o.Intent.Number]
-		if len(ids) == 0 || a == nil {
-			continue // it booked nothing, or no answer ever came
-		}
-		if a.Booking == nil || a.Booking.ID != ids[0] {
-			unanswered.copy(o)
-		}
-	}
-	// The answer of a try may be lost after the server acted: only a retry
-	// with the key tells the user what happened (lesson, "How it works").
-	abandoned := newTally()
-	for _, o := range outcomes {
-		if n := len(o.Tries); n > 0 && n < len(DefaultBackoff)+1 && o.Tries[n-1].Error != "" && !errors.Is(o.Err, context.Canceled) {
-			abandoned.copy(o)
-		}
-	}
-	resent, blocked := newTally(), newTally()
-	for _, o := range outcomes {
-		for i, t := range o.Tries {
-			if t.Status >= 400 && t.Status < 500 && i < len(o.Tries)-1 {
-				resent.copy(o)
-				break
-			}
-		}
-		if o.Answer != nil && o.Answer.Error != nil && o.Answer.Error.Code == CodeKeyReused && !keyUsedBy(outcomes, o) {
-			blocked.copy(o)
-		}
-	}
-	inv = append(inv,
-		Invariant{InvAnswerMatches, mismatched == 0, fmt.Sprintf("%s a booking of another event or quantity", english.Plural(mismatched, "answer carries", "answers carry"))},
-		Invariant{InvIntentGetsItsBook, unanswered.none(), unanswered.say("intent booked", "intents booked", "but finally answered with something else")},
-		Invariant{InvRefusalFinal, resent.none(), resent.say("intent", "intents", "sent again after a 4xx")},
-		Invariant{InvNoAnswerRetried, abandoned.none(), abandoned.say("intent", "intents", "given up after a try with no answer, with tries left")},
-		Invariant{InvKeysPerUser, blocked.none(), blocked.say("intent got", "intents got", "409 for a key only another user had used")})
-	return inv, nil
 }
 
 // tally counts intents, and the copies of them, that an invariant found

@@ -24,25 +24,34 @@ func TestInvariantDetailsSayTheCountsInWords(t *testing.T) {
 		{"lost-answer", Broken, map[string]string{
 			InvOnePerKey:           "1 (user, key) pair with more than one booking",
 			InvOneBookingPerIntent: "1 intent booked more than once",
-			InvIntentGetsItsBook:   "1 intent booked but finally answered with something else",
+			InvIntentGetsItsBook:   "1 intent booked but got another answer",
 			InvRefusalFinal:        "0 intents sent again after a 4xx",
 		}},
 		{"redis-ttl", Broken, map[string]string{
 			InvOnePerKey:           "2 (user, key) pairs with more than one booking",
 			InvOneBookingPerIntent: "2 intents booked more than once",
-			InvIntentGetsItsBook:   "2 intents booked but finally answered with something else",
+			InvIntentGetsItsBook:   "2 intents booked but got another answer",
 		}},
 		{"different-quantity", Broken, map[string]string{
 			InvAnswerMatches: "1 answer carries a booking of another event or quantity",
 		}},
 		{"two-users-same-key", Broken, map[string]string{
+			InvAnswerIsOwn: "1 answer: ben got ada's booking b1",
+			InvKeysPerUser: "0 intents got 409 for a key only another user had used",
+		}},
+		{"two-users-same-key", "constraint=key", map[string]string{
+			InvAnswerIsOwn: "0 answers carry another user's booking",
 			InvKeysPerUser: "1 intent got 409 for a key only another user had used",
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario+"/"+string(tt.variant), func(t *testing.T) {
 			got := map[string]string{}
-			for _, inv := range runScenario(t, tt.scenario, Options{Variant: tt.variant}).Invariants {
+			opts := Options{Variant: tt.variant}
+			if d, err := ParseSwitches([]string{string(tt.variant)}); err == nil {
+				opts = Options{Design: &d} // a design of the lab, named by its switch
+			}
+			for _, inv := range runScenario(t, tt.scenario, opts).Invariants {
 				got[inv.Name] = inv.Detail
 			}
 			for name, want := range tt.want {
@@ -68,9 +77,9 @@ func TestInvariantDetailsCountIntentsConsistently(t *testing.T) {
 	t.Run("broken concurrent copies", func(t *testing.T) {
 		rep := runScenario(t, "concurrent-copies", Options{Variant: Broken, Copies: 5})
 		want := map[string]string{
-			InvOneBookingPerTry:    "1 intent got more than one booking id",
+			InvOneBookingPerTry:    "1 intent got more than one booking",
 			InvOneBookingPerIntent: "1 intent booked more than once",
-			InvIntentGetsItsBook:   "1 intent booked but finally answered with something else (4 of its copies)",
+			InvIntentGetsItsBook:   "1 intent booked but got another answer (4 of its copies)",
 		}
 		got := details(rep)
 		for name, w := range want {

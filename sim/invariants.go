@@ -1,0 +1,291 @@
+package sim
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dustin/go-humanize/english"
+)
+
+// Facts are what a finished run leaves for the judge, as raw as they come:
+// every intent with the user who sent it and what each of its tries got
+// back, the bookings table and the seats afterwards, and, where the
+// engine's trace was kept, which try created which booking. Every verdict
+// (play, demo, Break it, the lab) is [Judge] of a run's Facts.
+type Facts struct {
+	// Outcomes are the intents (and copies) the browsers sent, each with
+	// its token (whose it is) and every try, with the answer it got.
+	Outcomes []Outcome
+	// Users maps a bearer token to its user: who asked.
+	Users map[string]string
+	// Bookings is the bookings table after the run, ordered by id.
+	Bookings []BookingRow
+	// SeatsAtStart, SeatsLeft and LowestSeatsLeft are of the run's
+	// events: summed at the start and afterwards, and the lowest
+	// seats_left of one event afterwards.
+	SeatsAtStart, SeatsLeft, LowestSeatsLeft int
+	// Created maps a try to the bookings it created (the COMMITs of new
+	// bookings in the trace). Nil when the run kept no trace: then the
+	// invariant that needs it is not checked.
+	Created map[TryRef][]string
+}
+
+// TryRef names one try of one copy of one intent.
+type TryRef struct{ Intent, Copy, Try int }
+
+// ReadFacts gathers the facts of a finished run whose events had
+// seatsAtStart seats in all: the tables by queries of db, the tries from
+// outcomes, the bookings each try created from trace (nil: not known).
+func ReadFacts(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, trace []Event) (Facts, error) {
+	f := Facts{Outcomes: outcomes, Users: DemoUsers(), SeatsAtStart: seatsAtStart}
+	err := db.QueryRow(ctx, `SELECT coalesce(sum(seats_left), 0), coalesce(min(seats_left), 0) FROM events`).
+		Scan(&f.SeatsLeft, &f.LowestSeatsLeft)
+	if err != nil {
+		return f, fmt.Errorf("read the seats after the run: %w", err)
+	}
+	rows, err := ReadRows(ctx, db)
+	if err != nil {
+		return f, fmt.Errorf("read the bookings after the run: %w", err)
+	}
+	f.Bookings = rows.Bookings
+	if trace != nil {
+		f.Created = map[TryRef][]string{}
+		for _, ev := range trace {
+			if ev.Kind == KindCommit && !ev.Replayed && ev.BookingID != "" {
+				ref := TryRef{ev.Intent, ev.Copy, ev.Try}
+				f.Created[ref] = append(f.Created[ref], ev.BookingID)
+			}
+		}
+	}
+	return f, nil
+}
+
+// CheckInvariants is [Judge] of the facts [ReadFacts] gathers.
+func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, trace []Event) ([]Invariant, error) {
+	f, err := ReadFacts(ctx, db, seatsAtStart, outcomes, trace)
+	if err != nil {
+		return nil, err
+	}
+	return Judge(f), nil
+}
+
+// intentFacts is one intent as the judge sees it: all its copies, the user
+// who sent it, every key its tries carried, what it asked for, and the
+// booking rows that are its own (the user's, with one of its keys, of its
+// event and quantity), oldest first.
+type intentFacts struct {
+	number   int
+	user     string
+	keys     map[string]bool
+	event    int64
+	quantity int
+	outs     []Outcome
+	rows     []BookingRow
+}
+
+// intentsOf groups f's outcomes by intent, in intent order, with their
+// rows.
+func intentsOf(f Facts) []*intentFacts {
+	by := map[int]*intentFacts{}
+	var order []*intentFacts
+	for _, o := range f.Outcomes {
+		if o.Intent.Number == 0 {
+			continue // an outcome that never ran
+		}
+		in := by[o.Intent.Number]
+		if in == nil {
+			in = &intentFacts{number: o.Intent.Number, user: f.Users[o.Token], keys: map[string]bool{},
+				event: o.Intent.EventID, quantity: o.Intent.Quantity}
+			by[o.Intent.Number] = in
+			order = append(order, in)
+		}
+		in.outs = append(in.outs, o)
+		in.keys[o.Intent.Key.String()] = true
+		for _, t := range o.Tries {
+			if t.Key != "" {
+				in.keys[t.Key] = true
+			}
+		}
+	}
+	for _, in := range order {
+		for _, b := range f.Bookings {
+			if b.UserID == in.user && in.keys[b.Key] && b.EventID == in.event && b.Quantity == in.quantity {
+				in.rows = append(in.rows, b)
+			}
+		}
+	}
+	slices.SortFunc(order, func(a, b *intentFacts) int { return cmp.Compare(a.number, b.number) })
+	return order
+}
+
+// bookingAnswer is one answer with a booking that reached the browser: the
+// booking as the table holds it (or, when the table does not hold it, as
+// the answer said it).
+type bookingAnswer struct {
+	in      *intentFacts
+	out     Outcome
+	try     TryResult
+	booking BookingRow
+	stored  bool
+}
+
+// bookingsAnswered lists every answer of f that carried a booking.
+func bookingsAnswered(f Facts, intents []*intentFacts) []bookingAnswer {
+	byID := map[string]BookingRow{}
+	for _, b := range f.Bookings {
+		byID[b.ID] = b
+	}
+	var out []bookingAnswer
+	for _, in := range intents {
+		for _, o := range in.outs {
+			for _, t := range o.Tries {
+				if t.Answer == nil || t.Answer.Booking == nil {
+					continue
+				}
+				a := t.Answer.Booking
+				b, ok := byID[a.ID]
+				if !ok {
+					b = BookingRow{ID: a.ID, UserID: a.UserID, EventID: a.EventID, Quantity: a.Quantity, Key: a.IdempotencyKey}
+				}
+				out = append(out, bookingAnswer{in: in, out: o, try: t, booking: b, stored: ok})
+			}
+		}
+	}
+	return out
+}
+
+// Judge checks every invariant on the facts of a finished run, in the
+// order of [harm]'s opposite: the table first, then the answers, then the
+// client. It is the one judge of learn: every verdict is read off its
+// result.
+func Judge(f Facts) []Invariant {
+	intents := intentsOf(f)
+	answers := bookingsAnswered(f, intents)
+
+	booked := 0
+	pairs := map[string]int{}
+	for _, b := range f.Bookings {
+		booked += b.Quantity
+		pairs[b.UserID+"\x00"+b.Key]++
+	}
+	dupKeys := 0
+	for _, n := range pairs {
+		if n > 1 {
+			dupKeys++
+		}
+	}
+	taken := f.SeatsAtStart - f.SeatsLeft
+	inv := []Invariant{
+		{InvSeatsMatchBookings, taken == booked, fmt.Sprintf("%d seats taken, %d booked", taken, booked)},
+		{InvOnePerKey, dupKeys == 0, fmt.Sprintf("%s with more than one booking", english.Plural(dupKeys, "(user, key) pair", ""))},
+		{InvSeatsNotNegative, f.LowestSeatsLeft >= 0, fmt.Sprintf("lowest seats_left %d", f.LowestSeatsLeft)},
+	}
+
+	// Every count below is of intents: the copies of one intent (sent at
+	// once, with one key) are one intent, and a detail says how many of
+	// its copies a count stands for when that is more than one a piece.
+	twice, split := newTally(), newTally()
+	for _, in := range intents {
+		if len(in.rows) > 1 {
+			twice.intent(in.number)
+		}
+	}
+	first := map[int]BookingRow{} // intent → the booking of its first answer with one
+	for _, a := range answers {
+		b, ok := first[a.in.number]
+		if !ok {
+			first[a.in.number] = a.booking
+			continue
+		}
+		if b.ID != a.booking.ID || b.EventID != a.booking.EventID || b.Quantity != a.booking.Quantity {
+			split.intent(a.in.number)
+		}
+	}
+	inv = append(inv,
+		Invariant{InvOneBookingPerTry, split.none(), split.say("intent got", "intents got", "more than one booking")},
+		Invariant{InvOneBookingPerIntent, twice.none(), twice.say("intent booked", "intents booked", "more than once")})
+
+	// The answers: whose booking, of what, stored or not.
+	var leaks []string
+	mismatched, unstored := 0, 0
+	for _, a := range answers {
+		if asker := a.in.user; a.booking.UserID != asker {
+			leaks = append(leaks, fmt.Sprintf("%s got %s's booking %s", asker, a.booking.UserID, a.booking.ID))
+		}
+		if a.booking.EventID != a.in.event || a.booking.Quantity != a.in.quantity {
+			mismatched++
+		}
+		if !a.stored {
+			unstored++
+		}
+	}
+	leakDetail := english.Plural(len(leaks), "answer carries", "answers carry") + " another user's booking"
+	if len(leaks) > 0 {
+		leakDetail = english.Plural(len(leaks), "answer", "") + ": " + strings.Join(slices.Compact(leaks), ", ")
+	}
+	wrong := newTally() // intents that booked, and got another answer
+	for _, in := range intents {
+		if len(in.rows) == 0 {
+			continue
+		}
+		for _, o := range in.outs {
+			for _, t := range o.Tries {
+				if a := t.Answer; a != nil && a.Status < 500 && (a.Booking == nil || a.Booking.ID != in.rows[0].ID) {
+					wrong.copy(o)
+					break
+				}
+			}
+		}
+	}
+	inv = append(inv,
+		Invariant{InvAnswerIsOwn, len(leaks) == 0, leakDetail},
+		Invariant{InvAnswerMatches, mismatched == 0, fmt.Sprintf("%s a booking of another event or quantity", english.Plural(mismatched, "answer carries", "answers carry"))},
+		Invariant{InvAnswerStored, unstored == 0, fmt.Sprintf("%s a booking the table does not hold", english.Plural(unstored, "answer names", "answers name"))},
+		Invariant{InvIntentGetsItsBook, wrong.none(), wrong.say("intent booked", "intents booked", "but got another answer")})
+
+	// A refusal writes nothing: no try bookingAnswer 4xx created a booking.
+	if f.Created != nil {
+		wrote := newTally()
+		for _, in := range intents {
+			for _, o := range in.outs {
+				for _, t := range o.Tries {
+					if t.Status >= 400 && t.Status < 500 && len(f.Created[TryRef{in.number, o.Intent.Copy, t.Try}]) > 0 {
+						wrote.copy(o)
+						break
+					}
+				}
+			}
+		}
+		inv = append(inv, Invariant{InvRefusalWritesNothing, wrote.none(), wrote.say("intent was", "intents were", "refused by a try that stored a booking")})
+	}
+
+	// The client: what it sent again, what it gave up on, and the 409s
+	// for keys of others.
+	abandoned, resent, blocked := newTally(), newTally(), newTally()
+	for _, o := range f.Outcomes {
+		if o.Intent.Number == 0 {
+			continue
+		}
+		if n := len(o.Tries); n > 0 && n < len(DefaultBackoff)+1 && o.Tries[n-1].Error != "" && !errors.Is(o.Err, context.Canceled) {
+			abandoned.copy(o)
+		}
+		for i, t := range o.Tries {
+			if t.Status >= 400 && t.Status < 500 && i < len(o.Tries)-1 {
+				resent.copy(o)
+				break
+			}
+		}
+		if o.Answer != nil && o.Answer.Error != nil && o.Answer.Error.Code == CodeKeyReused && !keyUsedBy(f.Outcomes, o) {
+			blocked.copy(o)
+		}
+	}
+	inv = append(inv,
+		Invariant{InvRefusalFinal, resent.none(), resent.say("intent", "intents", "sent again after a 4xx")},
+		Invariant{InvNoAnswerRetried, abandoned.none(), abandoned.say("intent", "intents", "given up after a try with no answer, with tries left")},
+		Invariant{InvKeysPerUser, blocked.none(), blocked.say("intent got", "intents got", "409 for a key only another user had used")})
+	return inv
+}
