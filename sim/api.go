@@ -193,8 +193,17 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 		return Result{}, err
 	}
 	if found {
+		// The store names a booking: compare it with the request as the
+		// engine compares what its lookup finds (Design.Compare).
 		b, err := a.Engine.BookingByID(ctx, id)
-		return Result{Booking: b, Replayed: true}, err
+		if err != nil {
+			return Result{}, err
+		}
+		res, refusal := a.Engine.compare(b, req)
+		if refusal != nil {
+			return Result{}, refusal
+		}
+		return res, nil
 	}
 	if a.Barrier != nil {
 		if err := a.Engine.step(ctx, req, Event{Kind: KindPause, To: a.Engine.Lane, Label: "held " + pointWords[PointAfterLookup],

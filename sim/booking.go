@@ -329,10 +329,8 @@ func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Res
 	if err := tx.Commit(ctx); err != nil {
 		return Result{}, true, fmt.Errorf("commit: %w", err)
 	}
-	why := "same event and quantity"
-	if d.SkipCompare {
-		why = "no comparison made"
-	}
+	why := map[CompareRule]string{CompareAll: "same user, event and quantity", CompareEventQuantity: "same event and quantity (the user not compared)",
+		NoCompare: "no comparison made"}[d.Compare]
 	return res, true, e.step(ctx, req, Event{Kind: KindCommit, BookingID: prior.PublicID(), Replayed: true,
 		Label: "write nothing, COMMIT", Text: fmt.Sprintf("%s: replay %s, write nothing, COMMIT", why, prior.PublicID())})
 }
@@ -411,14 +409,19 @@ func (e *Engine) BookingByID(ctx context.Context, id int64) (Booking, error) {
 }
 
 // compare decides what an existing booking means for a request with the same
-// key: the same event and quantity is a replay; anything else is a conflict
-// (lesson, "Advanced: where the logic lives": the query only says the booking
-// exists, the service decides whether it is the same request).
+// key, by the design's CompareRule: the same user, event and quantity is a
+// replay; anything else is a conflict (lesson, "Advanced: where the logic
+// lives": the query only says the booking exists, the service decides
+// whether it is the same request).
 func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Error) {
-	if e.Design.SkipCompare {
-		return Result{Booking: prior, Replayed: true}, nil
+	same := true
+	switch e.Design.Compare {
+	case CompareAll:
+		same = prior.UserID == req.UserID && prior.EventID == req.EventID && prior.Quantity == req.Quantity
+	case CompareEventQuantity:
+		same = prior.EventID == req.EventID && prior.Quantity == req.Quantity
 	}
-	if prior.UserID != req.UserID || prior.EventID != req.EventID || prior.Quantity != req.Quantity {
+	if !same {
 		return Result{}, errKeyReused()
 	}
 	return Result{Booking: prior, Replayed: true}, nil

@@ -9,9 +9,10 @@ type Design struct {
 	// Lookup is where the key is looked up: right after the row lock (the
 	// lesson's, the zero value), or somewhere else, or never.
 	Lookup LookupPlace
-	// SkipCompare replays whatever booking holds the key, without comparing
-	// its event and quantity with the request.
-	SkipCompare bool
+	// Compare is what the engine compares between a booking found with the
+	// key and the request before it replays it (lesson, "How it works",
+	// step 3): the zero value compares user, event and quantity.
+	Compare CompareRule
 	// NoRowLock reads the event without SELECT … FOR UPDATE, so two copies
 	// can both look up the key before either inserts.
 	NoRowLock bool
@@ -19,6 +20,26 @@ type Design struct {
 	// global rather than per user; a booking of another user is a conflict.
 	KeyAcrossUsers bool
 }
+
+// CompareRule is what BookTicket compares between the booking that holds
+// the key and the request: equal is a replay (200), different is 409
+// MsgKeyReused.
+type CompareRule string
+
+// The rules. Only CompareAll is the lesson's design.
+const (
+	// CompareAll compares the booking's user, event and quantity with the
+	// request's. Under the lesson's lookup, by user and key, the booking
+	// found is always the user's; the user check matters when keys are
+	// looked up by key alone (KeyAcrossUsers).
+	CompareAll CompareRule = ""
+	// CompareEventQuantity compares event and quantity only: under a
+	// lookup by key alone, another user's booking of the same event and
+	// quantity is replayed to this user (a data leak).
+	CompareEventQuantity CompareRule = "event-quantity"
+	// NoCompare replays whatever booking holds the key.
+	NoCompare CompareRule = "none"
+)
 
 // LookupPlace is where BookTicket looks the idempotency key up in its
 // transaction (lesson, "How it works", step 2).

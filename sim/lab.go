@@ -40,11 +40,12 @@ func CouldNotRun(s *Scenario, err error) LabResult {
 // Scorecard is every scenario under one design, in the order of the
 // scenarios.
 type Scorecard struct {
-	Design    Switches    `json:"design"`
-	Scenarios []LabResult `json:"scenarios"`
-	Safe      int         `json:"safe"`  // scenarios whose guarantee held
-	Total     int         `json:"total"` // scenarios that ran
-	Summary   string      `json:"summary"`
+	Design      Switches      `json:"design"`
+	NotApplying []NotApplying `json:"not_applying"` // the design's switches that act on nothing, with why
+	Scenarios   []LabResult   `json:"scenarios"`
+	Safe        int           `json:"safe"`  // scenarios whose guarantee held
+	Total       int           `json:"total"` // scenarios that ran
+	Summary     string        `json:"summary"`
 }
 
 // Score makes the scorecard of design d from its results, in scenario
@@ -56,7 +57,7 @@ func Score(d Switches, results []LabResult) Scorecard {
 	}
 	results = slices.Clone(results)
 	slices.SortFunc(results, func(a, b LabResult) int { return order[a.Scenario] - order[b.Scenario] })
-	c := Scorecard{Design: d, Scenarios: results}
+	c := Scorecard{Design: d, NotApplying: nonNil(d.NotApplying()), Scenarios: results}
 	notRun := 0
 	for _, r := range results {
 		switch {

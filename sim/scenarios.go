@@ -49,7 +49,7 @@ var scenarios = []*Scenario{
 		Summary: "the client reuses key K for 3 seats after booking 2: 409 \"" + MsgKeyReused + "\", 1 row",
 		Broken:  "no comparison of event and quantity: 200 with the first booking's 2 seats for a request of 3 (wrong)",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{NoCompare: true},
+		broken:  &Switches{Compare: NoCompare},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			first := NewIntent(1, r.EventID(), 2)
 			c := r.browser(TokenAda, nil)
@@ -121,7 +121,7 @@ var scenarios = []*Scenario{
 		Summary: "two users happen to send the same key: keys are per user, so two bookings, both 200",
 		Broken:  "the key is unique on its own: the second user gets 409 for a key another user holds",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{Constraint: UniqueKeyOnly},
+		broken:  &Switches{Constraint: UniqueKeyOnly, Compare: CompareEventQuantity},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			key := uuid.New()
 			ada := r.browser(TokenAda, nil).Book(ctx, Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
@@ -212,7 +212,7 @@ var scenarios = []*Scenario{
 		Summary: "two API instances, each with its own pool: the answer from api-1 is lost, the retry lands on api-2, which finds the key in the row",
 		Broken:  "keys remembered in each instance's memory instead of the row: api-2 has never seen the key, 2 rows",
 		world:   func(Options) Setup { return Setup{Seats: 10, Instances: 2} },
-		broken:  &Switches{Store: KeysInMemory},
+		broken:  &Switches{Store: KeysInMemory, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
 		},
@@ -223,7 +223,7 @@ var scenarios = []*Scenario{
 		Summary: "the key lives in the booking row: a crash after COMMIT and a retry 25 hours later both replay, 1 row per intent",
 		Broken:  "keys in Redis with a 24 h TTL: a crash between COMMIT and the Redis SET, and an expired key, each book twice",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{Store: KeysInRedis},
+		broken:  &Switches{Store: KeysInRedis, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			if r.Stage.Redis != nil {
 				if err := r.note(ctx, LaneRedis, "in-process Redis",

@@ -20,10 +20,13 @@ type Switches struct {
 	// Constraint is the key's uniqueness rule in the schema; with
 	// UniqueKeyOnly the engine also looks keys up whoever booked them.
 	Constraint Constraint
-	// NoCompare replays whatever booking holds the key.
-	NoCompare bool
-	// Store is where the key lives; outside the row, the engine neither
-	// looks it up there nor has the row's constraint.
+	// Compare is what is compared between the booking found with the key
+	// and the request.
+	Compare CompareRule
+	// Store is where the key is looked up: in the booking row (the
+	// lesson's), or in a key store before the transaction, in which case
+	// the Lookup switch does not apply; the row's constraint and the
+	// comparison still do.
 	Store KeyPlace
 	// KeyPerRetry makes the client send a new key on every try.
 	KeyPerRetry bool
@@ -95,22 +98,27 @@ var switches = []switchDef{
 		},
 	},
 	{
-		name: "compare", explain: "what happens when the key already has a booking",
-		values: []string{"event-quantity", "none"},
+		name: "compare", explain: "what is compared when the key already has a booking",
+		values: []string{"user-event-quantity", "event-quantity", "none"},
 		means: map[string]string{
-			"event-quantity": "compare event and quantity: the same is a replay, different is 409 (the lesson's)",
-			"none":           "replay whatever booking holds the key",
+			"user-event-quantity": "the booking's user, event and quantity against the request's: the same is a replay, different is 409 (the lesson's; its lookup is by user, so the user always matches)",
+			"event-quantity":      "event and quantity only: where keys are looked up by key alone, another user's booking is replayed to this one",
+			"none":                "nothing: replay whatever booking holds the key",
 		},
-		get: func(s Switches) string { return map[bool]string{false: "event-quantity", true: "none"}[s.NoCompare] },
-		set: func(s *Switches, v string) { s.NoCompare = v == "none" },
+		get: func(s Switches) string {
+			return map[CompareRule]string{CompareAll: "user-event-quantity", CompareEventQuantity: "event-quantity", NoCompare: "none"}[s.Compare]
+		},
+		set: func(s *Switches, v string) {
+			s.Compare = map[string]CompareRule{"user-event-quantity": CompareAll, "event-quantity": CompareEventQuantity, "none": NoCompare}[v]
+		},
 	},
 	{
-		name: "store", explain: "where the key lives",
+		name: "store", explain: "where the key is looked up",
 		values: []string{"row", "memory", "redis-ttl"},
 		means: map[string]string{
 			"row":       "in the booking row, committed with it (the lesson's)",
-			"memory":    "in each API instance's memory: the row holds no key check",
-			"redis-ttl": "in Redis with a 24 h TTL: the row holds no key check",
+			"memory":    "in each API instance's memory, before the transaction, and written there after COMMIT: another instance has never seen it; the row's constraint still applies",
+			"redis-ttl": "in Redis, before the transaction, and written there after COMMIT with a 24 h TTL: no transaction spans the two writes, and a retry after the TTL finds nothing; the row's constraint still applies",
 		},
 		get: func(s Switches) string {
 			return map[KeyPlace]string{KeysInRow: "row", KeysInMemory: "memory", KeysInRedis: "redis-ttl"}[s.Store]
@@ -285,16 +293,76 @@ func (s *Switches) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// NotApplying is a switch that design s sets but that acts on nothing,
+// because another switch's value leaves it nothing to decide, with why.
+type NotApplying struct {
+	Switch string `json:"switch"`
+	Why    string `json:"why"`
+}
+
+// NotApplying lists the switches of s that act on nothing, in switch
+// order: a run of s is the same whatever their values. The screens and
+// --json show them so; [Switches.Effective] sets them to the lesson's.
+func (s Switches) NotApplying() []NotApplying {
+	var out []NotApplying
+	if s.Store != KeysInRow {
+		out = append(out, NotApplying{"lookup", fmt.Sprintf("store=%s: the key is looked up in the key store, before the transaction, not in the booking row", s.Get("store"))})
+	}
+	if s.Store == KeysInRow && s.Lookup == NoLookup && s.Constraint == NoUnique {
+		out = append(out, NotApplying{"compare", "lookup=none and constraint=none: nothing ever finds a booking with the key, so there is nothing to compare"})
+	}
+	if s.Retry == RetryNever {
+		out = append(out, NotApplying{"client-key", "retry=none: the client sends one try, so no retry carries a key"})
+	}
+	return out
+}
+
+// Effective is s with every switch that does not apply ([NotApplying])
+// set to the lesson's value: two designs with the same Effective run the
+// same code paths.
+func (s Switches) Effective() Switches {
+	e := s
+	for _, na := range s.NotApplying() {
+		for _, d := range switches {
+			if d.name == na.Switch {
+				d.set(&e, d.values[0])
+			}
+		}
+	}
+	return e
+}
+
+// AllDesigns is every design of the lab, one per combination of the
+// switches' values, the lesson's first (the whole-space sweep).
+func AllDesigns() []Switches {
+	out := []Switches{{}}
+	for _, d := range switches {
+		var next []Switches
+		for _, s := range out {
+			for _, v := range d.values {
+				c := s
+				d.set(&c, v)
+				next = append(next, c)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
 // apply puts design s on a world's setup: the engine's design, the
-// schema's constraint, where keys live, and the browser client.
+// schema's constraint, where keys are looked up, and the browser client.
 func (s Switches) apply(setup *Setup) {
-	setup.Design = Design{Lookup: s.Lookup, NoRowLock: s.NoLock, SkipCompare: s.NoCompare, KeyAcrossUsers: s.Constraint == UniqueKeyOnly}
+	s = s.Effective()
+	setup.Design = Design{Lookup: s.Lookup, NoRowLock: s.NoLock, Compare: s.Compare, KeyAcrossUsers: s.Constraint == UniqueKeyOnly}
 	setup.Constraint = s.Constraint
 	setup.Keys = s.Store
 	if s.Store != KeysInRow {
-		// The key lives elsewhere: the row has neither its check nor its
-		// constraint.
-		setup.Design.Lookup, setup.Design.KeyAcrossUsers, setup.Constraint = NoLookup, false, NoUnique
+		// The key is looked up in the store, before the transaction: the
+		// engine does not look it up in the row. The row's constraint,
+		// and the comparison of what the store or the constraint finds,
+		// stay as the design has them.
+		setup.Design.Lookup = NoLookup
 	}
 	setup.NewKeyPerTry = s.KeyPerRetry
 	setup.RetryClientErrors = s.Retry == RetryAlso4xx

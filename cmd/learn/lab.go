@@ -93,7 +93,11 @@ func runLab(ctx context.Context, design sim.Switches, opts pgtemp.Options, asJSO
 
 // printScorecard writes a scorecard for a person.
 func printScorecard(w io.Writer, card sim.Scorecard) {
-	fmt.Fprintf(w, "Design: %s\n\n", card.Design)
+	fmt.Fprintf(w, "Design: %s\n", card.Design)
+	for _, na := range card.NotApplying {
+		fmt.Fprintf(w, "  %s does not apply: %s\n", na.Switch, na.Why)
+	}
+	fmt.Fprintln(w)
 	for _, r := range card.Scenarios {
 		mark := "✓"
 		switch {

@@ -333,12 +333,16 @@ func (m *Model) narrow() bool { return m.c.Width-max(34, min(44, m.c.Width/2))-1
 func (m *Model) switchesView(w int) string {
 	st := m.c.Styles
 	lines := []string{st.BoxTitle.Render("Switches") + st.Faint.Render("  (the lesson's in grey)")}
+	inert := notApplying(m.design)
 	for i, sw := range m.switches {
 		v := m.design.Get(sw.Name)
 		value := v
-		if v != sw.Values[0] {
+		switch _, na := inert[sw.Name]; {
+		case na:
+			value = st.Faint.Render(v + " (does not apply)")
+		case v != sw.Values[0]:
 			value = st.Warn.Render(v)
-		} else {
+		default:
 			value = st.Faint.Render(v)
 		}
 		line := fmt.Sprintf("%-11s %s", sw.Name, value)
@@ -494,6 +498,19 @@ func (m *Model) detail(w int) string {
 	}
 	sw := m.switches[m.cursor]
 	v := m.design.Get(sw.Name)
-	return st.Caption.Render(common.Hang("", sw.Name+": "+sw.Explain, w)) + "\n" +
+	out := st.Caption.Render(common.Hang("", sw.Name+": "+sw.Explain, w)) + "\n" +
 		st.Subtle.Render(common.Hang("  "+v+": ", sim.Means(sw.Name, v), w))
+	if why, ok := notApplying(m.design)[sw.Name]; ok {
+		out += "\n" + st.Warn.Render(common.Hang("  does not apply: ", why, w))
+	}
+	return out
+}
+
+// notApplying maps each switch of d that acts on nothing to why.
+func notApplying(d sim.Switches) map[string]string {
+	out := map[string]string{}
+	for _, na := range d.NotApplying() {
+		out[na.Switch] = na.Why
+	}
+	return out
 }
