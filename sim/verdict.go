@@ -83,8 +83,8 @@ func (s *Scenario) Verdict(r *Report) Verdict {
 
 // harm ranks the invariants by what their failure does to the user, the
 // worst first: paying twice, then a wrong answer, then being refused.
-var harm = []string{InvOneBookingPerIntent, InvSeatsNotNegative, InvAnswerMatches, InvIntentGetsItsBook, InvKeysPerUser,
-	InvNoAnswerRetried, InvRefusalFinal, InvOneBookingPerTry, InvOnePerKey, InvSeatsMatchBookings}
+var harm = []string{InvOneBookingPerIntent, InvAnswerIsOwn, InvSeatsNotNegative, InvAnswerMatches, InvAnswerStored, InvIntentGetsItsBook,
+	InvKeysPerUser, InvRefusalWritesNothing, InvNoAnswerRetried, InvRefusalFinal, InvOneBookingPerTry, InvOnePerKey, InvSeatsMatchBookings}
 
 // worst is the failed invariant that harms the user most.
 func worst(failed []Invariant) Invariant {
@@ -116,8 +116,14 @@ func consequenceOf(inv Invariant, r *Report) string {
 		return "told something other than the booking that was made for them"
 	case InvNoAnswerRetried:
 		return "left without an answer: a try whose answer was lost was never tried again, though a booking may exist"
+	case InvAnswerIsOwn:
+		return "shown another user's booking, a data leak: " + leakOf(r)
 	case InvAnswerMatches:
 		return "given a booking of another event or quantity than asked"
+	case InvAnswerStored:
+		return "told of a booking that the table does not hold"
+	case InvRefusalWritesNothing:
+		return "refused, and yet a booking was stored for the refused request"
 	case InvKeysPerUser:
 		return "refused with 409 for a key that only another user had used"
 	case InvRefusalFinal:
@@ -129,7 +135,7 @@ func consequenceOf(inv Invariant, r *Report) string {
 	case InvSeatsMatchBookings:
 		return "the seats taken and the bookings disagree"
 	case InvOneBookingPerTry:
-		return "the tries of one click got different bookings"
+		return "the answers to one click named different bookings"
 	}
 	return inv.Name
 }

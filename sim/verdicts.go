@@ -36,7 +36,7 @@ var (
 var meanings = map[string]meaning{
 	"lost-answer": {
 		guarantee: func(r *Report) string {
-			return fmt.Sprintf("one booking, %s, and the retry got the same booking back", seats(r.SeatsTaken))
+			return withGuards(fmt.Sprintf("%s, %s, and the retry got the same booking back", bookingsWord(r.BookingRows), seats(r.SeatsTaken)), r)
 		},
 		consequence: chargedTimes("for one click"),
 		diagnosis: &Diagnosis{
@@ -48,7 +48,12 @@ var meanings = map[string]meaning{
 	},
 	"concurrent-copies": {
 		guarantee: func(r *Report) string {
-			return fmt.Sprintf("%d copies, one booking, %s: every copy answered with the same booking", len(r.Answers), seats(r.SeatsTaken))
+			copies, got := len(r.Attempts), answeredWithABooking(r)
+			said := "every copy answered with the same booking"
+			if got < copies {
+				said = fmt.Sprintf("%d of them answered with the same booking, %d with no booking", got, copies-got)
+			}
+			return withGuards(fmt.Sprintf("%d copies, %s, %s: %s", copies, bookingsWord(r.BookingRows), seats(r.SeatsTaken), said), r)
 		},
 		consequence: chargedTimes("for one click"),
 		diagnosis: &Diagnosis{
@@ -59,8 +64,8 @@ var meanings = map[string]meaning{
 		},
 	},
 	"different-quantity": {
-		guarantee: func(*Report) string {
-			return "the key sent again for another quantity was refused: 409, nothing written"
+		guarantee: func(r *Report) string {
+			return withGuards(fmt.Sprintf("the key sent again for another quantity was refused: %s, nothing written", finalStatusOf(r, 2)), r)
 		},
 		caught: diagKeyReusedByClient,
 		consequence: func(*Report) string {
@@ -74,8 +79,8 @@ var meanings = map[string]meaning{
 		},
 	},
 	"last-seats": {
-		guarantee: func(*Report) string {
-			return "the retry got its booking back, although no seats were left"
+		guarantee: func(r *Report) string {
+			return withGuards(fmt.Sprintf("the retry got its booking back, with %s left", seats(r.Facts.seatsLeftOr(0))), r)
 		},
 		consequence: func(*Report) string {
 			return "told “" + MsgNotEnoughSeats + "” for the seats the user already has"
@@ -83,15 +88,15 @@ var meanings = map[string]meaning{
 		diagnosis: diagLookupAfterSeatCheck,
 	},
 	"new-key-per-retry": {
-		guarantee: func(*Report) string {
-			return "one key for the intent: the retry got the same booking, charged once"
+		guarantee: func(r *Report) string {
+			return withGuards(fmt.Sprintf("%s %s for the intent: the retry got the same booking, %s in all", oneOr(keysSent(r)), english.PluralWord(keysSent(r), "key", ""), bookingsWord(r.BookingRows)), r)
 		},
 		consequence: chargedTimes("for one click"),
 		diagnosis:   diagNewKeyPerRetry,
 	},
 	"key-reuse-two-events": {
 		guarantee: func(r *Report) string {
-			return "one booking for one key: " + refusedBy(r)
+			return bookingsWord(r.BookingRows) + " for one key: " + refusedBy(r)
 		},
 		consequence: func(r *Report) string {
 			return fmt.Sprintf("one key now holds %d bookings, on two events", r.BookingRows)
@@ -105,7 +110,7 @@ var meanings = map[string]meaning{
 	},
 	"lookup-before-lock": {
 		guarantee: func(r *Report) string {
-			return "one booking: " + stoppedBy(r)
+			return bookingsWord(r.BookingRows) + ": " + stoppedBy(r)
 		},
 		consequence: chargedTimes("for one click"),
 		diagnosis: &Diagnosis{
@@ -116,27 +121,27 @@ var meanings = map[string]meaning{
 		},
 	},
 	"two-users-same-key": {
-		guarantee: func(*Report) string {
-			return "keys are per user: each user got a booking of their own"
+		guarantee: func(r *Report) string {
+			return "each user got a booking of their own: " + ownBookings(r)
 		},
-		consequence: func(*Report) string {
-			return "ben is refused with 409 for a key that only ada had used"
+		consequence: func(r *Report) string {
+			return "shown another user's booking, a data leak: " + leakOf(r)
 		},
 		diagnosis: &Diagnosis{
-			Symptom: "A user's first booking is refused with 409 “" + MsgKeyReused + "”",
-			Cause:   "Keys are unique on their own, not per user: another user's key blocks this one",
-			Where:   "sim/schema.sql (UNIQUE (idempotency_key)) and sim/booking.go → Engine.find (the lookup by key alone)",
+			Symptom: "A user is answered with another user's booking",
+			Cause:   "Keys are unique on their own and looked up by key alone, and the comparison leaves the user out: another user's booking that holds the key is replayed",
+			Where:   "sim/schema.sql (UNIQUE (idempotency_key)), sim/booking.go → Engine.find (the lookup by key alone) and Engine.compare",
 			Fix:     "Scope the key to the user: UNIQUE (user_id, idempotency_key), and look it up with the user of the session",
 		},
 	},
 	"replay-after-sellout": {
-		guarantee: func(*Report) string {
-			return "ada's retry replayed her booking although the event had sold out"
+		guarantee: func(r *Report) string {
+			return withGuards(fmt.Sprintf("ada's retry got her booking back with %s left", seats(r.Facts.seatsLeftOr(0))), r)
 		},
 	},
 	"no-retry-on-4xx": {
-		guarantee: func(*Report) string {
-			return "a 409 is final: one try, no retry"
+		guarantee: func(r *Report) string {
+			return fmt.Sprintf("a %s is final: %s %s, no retry", finalStatusOf(r, 1), oneOr(triesSent(r)), english.PluralWord(triesSent(r), "try", ""))
 		},
 		consequence: func(r *Report) string {
 			return fmt.Sprintf("the same 409, %s: the client retried a final answer and kept the user waiting", english.Plural(len(r.Answers), "time", ""))
@@ -149,48 +154,39 @@ var meanings = map[string]meaning{
 		},
 	},
 	"retries-exhausted": {
-		guarantee: func(*Report) string {
-			return "nothing was stored after 3 failed tries, and the same key booked once later"
+		guarantee: func(r *Report) string {
+			return fmt.Sprintf("%s stored by the %s that failed, and the same key booked once later", bookingsWord(createdBy(r, 1)), english.Plural(triesOf(r, 1), "try", "tries"))
 		},
 	},
 	"crash-before-commit": {
-		guarantee: func(*Report) string {
-			return "the crash rolled everything back, and the retry booked once"
+		guarantee: func(r *Report) string {
+			return fmt.Sprintf("the crash rolled its try back (%s stored by it), and the retry made %s", bookingsWord(createdByTry(r, 1, 1)), bookingsWord(r.BookingRows))
 		},
 	},
 	"other-instance": {
 		guarantee: func(r *Report) string {
-			where := "the booking row"
-			switch {
-			case r.Guards.RedisHits > 0:
-				where = "Redis"
-			case r.Guards.StoreHits > 0:
-				where = "its memory"
-			case r.Guards.Lookups == 0:
-				return "the same booking, charged once"
-			}
-			return "api-2 found the key in " + where + ": the same booking, charged once"
+			return withGuards("the retry on api-2 got the same booking, "+bookingsWord(r.BookingRows)+" in all", r)
 		},
 		consequence: chargedTimes("for one click: the retry on api-2 booked again"),
 		diagnosis: &Diagnosis{
 			Symptom: "A retry that lands on another API instance books again",
-			Cause:   "Each API instance remembers the keys in its own memory instead of the booking row",
+			Cause:   "Each API instance remembers the keys in its own memory instead of the booking row, and no UNIQUE constraint in the row backs it up",
 			Where:   "sim/keys.go → MemoryKeys",
 			Fix:     "Keep the key in the booking row, under UNIQUE (user_id, idempotency_key): every instance that shares the database sees it",
 		},
 	},
 	"redis-ttl": {
-		guarantee: func(*Report) string {
-			return "a crash after COMMIT and a retry 25 hours later both replayed: one booking per intent"
+		guarantee: func(r *Report) string {
+			return withGuards(fmt.Sprintf("a crash after COMMIT and a retry 25 hours later both got their booking back: %s for %d clicks", bookingsWord(r.BookingRows), intents(r)), r)
 		},
 		consequence: func(r *Report) string {
 			return fmt.Sprintf("%d bookings for 2 clicks: a crash between the two writes, and an expired key, each booked again", r.BookingRows)
 		},
 		diagnosis: &Diagnosis{
 			Symptom: "Retries after a crash, or a day later, book again",
-			Cause:   "Redis and PostgreSQL share no transaction, and an expired key silently drops the protection",
+			Cause:   "Redis and PostgreSQL share no transaction, an expired key silently drops the protection, and no UNIQUE constraint in the row backs it up",
 			Where:   "sim/keys.go → RedisKeys",
-			Fix:     "Keep the key in the booking row: it commits with the booking and never expires",
+			Fix:     "Keep the key in the booking row: it commits with the booking and never expires; a store in front of it needs UNIQUE (user_id, idempotency_key) behind it, and a documented expiry longer than the client's whole retry window",
 		},
 	},
 }
@@ -246,3 +242,180 @@ func chargedTimes(ending string) func(r *Report) string {
 
 // seats is "2 seats".
 func seats(n int) string { return english.Plural(n, "seat", "") }
+
+// withGuards is said followed by the guards that acted in run r, as
+// stoppedBy names them; said alone when none acted.
+func withGuards(said string, r *Report) string {
+	g := r.Guards
+	var acted []string
+	if g.Lookups > 0 {
+		acted = append(acted, "the lookup found the key"+times(g.Lookups))
+	}
+	if g.StoreHits > g.RedisHits {
+		acted = append(acted, "the instance's memory had the key"+times(g.StoreHits-g.RedisHits))
+	}
+	if g.RedisHits > 0 {
+		acted = append(acted, "Redis had the key"+times(g.RedisHits))
+	}
+	switch {
+	case g.Violations == 1:
+		acted = append(acted, "the unique constraint stopped an INSERT (23505), rolled back with its seats")
+	case g.Violations > 1:
+		acted = append(acted, fmt.Sprintf("the unique constraint stopped %d INSERTs (23505), each rolled back with its seats", g.Violations))
+	}
+	if len(acted) == 0 {
+		return said
+	}
+	return said + " (" + strings.Join(acted, "; ") + ")"
+}
+
+// times is "" for once, " 9 times" for more.
+func times(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" %d times", n)
+}
+
+// oneOr is "one" for 1, the number otherwise.
+func oneOr(n int) string {
+	if n == 1 {
+		return "one"
+	}
+	return fmt.Sprint(n)
+}
+
+// bookingsWord is "one booking", "2 bookings", "no booking".
+func bookingsWord(n int) string {
+	switch n {
+	case 0:
+		return "no booking"
+	case 1:
+		return "one booking"
+	}
+	return english.Plural(n, "booking", "")
+}
+
+// answeredWithABooking counts the copies (or intents) of r whose last try
+// got an answer with a booking.
+func answeredWithABooking(r *Report) int {
+	n := 0
+	for _, a := range r.Attempts {
+		if k := len(a.Tries); k > 0 && a.Tries[k-1].BookingID != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// finalStatusOf is the status of the last answer intent n of r got, as
+// "409", or "no answer".
+func finalStatusOf(r *Report, n int) string {
+	for _, a := range r.Attempts {
+		if a.Intent != n {
+			continue
+		}
+		for i := len(a.Tries) - 1; i >= 0; i-- {
+			if a.Tries[i].Status != 0 {
+				return fmt.Sprint(a.Tries[i].Status)
+			}
+		}
+	}
+	return "no answer"
+}
+
+// keysSent counts the distinct keys r's tries carried.
+func keysSent(r *Report) int {
+	keys := map[string]bool{}
+	for _, a := range r.Attempts {
+		keys[a.Key] = true
+		for _, t := range a.Tries {
+			if t.Key != "" {
+				keys[t.Key] = true
+			}
+		}
+	}
+	return len(keys)
+}
+
+// triesSent counts every try of r; triesOf those of intent n.
+func triesSent(r *Report) int {
+	n := 0
+	for _, a := range r.Attempts {
+		n += len(a.Tries)
+	}
+	return n
+}
+
+func triesOf(r *Report, intent int) int {
+	n := 0
+	for _, a := range r.Attempts {
+		if a.Intent == intent {
+			n += len(a.Tries)
+		}
+	}
+	return n
+}
+
+// createdBy counts the bookings the tries of intent n created, by r's
+// trace; createdByTry those of its try try.
+func createdBy(r *Report, n int) int {
+	c := 0
+	if r.Facts != nil {
+		for ref, ids := range r.Facts.Created {
+			if ref.Intent == n {
+				c += len(ids)
+			}
+		}
+	}
+	return c
+}
+
+func createdByTry(r *Report, n, try int) int {
+	c := 0
+	if r.Facts != nil {
+		for ref, ids := range r.Facts.Created {
+			if ref.Intent == n && ref.Try == try {
+				c += len(ids)
+			}
+		}
+	}
+	return c
+}
+
+// ownBookings says each intent's booking with its user: "ada b1, ben b2";
+// an intent without one is "ben none".
+func ownBookings(r *Report) string {
+	if r.Facts == nil {
+		return fmt.Sprintf("%d bookings", r.BookingRows)
+	}
+	var parts []string
+	for _, in := range intentsOf(*r.Facts) {
+		id := "none"
+		if len(in.rows) > 0 {
+			id = in.rows[0].ID
+		}
+		parts = append(parts, in.user+" "+id)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// leakOf names the answers of r that carried another user's booking:
+// "ben got ada's booking b1".
+func leakOf(r *Report) string {
+	for _, inv := range r.Invariants {
+		if inv.Name == InvAnswerIsOwn && !inv.Pass {
+			_, who, _ := strings.Cut(inv.Detail, ": ")
+			return who
+		}
+	}
+	return "no answer carried another user's booking"
+}
+
+// seatsLeftOr is the seats left after the run, or or without facts.
+func (f *Facts) seatsLeftOr(or int) int {
+	if f == nil {
+		return or
+	}
+	return f.SeatsLeft
+}
