@@ -18,6 +18,9 @@ type Challenge struct {
 	Prompt string
 	// Start is the design the challenge opens with.
 	Start sim.Switches
+	// Reads names the scenarios whose rows Goal reads; nil means every
+	// one (the goal needs the whole scorecard).
+	Reads []string
 	// Goal checks a design and its scorecard: ok when the challenge is
 	// met; otherwise why says, in one line, what is not met yet.
 	Goal func(d sim.Switches, card sim.Scorecard) (ok bool, why string)
@@ -28,7 +31,8 @@ func Challenges() []Challenge {
 	return []Challenge{
 		{
 			ID: "lab/last-seats", Title: "The last seats",
-			Prompt: "One switch makes the last seats refuse a booking the user already has. Find it.",
+			Prompt: "One switch makes the last seats refuse a booking the user already has. Find one such switch.",
+			Reads:  []string{"last-seats"},
 			Goal: func(d sim.Switches, card sim.Scorecard) (bool, string) {
 				if n := len(d.Changed()); n != 1 {
 					return false, fmt.Sprintf("change exactly one switch from the lesson's design (%d changed)", n)
@@ -45,12 +49,15 @@ func Challenges() []Challenge {
 		},
 		{
 			ID: "lab/one-guard", Title: "Either guard will do",
-			Prompt: "This design double-books when an answer is lost: the key is never looked up, and nothing in the schema stops a second row. Turn back one switch that makes the lost answer safe again.",
-			Start:  sim.Switches{Lookup: sim.NoLookup, Constraint: sim.NoUnique},
+			Prompt: "This design double-books when an answer is lost: the key is never looked up, and nothing in the schema stops a second row. Set one of those two switches back to the lesson's value and the lost answer is safe again: watch which guard acts.",
+			Start:  oneGuardStart,
+			Reads:  []string{"lost-answer"},
 			Goal: func(d sim.Switches, card sim.Scorecard) (bool, string) {
-				start := sim.Switches{Lookup: sim.NoLookup, Constraint: sim.NoUnique}
-				if n := changedFrom(start, d); n != 1 {
+				if n := changedFrom(oneGuardStart, d); n != 1 {
 					return false, fmt.Sprintf("change exactly one switch of the design you started from (%d changed)", n)
+				}
+				if d.Lookup != sim.LookupAfterLock && d.Constraint != sim.UniquePerUser {
+					return false, "set the lookup or the constraint back to the lesson's value"
 				}
 				if r, _ := card.Of("lost-answer"); !r.Pass {
 					return false, "the lost answer still double-books"
@@ -59,12 +66,15 @@ func Challenges() []Challenge {
 			},
 		},
 		{
-			ID: "lab/two-switches", Title: "Two switches to safety",
-			Prompt: "This design double-books when an answer is lost, and again after a crash or a long wait. Two switches make it safe against every scenario: find them.",
-			Start:  sim.Switches{KeyPerRetry: true, Store: sim.KeysInRedis},
+			ID: "lab/two-switches", Title: "Redis in front, the row behind",
+			Prompt: "This design double-books when an answer is lost, and again after a crash or a long wait: the client makes a new key for every try, and the keys live only in Redis, with nothing in the row to stop a second booking. Keep Redis in front: two switches make it safe against every scenario. Find them.",
+			Start:  twoSwitchesStart,
 			Goal: func(d sim.Switches, card sim.Scorecard) (bool, string) {
-				if n := changedFrom(sim.Switches{KeyPerRetry: true, Store: sim.KeysInRedis}, d); n > 2 {
+				if n := changedFrom(twoSwitchesStart, d); n > 2 {
 					return false, fmt.Sprintf("use two switches (%d changed)", n)
+				}
+				if d.Store != sim.KeysInRedis {
+					return false, "keep store=redis-ttl: the challenge is to make Redis safe, not to take it out"
 				}
 				if card.Safe != card.Total || card.Total == 0 {
 					return false, card.Summary
@@ -75,6 +85,7 @@ func Challenges() []Challenge {
 		{
 			ID: "lab/two-events", Title: "Two events, one key",
 			Prompt: "Which switch is the only thing that stops two events sharing a key? Change it alone and watch One key, two events fail.",
+			Reads:  []string{"key-reuse-two-events"},
 			Goal: func(d sim.Switches, card sim.Scorecard) (bool, string) {
 				if c := d.Changed(); len(c) != 1 || d.Constraint != sim.NoUnique {
 					return false, "change one switch, the one that makes the second INSERT fail"
@@ -86,22 +97,43 @@ func Challenges() []Challenge {
 			},
 		},
 		{
-			ID: "lab/harmless-alone", Title: "Harmless alone",
-			Prompt: "Two switches are each harmless alone, but together make simultaneous copies book once each. Find a pair.",
+			ID: "lab/harmless-alone", Title: "Two guards, one race",
+			Prompt: "Simultaneous copies are stopped twice over: the row lock makes each later copy find the booking at its lookup, and the unique constraint refuses a second INSERT. Each switch alone leaves the copies safe, but two together let every copy make a booking of its own. Find such a pair.",
+			Reads:  []string{"concurrent-copies"},
 			Goal: func(d sim.Switches, card sim.Scorecard) (bool, string) {
-				safeAlone := []string{"lookup=before-lock", "lock=none", "constraint=none"}
-				c := d.Changed()
-				if len(c) != 2 || !slices.Contains(safeAlone, c[0]) || !slices.Contains(safeAlone, c[1]) {
-					return false, "change two switches that each leave every scenario safe on their own"
+				if n := len(d.Changed()); n != 2 {
+					return false, fmt.Sprintf("change exactly two switches from the lesson's design (%d changed)", n)
 				}
-				if r, _ := card.Of("concurrent-copies"); r.Pass {
-					return false, "simultaneous copies still make one booking: try another pair"
+				r, _ := card.Of("concurrent-copies")
+				if r.Pass || !slices.Contains(r.Failed, sim.InvOneBookingPerIntent) {
+					return false, "simultaneous copies still make one booking: one guard is still standing"
+				}
+				return true, ""
+			},
+		},
+		{
+			ID: "lab/leak", Title: "Whose booking is it?",
+			Prompt: "One user's key must never reveal or replay another user's booking. Two switches together make ben, who happens to send ada's key, be answered with ada's booking. Find them.",
+			Reads:  []string{"two-users-same-key"},
+			Goal: func(d sim.Switches, card sim.Scorecard) (bool, string) {
+				if n := len(d.Changed()); n != 2 {
+					return false, fmt.Sprintf("change exactly two switches from the lesson's design (%d changed)", n)
+				}
+				r, _ := card.Of("two-users-same-key")
+				if r.Pass || !slices.Contains(r.Failed, sim.InvAnswerIsOwn) {
+					return false, "ben does not see ada's booking yet"
 				}
 				return true, ""
 			},
 		},
 	}
 }
+
+// The designs two challenges start from.
+var (
+	oneGuardStart    = sim.Switches{Lookup: sim.NoLookup, Constraint: sim.NoUnique}
+	twoSwitchesStart = sim.Switches{KeyPerRetry: true, Store: sim.KeysInRedis, Constraint: sim.NoUnique}
+)
 
 // changedFrom counts the switches of d that differ from start.
 func changedFrom(start, d sim.Switches) int {
@@ -128,7 +160,7 @@ func (p *Progress) PassChallenge(id string, t time.Time) {
 // ChallengesPassed counts the design lab's challenges ([Challenges]) the
 // learner has passed: IDs this learn does not have are not counted, so it
 // is never more than len(Challenges()). The home screen and `learn
-// progress` both show it as "N of 5".
+// progress` both show it as "N of 6".
 func (p *Progress) ChallengesPassed() int {
 	n := 0
 	for _, c := range Challenges() {

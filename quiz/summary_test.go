@@ -37,7 +37,7 @@ func TestSummary(t *testing.T) {
 		"  Interview drill  not tried yet",
 		// The hostile trial: the home screen said "1 of 5 challenges",
 		// learn progress nothing about the lab.
-		"Design lab challenges: 1 of 5 passed",
+		"Design lab challenges: 1 of 6 passed",
 		"  [x] The last seats (passed 3 Mar 2026)",
 		"  [ ] Either guard will do",
 		"Flashcards: 4 of 7 due today (3 new)",
@@ -69,7 +69,7 @@ func TestSummary(t *testing.T) {
 	}
 
 	empty := Summary(nil, now)
-	for _, want := range []string{"nothing saved yet", "Pages read: 0 of 2", "Design lab challenges: 0 of 5 passed", "Flashcards: 7 of 7 due today (7 new)", "Spoken answers: 30 s", "Resume at: the home screen"} {
+	for _, want := range []string{"nothing saved yet", "Pages read: 0 of 2", "Design lab challenges: 0 of 6 passed", "Flashcards: 7 of 7 due today (7 new)", "Spoken answers: 30 s", "Resume at: the home screen"} {
 		if !strings.Contains(empty, want) {
 			t.Errorf("empty summary lacks %q:\n%s", want, empty)
 		}

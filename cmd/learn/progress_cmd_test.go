@@ -126,7 +126,7 @@ func TestProgressNamesTheLabChallenges(t *testing.T) {
 	if code != 0 || errs != "" {
 		t.Fatalf("learn progress: exit %d, stderr %q", code, errs)
 	}
-	for _, want := range []string{"Design lab challenges: 1 of 5 passed", "  [x] The last seats (passed "} {
+	for _, want := range []string{"Design lab challenges: 1 of 6 passed", "  [x] The last seats (passed "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("learn progress lacks %q:\n%s", want, out)
 		}

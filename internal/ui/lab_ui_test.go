@@ -13,13 +13,13 @@ import (
 func TestLabBreaksTheDesignOneSwitchAtATime(t *testing.T) {
 	u := startUI(t, common.Open{Page: common.PageLab}, 80, 24)
 	u.waitFor(t, "Design lab · safe against 14 of 14 scenarios", "compare")
-	u.press("j", "j", "j", "right") // compare → none
+	u.press("j", "j", "j", "right", "right") // compare → event-quantity → none
 	u.waitFor(t, "◂ none ▸", "replay whatever booking holds the key", "the design changed: enter runs it")
 	u.press("enter")
 	u.waitFor(t, "safe against 12 of 14 scenarios", "✗ different-quantity", "✗ key-reuse-two-events", "(compare=none)")
 	u.press("tab", "j", "j")
 	u.waitFor(t, "Same key, other quantity", "✗ asked for 3 seats and silently given the first booking's 2",
-		"broken: every booking answered is the one the request asked for")
+		"broken: every booking answered is of the event and quantity asked")
 	u.press("enter")
 	u.waitFor(t, "Play: Same key, other quantity · lab: compare=none", "step 1 ·")
 }

@@ -429,7 +429,7 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", head: "Interview drill"},
 		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", press: []string{"enter", "tab"}, then: "Tick the points", head: "Interview drill"},
 		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", head: "Design lab"},
-		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", press: []string{"j", "j", "j", "right", "enter"},
+		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", press: []string{"j", "j", "j", "right", "right", "enter"},
 			then: "safe against 12 of 14", head: "Design lab"},
 	}
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
