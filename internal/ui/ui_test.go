@@ -234,7 +234,7 @@ func TestHomeOpensTheLessonAt80x24(t *testing.T) {
 
 func TestPlayLostAnswerReachesTheFinalStateAt80x24(t *testing.T) {
 	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
-	u.waitFor(t, "step 1 ·", "book 2, key", "seats_left 10/10", "bookings: none")
+	u.waitFor(t, "step 1 ·", "simulated clock t=0.0s", "book 2, key", "seats_left 10/10", "bookings: none")
 	for step := 2; step <= 12; step++ {
 		u.press("n")
 		u.waitFor(t, "step "+strconv.Itoa(step)+" ·")
