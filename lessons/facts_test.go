@@ -55,7 +55,7 @@ func TestFactCoverage(t *testing.T) {
 		{lesson, "Redis: eviction", `evicts a key the protection is gone`},
 		{lesson, "per-user scope", `(?s)Yes\. Two different users.*identical key`},
 		{lesson, "16 bytes", `about 16 bytes plus one index entry, for good`},
-		{lesson, "payment API 24 hours", `payment API.*complete responses, for around 24 hours`},
+		{lesson, "payment API 24 hours", `payment API.*complete responses for around 24 hours`},
 		// Advanced.
 		{lesson, "created or existing", `just created, or did one already exist`},
 		{lesson, "business rule compares event and quantity", `business rule.*comparing the event and the quantity`},
@@ -106,6 +106,47 @@ func TestBookingIDsAreSpelledAsTheScreensShowThem(t *testing.T) {
 	for _, p := range All() {
 		if strings.Contains(p.Markdown, "#b") {
 			t.Errorf("%s spells a booking id with #: the screens say b1", p.Slug)
+		}
+	}
+}
+
+// Expiry is taught as what it is: a documented contract, safe when keys
+// outlive the client's whole retry window (the source page's payment API
+// keeps responses about 24 hours; Stripe documents 24 hours), not as a
+// fault of Redis, whose faults are the transaction it cannot share with the
+// booking and a key evicted without a word. The lesson's two follow-ups on
+// keys and the card's deeper answer and Redis counter-question say so.
+func TestExpiryIsAContract(t *testing.T) {
+	followUp := func(slug, question string) string {
+		t.Helper()
+		for _, f := range mustGet(t, slug).FollowUps {
+			if strings.Contains(f.Question, question) {
+				return f.Answer
+			}
+		}
+		t.Fatalf("%s has no follow-up about %q", slug, question)
+		return ""
+	}
+	const lesson, card = "idempotency", "retry-across-instances"
+	deeper, _ := mustGet(t, card).Section("The deeper answer")
+	const window = `longer than the client's whole retry window`
+	tests := []struct {
+		where, text string
+		patterns    []string
+	}{
+		{"lesson, Redis follow-up", followUp(lesson, "Redis"), []string{
+			`expir[^.]*contract the API documents`, window, `Stripe documents 24 hours`,
+			`real faults[^.]*transaction[^.]*eviction`}},
+		{"lesson, keeping keys forever", followUp(lesson, "keeping keys forever"), []string{
+			`contract`, `outlive the client's whole retry window`, `Stripe`}},
+		{"card, the deeper answer", deeper.Markdown, []string{`Expiring keys[^.]*contract`, window, `Stripe documents 24 hours`}},
+		{"card, Redis SET NX", followUp(card, "SET NX"), []string{`evict[^.]*silently`}},
+	}
+	for _, tt := range tests {
+		for _, p := range tt.patterns {
+			if !regexp.MustCompile(p).MatchString(tt.text) {
+				t.Errorf("%s: no match for %s:\n%s", tt.where, p, tt.text)
+			}
 		}
 	}
 }

@@ -65,9 +65,7 @@ waitfor "summary of"
 waitfor "fix"
 snap play-broken
 
-shot race 100 34
-waitfor "Race: N copies"
-tmux send-keys -t =learn-shot: j j j Enter
+shot race 100 34 race
 waitfor "Copies: 10"
 tmux send-keys -t =learn-shot: Up Up + + v Enter
 waitfor "charged 32 times"

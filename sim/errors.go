@@ -94,7 +94,11 @@ func errBodyEncoding(coding string) *Error {
 		Message: fmt.Sprintf("The body must be plain JSON, without Content-Encoding (got %q): send it as it is, like %s", coding, bodyExample)}
 }
 
+// errRequestTimeout is 408 for a request whose body did not arrive before
+// the listener's read limit: nothing ran, so nothing was stored. learn's
+// client never retries a 4xx (ShouldRetry), so the message does not ask it
+// to; a person may send the booking again with the same key.
 func errRequestTimeout() *Error {
 	return &Error{Status: http.StatusRequestTimeout, Code: CodeRequestTimeout,
-		Message: "The request did not arrive in time; nothing was stored, so send it again with the same idempotency key"}
+		Message: "The request did not arrive in time, so nothing was stored. learn's client treats a 4xx as final and does not send it again; you may send the booking again yourself, with the same idempotency key"}
 }

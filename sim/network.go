@@ -42,9 +42,10 @@ func (f Fault) String() string {
 	return fmt.Sprintf("Fault(%d)", int(f))
 }
 
-// ErrAnswerLost is the error the browser gets when the network dropped the
-// answer: like a reset connection, it cannot tell whether the API acted.
-var ErrAnswerLost = errors.New("connection reset: the answer was lost on the way back")
+// ErrAnswerLost is the error the browser gets when learn's lossy network
+// (LoseAnswer) dropped the answer after the API had acted. It stands in for
+// a reset connection: the browser cannot tell whether the API acted.
+var ErrAnswerLost = errors.New("learn's lossy network dropped the answer on its way back (it stands in for a connection reset)")
 
 // ErrNotSent is the error the browser gets when the request never left.
 var ErrNotSent = errors.New("network unreachable: the request was not sent")

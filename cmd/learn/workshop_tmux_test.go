@@ -105,7 +105,7 @@ func TestWorkshopWithOpenSSHInTmux(t *testing.T) {
 	}
 
 	// ada plays the lost answer to its end, on her own rows.
-	ada.send("j", "j", "Enter")
+	ada.send("j", "Enter")
 	ada.waitFor("book 2, key", 20*time.Second)
 	presenter.waitFor("Play: The lost answer", 10*time.Second)
 	waitSchemas(t, 1)

@@ -191,6 +191,25 @@ func (u *uiTest) waitFor(t *testing.T, want ...string) {
 	}, func() string { return fmt.Sprintf("%q never appeared", missing) })
 }
 
+// choose moves the home screen's cursor down, one entry at a time, to the
+// entry whose title begins with title (on the line of the cursor); it
+// fails when the cursor has gone round the menu without finding it.
+func (u *uiTest) choose(t *testing.T, title string) {
+	t.Helper()
+	first := cursorLine(u.screen())
+	for i := 0; ; i++ {
+		line := cursorLine(u.screen())
+		if strings.Contains(line, "▸ "+title) {
+			return
+		}
+		if i > 0 && line == first {
+			t.Fatalf("no entry %q on the home screen:\n%s", title, u.screen())
+		}
+		u.press("down")
+		u.waitUntil(t, "the cursor to move from "+line, func() bool { return cursorLine(u.screen()) != line })
+	}
+}
+
 func (u *uiTest) press(keys ...string) {
 	for _, k := range keys {
 		u.tm.Send(keyPress(k))
@@ -225,8 +244,8 @@ func TestHomeOpensTheLessonAt80x24(t *testing.T) {
 	u.press("tab")
 	u.waitFor(t, "Picture it", "Browser")
 	u.press("esc")
-	u.waitFor(t, "Interview card")
-	u.press("down", "enter")
+	u.choose(t, "Interview card")
+	u.press("enter")
 	u.waitFor(t, "Say it in 30 seconds")
 	u.press("?")
 	u.waitFor(t, "Keys", "next section")
@@ -234,7 +253,7 @@ func TestHomeOpensTheLessonAt80x24(t *testing.T) {
 
 func TestPlayLostAnswerReachesTheFinalStateAt80x24(t *testing.T) {
 	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
-	u.waitFor(t, "step 1 ·", "book 2, key", "seats_left 10/10", "bookings: none")
+	u.waitFor(t, "step 1 ·", "simulated clock t=0.0s", "book 2, key", "seats_left 10/10", "bookings: none")
 	for step := 2; step <= 12; step++ {
 		u.press("n")
 		u.waitFor(t, "step "+strconv.Itoa(step)+" ·")
@@ -266,7 +285,8 @@ func TestTooSmallWindowAsksForMore(t *testing.T) {
 func TestPickerPlaysABrokenVariant(t *testing.T) {
 	u := startUI(t, common.Open{Page: common.PageHome}, 100, 30)
 	u.waitFor(t, "Scenarios: all 14")
-	u.press("down", "down", "down", "down", "enter")
+	u.choose(t, "Scenarios: all 14")
+	u.press("enter")
 	u.waitFor(t, "The lost answer", "Two users, same key", "each runs live on PostgreSQL")
 	u.press("j", "j", "j", "v")
 	u.waitFor(t, "the key is looked up after the seat check")
@@ -361,7 +381,8 @@ func (u *uiTest) waitStep(t *testing.T, step string) {
 func TestRaceFillsTheGridAndTalliesFromPostgreSQL(t *testing.T) {
 	u := startUI(t, common.Open{Page: common.PageHome}, 100, 30)
 	u.waitFor(t, "Race: N copies", "PostgreSQL ready")
-	u.press("down", "down", "down", "enter")
+	u.choose(t, "Race: N copies")
+	u.press("enter")
 	u.waitFor(t, "Copies: 10")
 	u.press("up", "up", "+", "+") // 32
 	u.waitFor(t, "Copies: 32")

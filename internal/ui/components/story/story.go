@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
 	"github.com/learn-idempotency/learn/sim"
@@ -77,7 +78,7 @@ func Tell(events []sim.Event) []seqdiag.Arrow {
 			events2[ev.EventID] = true
 		}
 	}
-	for _, ev := range events {
+	for i, ev := range events {
 		k := [3]int{ev.Intent, ev.Copy, ev.Try}
 		a := byTry[k]
 		if a != nil && ev.Kind != sim.KindSQL && ev.Kind != sim.KindLog {
@@ -125,11 +126,41 @@ func Tell(events []sim.Event) []seqdiag.Arrow {
 				lines = append(lines, line{note: ev.Label, seq: ev.Seq})
 			}
 		case sim.KindNote:
-			lines = append(lines, line{note: ev.Label, seq: ev.Seq})
+			note := ev.Label
+			if ClockJump(events, i) > 0 {
+				note += SimulatedClock
+			}
+			lines = append(lines, line{note: note, seq: ev.Seq})
 		}
 	}
 	slices.SortStableFunc(lines, func(a, b line) int { return a.at() - b.at() })
 	return arrows(groupLines(lines))
+}
+
+// SimulatedClock labels a note at which the run's simulated clock jumped
+// ahead ("25 hours pass (simulated clock)"): learn moves the clock, no one
+// waits.
+const SimulatedClock = " (simulated clock)"
+
+// ClockJump is how far the run's simulated clock jumped ahead at
+// events[i], a note of the world that lets time pass ("25 hours pass"); 0
+// for any other event. A run's clock moves only when the browser backs off
+// (each wait says its Delay before it sleeps) and when the scenario lets
+// time pass; the jump is the time the waits so far do not account for:
+// events[i].At minus the latest At (plus Delay, for a wait) before it.
+func ClockJump(events []sim.Event, i int) time.Duration {
+	if i <= 0 || i >= len(events) || events[i].Kind != sim.KindNote {
+		return 0
+	}
+	var accounted time.Duration
+	for _, ev := range events[:i] {
+		end := ev.At
+		if ev.Kind == sim.KindWait {
+			end += ev.Delay
+		}
+		accounted = max(accounted, end)
+	}
+	return max(0, events[i].At-accounted)
 }
 
 // afterColon is a send label without its "ada: " or "ada retries: ".

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -89,5 +90,43 @@ func TestTheLongestStoryIsShort(t *testing.T) {
 	text := strings.Join(got, "\n")
 	if len(got) > 16 || !strings.Contains(text, "25 hours pass") || !strings.Contains(text, "dies after COMMIT") {
 		t.Errorf("%d lines:\n%s", len(got), text)
+	}
+}
+
+// A note at which learn moved its simulated clock says so ("25 hours pass
+// (simulated clock)"); a note that comes right after a backoff wait, when
+// the clock has moved only by that wait, does not ("meanwhile: ben books
+// 2"), nor does any other line.
+func TestTimePassingIsLabelledSimulated(t *testing.T) {
+	redis := trace(t, "redis-ttl", sim.Broken, 0)
+	jumps := 0
+	for i, ev := range redis {
+		if d := ClockJump(redis, i); d != 0 {
+			jumps++
+			if ev.Kind != sim.KindNote || d != 25*time.Hour || ev.Label != "25 hours pass" {
+				t.Errorf("the clock jumps %s at %+v", d, ev)
+			}
+		}
+	}
+	if jumps != 1 {
+		t.Errorf("%d jumps of the clock in redis-ttl, want 1", jumps)
+	}
+	if text := strings.Join(labels(Tell(redis)), "\n"); !strings.Contains(text, "25 hours pass (simulated clock)") {
+		t.Errorf("the story does not say the 25 hours are simulated:\n%s", text)
+	}
+	for _, name := range []string{"replay-after-sellout", "retries-exhausted", "crash-before-commit"} {
+		events := trace(t, name, sim.Correct, 0)
+		notes := 0
+		for i, ev := range events {
+			if ev.Kind == sim.KindNote {
+				notes++
+			}
+			if d := ClockJump(events, i); d != 0 {
+				t.Errorf("%s: the clock jumps %s at %q, where no time was let pass", name, d, ev.Label)
+			}
+		}
+		if text := strings.Join(labels(Tell(events)), "\n"); notes == 0 || strings.Contains(text, SimulatedClock) {
+			t.Errorf("%s: %d notes, story:\n%s", name, notes, text)
+		}
 	}
 }

@@ -1,12 +1,14 @@
 // Package home is the home menu: where the learner left off (when there is
-// somewhere to go back to), then read, watch, practise, each entry with the
-// learner's progress beside it, and where the database stands. Nothing on
+// somewhere to go back to), then the learning path in the order a learner
+// needs it (learningPath), each entry with the learner's progress beside
+// it, and where the database stands. Nothing on
 // it is cut short: long titles, the description and the database line wrap,
 // and at small sizes the menu scrolls.
 package home
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -29,7 +31,7 @@ type item struct {
 	title, desc string
 	open        common.Open
 	status      func(p *quiz.Progress) string
-	gapAfter    bool // a blank line follows: resume | read | watch | practise
+	gapAfter    bool // a blank line follows: resume | learn it | recall it | break it and build it | say it
 }
 
 // Model is the home menu.
@@ -43,48 +45,86 @@ type Model struct {
 	spin     spinner.Model
 }
 
-// New builds the menu from the pages, the scenarios and the quiz sets.
+// New builds the menu from the pages, the scenarios and the quiz sets, in
+// the order of the learning path (see learningPath).
 func New(c *common.Common) *Model {
-	var items []item
+	m := &Model{c: c, items: learningPath(quiz.Sets()), spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
+	m.selected = m.entries()[0].title // the resume entry, when there is one
+	return m
+}
+
+// learningPath is the menu in the order a learner needs it, in four groups
+// with a blank line between them: learn it (the lesson, the lost answer
+// played), recall it (the Checkpoint, Redraw it), break it and build it
+// (the scenarios, the race, Break it, then every set of sets that this
+// function does not place by its ID, then the design lab and its
+// challenges), say it (the interview card, the drill).
+func learningPath(sets []quiz.Set) []item {
+	var lesson, card []item
 	for _, p := range lessons.All() {
 		kind, slug := "Lesson", p.Slug
 		if p.Kind == lessons.KindInterview {
 			kind = "Interview card"
 		}
-		items = append(items, item{title: kind + ": " + p.Title, desc: blurb(p), open: common.Open{Page: common.PageReader, Name: p.Slug},
+		it := item{title: kind + ": " + p.Title, desc: blurb(p), open: common.Open{Page: common.PageReader, Name: p.Slug},
 			status: func(pr *quiz.Progress) string {
 				if pr.IsRead(slug) {
 					return "✓ read"
 				}
 				return "not read yet"
-			}})
+			}}
+		if p.Kind == lessons.KindInterview {
+			card = append(card, it)
+		} else {
+			lesson = append(lesson, it)
+		}
 	}
-	items[len(items)-1].gapAfter = true
+	placed := map[string][]item{} // the sets placed by their ID
+	var others []item             // the sets placed after Break it
+	for _, s := range sets {
+		it := item{title: fmt.Sprintf("%s (%s)", s.Title, setSize(s)), desc: s.Intro, open: common.Open{Page: common.PageQuiz, Name: s.ID},
+			status: func(pr *quiz.Progress) string { return setStatus(pr, s) }}
+		switch s.ID {
+		case quiz.SetCheckpoint, quiz.SetRedraw, quiz.SetBreakIt:
+			placed[s.ID] = append(placed[s.ID], it)
+		default:
+			others = append(others, it)
+		}
+	}
 	lost, _ := sim.Lookup("lost-answer")
-	items = append(items,
-		item{title: "Play: the lost answer", desc: lost.Summary, open: common.Open{Page: common.PagePlay, Name: lost.Name}},
-		item{title: "Race: N copies of one request at once", desc: "fire 2 to 100 copies at the same instant and watch one booking come out (v: without the lock)",
-			open: common.Open{Page: common.PageRace}},
-		item{title: fmt.Sprintf("Scenarios: all %d, %d with a broken design", len(sim.Scenarios()), brokenCount()),
-			desc: "every failure the lesson names, run live: pick one, v for its broken variant", open: common.Open{Page: common.PagePicker}},
-		item{title: "Design lab: build the endpoint from switches", open: common.Open{Page: common.PageLab}, gapAfter: true,
-			desc: "turn the lock, the lookup, the constraint, the store, the client's key and retries on and off, and run every scenario against your design",
-			status: func(pr *quiz.Progress) string {
-				return fmt.Sprintf("%d of %d challenges", pr.ChallengesPassed(), len(quiz.Challenges()))
-			}})
-	for _, s := range quiz.Sets() {
-		items = append(items, item{title: fmt.Sprintf("%s (%s)", s.Title, setSize(s)), desc: s.Intro, open: common.Open{Page: common.PageQuiz, Name: s.ID},
-			status: func(pr *quiz.Progress) string { return setStatus(pr, s) }})
-	}
+	play := item{title: "Play: the lost answer", desc: lost.Summary, open: common.Open{Page: common.PagePlay, Name: lost.Name}}
+	scenarios := item{title: fmt.Sprintf("Scenarios: all %d, %d with a broken design", len(sim.Scenarios()), brokenCount()),
+		desc: "every failure the lesson names, run live: pick one, v for its broken variant", open: common.Open{Page: common.PagePicker}}
+	race := item{title: "Race: N copies of one request at once", desc: "fire 2 to 100 copies at the same instant and watch one booking come out (v: without the lock)",
+		open: common.Open{Page: common.PageRace}}
+	lab := item{title: "Design lab: build the endpoint from switches", open: common.Open{Page: common.PageLab},
+		desc: "turn the lock, the lookup, the constraint, the store, the client's key and retries on and off, and run every scenario against your design",
+		status: func(pr *quiz.Progress) string {
+			return fmt.Sprintf("%d of %d challenges", pr.ChallengesPassed(), len(quiz.Challenges()))
+		}}
 	d := quiz.Interview()
-	items = append(items, item{title: "Interview drill", open: common.Open{Page: common.PageDrill},
+	drill := item{title: "Interview drill", open: common.Open{Page: common.PageDrill},
 		desc: fmt.Sprintf("%d answers against a countdown, then %d flashcards by spaced repetition", len(d.Prompts), len(d.Cards)),
 		status: func(pr *quiz.Progress) string {
 			return fmt.Sprintf("%d due today", quiz.DueToday(pr, d.Cards, common.Now()))
-		}})
-	m := &Model{c: c, items: items, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
-	m.selected = m.entries()[0].title // the resume entry, when there is one
-	return m
+		}}
+
+	groups := [][]item{
+		append(lesson, play),
+		append(placed[quiz.SetCheckpoint], placed[quiz.SetRedraw]...),
+		slices.Concat([]item{scenarios, race}, placed[quiz.SetBreakIt], others, []item{lab}),
+		append(card, drill),
+	}
+	var items []item
+	for _, g := range groups {
+		if len(g) == 0 {
+			continue
+		}
+		g[len(g)-1].gapAfter = true
+		items = append(items, g...)
+	}
+	items[len(items)-1].gapAfter = false
+	return items
 }
 
 // entries is the menu as it stands: the resume entry first when the saved

@@ -248,9 +248,12 @@ func (m *Model) header(w int) string {
 	// The most detail that fits beside the whole title; when even the least
 	// does not, the title is cut (the first caption has it whole), not the
 	// design.
+	// The run's time is its simulated clock's, and the header says so.
 	right := fmt.Sprintf("%s · %s", m.stepCounter(), m.state())
+	clock := "simulated clock t=" + simTime(at)
 	for _, r := range []string{
-		fmt.Sprintf("%s · t=%s · %gx · %s", m.stepCounter(), simTime(at), speeds[m.speed], m.state()),
+		fmt.Sprintf("%s · %s · %gx · %s", m.stepCounter(), clock, speeds[m.speed], m.state()),
+		fmt.Sprintf("%s · %s · %s", m.stepCounter(), clock, m.state()),
 		fmt.Sprintf("%s · %gx · %s", m.stepCounter(), speeds[m.speed], m.state()),
 		right,
 		m.stepCounter(),
@@ -397,6 +400,9 @@ func (m *Model) captionText(w int) string {
 	text := ev.Text
 	if who := m.who(ev); who != "" {
 		text = who + ": " + text
+	}
+	if d := story.ClockJump(m.events, m.frames[m.view].ev); d > 0 {
+		text += fmt.Sprintf(" (learn moves its simulated clock %s ahead: no one waits)", simTime(d))
 	}
 	if !m.playing && (m.pending || m.view < m.newest()) && !m.c.Presenting {
 		text += "   (n: next step)"

@@ -33,6 +33,13 @@ type Model struct {
 	cells   []raceCell
 	report  *sim.Report
 	err     error
+	// design is the design of the race on screen, as fired (v may have
+	// switched the variant since).
+	design sim.Switches
+	// holds says where learn holds every copy to force their interleaving
+	// ("after the lookup"), from the run's pause events; "" when it holds
+	// none.
+	holds   string
 	started time.Time
 	took    time.Duration
 	// scroll is the first line of the race's body on screen, when the body
@@ -90,8 +97,9 @@ func (m *Model) Close() {
 func (m *Model) fire() tea.Cmd {
 	m.Close()
 	m.cells, m.report, m.err, m.running = make([]raceCell, m.n), nil, nil, true
-	m.scroll = 0
+	m.scroll, m.holds = 0, ""
 	s, _ := sim.Lookup("concurrent-copies")
+	m.design = s.Design(m.variant)
 	m.run = m.c.Runs.Start(s, sim.Options{Variant: m.variant, Copies: m.n, Trace: sim.TraceOptions{Stream: true}})
 	m.started = time.Now()
 	r := m.run
@@ -174,8 +182,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // WantsMouse says the race scrolls its body with the wheel.
 func (m *Model) WantsMouse() bool { return true }
 
-// record puts one trace event in its copy's cell.
+// record puts one trace event in its copy's cell; a pause event also says
+// where learn holds the copies.
 func (m *Model) record(ev sim.Event) {
+	if ev.Kind == sim.KindPause {
+		m.holds = strings.TrimPrefix(ev.Label, "held ")
+	}
 	i := ev.Copy - 1
 	if i < 0 || i >= len(m.cells) {
 		return
@@ -326,6 +338,10 @@ func (m *Model) body(w int) string {
 		explain = fmt.Sprintf("without the row lock and the UNIQUE constraint, every one of the %d copies looks up the key before any inserts: %d bookings", m.n, m.n)
 	}
 	parts := []string{st.Subtle.Render(common.Hang("", explain, min(w, 100)))}
+	if m.holds != "" {
+		// Where learn forces the interleaving, it says so.
+		parts = append(parts, st.Warn.Render(common.Hang("", fmt.Sprintf("learn holds every copy %s until all %d are there, so they interleave every time (◔)", m.holds, m.n), min(w, 100))))
+	}
 	if len(m.cells) > 0 {
 		parts = append(parts, "", strings.TrimSuffix(m.grid(w), "\n"), st.Faint.Render(legend(w)))
 	}
@@ -359,8 +375,32 @@ func (m *Model) status(w int) string {
 	return st.Subtle.Render("press enter to fire")
 }
 
+// guardsSay says which guard settled the copies of a finished race, in
+// words a learner reads, from the report's Guards (counted off the run's
+// trace): key lookups that found the booking and replayed it, against
+// INSERTs the UNIQUE constraint refused (unique violations, SQLSTATE
+// 23505). locked says the design took the event's row lock: with it, the
+// copies of one event queue, and each later one's lookup finds the first
+// one's booking.
+func guardsSay(g sim.Guards, locked bool) string {
+	var who string
+	switch {
+	case g.Lookups > 0 && g.Violations == 0 && locked:
+		who = "the row lock queued them"
+	case g.Lookups > 0 && g.Violations == 0:
+		who = "the key lookups settled them"
+	case g.Lookups == 0 && g.Violations > 0:
+		who = "the UNIQUE constraint settled them"
+	case g.Violations > 0:
+		who = "the key lookups and the UNIQUE constraint settled them"
+	default:
+		who = "no guard acted"
+	}
+	return fmt.Sprintf("%s: %s replayed, %s (23505)", who, common.Count(g.Lookups, "lookup"), common.Count(g.Violations, "unique violation"))
+}
+
 // legendItems say what the grid's marks mean.
-var legendItems = []string{"● new booking", "○ replay", "◔ held at a pause point", "◌ sent", "· not sent yet", "✕ failed"}
+var legendItems = []string{"● new booking", "○ replay", "◔ held by learn at a pause point", "◌ sent", "· not sent yet", "✕ failed"}
 
 // legend is the legend in lines of at most w cells, an item never split.
 func legend(w int) string {
@@ -433,8 +473,8 @@ func (m *Model) tally(w int) string {
 		idText = ids[0] + " to " + ids[len(ids)-1]
 	}
 	answers := fmt.Sprintf("%d answers (%d of them 200) · %s (%s)", len(r.Answers), ok, common.Count(len(ids), "distinct booking id"), idText)
-	rows := fmt.Sprintf("%s in PostgreSQL · %d seats taken · %d ms", common.Count(r.BookingRows, "row"), r.SeatsTaken, m.took.Milliseconds())
-	out := st.Subtle.Render(common.Hang("", answers, w) + "\n" + common.Hang("", rows, w))
+	rows := fmt.Sprintf("%s in PostgreSQL · %d seats taken · %d ms of wall time", common.Count(r.BookingRows, "row"), r.SeatsTaken, m.took.Milliseconds())
+	out := st.Subtle.Render(common.Hang("", answers, w) + "\n" + common.Hang("", rows, w) + "\n" + common.Hang("", guardsSay(r.Guards, !m.design.NoLock), w))
 	if r.Verdict != nil && !m.c.Presenting {
 		if d := verdict.Details(st, r.Verdict, w); d != "" {
 			out += "\n" + d

@@ -27,6 +27,11 @@ func finished(c *common.Common, n int, variant sim.Variant, failed int) *Model {
 		m.cells[i] = raceCell{sent: true, status: 200, bookingID: id}
 		rep.Answers = append(rep.Answers, sim.AnswerReport{Status: 200, BookingID: &id})
 	}
+	s, _ := sim.Lookup("concurrent-copies")
+	m.design = s.Design(variant)
+	if variant == sim.Correct {
+		rep.Guards.Lookups = n - 1
+	}
 	v := &sim.Verdict{Held: variant == sim.Correct, Says: "one booking, 2 seats, every copy got the same booking back"}
 	if variant == sim.Broken {
 		v.Says = fmt.Sprintf("charged %d times: %d bookings for one click", n, n)
@@ -120,3 +125,60 @@ func press(k string) tea.KeyPressMsg {
 	}
 	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 }
+
+// The tally says which guard settled the copies, in a learner's words, from
+// the report's Guards: the row lock (the lookups that replayed) against the
+// UNIQUE constraint (unique violations, 23505), or none.
+func TestGuardsSayWhichGuardSettledTheCopies(t *testing.T) {
+	tests := []struct {
+		g      sim.Guards
+		locked bool
+		want   string
+	}{
+		{sim.Guards{Lookups: 99}, true, "the row lock queued them: 99 lookups replayed, 0 unique violations (23505)"},
+		{sim.Guards{Lookups: 1}, true, "the row lock queued them: 1 lookup replayed, 0 unique violations (23505)"},
+		{sim.Guards{Lookups: 9}, false, "the key lookups settled them: 9 lookups replayed, 0 unique violations (23505)"},
+		{sim.Guards{Violations: 1}, false, "the UNIQUE constraint settled them: 0 lookups replayed, 1 unique violation (23505)"},
+		{sim.Guards{Lookups: 2, Violations: 3}, true, "the key lookups and the UNIQUE constraint settled them: 2 lookups replayed, 3 unique violations (23505)"},
+		{sim.Guards{}, false, "no guard acted: 0 lookups replayed, 0 unique violations (23505)"},
+		{sim.Guards{StoreHits: 4}, true, "no guard acted: 0 lookups replayed, 0 unique violations (23505)"},
+	}
+	for _, tt := range tests {
+		if got := guardsSay(tt.g, tt.locked); got != tt.want {
+			t.Errorf("guardsSay(%+v, locked %v) = %q, want %q", tt.g, tt.locked, got, tt.want)
+		}
+	}
+}
+
+// Where learn holds the copies to force their interleaving (a pause event
+// of the run's trace), the race says so, whole, beside the grid; a race
+// whose trace has no pause says nothing of the kind. The tally's guards
+// and its wall time are whole too, at the smallest width and at 80.
+func TestRaceSaysWhereLearnHoldsTheCopies(t *testing.T) {
+	for _, w := range []int{common.MinWidth, 80} {
+		c := &common.Common{Width: w, Height: 24, Styles: common.NewStyles(true), Keys: common.NewKeyMap()}
+		correct := finished(c, 10, sim.Correct, 0)
+		body := flat(ansi.Strip(correct.body(w)))
+		for _, want := range []string{"the row lock queued them: 9 lookups replayed, 0 unique violations (23505)", "ms of wall time"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("at %d the correct race does not say %q:\n%s", w, want, body)
+			}
+		}
+		if strings.Contains(body, "learn holds") {
+			t.Errorf("at %d a race without a pause says learn holds its copies:\n%s", w, body)
+		}
+		broken := finished(c, 10, sim.Broken, 2)
+		broken.record(sim.Event{Kind: sim.KindPause, Copy: 3, Label: "held after the lookup"})
+		body = flat(ansi.Strip(broken.body(w)))
+		for _, want := range []string{"learn holds every copy after the lookup until all 10 are there, so they interleave every time (◔)",
+			"no guard acted: 0 lookups replayed, 0 unique violations (23505)"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("at %d the broken race does not say %q:\n%s", w, want, body)
+			}
+		}
+	}
+}
+
+// flat is s with runs of white space made one space: a sentence wrapped
+// across lines reads whole.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }

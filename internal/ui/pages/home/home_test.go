@@ -1,0 +1,74 @@
+package home
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/quiz"
+)
+
+// newHome is the home screen at 80x24 with no saved progress: no resume
+// entry.
+func newHome() *Model {
+	c := &common.Common{Width: 80, Height: 24, Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Progress: common.OpenProgress(nil)}
+	return New(c)
+}
+
+// titles are the titles of items.
+func titles(items []item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.title
+	}
+	return out
+}
+
+// The home screen lists the entries in the order a learner needs them:
+// the lesson, the lost answer played, the Checkpoint, Redraw it, the
+// scenarios and the race, Break it, the design lab and its challenges, the
+// interview card, the drill.
+func TestHomeFollowsTheLearningPath(t *testing.T) {
+	want := []string{"Lesson: Idempotency", "Play: the lost answer", "Checkpoint (", "Redraw it (", "Scenarios: all ",
+		"Race: N copies", "Break it (", "Design lab: ", "Interview card: ", "Interview drill"}
+	got := titles(newHome().entries())
+	if len(got) != len(want) {
+		t.Fatalf("%d entries, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("entry %d is %q, want %q…; the menu:\n%s", i+1, got[i], w, strings.Join(got, "\n"))
+		}
+	}
+}
+
+// Sets are placed by their IDs, wherever quiz.Sets() lists them; a set
+// that is not placed by its ID (a "predict, then run" set, say) comes
+// right after Break it, in the order the sets list them. The blank lines
+// part learn it | recall it | break it and build it | say it.
+func TestSetsArePlacedByTheirIDs(t *testing.T) {
+	sets := quiz.Sets()
+	predict := quiz.Set{ID: "predict", Title: "Predict, then run", Questions: []quiz.Question{{}}}
+	later := quiz.Set{ID: "later", Title: "Later", Questions: []quiz.Question{{}}}
+	got := titles(learningPath(append([]quiz.Set{predict}, append(slices.Clone(sets), later)...)))
+	want := []string{"Lesson: ", "Play: ", "Checkpoint (", "Redraw it (", "Scenarios: ", "Race: ", "Break it (",
+		"Predict, then run (1 question)", "Later (1 question)", "Design lab: ", "Interview card: ", "Interview drill"}
+	if len(got) != len(want) {
+		t.Fatalf("%d entries, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("entry %d is %q, want %q…; the menu:\n%s", i+1, got[i], w, strings.Join(got, "\n"))
+		}
+	}
+	var gaps []string
+	for _, it := range learningPath(sets) {
+		if it.gapAfter {
+			gaps = append(gaps, it.title)
+		}
+	}
+	if want := []string{"Play: the lost answer", "Redraw it (1 question)", "Design lab: build the endpoint from switches"}; !slices.Equal(gaps, want) {
+		t.Errorf("blank lines after %q, want after %q", gaps, want)
+	}
+}
