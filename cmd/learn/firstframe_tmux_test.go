@@ -21,7 +21,7 @@ func TestFirstFrameKeysTypedAheadReachTheApp(t *testing.T) {
 		keys []string
 		want string
 	}{
-		{[]string{"j", "Enter"}, "Say it in 30 seconds"},
+		{[]string{"j", "Enter"}, "Play: The lost answer"},
 		{[]string{"Enter"}, "In 1 minute"},
 	} {
 		// The app's process takes a second to start, as on a loaded

@@ -71,3 +71,15 @@ func startLastSeats(t *testing.T) (u *uiTest, path string) {
 	u.waitFor(t, "Challenge: The last seats", "not yet: change exactly one switch")
 	return u, path
 }
+
+// A switch that another switch's value leaves nothing to decide is shown
+// as not applying, and the line under the switches says why when the
+// cursor is on it.
+func TestLabShowsASwitchThatDoesNotApply(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageLab}, 80, 24)
+	u.waitFor(t, "Design lab · safe against 14 of 14 scenarios", "store")
+	u.press("j", "j", "j", "j", "right") // store → memory
+	u.waitFor(t, "after-lock (n/a)", "◂ memory ▸")
+	u.press("k", "k", "k", "k") // back to lookup
+	u.waitFor(t, "does not apply: store=memory: the key is looked up in the key store")
+}

@@ -339,7 +339,7 @@ func (m *Model) switchesView(w int) string {
 		value := v
 		switch _, na := inert[sw.Name]; {
 		case na:
-			value = st.Faint.Render(v + " (does not apply)")
+			value = st.Faint.Render(v + " (n/a)")
 		case v != sw.Values[0]:
 			value = st.Warn.Render(v)
 		default:
