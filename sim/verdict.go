@@ -49,6 +49,10 @@ type meaning struct {
 	consequence func(r *Report) string
 	// diagnosis is the broken variant's mistake.
 	diagnosis *Diagnosis
+	// faults says that the scenario itself makes tries fail (a lost
+	// answer, a cut database, a crash); in one that does not, a failed
+	// try came from outside and the verdict says so.
+	faults bool
 }
 
 // Verdict says what report r of a run of s means. Under the scenario's own
@@ -70,6 +74,12 @@ func (s *Scenario) Verdict(r *Report) Verdict {
 		v.Says = m.guarantee(r)
 		if r.Design == s.correct {
 			v.Diagnosis = m.caught
+		}
+		if n := outsideFaults(r); n > 0 && !m.faults {
+			// The scenario makes no try fail: these came from outside it
+			// (a database restarted, a backend killed). The guarantee held
+			// over them, and the numbers above count them.
+			v.Says += fmt.Sprintf("; %s met a fault from outside the scenario (a 5xx or no answer) and the client retried", english.Plural(n, "try", "tries"))
 		}
 	case own && m.consequence != nil:
 		v.Says, v.Diagnosis = m.consequence(r), m.diagnosis
@@ -160,4 +170,17 @@ func DiagnosisOf(name string, v Variant) *Diagnosis {
 		return m.diagnosis
 	}
 	return m.caught
+}
+
+// outsideFaults counts the tries of r that got a 5xx or no answer.
+func outsideFaults(r *Report) int {
+	n := 0
+	for _, a := range r.Attempts {
+		for _, t := range a.Tries {
+			if t.Status >= 500 || t.Error != "" {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -22,3 +22,28 @@ func TestConsequenceCountsClicksInWords(t *testing.T) {
 		}
 	}
 }
+
+// A run of a scenario that makes no try fail, whose tries met 5xx answers
+// or no answer all the same (a backend killed under a race), says so next
+// to its ✓, and counts its copies, not its answers.
+func TestAVerdictSaysWhatAFaultFromOutsideDid(t *testing.T) {
+	s, err := Lookup("concurrent-copies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1 := "b1"
+	r := &Report{Scenario: s.Name, Variant: Correct, BookingRows: 1, SeatsTaken: 2}
+	for c := 1; c <= 3; c++ {
+		tries := []TryResult{{Copy: c, Try: 1, Status: 200, BookingID: b1, Replayed: c > 1}}
+		if c == 3 {
+			tries = []TryResult{{Copy: c, Try: 1, Status: 503}, {Copy: c, Try: 2, Error: "EOF"}, {Copy: c, Try: 3, Status: 200, BookingID: b1, Replayed: true}}
+		}
+		r.Attempts = append(r.Attempts, IntentReport{Intent: 1, Copy: c, Tries: tries})
+	}
+	r.Invariants = []Invariant{{Name: InvOneBookingPerIntent, Pass: true}}
+	v := s.Verdict(r)
+	want := "3 copies, one booking, 2 seats: every copy answered with the same booking; 2 tries met a fault from outside the scenario (a 5xx or no answer) and the client retried"
+	if !v.Held || v.Says != want {
+		t.Errorf("verdict %q, want %q", v.Says, want)
+	}
+}

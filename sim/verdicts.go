@@ -35,6 +35,7 @@ var (
 // correct design and the consequence and fault of the broken one.
 var meanings = map[string]meaning{
 	"lost-answer": {
+		faults: true,
 		guarantee: func(r *Report) string {
 			return withGuards(fmt.Sprintf("%s, %s, and the retry got the same booking back", bookingsWord(r.BookingRows), seats(r.SeatsTaken)), r)
 		},
@@ -79,6 +80,7 @@ var meanings = map[string]meaning{
 		},
 	},
 	"last-seats": {
+		faults: true,
 		guarantee: func(r *Report) string {
 			return withGuards(fmt.Sprintf("the retry got its booking back, with %s left", seats(r.Facts.seatsLeftOr(0))), r)
 		},
@@ -88,6 +90,7 @@ var meanings = map[string]meaning{
 		diagnosis: diagLookupAfterSeatCheck,
 	},
 	"new-key-per-retry": {
+		faults: true,
 		guarantee: func(r *Report) string {
 			return withGuards(fmt.Sprintf("%s %s for the intent: the retry got the same booking, %s in all", oneOr(keysSent(r)), english.PluralWord(keysSent(r), "key", ""), bookingsWord(r.BookingRows)), r)
 		},
@@ -135,6 +138,7 @@ var meanings = map[string]meaning{
 		},
 	},
 	"replay-after-sellout": {
+		faults: true,
 		guarantee: func(r *Report) string {
 			return withGuards(fmt.Sprintf("ada's retry got her booking back with %s left", seats(r.Facts.seatsLeftOr(0))), r)
 		},
@@ -154,16 +158,19 @@ var meanings = map[string]meaning{
 		},
 	},
 	"retries-exhausted": {
+		faults: true,
 		guarantee: func(r *Report) string {
 			return fmt.Sprintf("%s stored by the %s that failed, and the same key booked once later", bookingsWord(createdBy(r, 1)), english.Plural(triesOf(r, 1), "try", "tries"))
 		},
 	},
 	"crash-before-commit": {
+		faults: true,
 		guarantee: func(r *Report) string {
 			return fmt.Sprintf("the crash rolled its try back (%s stored by it), and the retry made %s", bookingsWord(createdByTry(r, 1, 1)), bookingsWord(r.BookingRows))
 		},
 	},
 	"other-instance": {
+		faults: true,
 		guarantee: func(r *Report) string {
 			return withGuards("the retry on api-2 got the same booking, "+bookingsWord(r.BookingRows)+" in all", r)
 		},
@@ -176,6 +183,7 @@ var meanings = map[string]meaning{
 		},
 	},
 	"redis-ttl": {
+		faults: true,
 		guarantee: func(r *Report) string {
 			return withGuards(fmt.Sprintf("a crash after COMMIT and a retry 25 hours later both got their booking back: %s for %d clicks", bookingsWord(r.BookingRows), intents(r)), r)
 		},
