@@ -307,3 +307,114 @@ func fmtInts(p []int) string {
 	}
 	return string(b)
 }
+
+// isPerm reports whether p is a permutation of 0..n-1.
+func isPerm(p []int, n int) bool {
+	if len(p) != n {
+		return false
+	}
+	for i, v := range slices.Sorted(slices.Values(p)) {
+		if v != i {
+			return false
+		}
+	}
+	return true
+}
+
+// A retake never shows the order the attempt before it showed: the order
+// of two attempts (two seeds) differs, and for more than two items it is
+// never the question's own order either.
+func TestShowOrderDiffersFromTheAttemptBefore(t *testing.T) {
+	for n := 1; n <= 8; n++ {
+		for seed := int64(0); seed < 400; seed++ {
+			first := ShowOrder(n, seed, nil)
+			if !isPerm(first, n) {
+				t.Fatalf("ShowOrder(%d, %d, nil) = %v is not a permutation", n, seed, first)
+			}
+			// Every seed, including the one of the attempt before: a
+			// clock that did not move still gives another order.
+			for _, next := range []int64{seed, seed + 1, seed * 7919} {
+				again := ShowOrder(n, next, first)
+				if !isPerm(again, n) {
+					t.Fatalf("ShowOrder(%d, %d, %v) = %v is not a permutation", n, next, first, again)
+				}
+				if n > 1 && slices.Equal(again, first) {
+					t.Fatalf("ShowOrder(%d, %d, %v) shows the same order again", n, next, first)
+				}
+				if n > 2 && isIdentity(again) {
+					t.Fatalf("ShowOrder(%d, %d, %v) = %v is the question's own order", n, next, first, again)
+				}
+			}
+		}
+	}
+}
+
+// permutations calls f with every permutation of 0..n-1.
+func permutations(n int, f func([]int)) {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	var rec func(k int)
+	rec = func(k int) {
+		if k == n {
+			f(slices.Clone(p))
+			return
+		}
+		for i := k; i < n; i++ {
+			p[k], p[i] = p[i], p[k]
+			rec(k + 1)
+			p[k], p[i] = p[i], p[k]
+		}
+	}
+	rec(0)
+}
+
+// Under every order the choices can be shown in, picking the positions
+// where the right options are shown grades right, and picking any one
+// other position grades wrong: grading takes the question's own indices.
+func TestPickingTheShownRightOptionGradesRightUnderAnyOrder(t *testing.T) {
+	for _, s := range Sets() {
+		for _, q := range s.Questions {
+			switch q.Kind {
+			case KindSingle, KindMultiple, KindLive:
+			default:
+				continue
+			}
+			n := 0
+			permutations(len(q.Choices), func(p []int) {
+				n++
+				shown := Shown(p)
+				var at []int // the positions the learner points at
+				for _, c := range q.Correct {
+					at = append(at, shown.Position(c))
+				}
+				for pos := range shown {
+					r, err := gradeAt(q, shown, []int{pos})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := len(at) == 1 && pos == at[0]; r.Correct != want {
+						t.Fatalf("%s shown as %v: position %d (%q) alone grades correct=%v", q.ID, p, pos, q.Choices[shown.Item(pos)], r.Correct)
+					}
+				}
+				r, err := gradeAt(q, shown, at)
+				if err != nil || !r.Correct {
+					t.Fatalf("%s shown as %v: the right positions %v grade %+v, %v", q.ID, p, at, r, err)
+				}
+			})
+			if n < 24 {
+				t.Errorf("%s: only %d orders tried", q.ID, n)
+			}
+		}
+	}
+}
+
+// gradeAt grades the picks at positions of a question shown in order shown.
+func gradeAt(q Question, shown Shown, positions []int) (Result, error) {
+	picks := shown.Items(positions)
+	if q.Kind == KindLive {
+		return GradeLive(q, picks[0], q.Live.WhereCorrect)
+	}
+	return GradeChoice(q, picks)
+}

@@ -16,13 +16,15 @@ type Kind string
 // The kinds of question.
 const (
 	// KindSingle is single choice: Choices and exactly one index in
-	// Correct; graded by [GradeChoice].
+	// Correct; graded by [GradeChoice]. The UI shows the choices in a new
+	// order on every attempt ([ShowOrder]).
 	KindSingle Kind = "single"
 	// KindMultiple is multiple choice: Choices and one or more indices in
-	// Correct; graded by [GradeChoice] with partial credit.
+	// Correct; graded by [GradeChoice] with partial credit. Shown shuffled
+	// as KindSingle.
 	KindMultiple Kind = "multiple"
 	// KindOrder asks for Steps in their order; graded per position by
-	// [GradeOrder]. The UI shows the steps in the order [Shuffle] gives.
+	// [GradeOrder]. The UI shows the steps in the order [ShowOrder] gives.
 	KindOrder Kind = "order"
 	// KindShort is a short answer the learner types, then compares with
 	// Model and grades by ticking Points; graded by [GradeShort]. The typed
@@ -31,7 +33,8 @@ const (
 	// KindLive runs a sim scenario on PostgreSQL (the screens run it through
 	// internal/live), shows the symptom as numbers ([SymptomOf]), and asks
 	// for the cause (Choices, Correct) and where to look (Live.Where);
-	// graded by [GradeLive].
+	// graded by [GradeLive]. The causes and the places are each shown in
+	// an order of their own, new on every attempt ([ShowOrder]).
 	KindLive Kind = "live"
 )
 

@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,20 +16,60 @@ import (
 	"github.com/learn-idempotency/learn/quiz"
 )
 
-// answerChoice moves the cursor from the top to each right choice; for a
-// multiple choice question it ticks them, for a single one it picks the
-// first and answers.
-func answerChoice(u *uiTest, q quiz.Question) {
+// shownOrder waits until every one of choices is on screen and returns the
+// order they are shown in: for each position, the index of the choice
+// there. Each choice must be on screen once.
+func shownOrder(t *testing.T, u *uiTest, choices []string) quiz.Shown {
+	t.Helper()
+	var order quiz.Shown
+	u.waitUntil(t, fmt.Sprintf("the %d choices on screen", len(choices)), func() bool {
+		scr := flat(u.screen())
+		at := make([]int, len(choices))
+		for i, c := range choices {
+			if strings.Count(scr, flat(c)) != 1 {
+				return false
+			}
+			at[i] = strings.Index(scr, flat(c))
+		}
+		order = make(quiz.Shown, len(choices))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return at[a] - at[b] })
+		return true
+	})
+	return order
+}
+
+// pickShown moves the cursor from the top to the positions where the
+// items are shown, ticking each when tick is set.
+func pickShown(u *uiTest, shown quiz.Shown, items []int, tick bool) {
+	var at []int
+	for _, it := range items {
+		at = append(at, shown.Position(it))
+	}
+	slices.Sort(at)
 	pos := 0
-	for _, c := range q.Correct {
-		for ; pos < c; pos++ {
+	for _, p := range at {
+		for ; pos < p; pos++ {
 			u.press("j")
 		}
-		if q.Kind == quiz.KindMultiple {
+		if tick {
 			u.press("space")
 		}
 	}
+}
+
+// answerChoice reads the order of q's choices on screen and picks the
+// right ones where they are shown: for a multiple choice question it
+// ticks them, for a single one it moves to it; then it answers. It
+// returns the order the choices were shown in.
+func answerChoice(t *testing.T, u *uiTest, q quiz.Question) quiz.Shown {
+	t.Helper()
+	shown := shownOrder(t, u, q.Choices)
+	pickShown(u, shown, q.Correct, q.Kind == quiz.KindMultiple)
 	u.press("enter")
+	return shown
 }
 
 // finish quits the program and loads the progress it saved.
@@ -48,34 +90,52 @@ func (u *uiTest) finish(t *testing.T, path string) *quiz.Progress {
 	return p
 }
 
-// The checkpoint taken from start to end, every answer right: each shows
-// "Right.", the summary 100%, and the saved progress says so.
+// The checkpoint taken from start to end twice, every answer right: each
+// shows "Right.", the summary 100%, and the saved progress says so. The
+// choices come shuffled: the second attempt shows every choice question's
+// options in another order than the first, and picking the right option
+// where it is shown is right under either order.
 func TestCheckpointFromStartToEnd(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, 80, 24, path)
+	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, 100, 40, path)
 	set := quiz.Checkpoint()
-	for i, q := range set.Questions {
-		u.waitFor(t, "question "+strconv.Itoa(i+1)+" of 5")
-		switch q.Kind {
-		case quiz.KindShort:
-			u.waitFor(t, "tab when done")
-			u.tm.Type("Doing it twice has the same effect as once: q is typed, not quit.")
-			u.press("tab")
-			u.waitFor(t, "The model answer:")
-			for range q.Points {
-				u.press("space", "j")
+	var orders [2]map[string]quiz.Shown
+	for attempt := range 2 {
+		orders[attempt] = map[string]quiz.Shown{}
+		for i, q := range set.Questions {
+			u.waitFor(t, "question "+strconv.Itoa(i+1)+" of 5")
+			switch q.Kind {
+			case quiz.KindShort:
+				u.waitFor(t, "tab when done")
+				u.tm.Type("Doing it twice has the same effect as once: q is typed, not quit.")
+				u.press("tab")
+				u.waitFor(t, "The model answer:")
+				for range q.Points {
+					u.press("space", "j")
+				}
+				u.press("enter")
+			default:
+				orders[attempt][q.ID] = answerChoice(t, u, q)
 			}
+			u.waitFor(t, "Right.")
 			u.press("enter")
-		default:
-			answerChoice(u, q)
 		}
-		u.waitFor(t, "Right.")
-		u.press("enter")
+		u.waitFor(t, "Checkpoint: done", "Score 100%", fmt.Sprintf("best 100%% over %d attempt", attempt+1))
+		if attempt == 0 {
+			u.press("r")
+		}
 	}
-	u.waitFor(t, "Checkpoint: done", "Score 100%", "best 100% over 1 attempt")
+	for id, first := range orders[0] {
+		if slices.Equal(first, orders[1][id]) {
+			t.Errorf("%s was shown in the order %v on both attempts", id, first)
+		}
+	}
+	if len(orders[0]) != 4 || len(orders[1]) != 4 {
+		t.Errorf("%d and %d choice questions seen, want 4 on each attempt", len(orders[0]), len(orders[1]))
+	}
 	p := u.finish(t, path)
 	sp := p.Sets[quiz.SetCheckpoint]
-	if sp == nil || sp.Best != 1 || sp.Attempts != 1 || len(sp.Answers) != 5 {
+	if sp == nil || sp.Best != 1 || sp.Attempts != 2 || len(sp.Answers) != 5 {
 		t.Errorf("saved %+v", sp)
 	}
 }
@@ -95,14 +155,10 @@ func TestBreakItRunsBothDesignsLive(t *testing.T) {
 			t.Errorf("%q on screen before the cause is picked:\n%s", away, scr)
 		}
 	}
-	for range q.Correct[0] {
-		u.press("j")
-	}
+	pickShown(u, shownOrder(t, u, q.Choices), q.Correct, false)
 	u.press("enter")
 	u.waitFor(t, "Where do you look?")
-	for range q.Live.WhereCorrect {
-		u.press("j")
-	}
+	pickShown(u, shownOrder(t, u, q.Live.Where), []int{q.Live.WhereCorrect}, false)
 	u.press("enter")
 	u.waitFor(t, "Right.", "Live run (new-key-per-retry, broken design)", "1 intent, 2 keys, 2 tries", "Beside it (new-key-per-retry, correct design)", "1 booking row · 2 seats taken", "every invariant holds")
 	p := u.finish(t, path)
@@ -286,10 +342,13 @@ func TestEnterWithNothingTickedSaysSo(t *testing.T) {
 	}
 	const hint = "tick at least one with space, then enter"
 	u.waitFor(t, "question 2 of 5", "[ ] ")
+	shown := shownOrder(t, u, q.Choices)
 	u.press("enter")
 	u.waitUntil(t, "the hint", func() bool { return strings.Contains(flat(u.screen()), hint) })
 	u.press("j")
 	u.waitUntil(t, "the hint to go", func() bool { return !strings.Contains(flat(u.screen()), hint) })
-	u.press("space", "enter")
+	u.press("k") // back to the top, then tick one right option where it is shown
+	pickShown(u, shown, q.Correct[:1], true)
+	u.press("enter")
 	u.waitFor(t, "Partly right")
 }

@@ -49,6 +49,14 @@ func startUI(t *testing.T, first common.Open, w, h int) *uiTest {
 // do).
 func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opts ...func(*common.Common)) *uiTest {
 	t.Helper()
+	return startUIWrapped(t, first, w, h, progress, nil, opts...)
+}
+
+// startUIWrapped is startUIWith running wrap(the app) instead of the app
+// (a test that hears what the app tells, as a workshop's session does);
+// a nil wrap runs the app itself.
+func startUIWrapped(t *testing.T, first common.Open, w, h int, progress string, wrap func(*Model) tea.Model, opts ...func(*common.Common)) *uiTest {
+	t.Helper()
 	db := live.Existing(testDB)
 	runs := live.NewRuns(t.Context(), db)
 	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
@@ -57,7 +65,11 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opt
 		o(c)
 	}
 	m := New(c, first)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
+	var run tea.Model = m
+	if wrap != nil {
+		run = wrap(m)
+	}
+	tm := teatest.NewTestModel(t, run, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	u := &uiTest{tm: tm, emu: vt.NewEmulator(w, h), m: m, changed: make(chan struct{})}
 	done, copied := make(chan struct{}), make(chan struct{})

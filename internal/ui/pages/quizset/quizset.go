@@ -5,6 +5,7 @@
 package quizset
 
 import (
+	"hash/fnv"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -32,18 +33,28 @@ type Model struct {
 
 	finishOnInit bool // every question was answered before: open on the summary
 
-	// The state of the question on screen.
-	answered  bool
-	result    quiz.Result
-	cursor    int
-	picked    map[int]bool
-	order     []int // order: the learner's arrangement, indices into Steps
-	text      textbox.Model
-	textReady bool // text was made (the zero textarea must not be used)
-	typing    bool // Short: the learner is still writing
-	ticked    []bool
-	live      liveState
-	spin      spinner.Model
+	// seed shuffles the choices of this attempt; lastShown is the order
+	// each list was shown in on the attempt before (by question ID and
+	// list), so that a retake shows another.
+	seed      int64
+	lastShown map[string]quiz.Shown
+
+	// The state of the question on screen. The cursor is a position on
+	// screen; picked, live.cause and live.where are the question's own
+	// indices (what the graders and the saved answer take).
+	answered   bool
+	result     quiz.Result
+	cursor     int
+	picked     map[int]bool
+	shown      quiz.Shown // single, multiple: the choices; live: the causes
+	whereShown quiz.Shown // live: the places to look
+	order      []int      // order: the learner's arrangement, indices into Steps
+	text       textbox.Model
+	textReady  bool // text was made (the zero textarea must not be used)
+	typing     bool // Short: the learner is still writing
+	ticked     []bool
+	live       liveState
+	spin       spinner.Model
 	// The question may be taller than the window: it scrolls under its
 	// title line.
 	scroll scroller.Model
@@ -100,7 +111,8 @@ func New(c *common.Common, set quiz.Set, start int) *Model {
 func At(c *common.Common, set quiz.Set, step int) *Model {
 	start := step
 	m := &Model{c: c, set: set, results: make([]*quiz.Result, len(set.Questions)),
-		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), scroll: scroller.New()}
+		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), scroll: scroller.New(),
+		seed: time.Now().UnixNano(), lastShown: map[string]quiz.Shown{}}
 	upto := min(max(start, 0), len(set.Questions)) // the questions answered before
 	m.idx = min(upto, len(set.Questions)-1)
 	// A resumed attempt keeps the scores of the questions answered before.
@@ -165,18 +177,35 @@ func (m *Model) begin() tea.Cmd {
 	m.typing, m.ticked = false, nil
 	m.Close()
 	m.live = liveState{}
+	m.shown, m.whereShown = nil, nil
 	switch q.Kind {
+	case quiz.KindSingle, quiz.KindMultiple:
+		m.shown = m.showOrder(q.ID, "choices", len(q.Choices))
 	case quiz.KindOrder:
-		m.order = quiz.Shuffle(len(q.Steps), time.Now().UnixNano())
+		m.order = m.showOrder(q.ID, "steps", len(q.Steps))
 	case quiz.KindShort:
 		m.text, m.textReady = textbox.New(m.c.Styles, "your answer, in a sentence or two (tab when done)", m.c.Width, 4), true
 		m.typing = true
 		m.ticked = make([]bool, len(q.Points))
 		return m.text.Focus()
 	case quiz.KindLive:
+		m.shown = m.showOrder(q.ID, "causes", len(q.Choices))
+		m.whereShown = m.showOrder(q.ID, "places", len(q.Live.Where))
 		return m.runLive(false)
 	}
 	return nil
+}
+
+// showOrder is the order in which list (of n items) of question id is
+// shown on this attempt: shuffled by the attempt's seed, and never the
+// order the attempt before showed (quiz.ShowOrder).
+func (m *Model) showOrder(id, list string, n int) quiz.Shown {
+	k := id + "\x00" + list
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(k))
+	s := quiz.ShowOrder(n, m.seed^int64(h.Sum64()), m.lastShown[k])
+	m.lastShown[k] = append(quiz.Shown(nil), s...)
+	return s
 }
 
 // runLive runs the question's scenario (the symptom, or the run beside it)
@@ -261,7 +290,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, k.Back, k.Open):
 			return common.BackCmd
 		case key.Matches(msg, k.Restart):
+			// A new attempt: a new seed, so its choices come in a new order.
 			m.done, m.idx, m.results = false, 0, make([]*quiz.Result, len(m.set.Questions))
+			m.seed = time.Now().UnixNano()
 			return m.begin()
 		}
 		return nil
@@ -292,7 +323,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case q.Kind == quiz.KindOrder && key.Matches(msg, k.MoveDown):
 		m.swap(+1)
 	case key.Matches(msg, k.Toggle) && q.Kind == quiz.KindMultiple:
-		m.picked[m.cursor] = !m.picked[m.cursor]
+		item := m.shown.Item(m.cursor)
+		m.picked[item] = !m.picked[item]
 	case key.Matches(msg, k.Toggle) && q.Kind == quiz.KindShort:
 		m.ticked[m.cursor] = !m.ticked[m.cursor]
 	case key.Matches(msg, k.Open):
@@ -345,7 +377,7 @@ func (m *Model) submit() tea.Cmd {
 	var err error
 	switch q.Kind {
 	case quiz.KindSingle:
-		res, err = quiz.GradeChoice(q, []int{m.cursor})
+		res, err = quiz.GradeChoice(q, []int{m.shown.Item(m.cursor)})
 	case quiz.KindMultiple:
 		var picks []int
 		for i := range q.Choices {
@@ -367,10 +399,10 @@ func (m *Model) submit() tea.Cmd {
 			return nil // the run is not in yet
 		}
 		if !m.live.causeChosen {
-			m.live.cause, m.live.causeChosen, m.cursor = m.cursor, true, 0
+			m.live.cause, m.live.causeChosen, m.cursor = m.shown.Item(m.cursor), true, 0
 			return nil
 		}
-		m.live.where = m.cursor
+		m.live.where = m.whereShown.Item(m.cursor)
 		res, err = quiz.GradeLive(q, m.live.cause, m.live.where)
 	}
 	if err != nil {
@@ -399,7 +431,7 @@ func (m *Model) picks() []int {
 	var out []int
 	switch m.q().Kind {
 	case quiz.KindSingle:
-		out = []int{m.cursor}
+		out = []int{m.shown.Item(m.cursor)}
 	case quiz.KindMultiple:
 		for i := range m.q().Choices {
 			if m.picked[i] {

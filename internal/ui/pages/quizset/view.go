@@ -53,7 +53,7 @@ func (m *Model) body() string {
 	b.WriteString("\n" + st.Caption.Render(wrap.Render(q.Prompt)) + "\n\n")
 	switch q.Kind {
 	case quiz.KindSingle, quiz.KindMultiple:
-		b.WriteString(m.choicesView(q.Choices, q.Correct, q.Kind == quiz.KindMultiple))
+		b.WriteString(m.choicesView(q.Choices, m.shown, q.Correct, q.Kind == quiz.KindMultiple))
 		if m.hint != "" {
 			b.WriteString("\n" + st.Warn.Render(wrap.Render(m.hint)) + "\n")
 		}
@@ -76,18 +76,19 @@ func (m *Model) body() string {
 	return b.String()
 }
 
-// choicesView lists choices with the cursor, the picks and, once answered,
-// which were right.
-func (m *Model) choicesView(choices []string, correct []int, multi bool) string {
+// choicesView lists choices in the order shown, with the cursor (a
+// position), the picks and, once answered, which were right (items).
+func (m *Model) choicesView(choices []string, shown quiz.Shown, correct []int, multi bool) string {
 	st := m.c.Styles
 	var b strings.Builder
 	right := map[int]bool{}
 	for _, c := range correct {
 		right[c] = true
 	}
-	for i, c := range choices {
+	for pos, i := range shown {
+		c := choices[i]
 		cur := "  "
-		if i == m.cursor && !m.answered {
+		if pos == m.cursor && !m.answered {
 			cur = st.Cursor.Render("▸ ")
 		}
 		box := ""
@@ -102,7 +103,7 @@ func (m *Model) choicesView(choices []string, correct []int, multi bool) string 
 			switch {
 			case right[i]:
 				mark = st.Good.Render(" ✓")
-			case m.picked[i] || (!multi && i == m.cursor):
+			case m.picked[i] || (!multi && pos == m.cursor):
 				mark = st.Bad.Render(" ✗")
 			}
 		}
@@ -196,13 +197,13 @@ func (m *Model) liveView(q quiz.Question) string {
 	}
 	if !m.live.causeChosen {
 		b.WriteString(st.Subtle.Render("What causes it?") + "\n")
-		b.WriteString(m.choicesView(q.Choices, nil, false))
+		b.WriteString(m.choicesView(q.Choices, m.shown, nil, false))
 		return b.String()
 	}
 	b.WriteString(m.pickLine("Cause", q.Choices, q.Correct[0], m.live.cause, m.answered))
 	if !m.answered {
 		b.WriteString("\n" + st.Subtle.Render("Where do you look?") + "\n")
-		b.WriteString(m.choicesView(q.Live.Where, nil, false))
+		b.WriteString(m.choicesView(q.Live.Where, m.whereShown, nil, false))
 		return b.String()
 	}
 	b.WriteString(m.pickLine("Where", q.Live.Where, q.Live.WhereCorrect, m.live.where, true))
