@@ -9,14 +9,6 @@ import (
 	"github.com/learn-idempotency/learn/sim"
 )
 
-// Places to look that the Break it table does not name, used as right
-// answers and as distractors.
-const (
-	placeSchema  = "The schema's key constraint, UNIQUE (user_id, idempotency_key), in sim/schema.sql"
-	placeNetwork = "The lossy network between browser and API (sim/network.go)"
-	placeCompare = "The comparison of event and quantity in Engine.BookTicket (sim/booking.go)"
-)
-
 // Causes that several questions share.
 const (
 	causeNoUnique = "The bookings table has no UNIQUE constraint on (user_id, idempotency_key)"
@@ -45,10 +37,10 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 	if len(rows) != len(breakRows) {
 		return Set{}, shapeError(lesson, "Break it has %s, quiz has questions for %d", english.Plural(len(rows), "row", ""), len(breakRows))
 	}
-	type row struct{ symptom, cause, where string }
+	type row struct{ symptom, cause string }
 	r := make([]row, len(rows))
 	for i, br := range rows {
-		r[i] = row{plain(br.Symptom), plain(br.Cause), plain(br.WhereToLook)}
+		r[i] = row{plain(br.Symptom), plain(br.Cause)}
 		if !strings.Contains(r[i].symptom, breakRows[i].mustContain) {
 			return Set{}, shapeError(lesson, "Break it row %d (%q) should be the symptom with %q", i+1, r[i].symptom, breakRows[i].mustContain)
 		}
@@ -77,12 +69,13 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 			Explain: "The answer to the first try was lost after COMMIT, and the retry carried a key the server had never seen, so it was a new booking: one click, two keys, 2 rows and 4 seats. The key belongs to the intent: made once, when the user decides to book, and sent again on every try.",
 			Source:  tableSource(0),
 			Live: &Live{
-				Scenario:   "new-key-per-retry",
-				Variant:    sim.Broken,
-				Beside:     sim.Correct,
-				BesideNote: "The correct client sends the same key on the retry, which gets the first booking back as a replay: 1 row, 2 seats.",
-				Symptom:    r[0].symptom,
-				Where:      []string{r[0].where, r[1].where, placeSchema, placeNetwork},
+				Scenario:     "new-key-per-retry",
+				Variant:      sim.Broken,
+				Beside:       sim.Correct,
+				BesideNote:   "The correct client sends the same key on the retry, which gets the first booking back as a replay: 1 row, 2 seats.",
+				Symptom:      r[0].symptom,
+				Where:        placeTexts(),
+				WhereCorrect: placeClientKey,
 				Claim: Claim{
 					Statuses: []int{200}, Lost: 1, Intents: 1, Keys: 2, Tries: 2, Rows: 2, Seats: 4,
 					Broken: []string{sim.InvOneBookingPerIntent, sim.InvIntentGetsItsBook},
@@ -108,8 +101,8 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Beside:       sim.Correct,
 				BesideNote:   "In the correct order the lookup finds the key before the seat check and replays 200 with the first booking.",
 				Symptom:      r[1].symptom,
-				Where:        []string{r[0].where, r[1].where, placeSchema, placeNetwork},
-				WhereCorrect: 1,
+				Where:        placeTexts(),
+				WhereCorrect: placeStepOrder,
 				Claim: Claim{
 					Statuses: []int{409}, Messages: []string{sim.NotEnoughSeats(0, 2)}, Lost: 1, Intents: 1, Keys: 1, Tries: 2, Rows: 1, Seats: 2,
 					Broken: []string{sim.InvIntentGetsItsBook},
@@ -138,8 +131,8 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Beside:       sim.Broken,
 				BesideNote:   "An engine without the comparison answers 200 with the first booking's 2 seats to a request for 3: a wrong answer that looks like success. The 409 is the safe outcome; the client must stop reusing the key.",
 				Symptom:      r[2].symptom,
-				Where:        []string{placeCompare, r[2].where, placeSchema, placeNetwork},
-				WhereCorrect: 1,
+				Where:        placeTexts(),
+				WhereCorrect: placeClientKey,
 				Claim: Claim{
 					Statuses: []int{200, 409}, Messages: []string{sim.MsgKeyReused}, Lost: 0, Intents: 2, Keys: 1, Tries: 2, Rows: 1, Seats: 2,
 				},
@@ -159,12 +152,13 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 			Explain: "The keys lived in each instance's memory. api-2 had never seen the key, so the retry booked again: one key, 2 rows. Kept in the booking row under UNIQUE (user_id, idempotency_key), the key is seen by every instance that shares the database, and it commits with the booking.",
 			Source:  cardName + " › Say it in 30 seconds",
 			Live: &Live{
-				Scenario:   "other-instance",
-				Variant:    sim.Broken,
-				Beside:     sim.Correct,
-				BesideNote: "With the key in the booking row, api-2 finds it and replays the first booking: 1 row, 2 seats.",
-				Symptom:    "The retry landed on another API instance, and one click made two bookings.",
-				Where:      []string{other.Where, r[0].where, r[1].where, placeNetwork},
+				Scenario:     "other-instance",
+				Variant:      sim.Broken,
+				Beside:       sim.Correct,
+				BesideNote:   "With the key in the booking row, api-2 finds it and replays the first booking: 1 row, 2 seats.",
+				Symptom:      "The retry landed on another API instance, and one click made two bookings.",
+				Where:        placeTexts(),
+				WhereCorrect: placeKeyStore,
 				Claim: Claim{
 					Statuses: []int{200}, Lost: 1, Intents: 1, Keys: 1, Tries: 2, Rows: 2, Seats: 4,
 					Broken: []string{sim.InvOnePerKey, sim.InvOneBookingPerIntent, sim.InvIntentGetsItsBook},
@@ -190,8 +184,8 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Beside:       sim.Correct,
 				BesideNote:   "With the key in the booking row both retries replay: 2 rows for 2 intents.",
 				Symptom:      "Keys kept in Redis with a TTL: a crash after COMMIT, and a retry a day later, each booked twice.",
-				Where:        []string{r[1].where, redis.Where, r[0].where, placeNetwork},
-				WhereCorrect: 1,
+				Where:        placeTexts(),
+				WhereCorrect: placeKeyStore,
 				Claim: Claim{
 					Statuses: []int{200, 200}, Lost: 1, Intents: 2, Keys: 2, Tries: 4, Rows: 4, Seats: 8,
 					Broken: []string{sim.InvOnePerKey, sim.InvOneBookingPerIntent, sim.InvIntentGetsItsBook},
@@ -217,8 +211,8 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Beside:       sim.Correct,
 				BesideNote:   "With the constraint, the loser's INSERT fails with 23505, its transaction rolls back with its seat change, and it answers 409 “" + sim.MsgKeyReused + "”: 1 row, 2 seats.",
 				Symptom:      "One key, two events, the same instant: two bookings for one (user, key).",
-				Where:        []string{r[1].where, placeNetwork, r[0].where, twoEvents.Where},
-				WhereCorrect: 3,
+				Where:        placeTexts(),
+				WhereCorrect: placeSchema,
 				Claim: Claim{
 					Statuses: []int{200, 200}, Lost: 0, Intents: 2, Keys: 1, Tries: 2, Rows: 2, Seats: 4,
 					Broken: []string{sim.InvOnePerKey},

@@ -223,8 +223,11 @@ func TestBreakItFollowsTheTable(t *testing.T) {
 	}
 	for i, row := range lesson.BreakIt {
 		q := s.Questions[i]
-		if q.Live.Symptom != plain(row.Symptom) || q.Choices[q.Correct[0]] != plain(row.Cause) || q.Live.Where[q.Live.WhereCorrect] != plain(row.WhereToLook) {
+		if q.Live.Symptom != plain(row.Symptom) || q.Choices[q.Correct[0]] != plain(row.Cause) {
 			t.Errorf("%s does not carry Break it row %d: %+v", q.ID, i+1, row)
+		}
+		if at, ok := placeOf(plain(row.WhereToLook)); !ok || at != q.Live.WhereCorrect {
+			t.Errorf("%s: the right place is %q, the lesson's row %d says %q", q.ID, q.Live.Where[q.Live.WhereCorrect], i+1, row.WhereToLook)
 		}
 	}
 	scenarios := map[string]string{}
@@ -375,9 +378,10 @@ func TestPageShapeChanges(t *testing.T) {
 }
 
 // The Break-it quiz, the lesson's Break-it table and sim's verdicts say the
-// same: each live question's right cause and place to look are the
-// diagnosis its run's verdict shows, and the lesson's rows are those
-// diagnoses word for word.
+// same: each live question's right cause is the diagnosis its run's
+// verdict shows, its right place is the place of the pool that the
+// diagnosis points at, and the lesson's rows are those diagnoses word for
+// word.
 func TestBreakItAgreesWithTheVerdicts(t *testing.T) {
 	for _, q := range BreakIt().Questions {
 		d := sim.DiagnosisOf(q.Live.Scenario, q.Live.Variant)
@@ -388,8 +392,8 @@ func TestBreakItAgreesWithTheVerdicts(t *testing.T) {
 		if got := q.Choices[q.Correct[0]]; got != d.Cause {
 			t.Errorf("%s: the right cause is %q, the verdict's %q", q.ID, got, d.Cause)
 		}
-		if got := q.Live.Where[q.Live.WhereCorrect]; got != d.Where {
-			t.Errorf("%s: the right place is %q, the verdict's %q", q.ID, got, d.Where)
+		if at, ok := placeOf(d.Where); !ok || at != q.Live.WhereCorrect {
+			t.Errorf("%s: the right place is %q; the verdict's %q points at place %d of the pool (one: %v)", q.ID, q.Live.Where[q.Live.WhereCorrect], d.Where, at, ok)
 		}
 	}
 	lesson, err := lessons.Get("idempotency")
