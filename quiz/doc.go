@@ -27,7 +27,9 @@
 //
 //   - [GradeChoice]: single choice (exactly one pick) and multiple choice
 //     (partial credit: right picks minus wrong picks, over the right ones);
-//   - [GradeOrder]: one point per step in its right place;
+//   - [GradeOrder]: one point per step in its right place and, for the
+//     redraw, one per blank of its [Frame] filled in right (what each
+//     arrow carries);
 //   - [GradeShort]: the learner ticks the key points of the model answer;
 //   - [GradeLive]: half for the cause, half for where to look.
 //

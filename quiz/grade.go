@@ -72,17 +72,26 @@ func GradeChoice(q Question, picked []int) (Result, error) {
 }
 
 // GradeOrder grades an order question. order[i] is the index into q.Steps
-// of the step the learner placed at position i; order must be a permutation
-// of 0..len(q.Steps)-1.
+// of the step the learner placed at position i; order must be a
+// permutation of 0..len(q.Steps)-1. For a question with Frames, fills[i]
+// holds the learner's pick for each blank of the frame placed at position
+// i (an index into that blank's Choices); a question without Frames takes
+// nil fills.
 //
-// Each position scores on its own: it is right when the step placed there
-// equals the step that belongs there (so two identical steps may swap).
-// Positions reports each position; the score is the fraction of right
-// positions; Missed lists, for each wrong position, the step that belonged
-// there, as [Step.String] formats it. The error wraps [ErrInvalidAnswer]
-// when order has the wrong length, an index out of range or a repeated index.
-func GradeOrder(q Question, order []int) (Result, error) {
-	if q.Kind != KindOrder || len(q.Steps) == 0 {
+// Each position and each blank scores a point on its own. A position is
+// right when the step placed there looks like the one that belongs there
+// (the same lanes and text, or frame: two steps that look alike may
+// swap). A blank is right when its position is right and its pick is the
+// right choice of the step that belongs there. The score is the points
+// over the positions and blanks; Positions and Blanks report each. Missed
+// lists, for each wrong position, the position and the step that belonged
+// there, as [Step.String] formats it ("1. Browser → API + Postgres: book 2
+// seats, key K"), and for each wrong blank at a right position "5. under
+// the lock: key K has b1, write nothing (not seats -2, insert b2)". The error wraps [ErrInvalidAnswer] when order has the wrong
+// length, an index out of range or a repeated index, or fills does not
+// fit the frames.
+func GradeOrder(q Question, order []int, fills [][]int) (Result, error) {
+	if q.Kind != KindOrder || len(q.Steps) == 0 || (len(q.Frames) > 0 && len(q.Frames) != len(q.Steps)) {
 		return Result{}, wrongKind(q, "GradeOrder")
 	}
 	if len(order) != len(q.Steps) {
@@ -98,19 +107,78 @@ func GradeOrder(q Question, order []int) (Result, error) {
 		}
 		seen[i] = true
 	}
+	if err := checkFills(q, order, fills); err != nil {
+		return Result{}, err
+	}
 	r := Result{Positions: make([]bool, len(order))}
-	right := 0
+	right, points := 0, len(order)
 	for pos, i := range order {
-		if q.Steps[i] == q.Steps[pos] {
+		if q.looksLike(i, pos) {
 			r.Positions[pos] = true
 			right++
 		} else {
-			r.Missed = append(r.Missed, q.Steps[pos].String())
+			r.Missed = append(r.Missed, fmt.Sprintf("%d. %s", pos+1, q.Steps[pos]))
+		}
+		if len(q.Frames) == 0 {
+			continue
+		}
+		want := q.Frames[pos]
+		got := make([]bool, len(q.Frames[i].Blanks))
+		points += len(want.Blanks)
+		for b, pick := range fills[pos] {
+			if !r.Positions[pos] {
+				continue // the blanks of a step in the wrong place
+			}
+			w := want.Blanks[b]
+			picked := q.Frames[i].Blanks[b].Choices[pick]
+			if picked == w.Choices[w.Right] {
+				got[b] = true
+				right++
+			} else {
+				r.Missed = append(r.Missed, fmt.Sprintf("%d. %s: %s (not %s)", pos+1, w.What, w.Choices[w.Right], picked))
+			}
+		}
+		r.Blanks = append(r.Blanks, got)
+	}
+	r.Score = float64(right) / float64(points)
+	r.Correct = right == points
+	return r, nil
+}
+
+// looksLike reports whether step i looks like step j on screen: the same
+// lanes and text, or the same lanes and frame when q has frames.
+func (q Question) looksLike(i, j int) bool {
+	if len(q.Frames) == 0 {
+		return q.Steps[i] == q.Steps[j]
+	}
+	a, b := q.Steps[i], q.Steps[j]
+	return a.From == b.From && a.To == b.To && q.Frames[i].Text == q.Frames[j].Text
+}
+
+// checkFills checks that fills has a pick in range for every blank of the
+// frame at each position, or is nil for a question without frames.
+func checkFills(q Question, order []int, fills [][]int) error {
+	if len(q.Frames) == 0 {
+		if fills != nil {
+			return invalid(q, "the question has no blanks to fill")
+		}
+		return nil
+	}
+	if len(fills) != len(order) {
+		return invalid(q, "the blanks of %s must be filled, got %d", english.Plural(len(order), "position", ""), len(fills))
+	}
+	for pos, i := range order {
+		blanks := q.Frames[i].Blanks
+		if len(fills[pos]) != len(blanks) {
+			return invalid(q, "position %d has %s to fill, got %d", pos+1, english.Plural(len(blanks), "blank", ""), len(fills[pos]))
+		}
+		for b, pick := range fills[pos] {
+			if pick < 0 || pick >= len(blanks[b].Choices) {
+				return invalid(q, "position %d, %s: choice %d does not exist", pos+1, blanks[b].What, pick)
+			}
 		}
 	}
-	r.Score = float64(right) / float64(len(order))
-	r.Correct = right == len(order)
-	return r, nil
+	return nil
 }
 
 // GradeShort grades a short-answer question by the learner's own checklist:

@@ -80,8 +80,8 @@ func TestGradeOrder(t *testing.T) {
 		err       error
 	}{
 		{"right", order, []int{0, 1, 2, 3}, 1, []bool{true, true, true, true}, nil, nil},
-		{"two swapped", order, []int{1, 0, 2, 3}, 0.5, []bool{false, false, true, true}, []string{"B → A: one", "A: two"}, nil},
-		{"reversed", order, []int{3, 2, 1, 0}, 0, []bool{false, false, false, false}, []string{"B → A: one", "A: two", "A → B: three", "B → A: four"}, nil},
+		{"two swapped", order, []int{1, 0, 2, 3}, 0.5, []bool{false, false, true, true}, []string{"1. B → A: one", "2. A: two"}, nil},
+		{"reversed", order, []int{3, 2, 1, 0}, 0, []bool{false, false, false, false}, []string{"1. B → A: one", "2. A: two", "3. A → B: three", "4. B → A: four"}, nil},
 		{"rotated", order, []int{1, 2, 3, 0}, 0, []bool{false, false, false, false}, nil, nil},
 		{"last two swapped", order, []int{0, 1, 3, 2}, 0.5, []bool{true, true, false, false}, nil, nil},
 		{"too short", order, []int{0, 1, 2}, 0, nil, nil, ErrInvalidAnswer},
@@ -98,7 +98,7 @@ func TestGradeOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := GradeOrder(tt.q, tt.order)
+			r, err := GradeOrder(tt.q, tt.order, nil)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("err = %v, want %v", err, tt.err)
@@ -231,8 +231,8 @@ func TestGradeRealQuestions(t *testing.T) {
 					for i := range id {
 						id[i] = i
 					}
-					right, err1 = GradeOrder(q, id)
-					wrong, err2 = GradeOrder(q, Shuffle(len(q.Steps), 1))
+					right, err1 = GradeOrder(q, id, rightFills(q, id))
+					wrong, err2 = GradeOrder(q, Shuffle(len(q.Steps), 1), rightFills(q, Shuffle(len(q.Steps), 1)))
 				case KindShort:
 					right, err1 = GradeShort(q, slices.Repeat([]bool{true}, len(q.Points)))
 					wrong, err2 = GradeShort(q, make([]bool, len(q.Points)))
@@ -253,6 +253,83 @@ func TestGradeRealQuestions(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// rightFills is, for a question with frames, the right pick of every blank
+// of the frame at each position of order; nil without frames.
+func rightFills(q Question, order []int) [][]int {
+	if len(q.Frames) == 0 {
+		return nil
+	}
+	fills := make([][]int, len(order))
+	for pos, i := range order {
+		for _, b := range q.Frames[i].Blanks {
+			fills[pos] = append(fills[pos], b.Right)
+		}
+	}
+	return fills
+}
+
+// framed is an order question whose steps 0 and 2 look alike on screen
+// (one frame, different blanks), like the redraw's two requests.
+var framed = Question{ID: "t/framed", Kind: KindOrder,
+	Steps: []Step{{"B", "A", "send x"}, {"A", "A", "work"}, {"B", "A", "send y"}},
+	Frames: []Frame{
+		{Text: "send {}", Blanks: []Blank{{What: "what", Choices: []string{"x", "y"}, Right: 0}}},
+		{Text: "work {} {}", Blanks: []Blank{{What: "status", Choices: []string{"200", "409"}, Right: 0}, {What: "id", Choices: []string{"b1", "b2"}, Right: 1}}},
+		{Text: "send {}", Blanks: []Blank{{What: "what", Choices: []string{"x", "y"}, Right: 1}}},
+	}}
+
+// An order question with frames scores each position and each blank: the
+// positions are graded by how the steps look, the blanks by what belongs
+// at their position, and what was missed is said.
+func TestGradeOrderWithBlanks(t *testing.T) {
+	tests := []struct {
+		name      string
+		order     []int
+		fills     [][]int
+		score     float64
+		positions []bool
+		blanks    [][]bool
+		missed    []string
+		err       error
+	}{
+		{"all right", []int{0, 1, 2}, [][]int{{0}, {0, 1}, {1}}, 1, []bool{true, true, true}, [][]bool{{true}, {true, true}, {true}}, nil, nil},
+		// The two sends look alike: swapped, their places are right, and
+		// the blanks are graded by the position, not by the step.
+		{"look-alikes swapped, blanks by position", []int{2, 1, 0}, [][]int{{0}, {0, 1}, {1}}, 1, []bool{true, true, true}, [][]bool{{true}, {true, true}, {true}}, nil, nil},
+		{"one blank wrong", []int{0, 1, 2}, [][]int{{0}, {1, 1}, {1}}, 6.0 / 7, []bool{true, true, true}, [][]bool{{true}, {false, true}, {true}},
+			[]string{"2. status: 200 (not 409)"}, nil},
+		{"the same key twice", []int{0, 1, 2}, [][]int{{0}, {0, 1}, {0}}, 6.0 / 7, []bool{true, true, true}, [][]bool{{true}, {true, true}, {false}},
+			[]string{"3. what: y (not x)"}, nil},
+		// A step in the wrong place scores nothing for its blanks either.
+		{"order wrong", []int{1, 0, 2}, [][]int{{0, 1}, {0}, {1}}, 2.0 / 7, []bool{false, false, true}, [][]bool{{false, false}, {false}, {true}},
+			[]string{"1. B → A: send x", "2. A: work"}, nil},
+		{"no fills", []int{0, 1, 2}, nil, 0, nil, nil, nil, ErrInvalidAnswer},
+		{"a blank left out", []int{0, 1, 2}, [][]int{{0}, {0}, {1}}, 0, nil, nil, nil, ErrInvalidAnswer},
+		{"a pick out of range", []int{0, 1, 2}, [][]int{{0}, {0, 2}, {1}}, 0, nil, nil, nil, ErrInvalidAnswer},
+		{"an empty blank", []int{0, 1, 2}, [][]int{{-1}, {0, 1}, {1}}, 0, nil, nil, nil, ErrInvalidAnswer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := GradeOrder(framed, tt.order, tt.fills)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("err = %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !near(r.Score, tt.score) || r.Correct != (tt.score == 1) || !slices.Equal(r.Positions, tt.positions) || !slices.EqualFunc(r.Blanks, tt.blanks, slices.Equal) || !slices.Equal(r.Missed, tt.missed) {
+				t.Errorf("got score %v correct %v positions %v blanks %v missed %q\nwant %v %v %v %q", r.Score, r.Correct, r.Positions, r.Blanks, r.Missed, tt.score, tt.positions, tt.blanks, tt.missed)
+			}
+		})
+	}
+	if _, err := GradeOrder(order, []int{0, 1, 2, 3}, [][]int{{0}}); !errors.Is(err, ErrInvalidAnswer) {
+		t.Errorf("fills for a question without blanks: err = %v", err)
 	}
 }
 

@@ -23,8 +23,10 @@ const (
 	// Correct; graded by [GradeChoice] with partial credit. Shown shuffled
 	// as KindSingle.
 	KindMultiple Kind = "multiple"
-	// KindOrder asks for Steps in their order; graded per position by
-	// [GradeOrder]. The UI shows the steps in the order [ShowOrder] gives.
+	// KindOrder asks for Steps in their order and, when the question has
+	// Frames, for the blanks of each step; graded per position and per
+	// blank by [GradeOrder]. The UI shows the steps in the order
+	// [ShowOrder] gives, as their Frames when there are any.
 	KindOrder Kind = "order"
 	// KindShort is a short answer the learner types, then compares with
 	// Model and grades by ticking Points; graded by [GradeShort]. The typed
@@ -57,6 +59,10 @@ type Question struct {
 	Explain string
 	// Steps are the steps of an order question in their right order.
 	Steps []Step
+	// Frames, when set, are Steps as the learner sees them, one for each
+	// step: without the words that give its place away, with blanks to
+	// fill in.
+	Frames []Frame
 	// Model is the model answer of a short-answer question.
 	Model string
 	// Points are the key points of Model that the learner ticks when their
@@ -180,6 +186,9 @@ type Result struct {
 	// Positions, for order questions, says for each position whether the
 	// learner put the right step there.
 	Positions []bool
+	// Blanks, for order questions with frames, says for each position and
+	// each blank of the frame placed there whether it was filled in right.
+	Blanks [][]bool
 	// Missed lists, as the learner reads them, what the answer lacked: the
 	// right choices not picked, the right cause or place when missed, the
 	// steps that belonged at the wrong positions, the key points not ticked.

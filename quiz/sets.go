@@ -58,10 +58,12 @@ func (s Set) Question(id string) (Question, bool) {
 // every set, so a page edit that breaks it fails `go test` first.
 func Checkpoint() Set { return must(buildCheckpoint()) }
 
-// Redraw is the lost-answer sequence to put in order from memory: one
-// order question whose six steps (with who sends what to whom) are the
-// messages of the lesson's "Picture it" sequence diagram. It panics like
-// [Checkpoint] if the page's diagram changes shape.
+// Redraw is the lost-answer sequence to rebuild from memory: one order
+// question whose six steps (with who sends what to whom) are the messages
+// of the lesson's "Picture it" sequence diagram, shown as [Frame]s without
+// the words that give their place away, each with blanks to fill in: what
+// its arrow carries. It panics like [Checkpoint] if the page's diagram
+// changes shape or no longer says what a blank's right choice stands for.
 func Redraw() Set { return must(buildRedraw()) }
 
 // BreakIt is the debugging set: six live questions, the three symptoms of
@@ -212,50 +214,6 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 		Title:     SetTitle(SetCheckpoint),
 		Intro:     "Five questions on the lesson, answered from memory. Each shows why after you answer; if one is hard, reread its section.",
 		Questions: qs,
-	}, nil
-}
-
-// sequenceSteps is the number of messages of the lesson's sequence diagram.
-const sequenceSteps = 6
-
-func buildRedraw() (Set, error) {
-	lesson, _, err := pages()
-	if err != nil {
-		return Set{}, err
-	}
-	return redrawFrom(lesson)
-}
-
-// redrawFrom builds the Redraw set from the lesson page.
-func redrawFrom(lesson *lessons.Page) (Set, error) {
-	seq := lesson.Sequence
-	if seq == nil || len(seq.Messages) != sequenceSteps {
-		n := 0
-		if seq != nil {
-			n = len(seq.Messages)
-		}
-		return Set{}, shapeError(lesson, "the sequence diagram has %s, want %d (book, commit, lost answer, retry, lookup, same answer)", english.Plural(n, "message", ""), sequenceSteps)
-	}
-	steps, err := StepsOf(seq)
-	if err != nil {
-		return Set{}, shapeError(lesson, "%v", err)
-	}
-	prompt := "Put the steps of the lost answer in order: a booking sent with key K, its answer lost, the retry with the same K, the first booking returned."
-	if s, ok := lesson.Section("Redraw it"); ok {
-		prompt = plain(s.Markdown) + " Put the six steps in order."
-	}
-	return Set{
-		ID:    SetRedraw,
-		Title: SetTitle(SetRedraw),
-		Intro: "Rebuild the sequence of the lesson from memory: who sends what, in which order.",
-		Questions: []Question{{
-			ID:      "redraw/lost-answer",
-			Kind:    KindOrder,
-			Prompt:  prompt,
-			Steps:   steps,
-			Explain: "The booking commits (b1, 2 seats) and only then is its answer lost. The retry carries the same key K; under the lock on the event row the engine finds b1 for this user and key and writes nothing, so the browser finally gets the answer it missed: 1 booking, 2 seats.",
-			Source:  lesson.Title + " › Picture it",
-		}},
 	}, nil
 }
 

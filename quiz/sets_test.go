@@ -249,6 +249,44 @@ func TestRedrawFollowsTheSequence(t *testing.T) {
 			t.Errorf("step %d = %q, want %q", i+1, st, want[i])
 		}
 	}
+	// As the learner sees them: nothing tells the first request from the
+	// retry, or the lost answer from the one that arrives, until the
+	// blanks are filled in; filled in right, each says what its message
+	// says.
+	if len(q.Frames) != 6 {
+		t.Fatalf("%d frames, want one per step", len(q.Frames))
+	}
+	looks := map[string]int{}
+	for i, f := range q.Frames {
+		looks[q.Steps[i].From+"→"+q.Steps[i].To+": "+f.Text]++
+		for _, away := range []string{"retry", "lost", "same answer", "already", "(", "K", "b1"} {
+			if strings.Contains(f.Text, away) {
+				t.Errorf("frame %d %q gives its place away: %q", i+1, f.Text, away)
+			}
+		}
+		if strings.Count(f.Text, BlankMark) != len(f.Blanks) || len(f.Blanks) == 0 {
+			t.Errorf("frame %d %q has %d blanks", i+1, f.Text, len(f.Blanks))
+		}
+	}
+	for look, n := range looks {
+		if n != 2 {
+			t.Errorf("%d steps look like %q, want the two of a pair", n, look)
+		}
+	}
+	filled := []string{
+		"book 2 seats, the key K",
+		"under the lock: seats -2, insert b1, COMMIT",
+		"answer 200 with booking b1, lost on the way",
+		"book 2 seats, the key K",
+		"under the lock: key K has b1, write nothing, COMMIT",
+		"answer 200 with booking b1, reaches the browser",
+	}
+	for i, f := range q.Frames {
+		got := f.Fill(func(b int) string { return f.Blanks[b].Choices[f.Blanks[b].Right] })
+		if got != filled[i] {
+			t.Errorf("frame %d filled in right = %q, want %q", i+1, got, filled[i])
+		}
+	}
 }
 
 func TestBreakItFollowsTheTable(t *testing.T) {
@@ -374,6 +412,33 @@ func TestPageShapeChanges(t *testing.T) {
 			_, err := redrawFrom(edit(func(p *lessons.Page) {
 				seq := *p.Sequence
 				seq.Messages = seq.Messages[1:]
+				p.Sequence = &seq
+			}))
+			return err
+		}},
+		{"the retry with another key", func() error {
+			_, err := redrawFrom(edit(func(p *lessons.Page) {
+				seq := *p.Sequence
+				seq.Messages = slices.Clone(seq.Messages)
+				seq.Messages[3].Text = "retry: book 2 seats, key K2"
+				p.Sequence = &seq
+			}))
+			return err
+		}},
+		{"the first answer arrives", func() error {
+			_, err := redrawFrom(edit(func(p *lessons.Page) {
+				seq := *p.Sequence
+				seq.Messages = slices.Clone(seq.Messages)
+				seq.Messages[2].Lost = false
+				p.Sequence = &seq
+			}))
+			return err
+		}},
+		{"the lookup writes", func() error {
+			_, err := redrawFrom(edit(func(p *lessons.Page) {
+				seq := *p.Sequence
+				seq.Messages = slices.Clone(seq.Messages)
+				seq.Messages[4].Text = "key K already has b1, seats -2"
 				p.Sequence = &seq
 			}))
 			return err

@@ -169,40 +169,140 @@ func TestBreakItRunsBothDesignsLive(t *testing.T) {
 
 var stepLine = regexp.MustCompile(`(?m)^\s*(?:[▸✓✗]\s+)*(\d)\. (.+?)\s*$`)
 
-// Redraw it: the steps come shuffled; answered as shown, each position is
-// marked, the right order is shown, and the saved score is the grade of the
-// order on screen.
-func TestRedrawGradesEachPosition(t *testing.T) {
+// looks is how step i of q looks on screen before anything is filled in.
+func looks(q quiz.Question, i int) string {
+	st := q.Steps[i]
+	lanes := st.From + " → " + st.To
+	if st.From == st.To {
+		lanes = st.From
+	}
+	return lanes + ": " + q.Frames[i].Fill(func(int) string { return "[?]" })
+}
+
+// redrawRows reads the rows of the redraw on screen, as looks gives them
+// (the blank under the cursor, «?», read as [?]).
+func redrawRows(t *testing.T, u *uiTest, q quiz.Question) []string {
+	t.Helper()
+	var rows []string
+	u.waitUntil(t, "the six steps and the footer", func() bool {
+		rows = rowsOn(u.screen())
+		return len(rows) == len(q.Steps) && strings.Contains(u.screen(), "enter answer")
+	})
+	return rows
+}
+
+// rowsOn is the rows of a redraw on screen.
+func rowsOn(scr string) []string {
+	var rows []string
+	for _, m := range stepLine.FindAllStringSubmatch(scr, -1) {
+		rows = append(rows, strings.ReplaceAll(m[2], "«?»", "[?]"))
+	}
+	return rows
+}
+
+// blankLine is the line naming the blank under the cursor and its choices.
+var blankLine = regexp.MustCompile(`«([^»]+)»: (.+) \(space puts the next\)`)
+
+// fillBlank waits until the cursor stands on an empty blank named what,
+// then presses space until it holds want, as the screen lists the
+// blank's choices in the order space goes through them.
+func fillBlank(t *testing.T, u *uiTest, what, want string) {
+	t.Helper()
+	var opts []string
+	u.waitUntil(t, "the cursor on the empty blank «"+what+"»", func() bool {
+		scr := u.screen()
+		m := blankLine.FindStringSubmatch(flat(scr))
+		if m == nil || m[1] != what || !strings.Contains(cursorLine(scr), "«?»") {
+			return false
+		}
+		opts = strings.Split(m[2], " · ")
+		return true
+	})
+	n := slices.Index(opts, want)
+	if n < 0 {
+		t.Fatalf("%q is not among the choices %q of «%s»", want, opts, what)
+	}
+	for range n + 1 {
+		u.press("space")
+	}
+}
+
+// Redraw it: the steps come shuffled and look alike in pairs (nothing
+// tells the first request from the retry until the blanks are filled in).
+// Put in order, and every blank filled in right but the retry's key, the
+// answer is graded per position and per blank: the screen marks each,
+// says what was missed, and the saved score is that grade.
+func TestRedrawGradesEachPositionAndBlank(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
 	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, 100, 40, path)
 	q := quiz.Redraw().Questions[0]
-	u.waitFor(t, "1. ", "6. ", "enter answer") // the footer is drawn last: the steps are whole
-	shown := map[int]string{}
-	for _, m := range stepLine.FindAllStringSubmatch(u.screen(), -1) {
-		shown[int(m[1][0]-'1')] = m[2]
-	}
-	var order []int
-	for pos := range 6 {
-		for i, s := range q.Steps {
-			if strings.HasPrefix(s.String(), strings.TrimSuffix(shown[pos], "…")) {
-				order = append(order, i)
-				break
-			}
+	rows := redrawRows(t, u, q)
+	for _, away := range []string{"retry", "lost", "same answer", "b1"} {
+		if scr := u.screen(); strings.Contains(strings.Join(rows, "\n"), away) {
+			t.Errorf("%q on screen before the blanks are filled in:\n%s", away, scr)
 		}
 	}
-	if len(order) != 6 {
-		t.Fatalf("could not read the order on screen (%v):\n%s", shown, u.screen())
+	// Sort the rows into the diagram's order with K, one step at a time.
+	cursor := 0
+	for p := range q.Steps {
+		from := slices.IndexFunc(rows[p:], func(r string) bool { return r == looks(q, p) })
+		if from < 0 {
+			t.Fatalf("no step looking like %q among %q", looks(q, p), rows[p:])
+		}
+		from += p
+		for ; cursor < from; cursor++ {
+			u.press("j")
+		}
+		for ; cursor > from; cursor-- {
+			u.press("k")
+		}
+		for ; cursor > p; cursor-- {
+			u.press("K") // moves the step, and the cursor with it
+			rows[cursor], rows[cursor-1] = rows[cursor-1], rows[cursor]
+		}
 	}
-	u.press("J") // move the first step down one: the answer is that order
-	order[0], order[1] = order[1], order[0]
+	for ; cursor > 0; cursor-- {
+		u.press("k")
+	}
+	u.waitUntil(t, fmt.Sprintf("the rows in the order %q", rows), func() bool { return slices.Equal(rowsOn(u.screen()), rows) })
+	// Fill in every blank, row by row; the retry's key wrong.
+	const wrongAt = 3
+	var order []int
+	var fills [][]int
+	for p, f := range q.Frames {
+		if p > 0 {
+			u.press("j")
+		}
+		u.press("h", "h", "h")
+		var picks []int
+		for b, bl := range f.Blanks {
+			pick := bl.Right
+			if p == wrongAt {
+				pick = slices.Index(bl.Choices, "a new key K2")
+			}
+			if b > 0 {
+				u.press("l")
+			}
+			fillBlank(t, u, bl.What, bl.Choices[pick])
+			picks = append(picks, pick)
+		}
+		order, fills = append(order, p), append(fills, picks)
+	}
 	u.press("enter")
-	u.waitFor(t, "The right order:")
-	want, err := quiz.GradeOrder(q, order)
+	u.waitFor(t, "The right order:", "Partly right")
+	want, err := quiz.GradeOrder(q, order, fills)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(u.screen(), "✓ "); got != countTrue(want.Positions) {
-		t.Errorf("%d positions marked right, want %d:\n%s", got, countTrue(want.Positions), u.screen())
+	if want.Correct || want.Score != 15.0/16 {
+		t.Fatalf("the answer given grades %+v; this test means one blank of 16 points wrong", want)
+	}
+	scr := u.screen()
+	if got := strings.Count(scr, "✓]"); got != 9 {
+		t.Errorf("%d blanks marked right, want 9:\n%s", got, scr)
+	}
+	if !strings.Contains(scr, "[a new key K2 ✗]") || !strings.Contains(flat(scr), "Missed: 4. key: the key K (not a new key K2)") {
+		t.Errorf("the wrong key is not marked and said:\n%s", scr)
 	}
 	p := u.finish(t, path)
 	if a := p.Sets[quiz.SetRedraw].Answers[q.ID]; a.Score != want.Score {

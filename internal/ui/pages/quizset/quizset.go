@@ -5,7 +5,9 @@
 package quizset
 
 import (
+	"fmt"
 	"hash/fnv"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -49,6 +51,13 @@ type Model struct {
 	shown      quiz.Shown // single, multiple: the choices; live: the causes
 	whereShown quiz.Shown // live: the places to look
 	order      []int      // order: the learner's arrangement, indices into Steps
+	// An order question with frames: fills[step][b] is the choice picked
+	// for blank b of that step (-1 while empty), so a step keeps its
+	// blanks when it moves; blankShown the order space goes through a
+	// blank's choices in; blank the blank under the cursor in its row.
+	fills      [][]int
+	blankShown [][]quiz.Shown
+	blank      int
 	text       textbox.Model
 	textReady  bool // text was made (the zero textarea must not be used)
 	typing     bool // Short: the learner is still writing
@@ -183,6 +192,15 @@ func (m *Model) begin() tea.Cmd {
 		m.shown = m.showOrder(q.ID, "choices", len(q.Choices))
 	case quiz.KindOrder:
 		m.order = m.showOrder(q.ID, "steps", len(q.Steps))
+		m.fills, m.blankShown, m.blank = nil, nil, 0
+		for i, f := range q.Frames {
+			m.fills = append(m.fills, slices.Repeat([]int{-1}, len(f.Blanks)))
+			var shown []quiz.Shown
+			for b, bl := range f.Blanks {
+				shown = append(shown, m.showOrder(q.ID, fmt.Sprintf("step %d blank %d", i, b), len(bl.Choices)))
+			}
+			m.blankShown = append(m.blankShown, shown)
+		}
 	case quiz.KindShort:
 		m.text, m.textReady = textbox.New(m.c.Styles, "your answer, in a sentence or two (tab when done)", m.c.Width, 4), true
 		m.typing = true
@@ -322,6 +340,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.swap(-1)
 	case q.Kind == quiz.KindOrder && key.Matches(msg, k.MoveDown):
 		m.swap(+1)
+	case len(q.Frames) > 0 && key.Matches(msg, blankKeys.Prev):
+		m.blank = max(m.blank-1, 0)
+	case len(q.Frames) > 0 && key.Matches(msg, blankKeys.Next):
+		m.blank = min(m.blank+1, len(m.fills[m.order[m.cursor]])-1)
+	case len(q.Frames) > 0 && key.Matches(msg, blankKeys.Fill):
+		m.fillNext()
 	case key.Matches(msg, k.Toggle) && q.Kind == quiz.KindMultiple:
 		item := m.shown.Item(m.cursor)
 		m.picked[item] = !m.picked[item]
@@ -353,6 +377,38 @@ func (m *Model) move(d int) {
 	if n := m.options(); n > 0 {
 		m.cursor = (m.cursor + d + n) % n
 	}
+	if len(m.q().Frames) > 0 {
+		m.blank = min(m.blank, len(m.fills[m.order[m.cursor]])-1)
+	}
+}
+
+// blankKeys are the keys of an order question's blanks.
+var blankKeys = struct{ Prev, Next, Fill key.Binding }{
+	Prev: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "blank")),
+	Next: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", "next blank")),
+	Fill: key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "fill blank")),
+}
+
+// fillNext puts the next choice (in the order shown) into the blank under
+// the cursor; an empty blank takes the first.
+func (m *Model) fillNext() {
+	step := m.order[m.cursor]
+	shown := m.blankShown[step][m.blank]
+	pos := shown.Position(m.fills[step][m.blank]) // -1 while empty
+	m.fills[step][m.blank] = shown.Item((pos + 1) % len(shown))
+}
+
+// emptyBlanks counts the blanks not filled in yet.
+func (m *Model) emptyBlanks() int {
+	n := 0
+	for _, f := range m.fills {
+		for _, pick := range f {
+			if pick < 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // swap moves the step under the cursor up (-1) or down (+1).
@@ -391,7 +447,17 @@ func (m *Model) submit() tea.Cmd {
 		}
 		res, err = quiz.GradeChoice(q, picks)
 	case quiz.KindOrder:
-		res, err = quiz.GradeOrder(q, m.order)
+		var fills [][]int
+		if len(q.Frames) > 0 {
+			if n := m.emptyBlanks(); n > 0 {
+				m.hint = fmt.Sprintf("%s still empty: space fills the one under the cursor, ←/→ go from blank to blank.", common.Count(n, "blank"))
+				return nil
+			}
+			for _, step := range m.order {
+				fills = append(fills, m.fills[step])
+			}
+		}
+		res, err = quiz.GradeOrder(q, m.order, fills)
 	case quiz.KindShort:
 		res, err = quiz.GradeShort(q, m.ticked)
 	case quiz.KindLive:
@@ -495,6 +561,9 @@ func (m *Model) KeyMap() help.KeyMap {
 		case quiz.KindMultiple, quiz.KindShort:
 			short = append(short, k.Toggle)
 		case quiz.KindOrder:
+			if len(m.q().Frames) > 0 {
+				short = append(short, blankKeys.Fill, key.NewBinding(key.WithKeys("left", "right", "h", "l"), key.WithHelp("←/→", "blank")))
+			}
 			short = append(short, key.NewBinding(key.WithKeys(append(k.MoveUp.Keys(), k.MoveDown.Keys()...)...), key.WithHelp("K/J", "move step up/down")))
 		}
 		short = append(short, k.Up, k.Down, scroller.Keys, k.Back)
@@ -502,6 +571,9 @@ func (m *Model) KeyMap() help.KeyMap {
 	full := [][]key.Binding{short, {k.Help, k.Quit}}
 	if !m.done && !m.typing && !m.answered && m.q().Kind == quiz.KindOrder {
 		full = append(full, []key.Binding{k.MoveUp, k.MoveDown})
+		if len(m.q().Frames) > 0 {
+			full = append(full, []key.Binding{blankKeys.Fill, blankKeys.Prev, blankKeys.Next})
+		}
 	}
 	return common.Bindings{Short: short, Full: full}
 }

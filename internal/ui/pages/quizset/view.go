@@ -113,6 +113,9 @@ func (m *Model) choicesView(choices []string, shown quiz.Shown, correct []int, m
 }
 
 func (m *Model) orderView(q quiz.Question) string {
+	if len(q.Frames) > 0 {
+		return m.framesView(q)
+	}
 	st := m.c.Styles
 	var b strings.Builder
 	for pos, i := range m.order {
@@ -135,6 +138,68 @@ func (m *Model) orderView(q quiz.Question) string {
 		for pos, s := range q.Steps {
 			b.WriteString(common.Hang(fmt.Sprintf("  %d. ", pos+1), s.String(), m.c.Width) + "\n")
 		}
+	}
+	return b.String()
+}
+
+// framesView is an order question with frames: each step as its frame,
+// its blanks filled in as the learner has them ("[?]" while empty, the
+// blank under the cursor in «»), the choices of that blank, and once
+// answered each position and blank marked, then the diagram's steps.
+func (m *Model) framesView(q quiz.Question) string {
+	st := m.c.Styles
+	var b strings.Builder
+	for pos, step := range m.order {
+		cur := "  "
+		if pos == m.cursor && !m.answered {
+			cur = st.Cursor.Render("▸ ")
+		}
+		mark := ""
+		if m.answered {
+			mark = st.Bad.Render("✗ ")
+			if m.result.Positions[pos] {
+				mark = st.Good.Render("✓ ")
+			}
+		}
+		f := q.Frames[step]
+		text := f.Fill(func(bl int) string {
+			v := "?"
+			if pick := m.fills[step][bl]; pick >= 0 {
+				v = f.Blanks[bl].Choices[pick]
+			}
+			switch {
+			case m.answered && pos < len(m.result.Blanks) && bl < len(m.result.Blanks[pos]) && m.result.Blanks[pos][bl]:
+				return "[" + v + " ✓]"
+			case m.answered:
+				return "[" + v + " ✗]"
+			case pos == m.cursor && bl == m.blank:
+				return "«" + v + "»"
+			}
+			return "[" + v + "]"
+		})
+		s := q.Steps[step]
+		lanes := s.From + " → " + s.To
+		if s.From == s.To {
+			lanes = s.From
+		}
+		b.WriteString(common.Hang(cur+mark+fmt.Sprintf("%d. ", pos+1), lanes+": "+text, m.c.Width) + "\n")
+	}
+	if !m.answered {
+		step := m.order[m.cursor]
+		bl := q.Frames[step].Blanks[m.blank]
+		var opts []string
+		for _, i := range m.blankShown[step][m.blank] {
+			opts = append(opts, bl.Choices[i])
+		}
+		b.WriteString("\n" + st.Subtle.Render(common.Hang("", "«"+bl.What+"»: "+strings.Join(opts, " · ")+" (space puts the next)", m.c.Width)) + "\n")
+		if m.hint != "" {
+			b.WriteString(st.Warn.Render(common.Hang("", m.hint, m.c.Width)) + "\n")
+		}
+		return b.String()
+	}
+	b.WriteString("\n" + st.Subtle.Render("The right order:") + "\n")
+	for pos, s := range q.Steps {
+		b.WriteString(common.Hang(fmt.Sprintf("  %d. ", pos+1), s.String(), m.c.Width) + "\n")
 	}
 	return b.String()
 }
