@@ -30,7 +30,11 @@
 //   - [GradeOrder]: one point per step in its right place and, for the
 //     redraw, one per blank of its [Frame] filled in right (what each
 //     arrow carries);
-//   - [GradeShort]: the learner ticks the key points of the model answer;
+//   - [GradeShort], [GradeSpoken]: the learner ticks the key points of
+//     the model answer, and each tick is checked against what they typed
+//     ([Cue], [Mentions]): a point ticked but not mentioned counts
+//     [UnsaidCredit] (half); a drill answer said aloud, nothing typed, is
+//     graded by the ticks alone;
 //   - [GradeLive]: half for the cause, half for where to look.
 //
 // # Progress

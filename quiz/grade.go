@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/dustin/go-humanize/english"
 )
@@ -181,43 +182,62 @@ func checkFills(q Question, order []int, fills [][]int) error {
 	return nil
 }
 
-// GradeShort grades a short-answer question by the learner's own checklist:
-// ticked[i] says the learner's answer made q.Points[i]. The score is the
-// fraction ticked; Correct needs every point; Missed lists the points not
-// ticked. The program never judges the typed text itself. The error wraps
-// [ErrInvalidAnswer] when ticked does not have one entry per point.
-func GradeShort(q Question, ticked []bool) (Result, error) {
-	if q.Kind != KindShort || len(q.Points) == 0 {
+// GradeShort grades a short-answer question by the learner's checklist,
+// checked against what they typed: ticked[i] says the learner holds that
+// their answer made q.Points[i], and typed is their answer. A ticked point
+// scores 1 when typed mentions it (q.Cues[i], see [Mentions]) and
+// [UnsaidCredit] when it does not; a point not ticked scores 0. The score
+// is the mean over the points; Correct needs every point ticked and
+// mentioned. Missed lists the points not ticked; Unsaid the points ticked
+// that typed does not mention. The error wraps [ErrInvalidAnswer] when
+// ticked does not have one entry per point, and [ErrWrongKind] when the
+// question has no points or not one cue per point.
+func GradeShort(q Question, typed string, ticked []bool) (Result, error) {
+	if q.Kind != KindShort || len(q.Points) == 0 || len(q.Cues) != len(q.Points) {
 		return Result{}, wrongKind(q, "GradeShort")
 	}
-	return gradeChecklist(q, q.Points, ticked)
+	return gradeChecklist(q, q.Points, ticked, Mentions(typed, q.Cues))
 }
 
-func gradeChecklist(q Question, points []string, ticked []bool) (Result, error) {
+// gradeChecklist scores ticked against points; mentioned[i] says the
+// typed answer makes point i (nil: an answer given aloud, graded by the
+// ticks alone).
+func gradeChecklist(q Question, points []string, ticked, mentioned []bool) (Result, error) {
 	if len(ticked) != len(points) {
 		return Result{}, invalid(q, "the checklist has %s, got %s", english.Plural(len(points), "point", ""), english.Plural(len(ticked), "tick", ""))
 	}
 	var r Result
-	n := 0
+	sum := 0.0
 	for i, t := range ticked {
-		if t {
-			n++
-		} else {
+		switch {
+		case !t:
 			r.Missed = append(r.Missed, points[i])
+		case mentioned == nil || mentioned[i]:
+			sum++
+		default:
+			sum += UnsaidCredit
+			r.Unsaid = append(r.Unsaid, points[i])
 		}
 	}
-	r.Score = float64(n) / float64(len(points))
-	r.Correct = n == len(points)
+	r.Score = sum / float64(len(points))
+	r.Correct = len(r.Missed) == 0 && len(r.Unsaid) == 0
 	return r, nil
 }
 
-// GradeSpoken grades an interview drill answer like [GradeShort]: ticked[i]
-// says the learner's answer (typed or spoken) made p.Points[i].
-func GradeSpoken(p SpokenPrompt, ticked []bool) (Result, error) {
-	if len(p.Points) == 0 {
-		return Result{}, fmt.Errorf("quiz: %s: %w: the prompt has no key points", p.ID, ErrWrongKind)
+// GradeSpoken grades an interview drill answer. An answer typed (typed
+// holds more than white space) is graded like [GradeShort], by the ticks
+// checked against p.Cues. An answer given aloud (nothing typed) has
+// nothing to check: it is graded by the learner's ticks alone, each ticked
+// point worth 1. The errors are [GradeShort]'s.
+func GradeSpoken(p SpokenPrompt, typed string, ticked []bool) (Result, error) {
+	if len(p.Points) == 0 || len(p.Cues) != len(p.Points) {
+		return Result{}, fmt.Errorf("quiz: %s: %w: the prompt needs key points, and a cue for each", p.ID, ErrWrongKind)
 	}
-	return gradeChecklist(Question{ID: p.ID}, p.Points, ticked)
+	var mentioned []bool
+	if strings.TrimSpace(typed) != "" {
+		mentioned = Mentions(typed, p.Cues)
+	}
+	return gradeChecklist(Question{ID: p.ID}, p.Points, ticked, mentioned)
 }
 
 // GradeLive grades a live question: cause is an index into q.Choices (the

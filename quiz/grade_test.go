@@ -14,8 +14,9 @@ var (
 	order  = Question{ID: "t/order", Kind: KindOrder, Steps: []Step{
 		{"B", "A", "one"}, {"A", "A", "two"}, {"A", "B", "three"}, {"B", "A", "four"},
 	}}
-	short = Question{ID: "t/short", Kind: KindShort, Model: "m", Points: []string{"p1", "p2", "p3", "p4"}}
-	live  = Question{ID: "t/live", Kind: KindLive, Choices: []string{"c0", "c1", "c2"}, Correct: []int{2},
+	short = Question{ID: "t/short", Kind: KindShort, Model: "m", Points: []string{"p1", "p2", "p3", "p4"},
+		Cues: []Cue{{{"alpha"}}, {{"beta"}}, {{"gamma"}}, {{"delta"}}}}
+	live = Question{ID: "t/live", Kind: KindLive, Choices: []string{"c0", "c1", "c2"}, Correct: []int{2},
 		Live: &Live{Where: []string{"w0", "w1", "w2", "w3"}, WhereCorrect: 1}}
 )
 
@@ -118,26 +119,37 @@ func TestGradeOrder(t *testing.T) {
 	}
 }
 
+// A short answer is graded by the ticks checked against the typed text: a
+// ticked point the text mentions is worth 1, one it does not mention half,
+// one not ticked nothing.
 func TestGradeShort(t *testing.T) {
+	const all = "alpha, beta, gamma and delta"
 	tests := []struct {
 		name   string
 		q      Question
+		typed  string
 		ticked []bool
 		score  float64
 		missed []string
+		unsaid []string
 		err    error
 	}{
-		{"all", short, []bool{true, true, true, true}, 1, nil, nil},
-		{"none", short, []bool{false, false, false, false}, 0, []string{"p1", "p2", "p3", "p4"}, nil},
-		{"three of four", short, []bool{true, false, true, true}, 0.75, []string{"p2"}, nil},
-		{"too few ticks", short, []bool{true}, 0, nil, ErrInvalidAnswer},
-		{"too many ticks", short, []bool{true, true, true, true, true}, 0, nil, ErrInvalidAnswer},
-		{"no ticks", short, nil, 0, nil, ErrInvalidAnswer},
-		{"choice question", single, []bool{true}, 0, nil, ErrWrongKind},
+		{"all said and ticked", short, all, []bool{true, true, true, true}, 1, nil, nil, nil},
+		{"none ticked", short, all, []bool{false, false, false, false}, 0, []string{"p1", "p2", "p3", "p4"}, nil, nil},
+		{"three of four ticked", short, all, []bool{true, false, true, true}, 0.75, []string{"p2"}, nil, nil},
+		{"all ticked, nothing said", short, "it retries", []bool{true, true, true, true}, 0.5, nil, []string{"p1", "p2", "p3", "p4"}, nil},
+		{"all ticked, two said", short, "Alpha; and then GAMMA.", []bool{true, true, true, true}, 0.75, nil, []string{"p2", "p4"}, nil},
+		{"all ticked, nothing typed", short, "", []bool{true, true, true, true}, 0.5, nil, []string{"p1", "p2", "p3", "p4"}, nil},
+		{"said but not ticked", short, all, []bool{false, true, true, true}, 0.75, []string{"p1"}, nil, nil},
+		{"too few ticks", short, all, []bool{true}, 0, nil, nil, ErrInvalidAnswer},
+		{"too many ticks", short, all, []bool{true, true, true, true, true}, 0, nil, nil, ErrInvalidAnswer},
+		{"no ticks", short, all, nil, 0, nil, nil, ErrInvalidAnswer},
+		{"choice question", single, all, []bool{true}, 0, nil, nil, ErrWrongKind},
+		{"no cues", Question{ID: "t/nocues", Kind: KindShort, Model: "m", Points: []string{"p"}}, all, []bool{true}, 0, nil, nil, ErrWrongKind},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := GradeShort(tt.q, tt.ticked)
+			r, err := GradeShort(tt.q, tt.typed, tt.ticked)
 			if tt.name == "too few ticks" && (err == nil || !strings.HasSuffix(err.Error(), "the checklist has 4 points, got 1 tick")) {
 				t.Errorf("err = %v, want it to say 4 points and 1 tick", err)
 			}
@@ -150,23 +162,37 @@ func TestGradeShort(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !near(r.Score, tt.score) || r.Correct != (tt.score == 1) || !slices.Equal(r.Missed, tt.missed) {
-				t.Errorf("got %+v, want score %v missed %q", r, tt.score, tt.missed)
+			if !near(r.Score, tt.score) || r.Correct != (tt.score == 1) || !slices.Equal(r.Missed, tt.missed) || !slices.Equal(r.Unsaid, tt.unsaid) {
+				t.Errorf("got %+v, want score %v missed %q unsaid %q", r, tt.score, tt.missed, tt.unsaid)
 			}
 		})
 	}
 }
 
+// A drill answer typed is checked like a short answer; one given aloud
+// (nothing typed) is graded by the ticks alone.
 func TestGradeSpoken(t *testing.T) {
-	p := SpokenPrompt{ID: "t/spoken", Points: []string{"a", "b"}}
-	r, err := GradeSpoken(p, []bool{true, false})
-	if err != nil || !near(r.Score, 0.5) || r.Correct || !slices.Equal(r.Missed, []string{"b"}) {
-		t.Errorf("GradeSpoken = %+v, %v", r, err)
+	p := SpokenPrompt{ID: "t/spoken", Points: []string{"a", "b"}, Cues: []Cue{{{"alpha"}}, {{"beta"}}}}
+	for _, tt := range []struct {
+		typed  string
+		ticked []bool
+		score  float64
+	}{
+		{"", []bool{true, false}, 0.5},
+		{"  \n", []bool{true, true}, 1}, // white space is nothing typed
+		{"alpha", []bool{true, true}, 0.75},
+		{"alpha beta", []bool{true, true}, 1},
+		{"it retries", []bool{true, true}, 0.5},
+	} {
+		r, err := GradeSpoken(p, tt.typed, tt.ticked)
+		if err != nil || !near(r.Score, tt.score) || r.Correct != (tt.score == 1) {
+			t.Errorf("GradeSpoken(%q, %v) = %+v, %v; want score %v", tt.typed, tt.ticked, r, err, tt.score)
+		}
 	}
-	if _, err := GradeSpoken(p, []bool{true}); !errors.Is(err, ErrInvalidAnswer) {
+	if _, err := GradeSpoken(p, "", []bool{true}); !errors.Is(err, ErrInvalidAnswer) {
 		t.Errorf("one tick for two points: err = %v", err)
 	}
-	if _, err := GradeSpoken(SpokenPrompt{ID: "t/none"}, nil); !errors.Is(err, ErrWrongKind) {
+	if _, err := GradeSpoken(SpokenPrompt{ID: "t/none"}, "", nil); !errors.Is(err, ErrWrongKind) {
 		t.Errorf("no points: err = %v", err)
 	}
 }
@@ -234,8 +260,8 @@ func TestGradeRealQuestions(t *testing.T) {
 					right, err1 = GradeOrder(q, id, rightFills(q, id))
 					wrong, err2 = GradeOrder(q, Shuffle(len(q.Steps), 1), rightFills(q, Shuffle(len(q.Steps), 1)))
 				case KindShort:
-					right, err1 = GradeShort(q, slices.Repeat([]bool{true}, len(q.Points)))
-					wrong, err2 = GradeShort(q, make([]bool, len(q.Points)))
+					right, err1 = GradeShort(q, q.Model, slices.Repeat([]bool{true}, len(q.Points)))
+					wrong, err2 = GradeShort(q, q.Model, make([]bool, len(q.Points)))
 				case KindLive:
 					right, err1 = GradeLive(q, q.Correct[0], q.Live.WhereCorrect)
 					wrong, err2 = GradeLive(q, (q.Correct[0]+1)%len(q.Choices), q.Live.WhereCorrect)

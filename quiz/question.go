@@ -29,8 +29,9 @@ const (
 	// [ShowOrder] gives, as their Frames when there are any.
 	KindOrder Kind = "order"
 	// KindShort is a short answer the learner types, then compares with
-	// Model and grades by ticking Points; graded by [GradeShort]. The typed
-	// text is never graded by the program.
+	// Model and grades by ticking Points; graded by [GradeShort], which
+	// checks each tick against the typed text (Cues): a point ticked but
+	// not mentioned counts half.
 	KindShort Kind = "short"
 	// KindLive runs a sim scenario on PostgreSQL (the screens run it through
 	// internal/live), shows the symptom as numbers ([SymptomOf]), and asks
@@ -68,6 +69,9 @@ type Question struct {
 	// Points are the key points of Model that the learner ticks when their
 	// own answer made them.
 	Points []string
+	// Cues say, for each of Points, in which words a typed answer makes
+	// it ([Mentions]).
+	Cues []Cue
 	// Live is set for live questions only.
 	Live *Live
 	// Source names where the question comes from, e.g.
@@ -193,4 +197,8 @@ type Result struct {
 	// right choices not picked, the right cause or place when missed, the
 	// steps that belonged at the wrong positions, the key points not ticked.
 	Missed []string
+	// Unsaid, for short and spoken answers, lists the key points the
+	// learner ticked that their typed answer does not mention: each
+	// counted [UnsaidCredit].
+	Unsaid []string
 }

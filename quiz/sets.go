@@ -148,6 +148,12 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 				"It is about the effect on the server (rows, seats), not how often the request was sent",
 				"For a booking: the repeat gets the first booking back and takes no more seats",
 			},
+			Cues: []Cue{
+				{{"twice", "again", "repeat", "second", "more than once", "several", "multiple", "many times", "n times", "retr", "resen", "duplicat", "any number"},
+					{"same", "identical", "unchanged", "no change", "no different", "nothing changes", "no extra", "no more", "as once", "only once", "just once", "one time", "no additional"}},
+				{{"server", "database", "postgres", "stored", "state", "row", "seat", "data", "table", "side effect"}},
+				{{"book"}, {"first", "same", "original", "existing", "earlier", "back", "only one", "one booking", "once"}},
+			},
 			Explain: "That is what makes the retry after a lost answer safe: the server already committed b1, and the repeat with the same key changes nothing and answers with b1 again.",
 		},
 		{

@@ -107,7 +107,7 @@ func TestCheckpointFromStartToEnd(t *testing.T) {
 			switch q.Kind {
 			case quiz.KindShort:
 				u.waitFor(t, "tab when done")
-				u.tm.Type("Doing it twice has the same effect as once: q is typed, not quit.")
+				u.tm.Type("Doing it twice has the same effect on the server as once: a repeat gets the first booking back. q is typed, not quit.")
 				u.press("tab")
 				u.waitFor(t, "The model answer:")
 				for range q.Points {
@@ -310,16 +310,6 @@ func TestRedrawGradesEachPositionAndBlank(t *testing.T) {
 	}
 }
 
-func countTrue(bs []bool) int {
-	n := 0
-	for _, b := range bs {
-		if b {
-			n++
-		}
-	}
-	return n
-}
-
 // The drill: a spoken answer against the visible countdown, its key points
 // ticked, then every flashcard rated; the schedule is saved and nothing is
 // due any more.
@@ -451,4 +441,79 @@ func TestEnterWithNothingTickedSaysSo(t *testing.T) {
 	pickShown(u, shown, q.Correct[:1], true)
 	u.press("enter")
 	u.waitFor(t, "Partly right")
+}
+
+// The short answer's ticks are checked against the text: after tab the
+// learner's text and the whole model answer are in view at 80x24 above
+// the points, each point the text does not mention is marked, and the
+// rule is on screen. "It retries" with every point ticked scores half;
+// the saved score says so.
+func TestShortAnswerTicksAreCheckedAgainstTheText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, 80, 24, path)
+	q := quiz.Checkpoint().Questions[0]
+	if q.Kind != quiz.KindShort {
+		t.Fatalf("checkpoint/1 is %s, not the short answer", q.Kind)
+	}
+	u.waitFor(t, "tab when done")
+	u.tm.Type("It retries")
+	u.press("tab")
+	u.waitUntil(t, "the text and the model answer in view", func() bool {
+		scr := flat(u.screen())
+		return strings.Contains(scr, "You wrote: It retries") && strings.Contains(scr, flat(q.Model)) &&
+			strings.Contains(scr, "counts half when ticked") && strings.Contains(scr, "▸ [ ] "+q.Points[0])
+	})
+	if n := strings.Count(flat(u.screen()), "· not in your text"); n != len(q.Points) {
+		t.Errorf("%d marks, want every one of the %d points marked:\n%s", n, len(q.Points), u.screen())
+	}
+	for range q.Points {
+		u.press("space", "j")
+	}
+	u.press("enter")
+	u.waitFor(t, "Partly right: 50%")
+	u.waitUntil(t, "the half credit said", func() bool { return strings.Contains(flat(u.screen()), "Ticked but not in your text, so counted half") })
+	p := u.finish(t, path)
+	if a := p.Sets[quiz.SetCheckpoint].Answers[q.ID]; a.Score != 0.5 {
+		t.Errorf("saved %v, want 0.5", a.Score)
+	}
+}
+
+// The drill: a typed answer is checked as the short answer is (its text
+// and the model answer in view at 80x24, the points it does not mention
+// marked, half for those ticked); an answer said aloud, nothing typed, is
+// graded by the ticks alone, and the screen says so.
+func TestDrillChecksATypedAnswerAndTrustsASpokenOne(t *testing.T) {
+	u := startUI(t, common.Open{Page: common.PageDrill}, 80, 24)
+	d := quiz.Interview()
+	u.waitFor(t, "Countdown: 30 s")
+	u.press("enter")
+	u.waitFor(t, "⏱ 0:30", "tab when done")
+	u.tm.Type("It retries")
+	u.press("tab")
+	u.waitUntil(t, "the text and the model answer in view", func() bool {
+		scr := flat(u.screen())
+		return strings.Contains(scr, "You wrote: It retries") && strings.Contains(scr, flat(d.Prompts[0].Model)) && strings.Contains(scr, "▸ [ ] ")
+	})
+	for range d.Prompts[0].Points {
+		u.press("space", "j")
+	}
+	u.press("enter")
+	u.waitFor(t, "50% of the key points.")
+	u.waitUntil(t, "the half credit said", func() bool {
+		return strings.Contains(flat(u.screen()), fmt.Sprintf("%d points ticked but not in your text, so counted half.", len(d.Prompts[0].Points)))
+	})
+	u.press("enter")
+	u.waitFor(t, "Question 2 of 2", "tab when done")
+	u.press("tab") // said aloud: nothing typed
+	u.waitUntil(t, "the spoken answer's rule", func() bool {
+		return strings.Contains(flat(u.screen()), "Nothing typed, so nothing to check: you said it aloud, and your ticks grade it as they are.")
+	})
+	if scr := u.screen(); strings.Contains(scr, "not in your text") || strings.Contains(scr, "You wrote") {
+		t.Errorf("a spoken answer is checked against a text:\n%s", scr)
+	}
+	for range d.Prompts[1].Points {
+		u.press("space", "j")
+	}
+	u.press("enter")
+	u.waitFor(t, "100% of the key points.")
 }

@@ -439,7 +439,7 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, want: "What causes it?", head: "question 1 of"},
 		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, want: "6. ", head: "question 1 of"},
 		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", head: "Interview drill"},
-		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", press: []string{"enter", "tab"}, then: "Tick the points", head: "Interview drill"},
+		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", press: []string{"enter", "tab"}, then: "The model answer:", head: "Interview drill"},
 		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", head: "Design lab"},
 		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", press: []string{"j", "j", "j", "right", "enter"},
 			then: "safe against 12 of 14", head: "Design lab"},

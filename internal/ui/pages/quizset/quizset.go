@@ -65,8 +65,13 @@ type Model struct {
 	live       liveState
 	spin       spinner.Model
 	// The question may be taller than the window: it scrolls under its
-	// title line.
-	scroll scroller.Model
+	// title line. While a short answer's points are ticked the body is
+	// held at its top, scrolled only to keep the point under the cursor
+	// in view (lines keepFrom to keepTo, found when the body is drawn) on
+	// the next view after it moved (reveal).
+	scroll           scroller.Model
+	reveal           bool
+	keepFrom, keepTo int
 	// hint says why the last key did nothing (enter with nothing
 	// ticked); any other key clears it.
 	hint string
@@ -323,6 +328,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.typing {
 		done, cmd := textbox.Type(&m.text, msg)
 		m.typing = !done
+		if done { // the text and the model answer, above the points to tick
+			m.scroll.Top()
+			m.reveal = true
+		}
 		return cmd
 	}
 	switch {
@@ -377,6 +386,7 @@ func (m *Model) move(d int) {
 	if n := m.options(); n > 0 {
 		m.cursor = (m.cursor + d + n) % n
 	}
+	m.reveal = m.q().Kind == quiz.KindShort
 	if len(m.q().Frames) > 0 {
 		m.blank = min(m.blank, len(m.fills[m.order[m.cursor]])-1)
 	}
@@ -459,7 +469,8 @@ func (m *Model) submit() tea.Cmd {
 		}
 		res, err = quiz.GradeOrder(q, m.order, fills)
 	case quiz.KindShort:
-		res, err = quiz.GradeShort(q, m.ticked)
+		res, err = quiz.GradeShort(q, m.text.Value(), m.ticked)
+		m.scroll.Reset() // the verdict, at the end
 	case quiz.KindLive:
 		if m.live.symptom == nil {
 			return nil // the run is not in yet

@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/checklist"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -17,7 +18,12 @@ func (m *Model) View() string {
 		return m.scroll.View(m.summary(), m.c.Width, m.c.Body())
 	}
 	title := m.title()
-	return title + "\n" + m.scroll.View(m.body(), m.c.Width, m.c.Body()-lipgloss.Height(title))
+	body, h := m.body(), m.c.Body()-lipgloss.Height(title)
+	if m.reveal {
+		m.reveal = false
+		return title + "\n" + m.scroll.ViewAt(body, m.c.Width, h, m.keepFrom, m.keepTo)
+	}
+	return title + "\n" + m.scroll.View(body, m.c.Width, h)
 }
 
 // title names the set, the question's source and its place, on one line;
@@ -60,7 +66,10 @@ func (m *Model) body() string {
 	case quiz.KindOrder:
 		b.WriteString(m.orderView(q))
 	case quiz.KindShort:
-		b.WriteString(m.shortView(q))
+		view, from, to := m.shortView(q)
+		above := lipgloss.Height(b.String()) - 1
+		m.keepFrom, m.keepTo = above+from, above+to
+		b.WriteString(view)
 	case quiz.KindLive:
 		b.WriteString(m.liveView(q))
 	}
@@ -204,29 +213,18 @@ func (m *Model) framesView(q quiz.Question) string {
 	return b.String()
 }
 
-func (m *Model) shortView(q quiz.Question) string {
-	st := m.c.Styles
+// shortView is a short answer: the text box while the learner writes,
+// then their text, the model answer and the points to tick (checklist),
+// with the lines of the point under the cursor.
+func (m *Model) shortView(q quiz.Question) (view string, from, to int) {
 	if m.typing {
-		return m.text.View() + "\n"
+		return m.text.View() + "\n", 0, 0
 	}
-	var b strings.Builder
-	if v := strings.TrimSpace(m.text.Value()); v != "" {
-		b.WriteString(st.Subtle.Render("You wrote:") + "\n" + lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(v) + "\n\n")
+	cursor := m.cursor
+	if m.answered {
+		cursor = -1
 	}
-	b.WriteString(st.Subtle.Render("The model answer:") + "\n" + lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(q.Model) + "\n\n")
-	b.WriteString(st.Subtle.Render("Tick the points your answer made (space), then enter:") + "\n")
-	for i, p := range q.Points {
-		cur := "  "
-		if i == m.cursor && !m.answered {
-			cur = st.Cursor.Render("▸ ")
-		}
-		box := "[ ] "
-		if m.ticked[i] {
-			box = "[x] "
-		}
-		b.WriteString(common.Hang(cur+box, p, m.c.Width-2) + "\n")
-	}
-	return b.String()
+	return checklist.Checklist{Typed: m.text.Value(), Model: q.Model, Points: q.Points, Cues: q.Cues, Ticked: m.ticked, Cursor: cursor}.View(m.c.Styles, m.c.Width)
 }
 
 // liveView is a live question: the run, the cause, where to look, the run
@@ -349,6 +347,9 @@ func (m *Model) verdict() string {
 		out := st.Warn.Render(fmt.Sprintf("Partly right: %.0f%%.", r.Score*100))
 		if len(r.Missed) > 0 {
 			out += st.Subtle.Render(" Missed: " + strings.Join(r.Missed, "; "))
+		}
+		if len(r.Unsaid) > 0 {
+			out += st.Subtle.Render(" Ticked but not in your text, so counted " + checklist.Half() + ": " + strings.Join(r.Unsaid, "; "))
 		}
 		return lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(out)
 	}
