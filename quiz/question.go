@@ -39,6 +39,12 @@ const (
 	// graded by [GradeLive]. The causes and the places are each shown in
 	// an order of their own, new on every attempt ([ShowOrder]).
 	KindLive Kind = "live"
+	// KindPredict asks, before a sim scenario runs on PostgreSQL, for a
+	// prediction of what it will show (Predict.Slots: the answers, the
+	// booking rows, the seats taken, the guard that acts), then runs it
+	// (the screens run it through internal/live) and grades the prediction
+	// from the run's own report; graded by [GradePredict].
+	KindPredict Kind = "predict"
 )
 
 // Question is one question of a [Set]. Questions are plain values built by
@@ -74,6 +80,8 @@ type Question struct {
 	Cues []Cue
 	// Live is set for live questions only.
 	Live *Live
+	// Predict is set for predict questions only.
+	Predict *Predict
 	// Source names where the question comes from, e.g.
 	// "Idempotency › Checkpoint 3".
 	Source string
@@ -188,7 +196,8 @@ type Result struct {
 	// Correct is true when the answer is entirely right (Score is 1).
 	Correct bool
 	// Positions, for order questions, says for each position whether the
-	// learner put the right step there.
+	// learner put the right step there; for predict questions, whether
+	// each prediction (slot) was right.
 	Positions []bool
 	// Blanks, for order questions with frames, says for each position and
 	// each blank of the frame placed there whether it was filled in right.

@@ -19,7 +19,7 @@ const maxLengthRatio = 1.5
 // pick from, each with a name for the failure message: the choices of a
 // single or multiple choice question, the causes and the places of a live
 // one, the choices of each blank of an order question's frames ("blank"
-// and its name).
+// and its name), the choices of each prediction of a predict question.
 func optionLists(q Question) map[string][]string {
 	lists := map[string][]string{}
 	switch q.Kind {
@@ -34,8 +34,27 @@ func optionLists(q Question) map[string][]string {
 				lists["blank "+b.What] = b.Choices
 			}
 		}
+	case KindPredict:
+		for _, sl := range q.Predict.Slots {
+			lists["prediction "+sl.What] = sl.Choices
+		}
 	}
 	return lists
+}
+
+// rightOptions is the indices of the right options of q's list name.
+func rightOptions(q Question, name string) []int {
+	switch {
+	case name == "places":
+		return []int{q.Live.WhereCorrect}
+	case strings.HasPrefix(name, "prediction "):
+		for _, sl := range q.Predict.Slots {
+			if name == "prediction "+sl.What {
+				return []int{sl.Right}
+			}
+		}
+	}
+	return q.Correct
 }
 
 // lengthBandError says why options break the band, or "".
@@ -73,7 +92,7 @@ func TestOptionsAreEvenInLength(t *testing.T) {
 			}
 		}
 	}
-	if n < 4+6*2+5 {
+	if n < 4+6*2+5+5*4 {
 		t.Errorf("only %d lists of options checked", n)
 	}
 	// The check rejects what it is there to reject: Checkpoint 4 as it
@@ -169,21 +188,20 @@ func echoError(prompt string, options []string, right []int) string {
 
 // The right option never repeats more of the prompt's content words than
 // the best wrong option does, so it cannot be spotted by echoing the
-// question: in every list of every question of every set. (A blank of an
-// order question has no one right option: what is right depends on the
-// step it is in, and the prompt names none.)
+// question: in every list of every question of every set. Two kinds of
+// list are left out, and why: a blank of an order question has no one
+// right option (what is right depends on the step it is in, and the
+// prompt names none); a predicted count (rows, seats) is a number, and the
+// prompt must say how many seats are booked, which the right count of one
+// booking repeats while the others are multiples of it.
 func TestRightOptionDoesNotEchoThePrompt(t *testing.T) {
 	for _, s := range Sets() {
 		for _, q := range s.Questions {
 			for name, opts := range optionLists(q) {
-				if strings.HasPrefix(name, "blank ") {
+				if strings.HasPrefix(name, "blank ") || name == "prediction booking rows afterwards" || name == "prediction seats taken" {
 					continue
 				}
-				right := q.Correct
-				if name == "places" {
-					right = []int{q.Live.WhereCorrect}
-				}
-				if why := echoError(q.Prompt, opts, right); why != "" {
+				if why := echoError(q.Prompt, opts, rightOptions(q, name)); why != "" {
 					t.Errorf("%s, %s: %s", q.ID, name, why)
 				}
 			}

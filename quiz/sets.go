@@ -28,7 +28,7 @@ const (
 
 // Set is a named list of questions the learner answers in one sitting.
 type Set struct {
-	// ID is one of SetCheckpoint, SetBreakIt, SetRedraw.
+	// ID is one of SetCheckpoint, SetBreakIt, SetPredict, SetRedraw.
 	ID string
 	// Title names the set on the home screen, e.g. "Checkpoint".
 	Title string
@@ -72,8 +72,9 @@ func Redraw() Set { return must(buildRedraw()) }
 // It panics like [Checkpoint] if the table changes shape.
 func BreakIt() Set { return must(buildBreakIt()) }
 
-// Sets returns Checkpoint, BreakIt and Redraw, in the order of the home menu.
-func Sets() []Set { return []Set{Checkpoint(), BreakIt(), Redraw()} }
+// Sets returns Checkpoint, BreakIt, PredictSet and Redraw, in the order of
+// the home menu.
+func Sets() []Set { return []Set{Checkpoint(), BreakIt(), PredictSet(), Redraw()} }
 
 // SetTitle returns the title of the set or drill with the given ID, or the
 // ID itself when it is unknown.
@@ -83,6 +84,8 @@ func SetTitle(id string) string {
 		return "Checkpoint"
 	case SetBreakIt:
 		return "Break it"
+	case SetPredict:
+		return "Predict, then run"
 	case SetRedraw:
 		return "Redraw it"
 	case SetInterview:

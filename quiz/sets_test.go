@@ -34,6 +34,8 @@ var wantIDs = map[string][]string{
 	SetCheckpoint: {"checkpoint/1", "checkpoint/2", "checkpoint/3", "checkpoint/4", "checkpoint/5"},
 	SetBreakIt: {"breakit/charged-twice", "breakit/last-seats", "breakit/key-already-used",
 		"breakit/other-instance", "breakit/redis-ttl", "breakit/two-events-one-key"},
+	SetPredict: {"predict/concurrent-copies", "predict/key-reuse-two-events", "predict/retries-exhausted",
+		"predict/lookup-before-lock", "predict/last-seats"},
 	SetRedraw: {"redraw/lost-answer"},
 }
 
@@ -92,6 +94,9 @@ func checkQuestion(t *testing.T, q Question) {
 		fail("Correct %v is not in increasing order", q.Correct)
 	}
 	hasChoices, hasSteps, hasShort := len(q.Choices) > 0, len(q.Steps) > 0, q.Model != "" || len(q.Points) > 0
+	if q.Predict != nil && q.Kind != KindPredict {
+		fail("a %s question with a prediction", q.Kind)
+	}
 	switch q.Kind {
 	case KindSingle:
 		if len(q.Correct) != 1 || !hasChoices || hasSteps || hasShort || q.Live != nil {
@@ -137,6 +142,29 @@ func checkQuestion(t *testing.T, q Question) {
 		}
 		if !slices.IsSorted(l.Claim.Statuses) || !slices.IsSorted(l.Claim.Messages) || len(l.Claim.Statuses) == 0 {
 			fail("claim statuses %v and messages %q must be sorted and not empty", l.Claim.Statuses, l.Claim.Messages)
+		}
+	case KindPredict:
+		p := q.Predict
+		if p == nil || hasChoices || hasSteps || hasShort || q.Live != nil {
+			fail("not a predict question")
+			return
+		}
+		if _, err := sim.Lookup(p.Scenario); err != nil {
+			fail("%v", err)
+		}
+		var measures []Measure
+		for _, sl := range p.Slots {
+			measures = append(measures, sl.Measure)
+			if len(sl.Choices) < 2 || len(sl.Values) != len(sl.Choices) || sl.Right < 0 || sl.Right >= len(sl.Choices) || sl.What == "" {
+				fail("slot %+v", sl)
+			}
+			if len(slices.Compact(slices.Sorted(slices.Values(sl.Values)))) != len(sl.Values) {
+				fail("slot %s: two choices stand for one value: %q", sl.What, sl.Values)
+			}
+			texts = append(texts, sl.Choices...)
+		}
+		if !slices.Equal(measures, []Measure{MeasureAnswers, MeasureRows, MeasureSeats, MeasureGuard}) {
+			fail("predicts %q, want the answers, the rows, the seats and the guard", measures)
 		}
 	default:
 		fail("unknown kind %q", q.Kind)

@@ -442,12 +442,15 @@ func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
 
 	s := startTmux(t, bin, 80, 24, env)
 	s.waitFor("Redraw it (1 question)", 30*time.Second)
-	for range 8 { // past the lesson, the card, play, race, scenarios, the lab and two quiz sets
+	for range 9 { // past the lesson, the card, play, race, scenarios, the lab and three quiz sets
 		s.send("j")
 	}
 	s.send("Enter")
 	s.waitFor("6. ", 10*time.Second)
-	s.send("Enter") // answer in the shuffled order
+	for range 6 { // every blank filled with a choice, in the shuffled order
+		s.send("Space", "l", "Space", "l", "Space", "j")
+	}
+	s.send("Enter")
 	s.waitFor("The right order:", 10*time.Second)
 	s.send("Enter")
 	s.waitFor("Redraw it: done", 10*time.Second)
@@ -464,8 +467,12 @@ func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	damaged := startTmux(t, bin, 80, 24, env)
-	scr := damaged.waitFor("! ", 30*time.Second)
-	if !strings.Contains(scr, "Redraw it (1 question)") || !strings.Contains(scr, "not taken yet") {
+	damaged.waitFor("! ", 30*time.Second)
+	for range 9 { // down to the redraw, below the notice's lines at 80x24
+		damaged.send("j")
+	}
+	scr := damaged.waitFor("▸ Redraw it (1 question)", 10*time.Second)
+	if line := scr[strings.Index(scr, "▸ Redraw it"):]; !strings.Contains(line[:strings.Index(line, "\n")], "not taken yet") {
 		t.Errorf("learn did not go on with fresh progress:\n%s", scr)
 	}
 	aside, _ := filepath.Glob(file + ".damaged-*")

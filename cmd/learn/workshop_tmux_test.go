@@ -129,7 +129,7 @@ func TestWorkshopWithOpenSSHInTmux(t *testing.T) {
 	ada.waitFor("question 3 of 5", 10*time.Second)
 	ben.waitFor("question 3 of 5", 10*time.Second)
 	presenter.waitFor("Poll: Checkpoint 3 (open) · 0 answered", 10*time.Second)
-	for range q.Correct[0] {
+	for range shownAt(t, ada, q.Choices, q.Correct[0]) { // the choices come shuffled
 		ada.send("Down")
 	}
 	ada.send("Enter")
@@ -276,4 +276,31 @@ func exitStatusOf(err error) int {
 		return ee.ExitCode()
 	}
 	return -1
+}
+
+// shownAt waits until every one of choices is on s's pane and returns the
+// position among them of choices[item].
+func shownAt(t *testing.T, s *tmuxSession, choices []string, item int) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		flat := strings.Join(strings.Fields(s.screen()), " ")
+		all := true
+		for _, c := range choices {
+			all = all && strings.Count(flat, c) == 1
+		}
+		if all {
+			pos := 0
+			for _, c := range choices {
+				if strings.Index(flat, c) < strings.Index(flat, choices[item]) {
+					pos++
+				}
+			}
+			return pos
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the choices %q never were all on the pane:\n%s", choices, s.last)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

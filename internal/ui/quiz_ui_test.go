@@ -517,3 +517,86 @@ func TestDrillChecksATypedAnswerAndTrustsASpokenOne(t *testing.T) {
 	u.press("enter")
 	u.waitFor(t, "100% of the key points.")
 }
+
+// slotOrder waits until the screen asks for prediction slot (0-based) of
+// q and returns the order its choices are shown in.
+func slotOrder(t *testing.T, u *uiTest, q quiz.Question, slot int) quiz.Shown {
+	t.Helper()
+	sl := q.Predict.Slots[slot]
+	head := fmt.Sprintf("Predict %d of %d: %s", slot+1, len(q.Predict.Slots), sl.What)
+	var order quiz.Shown
+	u.waitUntil(t, head+" and its choices", func() bool {
+		lines := strings.Split(u.screen(), "\n")
+		at := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) == head })
+		if at < 0 || at+len(sl.Choices) >= len(lines) {
+			return false
+		}
+		order = nil
+		for _, l := range lines[at+1 : at+1+len(sl.Choices)] {
+			i := slices.Index(sl.Choices, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "▸")))
+			if i < 0 {
+				return false
+			}
+			order = append(order, i)
+		}
+		return true
+	})
+	return order
+}
+
+// Predict, then run, taken twice at 80x24: each prediction's choices come
+// in a new order on the second attempt; the scenario runs only once every
+// slot is predicted; a wrong prediction (two 200s for one key sent for two
+// events) is marked wrong beside the run's own answers, and the saved
+// score is the grade from the run.
+func TestPredictThenRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetPredict}, 80, 24, path)
+	set := quiz.PredictSet()
+	var orders [2]map[string]quiz.Shown
+	for attempt := range 2 {
+		orders[attempt] = map[string]quiz.Shown{}
+		for i, q := range set.Questions {
+			u.waitFor(t, fmt.Sprintf("question %d of %d", i+1, len(set.Questions)))
+			wrong := attempt == 0 && q.ID == "predict/key-reuse-two-events"
+			for s, sl := range q.Predict.Slots {
+				shown := slotOrder(t, u, q, s)
+				orders[attempt][fmt.Sprintf("%s %d", q.ID, s)] = shown
+				pick := sl.Right
+				if wrong && sl.Measure == quiz.MeasureAnswers {
+					pick = slices.Index(sl.Values, "2×200")
+				}
+				pickShown(u, shown, []int{pick}, false)
+				if s < len(q.Predict.Slots)-1 && strings.Contains(u.screen(), "the run:") {
+					t.Fatalf("the run shows before every slot is predicted:\n%s", u.screen())
+				}
+				u.press("enter")
+			}
+			u.waitFor(t, "the run:")
+			if wrong {
+				u.waitFor(t, "Partly right: 75%", "✗ the answers that reach the browser")
+				if scr := flat(u.screen()); !strings.Contains(scr, "you said 200, 200 · the run: 200, 409") && !strings.Contains(scr, "you said 200, 200 · the run: 409, 200") {
+					t.Errorf("the wrong prediction is not shown beside the run's answers:\n%s", u.screen())
+				}
+			} else {
+				u.waitFor(t, "Right.")
+			}
+			u.press("enter")
+		}
+		u.waitFor(t, "Predict, then run: done")
+		if attempt == 0 {
+			u.waitFor(t, "Score 95%") // four right, and three slots of four
+			u.press("r")
+		}
+	}
+	for k, first := range orders[0] {
+		if slices.Equal(first, orders[1][k]) {
+			t.Errorf("%s: the choices came in the order %v on both attempts", k, first)
+		}
+	}
+	p := u.finish(t, path)
+	sp := p.Sets[quiz.SetPredict]
+	if sp == nil || sp.Attempts != 2 || sp.Best != 1 || sp.LastScore != 1 {
+		t.Errorf("saved %+v", sp)
+	}
+}

@@ -1,7 +1,11 @@
 // Package quizset asks the questions of one quiz set (Checkpoint, Break
-// it, Redraw it) one at a time, grades each with package quiz, saves every
-// answer and, at the end, the attempt's score. A Break-it question runs its
-// broken design live on PostgreSQL first, then the other design beside it.
+// it, Predict then run, Redraw it) one at a time, grades each with package
+// quiz, saves every answer and, at the end, the attempt's score. A Break-it
+// question runs its broken design live on PostgreSQL first, then the other
+// design beside it; a predict question takes the learner's prediction,
+// then runs its scenario live and grades the prediction from the run's
+// report (predict.go). Every list of choices comes in a new order on every
+// attempt; the cursor is a position, grades take the question's indices.
 package quizset
 
 import (
@@ -40,6 +44,8 @@ type Model struct {
 	// list), so that a retake shows another.
 	seed      int64
 	lastShown map[string]quiz.Shown
+
+	pred predictState
 
 	// The state of the question on screen. The cursor is a position on
 	// screen; picked, live.cause and live.where are the question's own
@@ -156,7 +162,7 @@ func (m *Model) Title() string { return m.set.Title }
 
 // Close stops the live runs of the question on screen.
 func (m *Model) Close() {
-	for _, r := range []*live.Run{m.live.symptomRun, m.live.besideRun} {
+	for _, r := range []*live.Run{m.live.symptomRun, m.live.besideRun, m.pred.run} {
 		if r != nil {
 			r.Stop()
 		}
@@ -190,7 +196,7 @@ func (m *Model) begin() tea.Cmd {
 	m.scroll.Reset()
 	m.typing, m.ticked = false, nil
 	m.Close()
-	m.live = liveState{}
+	m.live, m.pred = liveState{}, predictState{}
 	m.shown, m.whereShown = nil, nil
 	switch q.Kind {
 	case quiz.KindSingle, quiz.KindMultiple:
@@ -215,6 +221,8 @@ func (m *Model) begin() tea.Cmd {
 		m.shown = m.showOrder(q.ID, "causes", len(q.Choices))
 		m.whereShown = m.showOrder(q.ID, "places", len(q.Live.Where))
 		return m.runLive(false)
+	case quiz.KindPredict:
+		m.beginPredict(q)
 	}
 	return nil
 }
@@ -281,8 +289,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.live.symptom, m.live.running = &s, false
 		}
+	case predictMsg:
+		return m.predicted(msg)
 	case spinner.TickMsg:
-		if !m.live.running && !m.live.besideRunning {
+		if !m.live.running && !m.live.besideRunning && !m.pred.running {
 			return nil
 		}
 		var cmd tea.Cmd
@@ -378,6 +388,11 @@ func (m *Model) options() int {
 		if m.live.causeChosen {
 			return len(q.Live.Where)
 		}
+	case quiz.KindPredict:
+		if m.pred.slot < len(q.Predict.Slots) {
+			return len(q.Predict.Slots[m.pred.slot].Choices)
+		}
+		return 0
 	}
 	return len(q.Choices)
 }
@@ -481,11 +496,20 @@ func (m *Model) submit() tea.Cmd {
 		}
 		m.live.where = m.whereShown.Item(m.cursor)
 		res, err = quiz.GradeLive(q, m.live.cause, m.live.where)
+	case quiz.KindPredict:
+		return m.predictNext() // graded when its run is in
 	}
 	if err != nil {
 		m.live.err = err
 		return nil
 	}
+	return m.answer(res)
+}
+
+// answer shows res as the grade of the question on screen, saves it and
+// tells it; a live question's run beside it starts.
+func (m *Model) answer(res quiz.Result) tea.Cmd {
+	q := m.q()
 	m.answered, m.result = true, res
 	m.results[m.idx] = &res
 	set, id, score := m.set.ID, q.ID, res.Score
@@ -525,6 +549,8 @@ func (m *Model) picks() []int {
 		}
 	case quiz.KindLive:
 		out = []int{m.live.cause}
+	case quiz.KindPredict:
+		out = append(out, m.pred.picks...)
 	}
 	return out
 }
@@ -562,12 +588,17 @@ func (m *Model) KeyMap() help.KeyMap {
 	case m.answered:
 		next := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next"))
 		short = []key.Binding{next, scroller.Keys, k.Back}
-	case m.q().Kind == quiz.KindLive && m.live.symptom == nil:
+	case m.q().Kind == quiz.KindLive && m.live.symptom == nil,
+		m.q().Kind == quiz.KindPredict && m.pred.slot >= len(m.q().Predict.Slots):
 		short = []key.Binding{k.Back}
 	default:
 		// Most important first (the footer drops from the end); the
 		// root adds help and quit.
-		short = []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer"))}
+		what := "answer"
+		if m.q().Kind == quiz.KindPredict {
+			what = "predict"
+		}
+		short = []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", what))}
 		switch m.q().Kind {
 		case quiz.KindMultiple, quiz.KindShort:
 			short = append(short, k.Toggle)

@@ -72,6 +72,8 @@ func (m *Model) body() string {
 		b.WriteString(view)
 	case quiz.KindLive:
 		b.WriteString(m.liveView(q))
+	case quiz.KindPredict:
+		b.WriteString(m.predictView(q))
 	}
 	if m.answered {
 		b.WriteString("\n" + m.verdict() + "\n")
@@ -345,7 +347,7 @@ func (m *Model) verdict() string {
 		return st.Good.Render("Right.")
 	case r.Score > 0:
 		out := st.Warn.Render(fmt.Sprintf("Partly right: %.0f%%.", r.Score*100))
-		if len(r.Missed) > 0 {
+		if len(r.Missed) > 0 && m.q().Kind != quiz.KindPredict { // a prediction's misses are in its table
 			out += st.Subtle.Render(" Missed: " + strings.Join(r.Missed, "; "))
 		}
 		if len(r.Unsaid) > 0 {
