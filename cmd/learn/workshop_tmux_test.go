@@ -277,30 +277,3 @@ func exitStatusOf(err error) int {
 	}
 	return -1
 }
-
-// shownAt waits until every one of choices is on s's pane and returns the
-// position among them of choices[item].
-func shownAt(t *testing.T, s *tmuxSession, choices []string, item int) int {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		flat := strings.Join(strings.Fields(s.screen()), " ")
-		all := true
-		for _, c := range choices {
-			all = all && strings.Count(flat, c) == 1
-		}
-		if all {
-			pos := 0
-			for _, c := range choices {
-				if strings.Index(flat, c) < strings.Index(flat, choices[item]) {
-					pos++
-				}
-			}
-			return pos
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the choices %q never were all on the pane:\n%s", choices, s.last)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
