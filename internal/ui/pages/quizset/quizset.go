@@ -11,7 +11,6 @@ package quizset
 import (
 	"fmt"
 	"hash/fnv"
-	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -24,7 +23,6 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/scroller"
 	"github.com/learn-idempotency/learn/internal/ui/components/textbox"
 	"github.com/learn-idempotency/learn/quiz"
-	"github.com/learn-idempotency/learn/sim"
 )
 
 // Model asks the questions of one set (Checkpoint, Break it, Redraw it)
@@ -81,28 +79,6 @@ type Model struct {
 	// hint says why the last key did nothing (enter with nothing
 	// ticked); any other key clears it.
 	hint string
-}
-
-// liveState is the progress of a live question: the run of the symptom,
-// the learner's cause and place, then the run beside it.
-type liveState struct {
-	symptomRun    *live.Run
-	besideRun     *live.Run
-	running       bool
-	symptom       *quiz.Symptom
-	beside        *quiz.Symptom
-	err           error
-	cause, where  int
-	causeChosen   bool
-	besideRunning bool
-}
-
-// liveMsg is the symptom of a live run; beside says which of the two runs.
-type liveMsg struct {
-	run     live.ID
-	beside  bool
-	symptom quiz.Symptom
-	err     error
 }
 
 // New asks the questions of set from question start on (0: the first, or
@@ -203,15 +179,7 @@ func (m *Model) begin() tea.Cmd {
 		m.shown = m.showOrder(q.ID, "choices", len(q.Choices))
 	case quiz.KindOrder:
 		m.order = m.showOrder(q.ID, "steps", len(q.Steps))
-		m.fills, m.blankShown, m.blank = nil, nil, 0
-		for i, f := range q.Frames {
-			m.fills = append(m.fills, slices.Repeat([]int{-1}, len(f.Blanks)))
-			var shown []quiz.Shown
-			for b, bl := range f.Blanks {
-				shown = append(shown, m.showOrder(q.ID, fmt.Sprintf("step %d blank %d", i, b), len(bl.Choices)))
-			}
-			m.blankShown = append(m.blankShown, shown)
-		}
+		m.beginFrames(q)
 	case quiz.KindShort:
 		m.text, m.textReady = textbox.New(m.c.Styles, "your answer, in a sentence or two (tab when done)", m.c.Width, 4), true
 		m.typing = true
@@ -237,35 +205,6 @@ func (m *Model) showOrder(id, list string, n int) quiz.Shown {
 	s := quiz.ShowOrder(n, m.seed^int64(h.Sum64()), m.lastShown[k])
 	m.lastShown[k] = append(quiz.Shown(nil), s...)
 	return s
-}
-
-// runLive runs the question's scenario (the symptom, or the run beside it)
-// to its end.
-func (m *Model) runLive(beside bool) tea.Cmd {
-	q := m.q()
-	sc, err := sim.Lookup(q.Live.Scenario)
-	if err != nil {
-		m.live.err = err
-		return nil
-	}
-	v := q.Live.Variant
-	if beside {
-		v = q.Live.Beside
-	}
-	r := m.c.Runs.Start(sc, sim.Options{Variant: v})
-	if beside {
-		m.live.besideRun, m.live.besideRunning = r, true
-	} else {
-		m.live.symptomRun, m.live.running = r, true
-	}
-	return tea.Batch(m.spin.Tick, func() tea.Msg {
-		<-r.Done()
-		rep, err := r.Result()
-		if err != nil {
-			return liveMsg{run: r.ID(), beside: beside, err: err}
-		}
-		return liveMsg{run: r.ID(), beside: beside, symptom: quiz.SymptomOf(rep)}
-	})
 }
 
 // Update grades, moves between questions, and takes the live runs' results.
@@ -405,35 +344,6 @@ func (m *Model) move(d int) {
 	if len(m.q().Frames) > 0 {
 		m.blank = min(m.blank, len(m.fills[m.order[m.cursor]])-1)
 	}
-}
-
-// blankKeys are the keys of an order question's blanks.
-var blankKeys = struct{ Prev, Next, Fill key.Binding }{
-	Prev: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "blank")),
-	Next: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", "next blank")),
-	Fill: key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "fill blank")),
-}
-
-// fillNext puts the next choice (in the order shown) into the blank under
-// the cursor; an empty blank takes the first.
-func (m *Model) fillNext() {
-	step := m.order[m.cursor]
-	shown := m.blankShown[step][m.blank]
-	pos := shown.Position(m.fills[step][m.blank]) // -1 while empty
-	m.fills[step][m.blank] = shown.Item((pos + 1) % len(shown))
-}
-
-// emptyBlanks counts the blanks not filled in yet.
-func (m *Model) emptyBlanks() int {
-	n := 0
-	for _, f := range m.fills {
-		for _, pick := range f {
-			if pick < 0 {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // swap moves the step under the cursor up (-1) or down (+1).
