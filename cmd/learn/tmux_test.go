@@ -448,7 +448,7 @@ func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
 	s.send("Enter")
 	s.waitFor("6. ", 10*time.Second)
 	for range 6 { // every blank filled with a choice, in the shuffled order
-		s.send("Space", "l", "Space", "l", "Space", "j")
+		s.send("h", "h", "Space", "l", "Space", "l", "Space", "j")
 	}
 	s.send("Enter")
 	s.waitFor("The right order:", 10*time.Second)

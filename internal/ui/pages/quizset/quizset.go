@@ -341,9 +341,7 @@ func (m *Model) move(d int) {
 		m.cursor = (m.cursor + d + n) % n
 	}
 	m.reveal = m.q().Kind == quiz.KindShort
-	if len(m.q().Frames) > 0 {
-		m.blank = min(m.blank, len(m.fills[m.order[m.cursor]])-1)
-	}
+	m.blank = 0 // a row's blanks are filled from its first
 }
 
 // swap moves the step under the cursor up (-1) or down (+1).
