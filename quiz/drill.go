@@ -46,6 +46,9 @@ type SpokenPrompt struct {
 	Model string
 	// Points are the key points of Model that the learner ticks.
 	Points []string
+	// Cues say, for each of Points, in which words a typed answer makes
+	// it ([Mentions]); a spoken answer is not checked.
+	Cues []Cue
 	// Seconds is the countdown, DefaultSeconds unless the learner chose
 	// another ([Progress.DrillSeconds]).
 	Seconds int
@@ -82,6 +85,15 @@ var (
 	}
 )
 
+// The entries cues share: words for the key, for the intent it belongs
+// to, for sending it again, and for the refusal of a key reused.
+var (
+	idWords       = []string{"uuid", "key", "token", "id "}
+	intentWords   = []string{"intent", "per booking", "each booking", "every booking", "decision", "decides", "click", "per purchase"}
+	resendWords   = []string{"retr", "again", "resen", "reus", "keep", "kept", "same key", "same value", "same uuid"}
+	conflictWords = []string{"409", "conflict", "refus", "reject", "error"}
+)
+
 // Interview is the drill: the lesson's interview answer and the interview
 // card's question as spoken prompts (DefaultSeconds each), and as cards the
 // lesson's four follow-ups and the card's three counter-questions. It panics
@@ -114,6 +126,16 @@ func interviewFrom(lesson, card *lessons.Page) (Drill, error) {
 				"Two simultaneous copies queue on the event row's lock: the second finds the first's booking; the constraint settles what the lock cannot see",
 				"The key lives in the booking row, so it can never disagree with the booking",
 			},
+			Cues: []Cue{
+				{idWords, intentWords, resendWords},
+				{{"unique"}, {"user"}},
+				{{"lock", "for update"}, {"look", "check", "find", "search", "select", "query"}},
+				{conflictWords, {"differ", "other", "another", "mismatch", "chang", "not the same"}},
+				{{"simultan", "same time", "same instant", "same moment", "concurren", "together", "at once", "parallel", "race", "two copies", "both copies"},
+					{"queue", "wait", "serializ", "serialis", "in turn", "one after", "lock"}},
+				{{"row", "column", "same transaction", "with the booking", "in the booking"},
+					{"disagree", "contradict", "consistent", "never differ", "atomic", "same transaction", "commit", "together", "in sync"}},
+			},
 			Seconds: DefaultSeconds,
 			Source:  lesson.Title + " › Say it in an interview",
 		},
@@ -127,6 +149,13 @@ func interviewFrom(lesson, card *lessons.Page) (Drill, error) {
 				"Booking and seat change commit in one transaction, so any API instance finds the booking",
 				"A reused key with a different event or quantity gets 409",
 				"No reliance on process memory or on a Redis entry that may expire",
+			},
+			Cues: []Cue{
+				{idWords, intentWords, resendWords},
+				{{"unique"}, {"row", "table", "column", "database", "postgres"}},
+				{{"transaction", "atomic", "commit"}, {"instance", "server", "node", "any api", "every api", "other api", "whichever api"}},
+				{conflictWords, {"differ", "other", "another", "mismatch", "chang", "not the same"}},
+				{{"memory", "redis", "cache", "expir", "ttl", "in process"}},
 			},
 			Seconds: DefaultSeconds,
 			Source:  "Interview card › Say it in 30 seconds",

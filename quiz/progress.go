@@ -21,7 +21,7 @@ type Progress struct {
 	Version int `json:"version"`
 	// Read maps a page slug (lessons) to when the learner marked it read.
 	Read map[string]time.Time `json:"read"`
-	// Sets maps a set ID (SetCheckpoint, SetBreakIt, SetRedraw,
+	// Sets maps a set ID (SetCheckpoint, SetBreakIt, SetPredict, SetRedraw,
 	// SetInterview) to its answers and scores. Entries are never nil.
 	Sets map[string]*SetProgress `json:"sets"`
 	// Drill maps a card ID to its spaced-repetition schedule; a card

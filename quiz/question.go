@@ -16,23 +16,35 @@ type Kind string
 // The kinds of question.
 const (
 	// KindSingle is single choice: Choices and exactly one index in
-	// Correct; graded by [GradeChoice].
+	// Correct; graded by [GradeChoice]. The UI shows the choices in a new
+	// order on every attempt ([ShowOrder]).
 	KindSingle Kind = "single"
 	// KindMultiple is multiple choice: Choices and one or more indices in
-	// Correct; graded by [GradeChoice] with partial credit.
+	// Correct; graded by [GradeChoice] with partial credit. Shown shuffled
+	// as KindSingle.
 	KindMultiple Kind = "multiple"
-	// KindOrder asks for Steps in their order; graded per position by
-	// [GradeOrder]. The UI shows the steps in the order [Shuffle] gives.
+	// KindOrder asks for Steps in their order and, when the question has
+	// Frames, for the blanks of each step; graded per position and per
+	// blank by [GradeOrder]. The UI shows the steps in the order
+	// [ShowOrder] gives, as their Frames when there are any.
 	KindOrder Kind = "order"
 	// KindShort is a short answer the learner types, then compares with
-	// Model and grades by ticking Points; graded by [GradeShort]. The typed
-	// text is never graded by the program.
+	// Model and grades by ticking Points; graded by [GradeShort], which
+	// checks each tick against the typed text (Cues): a point ticked but
+	// not mentioned counts half.
 	KindShort Kind = "short"
 	// KindLive runs a sim scenario on PostgreSQL (the screens run it through
 	// internal/live), shows the symptom as numbers ([SymptomOf]), and asks
 	// for the cause (Choices, Correct) and where to look (Live.Where);
-	// graded by [GradeLive].
+	// graded by [GradeLive]. The causes and the places are each shown in
+	// an order of their own, new on every attempt ([ShowOrder]).
 	KindLive Kind = "live"
+	// KindPredict asks, before a sim scenario runs on PostgreSQL, for a
+	// prediction of what it will show (Predict.Slots: the answers, the
+	// booking rows, the seats taken, the guard that acts), then runs it
+	// (the screens run it through internal/live) and grades the prediction
+	// from the run's own report; graded by [GradePredict].
+	KindPredict Kind = "predict"
 )
 
 // Question is one question of a [Set]. Questions are plain values built by
@@ -54,13 +66,22 @@ type Question struct {
 	Explain string
 	// Steps are the steps of an order question in their right order.
 	Steps []Step
+	// Frames, when set, are Steps as the learner sees them, one for each
+	// step: without the words that give its place away, with blanks to
+	// fill in.
+	Frames []Frame
 	// Model is the model answer of a short-answer question.
 	Model string
 	// Points are the key points of Model that the learner ticks when their
 	// own answer made them.
 	Points []string
+	// Cues say, for each of Points, in which words a typed answer makes
+	// it ([Mentions]).
+	Cues []Cue
 	// Live is set for live questions only.
 	Live *Live
+	// Predict is set for predict questions only.
+	Predict *Predict
 	// Source names where the question comes from, e.g.
 	// "Idempotency › Checkpoint 3".
 	Source string
@@ -175,10 +196,18 @@ type Result struct {
 	// Correct is true when the answer is entirely right (Score is 1).
 	Correct bool
 	// Positions, for order questions, says for each position whether the
-	// learner put the right step there.
+	// learner put the right step there; for predict questions, whether
+	// each prediction (slot) was right.
 	Positions []bool
+	// Blanks, for order questions with frames, says for each position and
+	// each blank of the frame placed there whether it was filled in right.
+	Blanks [][]bool
 	// Missed lists, as the learner reads them, what the answer lacked: the
 	// right choices not picked, the right cause or place when missed, the
 	// steps that belonged at the wrong positions, the key points not ticked.
 	Missed []string
+	// Unsaid, for short and spoken answers, lists the key points the
+	// learner ticked that their typed answer does not mention: each
+	// counted [UnsaidCredit].
+	Unsaid []string
 }

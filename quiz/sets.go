@@ -28,7 +28,7 @@ const (
 
 // Set is a named list of questions the learner answers in one sitting.
 type Set struct {
-	// ID is one of SetCheckpoint, SetBreakIt, SetRedraw.
+	// ID is one of SetCheckpoint, SetBreakIt, SetPredict, SetRedraw.
 	ID string
 	// Title names the set on the home screen, e.g. "Checkpoint".
 	Title string
@@ -58,10 +58,12 @@ func (s Set) Question(id string) (Question, bool) {
 // every set, so a page edit that breaks it fails `go test` first.
 func Checkpoint() Set { return must(buildCheckpoint()) }
 
-// Redraw is the lost-answer sequence to put in order from memory: one
-// order question whose six steps (with who sends what to whom) are the
-// messages of the lesson's "Picture it" sequence diagram. It panics like
-// [Checkpoint] if the page's diagram changes shape.
+// Redraw is the lost-answer sequence to rebuild from memory: one order
+// question whose six steps (with who sends what to whom) are the messages
+// of the lesson's "Picture it" sequence diagram, shown as [Frame]s without
+// the words that give their place away, each with blanks to fill in: what
+// its arrow carries. It panics like [Checkpoint] if the page's diagram
+// changes shape or no longer says what a blank's right choice stands for.
 func Redraw() Set { return must(buildRedraw()) }
 
 // BreakIt is the debugging set: six live questions, the three symptoms of
@@ -70,8 +72,9 @@ func Redraw() Set { return must(buildRedraw()) }
 // It panics like [Checkpoint] if the table changes shape.
 func BreakIt() Set { return must(buildBreakIt()) }
 
-// Sets returns Checkpoint, BreakIt and Redraw, in the order of the home menu.
-func Sets() []Set { return []Set{Checkpoint(), BreakIt(), Redraw()} }
+// Sets returns Checkpoint, BreakIt, PredictSet and Redraw, in the order of
+// the home menu.
+func Sets() []Set { return []Set{Checkpoint(), BreakIt(), PredictSet(), Redraw()} }
 
 // SetTitle returns the title of the set or drill with the given ID, or the
 // ID itself when it is unknown.
@@ -81,6 +84,8 @@ func SetTitle(id string) string {
 		return "Checkpoint"
 	case SetBreakIt:
 		return "Break it"
+	case SetPredict:
+		return "Predict, then run"
 	case SetRedraw:
 		return "Redraw it"
 	case SetInterview:
@@ -146,6 +151,12 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 				"It is about the effect on the server (rows, seats), not how often the request was sent",
 				"For a booking: the repeat gets the first booking back and takes no more seats",
 			},
+			Cues: []Cue{
+				{{"twice", "again", "repeat", "second", "more than once", "several", "multiple", "many times", "n times", "retr", "resen", "duplicat", "any number"},
+					{"same", "identical", "unchanged", "no change", "no different", "nothing changes", "no extra", "no more", "as once", "only once", "just once", "one time", "no additional"}},
+				{{"server", "database", "postgres", "stored", "state", "row", "seat", "data", "table", "side effect"}},
+				{{"book"}, {"first", "same", "original", "existing", "earlier", "back", "only one", "one booking", "once"}},
+			},
 			Explain: "That is what makes the retry after a lost answer safe: the server already committed b1, and the repeat with the same key changes nothing and answers with b1 again.",
 		},
 		{
@@ -153,12 +164,12 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 			Kind:   KindMultiple,
 			Prompt: prompt(1) + " Pick every true statement.",
 			Choices: []string{
-				"A new key on every retry, so the server can tell the tries apart",
-				"A new key when the user decides to book",
-				"The same key on every retry of that booking, after a network error or a 5xx",
-				"The same key for every booking the user makes in one session",
-				"A new key when the user changes the quantity",
-				"A new key after a lost answer, since the first try may not have counted",
+				"A new key on each retry, so the server can tell the tries apart",
+				"A new key at the moment the user decides to book",
+				"The same key again on each retry after a network error or a 5xx",
+				"The same key again for every booking the user makes in a session",
+				"A new key when the user changes the quantity of seats",
+				"A new key after a lost answer, as the first try may not have counted",
 			},
 			Correct: []int{1, 2, 4},
 			Explain: "The key belongs to the intent, not to the try (How it works, step 1). The form makes it when the user decides to book, every retry sends it again, and a changed quantity is a new intent with a new key (NewIntent in sim/client.go). A new key per retry is the bug that charges the user twice: the server cannot know the second try repeats the first.",
@@ -168,11 +179,11 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 			Kind:   KindSingle,
 			Prompt: prompt(2),
 			Choices: []string{
-				"200 with the first booking, as for any replay",
-				"200 with a new booking for the new quantity",
+				"200 with the first booking, the same answer as for any replay",
+				"200 with a new booking, since the new quantity makes a new request",
 				"409 Conflict: “" + sim.MsgKeyReused + "”",
-				"409 Conflict: “" + sim.MsgNotEnoughSeats + "”",
-				"400 Bad Request: the key is malformed",
+				"409 Conflict: “" + sim.MsgNotEnoughSeats + "” for the extra seat asked for",
+				"400 Bad Request: a key sent with a different quantity is malformed",
 			},
 			Correct: []int{2},
 			Explain: "How it works, step 3: having found the booking for this user and key, the engine compares its event and quantity with the request. Both equal: a replay, 200 with the first booking. Either different: 409, and nothing is written. Answering 200 would hand back a booking of 2 seats to a request for 3.",
@@ -182,23 +193,23 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 			Kind:   KindSingle,
 			Prompt: prompt(3),
 			Choices: []string{
-				"The key lookup on its own, with no row lock and no constraint: each copy checks for a booking before inserting",
-				"The UNIQUE (user_id, idempotency_key) constraint, always: the copies race to INSERT, and every one but the first fails with a unique violation (SQLSTATE 23505)",
-				"For copies of one request, the event row's lock: they queue, and each later copy's lookup finds the first one's booking and replays it; the UNIQUE (user_id, idempotency_key) constraint settles what the lock cannot see (one key on two events, a lookup before the lock), where the loser gets 23505 and rolls back as a whole, seats included",
-				"The API instance that received the first copy remembers the key in memory and refuses the second",
+				"The key lookup alone: each copy checks for a booking with its key before it inserts, so the second one always sees the first",
+				"The UNIQUE (user_id, idempotency_key) constraint: both INSERT, the second fails with 23505, rolls back whole and replays the first",
+				"The lock on the event row: they queue, the later one finds the first booking and replays it, and UNIQUE (user_id, idempotency_key) covers the rest",
+				"The API instance that took the first copy keeps its key in memory for a while and refuses the second copy with 409",
 			},
 			Correct: []int{2},
-			Explain: "How it works, step 4. A lookup alone cannot settle it: both copies may look before either has inserted (the broken Simultaneous copies: N rows). Copies of one request for one event queue on the event's row lock, so each later copy's lookup finds the first one's booking and replays it; no 23505 happens (learn play concurrent-copies). The constraint settles what the lock does not cover, such as one key sent for two events, or a design that looks the key up before locking: one INSERT wins, the loser gets 23505, rolls back as a whole (its seat decrement too), then reads the winner's booking and answers with it (learn play lookup-before-lock).",
+			Explain: "How it works, step 4. A lookup alone cannot settle it: both copies may look before either has inserted (the broken Simultaneous copies: N rows). Copies of one request for one event queue on the event's row lock, so each later copy's lookup finds the first one's booking and replays it: no 23505 happens (learn play concurrent-copies). The UNIQUE (user_id, idempotency_key) constraint settles what the lock does not cover. One key sent for two events (two rows, two locks): one INSERT wins, the loser gets 23505, rolls back as a whole, its seat decrement too, and answers 409 “" + sim.MsgKeyReused + "”, not with the winner's booking (learn play key-reuse-two-events). Only in a design that looks the key up before locking do copies of one request reach the constraint; there the loser, rolled back the same way, answers with the winner's booking (learn play lookup-before-lock).",
 		},
 		{
 			ID:     "checkpoint/5",
 			Kind:   KindSingle,
 			Prompt: prompt(4),
 			Choices: []string{
-				"Other writes never lose their answer on the way back",
-				"Only a booking can fail with a 5xx",
-				"Other writes are retried by the server, so the browser need not",
-				"Only the booking carries an idempotency key, which makes a repeat harmless; any other write, sent twice, could take effect twice",
+				"Other writes never lose their answer on the way back, so no client needs to repeat them",
+				"Only a booking can fail with a 5xx; the other writes answer 4xx, which are never retried",
+				"The server retries the other writes itself, so the browser has nothing left to repeat",
+				"Its idempotency key turns a repeat into a replay; any other write, sent twice, may apply twice",
 			},
 			Correct: []int{3},
 			Explain: "The answer to any write can be lost after the server acted. The client retries a booking (at most 3 tries, after 1 s and 2 s, only on a network error or a 5xx) because its key turns the repeat into a replay. A write without a key cannot tell a repeat from a new request, so retrying it could apply it twice.",
@@ -212,50 +223,6 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 		Title:     SetTitle(SetCheckpoint),
 		Intro:     "Five questions on the lesson, answered from memory. Each shows why after you answer; if one is hard, reread its section.",
 		Questions: qs,
-	}, nil
-}
-
-// sequenceSteps is the number of messages of the lesson's sequence diagram.
-const sequenceSteps = 6
-
-func buildRedraw() (Set, error) {
-	lesson, _, err := pages()
-	if err != nil {
-		return Set{}, err
-	}
-	return redrawFrom(lesson)
-}
-
-// redrawFrom builds the Redraw set from the lesson page.
-func redrawFrom(lesson *lessons.Page) (Set, error) {
-	seq := lesson.Sequence
-	if seq == nil || len(seq.Messages) != sequenceSteps {
-		n := 0
-		if seq != nil {
-			n = len(seq.Messages)
-		}
-		return Set{}, shapeError(lesson, "the sequence diagram has %s, want %d (book, commit, lost answer, retry, lookup, same answer)", english.Plural(n, "message", ""), sequenceSteps)
-	}
-	steps, err := StepsOf(seq)
-	if err != nil {
-		return Set{}, shapeError(lesson, "%v", err)
-	}
-	prompt := "Put the steps of the lost answer in order: a booking sent with key K, its answer lost, the retry with the same K, the first booking returned."
-	if s, ok := lesson.Section("Redraw it"); ok {
-		prompt = plain(s.Markdown) + " Put the six steps in order."
-	}
-	return Set{
-		ID:    SetRedraw,
-		Title: SetTitle(SetRedraw),
-		Intro: "Rebuild the sequence of the lesson from memory: who sends what, in which order.",
-		Questions: []Question{{
-			ID:      "redraw/lost-answer",
-			Kind:    KindOrder,
-			Prompt:  prompt,
-			Steps:   steps,
-			Explain: "The booking commits (b1, 2 seats) and only then is its answer lost. The retry carries the same key K; under the lock on the event row the engine finds b1 for this user and key and writes nothing, so the browser finally gets the answer it missed: 1 booking, 2 seats.",
-			Source:  lesson.Title + " › Picture it",
-		}},
 	}, nil
 }
 

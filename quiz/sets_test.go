@@ -1,6 +1,7 @@
 package quiz
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -33,6 +34,8 @@ var wantIDs = map[string][]string{
 	SetCheckpoint: {"checkpoint/1", "checkpoint/2", "checkpoint/3", "checkpoint/4", "checkpoint/5"},
 	SetBreakIt: {"breakit/charged-twice", "breakit/last-seats", "breakit/key-already-used",
 		"breakit/other-instance", "breakit/redis-ttl", "breakit/two-events-one-key"},
+	SetPredict: {"predict/concurrent-copies", "predict/key-reuse-two-events", "predict/retries-exhausted",
+		"predict/lookup-before-lock", "predict/last-seats"},
 	SetRedraw: {"redraw/lost-answer"},
 }
 
@@ -91,6 +94,9 @@ func checkQuestion(t *testing.T, q Question) {
 		fail("Correct %v is not in increasing order", q.Correct)
 	}
 	hasChoices, hasSteps, hasShort := len(q.Choices) > 0, len(q.Steps) > 0, q.Model != "" || len(q.Points) > 0
+	if q.Predict != nil && q.Kind != KindPredict {
+		fail("a %s question with a prediction", q.Kind)
+	}
 	switch q.Kind {
 	case KindSingle:
 		if len(q.Correct) != 1 || !hasChoices || hasSteps || hasShort || q.Live != nil {
@@ -137,6 +143,29 @@ func checkQuestion(t *testing.T, q Question) {
 		if !slices.IsSorted(l.Claim.Statuses) || !slices.IsSorted(l.Claim.Messages) || len(l.Claim.Statuses) == 0 {
 			fail("claim statuses %v and messages %q must be sorted and not empty", l.Claim.Statuses, l.Claim.Messages)
 		}
+	case KindPredict:
+		p := q.Predict
+		if p == nil || hasChoices || hasSteps || hasShort || q.Live != nil {
+			fail("not a predict question")
+			return
+		}
+		if _, err := sim.Lookup(p.Scenario); err != nil {
+			fail("%v", err)
+		}
+		var measures []Measure
+		for _, sl := range p.Slots {
+			measures = append(measures, sl.Measure)
+			if len(sl.Choices) < 2 || len(sl.Values) != len(sl.Choices) || sl.Right < 0 || sl.Right >= len(sl.Choices) || sl.What == "" {
+				fail("slot %+v", sl)
+			}
+			if len(slices.Compact(slices.Sorted(slices.Values(sl.Values)))) != len(sl.Values) {
+				fail("slot %s: two choices stand for one value: %q", sl.What, sl.Values)
+			}
+			texts = append(texts, sl.Choices...)
+		}
+		if !slices.Equal(measures, []Measure{MeasureAnswers, MeasureRows, MeasureSeats, MeasureGuard}) {
+			fail("predicts %q, want the answers, the rows, the seats and the guard", measures)
+		}
 	default:
 		fail("unknown kind %q", q.Kind)
 	}
@@ -162,8 +191,19 @@ func TestCheckpointFollowsTheLesson(t *testing.T) {
 	if r := right(s.Questions[2]); !strings.Contains(r, "409") || !strings.Contains(r, sim.MsgKeyReused) {
 		t.Errorf("checkpoint/3 right answer %q lacks 409 and the lesson's message", r)
 	}
-	if r := right(s.Questions[3]); !strings.Contains(r, "UNIQUE (user_id, idempotency_key)") || !strings.Contains(r, "rolls back") || !strings.Contains(r, "23505") {
+	if r := right(s.Questions[3]); !strings.Contains(r, "lock on the event row") || !strings.Contains(r, "replays") || !strings.Contains(r, "UNIQUE (user_id, idempotency_key)") {
 		t.Errorf("checkpoint/4 right answer %q", r)
+	}
+	// Checkpoint 4's explanation says who answers what: for one key sent
+	// for two events the loser of the constraint answers 409, and only in
+	// a design that looks the key up before the lock does a loser answer
+	// with the winner's booking.
+	if why := checkpoint4Wrong(s.Questions[3].Explain); why != "" {
+		t.Errorf("checkpoint/4 explanation: %s:\n%s", why, s.Questions[3].Explain)
+	}
+	old := "The constraint settles what the lock does not cover, such as one key sent for two events, or a design that looks the key up before locking: one INSERT wins, the loser gets 23505, rolls back as a whole (its seat decrement too), then reads the winner's booking and answers with it (learn play lookup-before-lock)."
+	if checkpoint4Wrong(old) == "" {
+		t.Error("the old explanation, whose loser answered with the winner's booking for two events too, passes the check")
 	}
 	if r := right(s.Questions[4]); !strings.Contains(r, "idempotency key") {
 		t.Errorf("checkpoint/5 right answer %q", r)
@@ -173,11 +213,35 @@ func TestCheckpointFollowsTheLesson(t *testing.T) {
 		picked = append(picked, s.Questions[1].Choices[c])
 	}
 	joined := strings.Join(picked, " | ")
-	for _, fact := range []string{"decides to book", "every retry", "changes the quantity"} {
+	for _, fact := range []string{"decides to book", "each retry", "changes the quantity"} {
 		if !strings.Contains(joined, fact) {
 			t.Errorf("checkpoint/2 right choices %q lack %q", joined, fact)
 		}
 	}
+}
+
+// checkpoint4Wrong says what explain gets wrong about the loser of the
+// unique constraint, or "": a sentence on one key for two events must say
+// it answers 409 with the engine's message, and every sentence in which a
+// loser answers with the winner's booking must be about a lookup before
+// the lock.
+func checkpoint4Wrong(explain string) string {
+	twoEvents := false
+	for _, sentence := range strings.SplitAfter(explain, ". ") {
+		if strings.Contains(sentence, "two events") {
+			twoEvents = true
+			if !strings.Contains(sentence, "409 “"+sim.MsgKeyReused+"”") {
+				return "the sentence on one key for two events does not say the loser answers 409 “" + sim.MsgKeyReused + "”"
+			}
+		}
+		if strings.Contains(sentence, "answers with the winner's booking") && !strings.Contains(sentence, "before lock") {
+			return fmt.Sprintf("a loser answers with the winner's booking outside a design that looks the key up before locking: %q", sentence)
+		}
+	}
+	if !twoEvents {
+		return "it says nothing of one key sent for two events"
+	}
+	return ""
 }
 
 func TestRedrawFollowsTheSequence(t *testing.T) {
@@ -213,6 +277,44 @@ func TestRedrawFollowsTheSequence(t *testing.T) {
 			t.Errorf("step %d = %q, want %q", i+1, st, want[i])
 		}
 	}
+	// As the learner sees them: nothing tells the first request from the
+	// retry, or the lost answer from the one that arrives, until the
+	// blanks are filled in; filled in right, each says what its message
+	// says.
+	if len(q.Frames) != 6 {
+		t.Fatalf("%d frames, want one per step", len(q.Frames))
+	}
+	looks := map[string]int{}
+	for i, f := range q.Frames {
+		looks[q.Steps[i].From+"→"+q.Steps[i].To+": "+f.Text]++
+		for _, away := range []string{"retry", "lost", "same answer", "already", "(", "K", "b1"} {
+			if strings.Contains(f.Text, away) {
+				t.Errorf("frame %d %q gives its place away: %q", i+1, f.Text, away)
+			}
+		}
+		if strings.Count(f.Text, BlankMark) != len(f.Blanks) || len(f.Blanks) == 0 {
+			t.Errorf("frame %d %q has %d blanks", i+1, f.Text, len(f.Blanks))
+		}
+	}
+	for look, n := range looks {
+		if n != 2 {
+			t.Errorf("%d steps look like %q, want the two of a pair", n, look)
+		}
+	}
+	filled := []string{
+		"book 2 seats, the key K",
+		"under the lock: seats -2, insert b1, COMMIT",
+		"answer 200 with booking b1, lost on the way",
+		"book 2 seats, the key K",
+		"under the lock: key K has b1, write nothing, COMMIT",
+		"answer 200 with booking b1, reaches the browser",
+	}
+	for i, f := range q.Frames {
+		got := f.Fill(func(b int) string { return f.Blanks[b].Choices[f.Blanks[b].Right] })
+		if got != filled[i] {
+			t.Errorf("frame %d filled in right = %q, want %q", i+1, got, filled[i])
+		}
+	}
 }
 
 func TestBreakItFollowsTheTable(t *testing.T) {
@@ -223,8 +325,11 @@ func TestBreakItFollowsTheTable(t *testing.T) {
 	}
 	for i, row := range lesson.BreakIt {
 		q := s.Questions[i]
-		if q.Live.Symptom != plain(row.Symptom) || q.Choices[q.Correct[0]] != plain(row.Cause) || q.Live.Where[q.Live.WhereCorrect] != plain(row.WhereToLook) {
+		if q.Live.Symptom != plain(row.Symptom) || !strings.HasPrefix(q.Prompt, plain(row.Symptom)) {
 			t.Errorf("%s does not carry Break it row %d: %+v", q.ID, i+1, row)
+		}
+		if at, ok := placeOf(plain(row.WhereToLook)); !ok || at != q.Live.WhereCorrect {
+			t.Errorf("%s: the right place is %q, the lesson's row %d says %q", q.ID, q.Live.Where[q.Live.WhereCorrect], i+1, row.WhereToLook)
 		}
 	}
 	scenarios := map[string]string{}
@@ -339,6 +444,33 @@ func TestPageShapeChanges(t *testing.T) {
 			}))
 			return err
 		}},
+		{"the retry with another key", func() error {
+			_, err := redrawFrom(edit(func(p *lessons.Page) {
+				seq := *p.Sequence
+				seq.Messages = slices.Clone(seq.Messages)
+				seq.Messages[3].Text = "retry: book 2 seats, key K2"
+				p.Sequence = &seq
+			}))
+			return err
+		}},
+		{"the first answer arrives", func() error {
+			_, err := redrawFrom(edit(func(p *lessons.Page) {
+				seq := *p.Sequence
+				seq.Messages = slices.Clone(seq.Messages)
+				seq.Messages[2].Lost = false
+				p.Sequence = &seq
+			}))
+			return err
+		}},
+		{"the lookup writes", func() error {
+			_, err := redrawFrom(edit(func(p *lessons.Page) {
+				seq := *p.Sequence
+				seq.Messages = slices.Clone(seq.Messages)
+				seq.Messages[4].Text = "key K already has b1, seats -2"
+				p.Sequence = &seq
+			}))
+			return err
+		}},
 		{"break it rows swapped", func() error {
 			_, err := breakItFrom(edit(func(p *lessons.Page) {
 				rows := slices.Clone(p.BreakIt)
@@ -374,10 +506,23 @@ func TestPageShapeChanges(t *testing.T) {
 	}
 }
 
+// sameCause holds, for each live question, the words that its right cause
+// (quiz's own, put so as not to echo the prompt) and the cause of its
+// verdict's diagnosis must both contain: the two name the same fault.
+var sameCause = map[string][]string{
+	"breakit/charged-twice":      {"client", "fresh key", "retry"},
+	"breakit/last-seats":         {"looked up", "after the seat check"},
+	"breakit/key-already-used":   {"client", "key"},
+	"breakit/other-instance":     {"memory"},
+	"breakit/redis-ttl":          {"transaction", "expire"},
+	"breakit/two-events-one-key": {"UNIQUE constraint", "(user_id, idempotency_key)"},
+}
+
 // The Break-it quiz, the lesson's Break-it table and sim's verdicts say the
-// same: each live question's right cause and place to look are the
-// diagnosis its run's verdict shows, and the lesson's rows are those
-// diagnoses word for word.
+// same: each live question's right cause names the fault of the diagnosis
+// its run's verdict shows, its right place is the place of the pool that
+// the diagnosis points at, and the lesson's rows are those diagnoses word
+// for word.
 func TestBreakItAgreesWithTheVerdicts(t *testing.T) {
 	for _, q := range BreakIt().Questions {
 		d := sim.DiagnosisOf(q.Live.Scenario, q.Live.Variant)
@@ -385,11 +530,18 @@ func TestBreakItAgreesWithTheVerdicts(t *testing.T) {
 			t.Errorf("%s: %s (%s) has no diagnosis", q.ID, q.Live.Scenario, q.Live.Variant)
 			continue
 		}
-		if got := q.Choices[q.Correct[0]]; got != d.Cause {
-			t.Errorf("%s: the right cause is %q, the verdict's %q", q.ID, got, d.Cause)
+		words, ok := sameCause[q.ID]
+		if !ok {
+			t.Errorf("%s: no words to hold its cause to the verdict's", q.ID)
 		}
-		if got := q.Live.Where[q.Live.WhereCorrect]; got != d.Where {
-			t.Errorf("%s: the right place is %q, the verdict's %q", q.ID, got, d.Where)
+		got := q.Choices[q.Correct[0]]
+		for _, w := range words {
+			if !strings.Contains(got, w) || !strings.Contains(d.Cause, w) {
+				t.Errorf("%s: the right cause %q and the verdict's %q do not both say %q", q.ID, got, d.Cause, w)
+			}
+		}
+		if at, ok := placeOf(d.Where); !ok || at != q.Live.WhereCorrect {
+			t.Errorf("%s: the right place is %q; the verdict's %q points at place %d of the pool (one: %v)", q.ID, q.Live.Where[q.Live.WhereCorrect], d.Where, at, ok)
 		}
 	}
 	lesson, err := lessons.Get("idempotency")

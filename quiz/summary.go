@@ -69,7 +69,7 @@ func summaryBody(p *Progress, now time.Time) string {
 	}
 	rows = append(rows[1:], rows[0]) // the drill's spoken prompts last
 	for _, r := range rows {
-		fmt.Fprintf(&b, "  %-16s %s\n", SetTitle(r.id), setLine(p.Sets[r.id], r.total))
+		fmt.Fprintf(&b, "  %-18s %s\n", SetTitle(r.id), setLine(p.Sets[r.id], r.total))
 	}
 
 	challenges := Challenges()

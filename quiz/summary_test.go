@@ -31,10 +31,11 @@ func TestSummary(t *testing.T) {
 		"Pages read: 1 of 2",
 		"  [x] Idempotency (read 2 Mar 2026)",
 		"  [ ] How do you make a booking retry safe",
-		"  Checkpoint       best 80%, last 60%, 2 attempts; 2 of 5 answered",
-		"  Break it         not tried yet",
-		"  Redraw it        1 of 1 answered",
-		"  Interview drill  not tried yet",
+		"  Checkpoint         best 80%, last 60%, 2 attempts; 2 of 5 answered",
+		"  Break it           not tried yet",
+		"  Predict, then run  not tried yet",
+		"  Redraw it          1 of 1 answered",
+		"  Interview drill    not tried yet",
 		// The hostile trial: the home screen said "1 of 5 challenges",
 		// learn progress nothing about the lab.
 		"Design lab challenges: 1 of 6 passed",
@@ -49,7 +50,7 @@ func TestSummary(t *testing.T) {
 		}
 	}
 	// Sets come in home-menu order, the drill last.
-	order := []string{"Checkpoint ", "Break it ", "Redraw it ", "Interview drill "}
+	order := []string{"Checkpoint ", "Break it ", "Predict, then run ", "Redraw it ", "Interview drill "}
 	last := -1
 	for _, o := range order {
 		i := strings.Index(got, "  "+o)

@@ -450,7 +450,10 @@ func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
 	}
 	s.send("Enter")
 	s.waitFor("6. ", 10*time.Second)
-	s.send("Enter") // answer in the shuffled order
+	for range 6 { // every blank filled with a choice, in the shuffled order
+		s.send("h", "h", "Space", "l", "Space", "l", "Space", "j")
+	}
+	s.send("Enter")
 	s.waitFor("The right order:", 10*time.Second)
 	s.send("Enter")
 	s.waitFor("Redraw it: done", 10*time.Second)
@@ -467,8 +470,12 @@ func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	damaged := startTmux(t, bin, 80, 24, env)
-	scr := damaged.waitFor("! ", 30*time.Second)
-	if !strings.Contains(scr, "Redraw it (1 question)") || !strings.Contains(scr, "not taken yet") {
+	damaged.waitFor("! ", 30*time.Second)
+	for range 3 { // down to the redraw, past the lesson, play and the checkpoint
+		damaged.send("j")
+	}
+	scr := damaged.waitFor("▸ Redraw it (1 question)", 10*time.Second)
+	if line := scr[strings.Index(scr, "▸ Redraw it"):]; !strings.Contains(line[:strings.Index(line, "\n")], "not taken yet") {
 		t.Errorf("learn did not go on with fresh progress:\n%s", scr)
 	}
 	aside, _ := filepath.Glob(file + ".damaged-*")

@@ -129,7 +129,7 @@ func TestWorkshopWithOpenSSHInTmux(t *testing.T) {
 	ada.waitFor("question 3 of 5", 10*time.Second)
 	ben.waitFor("question 3 of 5", 10*time.Second)
 	presenter.waitFor("Poll: Checkpoint 3 (open) · 0 answered", 10*time.Second)
-	for range q.Correct[0] {
+	for range shownAt(t, ada, q.Choices, q.Correct[0]) { // the choices come shuffled
 		ada.send("Down")
 	}
 	ada.send("Enter")

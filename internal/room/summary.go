@@ -49,7 +49,7 @@ func (r *Room) Summary(ended time.Time) Summary {
 		a := SummaryAttendee{Name: s.name, LastLeft: s.left, Sessions: s.sessions, LastScreen: s.title,
 			Scores: map[string]SummaryScore{}, Answers: []Answer{}, Progress: slices.Clone(s.progress)}
 		a.FirstCame = s.firstJoined
-		for _, id := range []string{quiz.SetCheckpoint, quiz.SetBreakIt, quiz.SetRedraw} {
+		for _, id := range []string{quiz.SetCheckpoint, quiz.SetBreakIt, quiz.SetPredict, quiz.SetRedraw} {
 			sc := r.scoreLocked(s, id)
 			a.Scores[id] = SummaryScore{Answered: sc.Answered, Of: sc.Of, Score: sc.Percent() / 100}
 		}

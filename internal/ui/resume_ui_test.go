@@ -60,7 +60,7 @@ func TestResumeAfterAnAnswerIsTheNextQuestion(t *testing.T) {
 	if q.Kind == quiz.KindShort {
 		t.Fatalf("question 2 is a short answer: answer it by choice in this test")
 	}
-	answerChoice(u, q)
+	answerChoice(t, u, q)
 	u.waitFor(t, "Right.")
 	u.press("esc")
 	u.waitFor(t, "Resume: Checkpoint, question 3 of 5")

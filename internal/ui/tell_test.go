@@ -2,13 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
@@ -42,24 +40,16 @@ func (l listener) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // Each graded answer is told with what the learner picked and its score:
-// a short answer's points ticked, a multiple choice's options.
+// a short answer's points ticked, a multiple choice's options as the
+// question's own indices, whatever order they were shown in.
 func TestAnsweredTellsWhatWasPicked(t *testing.T) {
-	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
-		DB: live.Existing(testDB), Progress: common.OpenProgress(nil), Docs: &common.Docs{}}
-	c.Runs = live.NewRuns(t.Context(), c.DB)
-	defer c.Runs.Close()
-	l := listener{Model: New(c, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}), told: make(chan common.Answered, 8)}
-	tm := teatest.NewTestModel(t, l, teatest.WithInitialTermSize(80, 24),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	defer func() {
-		_ = tm.Quit()
-		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
-		l.Close()
-	}()
+	told := make(chan common.Answered, 8)
+	u := startUIWrapped(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, 100, 40, filepath.Join(t.TempDir(), "progress.json"),
+		func(m *Model) tea.Model { return listener{Model: m, told: told} })
 	hear := func() common.Answered {
 		t.Helper()
 		select {
-		case a := <-l.told:
+		case a := <-told:
 			return a
 		case <-t.Context().Done():
 			t.Fatal("nothing was told")
@@ -71,22 +61,17 @@ func TestAnsweredTellsWhatWasPicked(t *testing.T) {
 	if short.Kind != quiz.KindShort || multiple.Kind != quiz.KindMultiple {
 		t.Fatalf("the checkpoint's first questions are %s and %s; this test answers a short answer, then a multiple choice", short.Kind, multiple.Kind)
 	}
-	tm.Type("the same effect once or twice")
-	tm.Send(keyPress("tab"))
-	tm.Send(keyPress("space")) // ticks the first point only
-	tm.Send(keyPress("enter"))
+	u.waitFor(t, "tab when done")
+	u.tm.Type("the same effect once or twice")
+	u.press("tab")
+	u.waitFor(t, "The model answer:")
+	u.press("space") // ticks the first point only
+	u.press("enter")
 	if a := hear(); a.Set != quiz.SetCheckpoint || a.Question != short.ID || !slices.Equal(a.Picks, []int{0}) || a.Score >= 1 {
 		t.Errorf("after a short answer with its first point ticked: told %+v", a)
 	}
-	tm.Send(keyPress("enter")) // the next question
-	pos := 0
-	for _, c := range multiple.Correct {
-		for ; pos < c; pos++ {
-			tm.Send(keyPress("j"))
-		}
-		tm.Send(keyPress("space"))
-	}
-	tm.Send(keyPress("enter"))
+	u.press("enter") // the next question
+	answerChoice(t, u, multiple)
 	if a := hear(); a.Question != multiple.ID || !slices.Equal(a.Picks, multiple.Correct) || a.Score != 1 {
 		t.Errorf("after the right options of a multiple choice %v: told %+v", multiple.Correct, a)
 	}

@@ -49,6 +49,14 @@ func startUI(t *testing.T, first common.Open, w, h int) *uiTest {
 // do).
 func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opts ...func(*common.Common)) *uiTest {
 	t.Helper()
+	return startUIWrapped(t, first, w, h, progress, nil, opts...)
+}
+
+// startUIWrapped is startUIWith running wrap(the app) instead of the app
+// (a test that hears what the app tells, as a workshop's session does);
+// a nil wrap runs the app itself.
+func startUIWrapped(t *testing.T, first common.Open, w, h int, progress string, wrap func(*Model) tea.Model, opts ...func(*common.Common)) *uiTest {
+	t.Helper()
 	db := live.Existing(testDB)
 	runs := live.NewRuns(t.Context(), db)
 	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
@@ -57,7 +65,11 @@ func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opt
 		o(c)
 	}
 	m := New(c, first)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
+	var run tea.Model = m
+	if wrap != nil {
+		run = wrap(m)
+	}
+	tm := teatest.NewTestModel(t, run, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	u := &uiTest{tm: tm, emu: vt.NewEmulator(w, h), m: m, changed: make(chan struct{})}
 	done, copied := make(chan struct{}), make(chan struct{})
@@ -448,7 +460,7 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, want: "What causes it?", head: "question 1 of"},
 		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, want: "6. ", head: "question 1 of"},
 		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", head: "Interview drill"},
-		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", press: []string{"enter", "tab"}, then: "Tick the points", head: "Interview drill"},
+		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", press: []string{"enter", "tab"}, then: "The model answer:", head: "Interview drill"},
 		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", head: "Design lab"},
 		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", press: []string{"j", "j", "j", "right", "right", "enter"},
 			then: "safe against 12 of 14", head: "Design lab"},

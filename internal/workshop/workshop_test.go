@@ -470,7 +470,16 @@ func TestRoomFollowsThePresenter(t *testing.T) {
 	}
 	ada.waitFor("question 3 of 5")
 	ben.waitFor("question 3 of 5")
-	for range q.Correct[0] {
+	// The choices come shuffled: move to where the right one is shown.
+	scr := waitUntil(t, "the choices on ada's screen", ada.screen, func(s string) bool {
+		for _, c := range q.Choices {
+			if !strings.Contains(strings.Join(strings.Fields(s), " "), c) {
+				return false
+			}
+		}
+		return true
+	})
+	for range shownAt(scr, q.Choices, q.Correct[0]) {
 		ada.press("down")
 	}
 	ada.press("enter")
@@ -675,4 +684,17 @@ func TestHugeWindowIsCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, "ben back at 120x40", size("ben"), is("120x40 capped false"))
+}
+
+// shownAt is the position on screen of choices[item] among choices, which
+// must all be on screen (the quiz shows them shuffled).
+func shownAt(screen string, choices []string, item int) int {
+	flat := strings.Join(strings.Fields(screen), " ")
+	at, pos := strings.Index(flat, choices[item]), 0
+	for _, c := range choices {
+		if strings.Index(flat, c) < at {
+			pos++
+		}
+	}
+	return pos
 }

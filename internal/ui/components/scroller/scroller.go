@@ -1,6 +1,8 @@
 // Package scroller shows a page's body when it is taller than the window,
 // following its end (where the choices, the verdict or the tally are)
-// unless the learner scrolled up.
+// unless the learner scrolled up, or held at its top with a line kept in
+// view (a checklist whose cursor must show while the text above it is
+// read).
 package scroller
 
 import (
@@ -28,6 +30,31 @@ func (s *Model) View(body string, w, h int) string {
 		s.vp.GotoBottom()
 	}
 	return s.vp.View()
+}
+
+// ViewAt is body cut to w x h, scrolled as little as it takes from where
+// it stands to show lines from to to (0-based; the first when they do not
+// all fit). It stops following the end.
+func (s *Model) ViewAt(body string, w, h, from, to int) string {
+	s.follow = false
+	s.vp.SetWidth(w)
+	s.vp.SetHeight(max(1, h))
+	s.vp.SetContent(body)
+	off := s.vp.YOffset()
+	if to >= off+s.vp.Height() {
+		off = to - s.vp.Height() + 1
+	}
+	if from < off {
+		off = from
+	}
+	s.vp.SetYOffset(off)
+	return s.vp.View()
+}
+
+// Top holds the body at its top from the next view on, until Reset.
+func (s *Model) Top() {
+	s.follow = false
+	s.vp.GotoTop()
 }
 
 // Key scrolls on page up and page down (also ctrl+u, ctrl+d); it reports

@@ -292,5 +292,5 @@ func TestDashboardKeysAt80x24(t *testing.T) {
 		t.Errorf("at the end of the list:\n%s", scr)
 	}
 	s.press("up", "up", "up", "up", "up", "up", "up", "up", "up", "up")
-	s.waitFor(t, "Send everyone to:  32 of ", "more above", "more below")
+	s.waitFor(t, "Send everyone to:  37 of ", "more above", "more below")
 }

@@ -173,7 +173,7 @@ func (m *Model) pollView(w int) string {
 	labelW := max(12, w-barW-8)
 	for i, b := range p.Bars {
 		label := b.Label
-		if p.Kind != quiz.KindOrder && p.Kind != quiz.KindShort {
+		if p.Kind != quiz.KindOrder && p.Kind != quiz.KindShort && p.Kind != quiz.KindPredict {
 			label = fmt.Sprintf("%c %s", 'A'+i, label)
 		}
 		n := b.Count * barW / most

@@ -1,5 +1,7 @@
 // Package drill is the timed interview drill: each spoken prompt against a
-// visible countdown, then the model answer and its key points to tick;
+// visible countdown, then the learner's text beside the model answer and
+// its key points to tick (a typed answer's ticks checked against the text,
+// a spoken one's taken as they are);
 // then the follow-ups and counter-questions due today, as flashcards rated
 // again / hard / good / easy (spaced repetition, package quiz).
 package drill
@@ -15,6 +17,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/checklist"
 	"github.com/learn-idempotency/learn/internal/ui/components/scroller"
 	"github.com/learn-idempotency/learn/internal/ui/components/textbox"
 	"github.com/learn-idempotency/learn/quiz"
@@ -39,17 +42,21 @@ type Model struct {
 	drill quiz.Drill
 	phase drillPhase
 
-	// Spoken prompts.
-	scroll    scroller.Model
-	pi        int
-	text      textbox.Model
-	textReady bool // text was made (the zero textarea must not be used)
-	remaining time.Duration
-	revealed  bool
-	ticked    []bool
-	cursor    int
-	graded    *quiz.Result
-	tick      int // token of the running countdown
+	// Spoken prompts. While the points are ticked the body is held at its
+	// top, scrolled only to keep the point under the cursor in view (lines
+	// keepFrom to keepTo) on the next view after it moved (keep).
+	scroll           scroller.Model
+	keep             bool
+	keepFrom, keepTo int
+	pi               int
+	text             textbox.Model
+	textReady        bool // text was made (the zero textarea must not be used)
+	remaining        time.Duration
+	revealed         bool
+	ticked           []bool
+	cursor           int
+	graded           *quiz.Result
+	tick             int // token of the running countdown
 
 	// Flashcards.
 	due      []quiz.Card
@@ -169,6 +176,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) reveal() {
 	m.revealed, m.remaining = true, max(m.remaining, 0)
 	m.text.Blur()
+	m.scroll.Top() // the text and the model answer, above the points to tick
+	m.keep = true
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -211,18 +220,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.startCards()
 		case m.graded != nil:
 		case key.Matches(msg, k.Up):
-			m.cursor = max(0, m.cursor-1)
+			m.cursor, m.keep = max(0, m.cursor-1), true
 		case key.Matches(msg, k.Down):
-			m.cursor = min(len(m.ticked)-1, m.cursor+1)
+			m.cursor, m.keep = min(len(m.ticked)-1, m.cursor+1), true
 		case key.Matches(msg, k.Toggle):
 			m.ticked[m.cursor] = !m.ticked[m.cursor]
 		case key.Matches(msg, k.Open):
 			p := m.drill.Prompts[m.pi]
-			r, err := quiz.GradeSpoken(p, m.ticked)
+			r, err := quiz.GradeSpoken(p, m.text.Value(), m.ticked)
 			if err != nil {
 				return nil
 			}
 			m.graded = &r
+			m.scroll.Reset() // the grade, at the end
 			id := p.ID
 			// Next is where an unfinished run goes on; the last question
 			// graded ends the run (the flashcards are the drill's own).
@@ -300,7 +310,12 @@ func (m *Model) KeyMap() help.KeyMap {
 // line, which stays).
 // View draws the phase on screen.
 func (m *Model) View() string {
-	return m.c.Styles.Title.Render("Interview drill") + "\n" + m.scroll.View(m.body(), m.c.Width, m.c.Body()-1)
+	body := m.body()
+	if m.keep {
+		m.keep = false
+		return m.c.Styles.Title.Render("Interview drill") + "\n" + m.scroll.ViewAt(body, m.c.Width, m.c.Body()-1, m.keepFrom, m.keepTo)
+	}
+	return m.c.Styles.Title.Render("Interview drill") + "\n" + m.scroll.View(body, m.c.Width, m.c.Body()-1)
 }
 
 func (m *Model) body() string {
@@ -344,24 +359,20 @@ func (m *Model) body() string {
 			b.WriteString(m.text.View() + "\n")
 			break
 		}
-		if v := strings.TrimSpace(m.text.Value()); v != "" {
-			b.WriteString(st.Subtle.Render("You wrote:") + "\n" + wrap.Render(v) + "\n\n")
+		cursor := m.cursor
+		if m.graded != nil {
+			cursor = -1
 		}
-		b.WriteString(st.Subtle.Render("The model answer:") + "\n" + wrap.Render(p.Model) + "\n\n")
-		b.WriteString(st.Subtle.Render("Tick the points you made (space), then enter:") + "\n")
-		for i, pt := range p.Points {
-			cur := "  "
-			if i == m.cursor && m.graded == nil {
-				cur = st.Cursor.Render("▸ ")
-			}
-			box := "[ ] "
-			if m.ticked[i] {
-				box = "[x] "
-			}
-			b.WriteString(common.Hang(cur+box, pt, m.c.Width-2) + "\n")
-		}
+		view, from, to := checklist.Checklist{Typed: m.text.Value(), Spoken: true, Model: p.Model, Points: p.Points, Cues: p.Cues,
+			Ticked: m.ticked, Cursor: cursor}.View(st, m.c.Width)
+		above := lipgloss.Height(b.String()) - 1
+		m.keepFrom, m.keepTo = above+from, above+to
+		b.WriteString(view)
 		if m.graded != nil {
 			b.WriteString("\n" + st.Good.Render(fmt.Sprintf("%.0f%% of the key points.", m.graded.Score*100)) + "\n")
+			if len(m.graded.Unsaid) > 0 {
+				b.WriteString(st.Subtle.Render(common.Hang("", common.Count(len(m.graded.Unsaid), "point")+" ticked but not in your text, so counted "+checklist.Half()+".", m.c.Width)) + "\n")
+			}
 		}
 	case drillCards:
 		c := m.due[m.ci]

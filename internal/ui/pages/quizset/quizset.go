@@ -1,10 +1,16 @@
 // Package quizset asks the questions of one quiz set (Checkpoint, Break
-// it, Redraw it) one at a time, grades each with package quiz, saves every
-// answer and, at the end, the attempt's score. A Break-it question runs its
-// broken design live on PostgreSQL first, then the other design beside it.
+// it, Predict then run, Redraw it) one at a time, grades each with package
+// quiz, saves every answer and, at the end, the attempt's score. A Break-it
+// question runs its broken design live on PostgreSQL first, then the other
+// design beside it; a predict question takes the learner's prediction,
+// then runs its scenario live and grades the prediction from the run's
+// report (predict.go). Every list of choices comes in a new order on every
+// attempt; the cursor is a position, grades take the question's indices.
 package quizset
 
 import (
+	"fmt"
+	"hash/fnv"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -17,7 +23,6 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/scroller"
 	"github.com/learn-idempotency/learn/internal/ui/components/textbox"
 	"github.com/learn-idempotency/learn/quiz"
-	"github.com/learn-idempotency/learn/sim"
 )
 
 // Model asks the questions of one set (Checkpoint, Break it, Redraw it)
@@ -32,46 +37,48 @@ type Model struct {
 
 	finishOnInit bool // every question was answered before: open on the summary
 
-	// The state of the question on screen.
-	answered  bool
-	result    quiz.Result
-	cursor    int
-	picked    map[int]bool
-	order     []int // order: the learner's arrangement, indices into Steps
-	text      textbox.Model
-	textReady bool // text was made (the zero textarea must not be used)
-	typing    bool // Short: the learner is still writing
-	ticked    []bool
-	live      liveState
-	spin      spinner.Model
+	// seed shuffles the choices of this attempt; lastShown is the order
+	// each list was shown in on the attempt before (by question ID and
+	// list), so that a retake shows another.
+	seed      int64
+	lastShown map[string]quiz.Shown
+
+	pred predictState
+
+	// The state of the question on screen. The cursor is a position on
+	// screen; picked, live.cause and live.where are the question's own
+	// indices (what the graders and the saved answer take).
+	answered   bool
+	result     quiz.Result
+	cursor     int
+	picked     map[int]bool
+	shown      quiz.Shown // single, multiple: the choices; live: the causes
+	whereShown quiz.Shown // live: the places to look
+	order      []int      // order: the learner's arrangement, indices into Steps
+	// An order question with frames: fills[step][b] is the choice picked
+	// for blank b of that step (-1 while empty), so a step keeps its
+	// blanks when it moves; blankShown the order space goes through a
+	// blank's choices in; blank the blank under the cursor in its row.
+	fills      [][]int
+	blankShown [][]quiz.Shown
+	blank      int
+	text       textbox.Model
+	textReady  bool // text was made (the zero textarea must not be used)
+	typing     bool // Short: the learner is still writing
+	ticked     []bool
+	live       liveState
+	spin       spinner.Model
 	// The question may be taller than the window: it scrolls under its
-	// title line.
-	scroll scroller.Model
+	// title line. While a short answer's points are ticked the body is
+	// held at its top, scrolled only to keep the point under the cursor
+	// in view (lines keepFrom to keepTo, found when the body is drawn) on
+	// the next view after it moved (reveal).
+	scroll           scroller.Model
+	reveal           bool
+	keepFrom, keepTo int
 	// hint says why the last key did nothing (enter with nothing
 	// ticked); any other key clears it.
 	hint string
-}
-
-// liveState is the progress of a live question: the run of the symptom,
-// the learner's cause and place, then the run beside it.
-type liveState struct {
-	symptomRun    *live.Run
-	besideRun     *live.Run
-	running       bool
-	symptom       *quiz.Symptom
-	beside        *quiz.Symptom
-	err           error
-	cause, where  int
-	causeChosen   bool
-	besideRunning bool
-}
-
-// liveMsg is the symptom of a live run; beside says which of the two runs.
-type liveMsg struct {
-	run     live.ID
-	beside  bool
-	symptom quiz.Symptom
-	err     error
 }
 
 // New asks the questions of set from question start on (0: the first, or
@@ -100,7 +107,8 @@ func New(c *common.Common, set quiz.Set, start int) *Model {
 func At(c *common.Common, set quiz.Set, step int) *Model {
 	start := step
 	m := &Model{c: c, set: set, results: make([]*quiz.Result, len(set.Questions)),
-		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), scroll: scroller.New()}
+		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), scroll: scroller.New(),
+		seed: time.Now().UnixNano(), lastShown: map[string]quiz.Shown{}}
 	upto := min(max(start, 0), len(set.Questions)) // the questions answered before
 	m.idx = min(upto, len(set.Questions)-1)
 	// A resumed attempt keeps the scores of the questions answered before.
@@ -130,7 +138,7 @@ func (m *Model) Title() string { return m.set.Title }
 
 // Close stops the live runs of the question on screen.
 func (m *Model) Close() {
-	for _, r := range []*live.Run{m.live.symptomRun, m.live.besideRun} {
+	for _, r := range []*live.Run{m.live.symptomRun, m.live.besideRun, m.pred.run} {
 		if r != nil {
 			r.Stop()
 		}
@@ -164,48 +172,39 @@ func (m *Model) begin() tea.Cmd {
 	m.scroll.Reset()
 	m.typing, m.ticked = false, nil
 	m.Close()
-	m.live = liveState{}
+	m.live, m.pred = liveState{}, predictState{}
+	m.shown, m.whereShown = nil, nil
 	switch q.Kind {
+	case quiz.KindSingle, quiz.KindMultiple:
+		m.shown = m.showOrder(q.ID, "choices", len(q.Choices))
 	case quiz.KindOrder:
-		m.order = quiz.Shuffle(len(q.Steps), time.Now().UnixNano())
+		m.order = m.showOrder(q.ID, "steps", len(q.Steps))
+		m.beginFrames(q)
 	case quiz.KindShort:
 		m.text, m.textReady = textbox.New(m.c.Styles, "your answer, in a sentence or two (tab when done)", m.c.Width, 4), true
 		m.typing = true
 		m.ticked = make([]bool, len(q.Points))
 		return m.text.Focus()
 	case quiz.KindLive:
+		m.shown = m.showOrder(q.ID, "causes", len(q.Choices))
+		m.whereShown = m.showOrder(q.ID, "places", len(q.Live.Where))
 		return m.runLive(false)
+	case quiz.KindPredict:
+		m.beginPredict(q)
 	}
 	return nil
 }
 
-// runLive runs the question's scenario (the symptom, or the run beside it)
-// to its end.
-func (m *Model) runLive(beside bool) tea.Cmd {
-	q := m.q()
-	sc, err := sim.Lookup(q.Live.Scenario)
-	if err != nil {
-		m.live.err = err
-		return nil
-	}
-	v := q.Live.Variant
-	if beside {
-		v = q.Live.Beside
-	}
-	r := m.c.Runs.Start(sc, sim.Options{Variant: v})
-	if beside {
-		m.live.besideRun, m.live.besideRunning = r, true
-	} else {
-		m.live.symptomRun, m.live.running = r, true
-	}
-	return tea.Batch(m.spin.Tick, func() tea.Msg {
-		<-r.Done()
-		rep, err := r.Result()
-		if err != nil {
-			return liveMsg{run: r.ID(), beside: beside, err: err}
-		}
-		return liveMsg{run: r.ID(), beside: beside, symptom: quiz.SymptomOf(rep)}
-	})
+// showOrder is the order in which list (of n items) of question id is
+// shown on this attempt: shuffled by the attempt's seed, and never the
+// order the attempt before showed (quiz.ShowOrder).
+func (m *Model) showOrder(id, list string, n int) quiz.Shown {
+	k := id + "\x00" + list
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(k))
+	s := quiz.ShowOrder(n, m.seed^int64(h.Sum64()), m.lastShown[k])
+	m.lastShown[k] = append(quiz.Shown(nil), s...)
+	return s
 }
 
 // Update grades, moves between questions, and takes the live runs' results.
@@ -229,8 +228,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.live.symptom, m.live.running = &s, false
 		}
+	case predictMsg:
+		return m.predicted(msg)
 	case spinner.TickMsg:
-		if !m.live.running && !m.live.besideRunning {
+		if !m.live.running && !m.live.besideRunning && !m.pred.running {
 			return nil
 		}
 		var cmd tea.Cmd
@@ -261,7 +262,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, k.Back, k.Open):
 			return common.BackCmd
 		case key.Matches(msg, k.Restart):
+			// A new attempt: a new seed, so its choices come in a new order.
 			m.done, m.idx, m.results = false, 0, make([]*quiz.Result, len(m.set.Questions))
+			m.seed = time.Now().UnixNano()
 			return m.begin()
 		}
 		return nil
@@ -274,6 +277,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.typing {
 		done, cmd := textbox.Type(&m.text, msg)
 		m.typing = !done
+		if done { // the text and the model answer, above the points to tick
+			m.scroll.Top()
+			m.reveal = true
+		}
 		return cmd
 	}
 	switch {
@@ -291,8 +298,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.swap(-1)
 	case q.Kind == quiz.KindOrder && key.Matches(msg, k.MoveDown):
 		m.swap(+1)
+	case len(q.Frames) > 0 && key.Matches(msg, blankKeys.Prev):
+		m.blank = max(m.blank-1, 0)
+	case len(q.Frames) > 0 && key.Matches(msg, blankKeys.Next):
+		m.blank = min(m.blank+1, len(m.fills[m.order[m.cursor]])-1)
+	case len(q.Frames) > 0 && key.Matches(msg, blankKeys.Fill):
+		m.fillNext()
 	case key.Matches(msg, k.Toggle) && q.Kind == quiz.KindMultiple:
-		m.picked[m.cursor] = !m.picked[m.cursor]
+		item := m.shown.Item(m.cursor)
+		m.picked[item] = !m.picked[item]
 	case key.Matches(msg, k.Toggle) && q.Kind == quiz.KindShort:
 		m.ticked[m.cursor] = !m.ticked[m.cursor]
 	case key.Matches(msg, k.Open):
@@ -313,6 +327,11 @@ func (m *Model) options() int {
 		if m.live.causeChosen {
 			return len(q.Live.Where)
 		}
+	case quiz.KindPredict:
+		if m.pred.slot < len(q.Predict.Slots) {
+			return len(q.Predict.Slots[m.pred.slot].Choices)
+		}
+		return 0
 	}
 	return len(q.Choices)
 }
@@ -321,6 +340,8 @@ func (m *Model) move(d int) {
 	if n := m.options(); n > 0 {
 		m.cursor = (m.cursor + d + n) % n
 	}
+	m.reveal = m.q().Kind == quiz.KindShort
+	m.blank = 0 // a row's blanks are filled from its first
 }
 
 // swap moves the step under the cursor up (-1) or down (+1).
@@ -345,7 +366,7 @@ func (m *Model) submit() tea.Cmd {
 	var err error
 	switch q.Kind {
 	case quiz.KindSingle:
-		res, err = quiz.GradeChoice(q, []int{m.cursor})
+		res, err = quiz.GradeChoice(q, []int{m.shown.Item(m.cursor)})
 	case quiz.KindMultiple:
 		var picks []int
 		for i := range q.Choices {
@@ -359,24 +380,44 @@ func (m *Model) submit() tea.Cmd {
 		}
 		res, err = quiz.GradeChoice(q, picks)
 	case quiz.KindOrder:
-		res, err = quiz.GradeOrder(q, m.order)
+		var fills [][]int
+		if len(q.Frames) > 0 {
+			if n := m.emptyBlanks(); n > 0 {
+				m.hint = fmt.Sprintf("%s still empty: space fills the one under the cursor, ←/→ go from blank to blank.", common.Count(n, "blank"))
+				return nil
+			}
+			for _, step := range m.order {
+				fills = append(fills, m.fills[step])
+			}
+		}
+		res, err = quiz.GradeOrder(q, m.order, fills)
 	case quiz.KindShort:
-		res, err = quiz.GradeShort(q, m.ticked)
+		res, err = quiz.GradeShort(q, m.text.Value(), m.ticked)
+		m.scroll.Reset() // the verdict, at the end
 	case quiz.KindLive:
 		if m.live.symptom == nil {
 			return nil // the run is not in yet
 		}
 		if !m.live.causeChosen {
-			m.live.cause, m.live.causeChosen, m.cursor = m.cursor, true, 0
+			m.live.cause, m.live.causeChosen, m.cursor = m.shown.Item(m.cursor), true, 0
 			return nil
 		}
-		m.live.where = m.cursor
+		m.live.where = m.whereShown.Item(m.cursor)
 		res, err = quiz.GradeLive(q, m.live.cause, m.live.where)
+	case quiz.KindPredict:
+		return m.predictNext() // graded when its run is in
 	}
 	if err != nil {
 		m.live.err = err
 		return nil
 	}
+	return m.answer(res)
+}
+
+// answer shows res as the grade of the question on screen, saves it and
+// tells it; a live question's run beside it starts.
+func (m *Model) answer(res quiz.Result) tea.Cmd {
+	q := m.q()
 	m.answered, m.result = true, res
 	m.results[m.idx] = &res
 	set, id, score := m.set.ID, q.ID, res.Score
@@ -399,7 +440,7 @@ func (m *Model) picks() []int {
 	var out []int
 	switch m.q().Kind {
 	case quiz.KindSingle:
-		out = []int{m.cursor}
+		out = []int{m.shown.Item(m.cursor)}
 	case quiz.KindMultiple:
 		for i := range m.q().Choices {
 			if m.picked[i] {
@@ -416,6 +457,8 @@ func (m *Model) picks() []int {
 		}
 	case quiz.KindLive:
 		out = []int{m.live.cause}
+	case quiz.KindPredict:
+		out = append(out, m.pred.picks...)
 	}
 	return out
 }
@@ -453,16 +496,24 @@ func (m *Model) KeyMap() help.KeyMap {
 	case m.answered:
 		next := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next"))
 		short = []key.Binding{next, scroller.Keys, k.Back}
-	case m.q().Kind == quiz.KindLive && m.live.symptom == nil:
+	case m.q().Kind == quiz.KindLive && m.live.symptom == nil,
+		m.q().Kind == quiz.KindPredict && m.pred.slot >= len(m.q().Predict.Slots):
 		short = []key.Binding{k.Back}
 	default:
 		// Most important first (the footer drops from the end); the
 		// root adds help and quit.
-		short = []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer"))}
+		what := "answer"
+		if m.q().Kind == quiz.KindPredict {
+			what = "predict"
+		}
+		short = []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", what))}
 		switch m.q().Kind {
 		case quiz.KindMultiple, quiz.KindShort:
 			short = append(short, k.Toggle)
 		case quiz.KindOrder:
+			if len(m.q().Frames) > 0 {
+				short = append(short, blankKeys.Fill, key.NewBinding(key.WithKeys("left", "right", "h", "l"), key.WithHelp("←/→", "blank")))
+			}
 			short = append(short, key.NewBinding(key.WithKeys(append(k.MoveUp.Keys(), k.MoveDown.Keys()...)...), key.WithHelp("K/J", "move step up/down")))
 		}
 		short = append(short, k.Up, k.Down, scroller.Keys, k.Back)
@@ -470,6 +521,9 @@ func (m *Model) KeyMap() help.KeyMap {
 	full := [][]key.Binding{short, {k.Help, k.Quit}}
 	if !m.done && !m.typing && !m.answered && m.q().Kind == quiz.KindOrder {
 		full = append(full, []key.Binding{k.MoveUp, k.MoveDown})
+		if len(m.q().Frames) > 0 {
+			full = append(full, []key.Binding{blankKeys.Fill, blankKeys.Prev, blankKeys.Next})
+		}
 	}
 	return common.Bindings{Short: short, Full: full}
 }

@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/ui/components/checklist"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -17,7 +18,12 @@ func (m *Model) View() string {
 		return m.scroll.View(m.summary(), m.c.Width, m.c.Body())
 	}
 	title := m.title()
-	return title + "\n" + m.scroll.View(m.body(), m.c.Width, m.c.Body()-lipgloss.Height(title))
+	body, h := m.body(), m.c.Body()-lipgloss.Height(title)
+	if m.reveal {
+		m.reveal = false
+		return title + "\n" + m.scroll.ViewAt(body, m.c.Width, h, m.keepFrom, m.keepTo)
+	}
+	return title + "\n" + m.scroll.View(body, m.c.Width, h)
 }
 
 // title names the set, the question's source and its place, on one line;
@@ -53,16 +59,21 @@ func (m *Model) body() string {
 	b.WriteString("\n" + st.Caption.Render(wrap.Render(q.Prompt)) + "\n\n")
 	switch q.Kind {
 	case quiz.KindSingle, quiz.KindMultiple:
-		b.WriteString(m.choicesView(q.Choices, q.Correct, q.Kind == quiz.KindMultiple))
+		b.WriteString(m.choicesView(q.Choices, m.shown, q.Correct, q.Kind == quiz.KindMultiple))
 		if m.hint != "" {
 			b.WriteString("\n" + st.Warn.Render(wrap.Render(m.hint)) + "\n")
 		}
 	case quiz.KindOrder:
 		b.WriteString(m.orderView(q))
 	case quiz.KindShort:
-		b.WriteString(m.shortView(q))
+		view, from, to := m.shortView(q)
+		above := lipgloss.Height(b.String()) - 1
+		m.keepFrom, m.keepTo = above+from, above+to
+		b.WriteString(view)
 	case quiz.KindLive:
 		b.WriteString(m.liveView(q))
+	case quiz.KindPredict:
+		b.WriteString(m.predictView(q))
 	}
 	if m.answered {
 		b.WriteString("\n" + m.verdict() + "\n")
@@ -76,18 +87,19 @@ func (m *Model) body() string {
 	return b.String()
 }
 
-// choicesView lists choices with the cursor, the picks and, once answered,
-// which were right.
-func (m *Model) choicesView(choices []string, correct []int, multi bool) string {
+// choicesView lists choices in the order shown, with the cursor (a
+// position), the picks and, once answered, which were right (items).
+func (m *Model) choicesView(choices []string, shown quiz.Shown, correct []int, multi bool) string {
 	st := m.c.Styles
 	var b strings.Builder
 	right := map[int]bool{}
 	for _, c := range correct {
 		right[c] = true
 	}
-	for i, c := range choices {
+	for pos, i := range shown {
+		c := choices[i]
 		cur := "  "
-		if i == m.cursor && !m.answered {
+		if pos == m.cursor && !m.answered {
 			cur = st.Cursor.Render("▸ ")
 		}
 		box := ""
@@ -102,7 +114,7 @@ func (m *Model) choicesView(choices []string, correct []int, multi bool) string 
 			switch {
 			case right[i]:
 				mark = st.Good.Render(" ✓")
-			case m.picked[i] || (!multi && i == m.cursor):
+			case m.picked[i] || (!multi && pos == m.cursor):
 				mark = st.Bad.Render(" ✗")
 			}
 		}
@@ -112,6 +124,9 @@ func (m *Model) choicesView(choices []string, correct []int, multi bool) string 
 }
 
 func (m *Model) orderView(q quiz.Question) string {
+	if len(q.Frames) > 0 {
+		return m.framesView(q)
+	}
 	st := m.c.Styles
 	var b strings.Builder
 	for pos, i := range m.order {
@@ -138,138 +153,18 @@ func (m *Model) orderView(q quiz.Question) string {
 	return b.String()
 }
 
-func (m *Model) shortView(q quiz.Question) string {
-	st := m.c.Styles
+// shortView is a short answer: the text box while the learner writes,
+// then their text, the model answer and the points to tick (checklist),
+// with the lines of the point under the cursor.
+func (m *Model) shortView(q quiz.Question) (view string, from, to int) {
 	if m.typing {
-		return m.text.View() + "\n"
+		return m.text.View() + "\n", 0, 0
 	}
-	var b strings.Builder
-	if v := strings.TrimSpace(m.text.Value()); v != "" {
-		b.WriteString(st.Subtle.Render("You wrote:") + "\n" + lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(v) + "\n\n")
-	}
-	b.WriteString(st.Subtle.Render("The model answer:") + "\n" + lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(q.Model) + "\n\n")
-	b.WriteString(st.Subtle.Render("Tick the points your answer made (space), then enter:") + "\n")
-	for i, p := range q.Points {
-		cur := "  "
-		if i == m.cursor && !m.answered {
-			cur = st.Cursor.Render("▸ ")
-		}
-		box := "[ ] "
-		if m.ticked[i] {
-			box = "[x] "
-		}
-		b.WriteString(common.Hang(cur+box, p, m.c.Width-2) + "\n")
-	}
-	return b.String()
-}
-
-// liveView is a live question: the run, the cause, where to look, the run
-// beside it.
-func (m *Model) liveView(q quiz.Question) string {
-	st := m.c.Styles
-	wrap := lipgloss.NewStyle().Width(min(m.c.Width, 100))
-	var b strings.Builder
-	name := fmt.Sprintf("%s, %s design", q.Live.Scenario, q.Live.Variant)
-	switch {
-	case m.live.running:
-		doing := " running it on PostgreSQL…" // the scenario's name would give the cause away
-		if ready, _, err := m.c.DB.Status(); !ready && err == nil {
-			doing = " waiting for PostgreSQL: " + common.Ellipsis(m.c.DB.Progress())
-		}
-		if why := m.live.symptomRun.Waiting(); why != "" {
-			doing = " " + why // other learners' runs hold the connections (a workshop)
-		}
-		b.WriteString(m.spin.View() + st.Subtle.Render(strings.TrimPrefix(common.Hang("  ", strings.TrimPrefix(doing, " "), m.c.Width), " ")) + "\n")
-		return b.String()
-	case m.live.symptom == nil:
-		b.WriteString(st.Warn.Render(wrap.Render("This question runs the design live on PostgreSQL, which is not available here. "+
-			"Esc goes back; `learn doctor` says how to get one.")) + "\n")
-		return b.String()
-	}
-	// Until both picks are made the run shows only its evidence, the
-	// symptom as a user would see it: its name and its tally of keys would
-	// say the cause.
+	cursor := m.cursor
 	if m.answered {
-		b.WriteString(st.BoxTitle.Render("Live run ("+name+"):") + "\n" + symptomLines(*m.live.symptom, m.c.Width) + "\n")
-	} else {
-		b.WriteString(st.BoxTitle.Render("What the run showed:") + "\n" + evidenceLines(*m.live.symptom, m.c.Width) + "\n")
+		cursor = -1
 	}
-	if !m.live.causeChosen {
-		b.WriteString(st.Subtle.Render("What causes it?") + "\n")
-		b.WriteString(m.choicesView(q.Choices, nil, false))
-		return b.String()
-	}
-	b.WriteString(m.pickLine("Cause", q.Choices, q.Correct[0], m.live.cause, m.answered))
-	if !m.answered {
-		b.WriteString("\n" + st.Subtle.Render("Where do you look?") + "\n")
-		b.WriteString(m.choicesView(q.Live.Where, nil, false))
-		return b.String()
-	}
-	b.WriteString(m.pickLine("Where", q.Live.Where, q.Live.WhereCorrect, m.live.where, true))
-	besideName := fmt.Sprintf("%s, %s design", q.Live.Scenario, q.Live.Beside)
-	switch {
-	case m.live.besideRunning && m.live.besideRun.Waiting() != "":
-		b.WriteString("\n" + m.spin.View() + st.Subtle.Render(common.Hang(" ", m.live.besideRun.Waiting(), m.c.Width-1)) + "\n")
-	case m.live.besideRunning:
-		b.WriteString("\n" + m.spin.View() + st.Subtle.Render(" running "+besideName+" beside it…") + "\n")
-	case m.live.beside != nil:
-		b.WriteString("\n" + st.BoxTitle.Render("Beside it ("+besideName+"):") + "\n" + symptomLines(*m.live.beside, m.c.Width) + "\n")
-		if q.Live.BesideNote != "" {
-			b.WriteString(wrap.Render(q.Live.BesideNote) + "\n")
-		}
-	}
-	return b.String()
-}
-
-// pickLine is the learner's pick, marked right or wrong once answered,
-// with the right one after a wrong pick.
-func (m *Model) pickLine(label string, choices []string, right, picked int, answered bool) string {
-	st := m.c.Styles
-	line := common.Hang(st.Subtle.Render(label+": "), choices[picked], m.c.Width-2)
-	switch {
-	case !answered:
-	case picked == right:
-		line += st.Good.Render(" ✓")
-	default:
-		line += st.Bad.Render(" ✗") + "\n" + common.Hang(st.Subtle.Render(strings.Repeat(" ", len(label)-2)+"it was: "), choices[right], m.c.Width-2)
-	}
-	return line + "\n"
-}
-
-// evidenceLines shows what a run shows before its cause is named
-// (quiz.Symptom.Evidence), wrapped, never cut.
-func evidenceLines(s quiz.Symptom, w int) string {
-	lines := s.Evidence()
-	for i, l := range lines {
-		lines[i] = common.Hang("  ", l, w)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// symptomLines shows a run's numbers, keys included, once the question is
-// answered.
-func symptomLines(s quiz.Symptom, w int) string {
-	statuses := make([]string, len(s.Statuses))
-	for i, st := range s.Statuses {
-		statuses[i] = fmt.Sprint(st)
-	}
-	lines := []string{
-		fmt.Sprintf("  answers %s · %d lost · %s, %s, %s", strings.Join(statuses, " "), s.Lost,
-			common.Count(s.Intents, "intent"), common.Count(s.Keys, "key"), common.Count(s.Tries, "try")),
-		fmt.Sprintf("  %s · %d seats taken", common.Count(s.Rows, "booking row"), s.Seats),
-	}
-	for _, msg := range s.Messages {
-		lines = append(lines, "  message: "+msg)
-	}
-	if len(s.Broken) > 0 {
-		lines = append(lines, "  invariants broken: "+strings.Join(s.Broken, "; "))
-	} else {
-		lines = append(lines, "  every invariant holds")
-	}
-	for i, l := range lines {
-		lines[i] = common.Hang("  ", strings.TrimPrefix(l, "  "), w) // wrapped, never cut
-	}
-	return strings.Join(lines, "\n")
+	return checklist.Checklist{Typed: m.text.Value(), Model: q.Model, Points: q.Points, Cues: q.Cues, Ticked: m.ticked, Cursor: cursor}.View(m.c.Styles, m.c.Width)
 }
 
 // verdict says how the answer scored.
@@ -281,8 +176,11 @@ func (m *Model) verdict() string {
 		return st.Good.Render("Right.")
 	case r.Score > 0:
 		out := st.Warn.Render(fmt.Sprintf("Partly right: %.0f%%.", r.Score*100))
-		if len(r.Missed) > 0 {
+		if len(r.Missed) > 0 && m.q().Kind != quiz.KindPredict { // a prediction's misses are in its table
 			out += st.Subtle.Render(" Missed: " + strings.Join(r.Missed, "; "))
+		}
+		if len(r.Unsaid) > 0 {
+			out += st.Subtle.Render(" Ticked but not in your text, so counted " + checklist.Half() + ": " + strings.Join(r.Unsaid, "; "))
 		}
 		return lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(out)
 	}
