@@ -17,7 +17,7 @@ func TestBinaryInTmuxQuizChoicesComeInANewOrder(t *testing.T) {
 	bin := buildLearn(t)
 	s := startTmux(t, bin, 80, 24)
 	s.waitFor("Checkpoint (5 questions)", 30*time.Second)
-	for range 6 { // past the lesson, the card, play, race, scenarios and the lab
+	for range 2 { // past the lesson and play
 		s.send("j")
 	}
 	s.waitFor("▸ Checkpoint (5 questions)", 10*time.Second)

@@ -27,11 +27,11 @@ func titles(items []item) []string {
 
 // The home screen lists the entries in the order a learner needs them:
 // the lesson, the lost answer played, the Checkpoint, Redraw it, the
-// scenarios and the race, Break it, the design lab and its challenges, the
-// interview card, the drill.
+// scenarios and the race, Break it, Predict then run, the design lab and
+// its challenges, the interview card, the drill.
 func TestHomeFollowsTheLearningPath(t *testing.T) {
 	want := []string{"Lesson: Idempotency", "Play: the lost answer", "Checkpoint (", "Redraw it (", "Scenarios: all ",
-		"Race: N copies", "Break it (", "Design lab: ", "Interview card: ", "Interview drill"}
+		"Race: N copies", "Break it (", "Predict, then run (", "Design lab: ", "Interview card: ", "Interview drill"}
 	got := titles(newHome().entries())
 	if len(got) != len(want) {
 		t.Fatalf("%d entries, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
@@ -49,11 +49,11 @@ func TestHomeFollowsTheLearningPath(t *testing.T) {
 // part learn it | recall it | break it and build it | say it.
 func TestSetsArePlacedByTheirIDs(t *testing.T) {
 	sets := quiz.Sets()
-	predict := quiz.Set{ID: "predict", Title: "Predict, then run", Questions: []quiz.Question{{}}}
+	first := quiz.Set{ID: "first", Title: "First", Questions: []quiz.Question{{}}}
 	later := quiz.Set{ID: "later", Title: "Later", Questions: []quiz.Question{{}}}
-	got := titles(learningPath(append([]quiz.Set{predict}, append(slices.Clone(sets), later)...)))
+	got := titles(learningPath(append([]quiz.Set{first}, append(slices.Clone(sets), later)...)))
 	want := []string{"Lesson: ", "Play: ", "Checkpoint (", "Redraw it (", "Scenarios: ", "Race: ", "Break it (",
-		"Predict, then run (1 question)", "Later (1 question)", "Design lab: ", "Interview card: ", "Interview drill"}
+		"First (1 question)", "Predict, then run (", "Later (1 question)", "Design lab: ", "Interview card: ", "Interview drill"}
 	if len(got) != len(want) {
 		t.Fatalf("%d entries, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}
