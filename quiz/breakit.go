@@ -138,13 +138,13 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 			Kind:   KindLive,
 			Prompt: "Two API instances sit behind a round-robin picker. A booking's answer is lost, the retry with the same key lands on the other instance, and the user has two bookings for one click." + livePrompt,
 			Choices: []string{
-				"The client generated a fresh key for each retry",
+				"The client generated a fresh key for each of its retries",
 				"The keys lived in each process's memory, not in the database",
 				"The key was looked up only after the seat check",
-				"The picker sent both tries to the same instance",
+				"The round-robin picker sent both tries to the same instance",
 			},
 			Correct: []int{1},
-			Explain: "The keys lived in each instance's memory. api-2 had never seen the key, so the retry booked again: one key, 2 rows. Kept in the booking row under UNIQUE (user_id, idempotency_key), the key is seen by every instance that shares the database, and it commits with the booking.",
+			Explain: "The keys lived in each instance's memory. api-2 had never seen the key, so the retry booked again: one key, 2 rows. Kept in the booking row under UNIQUE (user_id, idempotency_key), the key is seen by every instance that shares the database, and it commits with the booking; even with the keys in memory, that constraint behind them would have stopped api-2's INSERT (23505), so the schema is as right a place to look as the key store.",
 			Source:  cardName + " › Say it in 30 seconds",
 			Live: &Live{
 				Scenario:     "other-instance",
@@ -154,6 +154,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Symptom:      "The retry landed on another API instance, and one click made two bookings.",
 				Where:        placeTexts(),
 				WhereCorrect: placeKeyStore,
+				WhereAlso:    []int{placeSchema},
 				Claim: Claim{
 					Statuses: []int{200}, Lost: 1, Intents: 1, Keys: 1, Tries: 2, Rows: 2, Seats: 4,
 					Broken: []string{sim.InvOnePerKey, sim.InvOneBookingPerIntent, sim.InvIntentGetsItsBook},
@@ -171,7 +172,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				"The retries landed on another API instance that did not know the keys",
 			},
 			Correct: []int{2},
-			Explain: "Two failures of one design. The crash came after COMMIT and before the Redis write, so the retry found no key and booked again; and the other key had expired after 24 hours, so its late retry booked again too: 4 rows for 2 intents. A longer TTL would not fix the crash. In the booking row the key commits with the booking and never expires.",
+			Explain: "Two failures of one design. The crash came after COMMIT and before the Redis write, so the retry found no key and booked again; and the other key had expired after 24 hours, so its late retry booked again too: 4 rows for 2 intents. A longer TTL would not fix the crash. In the booking row the key commits with the booking and never expires, and a UNIQUE (user_id, idempotency_key) behind Redis would have stopped both second INSERTs: the schema is as right a place to look as the key store.",
 			Source:  lesson.Title + " › Follow-ups 2",
 			Live: &Live{
 				Scenario:     "redis-ttl",
@@ -181,6 +182,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Symptom:      "Keys kept in Redis with a TTL: a crash after COMMIT, and a retry a day later, each booked twice.",
 				Where:        placeTexts(),
 				WhereCorrect: placeKeyStore,
+				WhereAlso:    []int{placeSchema},
 				Claim: Claim{
 					Statuses: []int{200, 200}, Lost: 1, Intents: 2, Keys: 2, Tries: 4, Rows: 4, Seats: 8,
 					Broken: []string{sim.InvOnePerKey, sim.InvOneBookingPerIntent, sim.InvIntentGetsItsBook},
@@ -192,8 +194,8 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 			Kind:   KindLive,
 			Prompt: "A client sends one key for two different events at the same instant, and both requests pass the key lookup. Afterwards two bookings carry the same user and key." + livePrompt,
 			Choices: []string{
-				"The event row was not locked before the lookup",
-				"The key was looked up only after the seat check",
+				"The event row was not locked with FOR UPDATE before the lookup",
+				"The key was looked up only after the seat check, not before it",
 				"The table has no UNIQUE constraint over (user_id, idempotency_key)",
 				"Engine.compare let the other event through as a new booking",
 			},

@@ -87,8 +87,11 @@ func Challenges() []Challenge {
 			Prompt: "Which switch is the only thing that stops two events sharing a key? Change it alone and watch One key, two events fail.",
 			Reads:  []string{"key-reuse-two-events"},
 			Goal: func(d sim.Switches, card sim.Scorecard) (bool, string) {
-				if c := d.Changed(); len(c) != 1 || d.Constraint != sim.NoUnique {
-					return false, "change one switch, the one that makes the second INSERT fail"
+				if n := len(d.Changed()); n != 1 {
+					return false, fmt.Sprintf("change exactly one switch from the lesson's design (%d changed)", n)
+				}
+				if d.Constraint != sim.NoUnique {
+					return false, "that switch alone does not let two events share a key: try another"
 				}
 				if r, _ := card.Of("key-reuse-two-events"); r.Pass || !slices.Contains(r.Failed, sim.InvOnePerKey) {
 					return false, "two events do not share a key yet"

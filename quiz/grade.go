@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
@@ -261,7 +262,7 @@ func GradeLive(q Question, cause, where int) (Result, error) {
 	} else {
 		r.Missed = append(r.Missed, q.Choices[q.Correct[0]])
 	}
-	if where == q.Live.WhereCorrect {
+	if where == q.Live.WhereCorrect || slices.Contains(q.Live.WhereAlso, where) {
 		r.Score += 0.5
 	} else {
 		r.Missed = append(r.Missed, q.Live.Where[q.Live.WhereCorrect])

@@ -546,3 +546,31 @@ func gradeAt(q Question, shown Shown, positions []int) (Result, error) {
 	}
 	return GradeChoice(q, picks)
 }
+
+// For a key kept outside the row with no constraint behind it, the schema
+// is as right a place to look as the key store: both score the place's
+// half, and any other place does not.
+func TestGradeLiveTakesEveryRightPlace(t *testing.T) {
+	for _, id := range []string{"breakit/other-instance", "breakit/redis-ttl"} {
+		q, ok := BreakIt().Question(id)
+		if !ok {
+			t.Fatalf("no question %s", id)
+		}
+		right := map[int]bool{q.Live.WhereCorrect: true}
+		for _, w := range q.Live.WhereAlso {
+			right[w] = true
+		}
+		if !right[placeSchema] || !right[placeKeyStore] {
+			t.Errorf("%s: right places %v, want the schema (%d) and the key store (%d)", id, right, placeSchema, placeKeyStore)
+		}
+		for w := range q.Live.Where {
+			r, err := GradeLive(q, q.Correct[0], w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Correct != right[w] {
+				t.Errorf("%s: place %q graded correct=%v", id, q.Live.Where[w], r.Correct)
+			}
+		}
+	}
+}

@@ -127,8 +127,13 @@ type Live struct {
 	Symptom string
 	// Where are the candidate places to look (plain text).
 	Where []string
-	// WhereCorrect is the index into Where of the right place.
+	// WhereCorrect is the index into Where of the right place: the one
+	// the verdict's "where to look" names first.
 	WhereCorrect int
+	// WhereAlso are indices into Where of other places that are as right,
+	// graded as WhereCorrect is (for a key kept outside the row, the
+	// schema's missing constraint is as much the fault as the store).
+	WhereAlso []int
 	// Claim is what the run of Variant gives; a test checks it on a real
 	// PostgreSQL.
 	Claim Claim

@@ -223,3 +223,27 @@ func TestRightOptionDoesNotEchoThePrompt(t *testing.T) {
 		t.Errorf("contentWords = %v", got)
 	}
 }
+
+// A right option is never the one that stands out as the longest: it is at
+// most a tenth longer than the longest wrong option of its list (the trial
+// spotted Checkpoint 3's right option as the only one that wrapped).
+func TestRightOptionIsNotTheLongestByFar(t *testing.T) {
+	for _, s := range Sets() {
+		for _, q := range s.Questions {
+			for name, opts := range optionLists(q) {
+				right := rightOptions(q, name)
+				longestWrong := 0
+				for i, o := range opts {
+					if !slices.Contains(right, i) {
+						longestWrong = max(longestWrong, utf8.RuneCountInString(o))
+					}
+				}
+				for _, i := range right {
+					if n := utf8.RuneCountInString(opts[i]); longestWrong > 0 && n*10 > longestWrong*11 {
+						t.Errorf("%s, %s: the right option has %d characters, the longest wrong one %d: %q", q.ID, name, n, longestWrong, opts[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -207,7 +207,7 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	}
 	if a.Barrier != nil {
 		if err := a.Engine.step(ctx, req, Event{Kind: KindPause, To: a.Engine.Lane, Label: "held " + pointWords[PointAfterLookup],
-			Text: fmt.Sprintf("forced interleaving: held at %s until every copy is there", PointAfterLookup)}); err != nil {
+			Text: fmt.Sprintf("forced interleaving: held at %s until every request it waits for is there", PointAfterLookup)}); err != nil {
 			return Result{}, err
 		}
 		held = true // Wait counts it as arrived, even if ctx has ended

@@ -170,7 +170,7 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 			return Result{}, err
 		}
 		if err := e.step(ctx, req, Event{Kind: KindRollback, Label: labelUniqueViolation,
-			Text: fmt.Sprintf("unique violation 23505 on %s: another copy committed first; the whole transaction is rolled back, seats included",
+			Text: fmt.Sprintf("unique violation 23505 on %s: another transaction with this key committed first; this whole transaction is rolled back, seats included",
 				pgErr.ConstraintName)}); err != nil {
 			return Result{}, err
 		}
@@ -432,7 +432,7 @@ func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Error) {
 func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool) error {
 	if e.Barrier != nil && e.BarrierAt == p {
 		if err := e.step(ctx, req, Event{Kind: KindPause, To: e.Lane, Label: "held " + pointWords[p],
-			Text: fmt.Sprintf("forced interleaving: held at %s until every copy is there", p)}); err != nil {
+			Text: fmt.Sprintf("forced interleaving: held at %s until every request it waits for is there", p)}); err != nil {
 			return err
 		}
 		*held = true // Wait counts it as arrived, even if ctx has ended

@@ -212,7 +212,7 @@ func (n *Network) answerEvent(at Attempt, status int, body []byte, fault Fault) 
 	if fault == LoseAnswer {
 		ev.Lost = true
 		ev.Label += " lost"
-		ev.Text += " — lost on the way back"
+		ev.Text += " — lost on the way back (learn's lossy network drops it, standing in for a connection reset)"
 	}
 	return ev
 }

@@ -221,7 +221,7 @@ var scenarios = []*Scenario{
 		Name:    "redis-ttl",
 		Title:   "Keys in Redis with a TTL",
 		Summary: "the key lives in the booking row: a crash after COMMIT and a retry 25 hours later both replay, 1 row per intent",
-		Broken:  "keys only in Redis with a 24 h TTL, no UNIQUE constraint in the row: a crash between COMMIT and the Redis SET, and an expired key, each book twice",
+		Broken:  "keys only in Redis with a 24 h TTL, no UNIQUE constraint in the row: a crash between COMMIT and the Redis SET, and a retry sent 25 h later, after the key expired, each book twice",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		broken:  &Switches{Store: KeysInRedis, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {

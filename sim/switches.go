@@ -118,7 +118,7 @@ var switches = []switchDef{
 		means: map[string]string{
 			"row":       "in the booking row, committed with it (the lesson's)",
 			"memory":    "in each API instance's memory, before the transaction, and written there after COMMIT: another instance has never seen it; the row's constraint still applies",
-			"redis-ttl": "in Redis, before the transaction, and written there after COMMIT with a 24 h TTL: no transaction spans the two writes, and a retry after the TTL finds nothing (an expiry is a sound contract when documented and longer than the client's whole retry window, as Stripe's 24 h is; here it is the crash between the writes that needs the row); the row's constraint still applies",
+			"redis-ttl": "in Redis, before the transaction, and written there after COMMIT with a 24 h TTL: no transaction spans the two writes, and a retry after the TTL finds nothing (an expiry is a sound contract when documented and longer than every retry a client sends, as Stripe's 24 h is; the redis-ttl scenario's retry comes 25 h later, and its crash between the writes needs the row); the row's constraint still applies",
 		},
 		get: func(s Switches) string {
 			return map[KeyPlace]string{KeysInRow: "row", KeysInMemory: "memory", KeysInRedis: "redis-ttl"}[s.Store]

@@ -188,11 +188,11 @@ var meanings = map[string]meaning{
 			return withGuards(fmt.Sprintf("a crash after COMMIT and a retry 25 hours later both got their booking back: %s for %d clicks", bookingsWord(r.BookingRows), intents(r)), r)
 		},
 		consequence: func(r *Report) string {
-			return fmt.Sprintf("%d bookings for 2 clicks: a crash between the two writes, and an expired key, each booked again", r.BookingRows)
+			return fmt.Sprintf("%d bookings for 2 clicks: a crash between the two writes, and a retry sent after the key's 24 h TTL, each booked again", r.BookingRows)
 		},
 		diagnosis: &Diagnosis{
 			Symptom: "Retries after a crash, or a day later, book again",
-			Cause:   "Redis and PostgreSQL share no transaction, an expired key silently drops the protection, and no UNIQUE constraint in the row backs it up",
+			Cause:   "Redis and PostgreSQL share no transaction, a retry sent after the key expired finds nothing, and no UNIQUE constraint in the row backs it up",
 			Where:   "sim/keys.go → RedisKeys",
 			Fix:     "Keep the key in the booking row: it commits with the booking and never expires; a store in front of it needs UNIQUE (user_id, idempotency_key) behind it, and a documented expiry longer than the client's whole retry window",
 		},

@@ -115,7 +115,8 @@ func Tell(events []sim.Event) []seqdiag.Arrow {
 			if a != nil {
 				a.answer, a.lost = ev.Text, ev.Lost
 				if ev.Lost {
-					a.answer = strings.TrimSuffix(ev.Text, " — lost on the way back") + " (lost)"
+					a.answer, _, _ = strings.Cut(ev.Text, " — lost on the way back")
+					a.answer += " (lost)"
 				}
 			}
 		case sim.KindFail, sim.KindGiveUp:

@@ -95,7 +95,7 @@ func learningPath(sets []quiz.Set) []item {
 	play := item{title: "Play: the lost answer", desc: lost.Summary, open: common.Open{Page: common.PagePlay, Name: lost.Name}}
 	scenarios := item{title: fmt.Sprintf("Scenarios: all %d, %d with a broken design", len(sim.Scenarios()), brokenCount()),
 		desc: "every failure the lesson names, run live: pick one, v for its broken variant", open: common.Open{Page: common.PagePicker}}
-	race := item{title: "Race: N copies of one request at once", desc: "fire 2 to 100 copies at the same instant and watch one booking come out (v: without the lock)",
+	race := item{title: "Race: N copies of one request at once", desc: "fire 2 to 100 copies at the same instant and watch one booking come out (v: without the lock and the constraint)",
 		open: common.Open{Page: common.PageRace}}
 	lab := item{title: "Design lab: build the endpoint from switches", open: common.Open{Page: common.PageLab},
 		desc: "turn the lock, the lookup, the constraint, the store, the client's key and retries on and off, and run every scenario against your design",
