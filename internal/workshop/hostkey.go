@@ -53,7 +53,16 @@ func prepareHostKey(path string) error {
 	case err != nil:
 		return fmt.Errorf("cannot read the host key %s: %w", path, err)
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("the host key %s is not a regular file; remove it to make a new one", path)
+		return hostKeyError(path, errors.New("not a regular file"))
 	}
 	return nil
+}
+
+// hostKeyError is the error for a host key file that is there but cannot
+// be used (not a key, not a file, not readable). learn makes a key only
+// where no file is, so it never made this one as it stands: the error
+// says to pass another path and never advises removing the file, which
+// is left as it is.
+func hostKeyError(path string, err error) error {
+	return fmt.Errorf("the host key %s cannot be used (%v): learn leaves it as it is; pass --host-key with the key file learn made for earlier workshops, or with a path where no file is yet, for a new key (attendees then see a new host key)", path, err)
 }

@@ -268,7 +268,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 		),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("the host key %s: %w; remove the file to make a new one (attendees then see a new key)", cfg.HostKey, err)
+		return nil, hostKeyError(cfg.HostKey, err)
 	}
 	w.fingerprint = gossh.FingerprintSHA256(w.srv.HostSigners[0].PublicKey())
 	w.auth.logf = w.alert
