@@ -29,6 +29,10 @@ type attendeeApp struct {
 	idle      time.Duration
 	lastInput time.Time
 	now       func() time.Time
+	// stopped is closed once the program has ended: the commands that
+	// wait (the idle clock) return then, so nothing of an ended session
+	// is kept until they would have fired.
+	stopped <-chan struct{}
 	// themeSet is true when the session named its theme (LEARN_THEME):
 	// the terminal's background is not asked then.
 	themeSet bool
@@ -67,11 +71,25 @@ func (a *attendeeApp) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// idleCheck is the idle clock: an idleMsg after after, unless the
+// program has ended first (then nothing, at once). Not tea.Tick, which
+// cannot be stopped: its goroutine, and through it the whole program,
+// would outlive the session for the idle time.
 func (a *attendeeApp) idleCheck(after time.Duration) tea.Cmd {
 	if a.idle <= 0 {
 		return nil
 	}
-	return tea.Tick(after, func(time.Time) tea.Msg { return idleMsg{} })
+	stopped := a.stopped
+	return func() tea.Msg {
+		t := time.NewTimer(after)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return idleMsg{}
+		case <-stopped:
+			return nil
+		}
+	}
 }
 
 // Update handles what is the session's and passes the rest to the app,

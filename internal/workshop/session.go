@@ -218,8 +218,9 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			Theme: theme, DocStyle: markdown.StyleIn(theme, false, getenv),
 			DB: w.db, Runs: runs, Progress: common.KeptProgress(seat.Progress(), seat.Keep), Docs: w.docs,
 		}
+		stopped := make(chan struct{})
 		a := &attendeeApp{root: ui.New(c, first), c: c, seat: seat, getenv: getenv,
-			idle: w.cfg.Idle, now: time.Now, lastInput: time.Now(), themeSet: themeSet}
+			idle: w.cfg.Idle, now: time.Now, lastInput: time.Now(), themeSet: themeSet, stopped: stopped}
 		opts := append(bubbletea.MakeOptions(sess),
 			tea.WithoutSignalHandler(), // the signals are the presenter's process's
 			tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
@@ -234,7 +235,10 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		p := tea.NewProgram(a, opts...)
 		prog.Store(p)
 		w.trackProgram(p, true)
-		bubbletea.MiddlewareWithProgramHandler(func(ssh.Session) *tea.Program { return p })(func(ssh.Session) {})(sess)
+		func() {
+			defer close(stopped) // the program's waiting commands return now, whatever ended it
+			bubbletea.MiddlewareWithProgramHandler(func(ssh.Session) *tea.Program { return p })(func(ssh.Session) {})(sess)
+		}()
 		w.trackProgram(p, false)
 
 		a.root.Close()
