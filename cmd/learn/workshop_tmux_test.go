@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -208,7 +211,7 @@ func TestWorkshopTellsOpenSSHWhatIsWrong(t *testing.T) {
 	ada := startTmuxArgs(t, ssh, append(quiet, "ada@127.0.0.1"), 100, 30)
 	ada.waitFor("learn workshop join code:", 20*time.Second)
 	ada.send("guess", "Enter")
-	ada.waitFor("learn workshop join code (that was not it; 9 tries left):", 20*time.Second)
+	ada.waitFor("learn workshop join code (that was not it; 2 tries left):", 20*time.Second)
 	ada.send(code, "Enter")
 	ada.waitFor("Play: the lost answer", 20*time.Second) // the home screen
 
@@ -276,4 +279,100 @@ func exitStatusOf(err error) int {
 		return ee.ExitCode()
 	}
 	return -1
+}
+
+// strangerGuessing is a client that is not in the room sending wrong join
+// codes from this machine's address, ten connections at once, until the
+// test ends; answered counts the wrong codes the server has answered.
+func strangerGuessing(t *testing.T, addr string) (answered *atomic.Int64) {
+	t.Helper()
+	answered = &atomic.Int64{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				asked := 0
+				c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "eve" + strconv.Itoa(i), HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 30 * time.Second,
+					Auth: []gossh.AuthMethod{gossh.KeyboardInteractive(func(_, _ string, qs []string, _ []bool) ([]string, error) {
+						if asked > 0 {
+							answered.Add(1) // the prompt after a wrong code
+						}
+						asked++
+						return []string{"guess-" + strconv.Itoa(asked)}, nil
+					})}})
+				if err == nil {
+					c.Close()
+					t.Error("a guess let the stranger in")
+					return
+				}
+			}
+		}()
+	}
+	t.Cleanup(func() {
+		close(stop)
+		wg.Wait()
+	})
+	return answered
+}
+
+// While a stranger sends wrong codes from the same address (behind one
+// NAT, or a load balancer, every attendee shares it), the real OpenSSH
+// client gets in: a key that gave the code before, alone, and a newcomer
+// with the right code at the prompt. Before, ten wrong codes locked the
+// address out, and the trusted key got "too many wrong join codes from
+// your address … Permission denied".
+func TestWorkshopStrangersWrongCodesLockNoOpenSSHAttendeeOut(t *testing.T) {
+	ssh := requireTool(t, "ssh")
+	keygen := requireTool(t, "ssh-keygen")
+	const code = "kq7m-3hxt"
+	dir := t.TempDir()
+	ws, err := workshop.Start(t.Context(), workshop.Config{Addr: "127.0.0.1:0", Code: code, Server: testDB,
+		HostKey: filepath.Join(dir, "host_key"), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = ws.Close() })
+	port := portOf(ws.Addr())
+	key := filepath.Join(dir, "id_ed25519")
+	if out, err := exec.Command(keygen, "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	withKey := []string{"-F", "/dev/null", "-p", port, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+		"-o", "IdentityAgent=none", "-o", "IdentitiesOnly=yes", "-i", key,
+		"-o", "PreferredAuthentications=publickey,keyboard-interactive", "ada@127.0.0.1"}
+
+	// ada gives the code once with her key, then quits.
+	ada := startTmuxArgs(t, ssh, withKey, 100, 30)
+	ada.waitFor("learn workshop join code:", 20*time.Second)
+	ada.send(code, "Enter")
+	ada.waitFor("Play: the lost answer", 20*time.Second)
+	ada.send("q")
+	ada.waitFor("EXIT=0", 20*time.Second)
+
+	answered := strangerGuessing(t, ws.Addr().String())
+	deadline := time.Now().Add(60 * time.Second)
+	for answered.Load() < 12 { // past the ten that locked the address out before
+		if time.Now().After(deadline) {
+			t.Fatalf("the stranger's wrong codes were never answered (%d)", answered.Load())
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the event
+	}
+
+	again := startTmuxArgs(t, ssh, withKey, 100, 30)
+	scr := again.waitFor("Play: the lost answer", 20*time.Second) // no prompt: her key alone
+	if strings.Contains(scr, "join code") || strings.Contains(scr, "Permission denied") {
+		t.Errorf("ada's trusted key was asked or refused:\n%s", scr)
+	}
+	attendSSH(t, ssh, port, "ben", code, 100, 30) // a newcomer with the code, from the same address
+	if n := answered.Load(); n < 12 {
+		t.Fatalf("only %d wrong codes answered: the stranger was not guessing all along", n)
+	}
 }

@@ -44,6 +44,9 @@ func startWorkshop(t testing.TB, cfg Config) *Workshop {
 	if cfg.Logf == nil {
 		cfg.Logf = t.Logf
 	}
+	if cfg.wrongWait == nil { // a wrong code is answered at once (a test of the wait sets its own)
+		cfg.wrongWait = func(context.Context, time.Duration) {}
+	}
 	w, err := Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -12,9 +12,10 @@
 //
 //   - Auth: the join code at the password prompt (keyboard-interactive or
 //     password), compared in constant time; a public key on its own once
-//     its holder has proved it and given the code (auth.go). Ten wrong
-//     codes from one address block it for a while; one connection counts
-//     three at most, and an empty answer (no terminal) none.
+//     its holder has proved it and given the code (auth.go). A wrong
+//     code is answered after 2 s, three to a connection; nothing ever
+//     locks an address out, so the right code and a trusted key always
+//     get in. An empty answer (no terminal) is no wrong code.
 //   - Middlewares, outermost first: recover, a rate limit of new
 //     sessions per address (ratelimiter), the commands that need no
 //     terminal (progress), needsTerminal (one without a terminal is told
@@ -121,6 +122,9 @@ type Config struct {
 	sessions *sessionRate
 	// noSession replaces noSessionGrace (tests).
 	noSession time.Duration
+	// wrongWait replaces the wait before a wrong code is answered
+	// (tests; it is told the wait asked for).
+	wrongWait func(ctx context.Context, d time.Duration)
 }
 
 // sessionRate is how many new sessions one address may open at once
@@ -273,6 +277,9 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	w.fingerprint = gossh.FingerprintSHA256(w.srv.HostSigners[0].PublicKey())
 	w.auth.logf = w.alert
 	w.auth.authed = w.authed
+	if cfg.wrongWait != nil {
+		w.auth.wait = cfg.wrongWait
+	}
 	ln := &acceptingListener{Listener: w.ln, accepting: w.accepting}
 	go func() {
 		defer close(w.served)
