@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -374,5 +375,113 @@ func TestWorkshopStrangersWrongCodesLockNoOpenSSHAttendeeOut(t *testing.T) {
 	attendSSH(t, ssh, port, "ben", code, 100, 30) // a newcomer with the code, from the same address
 	if n := answered.Load(); n < 12 {
 		t.Fatalf("only %d wrong codes answered: the stranger was not guessing all along", n)
+	}
+}
+
+// socketsOf is how many sockets the process pid holds open.
+func socketsOf(t *testing.T, pid int) int {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && strings.HasPrefix(l, "socket:") {
+			n++
+		}
+	}
+	return n
+}
+
+// idleFlood opens TCP connections to addr that never say a word, n of
+// them, then opens one more for each the workshop closes until the test
+// ends; closed counts those the workshop closed.
+func idleFlood(t *testing.T, addr string, n int) (closed *atomic.Int64) {
+	t.Helper()
+	closed = &atomic.Int64{}
+	stop := make(chan struct{})
+	again := make(chan struct{}, n) // one for each connection the workshop closed
+	var wg sync.WaitGroup
+	hold := func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return false
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			go func() { <-stop; c.Close() }()
+			var b [64]byte
+			for {
+				if _, err := c.Read(b[:]); err != nil {
+					break
+				}
+			}
+			c.Close()
+			select {
+			case <-stop:
+			default:
+				closed.Add(1)
+				select {
+				case again <- struct{}{}:
+				default:
+				}
+			}
+		}()
+		return true
+	}
+	for range n {
+		if !hold() {
+			t.Fatal("the flood could not connect")
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-again:
+				hold()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		close(stop)
+		wg.Wait()
+	})
+	return closed
+}
+
+// Thousands of idle TCP connections from the attendee's own address,
+// kept up as fast as the workshop closes them, hold the real OpenSSH
+// client out not at all, and the workshop keeps no more of them than its
+// limit for one address (twice the room). Before, each was kept about
+// 120 s, uncapped: 8,000 in 0.5 s, and at 20,000 file descriptors a real
+// attendee waited 52.9 s.
+func TestWorkshopIdleConnectionsHoldNoOpenSSHAttendeeOut(t *testing.T) {
+	ssh := requireTool(t, "ssh")
+	bin := buildLearn(t)
+	cmd, out := startWorkshopBin(t, bin, "--database-url", testDB.ConnString())
+	port := joinLine.FindStringSubmatch(out)[1]
+	base := socketsOf(t, cmd.Process.Pid)
+	const flood, perAddr = 3000, 2 * workshop.DefaultMaxAttendees
+	closed := idleFlood(t, "127.0.0.1:"+port, flood)
+	deadline := time.Now().Add(60 * time.Second)
+	for closed.Load() < flood-perAddr {
+		if time.Now().After(deadline) {
+			t.Fatalf("the workshop closed only %d of %d idle connections; it holds %d sockets", closed.Load(), flood, socketsOf(t, cmd.Process.Pid))
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the event
+	}
+	if held := socketsOf(t, cmd.Process.Pid) - base; held > perAddr+5 {
+		t.Errorf("the workshop holds %d more sockets with the flood on, want at most its limit for one address (%d)", held, perAddr)
+	}
+	attendSSH(t, ssh, port, "ada", "kq7m-3hxt", 100, 30)
+	if held := socketsOf(t, cmd.Process.Pid) - base; held > perAddr+5+2 {
+		t.Errorf("the workshop holds %d more sockets with the flood and ada on", held)
 	}
 }

@@ -56,6 +56,9 @@ func (w *Workshop) authed(ctx ssh.Context, conn gossh.ConnMetadata) {
 	if cw == nil {
 		return
 	}
+	if gc, ok := cw.conn.(*gated); ok {
+		gc.authenticated() // past the join code: the room's limits apply
+	}
 	grace := noSessionGrace
 	if w.cfg.noSession > 0 {
 		grace = w.cfg.noSession

@@ -16,6 +16,10 @@
 //     code is answered after 2 s, three to a connection; nothing ever
 //     locks an address out, so the right code and a trusted key always
 //     get in. An empty answer (no terminal) is no wrong code.
+//   - Before the code: connections are capped per address and in all,
+//     and one that does not start the key exchange within a few seconds
+//     is closed; one that has said nothing gives way to a newcomer
+//     (preauth.go).
 //   - Middlewares, outermost first: recover, a rate limit of new
 //     sessions per address (ratelimiter), the commands that need no
 //     terminal (progress), needsTerminal (one without a terminal is told
@@ -64,8 +68,9 @@ const (
 
 const (
 	// handshakeTimeout bounds a connection's key exchange and
-	// authentication, the join code typed in included (OpenSSH's
-	// LoginGraceTime).
+	// authentication, the host key question of a first connection and the
+	// join code typed in included (OpenSSH's LoginGraceTime). The start of
+	// the key exchange, which needs no person, has kexStart (preauth.go).
 	handshakeTimeout = 2 * time.Minute
 	// drain is how long Close waits for the attendees' clients to hang up
 	// once their apps have ended, before it closes what is left.
@@ -125,6 +130,9 @@ type Config struct {
 	// wrongWait replaces the wait before a wrong code is answered
 	// (tests; it is told the wait asked for).
 	wrongWait func(ctx context.Context, d time.Duration)
+	// preauth replaces the limits on connections before the join code
+	// (tests).
+	preauth *preauthLimits
 }
 
 // sessionRate is how many new sessions one address may open at once
@@ -146,6 +154,7 @@ type Workshop struct {
 	budget      *live.Budget
 	room        *room.Room
 	auth        *auth
+	gate        *gate // connections before the join code
 	docs        *common.Docs
 	fingerprint string
 	served      chan struct{} // closed when the server stops serving
@@ -280,7 +289,12 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	if cfg.wrongWait != nil {
 		w.auth.wait = cfg.wrongWait
 	}
-	ln := &acceptingListener{Listener: w.ln, accepting: w.accepting}
+	limits := preauthFor(cfg.MaxAttendees)
+	if cfg.preauth != nil {
+		limits = *cfg.preauth
+	}
+	w.gate = newGate(limits, w.alert)
+	ln := &acceptingListener{Listener: &gateListener{Listener: w.ln, g: w.gate}, accepting: w.accepting}
 	go func() {
 		defer close(w.served)
 		if err := w.srv.Serve(ln); !errors.Is(err, ssh.ErrServerClosed) {
