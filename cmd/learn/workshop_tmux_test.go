@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -484,4 +485,71 @@ func TestWorkshopIdleConnectionsHoldNoOpenSSHAttendeeOut(t *testing.T) {
 	if held := socketsOf(t, cmd.Process.Pid) - base; held > perAddr+5+2 {
 		t.Errorf("the workshop holds %d more sockets with the flood and ada on", held)
 	}
+}
+
+// OpenSSH's connection sharing: a master connection (ssh -M -S ctl) that
+// typed the code, then 20 more sessions over it at once (ssh -S ctl)
+// hold one seat between them, the newest session's; never two at once.
+// Before, one connection and one code took 15 seats, until the room was
+// full.
+func TestWorkshopOneSharedOpenSSHConnectionHoldsOneSeat(t *testing.T) {
+	ssh := requireTool(t, "ssh")
+	const code = "kq7m-3hxt"
+	dir := t.TempDir()
+	ws, err := workshop.Start(t.Context(), workshop.Config{Addr: "127.0.0.1:0", Code: code, Server: testDB,
+		HostKey: filepath.Join(dir, "host_key"), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = ws.Close() })
+	ctl := filepath.Join(dir, "ctl")
+	master := startTmuxArgs(t, ssh, []string{"-F", "/dev/null", "-M", "-S", ctl, "-p", portOf(ws.Addr()), "-o", "StrictHostKeyChecking=no",
+		"-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "PubkeyAuthentication=no",
+		"-o", "PreferredAuthentications=keyboard-interactive", "ada@127.0.0.1"}, 100, 30)
+	master.waitFor("learn workshop join code:", 20*time.Second)
+	master.send(code, "Enter")
+	master.waitFor("Play: the lost answer", 20*time.Second)
+
+	seats := func() (connected, given int) {
+		snap := ws.Room().Snapshot(0)
+		return snap.Connected(), len(snap.Attendees)
+	}
+	const more = 20
+	exited := make(chan error, more)
+	for range more {
+		cmd := exec.Command(ssh, "-F", "/dev/null", "-S", ctl, "-tt", "-o", "LogLevel=ERROR", "ada@127.0.0.1")
+		stdin, err := cmd.StdinPipe() // kept open: the session ends only when the server ends it
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			stdin.Close()
+			_ = cmd.Process.Kill()
+		})
+		go func() { exited <- cmd.Wait() }()
+	}
+	// All but the newest end (replaced, or refused past the sessions one
+	// connection may have open); meanwhile never more than one seat.
+	gone, deadline := 0, time.Now().Add(60*time.Second)
+	for gone < more-1 {
+		if c, g := seats(); c > 1 || g > 1 {
+			t.Fatalf("one shared connection holds %d seats (%d given in all)", c, g)
+		}
+		select {
+		case <-exited:
+			gone++
+		case <-time.After(20 * time.Millisecond): // polling the room between exits
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of the %d sessions over the shared connection ended", gone, more)
+		}
+	}
+	if c, g := seats(); c != 1 || g != 1 {
+		t.Errorf("one shared connection holds %d seats (%d given in all), want 1", c, g)
+	}
+	master.waitFor("you opened learn again in a newer session", 10*time.Second)
 }

@@ -291,6 +291,7 @@ func (a *auth) accept(ctx ssh.Context, conn gossh.ConnMetadata, c *connTries, gi
 	}
 	if key != nil {
 		a.trust(key)
+		setPerson(ctx, key)
 	}
 	a.in(ctx, conn)
 	return nil
@@ -354,6 +355,7 @@ func (a *auth) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 	}
 	cfg.VerifiedPublicKeyCallback = func(conn gossh.ConnMetadata, key gossh.PublicKey, perms *gossh.Permissions, _ string) (*gossh.Permissions, error) {
 		if a.isTrusted(key) {
+			setPerson(ctx, key)
 			a.in(ctx, conn)
 			return perms, nil
 		}

@@ -48,12 +48,16 @@ const (
 	endedByAttendee ending = iota
 	endedIdle
 	endedWorkshop
+	endedReplaced // the same person opened learn in a newer session
 )
 
 // Messages of an attendee's app.
 type (
 	// endMsg ends the app: the workshop ends.
 	endMsg struct{}
+	// replacedMsg ends the app: the same person opened learn in a newer
+	// session (people.go).
+	replacedMsg struct{}
 	// idleMsg checks whether the attendee has been idle too long.
 	idleMsg struct{}
 	// presenterMsg is what the presenter sent the room (common.Open,
@@ -98,6 +102,8 @@ func (a *attendeeApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case endMsg:
 		return a, a.end(endedWorkshop)
+	case replacedMsg:
+		return a, a.end(endedReplaced)
 	case idleMsg:
 		if quiet := a.now().Sub(a.lastInput); quiet < a.idle {
 			return a, a.idleCheck(a.idle - quiet)

@@ -170,6 +170,23 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer w.exit()
+		// One seat a person: a newer session of theirs takes over this
+		// one's, and this one waits for the one it replaces to leave.
+		person := personOf(sess.Context())
+		mine, older := w.people.take(person)
+		defer w.people.leave(mine)
+		if older != nil {
+			how := "the same key"
+			if strings.HasPrefix(person, "connection ") {
+				how = "the same connection"
+			}
+			w.alert("%s opened learn again with %s: their earlier session ends (one seat a person)", room.Clean(sess.User()), how)
+			waitFor(sess.Context(), older)
+		}
+		if mine.isReplaced() { // newer still came while this one waited
+			wish.Fatalln(sess, "learn workshop: you opened learn again in a newer session; this one ends (one learn a person)")
+			return
+		}
 		joined := time.Now()
 		pty, _, _ := sess.Pty() // needsTerminal let only sessions with one through
 		width, height, capped := capSize(pty.Window.Width, pty.Window.Height)
@@ -235,6 +252,13 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		p := tea.NewProgram(a, opts...)
 		prog.Store(p)
 		w.trackProgram(p, true)
+		go func() {
+			select {
+			case <-mine.replaced:
+				p.Send(replacedMsg{})
+			case <-stopped:
+			}
+		}()
 		func() {
 			defer close(stopped) // the program's waiting commands return now, whatever ended it
 			bubbletea.MiddlewareWithProgramHandler(func(ssh.Session) *tea.Program { return p })(func(ssh.Session) {})(sess)
@@ -251,10 +275,13 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			left = "idle for " + w.cfg.Idle.String()
 		case why == endedWorkshop:
 			left = "the workshop ended"
+		case why == endedReplaced:
+			left = "opened learn again in a newer session"
 		case gone:
 			left = "disconnected"
 		}
 		seat.Leave(left)
+		w.people.leave(mine) // the newer session of the same person may join now
 		w.logf("%s left after %s: %s", seat.Name(), room.Lasted(time.Since(joined)), left)
 		if !gone {
 			w.farewell(sess, seat, why)
@@ -274,6 +301,8 @@ func (w *Workshop) farewell(sess ssh.Session, seat *room.Seat, why ending) {
 	switch why {
 	case endedIdle:
 		out = append(out, fmt.Sprintf("learn workshop: closed after %s without a key. ssh again to come back: your progress is kept.", w.cfg.Idle))
+	case endedReplaced:
+		out = append(out, "learn workshop: you opened learn again in a newer session (one learn a person): this one ends here, and your progress goes on there.")
 	case endedWorkshop:
 		out = append(out, "learn workshop: the presenter ended the workshop. Thank you for coming!")
 		if p, err := json.Marshal(seat.Progress()); err == nil {

@@ -16,6 +16,10 @@
 //     code is answered after 2 s, three to a connection; nothing ever
 //     locks an address out, so the right code and a trusted key always
 //     get in. An empty answer (no terminal) is no wrong code.
+//   - Seats count people (people.go): a person is the key they
+//     authenticated with, else their connection; one learn a person at a
+//     time (a newer session takes over), and at most four sessions open
+//     over one connection.
 //   - Before the code: connections are capped per address and in all,
 //     and one that does not start the key exchange within a few seconds
 //     is closed; one that has said nothing gives way to a newcomer
@@ -154,7 +158,8 @@ type Workshop struct {
 	budget      *live.Budget
 	room        *room.Room
 	auth        *auth
-	gate        *gate // connections before the join code
+	gate        *gate  // connections before the join code
+	people      people // whose session holds each person's seat
 	docs        *common.Docs
 	fingerprint string
 	served      chan struct{} // closed when the server stops serving
@@ -270,7 +275,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 			s.ServerConfigCallback = w.auth.serverConfig
 			s.HandshakeTimeout = handshakeTimeout
 			s.ConnCallback = watchConn
-			s.ChannelHandlers = map[string]ssh.ChannelHandler{"session": sessionChannel, "default": otherChannel}
+			s.ChannelHandlers = map[string]ssh.ChannelHandler{"session": w.sessionChannel, "default": otherChannel}
 			return nil
 		},
 		// No logging middleware: its lines ("ben connect 127.0.0.1:50724
