@@ -1,6 +1,7 @@
 package workshop
 
 import (
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -37,8 +38,19 @@ type attendeeApp struct {
 	// the terminal's background is not asked then.
 	themeSet bool
 
+	// onBug is told of a bug (a panic) in the app, with its stack: this
+	// session ends, and nothing else does.
+	onBug func(bug any, stack []byte)
+	// quit ends the program from outside (after a bug in View, which
+	// returns no command).
+	quit func()
+	// hook, when set, is called with every message and (nil) every frame
+	// before the app sees them (tests: it may panic).
+	hook func(msg tea.Msg)
+
 	mu  sync.Mutex
 	why ending // why the app ended, when not by the attendee's own q
+	bug any    // the panic that ended it (endedBug)
 }
 
 // ending says why an attendee's app ended, for the line printed after it.
@@ -49,6 +61,7 @@ const (
 	endedIdle
 	endedWorkshop
 	endedReplaced // the same person opened learn in a newer session
+	endedBug      // the app panicked: learn's bug
 )
 
 // Messages of an attendee's app.
@@ -97,8 +110,47 @@ func (a *attendeeApp) idleCheck(after time.Duration) tea.Cmd {
 }
 
 // Update handles what is the session's and passes the rest to the app,
-// then tells the room where the attendee is.
-func (a *attendeeApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// then tells the room where the attendee is. A panic in it (a bug of
+// learn's) ends this session, with a line that says so, and is told
+// onBug; every other session goes on.
+func (a *attendeeApp) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
+	if a.broken() {
+		return a, tea.Quit
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			m, cmd = a, a.crashed(r)
+		}
+	}()
+	if a.hook != nil {
+		a.hook(msg)
+	}
+	return a.update(msg)
+}
+
+// crashed records the bug r and ends the app without touching its pages
+// again (they may be what broke).
+func (a *attendeeApp) crashed(r any) tea.Cmd {
+	a.mu.Lock()
+	first := a.bug == nil
+	if first {
+		a.why, a.bug = endedBug, r
+	}
+	a.mu.Unlock()
+	if first && a.onBug != nil {
+		a.onBug(r, debug.Stack())
+	}
+	return tea.Quit
+}
+
+// broken reports whether the app has hit a bug.
+func (a *attendeeApp) broken() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bug != nil
+}
+
+func (a *attendeeApp) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case endMsg:
 		return a, a.end(endedWorkshop)
@@ -128,7 +180,7 @@ func (a *attendeeApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case presenterMsg:
 		o, ok := msg.msg.(common.Open)
 		if !ok {
-			return a.Update(msg.msg) // a step: as the attendee's own n
+			return a.update(msg.msg) // a step: as the attendee's own n
 		}
 		if title, at := a.root.Current(); showing(title, at, o) {
 			return a, nil // there already
@@ -161,8 +213,29 @@ func (a *attendeeApp) ended() ending {
 	return a.why
 }
 
-// View is the app's.
-func (a *attendeeApp) View() tea.View { return a.root.View() }
+// bugView is the frame of an app that hit a bug, until it has ended.
+const bugView = "learn hit a bug and this session ends; your progress is kept: ssh again to go on."
+
+// View is the app's; after a bug (a panic here too), bugView, and the
+// program is ended.
+func (a *attendeeApp) View() (v tea.View) {
+	if a.broken() {
+		return tea.NewView(bugView)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			a.crashed(r)
+			if a.quit != nil {
+				go a.quit()
+			}
+			v = tea.NewView(bugView)
+		}
+	}()
+	if a.hook != nil {
+		a.hook(nil)
+	}
+	return a.root.View()
+}
 
 // showing reports whether the page on screen (title, at) is the one o
 // opens.

@@ -118,6 +118,14 @@ type Config struct {
 	// Server, when set, is a running PostgreSQL to use instead (tests):
 	// the workshop leaves it running.
 	Server *pgtemp.Server
+	// SummaryDir, when set, is where the room's summary is kept from the
+	// start, as it changes (at most a second behind), and written a last
+	// time at Close; "" keeps none (the caller writes Close's). While
+	// the workshop runs, a marker in learn's summary directory
+	// (DefaultSummaryDir, else SummaryDir) says where it is, so that the
+	// next learn workshop or learn doctor finds it if this process never
+	// ends (KeptSummaries).
+	SummaryDir string
 	// HostKey is the host key's file; "" is DefaultHostKeyPath. It is
 	// made the first time and kept, so that attendees' known_hosts stay
 	// valid from one workshop to the next.
@@ -137,6 +145,12 @@ type Config struct {
 	// preauth replaces the limits on connections before the join code
 	// (tests).
 	preauth *preauthLimits
+	// markers replaces where the marker of the kept summary goes (tests).
+	markers string
+	// sessionHook, when set, sees every message and (nil) every frame of
+	// every attendee's app first, with the attendee's name (tests: it may
+	// panic).
+	sessionHook func(name string, msg tea.Msg)
 }
 
 // sessionRate is how many new sessions one address may open at once
@@ -173,9 +187,12 @@ type Workshop struct {
 	active   int           // sessions in the app's middleware
 	programs map[*tea.Program]struct{}
 
+	keeper *keeper // the room's summary on disk, when Config.SummaryDir is set
+
 	closeOnce sync.Once
 	summary   room.Summary
 	closeErr  error
+	keptErr   error // the last write of the kept summary
 }
 
 // Start starts a workshop: it takes the address first (a busy port fails
@@ -294,6 +311,17 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	if cfg.wrongWait != nil {
 		w.auth.wait = cfg.wrongWait
 	}
+	if cfg.SummaryDir != "" {
+		markers := cfg.markers
+		if markers == "" {
+			if markers, err = DefaultSummaryDir(); err != nil {
+				markers = cfg.SummaryDir
+			}
+		}
+		if w.keeper, err = startKeeper(cfg.SummaryDir, markers, w.room, w.alert); err != nil {
+			return nil, err
+		}
+	}
 	limits := preauthFor(cfg.MaxAttendees)
 	if cfg.preauth != nil {
 		limits = *cfg.preauth
@@ -311,6 +339,9 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 
 // release removes what a Start that failed had made.
 func (w *Workshop) release() {
+	if w.keeper != nil {
+		_ = w.keeper.finish(w.room.Summary(time.Now()))
+	}
 	if w.ln != nil {
 		_ = w.ln.Close()
 	}
@@ -337,6 +368,16 @@ func (w *Workshop) HostKey() (path, fingerprint string) { return w.cfg.HostKey, 
 
 // Database says which PostgreSQL the workshop runs on, for people.
 func (w *Workshop) Database() string { return w.pg.Describe() }
+
+// SummaryFile is where the room's summary is kept (Config.SummaryDir;
+// "" when none is) and, after Close, why its last write failed (nil when
+// it did not: the file holds the summary Close returned).
+func (w *Workshop) SummaryFile() (path string, err error) {
+	if w.keeper == nil {
+		return "", nil
+	}
+	return w.keeper.path, w.keptErr
+}
 
 // Done is closed when the server stops serving: after Close, or when
 // serving failed (Err says why).
@@ -408,6 +449,9 @@ func (w *Workshop) Close() (room.Summary, error) {
 		}
 		w.mu.Unlock()
 		w.summary = w.room.Summary(time.Now())
+		if w.keeper != nil {
+			w.keptErr = w.keeper.finish(w.summary)
+		}
 		if w.ownPG {
 			w.closeErr = w.pg.Close()
 		}
