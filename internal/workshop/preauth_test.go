@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -223,4 +227,48 @@ func TestConnectionsBeforeTheCodeAreCappedPerAddressAndShared(t *testing.T) {
 	if s := w.gate.stats(); s.Total > limits.total || s.Most > limits.perAddr {
 		t.Errorf("the gate holds %+v, over %+v", s, limits)
 	}
+}
+
+// The README's limits before the code, and its guessing sums, are the
+// code's.
+func TestTheREADMEsLimitsBeforeTheCodeAreTheCodes(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	l := preauthFor(DefaultMaxAttendees)
+	guesses := float64(l.total) / wrongCodeDelay.Seconds() // a second, at most
+	space := math.Pow(float64(len(codeAlphabet)), 8)
+	years := space / 2 / guesses / (365.25 * 24 * 3600)
+	perDay := 1 / (guesses * 86400 / space)
+	big := preauthFor(1000)
+	for _, want := range []string{
+		fmt.Sprintf("at most twice the room from one address (%d for %d attendees", l.perAddr, DefaultMaxAttendees),
+		fmt.Sprintf("and %d in all", l.total),
+		fmt.Sprintf("within %d seconds, or it is closed", int(kexStart.Seconds())),
+		fmt.Sprintf("answered after %d seconds, and one connection may give three", int(wrongCodeDelay.Seconds())),
+		fmt.Sprintf("at most %d guesses a second", int(guesses)),
+		fmt.Sprintf("one of %d⁸", len(codeAlphabet)),
+		fmt.Sprintf("about %d years on average", int(years)),
+		fmt.Sprintf("about 1 chance in %s", thousands(int(math.Round(perDay/1000))*1000)),
+		fmt.Sprintf("allows %s a second", thousands(int(float64(big.total)/wrongCodeDelay.Seconds()))),
+		fmt.Sprintf("one connection may have %s sessions open at once", []string{"", "one", "two", "three", "four"}[maxSessionsPerConn]),
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the README does not say %q", want)
+		}
+	}
+	if wrongPerConn != 3 {
+		t.Errorf("one connection may give %d wrong codes; the README says three", wrongPerConn)
+	}
+}
+
+// thousands is n with a comma every three digits: "77,000".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
