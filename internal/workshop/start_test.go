@@ -66,8 +66,10 @@ func TestStartThatFailsLeavesNothing(t *testing.T) {
 			before := otherSchemas(t)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
+			summaries, markers := t.TempDir(), t.TempDir()
 			cfg := Config{Addr: freeAddr(t), Code: testCode, HostKey: filepath.Join(t.TempDir(), "key"),
-				Postgres: pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: testDB.ConnString()}}
+				Postgres:   pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: testDB.ConnString()},
+				SummaryDir: summaries, markers: markers}
 			r.cfg(t, &cfg, cancel)
 			w, err := Start(ctx, cfg)
 			if err == nil {
@@ -87,6 +89,11 @@ func TestStartThatFailsLeavesNothing(t *testing.T) {
 			}
 			if left := slices.DeleteFunc(otherSchemas(t), func(s string) bool { return slices.Contains(before, s) }); len(left) != 0 {
 				t.Errorf("schemas left: %v", left)
+			}
+			for _, d := range []string{summaries, markers} {
+				if left, _ := os.ReadDir(d); len(left) != 0 {
+					t.Errorf("files left in %s: %v", d, left)
+				}
 			}
 		})
 	}

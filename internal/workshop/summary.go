@@ -147,13 +147,13 @@ func startKeeper(dir, markers string, r *room.Room, logf func(string, ...any)) (
 		path = strings.TrimSuffix(path, ".json") + fmt.Sprintf("-%d.json", os.Getpid())
 	}
 	k = &keeper{room: r, path: path, every: keepEvery, logf: logf, stop: make(chan struct{}), done: make(chan struct{})}
-	if err := os.MkdirAll(markers, 0o700); err != nil {
-		return nil, fmt.Errorf("cannot mark where the room's summary is kept, in %s: %w", markers, err)
+	if os.MkdirAll(markers, 0o700) != nil {
+		markers = dir // learn's own directory cannot be made: the marker goes beside the summary
 	}
 	k.marker = filepath.Join(markers, fmt.Sprintf("learn-workshop-%s-%d.running", started.Format("2006-01-02-150405"), os.Getpid()))
 	k.lock = flock.New(k.marker)
 	if ok, err := k.lock.TryLock(); err != nil || !ok {
-		return nil, fmt.Errorf("cannot mark where the room's summary is kept, in %s: %v", markers, err)
+		return nil, fmt.Errorf("cannot mark where the room's summary is kept, in %s: %v; pass --summary-dir with a directory you can write", markers, err)
 	}
 	defer func() {
 		if err != nil {
@@ -228,6 +228,16 @@ func (k *keeper) finish(s room.Summary) error {
 	_ = os.Remove(k.marker)
 	_ = k.lock.Unlock()
 	return err
+}
+
+// discard stops keeping and removes what the keeper made: the summary's
+// file and the marker (a workshop that failed to start has no summary).
+func (k *keeper) discard() {
+	close(k.stop)
+	<-k.done
+	_ = os.Remove(k.path)
+	_ = os.Remove(k.marker)
+	_ = k.lock.Unlock()
 }
 
 // KeptSummary is a room's summary on disk that a workshop keeps now

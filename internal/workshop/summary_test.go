@@ -125,3 +125,20 @@ func TestKeptSummariesSaysAWorkshopThatNeverEndedOnce(t *testing.T) {
 		t.Errorf("the summary itself was touched: %v", err)
 	}
 }
+
+// When learn's own summary directory cannot be made (a home that cannot
+// be written), the marker goes beside the summary, where the next
+// workshop with the same --summary-dir finds it: the workshop starts.
+func TestSummaryMarkerFallsBackBesideTheSummary(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	w := startWorkshop(t, Config{SummaryDir: dir, markers: filepath.Join(file, "workshops")})
+	path, _ := w.SummaryFile()
+	kept, err := KeptSummaries(dir)
+	if err != nil || len(kept) != 1 || !kept[0].Running || kept[0].Path != path {
+		t.Errorf("KeptSummaries beside the summary: %+v, %v", kept, err)
+	}
+}

@@ -340,7 +340,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 // release removes what a Start that failed had made.
 func (w *Workshop) release() {
 	if w.keeper != nil {
-		_ = w.keeper.finish(w.room.Summary(time.Now()))
+		w.keeper.discard()
 	}
 	if w.ln != nil {
 		_ = w.ln.Close()
