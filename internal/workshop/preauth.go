@@ -178,6 +178,12 @@ func oldestStarting(cs []*gated) *gated {
 		c.mu.Lock()
 		started, said := c.started, c.said
 		c.mu.Unlock()
+		if !said && pending(c.Conn) { // its bytes are in, not read yet
+			c.mu.Lock()
+			c.said = true
+			c.mu.Unlock()
+			said = true
+		}
 		switch {
 		case !said:
 			return c

@@ -272,3 +272,38 @@ func thousands(n int) string {
 	}
 	return s
 }
+
+// pending sees bytes a client has sent that the server has not read yet,
+// and none before it sends any.
+func TestPendingSeesBytesNotReadYet(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	if pending(server) {
+		t.Fatal("pending before the client sent anything")
+	}
+	if _, err := client.Write([]byte("SSH-2.0-x\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the client's bytes to wait in the socket", func() string { return strconv.FormatBool(pending(server)) },
+		func(s string) bool { return s == "true" })
+	var b [64]byte
+	if n, err := server.Read(b[:]); err != nil || n != 11 {
+		t.Fatalf("read %d, %v", n, err)
+	}
+	if pending(server) {
+		t.Error("pending once every byte was read")
+	}
+}
