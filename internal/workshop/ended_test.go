@@ -19,7 +19,11 @@ import (
 // returns once the room has seen the attendee leave. It uses no test
 // helper that registers a clean-up, so that nothing of the client is left
 // when it returns.
-func endSession(tb testing.TB, w *Workshop, name, how string) {
+func endSession(tb testing.TB, w *Workshop, name, how string) { endSessionOn(tb, w, name, how, "") }
+
+// endSessionOn is endSession for a session opened with cmd ("" for the
+// home screen, "play lost-answer" for a play screen and its run).
+func endSessionOn(tb testing.TB, w *Workshop, name, how, cmd string) {
 	tb.Helper()
 	client, err := dial(w, name, nil, password(testCode))
 	if err != nil {
@@ -41,7 +45,13 @@ func endSession(tb testing.TB, w *Workshop, name, how string) {
 	if err := sess.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
 		tb.Fatal(err)
 	}
-	if err := sess.Shell(); err != nil {
+	want := "Play: the lost answer" // the home screen
+	if cmd == "" {
+		err = sess.Shell()
+	} else {
+		want, err = "book 2, key", sess.Start(cmd) // the play screen, its run started
+	}
+	if err != nil {
 		tb.Fatal(err)
 	}
 	emu := vt.NewEmulator(80, 24)
@@ -54,7 +64,7 @@ func endSession(tb testing.TB, w *Workshop, name, how string) {
 		for {
 			n, err := stdout.Read(buf)
 			_, _ = emu.Write(buf[:n])
-			if !seen && strings.Contains(emu.String(), "Play: the lost answer") {
+			if !seen && strings.Contains(emu.String(), want) {
 				seen = true
 				close(home)
 			}
@@ -71,7 +81,7 @@ func endSession(tb testing.TB, w *Workshop, name, how string) {
 	select {
 	case <-home:
 	case <-read:
-		tb.Fatalf("%s's session ended before the home screen:\n%s", name, emu.String())
+		tb.Fatalf("%s's session ended before %q:\n%s", name, want, emu.String())
 	}
 	switch how {
 	case "q":
@@ -99,17 +109,21 @@ func endSession(tb testing.TB, w *Workshop, name, how string) {
 	}, func(s string) bool { return s == "left" })
 }
 
-// An ended session, however it ended, leaves nothing running: no
-// goroutine of its program (its idle clock included, which is its idle
-// time away) is left once the room has seen it leave. Before, each ended
+// An ended session, however it ended, on the home screen or with a run
+// going, leaves nothing running: no goroutine of its program (its idle
+// clock included, which is its idle time away) or of its run is left
+// once the room has seen it leave. Before, each ended
 // session's idle tick kept its whole program for the idle time (30
 // minutes by default).
 func TestEndedSessionLeavesNothingRunning(t *testing.T) {
 	w := startWorkshop(t, Config{Idle: time.Hour})
 	endSession(t, w, "warm", "q") // what starts once for the first session
 	ignore := goleak.IgnoreCurrent()
-	for i, how := range []string{"q", "hangup", "q", "hangup", "q", "hangup"} {
+	for i, how := range []string{"q", "hangup", "q", "hangup"} {
 		endSession(t, w, "ada"+itoa(i), how)
+	}
+	for i, how := range []string{"q", "hangup"} { // with a run going: its stage, pools and schema
+		endSessionOn(t, w, "ben"+itoa(i), how, "play lost-answer")
 	}
 	// The sessions' connections end after their handlers: wait for them,
 	// then for every goroutine the sessions had.
