@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -338,6 +339,26 @@ func TestWorkshopBadHostKeyStartsNothing(t *testing.T) {
 	}
 	if strings.Contains(errs, "PostgreSQL") {
 		t.Errorf("PostgreSQL was looked for before the host key was checked:\n%s", errs)
+	}
+}
+
+// A host key that is a file but not a key (here /etc/passwd) is said
+// before anything starts, the file left as it is, and the error never
+// advises removing it: learn did not make it.
+func TestWorkshopHostKeyThatIsNotAKeyIsLeftAndNeverAdvisedRemoved(t *testing.T) {
+	before, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		t.Skip("no /etc/passwd here")
+	}
+	code, out, errs := runCLI(t, "workshop", "--addr", "127.0.0.1:0", "--host-key", "/etc/passwd", "--database-url", testDB.ConnString())
+	if code != exitFailure || out != "" || !strings.Contains(errs, "the host key /etc/passwd cannot be used") || !strings.Contains(errs, "pass --host-key with") {
+		t.Fatalf("code %d, stdout %q, stderr %q; want 1 and what to pass", code, out, errs)
+	}
+	if strings.Contains(strings.ToLower(errs), "remove") || strings.Contains(errs, "PostgreSQL") {
+		t.Errorf("the error advises removing the file, or PostgreSQL was looked for first: %s", errs)
+	}
+	if after, _ := os.ReadFile("/etc/passwd"); !bytes.Equal(after, before) {
+		t.Error("/etc/passwd was changed")
 	}
 }
 

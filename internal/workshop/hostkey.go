@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // HostKeyFile is the name of the host key's file.
@@ -41,7 +43,8 @@ func hostKeyPath(goos string, getenv func(string) string, home func() (string, e
 }
 
 // prepareHostKey makes the host key's directory (0700) so that wish can
-// write a new key there, and checks that a key already there is a file.
+// write a new key there, and checks that a key already there is a file
+// that holds a private key learn can use.
 func prepareHostKey(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("cannot keep the host key in %s: %w; pass --host-key with a file in a directory you can write", filepath.Dir(path), err)
@@ -54,6 +57,15 @@ func prepareHostKey(path string) error {
 		return fmt.Errorf("cannot read the host key %s: %w", path, err)
 	case !fi.Mode().IsRegular():
 		return hostKeyError(path, errors.New("not a regular file"))
+	}
+	// Read now, as the server will, so that a file that is not a key is
+	// said before PostgreSQL starts.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return hostKeyError(path, err)
+	}
+	if _, err := gossh.ParsePrivateKey(data); err != nil {
+		return hostKeyError(path, err)
 	}
 	return nil
 }
