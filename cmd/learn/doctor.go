@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/doctor"
+	"github.com/learn-idempotency/learn/internal/workshop"
 	"github.com/learn-idempotency/learn/pgtemp"
 )
 
@@ -75,6 +76,7 @@ func runDoctor(ctx context.Context, opts pgtemp.Options, src doctor.Sources, std
 
 	p.Line("Leftovers of learn runs that were killed")
 	doctorReap(ctx, p, opts.DatabaseURL, src)
+	doctorSummaries(p)
 	if ctx.Err() != nil {
 		return interrupted(ctx), errors.New("interrupted")
 	}
@@ -216,5 +218,29 @@ func doctorReap(ctx context.Context, p *doctor.Printer, databaseURL string, src 
 		}
 	case len(srep.Dropped)+len(srep.InUse)+len(srep.Left) == 0:
 		p.Item("url", "no schemas of learn's in the database "+src.URL+" names")
+	}
+}
+
+// doctorSummaries says where the room's summary of a workshop that never
+// ended (killed, crashed, a power cut) is, as its marker in learn's
+// summary directory says (each said once: the next learn workshop no
+// longer repeats it), and where the summary of a workshop running now is
+// kept.
+func doctorSummaries(p *doctor.Printer) {
+	dir, err := workshop.DefaultSummaryDir()
+	if err != nil {
+		p.Item("workshop", "no summary directory to look in: "+err.Error())
+		return
+	}
+	kept, err := workshop.KeptSummaries(dir)
+	if err != nil {
+		p.Item("workshop", fmt.Sprintf("could not look in %s: %v", dir, err))
+		return
+	}
+	for _, k := range kept {
+		p.Item("workshop", k.String())
+	}
+	if len(kept) == 0 {
+		p.Item("workshop", "no room's summary left by a workshop that did not end")
 	}
 }

@@ -41,7 +41,7 @@ func workshopCmd(g *globals) *cobra.Command {
 			"and get the whole app at their own terminal size and colours, on their own schemas (dropped when they leave), with their progress kept for the workshop (ssh … progress prints it as JSON). " +
 			"No shell, no port forwarding, no file transfer.\n\n" +
 			"Your terminal becomes the room's dashboard: who is connected and on which screen, the checkpoint and break-it scores, the poll of the open question; o sends everyone to a screen, n steps everyone's play screen. " +
-			"Ctrl-C (or SIGTERM) ends the workshop: every attendee is told, every schema dropped, PostgreSQL stopped, and the room's summary written as JSON (its path is printed). Without a terminal it runs without the dashboard and logs to standard output.\n\n" +
+			"Ctrl-C (or SIGTERM) ends the workshop: every attendee is told, every schema dropped, PostgreSQL stopped, and the room's summary written a last time (its path is printed). The summary is kept on disk as JSON from the start, as it changes, so that a crash, kill -9 or power cut loses a second of it at most; the next learn workshop or learn doctor says where one left so is. Without a terminal it runs without the dashboard and logs to standard output.\n\n" +
 			"The host key is made once and kept (--host-key), so attendees' known_hosts stay valid from one workshop to the next.",
 		Example: "learn workshop\nlearn workshop --addr 0.0.0.0:2222 --code kq7m-3hxt\nlearn workshop --database-url postgres://learn@db.internal/learn --max-attendees 200",
 		Args:    noArgs("workshop"),
@@ -74,7 +74,7 @@ func workshopCmd(g *globals) *cobra.Command {
 	f.Var(newDuration(&cfg.Idle, "idle", workshop.DefaultIdle, workshopMinIdle), "idle", "end an attendee's session after this long without a key (their progress stays)")
 	f.Var(newRange(&cfg.Connections, "connections", 0, 0, workshopMaxConnections), "connections", "how many PostgreSQL connections the attendees' runs may hold in all (default: what the server allows); several workshop servers on one --database-url each take their share")
 	f.StringVar(&cfg.HostKey, "host-key", "", "the SSH host key's file, made the first time (default: learn's directory under $XDG_DATA_HOME, ~/.local/share/learn)")
-	f.StringVar(&summaryDir, "summary-dir", "", "where the room's summary goes at the end (default: learn's directory under $XDG_STATE_HOME, ~/.local/state/learn/workshops)")
+	f.StringVar(&summaryDir, "summary-dir", "", "where the room's summary is kept, as it changes and at the end (default: learn's directory under $XDG_STATE_HOME, ~/.local/state/learn/workshops)")
 	return cmd
 }
 
@@ -117,6 +117,12 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 	if err := workshop.CheckSummaryDir(summaryDir); err != nil {
 		return exitFailure, err
 	}
+	// A workshop before this one that never ended (killed, crashed, a
+	// power cut) left its room's summary: said now, where it is.
+	for _, k := range keptSummaries(summaryDir) {
+		say("%s", k)
+	}
+	cfg.SummaryDir = summaryDir
 	ws, err := workshop.Start(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -139,7 +145,10 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 	}
 	say("ending: every attendee is told, every schema dropped")
 	sum, closeErr := ws.Close()
-	path, sumErr := keepSummary(summaryDirs(summaryDir), sum, errOut)
+	path, sumErr := ws.SummaryFile()
+	if sumErr != nil { // the directory failed by the end: elsewhere, or printed
+		path, sumErr = keepSummary(summaryDirs(summaryDir)[1:], sum, errOut, sumErr)
+	}
 	attendees := english.Plural(len(sum.Attendees), "attendee", "")
 	switch {
 	case sumErr == nil:
@@ -166,6 +175,22 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 	return exitOK, nil
 }
 
+// keptSummaries is the summaries that workshops before this one left
+// (those that never ended) or keep now, as their markers in learn's
+// summary directory and in dir say; each of the first kind is said once.
+func keptSummaries(dir string) []workshop.KeptSummary {
+	dirs := []string{dir}
+	if d, err := workshop.DefaultSummaryDir(); err == nil && d != dir {
+		dirs = append(dirs, d)
+	}
+	var out []workshop.KeptSummary
+	for _, d := range dirs {
+		k, _ := workshop.KeptSummaries(d) // a directory that cannot be read holds none learn can say
+		out = append(out, k...)
+	}
+	return out
+}
+
 // summaryDirs is where the room's summary may go at the end, in order:
 // dir (the one asked for, checked at the start), then, should it fail by
 // then (removed, full, unmounted), learn's default summary directory and
@@ -180,12 +205,13 @@ func summaryDirs(dir string) []string {
 }
 
 // keepSummary writes the room's summary into the first of dirs that takes
-// it and returns the file's path; err is why each directory before it,
-// dirs[0] (the one asked for) first, did not take it (nil when dirs[0] did). When none takes it, the summary
-// is printed as JSON on errOut, the last resort, and path is "": the
+// it and returns the file's path; err is why each directory before it
+// did not take it, after the failures given already (the directory asked
+// for first; nil when none failed). When none takes it, the summary is
+// printed as JSON on errOut, the last resort, and path is "": the
 // attendees' scores are never lost to a directory.
-func keepSummary(dirs []string, sum room.Summary, errOut io.Writer) (path string, err error) {
-	var failed dirErrors
+func keepSummary(dirs []string, sum room.Summary, errOut io.Writer, already ...error) (path string, err error) {
+	failed := dirErrors(already)
 	for _, d := range dirs {
 		p, werr := workshop.WriteSummary(d, sum)
 		if werr == nil {
@@ -236,6 +262,9 @@ func printWorkshopIntro(w io.Writer, ws *workshop.Workshop, cfg workshop.Config,
 	p("learn workshop: join code: %s (typed at the password prompt)", ws.Code())
 	p("learn workshop: host key %s, kept in %s", fingerprint, path)
 	p("learn workshop: at most %s at once; a session ends after %s without a key", english.Plural(cfg.MaxAttendees, "attendee", ""), cfg.Idle)
+	if kept, _ := ws.SummaryFile(); kept != "" {
+		p("learn workshop: the room's summary is kept in %s as it changes (a second behind at most), and written there a last time at the end", kept)
+	}
 	p("learn workshop: the attendees' runs share %s; a run that does not fit waits its turn and says so", english.Plural(ws.Budget().Stats().Total, "PostgreSQL connection", ""))
 	if ws.Exposed() {
 		p("learn workshop: WARNING: %s is reachable from other machines: the join code is all that lets someone in (to learn only: no shell, no files), so give it to the room alone; use --addr 127.0.0.1:%s to rehearse on this machine", cfg.Addr, portOf(ws.Addr()))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -180,8 +181,15 @@ func TestWorkshopOnEveryInterfaceWarns(t *testing.T) {
 func startWorkshopBin(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	dir := t.TempDir()
+	return startWorkshopBinIn(t, bin, dir, append([]string{"--summary-dir", dir}, args...)...)
+}
+
+// startWorkshopBinIn is startWorkshopBin with learn's state (and so its
+// default summary directory) and the host key in dir.
+func startWorkshopBinIn(t *testing.T, bin, dir string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"workshop", "--addr", "127.0.0.1:0", "--code", "kq7m-3hxt",
-		"--host-key", filepath.Join(dir, "key"), "--summary-dir", dir}, args...)...)
+		"--host-key", filepath.Join(dir, "key")}, args...)...)
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir, supervisor.EnvChild+"=1")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -334,6 +342,26 @@ func TestWorkshopBadHostKeyStartsNothing(t *testing.T) {
 	}
 }
 
+// A host key that is a file but not a key (here /etc/passwd) is said
+// before anything starts, the file left as it is, and the error never
+// advises removing it: learn did not make it.
+func TestWorkshopHostKeyThatIsNotAKeyIsLeftAndNeverAdvisedRemoved(t *testing.T) {
+	before, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		t.Skip("no /etc/passwd here")
+	}
+	code, out, errs := runCLI(t, "workshop", "--addr", "127.0.0.1:0", "--host-key", "/etc/passwd", "--database-url", testDB.ConnString())
+	if code != exitFailure || out != "" || !strings.Contains(errs, "the host key /etc/passwd cannot be used") || !strings.Contains(errs, "pass --host-key with") {
+		t.Fatalf("code %d, stdout %q, stderr %q; want 1 and what to pass", code, out, errs)
+	}
+	if strings.Contains(strings.ToLower(errs), "remove") || strings.Contains(errs, "PostgreSQL") {
+		t.Errorf("the error advises removing the file, or PostgreSQL was looked for first: %s", errs)
+	}
+	if after, _ := os.ReadFile("/etc/passwd"); !bytes.Equal(after, before) {
+		t.Error("/etc/passwd was changed")
+	}
+}
+
 // A summary directory that cannot be written is said before anything
 // starts, as a bad host key is: no port taken, no PostgreSQL looked for.
 func TestWorkshopBadSummaryDirStartsNothing(t *testing.T) {
@@ -464,4 +492,79 @@ func TestSummaryFallbackSaysWhyEachDirectoryFailed(t *testing.T) {
 	if errOut.Len() != 0 {
 		t.Errorf("the JSON was printed although a directory took the summary:\n%s", errOut.String())
 	}
+}
+
+var keptIn = regexp.MustCompile(`the room's summary is kept in (\S+) as it changes`)
+
+// A workshop killed outright (kill -9: as a crash or a power cut, it has
+// no chance to write anything) leaves the room's summary as it was a
+// second before, in the directory asked for; learn doctor then says where
+// it is, once; and the next learn workshop says where the one after was
+// left. Before, the summary was written only at the end, so a workshop
+// that died lost every attendee's scores and progress.
+func TestKilledWorkshopLeavesTheRoomsSummaryAndTheNextSaysWhere(t *testing.T) {
+	bin := buildLearn(t)
+	dir := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", dir)              // learn doctor, run here, looks where the workshops keep their markers
+	summaries := filepath.Join(dir, "summaries") // not the default directory: the marker there finds it
+	url := testDB.ConnString()
+
+	first, out := startWorkshopBinIn(t, bin, dir, "--summary-dir", summaries, "--database-url", url)
+	m := keptIn.FindStringSubmatch(out)
+	if m == nil || filepath.Dir(m[1]) != summaries {
+		t.Fatalf("the workshop does not say where it keeps the room's summary:\n%s", out)
+	}
+	kept := m[1]
+	attendPlay(t, joinLine.FindStringSubmatch(out)[1]) // ada, on a play screen
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if s, err := os.ReadFile(kept); err == nil && strings.Contains(string(s), `"name": "ada"`) && strings.Contains(string(s), `"last_screen": "Play`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ada never reached the kept summary %s", kept)
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the event
+	}
+	_ = first.Process.Kill()
+	_ = first.Wait()
+	sum := readSummaryFile(t, kept)
+	if !sum.Ended.IsZero() || len(sum.Attendees) != 1 || sum.Attendees[0].Name != "ada" {
+		t.Errorf("the summary a killed workshop left: %+v", sum)
+	}
+
+	_, report, _ := doctorReport(t, "--database-url", url)
+	_, leftovers, _ := strings.Cut(report, "Leftovers")
+	leftovers, _, _ = strings.Cut(leftovers, "\n1. ")
+	if !strings.Contains(leftovers, "did not end (killed, crashed or a power cut); its room's summary, as kept at ") ||
+		!strings.Contains(leftovers, "(1 attendee), is in "+kept) {
+		t.Errorf("learn doctor does not say where the killed workshop's summary is:\n%s", leftovers)
+	}
+
+	second, out := startWorkshopBinIn(t, bin, dir, "--summary-dir", summaries, "--database-url", url)
+	if strings.Contains(out, "did not end") {
+		t.Errorf("the next workshop says again what learn doctor said:\n%s", out)
+	}
+	secondKept := keptIn.FindStringSubmatch(out)[1]
+	_ = second.Process.Kill()
+	_ = second.Wait()
+	_, out = startWorkshopBinIn(t, bin, dir, "--summary-dir", summaries, "--database-url", url)
+	if !strings.Contains(out, "did not end (killed, crashed or a power cut); its room's summary, as kept at ") ||
+		!strings.Contains(out, "(0 attendees), is in "+secondKept) {
+		t.Errorf("the workshop after a killed one does not say where its summary is:\n%s", out)
+	}
+}
+
+// readSummaryFile reads a room's summary, whole.
+func readSummaryFile(t *testing.T, path string) room.Summary {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum room.Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatalf("the summary %s is not whole: %v\n%s", path, err, data)
+	}
+	return sum
 }

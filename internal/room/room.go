@@ -60,6 +60,7 @@ type Room struct {
 	lastAsked *pollKey // the question answered last, or nil
 	ended     bool
 	changed   chan struct{}
+	kept      chan struct{} // SummaryChanged's
 }
 
 // pollKey names a question: its set and its ID.
@@ -74,17 +75,32 @@ type Entry struct {
 // New is an empty room for at most max attendees at once.
 func New(max int) *Room {
 	return &Room{max: max, started: time.Now(), now: time.Now, sets: quiz.Sets(),
-		byName: map[string]*Seat{}, changed: make(chan struct{}, 1)}
+		byName: map[string]*Seat{}, changed: make(chan struct{}, 1), kept: make(chan struct{}, 1)}
 }
 
 // Changed is signalled (coalesced: one signal may stand for many changes)
 // after every change of the room; read a Snapshot then.
 func (r *Room) Changed() <-chan struct{} { return r.changed }
 
-// changedLocked signals Changed without blocking.
+// SummaryChanged is signalled (coalesced, as Changed) after every change
+// of the room and of what it keeps of an attendee's progress: whoever
+// keeps the summary on disk reads it then. It is Changed's twin, so that
+// the dashboard and the keeper each get every signal.
+func (r *Room) SummaryChanged() <-chan struct{} { return r.kept }
+
+// changedLocked signals Changed and SummaryChanged without blocking.
 func (r *Room) changedLocked() {
 	select {
 	case r.changed <- struct{}{}:
+	default:
+	}
+	r.keptLocked()
+}
+
+// keptLocked signals SummaryChanged without blocking.
+func (r *Room) keptLocked() {
+	select {
+	case r.kept <- struct{}{}:
 	default:
 	}
 }
@@ -143,7 +159,7 @@ func (r *Room) Join(name, remote string, w, h int, send func(msg any)) (*Seat, e
 	s.sessions++
 	s.title, s.at = "", quiz.Resume{}
 	s.outbox = make(chan any, outboxSize)
-	go deliver(s.outbox, send)
+	go r.deliver(name, s.outbox, send)
 	if s.sessions > 1 {
 		r.logLocked("%s is back from %s (%dx%d)", name, Host(remote), w, h)
 	} else {
@@ -153,10 +169,18 @@ func (r *Room) Join(name, remote string, w, h int, send func(msg any)) (*Seat, e
 }
 
 // deliver hands each message of outbox to send, in order, until the outbox
-// is closed.
-func deliver(outbox <-chan any, send func(any)) {
+// is closed. A panic in send (a bug) loses that message, said in the
+// feed, and nothing else.
+func (r *Room) deliver(name string, outbox <-chan any, send func(any)) {
 	for msg := range outbox {
-		send(msg)
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					r.Log("%s's app missed a message on a bug (%v)", name, p)
+				}
+			}()
+			send(msg)
+		}()
 	}
 }
 

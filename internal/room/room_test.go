@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,5 +242,51 @@ func TestFullRoomOfOneSaysSoInTheSingular(t *testing.T) {
 	feed := r.Snapshot(FeedSize).Feed
 	if got, want := feed[len(feed)-1].Text, "ben was turned away: the room is full (1 attendee at once)"; got != want {
 		t.Errorf("the feed ends %q, want %q", got, want)
+	}
+}
+
+// SummaryChanged is signalled after every change of what the summary
+// holds, progress kept included (which the dashboard does not show), and
+// independently of Changed: a dashboard draining Changed takes nothing
+// from whoever keeps the summary.
+func TestSummaryChangedSaysWhatTheSummaryHoldsChanged(t *testing.T) {
+	r := New(2)
+	drained := func(c <-chan struct{}) {
+		select {
+		case <-c:
+		default:
+		}
+	}
+	s, _ := join(t, r, "ada")
+	<-r.Changed() // the dashboard takes its signal…
+	<-r.SummaryChanged()
+	drained(r.Changed())
+	s.Keep(quiz.NewProgress())
+	select {
+	case <-r.SummaryChanged():
+	default:
+		t.Error("keeping an attendee's progress did not signal SummaryChanged")
+	}
+	for name, change := range map[string]func(){
+		"an answer":    func() { s.Answered(quiz.SetCheckpoint, quiz.Checkpoint().Questions[0].ID, []int{0}, 1) },
+		"a screen":     func() { s.Where("Race", quiz.Resume{Screen: "race"}) },
+		"a leave":      func() { s.Leave("quit") },
+		"another join": func() { join(t, r, "ben") },
+		"the end":      r.End,
+	} {
+		drained(r.SummaryChanged())
+		change()
+		select {
+		case <-r.SummaryChanged():
+		default:
+			t.Errorf("%s did not signal SummaryChanged", name)
+		}
+	}
+	if sum := r.Summary(time.Time{}); !sum.Ended.IsZero() || len(sum.Attendees) != 2 {
+		t.Errorf("the summary while running: %+v", sum)
+	}
+	b, err := json.Marshal(r.Summary(time.Time{}))
+	if err != nil || strings.Contains(string(b), `"ended"`) {
+		t.Errorf("a summary not ended says ended: %s (%v)", b, err)
 	}
 }

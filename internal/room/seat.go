@@ -102,6 +102,7 @@ func (s *Seat) Keep(p *quiz.Progress) {
 	s.room.mu.Lock()
 	defer s.room.mu.Unlock()
 	s.progress = b
+	s.room.keptLocked()
 }
 
 // Progress is the attendee's progress as the room kept it (a new one when

@@ -9,13 +9,16 @@ import (
 	"github.com/learn-idempotency/learn/quiz"
 )
 
-// Summary is the room's progress at the end of a workshop, for the file
-// the presenter keeps: every attendee who came, their scores, their
-// answers and their whole progress (in the format of learn progress
-// export).
+// Summary is the room's progress, for the file the presenter keeps:
+// every attendee who came, their scores, their answers and their whole
+// progress (in the format of learn progress export). It is kept on disk
+// as the workshop goes (Saved: when this copy was taken) and written a
+// last time at its end (Ended); a copy without Ended is of a workshop
+// still running, or one that never ended (killed, crashed).
 type Summary struct {
 	Started   time.Time         `json:"started"`
-	Ended     time.Time         `json:"ended"`
+	Ended     time.Time         `json:"ended,omitzero"`
+	Saved     time.Time         `json:"saved,omitzero"`
 	Attendees []SummaryAttendee `json:"attendees"`
 }
 
@@ -40,7 +43,7 @@ type SummaryScore struct {
 	Score    float64 `json:"score"`
 }
 
-// Summary is the room's summary now, ended at ended.
+// Summary is the room's summary now, ended at ended (zero: not ended).
 func (r *Room) Summary(ended time.Time) Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()

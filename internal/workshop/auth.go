@@ -1,12 +1,12 @@
 package workshop
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"strings"
 	"sync"
@@ -14,7 +14,6 @@ import (
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
-	"golang.org/x/time/rate"
 )
 
 // How attendees get in. Everyone gives the join code at the password
@@ -59,40 +58,56 @@ func randN(n int) int {
 // count: case and surrounding spaces.
 func normalize(code string) string { return strings.ToLower(strings.TrimSpace(code)) }
 
-// Wrong codes: each address may give wrongCodeBurst of them at once and
-// one more every wrongCodeEvery; past that, every attempt from it is
-// refused, the right code too, until it has waited.
-const (
-	wrongCodeBurst = 10
-	wrongCodeEvery = 6 * time.Second
-	maxAddresses   = 4096 // addresses remembered; the oldest are forgotten first
-)
+// Wrong codes cost time, never a lockout: each is answered only after
+// wrongCodeDelay, and one connection may give wrongPerConn of them. The
+// right code is answered at once, whatever came before it from the same
+// address, and a key that gave it before is let in without it: no
+// stranger's guesses can keep out an attendee behind the same NAT or load
+// balancer. Guessing stays infeasible because the connections that may
+// be at the prompt at once are bounded (preauth.go): at most
+// preauthTotal connections, each with one answer every wrongCodeDelay.
+const wrongCodeDelay = 2 * time.Second
 
 // auth checks join codes and remembers the keys of those who gave one.
 type auth struct {
 	digest [sha256.Size]byte // of the normalized code
 
 	mu      sync.Mutex
-	trusted map[string]bool // marshalled public keys
-	wrong   map[string]*rate.Limiter
-	order   []string // addresses of wrong, oldest first
-	now     func() time.Time
+	trusted map[string]bool                  // marshalled public keys
+	wrongBy map[string]int                   // wrong codes by address, for the feed
+	order   []string                         // addresses of wrongBy, oldest first
 	logf    func(format string, args ...any) // told of wrong codes; may be nil
 	// authed is told of every connection that got in, with its context;
 	// may be nil.
 	authed func(ctx ssh.Context, conn gossh.ConnMetadata)
+	// wait waits d before a wrong code is answered, or until ctx ends
+	// (the connection is gone); replaced in tests.
+	wait func(ctx context.Context, d time.Duration)
 }
 
+// maxAddresses is how many addresses the feed's count of wrong codes
+// remembers; the oldest are forgotten first.
+const maxAddresses = 4096
+
 func newAuth(code string) *auth {
-	return &auth{digest: sha256.Sum256([]byte(normalize(code))), trusted: map[string]bool{}, wrong: map[string]*rate.Limiter{}, now: time.Now}
+	return &auth{digest: sha256.Sum256([]byte(normalize(code))), trusted: map[string]bool{}, wrongBy: map[string]int{}, wait: sleep}
+}
+
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 var errDenied = errors.New("permission denied")
 
 // wrongPerConn is how many wrong codes one connection may give: past
-// them it is refused without counting more against its address, so one
-// client that retries on its own (a script answering every prompt) does
-// not lock out everyone behind that address.
+// them it is refused, and must connect again (a new key exchange) to try
+// more.
 const wrongPerConn = 3
 
 // connTries is one connection's record of its tries: the wrong codes it
@@ -116,12 +131,10 @@ func (c *connTries) refusal(e *codeError) error {
 }
 
 // codeError is a join code refused: a wrong one (wrong), after which left
-// more may come from the address before it must wait; or, when wait is
-// more than 0, any code, since the address must wait that long first.
+// more may come in this connection.
 type codeError struct {
 	wrong bool
 	left  int
-	wait  time.Duration
 	// empty: no code was given at all (a client without a terminal
 	// answers the prompt with nothing); not counted.
 	empty bool
@@ -136,7 +149,6 @@ func (e *codeError) Unwrap() error { return errDenied }
 // note says what happened and what to do, for the instruction of the next
 // prompt (keyboard-interactive) or a banner (password).
 func (e *codeError) note() string {
-	wait := fmt.Sprintf("too many wrong join codes from your address: wait %s, then try again", seconds(e.wait))
 	switch {
 	case e.empty:
 		return "no join code given: run ssh from a terminal and type the code the presenter gives at the prompt"
@@ -144,12 +156,8 @@ func (e *codeError) note() string {
 		return fmt.Sprintf("that is not the join code either: %d wrong in this connection; ask the presenter for the code, then connect again", wrongPerConn)
 	case e.spent:
 		return fmt.Sprintf("%d wrong join codes in this connection: ask the presenter for the code, then connect again", wrongPerConn)
-	case e.wrong && e.wait > 0:
-		return "that is not the join code, and " + wait
-	case e.wait > 0:
-		return wait
 	}
-	return fmt.Sprintf("that is not the join code: ask the presenter for it (%s left before a wait)", tries(e.left))
+	return fmt.Sprintf("that is not the join code: ask the presenter for it (%s left in this connection)", tries(e.left))
 }
 
 // short is note for the prompt itself, which OpenSSH shows whatever its
@@ -160,8 +168,6 @@ func (e *codeError) short() string {
 		return "no code given"
 	case e.spent:
 		return "too many wrong codes: connect again"
-	case e.wait > 0:
-		return fmt.Sprintf("wait %s: too many wrong codes from your address", seconds(e.wait))
 	default:
 		return fmt.Sprintf("that was not it; %s left", tries(e.left))
 	}
@@ -176,16 +182,7 @@ func (e *codeError) banner() string {
 	return "learn workshop: " + e.note() + "; the join code works at a password prompt too\n"
 }
 
-// seconds is d in whole seconds, rounded up, in words: "1 second".
-func seconds(d time.Duration) string {
-	n := int(math.Ceil(d.Seconds()))
-	if n == 1 {
-		return "1 second"
-	}
-	return fmt.Sprintf("%d seconds", n)
-}
-
-// tries is n tries in words: "1 try", "9 tries".
+// tries is n tries in words: "1 try", "2 tries".
 func tries(n int) string {
 	if n == 1 {
 		return "1 try"
@@ -194,14 +191,13 @@ func tries(n int) string {
 }
 
 // check says whether given is the join code, in constant time (the
-// digests are compared, so the length of the code does not show either),
-// and counts a wrong one against addr and c; nil when it is. Nothing
-// given (only spaces) is not a wrong code: it is refused uncounted. Once c
-// gave wrongPerConn wrong codes, every code from it is refused uncounted.
-func (a *auth) check(addr net.Addr, c *connTries, given string) *codeError {
-	if _, wait := a.standing(addr); wait > 0 {
-		return &codeError{wait: wait}
-	}
+// digests are compared, so the length of the code does not show either);
+// nil when it is, at once. A wrong code is counted against c and answered
+// after wrongCodeDelay (sooner only if ctx ends: the connection is gone).
+// Nothing given (only spaces) is not a wrong code: it is refused
+// uncounted, at once. Once c gave wrongPerConn wrong codes, every code
+// from it is refused.
+func (a *auth) check(ctx context.Context, addr net.Addr, c *connTries, given string) *codeError {
 	if c.wrong >= wrongPerConn {
 		return &codeError{spent: true}
 	}
@@ -213,15 +209,9 @@ func (a *auth) check(addr net.Addr, c *connTries, given string) *codeError {
 		return nil
 	}
 	c.wrong++
-	left, wait := a.countWrong(addr)
-	if a.logf != nil {
-		if wait > 0 {
-			a.logf("%s gave %d wrong join codes: refused for a while", host(addr), wrongCodeBurst)
-		} else {
-			a.logf("a wrong join code from %s", host(addr))
-		}
-	}
-	return &codeError{wrong: true, left: left, wait: wait, spent: c.wrong >= wrongPerConn}
+	a.countWrong(addr)
+	a.wait(ctx, wrongCodeDelay)
+	return &codeError{wrong: true, left: wrongPerConn - c.wrong, spent: c.wrong >= wrongPerConn}
 }
 
 func host(addr net.Addr) string {
@@ -234,44 +224,39 @@ func host(addr net.Addr) string {
 	return addr.String()
 }
 
-// standing is how many more wrong codes addr may give before it must
-// wait and, when none, how long it must wait.
-func (a *auth) standing(addr net.Addr) (left int, wait time.Duration) {
+// countWrong counts a wrong code from addr, and tells logf of the first
+// from it and of every tenfold after (10, 100, …): a stream of guesses
+// does not flood the presenter's feed.
+func (a *auth) countWrong(addr net.Addr) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	l, ok := a.wrong[host(addr)]
-	if !ok {
-		return wrongCodeBurst, 0
-	}
-	return standingOf(l, a.now())
-}
-
-func standingOf(l *rate.Limiter, now time.Time) (left int, wait time.Duration) {
-	tokens := l.TokensAt(now)
-	if tokens >= 1 {
-		return int(tokens), 0
-	}
-	return 0, time.Duration((1 - tokens) * float64(wrongCodeEvery))
-}
-
-// countWrong counts a wrong code from addr; it returns addr's standing
-// after it.
-func (a *auth) countWrong(addr net.Addr) (left int, wait time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	h := host(addr)
-	l, ok := a.wrong[h]
+	n, ok := a.wrongBy[h]
 	if !ok {
 		if len(a.order) >= maxAddresses {
-			delete(a.wrong, a.order[0])
+			delete(a.wrongBy, a.order[0])
 			a.order = a.order[1:]
 		}
-		l = rate.NewLimiter(rate.Every(wrongCodeEvery), wrongCodeBurst)
-		a.wrong[h], a.order = l, append(a.order, h)
+		a.order = append(a.order, h)
 	}
-	now := a.now()
-	l.AllowN(now, 1)
-	return standingOf(l, now)
+	n++
+	a.wrongBy[h] = n
+	a.mu.Unlock()
+	if a.logf == nil {
+		return
+	}
+	switch {
+	case n == 1:
+		a.logf("a wrong join code from %s", h)
+	case isPowerOfTen(n):
+		a.logf("%d wrong join codes from %s so far (each answered after %s; the right code still lets in at once)", n, h, wrongCodeDelay)
+	}
+}
+
+func isPowerOfTen(n int) bool {
+	for n >= 10 && n%10 == 0 {
+		n /= 10
+	}
+	return n == 1
 }
 
 func (a *auth) isTrusted(key gossh.PublicKey) bool {
@@ -301,11 +286,12 @@ func (a *auth) password(ctx ssh.Context, c *connTries, key gossh.PublicKey) func
 // accept checks the code given in conn and trusts key (nil if none) once
 // the code is right: the connection has got in.
 func (a *auth) accept(ctx ssh.Context, conn gossh.ConnMetadata, c *connTries, given string, key gossh.PublicKey) *codeError {
-	if err := a.check(conn.RemoteAddr(), c, given); err != nil {
+	if err := a.check(ctx, conn.RemoteAddr(), c, given); err != nil {
 		return err
 	}
 	if key != nil {
 		a.trust(key)
+		setPerson(ctx, key)
 	}
 	a.in(ctx, conn)
 	return nil
@@ -327,15 +313,10 @@ const codePrompt = "learn workshop join code: "
 // wrong code (up to maxAsks times, while the connection may still give
 // one), the refusal said in the next prompt's instruction and, in short,
 // in the prompt itself. No code given ends the attempt at once: a client
-// without a terminal answers every prompt with nothing. An address that
-// must wait is told so before it types anything; the code typed once the
-// wait is over lets it in.
+// without a terminal answers every prompt with nothing.
 func (a *auth) interactive(ctx ssh.Context, c *connTries, key gossh.PublicKey) func(gossh.ConnMetadata, gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
 	return func(conn gossh.ConnMetadata, ask gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
 		var refused *codeError
-		if _, wait := a.standing(conn.RemoteAddr()); wait > 0 {
-			refused = &codeError{wait: wait}
-		}
 		for range maxAsks {
 			instruction, prompt := "", codePrompt
 			if refused != nil {
@@ -367,16 +348,14 @@ func (a *auth) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 	cfg.PasswordCallback = a.password(ctx, c, nil)
 	cfg.KeyboardInteractiveCallback = a.interactive(ctx, c, nil)
 	// Any key may be offered; once the client has signed with it, a key
-	// trusted before lets it in, and any other must add the code.
-	cfg.PublicKeyCallback = func(conn gossh.ConnMetadata, _ gossh.PublicKey) (*gossh.Permissions, error) {
-		if _, wait := a.standing(conn.RemoteAddr()); wait > 0 {
-			refused := &codeError{wait: wait}
-			return nil, &gossh.BannerError{Err: refused, Message: refused.banner()}
-		}
+	// trusted before lets it in, whatever its address did, and any other
+	// must add the code.
+	cfg.PublicKeyCallback = func(gossh.ConnMetadata, gossh.PublicKey) (*gossh.Permissions, error) {
 		return nil, nil
 	}
 	cfg.VerifiedPublicKeyCallback = func(conn gossh.ConnMetadata, key gossh.PublicKey, perms *gossh.Permissions, _ string) (*gossh.Permissions, error) {
 		if a.isTrusted(key) {
+			setPerson(ctx, key)
 			a.in(ctx, conn)
 			return perms, nil
 		}

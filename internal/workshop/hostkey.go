@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // HostKeyFile is the name of the host key's file.
@@ -41,7 +43,8 @@ func hostKeyPath(goos string, getenv func(string) string, home func() (string, e
 }
 
 // prepareHostKey makes the host key's directory (0700) so that wish can
-// write a new key there, and checks that a key already there is a file.
+// write a new key there, and checks that a key already there is a file
+// that holds a private key learn can use.
 func prepareHostKey(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("cannot keep the host key in %s: %w; pass --host-key with a file in a directory you can write", filepath.Dir(path), err)
@@ -53,7 +56,25 @@ func prepareHostKey(path string) error {
 	case err != nil:
 		return fmt.Errorf("cannot read the host key %s: %w", path, err)
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("the host key %s is not a regular file; remove it to make a new one", path)
+		return hostKeyError(path, errors.New("not a regular file"))
+	}
+	// Read now, as the server will, so that a file that is not a key is
+	// said before PostgreSQL starts.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return hostKeyError(path, err)
+	}
+	if _, err := gossh.ParsePrivateKey(data); err != nil {
+		return hostKeyError(path, err)
 	}
 	return nil
+}
+
+// hostKeyError is the error for a host key file that is there but cannot
+// be used (not a key, not a file, not readable). learn makes a key only
+// where no file is, so it never made this one as it stands: the error
+// says to pass another path and never advises removing the file, which
+// is left as it is.
+func hostKeyError(path string, err error) error {
+	return fmt.Errorf("the host key %s cannot be used (%v): learn leaves it as it is; pass --host-key with the key file learn made for earlier workshops, or with a path where no file is yet, for a new key (attendees then see a new host key)", path, err)
 }

@@ -33,7 +33,7 @@ const testCode = "kq7m-3hxt"
 
 // startWorkshop starts a workshop on testDB, on a free loopback port, with
 // a host key of the test's own; it is closed when the test ends.
-func startWorkshop(t *testing.T, cfg Config) *Workshop {
+func startWorkshop(t testing.TB, cfg Config) *Workshop {
 	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
 	cfg.Server = testDB
@@ -43,6 +43,9 @@ func startWorkshop(t *testing.T, cfg Config) *Workshop {
 	cfg.HostKey = filepath.Join(t.TempDir(), "host_key")
 	if cfg.Logf == nil {
 		cfg.Logf = t.Logf
+	}
+	if cfg.wrongWait == nil { // a wrong code is answered at once (a test of the wait sets its own)
+		cfg.wrongWait = func(context.Context, time.Duration) {}
 	}
 	w, err := Start(t.Context(), cfg)
 	if err != nil {
@@ -221,7 +224,7 @@ func (a *attendee) waitFor(want ...string) string {
 }
 
 // waitUntil polls get until ok holds; it fails with the last value.
-func waitUntil(t *testing.T, what string, get func() string, ok func(string) bool) string {
+func waitUntil(t testing.TB, what string, get func() string, ok func(string) bool) string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -1,6 +1,7 @@
 package workshop
 
 import (
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -29,12 +30,27 @@ type attendeeApp struct {
 	idle      time.Duration
 	lastInput time.Time
 	now       func() time.Time
+	// stopped is closed once the program has ended: the commands that
+	// wait (the idle clock) return then, so nothing of an ended session
+	// is kept until they would have fired.
+	stopped <-chan struct{}
 	// themeSet is true when the session named its theme (LEARN_THEME):
 	// the terminal's background is not asked then.
 	themeSet bool
 
+	// onBug is told of a bug (a panic) in the app, with its stack: this
+	// session ends, and nothing else does.
+	onBug func(bug any, stack []byte)
+	// quit ends the program from outside (after a bug in View, which
+	// returns no command).
+	quit func()
+	// hook, when set, is called with every message and (nil) every frame
+	// before the app sees them (tests: it may panic).
+	hook func(msg tea.Msg)
+
 	mu  sync.Mutex
 	why ending // why the app ended, when not by the attendee's own q
+	bug any    // the panic that ended it (endedBug)
 }
 
 // ending says why an attendee's app ended, for the line printed after it.
@@ -44,12 +60,17 @@ const (
 	endedByAttendee ending = iota
 	endedIdle
 	endedWorkshop
+	endedReplaced // the same person opened learn in a newer session
+	endedBug      // the app panicked: learn's bug
 )
 
 // Messages of an attendee's app.
 type (
 	// endMsg ends the app: the workshop ends.
 	endMsg struct{}
+	// replacedMsg ends the app: the same person opened learn in a newer
+	// session (people.go).
+	replacedMsg struct{}
 	// idleMsg checks whether the attendee has been idle too long.
 	idleMsg struct{}
 	// presenterMsg is what the presenter sent the room (common.Open,
@@ -67,19 +88,74 @@ func (a *attendeeApp) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// idleCheck is the idle clock: an idleMsg after after, unless the
+// program has ended first (then nothing, at once). Not tea.Tick, which
+// cannot be stopped: its goroutine, and through it the whole program,
+// would outlive the session for the idle time.
 func (a *attendeeApp) idleCheck(after time.Duration) tea.Cmd {
 	if a.idle <= 0 {
 		return nil
 	}
-	return tea.Tick(after, func(time.Time) tea.Msg { return idleMsg{} })
+	stopped := a.stopped
+	return func() tea.Msg {
+		t := time.NewTimer(after)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return idleMsg{}
+		case <-stopped:
+			return nil
+		}
+	}
 }
 
 // Update handles what is the session's and passes the rest to the app,
-// then tells the room where the attendee is.
-func (a *attendeeApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// then tells the room where the attendee is. A panic in it (a bug of
+// learn's) ends this session, with a line that says so, and is told
+// onBug; every other session goes on.
+func (a *attendeeApp) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
+	if a.broken() {
+		return a, tea.Quit
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			m, cmd = a, a.crashed(r)
+		}
+	}()
+	if a.hook != nil {
+		a.hook(msg)
+	}
+	return a.update(msg)
+}
+
+// crashed records the bug r and ends the app without touching its pages
+// again (they may be what broke).
+func (a *attendeeApp) crashed(r any) tea.Cmd {
+	a.mu.Lock()
+	first := a.bug == nil
+	if first {
+		a.why, a.bug = endedBug, r
+	}
+	a.mu.Unlock()
+	if first && a.onBug != nil {
+		a.onBug(r, debug.Stack())
+	}
+	return tea.Quit
+}
+
+// broken reports whether the app has hit a bug.
+func (a *attendeeApp) broken() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bug != nil
+}
+
+func (a *attendeeApp) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case endMsg:
 		return a, a.end(endedWorkshop)
+	case replacedMsg:
+		return a, a.end(endedReplaced)
 	case idleMsg:
 		if quiet := a.now().Sub(a.lastInput); quiet < a.idle {
 			return a, a.idleCheck(a.idle - quiet)
@@ -104,7 +180,7 @@ func (a *attendeeApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case presenterMsg:
 		o, ok := msg.msg.(common.Open)
 		if !ok {
-			return a.Update(msg.msg) // a step: as the attendee's own n
+			return a.update(msg.msg) // a step: as the attendee's own n
 		}
 		if title, at := a.root.Current(); showing(title, at, o) {
 			return a, nil // there already
@@ -137,8 +213,29 @@ func (a *attendeeApp) ended() ending {
 	return a.why
 }
 
-// View is the app's.
-func (a *attendeeApp) View() tea.View { return a.root.View() }
+// bugView is the frame of an app that hit a bug, until it has ended.
+const bugView = "learn hit a bug and this session ends; your progress is kept: ssh again to go on."
+
+// View is the app's; after a bug (a panic here too), bugView, and the
+// program is ended.
+func (a *attendeeApp) View() (v tea.View) {
+	if a.broken() {
+		return tea.NewView(bugView)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			a.crashed(r)
+			if a.quit != nil {
+				go a.quit()
+			}
+			v = tea.NewView(bugView)
+		}
+	}()
+	if a.hook != nil {
+		a.hook(nil)
+	}
+	return a.root.View()
+}
 
 // showing reports whether the page on screen (title, at) is the one o
 // opens.

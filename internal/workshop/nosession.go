@@ -35,6 +35,10 @@ type connWatch struct {
 	once   sync.Once
 	opened chan struct{} // closed once a session channel is opened
 	armed  sync.Once
+
+	mu       sync.Mutex
+	sessions int // session channels open now (people.go)
+	refused  int // session channels refused for too many
 }
 
 // watchConn is the server's ConnCallback: it starts following c.
@@ -55,6 +59,9 @@ func (w *Workshop) authed(ctx ssh.Context, conn gossh.ConnMetadata) {
 	cw := watchOf(ctx)
 	if cw == nil {
 		return
+	}
+	if gc, ok := cw.conn.(*gated); ok {
+		gc.authenticated() // past the join code: the room's limits apply
 	}
 	grace := noSessionGrace
 	if w.cfg.noSession > 0 {
@@ -79,10 +86,20 @@ func (w *Workshop) authed(ctx ssh.Context, conn gossh.ConnMetadata) {
 }
 
 // sessionChannel is the "session" channel's handler: the connection has
-// its session.
-func sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, ch gossh.NewChannel, ctx ssh.Context) {
+// its session. One over maxSessionsPerConn open at once is refused with a
+// line.
+func (w *Workshop) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, ch gossh.NewChannel, ctx ssh.Context) {
 	if cw := watchOf(ctx); cw != nil {
 		cw.once.Do(func() { close(cw.opened) })
+		release, ok, refused := cw.openSession()
+		if !ok {
+			_ = ch.Reject(gossh.Prohibited, tooManySessions)
+			if refused == 1 || isPowerOfTen(refused) { // once, then every tenfold: the feed is not flooded
+				w.alert("%s from %s asked for more than %d sessions over one connection: refused (%d so far)", room.Clean(conn.User()), host(conn.RemoteAddr()), maxSessionsPerConn, refused)
+			}
+			return
+		}
+		defer release()
 	}
 	ssh.DefaultSessionHandler(srv, conn, ch, ctx)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -170,6 +171,23 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer w.exit()
+		// One seat a person: a newer session of theirs takes over this
+		// one's, and this one waits for the one it replaces to leave.
+		person := personOf(sess.Context())
+		mine, older := w.people.take(person)
+		defer w.people.leave(mine)
+		if older != nil {
+			how := "the same key"
+			if strings.HasPrefix(person, "connection ") {
+				how = "the same connection"
+			}
+			w.alert("%s opened learn again with %s: their earlier session ends (one seat a person)", room.Clean(sess.User()), how)
+			waitFor(sess.Context(), older)
+		}
+		if mine.isReplaced() { // newer still came while this one waited
+			wish.Fatalln(sess, "learn workshop: you opened learn again in a newer session; this one ends (one learn a person)")
+			return
+		}
 		joined := time.Now()
 		pty, _, _ := sess.Pty() // needsTerminal let only sessions with one through
 		width, height, capped := capSize(pty.Window.Width, pty.Window.Height)
@@ -198,7 +216,7 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 		}
 		// From here on the app sees the session's terminal capped at
 		// MaxWidth x MaxHeight, its window changes too.
-		sess = capWindow(sess, seat)
+		sess = capWindow(sess, seat, w.guard)
 		ctx, cancel := context.WithCancel(sess.Context())
 		defer cancel()
 		getenv := sessionEnv(sess.Environ())
@@ -218,8 +236,13 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			Theme: theme, DocStyle: markdown.StyleIn(theme, false, getenv),
 			DB: w.db, Runs: runs, Progress: common.KeptProgress(seat.Progress(), seat.Keep), Docs: w.docs,
 		}
+		stopped := make(chan struct{})
 		a := &attendeeApp{root: ui.New(c, first), c: c, seat: seat, getenv: getenv,
-			idle: w.cfg.Idle, now: time.Now, lastInput: time.Now(), themeSet: themeSet}
+			idle: w.cfg.Idle, now: time.Now, lastInput: time.Now(), themeSet: themeSet, stopped: stopped,
+			onBug: func(bug any, stack []byte) {
+				w.alert("%s's app hit a bug (%v): their session ends, and every other goes on", seat.Name(), bug)
+				w.logf("the bug in %s's app:\n%s", seat.Name(), stack)
+			}}
 		opts := append(bubbletea.MakeOptions(sess),
 			tea.WithoutSignalHandler(), // the signals are the presenter's process's
 			tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
@@ -227,18 +250,37 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 				case tea.SuspendMsg: // as MakeOptions does: no job control over SSH
 					return tea.ResumeMsg{}
 				case tea.QuitMsg:
-					a.root.Quitting()
+					if !a.broken() {
+						a.root.Quitting()
+					}
 				}
 				return msg
 			}))
+		if hook := w.cfg.sessionHook; hook != nil {
+			name := seat.Name()
+			a.hook = func(msg tea.Msg) { hook(name, msg) }
+		}
 		p := tea.NewProgram(a, opts...)
+		a.quit = p.Quit
 		prog.Store(p)
 		w.trackProgram(p, true)
-		bubbletea.MiddlewareWithProgramHandler(func(ssh.Session) *tea.Program { return p })(func(ssh.Session) {})(sess)
+		go func() {
+			select {
+			case <-mine.replaced:
+				p.Send(replacedMsg{})
+			case <-stopped:
+			}
+		}()
+		func() {
+			defer close(stopped) // the program's waiting commands return now, whatever ended it
+			bubbletea.MiddlewareWithProgramHandler(func(ssh.Session) *tea.Program { return p })(func(ssh.Session) {})(sess)
+		}()
 		w.trackProgram(p, false)
 
-		a.root.Close()
-		runs.Close() // every run's stage removed, its schema dropped
+		if !a.broken() {
+			w.guard(seat.Name()+"'s app on its way out", a.root.Close)
+		}
+		w.guard(seat.Name()+"'s runs on their way out", runs.Close) // every run's stage removed, its schema dropped
 		why := a.ended()
 		gone := sess.Context().Err() != nil // the client hung up
 		left := "quit"
@@ -247,16 +289,25 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 			left = "idle for " + w.cfg.Idle.String()
 		case why == endedWorkshop:
 			left = "the workshop ended"
+		case why == endedReplaced:
+			left = "opened learn again in a newer session"
+		case why == endedBug:
+			left = "learn hit a bug"
 		case gone:
 			left = "disconnected"
 		}
 		seat.Leave(left)
+		w.people.leave(mine) // the newer session of the same person may join now
 		w.logf("%s left after %s: %s", seat.Name(), room.Lasted(time.Since(joined)), left)
 		if !gone {
 			w.farewell(sess, seat, why)
 			// The exit status now, before this session stops counting:
 			// Close may close the connection as soon as none counts.
-			_ = sess.Exit(0)
+			status := 0
+			if why == endedBug {
+				status = 1
+			}
+			_ = sess.Exit(status)
 		}
 		next(sess)
 	}
@@ -270,6 +321,10 @@ func (w *Workshop) farewell(sess ssh.Session, seat *room.Seat, why ending) {
 	switch why {
 	case endedIdle:
 		out = append(out, fmt.Sprintf("learn workshop: closed after %s without a key. ssh again to come back: your progress is kept.", w.cfg.Idle))
+	case endedBug:
+		out = append(out, "learn workshop: "+bugView+" The presenter has been told.")
+	case endedReplaced:
+		out = append(out, "learn workshop: you opened learn again in a newer session (one learn a person): this one ends here, and your progress goes on there.")
 	case endedWorkshop:
 		out = append(out, "learn workshop: the presenter ended the workshop. Thank you for coming!")
 		if p, err := json.Marshal(seat.Progress()); err == nil {
@@ -359,4 +414,17 @@ func (w *Workshop) trackProgram(p *tea.Program, on bool) {
 		return
 	}
 	delete(w.programs, p)
+}
+
+// guard runs fn, and turns a panic in it (a bug of learn's) into a line
+// for the presenter: what was being done, and the panic; the process and
+// every other session go on.
+func (w *Workshop) guard(what string, fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.alert("a bug in %s (%v): left as it is", what, r)
+			w.logf("the bug in %s:\n%s", what, debug.Stack())
+		}
+	}()
+	fn()
 }

@@ -36,15 +36,16 @@ type cappedSession struct {
 }
 
 // capWindow wraps sess (which has a terminal) and starts the goroutine
-// that caps its window changes for seat; it ends with the session.
-func capWindow(sess ssh.Session, seat *room.Seat) *cappedSession {
+// that caps its window changes for seat, under guard (a bug in it ends
+// it, and nothing else); it ends with the session.
+func capWindow(sess ssh.Session, seat *room.Seat, guard func(what string, fn func())) *cappedSession {
 	pty, raw, _ := sess.Pty()
 	w, h, capped := capSize(pty.Window.Width, pty.Window.Height)
 	pty.Window.Width, pty.Window.Height = w, h
 	seat.Resize(w, h, capped)
 	c := &cappedSession{Session: sess, pty: pty, changes: make(chan ssh.Window)}
 	done := sess.Context().Done()
-	go func() {
+	go guard(seat.Name()+"'s window changes", func() {
 		for {
 			var win ssh.Window
 			select {
@@ -65,7 +66,7 @@ func capWindow(sess ssh.Session, seat *room.Seat) *cappedSession {
 			case c.changes <- win:
 			}
 		}
-	}()
+	})
 	return c
 }
 

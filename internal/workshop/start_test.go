@@ -2,7 +2,9 @@ package workshop
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -57,15 +59,17 @@ func TestStartThatFailsLeavesNothing(t *testing.T) {
 		}, "could not read max_connections"},
 		{"too few connections for one run", func(_ *testing.T, cfg *Config, _ context.CancelFunc) { cfg.Connections = 3 }, "too few for even one run"},
 		{"no directory for the host key", func(_ *testing.T, cfg *Config, _ context.CancelFunc) { cfg.HostKey = "/dev/null/learn/key" }, "cannot keep the host key"},
-		{"the host key is not a key", func(_ *testing.T, cfg *Config, _ context.CancelFunc) { cfg.HostKey = garbage }, "remove the file to make a new one"},
+		{"the host key is not a key", func(_ *testing.T, cfg *Config, _ context.CancelFunc) { cfg.HostKey = garbage }, "pass --host-key with the key file learn made"},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
 			before := otherSchemas(t)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
+			summaries, markers := t.TempDir(), t.TempDir()
 			cfg := Config{Addr: freeAddr(t), Code: testCode, HostKey: filepath.Join(t.TempDir(), "key"),
-				Postgres: pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: testDB.ConnString()}}
+				Postgres:   pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: testDB.ConnString()},
+				SummaryDir: summaries, markers: markers}
 			r.cfg(t, &cfg, cancel)
 			w, err := Start(ctx, cfg)
 			if err == nil {
@@ -85,6 +89,11 @@ func TestStartThatFailsLeavesNothing(t *testing.T) {
 			}
 			if left := slices.DeleteFunc(otherSchemas(t), func(s string) bool { return slices.Contains(before, s) }); len(left) != 0 {
 				t.Errorf("schemas left: %v", left)
+			}
+			for _, d := range []string{summaries, markers} {
+				if left, _ := os.ReadDir(d); len(left) != 0 {
+					t.Errorf("files left in %s: %v", d, left)
+				}
 			}
 		})
 	}
@@ -106,4 +115,77 @@ func TestCloseRightAfterStart(t *testing.T) {
 			t.Fatalf("serving after Close: %v", err)
 		}
 	}
+}
+
+// A host key file that is there but cannot be used (not a key, a public
+// key, empty, a directory, a system file) stops the workshop before it
+// starts, with what to pass instead; the file is left exactly as it was,
+// and the error never advises removing it: learn did not make it.
+func TestUnusableHostKeyIsLeftAsItIsAndNeverAdvisedRemoved(t *testing.T) {
+	dir := t.TempDir()
+	pub := filepath.Join(dir, "id.pub")
+	if err := os.WriteFile(pub, []byte("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtW0cUv3Lx6bQ2v8bY1n1q2hX8yX0C2d7b0g6b2xq3o ada@laptop\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := filepath.Join(dir, "passwd")
+	if err := os.WriteFile(text, []byte("root:x:0:0:root:/root:/bin/bash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "a-directory")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{pub, text, empty, sub}
+	if _, err := os.Stat("/etc/passwd"); err == nil {
+		paths = append(paths, "/etc/passwd")
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			before := snapshotFile(t, path)
+			w, err := Start(t.Context(), Config{Addr: "127.0.0.1:0", Server: testDB, Code: testCode, HostKey: path})
+			if err == nil {
+				w.Close()
+				t.Fatalf("Start with the host key %s succeeded", path)
+			}
+			msg := err.Error()
+			if words := strings.ToLower(strings.ReplaceAll(msg, path, "PATH")); strings.Contains(words, "remove") || strings.Contains(words, "delete") {
+				t.Errorf("the error advises removing a file learn did not make: %v", err)
+			}
+			if !strings.Contains(msg, "the host key "+path+" cannot be used") || !strings.Contains(msg, "pass --host-key with") {
+				t.Errorf("the error does not say which file and what to pass instead: %v", err)
+			}
+			if after := snapshotFile(t, path); after != before {
+				t.Errorf("%s was changed: before %s, after %s", path, before, after)
+			}
+			if _, err := os.Stat(path + ".pub"); err == nil && path != pub {
+				t.Errorf("a public key was written beside %s", path)
+			}
+		})
+	}
+}
+
+// snapshotFile is what a file is: its mode, size and contents (a
+// directory: its mode and entries).
+func snapshotFile(t *testing.T, path string) string {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.IsDir() {
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%v %d entries", fi.Mode(), len(entries))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%v %d %x", fi.Mode(), len(data), sha256.Sum256(data))
 }

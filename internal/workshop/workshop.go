@@ -12,9 +12,18 @@
 //
 //   - Auth: the join code at the password prompt (keyboard-interactive or
 //     password), compared in constant time; a public key on its own once
-//     its holder has proved it and given the code (auth.go). Ten wrong
-//     codes from one address block it for a while; one connection counts
-//     three at most, and an empty answer (no terminal) none.
+//     its holder has proved it and given the code (auth.go). A wrong
+//     code is answered after 2 s, three to a connection; nothing ever
+//     locks an address out, so the right code and a trusted key always
+//     get in. An empty answer (no terminal) is no wrong code.
+//   - Seats count people (people.go): a person is the key they
+//     authenticated with, else their connection; one learn a person at a
+//     time (a newer session takes over), and at most four sessions open
+//     over one connection.
+//   - Before the code: connections are capped per address and in all,
+//     and one that does not start the key exchange within a few seconds
+//     is closed; one that has said nothing gives way to a newcomer
+//     (preauth.go).
 //   - Middlewares, outermost first: recover, a rate limit of new
 //     sessions per address (ratelimiter), the commands that need no
 //     terminal (progress), needsTerminal (one without a terminal is told
@@ -63,8 +72,9 @@ const (
 
 const (
 	// handshakeTimeout bounds a connection's key exchange and
-	// authentication, the join code typed in included (OpenSSH's
-	// LoginGraceTime).
+	// authentication, the host key question of a first connection and the
+	// join code typed in included (OpenSSH's LoginGraceTime). The start of
+	// the key exchange, which needs no person, has kexStart (preauth.go).
 	handshakeTimeout = 2 * time.Minute
 	// drain is how long Close waits for the attendees' clients to hang up
 	// once their apps have ended, before it closes what is left.
@@ -108,6 +118,14 @@ type Config struct {
 	// Server, when set, is a running PostgreSQL to use instead (tests):
 	// the workshop leaves it running.
 	Server *pgtemp.Server
+	// SummaryDir, when set, is where the room's summary is kept from the
+	// start, as it changes (at most a second behind), and written a last
+	// time at Close; "" keeps none (the caller writes Close's). While
+	// the workshop runs, a marker in learn's summary directory
+	// (DefaultSummaryDir, else SummaryDir) says where it is, so that the
+	// next learn workshop or learn doctor finds it if this process never
+	// ends (KeptSummaries).
+	SummaryDir string
 	// HostKey is the host key's file; "" is DefaultHostKeyPath. It is
 	// made the first time and kept, so that attendees' known_hosts stay
 	// valid from one workshop to the next.
@@ -121,6 +139,18 @@ type Config struct {
 	sessions *sessionRate
 	// noSession replaces noSessionGrace (tests).
 	noSession time.Duration
+	// wrongWait replaces the wait before a wrong code is answered
+	// (tests; it is told the wait asked for).
+	wrongWait func(ctx context.Context, d time.Duration)
+	// preauth replaces the limits on connections before the join code
+	// (tests).
+	preauth *preauthLimits
+	// markers replaces where the marker of the kept summary goes (tests).
+	markers string
+	// sessionHook, when set, sees every message and (nil) every frame of
+	// every attendee's app first, with the attendee's name (tests: it may
+	// panic).
+	sessionHook func(name string, msg tea.Msg)
 }
 
 // sessionRate is how many new sessions one address may open at once
@@ -142,6 +172,8 @@ type Workshop struct {
 	budget      *live.Budget
 	room        *room.Room
 	auth        *auth
+	gate        *gate  // connections before the join code
+	people      people // whose session holds each person's seat
 	docs        *common.Docs
 	fingerprint string
 	served      chan struct{} // closed when the server stops serving
@@ -155,9 +187,12 @@ type Workshop struct {
 	active   int           // sessions in the app's middleware
 	programs map[*tea.Program]struct{}
 
+	keeper *keeper // the room's summary on disk, when Config.SummaryDir is set
+
 	closeOnce sync.Once
 	summary   room.Summary
 	closeErr  error
+	keptErr   error // the last write of the kept summary
 }
 
 // Start starts a workshop: it takes the address first (a busy port fails
@@ -257,7 +292,7 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 			s.ServerConfigCallback = w.auth.serverConfig
 			s.HandshakeTimeout = handshakeTimeout
 			s.ConnCallback = watchConn
-			s.ChannelHandlers = map[string]ssh.ChannelHandler{"session": sessionChannel, "default": otherChannel}
+			s.ChannelHandlers = map[string]ssh.ChannelHandler{"session": w.sessionChannel, "default": otherChannel}
 			return nil
 		},
 		// No logging middleware: its lines ("ben connect 127.0.0.1:50724
@@ -268,12 +303,31 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 		),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("the host key %s: %w; remove the file to make a new one (attendees then see a new key)", cfg.HostKey, err)
+		return nil, hostKeyError(cfg.HostKey, err)
 	}
 	w.fingerprint = gossh.FingerprintSHA256(w.srv.HostSigners[0].PublicKey())
 	w.auth.logf = w.alert
 	w.auth.authed = w.authed
-	ln := &acceptingListener{Listener: w.ln, accepting: w.accepting}
+	if cfg.wrongWait != nil {
+		w.auth.wait = cfg.wrongWait
+	}
+	if cfg.SummaryDir != "" {
+		markers := cfg.markers
+		if markers == "" {
+			if markers, err = DefaultSummaryDir(); err != nil {
+				markers = cfg.SummaryDir
+			}
+		}
+		if w.keeper, err = startKeeper(cfg.SummaryDir, markers, w.room, w.alert); err != nil {
+			return nil, err
+		}
+	}
+	limits := preauthFor(cfg.MaxAttendees)
+	if cfg.preauth != nil {
+		limits = *cfg.preauth
+	}
+	w.gate = newGate(limits, w.alert)
+	ln := &acceptingListener{Listener: &gateListener{Listener: w.ln, g: w.gate}, accepting: w.accepting}
 	go func() {
 		defer close(w.served)
 		if err := w.srv.Serve(ln); !errors.Is(err, ssh.ErrServerClosed) {
@@ -285,6 +339,9 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 
 // release removes what a Start that failed had made.
 func (w *Workshop) release() {
+	if w.keeper != nil {
+		w.keeper.discard()
+	}
 	if w.ln != nil {
 		_ = w.ln.Close()
 	}
@@ -311,6 +368,16 @@ func (w *Workshop) HostKey() (path, fingerprint string) { return w.cfg.HostKey, 
 
 // Database says which PostgreSQL the workshop runs on, for people.
 func (w *Workshop) Database() string { return w.pg.Describe() }
+
+// SummaryFile is where the room's summary is kept (Config.SummaryDir;
+// "" when none is) and, after Close, why its last write failed (nil when
+// it did not: the file holds the summary Close returned).
+func (w *Workshop) SummaryFile() (path string, err error) {
+	if w.keeper == nil {
+		return "", nil
+	}
+	return w.keeper.path, w.keptErr
+}
 
 // Done is closed when the server stops serving: after Close, or when
 // serving failed (Err says why).
@@ -382,6 +449,9 @@ func (w *Workshop) Close() (room.Summary, error) {
 		}
 		w.mu.Unlock()
 		w.summary = w.room.Summary(time.Now())
+		if w.keeper != nil {
+			w.keptErr = w.keeper.finish(w.summary)
+		}
 		if w.ownPG {
 			w.closeErr = w.pg.Close()
 		}
