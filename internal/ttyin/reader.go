@@ -1,0 +1,77 @@
+package ttyin
+
+import (
+	"io"
+	"os"
+	"time"
+)
+
+// Reader is an input read through a Guard.
+type Reader struct {
+	r       io.Reader
+	g       *Guard
+	buf     []byte
+	out     []byte
+	pending []byte // filtered, not yet returned: only for a p shorter than MaxOut(1)
+}
+
+// NewReader returns r read through a Guard that tells the time with now
+// (time.Now when nil).
+func NewReader(r io.Reader, now func() time.Time) *Reader {
+	return &Reader{r: r, g: NewGuard(now)}
+}
+
+// Read reads once from the input and returns what the Guard lets through
+// of it. It reads at most as much as fits in p once filtered (at least one
+// byte), so that for a p of MaxOut(1) bytes or more it never holds bytes
+// back for a later Read: a reader that waits for the terminal to be
+// readable before it calls Read would not see them. It may return 0 bytes
+// and no error, when the Guard dropped all it read.
+func (r *Reader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(r.pending) > 0 {
+		n := copy(p, r.pending)
+		r.pending = r.pending[n:]
+		return n, nil
+	}
+	n := max(1, (len(p)-len(pasteEnd))/(1+maxInject))
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n)
+	}
+	m, err := r.r.Read(r.buf[:n])
+	if m == 0 {
+		return 0, err
+	}
+	r.out = r.g.Filter(r.out[:0], r.buf[:m])
+	k := copy(p, r.out)
+	r.pending = append(r.pending[:0], r.out[k:]...)
+	return k, err
+}
+
+// File is a terminal's *os.File read through a Guard. Everything but Read
+// is the file's own, so Bubble Tea still sees a terminal: it puts it in
+// raw mode, reads its size, and cancels a read by waiting on its
+// descriptor before it calls Read.
+type File struct {
+	*os.File
+	r *Reader
+}
+
+// NewFile returns f read through a Guard (time from time.Now).
+func NewFile(f *os.File) *File {
+	return &File{File: f, r: NewReader(f, nil)}
+}
+
+// Read reads through the Guard (see Reader.Read).
+func (f *File) Read(p []byte) (int, error) { return f.r.Read(p) }
+
+// Wrap returns in read through a Guard: a File for an *os.File, else a
+// Reader.
+func Wrap(in io.Reader) io.Reader {
+	if f, ok := in.(*os.File); ok {
+		return NewFile(f)
+	}
+	return NewReader(in, nil)
+}
