@@ -15,6 +15,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/supervisor"
+	"github.com/learn-idempotency/learn/internal/ttyin"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -103,7 +104,9 @@ func Run(ctx context.Context, cfg Config) error {
 	// terminal is raw is the same interrupt as the signal.
 	ctrlC, interrupted := false, false
 	sized := false
-	opts := []tea.ProgramOption{tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithoutSignalHandler()}
+	// The terminal's input reaches Bubble Tea's decoder through a guard
+	// (ttyin): no sequence can panic it, no paste can take every key.
+	opts := []tea.ProgramOption{tea.WithInput(ttyin.Wrap(cfg.In)), tea.WithOutput(cfg.Out), tea.WithoutSignalHandler()}
 	if out, ok := cfg.Out.(*os.File); ok && out == os.Stdout {
 		// lipgloss found the profile of this very terminal when the
 		// program started (or learn's supervisor did): asking again runs
