@@ -57,6 +57,7 @@ func main() {
 	}); ok {
 		os.Exit(code)
 	}
+	supervisor.HandleJobControl() // Ctrl+Z and kill -TSTP: the app gives the terminal back first
 	supervisor.InjectSlowStart()
 	ctx, stop := rootContext()
 	takeColorProfile()

@@ -3,6 +3,7 @@ package ttyin
 import (
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,7 +57,8 @@ func (r *Reader) Read(p []byte) (int, error) {
 // descriptor before it calls Read.
 type File struct {
 	*os.File
-	r *Reader
+	r        *Reader
+	detached atomic.Bool
 }
 
 // NewFile returns f read through a Guard (time from time.Now).
@@ -64,8 +66,28 @@ func NewFile(f *os.File) *File {
 	return &File{File: f, r: NewReader(f, nil)}
 }
 
-// Read reads through the Guard (see Reader.Read).
-func (f *File) Read(p []byte) (int, error) { return f.r.Read(p) }
+// Read reads through the Guard (see Reader.Read); after Detach it reads
+// nothing (io.EOF).
+func (f *File) Read(p []byte) (int, error) {
+	if f.detached.Load() {
+		return 0, io.EOF
+	}
+	return f.r.Read(p)
+}
+
+// Fd is the terminal's descriptor, or after Detach none (^uintptr(0)), so
+// that whatever still holds the File can no longer change the terminal.
+func (f *File) Fd() uintptr {
+	if f.detached.Load() {
+		return ^uintptr(0)
+	}
+	return f.File.Fd()
+}
+
+// Detach cuts the File from the terminal, for a program that gave the
+// terminal back and must end without touching it again (a suspended app
+// ended by a signal, while the shell has the terminal).
+func (f *File) Detach() { f.detached.Store(true) }
 
 // Wrap returns in read through a Guard: a File for an *os.File, else a
 // Reader.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"syscall"
 	"time"
 
@@ -92,6 +93,7 @@ func Run(ctx context.Context, cfg Config) error {
 			c.Width, c.Height = w, h
 		}
 	}
+	c.Suspendable = supervisor.CanSuspend()
 	m := New(c, cfg.First)
 	if tty, ok := cfg.In.(*os.File); ok {
 		if err := waitForeground(ctx, tty); err != nil {
@@ -106,14 +108,16 @@ func Run(ctx context.Context, cfg Config) error {
 	sized := false
 	// The terminal's input reaches Bubble Tea's decoder through a guard
 	// (ttyin): no sequence can panic it, no paste can take every key.
-	opts := []tea.ProgramOption{tea.WithInput(ttyin.Wrap(cfg.In)), tea.WithOutput(cfg.Out), tea.WithoutSignalHandler()}
+	in := ttyin.Wrap(cfg.In)
+	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(cfg.Out), tea.WithoutSignalHandler()}
 	if out, ok := cfg.Out.(*os.File); ok && out == os.Stdout {
 		// lipgloss found the profile of this very terminal when the
 		// program started (or learn's supervisor did): asking again runs
 		// `tmux info` inside tmux, before the first frame.
 		opts = append(opts, tea.WithColorProfile(lipgloss.Writer.Profile))
 	}
-	p := tea.NewProgram(m, append(opts,
+	var p *tea.Program
+	p = tea.NewProgram(m, append(opts,
 		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
 			switch msg := msg.(type) {
 			case tea.WindowSizeMsg:
@@ -125,14 +129,24 @@ func Run(ctx context.Context, cfg Config) error {
 						close(firstFrame)
 					}()
 				}
+				return msg
 			case tea.KeyPressMsg:
 				ctrlC = msg.String() == "ctrl+c"
+				if msg.String() == "ctrl+z" {
+					return suspend(ctx, p, in, cfg.Out, db)
+				}
+			case suspendMsg:
+				return suspend(ctx, p, in, cfg.Out, db)
 			case tea.QuitMsg:
 				interrupted = ctrlC
 				m.Quitting()
 			}
 			return msg
 		}))...)
+	// SIGTSTP (kill -TSTP %1, or Ctrl+Z while the terminal is not raw)
+	// suspends the app the same way as Ctrl+Z does.
+	supervisor.SuspendHandler(func() { p.Send(suspendMsg{}) })
+	defer supervisor.SuspendHandler(nil)
 	go func() {
 		<-ctx.Done()
 		p.Quit()
@@ -159,4 +173,57 @@ func Run(ctx context.Context, cfg Config) error {
 		return runErr
 	}
 	return nil
+}
+
+// suspendMsg asks the app to suspend (a SIGTSTP came).
+type suspendMsg struct{}
+
+// suspend suspends the app as a job, in Bubble Tea's event loop (from the
+// program's filter): it gives the terminal back (the main screen, the
+// modes learn found), says so on out, with what becomes of PostgreSQL,
+// and stops until fg; then, once it has the terminal's foreground again
+// (not after bg), it takes the terminal again and draws the whole screen.
+// Where learn cannot be suspended (a shell without job control) it returns
+// a notice for the app to show instead. When ctx ends meanwhile (kill %1
+// sends SIGTERM, then SIGCONT) it leaves the terminal as it gave it back.
+func suspend(ctx context.Context, p *tea.Program, in io.Reader, out io.Writer, db *live.Postgres) tea.Msg {
+	if !supervisor.CanSuspend() {
+		return common.Notice{Text: "ctrl+z: learn cannot be suspended here (the shell has no job control); q quits"}
+	}
+	if err := p.ReleaseTerminal(); err != nil {
+		return nil
+	}
+	// The terminal may still be raw (learn's supervisor drew the first
+	// frame in raw mode): end the lines with \r\n.
+	_, _ = io.WriteString(out, "learn is suspended"+suspendedDB(db)+". Type fg to come back to it.\r\n")
+	supervisor.Suspend(ctx)
+	tty, _ := in.(*ttyin.File)
+	if tty != nil && ctx.Err() == nil {
+		_ = waitForeground(ctx, tty.File)
+	}
+	if ctx.Err() != nil {
+		// The program quits (ctx's end sends it Quit) while the shell has
+		// the terminal, maybe in the background: Bubble Tea's way out
+		// would set the terminal's mode again, and stop on SIGTTOU there.
+		if tty != nil {
+			tty.Detach()
+		}
+		signal.Ignore(syscall.SIGTTOU)
+		return nil
+	}
+	_ = p.RestoreTerminal()
+	return nil
+}
+
+// suspendedDB says what becomes of the app's PostgreSQL while it is
+// suspended.
+func suspendedDB(db *live.Postgres) string {
+	ready, _, err := db.Status()
+	switch {
+	case err != nil:
+		return ""
+	case ready:
+		return "; its PostgreSQL keeps running, with your runs as they were"
+	}
+	return "; its PostgreSQL goes on starting"
 }

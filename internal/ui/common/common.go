@@ -49,6 +49,9 @@ type Common struct {
 	Progress *Progress
 	// Docs caches the rendered pages.
 	Docs *Docs
+	// Suspendable is whether Ctrl+Z suspends the app as a job (the local
+	// terminal, in a shell with job control; never over SSH).
+	Suspendable bool
 }
 
 // Body is the height a page may draw in: the window without the footer,
