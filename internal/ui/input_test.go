@@ -22,31 +22,39 @@ import (
 // terminal of 80x24 whose other end the test types into.
 type terminalApp struct {
 	pty    *os.File // the terminal's side: what is typed, what is drawn
+	tty    *os.File // the app's side
 	done   chan error
 	cancel context.CancelFunc
 	errs   *strings.Builder
 	typing sync.WaitGroup
 }
 
-// runAtTerminal starts Run on first at a new pseudo terminal, with its
-// PostgreSQL a schema in testDB and its progress in a directory of the
-// test's own.
+// runAtTerminal starts Run on first at a new pseudo terminal of 80x24,
+// with its PostgreSQL a schema in testDB and its progress in a directory
+// of the test's own.
 func runAtTerminal(t *testing.T, first common.Open) *terminalApp {
+	t.Helper()
+	return runAtTerminalOf(t, first, 80, 24, io.Discard)
+}
+
+// runAtTerminalOf is runAtTerminal at a terminal of w x h whose screen
+// (what the app writes) goes to screen.
+func runAtTerminalOf(t *testing.T, first common.Open, w, h int, screen io.Writer) *terminalApp {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	ptm, tty, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pty.Setsize(tty, &pty.Winsize{Rows: 24, Cols: 80}); err != nil {
+	if err := pty.Setsize(tty, &pty.Winsize{Rows: uint16(h), Cols: uint16(w)}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	a := &terminalApp{pty: ptm, done: make(chan error, 1), cancel: cancel, errs: &strings.Builder{}}
+	a := &terminalApp{pty: ptm, tty: tty, done: make(chan error, 1), cancel: cancel, errs: &strings.Builder{}}
 	drained := make(chan struct{})
-	go func() { // what the app draws goes nowhere; nobody answers its queries
+	go func() { // nobody answers the app's queries
 		defer close(drained)
-		_, _ = io.Copy(io.Discard, ptm)
+		_, _ = io.Copy(screen, ptm)
 	}()
 	go func() {
 		a.done <- Run(ctx, Config{First: first, Theme: "dark",

@@ -90,7 +90,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// the program sets the terminal up; the WindowSizeMsg brings the same.
 	if out, ok := cfg.Out.(*os.File); ok {
 		if w, h, err := term.GetSize(out.Fd()); err == nil && w > 0 && h > 0 {
-			c.Width, c.Height = w, h
+			c.Width, c.Height = common.CapSize(w, h)
 		}
 	}
 	c.Suspendable = supervisor.CanSuspend()
@@ -121,6 +121,9 @@ func Run(ctx context.Context, cfg Config) error {
 		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
 			switch msg := msg.(type) {
 			case tea.WindowSizeMsg:
+				// The app draws at most MaxWidth x MaxHeight, as in a
+				// workshop: a larger window is drawn in its top left.
+				msg.Width, msg.Height = common.CapSize(msg.Width, msg.Height)
 				if !sized {
 					sized = true
 					go func() {
