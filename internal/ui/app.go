@@ -473,6 +473,12 @@ func (m *Model) overlay(keys help.KeyMap) string {
 		full = strings.Join(lines, "\n")
 	}
 	var notes []string
+	if mo, ok := m.top().page.(common.Mouser); ok && mo.WantsMouse() {
+		// The page takes the mouse: the terminal's own selection needs a
+		// modifier (Shift in most terminals, Option in macOS's).
+		notes = append(notes, "The mouse scrolls here: to select text to copy (the SQL),",
+			"hold Shift while you drag (Option on macOS).")
+	}
 	closes := "? or esc closes, q quits"
 	if m.c.Suspendable {
 		closes += ", ctrl+z suspends (fg returns)"
