@@ -90,6 +90,9 @@ func previewOpen(args []string) (*globals, common.Open, bool) {
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SilenceErrors, root.SilenceUsage = true, true
+	// Only the app's own process speaks: --help here printed cobra's plain
+	// help, in raw mode, before the child printed fang's.
+	root.SetOut(io.Discard)
 	root.SetErr(io.Discard)
 	if err := root.ExecuteContext(context.Background()); err != nil || first == nil {
 		return nil, common.Open{}, false
