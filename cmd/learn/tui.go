@@ -62,7 +62,9 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 func firstFrame(args []string) func(io.Writer) bool {
 	return func(w io.Writer) bool {
 		g, first, ok := previewOpen(args)
-		if !ok {
+		if !ok || eastAsianWidths() {
+			// With RUNEWIDTH_EASTASIAN set this process measures widths
+			// otherwise than the app's (childEnv): the app draws first.
 			return false
 		}
 		cols, rows, err := term.GetSize(os.Stdout.Fd())
