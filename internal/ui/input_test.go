@@ -9,9 +9,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/learn-idempotency/learn/internal/ttyin/ttyintest"
 	"github.com/learn-idempotency/learn/internal/ui/common"
@@ -70,6 +73,29 @@ func runAtTerminalOf(t *testing.T, first common.Open, w, h int, screen io.Writer
 		a.typing.Wait()
 	})
 	return a
+}
+
+// waitRaw waits until the app has put its terminal in raw mode: before,
+// the line discipline would take a Ctrl-C as a signal for nobody.
+func (a *terminalApp) waitRaw(t *testing.T) {
+	t.Helper()
+	for {
+		st, err := unix.IoctlGetTermios(int(a.tty.Fd()), ioctlGetTermios)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Lflag&unix.ISIG == 0 {
+			return
+		}
+		select {
+		case err := <-a.done:
+			a.done <- err
+			t.Fatalf("the app ended (%v) before it took the terminal", err)
+		case <-t.Context().Done():
+			t.Fatal("the app never took the terminal")
+		case <-time.After(10 * time.Millisecond): // polling for the event
+		}
+	}
 }
 
 // typeIn writes reads at the terminal, one after the other, from a
@@ -148,5 +174,19 @@ func TestRandomInputCannotCrashTheApp(t *testing.T) {
 					seed, ttyintest.EnvSeed, seed, i, err, a.errs, input)
 			}
 		})
+	}
+}
+
+// A bracketed paste that never ends (its end marker never comes) does not
+// take the app's keys: Ctrl-C typed after it interrupts the app, as
+// everywhere. Before, every key, Ctrl-C included, went into the paste.
+func TestEndlessPasteLeavesCtrlCWorking(t *testing.T) {
+	a := runAtTerminal(t, common.Open{Page: common.PageHome})
+	a.waitRaw(t)
+	a.typeIn([]byte("\x1b[200~a paste whose end never comes"), []byte("\x03"))
+	err := a.ended(t)
+	var sig *SignalError
+	if !errors.As(err, &sig) || sig.Signal != syscall.SIGINT {
+		t.Errorf("the app ended with %v, want interrupted (Ctrl-C); it said: %s", err, a.errs)
 	}
 }
