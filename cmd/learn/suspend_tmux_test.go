@@ -43,7 +43,7 @@ func (p *privateTmux) waitFlag(name, want string, timeout time.Duration) {
 // and the terminal in line mode after fg.
 func TestBinaryInTmuxSuspendsAndResumesAsAJob(t *testing.T) {
 	bin := buildLearn(t)
-	for _, how := range []string{"ctrl+z", "kill -TSTP", "ctrl+z, then kill %1"} {
+	for _, how := range []string{"ctrl+z", "kill -TSTP", "ctrl+z, then kill %1", "kill -TSTP while it starts"} {
 		t.Run(how, func(t *testing.T) {
 			tmp := t.TempDir()
 			p := newPrivateTmux(t)
@@ -51,21 +51,30 @@ func TestBinaryInTmuxSuspendsAndResumesAsAJob(t *testing.T) {
 				"-e", "XDG_STATE_HOME="+t.TempDir(), "-e", "TMPDIR="+tmp,
 				"bash --norc --noprofile -i")
 			p.run("send-keys", "-t", "main", "PS1='$ '", "Enter")
-			p.run("send-keys", "-t", "main", bin+" play lost-answer", "Enter")
-			p.waitFor(regexp.MustCompile(`step 1 ·`), 60*time.Second) // PostgreSQL is up
-			if how == "kill -TSTP" {
+			starting := how == "kill -TSTP while it starts"
+			if starting {
+				// The supervisor's first frame is up; the app's process
+				// waits (LEARN_SLOW_START) before it takes the terminal.
+				p.run("send-keys", "-t", "main", "LEARN_SLOW_START=3s "+bin+" play lost-answer", "Enter")
+				p.waitFlag("alternate_on", "1", 30*time.Second)
+				waitCatching(t, bin, syscall.SIGTSTP)
+			} else {
+				p.run("send-keys", "-t", "main", bin+" play lost-answer", "Enter")
+				p.waitFor(regexp.MustCompile(`step 1 ·`), 60*time.Second) // PostgreSQL is up
+			}
+			if strings.HasPrefix(how, "kill -TSTP") {
 				stopJob(t, bin)
 			} else {
 				p.run("send-keys", "-t", "main", "C-z")
 			}
 			scr := p.waitFor(regexp.MustCompile(`Stopped`), 30*time.Second)
-			if !strings.Contains(scr, "learn is suspended; its PostgreSQL keeps running") {
+			if !starting && !strings.Contains(scr, "learn is suspended; its PostgreSQL keeps running") {
 				t.Errorf("the suspension is not said; the pane:\n%s", scr)
 			}
 			if v := p.flag("alternate_on"); v != "0" {
 				t.Errorf("the alternate screen is still on while learn is stopped; the pane:\n%s", scr)
 			}
-			if pg := descendantsRunning(t, bin, "postgres"); len(pg) == 0 {
+			if pg := descendantsRunning(t, bin, "postgres"); len(pg) == 0 && !starting {
 				t.Errorf("no PostgreSQL of learn's runs while learn is stopped")
 			}
 			// The shell has its line mode: what is typed echoes, Enter runs it.
@@ -148,6 +157,36 @@ func descendantsRunning(t *testing.T, bin, name string) []string {
 		}
 	}
 	return found
+}
+
+// waitCatching waits until every process running bin catches sig.
+func waitCatching(t *testing.T, bin string, sig syscall.Signal) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		procs := processesRunning(bin)
+		all := len(procs) == 2 // the supervisor and the app's process
+		for _, p := range procs {
+			status, err := os.ReadFile(filepath.Join("/proc", strings.SplitN(p, ":", 2)[0], "status"))
+			if err != nil {
+				all = false
+				continue
+			}
+			for _, l := range strings.Split(string(status), "\n") {
+				if v, ok := strings.CutPrefix(l, "SigCgt:"); ok {
+					mask, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+					all = all && mask&(1<<(uint(sig)-1)) != 0
+				}
+			}
+		}
+		if all {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("learn's processes never caught %v: %v", sig, procs)
+		}
+		time.Sleep(10 * time.Millisecond) // polling for the event
+	}
 }
 
 // stopJob sends SIGTSTP to the process group of the running bin, as a

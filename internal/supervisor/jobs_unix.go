@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -26,10 +27,13 @@ import (
 //     the same process group and gets the same signal.
 //   - The child (SuspendHandler, Suspend) gives the terminal back, says
 //     what happened, and writes one byte to the pipe the parent gave it
-//     (fd 3, named by EnvJobs); then it waits for SIGCONT.
+//     (fd 3, named by EnvJobs): stoppingApp, or stoppingBeforeApp when the
+//     app has not taken the terminal yet (the parent's first frame is still
+//     up); then it waits for SIGCONT.
 //   - On that byte the parent stops the child (SIGSTOP), puts the terminal
 //     in the mode it had before the child started (the child's own
-//     "before" may be the parent's raw first frame) and stops itself: the
+//     "before" may be the parent's raw first frame), takes its first frame
+//     down if the app had not, and stops itself: the
 //     shell says Stopped. The parent stops the child rather than the child
 //     itself: a child that stopped itself after its byte could, on a busy
 //     machine, stop only after fg had sent its SIGCONT, and stay stopped.
@@ -76,7 +80,7 @@ func startJobs(child *exec.Cmd) *parentJobs {
 // ended): each time the child says it has given the terminal back, the
 // parent stops it, restores the terminal (when it is in the terminal's
 // foreground) and stops itself, until fg.
-func (j *parentJobs) run(cfg Config, saved *term.State, child *os.Process) {
+func (j *parentJobs) run(cfg Config, saved *term.State, drew bool, child *os.Process) {
 	defer close(j.done)
 	_ = j.w.Close()
 	go func() { // SIGTSTP is the child's to act on
@@ -93,10 +97,21 @@ func (j *parentJobs) run(cfg Config, saved *term.State, child *os.Process) {
 		}
 		if saved != nil && foreground(cfg.Stdin) {
 			_ = term.Restore(cfg.Stdin.Fd(), saved)
+			if b[0] == stoppingBeforeApp && drew {
+				// The app had not taken the screen yet: the parent's
+				// first frame is still up.
+				_, _ = io.WriteString(cfg.Stdout, leaveFirstFrame)
+			}
 		}
 		stopSelf()
 	}
 }
+
+// What the child writes on the pipe when it is about to be stopped.
+const (
+	stoppingApp       = 'z' // the app gave the terminal back
+	stoppingBeforeApp = 'f' // the app had not started: the terminal is as the parent left it
+)
 
 // close ends the job control once the child has ended.
 func (j *parentJobs) close() {
@@ -122,6 +137,7 @@ var childJobs struct {
 	tstp    chan os.Signal
 	mu      sync.Mutex
 	handler func()
+	app     bool // a handler was set once: the app has taken the terminal
 }
 
 // initChildJobs finds the pipe to the parent, if any, and catches SIGTSTP
@@ -179,16 +195,19 @@ func SuspendHandler(f func()) {
 	initChildJobs()
 	childJobs.mu.Lock()
 	childJobs.handler = f
+	childJobs.app = childJobs.app || f != nil
 	childJobs.mu.Unlock()
 }
 
 // Suspend stops this process as a job stops on Ctrl+Z, once the caller has
 // given the terminal back: supervised, it tells the parent, which stops
 // this process and then itself (the shell says Stopped); unsupervised, it
-// stops itself. It returns once continued (fg, bg: the caller checks it
-// has the terminal's foreground before it takes the terminal again), or
-// when ctx ends. It returns false at once when the process cannot be
-// suspended (CanSuspend).
+// stops itself. It returns true once continued (fg, bg: the caller checks
+// it has the terminal's foreground before it takes the terminal again),
+// and false when it could not suspend (CanSuspend), when ctx ended, or when
+// a signal to end learn came (SIGTERM, SIGINT, SIGHUP): kill %1 sends
+// SIGTERM, then SIGCONT, and the caller must then end without taking the
+// terminal, which the shell has.
 func Suspend(ctx context.Context) bool {
 	if !CanSuspend() {
 		return false
@@ -196,9 +215,18 @@ func Suspend(ctx context.Context) bool {
 	cont := make(chan os.Signal, 1)
 	signal.Notify(cont, syscall.SIGCONT)
 	defer signal.Stop(cont)
+	end := make(chan os.Signal, 1)
+	signal.Notify(end, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(end)
 	cj := &childJobs
 	if cj.pipe != nil {
-		if _, err := cj.pipe.Write([]byte{'z'}); err != nil {
+		cj.mu.Lock()
+		b := byte(stoppingBeforeApp)
+		if cj.app {
+			b = stoppingApp
+		}
+		cj.mu.Unlock()
+		if _, err := cj.pipe.Write([]byte{b}); err != nil {
 			return false // the parent is gone: nobody would stop the job
 		}
 	} else {
@@ -206,7 +234,17 @@ func Suspend(ctx context.Context) bool {
 	}
 	select {
 	case <-cont:
+	case <-end:
+		return false
 	case <-ctx.Done():
+		return false
 	}
-	return true
+	// The kernel hands over the lower signal first: a SIGTERM sent before
+	// the SIGCONT is here by now.
+	select {
+	case <-end:
+		return false
+	default:
+		return ctx.Err() == nil
+	}
 }

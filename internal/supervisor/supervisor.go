@@ -221,7 +221,7 @@ func Run(cfg Config) (code int, ok bool) {
 	drew := fullScreen && saved != nil && cfg.FirstFrame != nil && foreground(cfg.Stdin) && firstFrame(cfg, saved)
 	if err := child.Start(); err != nil {
 		if jobs != nil {
-			go jobs.run(cfg, saved, nil) // ends at once: the child's end is closed
+			go jobs.run(cfg, saved, drew, nil) // ends at once: the child's end is closed
 			jobs.close()
 		}
 		if drew {
@@ -231,7 +231,7 @@ func Run(cfg Config) (code int, ok bool) {
 		return 0, false
 	}
 	if jobs != nil {
-		go jobs.run(cfg, saved, child.Process)
+		go jobs.run(cfg, saved, drew, child.Process)
 	}
 	done := make(chan struct{})
 	relayed := make(chan struct{})

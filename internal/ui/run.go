@@ -199,15 +199,16 @@ func suspend(ctx context.Context, p *tea.Program, in io.Reader, out io.Writer, d
 	// The terminal may still be raw (learn's supervisor drew the first
 	// frame in raw mode): end the lines with \r\n.
 	_, _ = io.WriteString(out, "learn is suspended"+suspendedDB(db)+". Type fg to come back to it.\r\n")
-	supervisor.Suspend(ctx)
+	resumed := supervisor.Suspend(ctx)
 	tty, _ := in.(*ttyin.File)
-	if tty != nil && ctx.Err() == nil {
-		_ = waitForeground(ctx, tty.File)
+	if resumed && tty != nil {
+		resumed = waitForeground(ctx, tty.File) == nil
 	}
-	if ctx.Err() != nil {
-		// The program quits (ctx's end sends it Quit) while the shell has
-		// the terminal, maybe in the background: Bubble Tea's way out
-		// would set the terminal's mode again, and stop on SIGTTOU there.
+	if !resumed || ctx.Err() != nil {
+		// learn ends (the signal ends ctx, whose end sends the program
+		// Quit) while the shell has the terminal, maybe in the
+		// background: Bubble Tea's way out would set the terminal's mode
+		// again, and stop on SIGTTOU there.
 		if tty != nil {
 			tty.Detach()
 		}
