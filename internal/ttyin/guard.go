@@ -100,6 +100,7 @@ type Guard struct {
 	// The sequence being read, as far as Guard needs it to know the paste
 	// markers and Ctrl-C: its prefix byte, intermediate bytes seen, and
 	// the first parameter bytes (long enough for "27;5;99").
+	dcs   bool // a DCS, not a CSI
 	pfx   byte
 	inter bool
 	par   []byte
@@ -155,7 +156,7 @@ func (g *Guard) step(dst []byte, c byte) []byte {
 		switch {
 		case c >= 0x20 && c <= 0x2f: // intermediate bytes
 		case c == '[' || c == 'P':
-			g.begin()
+			g.begin(c == 'P')
 		default:
 			g.st = ground
 			return g.step(dst, c)
@@ -204,10 +205,10 @@ func (g *Guard) step(dst []byte, c byte) []byte {
 		case esc:
 			g.st = escape
 		case csi8, dcs8:
-			g.begin()
+			g.begin(c == dcs8)
 		case ctrlC:
 			if g.paste != notPasting {
-				return g.endPaste(dst, true)
+				return g.endPaste(dst)
 			}
 		}
 	}
@@ -224,15 +225,16 @@ func (g *Guard) step(dst []byte, c byte) []byte {
 	return dst
 }
 
-// begin starts a CSI or DCS sequence.
-func (g *Guard) begin() {
-	g.st, g.seps, g.pfx, g.inter, g.par, g.long = prefix, 0, 0, false, g.par[:0], false
+// begin starts a CSI or (dcs) a DCS sequence.
+func (g *Guard) begin(dcs bool) {
+	g.st, g.seps, g.dcs, g.pfx, g.inter, g.par, g.long = prefix, 0, dcs, 0, false, g.par[:0], false
 }
 
 // final takes the final byte c of a CSI or DCS sequence: the paste markers
-// and Ctrl-C are acted on; everything else goes through (when pass).
+// and Ctrl-C (CSI sequences) are acted on; everything else goes through
+// (when pass).
 func (g *Guard) final(dst []byte, c byte, pass bool) []byte {
-	plain := g.pfx == 0 && !g.inter && !g.long
+	plain := !g.dcs && g.pfx == 0 && !g.inter && !g.long
 	switch {
 	case plain && c == '~' && string(g.par) == "200":
 		if g.paste == dropping {
@@ -251,7 +253,7 @@ func (g *Guard) final(dst []byte, c byte, pass bool) []byte {
 		if pass {
 			dst = append(dst, c) // the sequence's start went into the paste
 		}
-		return g.endPaste(dst, true)
+		return g.endPaste(dst)
 	}
 	if pass {
 		dst = append(dst, c)
@@ -261,15 +263,12 @@ func (g *Guard) final(dst []byte, c byte, pass bool) []byte {
 
 // endPaste ends the paste at a Ctrl-C: the end marker (unless the paste
 // was being dropped, and so had been ended already), then the Ctrl-C.
-func (g *Guard) endPaste(dst []byte, ctrl bool) []byte {
+func (g *Guard) endPaste(dst []byte) []byte {
 	if g.paste == open {
 		dst = append(dst, pasteEnd...)
 	}
 	g.paste = notPasting
-	if ctrl {
-		dst = append(dst, ctrlC)
-	}
-	return dst
+	return append(dst, ctrlC)
 }
 
 // isCtrlC reports whether a CSI sequence with parameters par and final

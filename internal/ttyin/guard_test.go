@@ -172,6 +172,7 @@ func TestGuardEndsEveryPaste(t *testing.T) {
 		{"too long, then its marker", []chunk{in("\x1b[200~" + big + "\x1b[201~"), in("q")}, fmt.Sprintf("paste %d bytes, key q", MaxPaste+1)},
 		{"too long, never ended, q after a pause", []chunk{in("\x1b[200~" + big), {after: 2 * PasteIdle, b: "q"}}, fmt.Sprintf("paste %d bytes, key q", MaxPaste+1)},
 		{"too long, never ended, Ctrl-C", []chunk{in("\x1b[200~" + big), in("\x03")}, fmt.Sprintf("paste %d bytes, key ctrl+c", MaxPaste+1)},
+		{"a DCS is no paste marker", []chunk{in("\x1bP200~\x1b\\"), {after: 2 * PasteIdle, b: "q"}}, "uv.UnknownDcsEvent, key q"},
 		{"a slow paste within PasteIdle", []chunk{in("\x1b[200~te"), {after: PasteIdle / 2, b: "xt"}, {after: PasteIdle / 2, b: "\x1b[201~q"}}, "paste 4 bytes, key q"},
 	}
 	for _, c := range cases {
