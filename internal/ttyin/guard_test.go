@@ -151,7 +151,7 @@ func TestGuardPassesWhatTerminalsSend(t *testing.T) {
 }
 
 // A bracketed paste ends, whatever the terminal does: at its end marker,
-// after PasteIdle without a byte, at a Ctrl-C in any of its forms, and past
+// after Idle without a byte, at a Ctrl-C in any of its forms, and past
 // MaxPaste (the rest of it dropped, never typed as keys). Without Guard the
 // key after a paste that never ends is pasted too.
 func TestGuardEndsEveryPaste(t *testing.T) {
@@ -162,18 +162,18 @@ func TestGuardEndsEveryPaste(t *testing.T) {
 		want  string
 	}{
 		{"ended by its marker", []chunk{in("\x1b[200~text\x1b[201~"), in("q")}, "paste 4 bytes, key q"},
-		{"never ended, q after a pause", []chunk{in("\x1b[200~text"), {after: PasteIdle + time.Millisecond, b: "q"}}, "paste 4 bytes, key q"},
-		{"never ended, Esc after a pause", []chunk{in("\x1b[200~text"), {after: 2 * PasteIdle, b: "\x1b"}}, "paste 4 bytes, key esc"},
+		{"never ended, q after a pause", []chunk{in("\x1b[200~text"), {after: Idle + time.Millisecond, b: "q"}}, "paste 4 bytes, key q"},
+		{"never ended, Esc after a pause", []chunk{in("\x1b[200~text"), {after: 2 * Idle, b: "\x1b"}}, "paste 4 bytes, key esc"},
 		{"never ended, Ctrl-C at once", []chunk{in("\x1b[200~text"), in("\x03")}, "paste 4 bytes, key ctrl+c"},
 		{"Ctrl-C in the same read", []chunk{in("\x1b[200~text\x03q")}, "paste 4 bytes, key ctrl+c, key q"},
 		{"kitty's Ctrl-C", []chunk{in("\x1b[200~text"), in("\x1b[99;5u")}, "paste 11 bytes, key ctrl+c"},
 		{"kitty's Ctrl-C with an event type", []chunk{in("\x1b[200~text"), in("\x1b[99;5:1u")}, "paste 13 bytes, key ctrl+c"},
 		{"modifyOtherKeys' Ctrl-C", []chunk{in("\x1b[200~text"), in("\x1b[27;5;99~")}, "paste 14 bytes, key ctrl+c"},
 		{"too long, then its marker", []chunk{in("\x1b[200~" + big + "\x1b[201~"), in("q")}, fmt.Sprintf("paste %d bytes, key q", MaxPaste+1)},
-		{"too long, never ended, q after a pause", []chunk{in("\x1b[200~" + big), {after: 2 * PasteIdle, b: "q"}}, fmt.Sprintf("paste %d bytes, key q", MaxPaste+1)},
+		{"too long, never ended, q after a pause", []chunk{in("\x1b[200~" + big), {after: 2 * Idle, b: "q"}}, fmt.Sprintf("paste %d bytes, key q", MaxPaste+1)},
 		{"too long, never ended, Ctrl-C", []chunk{in("\x1b[200~" + big), in("\x03")}, fmt.Sprintf("paste %d bytes, key ctrl+c", MaxPaste+1)},
-		{"a DCS is no paste marker", []chunk{in("\x1bP200~\x1b\\"), {after: 2 * PasteIdle, b: "q"}}, "uv.UnknownDcsEvent, key q"},
-		{"a slow paste within PasteIdle", []chunk{in("\x1b[200~te"), {after: PasteIdle / 2, b: "xt"}, {after: PasteIdle / 2, b: "\x1b[201~q"}}, "paste 4 bytes, key q"},
+		{"a DCS is no paste marker", []chunk{in("\x1bP200~\x1b\\"), {after: 2 * Idle, b: "q"}}, "uv.UnknownDcsEvent, key q"},
+		{"a slow paste within Idle", []chunk{in("\x1b[200~te"), {after: Idle / 2, b: "xt"}, {after: Idle / 2, b: "\x1b[201~q"}}, "paste 4 bytes, key q"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -187,7 +187,7 @@ func TestGuardEndsEveryPaste(t *testing.T) {
 		})
 	}
 	t.Run("without Guard", func(t *testing.T) {
-		evs, _ := decode(false, in("\x1b[200~text"), chunk{after: 2 * PasteIdle, b: "q\x03"})
+		evs, _ := decode(false, in("\x1b[200~text"), chunk{after: 2 * Idle, b: "q\x03"})
 		if got := describe(evs); strings.Contains(got, "key") {
 			t.Errorf("without Guard the keys after an endless paste arrived (%s): the test shows nothing", got)
 		}
@@ -217,5 +217,62 @@ func TestReaderHoldsNothingBack(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("buffer of %d: read %q, want %q", size, got, want)
 		}
+	}
+}
+
+// chunked cuts s into reads of size bytes.
+func chunked(s string, size int) []chunk {
+	var cs []chunk
+	for len(s) > 0 {
+		k := min(size, len(s))
+		cs = append(cs, chunk{b: s[:k]})
+		s = s[k:]
+	}
+	return cs
+}
+
+// A sequence or string that goes on and on (1 MiB of it, in reads of 4
+// KiB as an SSH channel brings it) reaches the decoder cut to MaxSequence
+// or MaxString bytes: ultraviolet's reader keeps an unfinished sequence and
+// decodes all of it again at every read, so 4 MiB of an OSC that never
+// ended took 11 s, and memory without a bound. What follows the sequence
+// (its end, a pause) still arrives as keys. Without the bounds every byte
+// went through: the test can fail.
+func TestGuardBoundsLongSequencesAndStrings(t *testing.T) {
+	mib := strings.Repeat("A", 1<<20)
+	digits := strings.Repeat("1", 1<<20)
+	cases := []struct {
+		name  string
+		long  string  // the long sequence, in reads of 4 KiB
+		after []chunk // then
+		want  string  // the last event
+		most  int     // the most of long that goes through
+	}{
+		{"an OSC that never ends", "\x1b]52;c;" + mib, []chunk{{after: 2 * Idle, b: "q"}}, "key q", MaxString + 16},
+		{"an OSC ended by BEL", "\x1b]0;" + mib + "\a", []chunk{in("q")}, "key q", MaxString + 16},
+		{"an APC (0x9f) ended by ST", "\x9f" + mib + "\x1b\\", []chunk{in("q")}, "key q", MaxString + 16},
+		{"a DCS's data", "\x1bP1$r" + mib + "\x1b\\", []chunk{in("q")}, "key q", MaxString + 16},
+		{"an OSC cut, then an arrow key", "\x1b]0;" + mib, []chunk{in("\x1b[A")}, "key up", MaxString + 16},
+		{"a CSI's parameters", "\x1b[" + digits + "~", []chunk{in("q")}, "key q", MaxSequence + 16},
+		{"a CSI's intermediates", "\x1b[1" + strings.Repeat(" ", 1<<20) + "~", []chunk{in("q")}, "key q", MaxSequence + 16},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := NewGuard(nil)
+			out := 0
+			for _, ch := range chunked(c.long, 4096) {
+				out += len(g.Filter(nil, []byte(ch.b)))
+			}
+			if out > c.most {
+				t.Errorf("%d of its %d bytes went through, want at most %d", out, len(c.long), c.most)
+			}
+			evs, p := decode(true, append(chunked(c.long, 4096), c.after...)...)
+			if p != nil {
+				t.Fatal(p)
+			}
+			if len(evs) == 0 || describe(evs[len(evs)-1:]) != c.want {
+				t.Errorf("the last event is not %s: %s", c.want, describe(evs))
+			}
+		})
 	}
 }

@@ -13,8 +13,16 @@ type Reader struct {
 	g       *Guard
 	buf     []byte
 	out     []byte
-	pending []byte // filtered, not yet returned: only for a p shorter than MaxOut(1)
+	pending []byte // filtered, not yet returned: only for a tiny p
 }
+
+// readSize is how much Read reads for a buffer of size bytes. Guard adds
+// at most one byte for each it lets through (an end marker and a Ctrl-C
+// for a paste marker and a Ctrl-C, at least six bytes), and once a read at
+// most 22 more (a paste ended after a pause, by its size, by a Ctrl-C at
+// the read's first byte; a string ended; an ESC held back): what it lets
+// through of readSize(size) bytes fits in size.
+func readSize(size int) int { return max(1, (size-22)/2) }
 
 // NewReader returns r read through a Guard that tells the time with now
 // (time.Now when nil).
@@ -23,21 +31,21 @@ func NewReader(r io.Reader, now func() time.Time) *Reader {
 }
 
 // Read reads once from the input and returns what the Guard lets through
-// of it. It reads at most as much as fits in p once filtered (at least one
-// byte), so that for a p of MaxOut(1) bytes or more it never holds bytes
-// back for a later Read: a reader that waits for the terminal to be
-// readable before it calls Read would not see them. It may return 0 bytes
-// and no error, when the Guard dropped all it read.
+// of it. It never holds bytes back for a later Read (a reader that waits
+// for the terminal to be readable before it calls Read would not see
+// them): it reads at most readSize(len(p)) bytes, whose filtered bytes fit
+// in p. It may return 0 bytes and no error, when the Guard dropped all it
+// read.
 func (r *Reader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if len(r.pending) > 0 {
+	if len(r.pending) > 0 { // only for a p shorter than readSize's slack
 		n := copy(p, r.pending)
 		r.pending = r.pending[n:]
 		return n, nil
 	}
-	n := max(1, (len(p)-len(pasteEnd))/(1+maxInject))
+	n := readSize(len(p))
 	if cap(r.buf) < n {
 		r.buf = make([]byte, n)
 	}
