@@ -130,11 +130,10 @@ type Guard struct {
 	now func() time.Time
 	b   bound // the decoder's parameter bound, on Guard's output
 
-	st   state
-	seps int  // separators of the sequence so far
-	n    int  // bytes of the sequence (prefix, parameters, intermediates) or string so far
-	osc  bool // the string is an OSC's: BEL ends it too
-	cut  bool // the string passed MaxString: Guard ended it, the rest is dropped
+	st  state
+	n   int  // bytes of the sequence (prefix, parameters, intermediates) or string so far
+	osc bool // the string is an OSC's: BEL ends it too
+	cut bool // the string passed MaxString: Guard ended it, the rest is dropped
 	// The sequence being read, as far as Guard needs it to know the paste
 	// markers and Ctrl-C: its prefix byte, intermediate bytes seen, and
 	// the first parameter bytes (long enough for "27;5;99").
