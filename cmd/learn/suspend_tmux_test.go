@@ -209,3 +209,29 @@ func stopJob(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 }
+
+// A workshop is never suspended: a SIGTSTP to its job leaves the server
+// and the dashboard running (every attendee's session runs in its
+// process), and the dashboard still takes keys and attendees. Before, the
+// job stopped, and every attendee with it.
+func TestBinaryInTmuxWorkshopIsNeverSuspended(t *testing.T) {
+	ssh := requireTool(t, "ssh")
+	bin := buildLearn(t)
+	dir := t.TempDir()
+	const code = "kq7m-3hxt"
+	presenter := startTmuxArgs(t, bin, []string{"workshop", "--addr", "127.0.0.1:0", "--code", code,
+		"--database-url", "'" + testDB.ConnString() + "'", "--host-key", dir + "/key", "--summary-dir", dir}, 120, 40)
+	scr := presenter.waitFor("Nobody yet", 30*time.Second)
+	m := dashboardPort.FindStringSubmatch(scr)
+	if m == nil {
+		t.Fatalf("no port on the dashboard:\n%s", scr)
+	}
+	stopJob(t, bin)
+	presenter.send("?")
+	presenter.waitFor("Keys", 10*time.Second) // the dashboard still takes keys
+	presenter.send("Escape")
+	attendSSH(t, ssh, m[1], "ada", code, 80, 24)
+	presenter.waitFor("1 of 50 connected", 10*time.Second)
+	presenter.send("C-c")
+	presenter.waitFor("EXIT=0", 30*time.Second)
+}
