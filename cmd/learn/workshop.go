@@ -118,13 +118,6 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 	if err := workshop.CheckSummaryDir(summaryDir); err != nil {
 		return exitFailure, err
 	}
-	// A workshop is never suspended (kill -TSTP %1; Ctrl+Z is a key of
-	// the dashboard): every attendee's session runs in this process and
-	// would freeze with it. The SIGTSTP learn catches is only said.
-	supervisor.SuspendHandler(func() {
-		cfg.Logf("not suspended (SIGTSTP): the attendees' sessions run in this process; Ctrl-C ends the workshop")
-	})
-	defer supervisor.SuspendHandler(nil)
 	ws, err := workshop.Start(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -134,6 +127,13 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 		return exitFailure, err
 	}
 	printWorkshopIntro(out, ws, cfg, dashboard)
+	// A workshop is never suspended (kill -TSTP %1; Ctrl+Z is a key of
+	// the dashboard): every attendee's session runs in this process and
+	// would freeze with it. The SIGTSTP learn catches is only said.
+	supervisor.SuspendHandler(func() {
+		cfg.Logf("not suspended (SIGTSTP): the attendees' sessions run in this process; Ctrl-C ends the workshop")
+	})
+	defer supervisor.SuspendHandler(nil)
 	var presentErr error
 	if dashboard {
 		quiet.Store(true)
