@@ -26,21 +26,37 @@ const (
 	envTmux = "LEARN_TMUX"
 )
 
+// envEastAsian is read by x/ansi (so by Lip Gloss and Bubble Tea's
+// renderer) and by go-runewidth (Bubbles' text inputs) in their package
+// initialisation: set, they take the "ambiguous" characters (the box
+// drawing, the arrows) as two cells, while learn's own layout (the
+// sequence diagram) and terminals such as tmux draw them in one. learn
+// measures one way everywhere: the child gets it as 0, which go-runewidth
+// also prefers over the locale.
+const envEastAsian = "RUNEWIDTH_EASTASIAN"
+
 // childEnv is the environment of the supervised child: this one, with the
-// colour profile lipgloss found for standard output, and TMUX set aside
-// for the child to put back.
+// colour profile lipgloss found for standard output, TMUX set aside for
+// the child to put back, and envEastAsian as 0.
 func childEnv() []string {
-	env := make([]string, 0, len(os.Environ())+2)
+	env := make([]string, 0, len(os.Environ())+3)
 	for _, kv := range os.Environ() {
 		switch {
 		case strings.HasPrefix(kv, "TMUX="):
 			env = append(env, envTmux+"="+strings.TrimPrefix(kv, "TMUX="))
-		case strings.HasPrefix(kv, envTmux+"="), strings.HasPrefix(kv, envColorProfile+"="):
+		case strings.HasPrefix(kv, envTmux+"="), strings.HasPrefix(kv, envColorProfile+"="), strings.HasPrefix(kv, envEastAsian+"="):
 		default:
 			env = append(env, kv)
 		}
 	}
-	return append(env, envColorProfile+"="+strconv.Itoa(int(lipgloss.Writer.Profile)))
+	return append(env, envColorProfile+"="+strconv.Itoa(int(lipgloss.Writer.Profile)), envEastAsian+"=0")
+}
+
+// eastAsianWidths reports whether this process's x/ansi takes ambiguous
+// characters as two cells (envEastAsian was set when it started).
+func eastAsianWidths() bool {
+	ea, err := strconv.ParseBool(os.Getenv(envEastAsian))
+	return err == nil && ea
 }
 
 // takeColorProfile, in the child, puts TMUX back and takes the parent's

@@ -47,8 +47,30 @@ func labCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "a switch of the design, name=value (repeat for several)")
+	_ = cmd.RegisterFlagCompletionFunc("set", completeSwitch)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return cmd
+}
+
+// completeSwitch completes --set: the switches' names followed by "=",
+// then, after "name=", that switch's values, each with what it means.
+func completeSwitch(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	name, _, named := strings.Cut(toComplete, "=")
+	for _, s := range sim.LabSwitches() {
+		switch {
+		case !named:
+			out = append(out, cobra.CompletionWithDesc(s.Name+"=", s.Explain))
+		case s.Name == name:
+			for _, v := range s.Values {
+				out = append(out, cobra.CompletionWithDesc(s.Name+"="+v, sim.Means(s.Name, v)))
+			}
+		}
+	}
+	if !named {
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 // switchHelp lists every switch and its values.

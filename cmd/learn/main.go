@@ -57,13 +57,34 @@ func main() {
 	}); ok {
 		os.Exit(code)
 	}
+	supervisor.HandleJobControl() // Ctrl+Z and kill -TSTP: the app gives the terminal back first
 	supervisor.InjectSlowStart()
 	ctx, stop := rootContext()
 	takeColorProfile()
 	supervisor.InjectCrash()
-	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	stdin := os.Stdin
+	os.Stdin = noTerminal()
+	code := run(ctx, args, stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// noTerminal is what learn leaves in os.Stdin once main has taken the
+// terminal to hand it down (run's stdin): a file that is no terminal. fang
+// asks the terminal for its background colour (OSC 11, then DA1) before
+// every help text and error it renders, whenever os.Stdout is a terminal:
+// on standard input, then again on standard output, waiting up to 2 s for
+// each answer, so 4 s at a terminal that does not answer (Emacs' shell
+// mode, CI), TERM=dumb and NO_COLOR=1 included. fang v2.0.1 has no option
+// against it (theme.go, mustColorscheme), and lipgloss asks only when
+// os.Stdin is a terminal. learn picks its colours without asking (--theme,
+// dark by default), and every command reads the stdin run gives it.
+func noTerminal() *os.File {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		return os.Stdin
+	}
+	return f
 }
 
 // run runs learn with args (without the program's name) and returns its
@@ -72,7 +93,8 @@ func main() {
 // message says "interrupted" (or "terminated", "hangup"), whatever the
 // command was doing.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot(&globals{})
+	g := &globals{}
+	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -88,6 +110,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	catchErrors(root, &failed)
 	err := fang.Execute(ctx, root,
 		fang.WithVersion(version()),
+		// The colours of --theme (dark by default), never the terminal's
+		// answer to a question (see noTerminal).
+		fang.WithColorSchemeFunc(func(lipgloss.LightDarkFunc) fang.ColorScheme {
+			return fang.DefaultColorScheme(lipgloss.LightDark(g.theme != "light"))
+		}),
 		fang.WithErrorHandler(func(w io.Writer, styles fang.Styles, err error) {
 			handle(w, styles, bySignal(ctx, err))
 		}))

@@ -65,7 +65,21 @@ learn doctor`,
 		progressCmd(),
 		versionCmd(),
 	)
+	noFileNames(root)
 	return root
+}
+
+// noFileNames makes every command that completes no names of its own
+// complete none at all: no learn command takes a file name as an argument,
+// and without it the shell offers the files of the current directory.
+// (A flag that takes a path, such as --host-key, still completes files.)
+func noFileNames(c *cobra.Command) {
+	if c.ValidArgsFunction == nil && len(c.ValidArgs) == 0 {
+		c.ValidArgsFunction = cobra.NoFileCompletions
+	}
+	for _, sub := range c.Commands() {
+		noFileNames(sub)
+	}
 }
 
 // rootLong is the root's help: what learn is, the environment, and the

@@ -62,7 +62,9 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 func firstFrame(args []string) func(io.Writer) bool {
 	return func(w io.Writer) bool {
 		g, first, ok := previewOpen(args)
-		if !ok {
+		if !ok || eastAsianWidths() {
+			// With RUNEWIDTH_EASTASIAN set this process measures widths
+			// otherwise than the app's (childEnv): the app draws first.
 			return false
 		}
 		cols, rows, err := term.GetSize(os.Stdout.Fd())
@@ -90,6 +92,9 @@ func previewOpen(args []string) (*globals, common.Open, bool) {
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SilenceErrors, root.SilenceUsage = true, true
+	// Only the app's own process speaks: --help here printed cobra's plain
+	// help, in raw mode, before the child printed fang's.
+	root.SetOut(io.Discard)
 	root.SetErr(io.Discard)
 	if err := root.ExecuteContext(context.Background()); err != nil || first == nil {
 		return nil, common.Open{}, false

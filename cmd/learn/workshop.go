@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/internal/supervisor"
 	"github.com/learn-idempotency/learn/internal/workshop"
 )
 
@@ -132,6 +133,13 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 		return exitFailure, err
 	}
 	printWorkshopIntro(out, ws, cfg, dashboard)
+	// A workshop is never suspended (kill -TSTP %1; Ctrl+Z is a key of
+	// the dashboard): every attendee's session runs in this process and
+	// would freeze with it. The SIGTSTP learn catches is only said.
+	supervisor.SuspendHandler(func() {
+		cfg.Logf("not suspended (SIGTSTP): the attendees' sessions run in this process; Ctrl-C ends the workshop")
+	})
+	defer supervisor.SuspendHandler(nil)
 	var presentErr error
 	if dashboard {
 		quiet.Store(true)

@@ -19,6 +19,12 @@
 //     waits: the child cleans up and exits with its code (130 for SIGINT,
 //     143 for SIGTERM, 129 for SIGHUP), or, for SIGQUIT and the like,
 //     crashes as the sender meant and the parent cleans up.
+//   - Job control. For a full-screen child the parent catches SIGTSTP and
+//     stops only after the child has given the terminal back and said so
+//     on a pipe (fd 3, EnvJobs): the parent stops the child, restores the
+//     terminal's mode and stops itself; fg continues both (jobs_unix.go
+//     says why in this order). Other children stop with the parent as any
+//     job does.
 //   - Standard error. The child's goes through to the parent's as it is
 //     written (learn serve's log), except for a full-screen child (the app,
 //     Config.FullScreen, at a terminal): then it is held and written once the
@@ -208,13 +214,24 @@ func Run(cfg Config) (code int, ok bool) {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
+	var jobs *parentJobs
+	if fullScreen {
+		jobs = startJobs(child)
+	}
 	drew := fullScreen && saved != nil && cfg.FirstFrame != nil && foreground(cfg.Stdin) && firstFrame(cfg, saved)
 	if err := child.Start(); err != nil {
+		if jobs != nil {
+			go jobs.run(cfg, saved, drew, nil) // ends at once: the child's end is closed
+			jobs.close()
+		}
 		if drew {
 			_ = term.Restore(cfg.Stdin.Fd(), saved)
 			_, _ = io.WriteString(cfg.Stdout, leaveFirstFrame)
 		}
 		return 0, false
+	}
+	if jobs != nil {
+		go jobs.run(cfg, saved, drew, child.Process)
 	}
 	done := make(chan struct{})
 	relayed := make(chan struct{})
@@ -232,6 +249,9 @@ func Run(cfg Config) (code int, ok bool) {
 	waitErr := child.Wait()
 	close(done)
 	<-relayed
+	if jobs != nil {
+		jobs.close()
+	}
 
 	stderrOf := errs.Bytes()
 	crashed := crashedChild(child.ProcessState, stderrOf)
@@ -239,12 +259,13 @@ func Run(cfg Config) (code int, ok bool) {
 	switch {
 	case crashed || early != 0:
 		restoreTerminal(cfg, saved, fullScreen)
-	case drew:
+	case drew && foreground(cfg.Stdin):
 		// The child took the terminal as the parent had left it, raw, and
 		// gave it back so; or it ended before it took the screen over (an
 		// error of its command line). Either way the parent's mode and
 		// frame must not stay. Leaving the alternate screen twice changes
-		// nothing.
+		// nothing. (A child that ended while suspended, kill %1, had given
+		// the terminal back already: in the background the shell has it.)
 		_ = term.Restore(cfg.Stdin.Fd(), saved)
 		_, _ = io.WriteString(cfg.Stdout, leaveFirstFrame)
 	}

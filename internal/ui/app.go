@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/footer"
@@ -49,6 +50,7 @@ type Model struct {
 	lastID   int
 	help     help.Model
 	showHelp bool
+	notice   string  // shown in place of the footer until the next key (common.Notice)
 	quitting bool    // the last frame is empty: nothing of the app is left on screen
 	firstCmd tea.Cmd // what the first pages need to start
 }
@@ -299,6 +301,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.open(msg)
 	case common.Back:
 		return m.back()
+	case common.Notice:
+		m.notice = msg.Text
+		return nil
 	case common.Saved:
 		m.c.Progress.Take(msg)
 		return nil
@@ -317,6 +322,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // key handles the keys that work everywhere, then gives the rest to the page
 // on top.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	m.notice = ""
 	k := m.c.Keys
 	e := m.top()
 	capturing := false
@@ -419,6 +425,9 @@ func (m *Model) content() string {
 	if m.c.Presenting {
 		return strings.Join(lines, "\n")
 	}
+	if m.notice != "" {
+		return strings.Join(lines, "\n") + "\n" + m.c.Styles.Accent.Render(ansi.Truncate(m.notice, m.c.Width, "…"))
+	}
 	return strings.Join(lines, "\n") + "\n" + m.footer(page)
 }
 
@@ -463,6 +472,18 @@ func (m *Model) overlay(keys help.KeyMap) string {
 		}
 		full = strings.Join(lines, "\n")
 	}
-	box := st.Box.Padding(0, 2).Render(st.Title.Render("Keys") + "\n\n" + full + "\n\n" + st.Subtle.Render("? or esc closes, q quits"))
+	var notes []string
+	if mo, ok := m.top().page.(common.Mouser); ok && mo.WantsMouse() {
+		// The page takes the mouse: the terminal's own selection needs a
+		// modifier (Shift in most terminals, Option in macOS's).
+		notes = append(notes, "The mouse scrolls here: to select text to copy (the SQL),",
+			"hold Shift while you drag (Option on macOS).")
+	}
+	closes := "? or esc closes, q quits"
+	if m.c.Suspendable {
+		closes += ", ctrl+z suspends (fg returns)"
+	}
+	notes = append(notes, closes)
+	box := st.Box.Padding(0, 2).Render(st.Title.Render("Keys") + "\n\n" + full + "\n\n" + st.Subtle.Render(strings.Join(notes, "\n")))
 	return lipgloss.Place(m.c.Width, m.c.Height, lipgloss.Center, lipgloss.Center, box)
 }

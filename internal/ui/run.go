@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"syscall"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/supervisor"
+	"github.com/learn-idempotency/learn/internal/ttyin"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -88,9 +90,10 @@ func Run(ctx context.Context, cfg Config) error {
 	// the program sets the terminal up; the WindowSizeMsg brings the same.
 	if out, ok := cfg.Out.(*os.File); ok {
 		if w, h, err := term.GetSize(out.Fd()); err == nil && w > 0 && h > 0 {
-			c.Width, c.Height = w, h
+			c.Width, c.Height = common.CapSize(w, h)
 		}
 	}
+	c.Suspendable = supervisor.CanSuspend()
 	m := New(c, cfg.First)
 	if tty, ok := cfg.In.(*os.File); ok {
 		if err := waitForeground(ctx, tty); err != nil {
@@ -103,17 +106,24 @@ func Run(ctx context.Context, cfg Config) error {
 	// terminal is raw is the same interrupt as the signal.
 	ctrlC, interrupted := false, false
 	sized := false
-	opts := []tea.ProgramOption{tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithoutSignalHandler()}
+	// The terminal's input reaches Bubble Tea's decoder through a guard
+	// (ttyin): no sequence can panic it, no paste can take every key.
+	in := ttyin.Wrap(cfg.In)
+	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(cfg.Out), tea.WithoutSignalHandler()}
 	if out, ok := cfg.Out.(*os.File); ok && out == os.Stdout {
 		// lipgloss found the profile of this very terminal when the
 		// program started (or learn's supervisor did): asking again runs
 		// `tmux info` inside tmux, before the first frame.
 		opts = append(opts, tea.WithColorProfile(lipgloss.Writer.Profile))
 	}
-	p := tea.NewProgram(m, append(opts,
+	var p *tea.Program
+	p = tea.NewProgram(m, append(opts,
 		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
 			switch msg := msg.(type) {
 			case tea.WindowSizeMsg:
+				// The app draws at most MaxWidth x MaxHeight, as in a
+				// workshop: a larger window is drawn in its top left.
+				msg.Width, msg.Height = common.CapSize(msg.Width, msg.Height)
 				if !sized {
 					sized = true
 					go func() {
@@ -122,14 +132,24 @@ func Run(ctx context.Context, cfg Config) error {
 						close(firstFrame)
 					}()
 				}
+				return msg
 			case tea.KeyPressMsg:
 				ctrlC = msg.String() == "ctrl+c"
+				if msg.String() == "ctrl+z" {
+					return suspend(ctx, p, in, cfg.Out, db)
+				}
+			case suspendMsg:
+				return suspend(ctx, p, in, cfg.Out, db)
 			case tea.QuitMsg:
 				interrupted = ctrlC
 				m.Quitting()
 			}
 			return msg
 		}))...)
+	// SIGTSTP (kill -TSTP %1, or Ctrl+Z while the terminal is not raw)
+	// suspends the app the same way as Ctrl+Z does.
+	supervisor.SuspendHandler(func() { p.Send(suspendMsg{}) })
+	defer supervisor.SuspendHandler(nil)
 	go func() {
 		<-ctx.Done()
 		p.Quit()
@@ -156,4 +176,58 @@ func Run(ctx context.Context, cfg Config) error {
 		return runErr
 	}
 	return nil
+}
+
+// suspendMsg asks the app to suspend (a SIGTSTP came).
+type suspendMsg struct{}
+
+// suspend suspends the app as a job, in Bubble Tea's event loop (from the
+// program's filter): it gives the terminal back (the main screen, the
+// modes learn found), says so on out, with what becomes of PostgreSQL,
+// and stops until fg; then, once it has the terminal's foreground again
+// (not after bg), it takes the terminal again and draws the whole screen.
+// Where learn cannot be suspended (a shell without job control) it returns
+// a notice for the app to show instead. When ctx ends meanwhile (kill %1
+// sends SIGTERM, then SIGCONT) it leaves the terminal as it gave it back.
+func suspend(ctx context.Context, p *tea.Program, in io.Reader, out io.Writer, db *live.Postgres) tea.Msg {
+	if !supervisor.CanSuspend() {
+		return common.Notice{Text: "ctrl+z: learn cannot be suspended here (the shell has no job control); q quits"}
+	}
+	if err := p.ReleaseTerminal(); err != nil {
+		return nil
+	}
+	// The terminal may still be raw (learn's supervisor drew the first
+	// frame in raw mode): end the lines with \r\n.
+	_, _ = io.WriteString(out, "learn is suspended"+suspendedDB(db)+". Type fg to come back to it.\r\n")
+	resumed := supervisor.Suspend(ctx)
+	tty, _ := in.(*ttyin.File)
+	if resumed && tty != nil {
+		resumed = waitForeground(ctx, tty.File) == nil
+	}
+	if !resumed || ctx.Err() != nil {
+		// learn ends (the signal ends ctx, whose end sends the program
+		// Quit) while the shell has the terminal, maybe in the
+		// background: Bubble Tea's way out would set the terminal's mode
+		// again, and stop on SIGTTOU there.
+		if tty != nil {
+			tty.Detach()
+		}
+		signal.Ignore(syscall.SIGTTOU)
+		return nil
+	}
+	_ = p.RestoreTerminal()
+	return nil
+}
+
+// suspendedDB says what becomes of the app's PostgreSQL while it is
+// suspended.
+func suspendedDB(db *live.Postgres) string {
+	ready, _, err := db.Status()
+	switch {
+	case err != nil:
+		return ""
+	case ready:
+		return "; its PostgreSQL keeps running, with your runs as they were"
+	}
+	return "; its PostgreSQL goes on starting"
 }

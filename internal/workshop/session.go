@@ -20,6 +20,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/internal/ttyin"
 	"github.com/learn-idempotency/learn/internal/ui"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
@@ -244,6 +245,8 @@ func (w *Workshop) app(next ssh.Handler) ssh.Handler {
 				w.logf("the bug in %s's app:\n%s", seat.Name(), stack)
 			}}
 		opts := append(bubbletea.MakeOptions(sess),
+			// The session's input through a guard (ttyin): no attendee's input can panic the decoder.
+			tea.WithInput(ttyin.Wrap(sess)),
 			tea.WithoutSignalHandler(), // the signals are the presenter's process's
 			tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
 				switch msg.(type) {

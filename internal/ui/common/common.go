@@ -22,6 +22,20 @@ const (
 	MinHeight = 20
 )
 
+// Largest window the app draws in, in cells, as a workshop's sessions are
+// capped (internal/workshop/size.go): the frame, Glamour's wrapping and a
+// play screen's panes grow with the cells, and resizes up to 1000x1000
+// took the local app to 449 MiB resident. A larger window is drawn in its
+// top left. Real terminals are smaller: full screen on a 4K display at a
+// small font is 480x135.
+const (
+	MaxWidth  = 500
+	MaxHeight = 200
+)
+
+// CapSize is w x h bounded by MaxWidth x MaxHeight.
+func CapSize(w, h int) (int, int) { return min(w, MaxWidth), min(h, MaxHeight) }
+
 // Common is the state of one terminal that every page reads. Pages hold a
 // pointer to it; only the root writes it.
 type Common struct {
@@ -49,6 +63,9 @@ type Common struct {
 	Progress *Progress
 	// Docs caches the rendered pages.
 	Docs *Docs
+	// Suspendable is whether Ctrl+Z suspends the app as a job (the local
+	// terminal, in a shell with job control; never over SSH).
+	Suspendable bool
 }
 
 // Body is the height a page may draw in: the window without the footer,

@@ -97,6 +97,10 @@ type Open struct {
 // Back asks the root to close the page on top and show the one under it.
 type Back struct{}
 
+// Notice asks the root to show Text in place of the footer until the next
+// key: what a key could not do, and why.
+type Notice struct{ Text string }
+
 // RootMsg marks the messages that go to the root rather than to the page
 // whose command made them.
 type RootMsg interface{ rootMsg() }

@@ -1,0 +1,6 @@
+package ui
+
+import "golang.org/x/sys/unix"
+
+// ioctlGetTermios reads a terminal's modes.
+const ioctlGetTermios = unix.TCGETS

@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package ui
+
+import "golang.org/x/sys/unix"
+
+// ioctlGetTermios reads a terminal's modes.
+const ioctlGetTermios = unix.TIOCGETA
