@@ -1,9 +1,12 @@
 // Package textbox is the text box of a short answer or a spoken one: a
 // bubbles textarea that takes every key while the learner writes, tab
-// ending the writing and esc going back.
+// ending the writing and esc going back. It holds at most MaxChars
+// characters, whatever is typed or pasted, and says so when full.
 package textbox
 
 import (
+	"fmt"
+
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
@@ -12,6 +15,11 @@ import (
 
 // Model is a text box.
 type Model = textarea.Model
+
+// MaxChars is the most characters a text box holds: a spoken answer of a
+// minute is under a thousand. A paste of more keeps its beginning, and
+// every key stays as quick as in a short answer.
+const MaxChars = 2000
 
 // New is a text box of h lines for a window w cells wide, its placeholder
 // in st's placeholder style (readable on a projector).
@@ -22,6 +30,7 @@ func New(st *common.Styles, placeholder string, w, h int) Model {
 	t.SetStyles(s)
 	t.Placeholder = placeholder
 	t.ShowLineNumbers = false
+	t.CharLimit = MaxChars
 	t.SetWidth(Width(w))
 	t.SetHeight(h)
 	return t
@@ -54,4 +63,12 @@ func Type(t *Model, msg tea.KeyPressMsg) (done bool, cmd tea.Cmd) {
 	}
 	*t, cmd = t.Update(msg)
 	return false, cmd
+}
+
+// Full is the line that says t holds all it can, or "" while it has room.
+func Full(st *common.Styles, t Model) string {
+	if t.Length() < MaxChars {
+		return ""
+	}
+	return st.Warn.Render(fmt.Sprintf("the box holds at most %d characters: the rest was not kept", MaxChars))
 }

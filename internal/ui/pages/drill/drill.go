@@ -357,6 +357,9 @@ func (m *Model) body() string {
 		b.WriteString(st.Caption.Render(wrap.Render(p.Question)) + "\n\n")
 		if !m.revealed {
 			b.WriteString(m.text.View() + "\n")
+			if full := textbox.Full(m.c.Styles, m.text); full != "" {
+				b.WriteString(full + "\n")
+			}
 			break
 		}
 		cursor := m.cursor

@@ -8,6 +8,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/checklist"
+	"github.com/learn-idempotency/learn/internal/ui/components/textbox"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -158,6 +159,9 @@ func (m *Model) orderView(q quiz.Question) string {
 // with the lines of the point under the cursor.
 func (m *Model) shortView(q quiz.Question) (view string, from, to int) {
 	if m.typing {
+		if full := textbox.Full(m.c.Styles, m.text); full != "" {
+			return m.text.View() + "\n" + full + "\n", 0, 0
+		}
 		return m.text.View() + "\n", 0, 0
 	}
 	cursor := m.cursor
