@@ -232,7 +232,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		return Result{}, e.refuse(ctx, tx, req, errEventNotFound(req.EventID), fmt.Sprintf("no event %d: 404, nothing written", req.EventID))
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("read event %d: %w", req.EventID, err)
+		return Result{}, &rowLockError{step: fmt.Sprintf("read event %d", req.EventID), err: err}
 	}
 	text := fmt.Sprintf("%slock event %d FOR UPDATE (%s left)", begin, req.EventID, english.Plural(seatsLeft, "seat", ""))
 	if d.NoRowLock {
@@ -264,6 +264,9 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 
 	var after int
 	if err := tx.QueryRow(ctx, sqlTakeSeats, req.EventID, req.Quantity).Scan(&after); err != nil {
+		if d.NoRowLock { // the UPDATE takes the row lock the design skipped
+			return Result{}, &rowLockError{step: "take seats", err: err}
+		}
 		return Result{}, fmt.Errorf("take seats: %w", err)
 	}
 	b := Booking{UserID: req.UserID, EventID: req.EventID, Quantity: req.Quantity, Key: req.Key, CreatedAt: now}

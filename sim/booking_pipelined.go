@@ -236,7 +236,7 @@ func (bc bookConn) send(ctx context.Context, req BookingRequest, stmts ...queued
 func bookStepError(st int, req BookingRequest, err error) error {
 	switch step := bookStatements[st].step; {
 	case st == stLock:
-		return fmt.Errorf("%s %d: %w", step, req.EventID, err)
+		return &rowLockError{step: fmt.Sprintf("%s %d", step, req.EventID), err: err}
 	case step == "":
 		return err
 	default:

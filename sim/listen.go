@@ -51,9 +51,13 @@ type ServeLimits struct {
 	// database connections (not what it does with one): past it, 503
 	// database_busy with Retry-After.
 	DBWait time.Duration
-	// LockWait is PostgreSQL's lock_timeout on the API instances'
-	// connections: a booking that waits longer for the event's row lock is
-	// rolled back and answered 503 event_busy with Retry-After.
+	// LockWait bounds how long a booking waits for the event's row lock,
+	// however many others queue for it: it is the statement_timeout of the
+	// API instances' connections, so the statement that takes the lock is
+	// cancelled LockWait after it began (PostgreSQL's lock_timeout would
+	// bound each lock of the queue apart, and start again at the next), the
+	// booking is rolled back and answered 503 event_busy with Retry-After.
+	// Every other statement of the instances has the same bound.
 	LockWait time.Duration
 }
 

@@ -1,11 +1,17 @@
 package sim
 
 import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/learn-idempotency/learn/pgtemp"
 )
 
 // The engine's transactions run at its own isolation level, READ
@@ -78,4 +84,87 @@ func TestEngineIsolationIgnoresTheSessionDefault(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A session setting that would change what the engine does, given in the
+// database URL's options (as a role's or a database's ALTER … SET would
+// give it), is overridden on every connection of the stage: the lesson's
+// correct design still holds in a race of copies and where the constraint
+// settles two events, no try is answered 5xx, and PostgreSQL reports the engine's own values on
+// the API instance's connections and the admin pool's.
+func TestURLSessionSettingsDoNotChangeTheEngine(t *testing.T) {
+	for _, opt := range []string{
+		"-c lock_timeout=1",
+		"-c statement_timeout=50",
+		"-c idle_in_transaction_session_timeout=1",
+		"-c default_transaction_isolation=serializable",
+		"-c default_transaction_read_only=on",
+		"-c exit_on_error=on",
+	} {
+		t.Run(opt, func(t *testing.T) {
+			db := optionsDatabase{options: opt}
+			for _, sc := range []struct {
+				name   string
+				copies int
+			}{{"concurrent-copies", 10}, {"key-reuse-two-events", 0}} {
+				s, err := Lookup(sc.name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				run, err := s.Prepare(t.Context(), db, Options{Copies: sc.copies})
+				if err != nil {
+					t.Fatalf("%s: %v", sc.name, err)
+				}
+				name, want, _ := strings.Cut(strings.TrimPrefix(opt, "-c "), "=")
+				for _, pool := range []*pgxpool.Pool{run.Stage.Admin, run.Stage.Instances[0].API.Engine.Pool()} {
+					var got string
+					if err := pool.QueryRow(t.Context(), "SELECT current_setting($1)", name).Scan(&got); err != nil {
+						t.Fatal(err)
+					}
+					if got == want || got == "1ms" || got == "50ms" {
+						t.Errorf("%s: the stage's connections have %s = %s, the URL's", sc.name, name, got)
+					}
+				}
+				rep, err := run.Execute(t.Context())
+				if cerr := run.Close(); cerr != nil {
+					t.Errorf("close run: %v", cerr)
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", sc.name, err)
+				}
+				if v := s.Verdict(rep); !v.Held || slices.ContainsFunc(answerCodes(rep), func(a string) bool { return a >= "5" }) {
+					t.Errorf("%s: %s; answers %v, want no 5xx", sc.name, v.Says, answerCodes(rep))
+				}
+			}
+		})
+	}
+}
+
+// optionsDatabase hands out schemas of testDB whose connection string
+// carries options (PostgreSQL's -c settings for the session), as a
+// --database-url with options= would.
+type optionsDatabase struct{ options string }
+
+func (d optionsDatabase) NewSchema(ctx context.Context) (Schema, error) {
+	sc, err := testDB.NewSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return optionsSchema{sc, d.options}, nil
+}
+
+type optionsSchema struct {
+	*pgtemp.Schema
+	options string
+}
+
+func (s optionsSchema) ConnString() string {
+	cs := s.Schema.ConnString()
+	if u, err := url.Parse(cs); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		q.Set("options", s.options)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return cs + " options='" + s.options + "'"
 }

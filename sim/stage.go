@@ -155,7 +155,23 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 	if err := reserve(ctx, cfg.ConnWait, admin); err != nil {
 		return nil, err
 	}
-	if err := checkLimit(ctx, st.Admin, 1+cfg.Instances*cfg.MaxConns); err != nil {
+	settings, err := serverSettings(ctx, st.Admin)
+	if err != nil {
+		return nil, err
+	}
+	if pinSettings(acfg, settings, sessionSettings(cfg.Limits, false)) {
+		// The session's defaults would change what learn does (see
+		// session.go): the admin pool again, with learn's own.
+		st.Admin.Close()
+		if st.Admin, err = pgxpool.NewWithConfig(ctx, acfg); err != nil {
+			return nil, fmt.Errorf("connect to schema %s: %w", schema.Name(), err)
+		}
+		admin.pool = st.Admin
+		if err := reserve(ctx, cfg.ConnWait, admin); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkLimit(settings, 1+cfg.Instances*cfg.MaxConns); err != nil {
 		return nil, err
 	}
 	if err := CreateSchema(ctx, st.Admin, cfg.Constraint); err != nil {
@@ -186,6 +202,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			tracer = &SQLTracer{Trace: cfg.Trace, Lane: lane}
 		}
 		cfg.Limits.configurePool(pcfg, tracer)
+		pinSettings(pcfg, settings, sessionSettings(cfg.Limits, true))
 		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 		if err != nil {
 			return nil, fmt.Errorf("connect API instance %s: %w", lane, err)

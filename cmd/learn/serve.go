@@ -59,7 +59,7 @@ func serveCmd(g *globals) *cobra.Command {
 		Short: "Run the booking API for curl: N API instances behind a round-robin front door",
 		Long: "Run the booking API on a throwaway PostgreSQL for a workshop to curl: N API instances on loopback ports of their own, behind a round-robin front door at --addr. " +
 			"It prints the demo users' tokens and curl commands to paste, and logs every request to standard error (the replays at debug level). " +
-			fmt.Sprintf("Every connection has limits (%s for the headers, %s for the whole request, %s for the answer, %s idle, %d at once; %s to get a database connection and %s for the event's lock, then 503 with Retry-After), so slow or idle clients cannot hold it. ",
+			fmt.Sprintf("Every connection has limits (%s for the headers, %s for the whole request, %s for the answer, %s idle, %d at once; %s to get a database connection and %s for the event's row lock, the whole wait however many queue for it, then 503 with Retry-After), so slow or idle clients cannot hold it. ",
 				cfg.limits.ReadHeader, cfg.limits.Read, cfg.limits.Write, cfg.limits.Idle, cfg.limits.MaxConns, cfg.limits.DBWait, cfg.limits.LockWait) +
 			fmt.Sprintf("Ctrl-C, SIGTERM or SIGHUP stop it within %s: requests in flight get %s to finish, the rest are cut, the database is removed, and it exits 0 (1 if something could not be removed). A PostgreSQL that no longer answers is stopped by force, which can take 5s more.", serveStop, serveDrain),
 		Example: "learn serve\nlearn serve --instances 2 --addr 127.0.0.1:8080\nlearn serve --seats 3   # sold out after a few bookings\nlearn serve 2>&1 | grep replayed",
