@@ -28,9 +28,9 @@ const (
 const (
 	lockNotAvailable = "55P03" // lock_timeout passed
 	queryCanceled    = "57014" // statement_timeout passed (learn sends no cancel requests)
-	cannotConnectNow = "57P03" // the server is starting up or shutting down
-	adminShutdown    = "57P01" // terminating connection due to administrator command
-	crashShutdown    = "57P02"
+	cannotConnectNow = "57P03" // the server is starting up, shutting down or recovering
+	adminShutdown    = "57P01" // this connection was ended: pg_terminate_backend, or a shutdown
+	crashShutdown    = "57P02" // another server process crashed: every connection is ended
 )
 
 // rowLockError is an error of the statement that takes the event's row
@@ -144,8 +144,12 @@ func dbRefusal(ctx context.Context, err error, lane string, pool *pgxpool.Pool) 
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseBusy, Message: "A statement of this booking waited " + waited + " (PostgreSQL cancelled it: statement_timeout, 57014); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay"}
 	case pgErr != nil && pgErr.Code == lockNotAvailable:
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeEventBusy, Message: "The event is locked by another transaction for longer than this API instance waits; nothing was stored, so retry in a moment with the same idempotency key"}
-	case pgErr != nil && (pgErr.Code == cannotConnectNow || pgErr.Code == adminShutdown || pgErr.Code == crashShutdown):
-		return unavailable("PostgreSQL is restarting (%s); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay", pgErr.Code)
+	case pgErr != nil && pgErr.Code == adminShutdown:
+		return unavailable("PostgreSQL ended this request's database connection (57P01: pg_terminate_backend, or a shutdown of the server); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay")
+	case pgErr != nil && pgErr.Code == crashShutdown:
+		return unavailable("PostgreSQL ended every connection because one of its processes crashed (57P02); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay")
+	case pgErr != nil && pgErr.Code == cannotConnectNow:
+		return unavailable("PostgreSQL is not taking connections now (57P03: %s); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay", pgErr.Message)
 	}
 	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
 		return unavailable("PostgreSQL cannot be reached right now; nothing was stored, so retry in a moment with the same idempotency key")

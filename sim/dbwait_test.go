@@ -329,3 +329,45 @@ func TestConnectionLostMidBookingIs503(t *testing.T) {
 		})
 	}
 }
+
+// A booking whose own database connection PostgreSQL ended (here with
+// pg_terminate_backend while it waits for the event's row lock: FATAL
+// 57P01) is answered 503 database_unavailable with what is known, that
+// PostgreSQL ended this connection, never that PostgreSQL is restarting;
+// the same key then books once.
+func TestOneEndedConnectionIsSaidAsSuch(t *testing.T) {
+	s := newRawStage(t, StageConfig{})
+	url, good, key := s.Instances[0].URL, s.expand(`{"event_id": {ev}, "quantity": 2}`), uuid.NewString()
+	pids := backendPIDs(t, s.Instances[0].API.Engine.Pool())
+	tx, err := s.Admin.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(t.Context()))
+	if _, err := tx.Exec(t.Context(), `SELECT 1 FROM events WHERE id = $1 FOR UPDATE`, s.ids["{ev}"]); err != nil {
+		t.Fatal(err)
+	}
+	answer := sendAsync(t.Context(), url, "POST", "/bookings", key, good)
+	var pid int
+	for pid == 0 {
+		err := s.Admin.QueryRow(t.Context(), `SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE pid = ANY($1) AND wait_event_type = 'Lock'`, pids).Scan(&pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Admin.Exec(t.Context(), `SELECT pg_terminate_backend($1)`, pid); err != nil {
+		t.Fatal(err)
+	}
+	a := <-answer
+	must503(t, "the booking whose connection was ended", a, CodeDatabaseUnavailable)
+	if e := decodeAPIError(t, a.body); strings.Contains(e.Message, "restarting") || !strings.Contains(e.Message, "57P01") || !strings.Contains(e.Message, "ended this request's database connection") {
+		t.Errorf("message %q: want what is known (57P01, this connection ended), not a restart", e.Message)
+	}
+	if err := tx.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	must200(t, "the retry with the same key", <-sendAsync(t.Context(), url, "POST", "/bookings", key, good), false)
+	if got := s.tables(t); !strings.HasPrefix(got, "1 bookings; seats "+s.expand("{ev}")+":8") {
+		t.Errorf("tables %s, want 1 booking and 8 seats left", got)
+	}
+}
