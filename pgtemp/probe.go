@@ -133,7 +133,11 @@ func use(ctx context.Context, s *Server) error {
 	if err != nil {
 		return err
 	}
-	conn, err := pgx.Connect(ctx, sc.ConnString())
+	cfg, err := parseURL(sc.ConnString())
+	var conn *pgx.Conn
+	if err == nil {
+		conn, err = pgx.ConnectConfig(ctx, cfg)
+	}
 	if err == nil {
 		var one int
 		err = conn.QueryRow(ctx, "SELECT 1").Scan(&one)
@@ -153,7 +157,7 @@ func inspectURL(w *Way, url string) {
 		return
 	}
 	w.Available = true
-	cfg, err := pgx.ParseConfig(url)
+	cfg, err := parseURL(url)
 	if err != nil {
 		return // Start says what is wrong with it, without quoting it
 	}

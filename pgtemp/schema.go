@@ -346,9 +346,9 @@ func (l LeftSchema) String() string {
 // URL mode before anything else; `learn doctor` and the supervising parent
 // of a learn that crashed run it too.
 func ReapSchemas(ctx context.Context, connString string, logf func(format string, args ...any)) (SchemaReport, error) {
-	cfg, err := pgx.ParseConfig(connString)
+	cfg, err := parseURL(connString)
 	if err != nil {
-		return SchemaReport{}, errUnreadableURL
+		return SchemaReport{}, err
 	}
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > urlConnectTimeout {
 		cfg.ConnectTimeout = urlConnectTimeout

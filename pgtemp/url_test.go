@@ -137,3 +137,35 @@ func TestConnectErrorIsOneLine(t *testing.T) {
 		}
 	}
 }
+
+// A URL may carry pgxpool's settings of a pool, as pgx documents them:
+// the timing ones are taken (never sent to PostgreSQL as settings of the
+// session, which refused the connection), a size is refused by name with
+// what to do, a timing that is not a duration is said as such; a
+// parameter PostgreSQL does not know is said as a parameter of the URL,
+// not as a wrong user, password or database.
+func TestURLPoolSettings(t *testing.T) {
+	base := needShared(t)
+	if base.local == nil {
+		t.Skip("the shared server is not local")
+	}
+	s := startT(t, Options{Mode: URL, DatabaseURL: base.ConnString() + " pool_max_conn_lifetime=1h pool_max_conn_idle_time=5m pool_health_check_period=30s pool_max_conn_lifetime_jitter=1s"})
+	sc, err := s.NewSchema(context.Background())
+	if err != nil {
+		t.Fatalf("NewSchema with pool settings in the URL: %v", err)
+	}
+	if err := sc.Drop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ params, want string }{
+		{"pool_max_conns=2", "sets pool_max_conns, the size of one pgx pool"},
+		{"pool_min_conns=1", "remove pool_max_conns, pool_min_conns and pool_min_idle_conns"},
+		{"pool_max_conn_lifetime=soon", `pool_max_conn_lifetime to "soon", which is not a duration`},
+		{"no_such_setting=1", "does not take: remove it from the URL"},
+	} {
+		_, err := Start(context.Background(), Options{Mode: URL, DatabaseURL: base.ConnString() + " " + tt.params})
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "check the user, password") {
+			t.Errorf("%s: %v, want it to say %q", tt.params, err, tt.want)
+		}
+	}
+}
