@@ -20,6 +20,12 @@
 //
 // When none works, Start returns an error wrapping ErrNoPostgres whose message
 // names the ways to fix it; reading still works without a database.
+//
+// learn watches a server it started (watch.go): Health says at once when
+// its process exits without Close, how and with the end of its log; a
+// local cluster is started again on the same data (every answered COMMIT
+// kept), a Docker container is not. Health's State is then Restarting, Up
+// again, or Gone.
 package pgtemp
 
 import (
