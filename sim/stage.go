@@ -218,6 +218,9 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			Log:    slog.New(h).With("instance", lane),
 		}
 		api.Engine.Design = cfg.Design
+		if r, ok := db.(OutageReporter); ok {
+			api.Outage = r.Outage
+		}
 		switch cfg.Keys {
 		case KeysInMemory:
 			api.Keys = &MemoryKeys{Instance: lane}
