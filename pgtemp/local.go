@@ -218,7 +218,7 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 	cfg.ConnectTimeout = 5 * time.Second
 	// From here on learn watches the postmaster, and starts it again
 	// should it exit before Close.
-	c.health.set(func(h *Health) { *h = Health{State: Up, Since: time.Now()} })
+	c.health.set(func(h *Health) { *h = Health{State: Up, PID: c.pm.pid(), Since: time.Now()} })
 	wctx, stop := context.WithCancel(context.Background())
 	c.watchStop, c.watchDone = stop, make(chan struct{})
 	go c.watch(wctx, *opts)

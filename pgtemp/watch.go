@@ -55,6 +55,10 @@ func (s State) String() string {
 // Health is what learn knows of the server it started.
 type Health struct {
 	State State
+	// PID is the process id of the server's postmaster, the one that runs
+	// (Up) or the last one (Restarting, Gone); 0 when learn has no
+	// process of it (Docker).
+	PID int
 	// Exit says how the server's process ended the last time it ended
 	// without Close, e.g. "PostgreSQL (pid 4197) was killed by signal 9
 	// (killed)"; "" when it never did.
@@ -188,13 +192,13 @@ func (c *cluster) watch(ctx context.Context, opts Options) {
 		}
 		if len(exits) > maxRestarts {
 			c.health.set(func(h *Health) {
-				*h = Health{State: Gone, Exit: exit, Log: log, Restarts: h.Restarts, Since: now,
+				*h = Health{State: Gone, PID: pm.pid(), Exit: exit, Log: log, Restarts: h.Restarts, Since: now,
 					Err: fmt.Errorf("it exited %d times within %s", len(exits), restartWindow)}
 			})
 			return
 		}
 		c.health.set(func(h *Health) {
-			*h = Health{State: Restarting, Exit: exit, Log: log, Restarts: h.Restarts, Since: now}
+			*h = Health{State: Restarting, PID: pm.pid(), Exit: exit, Log: log, Restarts: h.Restarts, Since: now}
 		})
 		err := c.restart(ctx, &opts, pm)
 		if ctx.Err() != nil {
@@ -202,12 +206,12 @@ func (c *cluster) watch(ctx context.Context, opts Options) {
 		}
 		if err != nil {
 			c.health.set(func(h *Health) {
-				*h = Health{State: Gone, Exit: exit, Log: serverLog(c.logs), Err: err, Restarts: h.Restarts, Since: time.Now()}
+				*h = Health{State: Gone, PID: pm.pid(), Exit: exit, Log: serverLog(c.logs), Err: err, Restarts: h.Restarts, Since: time.Now()}
 			})
 			return
 		}
 		c.health.set(func(h *Health) {
-			*h = Health{State: Up, Exit: exit, Log: log, Restarts: h.Restarts + 1, Since: time.Now()}
+			*h = Health{State: Up, PID: c.pm.pid(), Exit: exit, Log: log, Restarts: h.Restarts + 1, Since: time.Now()}
 		})
 	}
 }

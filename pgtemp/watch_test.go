@@ -69,7 +69,10 @@ func TestKilledPostmasterIsStartedAgainWithItsData(t *testing.T) {
 		}
 	}
 	changed := s.HealthChanged()
-	pid := s.local.pm.pid()
+	pid := s.Health().PID
+	if pid != s.local.pm.pid() {
+		t.Fatalf("Health().PID = %d, the postmaster is %d", pid, s.local.pm.pid())
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +84,8 @@ func TestKilledPostmasterIsStartedAgainWithItsData(t *testing.T) {
 	if h.Restarts != 1 || !strings.Contains(h.Exit, "killed by signal 9") || h.Exit == "" || len(seen) < 2 || seen[0] != Restarting {
 		t.Errorf("after the restart: %+v (went through %v), want Up after Restarting, once, saying it was killed by signal 9", h, seen)
 	}
-	if s.local.pm.pid() == pid {
-		t.Errorf("the postmaster is still pid %d", pid)
+	if s.local.pm.pid() == pid || h.PID != s.local.pm.pid() {
+		t.Errorf("the postmaster was %d, is %d, and Health().PID = %d", pid, s.local.pm.pid(), h.PID)
 	}
 	var n int
 	if err := connect(t, sc.ConnString()).QueryRow(ctx, "SELECT count(*) FROM committed").Scan(&n); err != nil {
