@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -132,7 +133,7 @@ func (r *Run) ID() ID { return r.id }
 // live is the run's whole life, on its own goroutine.
 func (r *Run) live(rs *Runs) {
 	defer r.cancel()
-	d, err := rs.db.Wait(r.ctx)
+	d, err := rs.db.waitUp(r.ctx, r.setWaiting)
 	if err != nil {
 		r.fail(r.why(err))
 		return
@@ -147,6 +148,19 @@ func (r *Run) live(rs *Runs) {
 	}
 	run, err := r.Scenario.Prepare(r.ctx, d, r.Options)
 	if err != nil {
+		err = rs.db.explain(r.ctx, err)
+		if down, ok := errors.AsType[*downError](err); ok && down.h.State == pgtemp.Restarting {
+			// The server went as the run prepared (the play screen's r
+			// right after a crash): once learn has started it again, the
+			// run prepares anew.
+			if d, err = rs.db.waitUp(r.ctx, r.setWaiting); err == nil {
+				if run, err = r.Scenario.Prepare(r.ctx, d, r.Options); err != nil {
+					err = rs.db.explain(r.ctx, err)
+				}
+			}
+		}
+	}
+	if err != nil {
 		r.fail(r.why(err))
 		return
 	}
@@ -158,7 +172,7 @@ func (r *Run) live(rs *Runs) {
 	}()
 	rep, err := run.Execute(r.ctx)
 	if err != nil {
-		err = r.why(err)
+		err = r.why(rs.db.explain(r.ctx, err))
 	}
 	r.finish(rep, err)
 }
