@@ -146,10 +146,15 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 		defer close(watched)
 		live.WatchHealth(watchCtx, srv, func(h pgtemp.Health) {
 			line, logLines := live.News(h)
-			if h.State == pgtemp.Up {
+			switch h.State {
+			case pgtemp.Up:
 				say("%s", line)
-			} else {
-				log.Error(line)
+			case pgtemp.Restarting:
+				log.Error(line + ". Meanwhile every request is answered 503 database_down. PostgreSQL's log ends with:")
+			default:
+				log.Error(line + ". PostgreSQL's log ends with:")
+			}
+			if h.State != pgtemp.Up {
 				for _, l := range logLines {
 					log.Error("PostgreSQL's log: " + l)
 				}

@@ -76,17 +76,17 @@ func WatchHealth(ctx context.Context, srv *pgtemp.Server, tell func(pgtemp.Healt
 	}
 }
 
-// News is what to tell people of h: one line, and the lines of the end of
-// the server's log when it has exited (nil once it is up again).
+// News is what to tell people of h: one sentence, and the lines of the
+// end of the server's log when it has exited (nil once it is up again).
 func News(h pgtemp.Health) (line string, log []string) {
 	if h.Log != "" && h.State != pgtemp.Up {
 		log = strings.Split(h.Log, "\n")
 	}
 	switch h.State {
 	case pgtemp.Restarting:
-		return "the database is down: " + h.Exit + "; learn is starting it again on the same data, where every booking stored is kept. Meanwhile requests are answered 503 database_down. Its log ends with:", log
+		return "the database is down: " + h.Exit + "; learn is starting it again on the same data, where every booking stored is kept", log
 	case pgtemp.Gone:
-		return "the database is gone: " + h.Summary() + ". Its log ends with:", log
+		return "the database is gone: " + h.Summary(), log
 	}
 	return fmt.Sprintf("the database is up again, on the same data: every booking stored before is there (learn has started it again %d time%s)",
 		h.Restarts, plural(h.Restarts)), nil
