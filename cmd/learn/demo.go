@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -72,7 +73,7 @@ func runDemo(ctx context.Context, s *sim.Scenario, so sim.Options, opts pgtemp.O
 		return exitFailure, err
 	}
 	defer srv.Close()
-	run, err := s.Prepare(ctx, sim.DatabaseOf(srv.NewSchema), so)
+	run, err := s.Prepare(ctx, live.Database(srv), so)
 	if err != nil {
 		return exitFailure, err
 	}
