@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/learn-idempotency/learn/internal/pgwait"
 )
 
 // Schema is a schema learn_<16 hex digits> that NewSchema created: one per
@@ -65,7 +67,7 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 	// exists without the owner record ReapSchemas goes by. No lock is held
 	// over the round trip: a server that hangs must not hold up Close.
 	ident := pgx.Identifier{name}.Sanitize()
-	err := s.exec(ctx, "CREATE SCHEMA "+ident+"; COMMENT ON SCHEMA "+ident+" IS "+quoteLiteral(thisSchemaOwner().comment()))
+	err := s.exec(ctx, "CREATE SCHEMA "+ident+"; COMMENT ON SCHEMA "+ident+" IS "+quoteLiteral(thisSchemaOwner().comment()), "creating schema "+name)
 	sc := &Schema{name: name, connString: withSearchPath(s.connString, name), srv: s}
 	s.mu.Lock()
 	closed := s.closed
@@ -87,7 +89,7 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 	dropped := s.local != nil || s.docker != nil
 	if !dropped {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-		dropped = s.exec(dctx, dropSQL(name)) == nil
+		dropped = s.exec(dctx, dropSQL(name), "dropping schema "+name) == nil
 		cancel()
 	}
 	if dropped {
@@ -135,7 +137,7 @@ func (sc *Schema) Drop(ctx context.Context) error {
 	if !mine {
 		return nil
 	}
-	if err := s.exec(ctx, dropSQL(sc.name)); err != nil {
+	if err := s.exec(ctx, dropSQL(sc.name), "dropping schema "+sc.name); err != nil {
 		if s.isClosed() {
 			return nil
 		}
@@ -203,13 +205,17 @@ func (s *Server) dropSchemas(ctx context.Context, names []string) error {
 }
 
 // exec runs one statement on a connection of its own, waiting up to
-// connWait for one while the server answers "too many clients".
-func (s *Server) exec(ctx context.Context, sql string) error {
+// connWait for one while the server answers "too many clients". While it
+// waits past pgwait.After, ctx's teller (pgwait.WithTrace) is told what
+// for; what names the statement for it ("creating schema learn_…").
+func (s *Server) exec(ctx context.Context, sql, what string) error {
 	conn, err := connectWaiting(ctx, s.cfg, connWait)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
+	stop := pgwait.Watch(ctx, conn.Config(), conn.PgConn().PID(), what)
+	defer stop()
 	_, err = conn.Exec(ctx, sql)
 	return err
 }
@@ -376,6 +382,8 @@ func reapSchemas(ctx context.Context, conn *pgx.Conn, logf func(string, ...any))
 		}
 		return fmt.Errorf("could not look for schemas of killed learn runs in %s: %s", where, scrub(err.Error(), cfg.Password))
 	}
+	stop := pgwait.Watch(ctx, cfg, conn.PgConn().PID(), "looking for the schemas of killed learn runs in "+where)
+	defer stop()
 	rows, err := conn.Query(ctx, `
 		SELECT n.nspname, pg_catalog.obj_description(n.oid, 'pg_namespace'),
 		       pg_catalog.pg_has_role(n.nspowner, 'USAGE'),

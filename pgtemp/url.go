@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/learn-idempotency/learn/internal/pgwait"
 )
 
 // urlConnectTimeout bounds each connection attempt to a user's database, so an
@@ -73,6 +75,16 @@ func startURL(ctx context.Context, opts *Options, t0 time.Time) (*Server, error)
 	}
 	where := address(cfg)
 	opts.logf("connecting to the PostgreSQL at %s…", where)
+	// A statement of learn's that another session holds up (a lock on a
+	// catalog) is said as it waits, with who holds it: to the caller's
+	// teller, or as a progress line.
+	if !pgwait.Traced(ctx) {
+		ctx = pgwait.WithTrace(ctx, func(msg string) {
+			if msg != "" {
+				opts.logf("%s", msg)
+			}
+		})
+	}
 
 	conn, err := connectWaiting(ctx, cfg, connWait)
 	if err != nil {
@@ -83,8 +95,12 @@ func startURL(ctx context.Context, opts *Options, t0 time.Time) (*Server, error)
 	}
 	defer conn.Close(context.Background())
 	var version, db, user string
+	// Even this query reads catalogs (to resolve its functions), which a
+	// lock held on one (pg_namespace, say) holds up.
+	stop := pgwait.Watch(ctx, cfg, conn.PgConn().PID(), "learn's first query to the PostgreSQL at "+where)
 	err = conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_database(), current_user").
 		Scan(&version, &db, &user)
+	stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -114,6 +115,13 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 	}
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
+	// A statement held up by another session (a lock on a catalog) is
+	// said while it waits, with who holds it.
+	ctx = pgwait.WithTrace(ctx, func(msg string) {
+		if msg != "" {
+			log.Warn(msg)
+		}
+	})
 
 	opts.Logf = say // it announces a download too
 	opts.OnDownload = (&downloadReport{say: func(s string) { say("%s", s) }}).update

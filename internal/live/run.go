@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -146,7 +147,10 @@ func (r *Run) live(rs *Runs) {
 		}
 		defer release() // after the stage is removed (deferred below)
 	}
-	run, err := r.Scenario.Prepare(r.ctx, d, r.Options)
+	// A statement of the preparation held up by another session (a lock
+	// on a catalog) is said as the run's wait, with who holds it.
+	pctx := pgwait.WithTrace(r.ctx, r.setWaiting)
+	run, err := r.Scenario.Prepare(pctx, d, r.Options)
 	if err != nil {
 		err = rs.db.explain(r.ctx, err)
 		if down, ok := errors.AsType[*downError](err); ok && down.h.State == pgtemp.Restarting {
@@ -154,7 +158,7 @@ func (r *Run) live(rs *Runs) {
 			// right after a crash): once learn has started it again, the
 			// run prepares anew.
 			if d, err = rs.db.waitUp(r.ctx, r.setWaiting); err == nil {
-				if run, err = r.Scenario.Prepare(r.ctx, d, r.Options); err != nil {
+				if run, err = r.Scenario.Prepare(pctx, d, r.Options); err != nil {
 					err = rs.db.explain(r.ctx, err)
 				}
 			}
