@@ -216,7 +216,7 @@ func inspectDownload(w *Way, opts Options) {
 	w.Details = append(w.Details, fmt.Sprintf("%s from %s (%s)", a, a.url(), from))
 	base, cached := downloadCache(opts.cacheDir)
 	if base == "" {
-		w.Err = errors.New("there is no user cache directory to keep PostgreSQL in: set XDG_CACHE_HOME or HOME")
+		w.Err = errors.New("there is no user cache directory to keep PostgreSQL in: set XDG_CACHE_HOME, or HOME to a directory that exists")
 		return
 	}
 	if len(cached) == 0 {

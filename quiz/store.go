@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/learn-idempotency/learn/internal/home"
 )
 
 // FileName is the name of the progress file inside the state directory.
@@ -53,9 +55,10 @@ type Store struct {
 //   - macOS: ~/Library/Application Support/learn/progress.json
 //   - Windows: %LocalAppData%\learn\progress.json
 //
-// The error says which variable to set when there is no home directory.
+// The error says which variable to set when there is no home directory, or
+// it does not exist (learn never makes a home: home.Dir).
 func DefaultPath() (string, error) {
-	return defaultPath(runtime.GOOS, os.Getenv, os.UserHomeDir)
+	return defaultPath(runtime.GOOS, os.Getenv, home.Dir)
 }
 
 func defaultPath(goos string, getenv func(string) string, home func() (string, error)) (string, error) {
@@ -72,7 +75,11 @@ func defaultPath(goos string, getenv func(string) string, home func() (string, e
 	}
 	h, err := home()
 	if err != nil || h == "" {
-		return "", errors.New("there is no home directory to keep progress in: set HOME, or XDG_STATE_HOME")
+		why := "there is no home directory"
+		if err != nil {
+			why = err.Error()
+		}
+		return "", fmt.Errorf("%s to keep progress in: set HOME to a directory that exists, or XDG_STATE_HOME", why)
 	}
 	if goos == "darwin" || goos == "ios" {
 		return filepath.Join(h, "Library", "Application Support", "learn", FileName), nil
