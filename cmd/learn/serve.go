@@ -152,6 +152,7 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
+		told := map[string]bool{} // PostgreSQL's log lines said already
 		live.WatchHealth(watchCtx, srv, func(h pgtemp.Health) {
 			line, logLines := live.News(h)
 			switch h.State {
@@ -164,7 +165,10 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 			}
 			if h.State != pgtemp.Up {
 				for _, l := range logLines {
-					log.Error("PostgreSQL's log: " + l)
+					if !told[l] {
+						told[l] = true
+						log.Error("PostgreSQL's log: " + l)
+					}
 				}
 			}
 			if h.State == pgtemp.Gone {
