@@ -14,7 +14,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/learn-idempotency/learn/internal/home"
+	homedir "github.com/learn-idempotency/learn/internal/home"
 )
 
 // FileName is the name of the progress file inside the state directory.
@@ -58,7 +58,7 @@ type Store struct {
 // The error says which variable to set when there is no home directory, or
 // it does not exist (learn never makes a home: home.Dir).
 func DefaultPath() (string, error) {
-	return defaultPath(runtime.GOOS, os.Getenv, home.Dir)
+	return defaultPath(runtime.GOOS, os.Getenv, homedir.Dir)
 }
 
 func defaultPath(goos string, getenv func(string) string, home func() (string, error)) (string, error) {
@@ -74,12 +74,11 @@ func defaultPath(goos string, getenv func(string) string, home func() (string, e
 		return filepath.Join(d, "learn", FileName), nil
 	}
 	h, err := home()
+	if m, ok := errors.AsType[*homedir.Missing](err); ok {
+		return "", fmt.Errorf("%v, so there is nowhere to keep progress: set HOME to a directory that exists, or XDG_STATE_HOME", m)
+	}
 	if err != nil || h == "" {
-		why := "there is no home directory"
-		if err != nil {
-			why = err.Error()
-		}
-		return "", fmt.Errorf("%s to keep progress in: set HOME to a directory that exists, or XDG_STATE_HOME", why)
+		return "", errors.New("there is no home directory to keep progress in: set HOME, or XDG_STATE_HOME")
 	}
 	if goos == "darwin" || goos == "ios" {
 		return filepath.Join(h, "Library", "Application Support", "learn", FileName), nil

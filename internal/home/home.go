@@ -13,23 +13,35 @@ import (
 )
 
 // Dir is the user's home directory (os.UserHomeDir) when it is a
-// directory that exists; otherwise an error that says why and what to set.
+// directory that exists; otherwise os.UserHomeDir's error when none is
+// set, or a *Missing.
 func Dir() (string, error) {
 	h, err := os.UserHomeDir()
-	if err != nil || h == "" {
-		return "", errors.New("there is no home directory ($HOME is not set)")
+	if err != nil {
+		return "", err
+	}
+	if h == "" {
+		return "", errors.New("there is no home directory")
 	}
 	fi, err := os.Stat(h)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return "", fmt.Errorf("the home directory %s does not exist (learn makes none)", h)
+		return "", &Missing{Path: h, Why: "does not exist (learn makes none)"}
 	case err != nil:
-		return "", fmt.Errorf("the home directory %s cannot be used: %w", h, err)
+		return "", &Missing{Path: h, Why: "cannot be used: " + err.Error()}
 	case !fi.IsDir():
-		return "", fmt.Errorf("the home directory %s is not a directory", h)
+		return "", &Missing{Path: h, Why: "is not a directory"}
 	}
 	return h, nil
 }
+
+// Missing is a home directory that is set but cannot be one.
+type Missing struct {
+	Path string // the home as set
+	Why  string // "does not exist (learn makes none)"
+}
+
+func (e *Missing) Error() string { return fmt.Sprintf("the home directory %s %s", e.Path, e.Why) }
 
 // CacheDir is os.UserCacheDir, except that a directory it would derive
 // from a home that does not exist is an error (Dir's): XDG_CACHE_HOME
