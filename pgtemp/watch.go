@@ -230,12 +230,28 @@ func (c *cluster) restart(ctx context.Context, opts *Options, old *proc) error {
 		}
 	}
 	releaseSharedMemory(c.data(), c.run.uid, old.pid())
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	err := inDir(filepath.Dir(c.dir), c.start(ctx, opts), c.logs.Tail(40))
-	if err != nil && c.pm != old && !c.pm.exited() {
-		c.pm.quit(quitWait)
+	var err error
+	for try := 0; try < 3; try++ {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		last := c.pm
+		err = inDir(filepath.Dir(c.dir), c.start(ctx, opts), c.logs.Tail(40))
+		if err != nil && c.pm != last && !c.pm.exited() {
+			c.pm.quit(quitWait)
+		}
+		// Where learn cannot see the old backends (no /proc), PostgreSQL
+		// refuses to start while one of them still holds the shared
+		// memory: once they have noticed, it starts.
+		if err == nil || !strings.Contains(c.logs.Tail(10), "is still in use") {
+			return err
+		}
+		t := time.NewTimer(orphanWait / 4)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
 	}
 	return err
 }
