@@ -209,10 +209,11 @@ func (r *Run) finish(rep *sim.Report, err error) {
 // number of times.
 func (r *Run) Stop() { r.cancel() }
 
-// Waiting says why the run is waiting for PostgreSQL connections that the
-// runs of other learners (or its own learner's other runs) hold, in a
-// sentence for the screen; "" when it is not waiting. Only a database with
-// a Budget makes runs wait so.
+// Waiting says why the run waits, in a sentence for the screen; "" when
+// it does not: for PostgreSQL connections that the runs of other learners
+// (or its own learner's other runs) hold (only a database with a Budget
+// makes runs wait so), for learn to start its PostgreSQL again after it
+// exited, or for a lock that another session holds (pgwait), naming it.
 func (r *Run) Waiting() string {
 	if s := r.waiting.Load(); s != nil {
 		return *s
