@@ -10,6 +10,11 @@
 // stopped. Everything a caller may block on (Prepared, Events, Done,
 // Stopped, Release) is released when that goroutine ends, so a command
 // waiting on a run can never leak.
+//
+// The PostgreSQL under the runs (Postgres, postgres.go) is watched
+// (health.go): a run waits while learn starts it again after it exited,
+// says what happened when it went under the run, and its stage's API
+// answers database_down meanwhile (Database).
 package live
 
 import (
