@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -60,4 +61,30 @@ func running(pid int) bool {
 	}
 	i := bytes.LastIndexByte(b, ')')
 	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
+}
+
+// processesIn returns the processes of user uid whose working directory is
+// dir: a PostgreSQL server's processes all work in its data directory, so
+// these are the backends a killed postmaster left, and nobody else's. A
+// process that ends meanwhile is skipped.
+func processesIn(dir string, uid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, p := range stats {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != uid {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join(p, "cwd"))
+		if err != nil || !sameDir(cwd, dir) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(p)); err == nil && running(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

@@ -30,6 +30,12 @@ type dockerContainer struct {
 	name   string
 	ran    bool // the daemon was asked to create the container
 
+	// Once the start succeeded, watch follows the container until close
+	// stops it (watchStop) and it has returned (watchDone).
+	health    healthState
+	watchStop context.CancelFunc
+	watchDone chan struct{}
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -102,6 +108,10 @@ func startDocker(ctx context.Context, opts *Options, t0 time.Time) (s *Server, e
 		return nil, err
 	}
 	cfg.ConnectTimeout = 5 * time.Second
+	dc.health.set(func(h *Health) { *h = Health{State: Up, Since: time.Now()} })
+	wctx, stop := context.WithCancel(context.Background())
+	dc.watchStop, dc.watchDone = stop, make(chan struct{})
+	go dc.watch(wctx)
 	s = &Server{
 		mode:       Docker,
 		connString: cs,
@@ -120,7 +130,8 @@ var pgPort = network.MustParsePort("5432/tcp")
 
 // run creates and starts the container: the official image's variables
 // for the user, password and database, the same settings as the local
-// cluster (nothing here is worth an fsync, and the scenarios open many
+// cluster (nothing here is worth an fsync, but synchronous_commit stays on,
+// so that an answered COMMIT outlives a crashed backend; the scenarios open many
 // connections at once: maxConnections is its max_connections setting),
 // the owner labels, and the server's port published
 // on a free port, on 127.0.0.1 only when the daemon is on this machine.
@@ -135,7 +146,7 @@ func (dc *dockerContainer) run(ctx context.Context, image, password, maxConnecti
 		Config: &container.Config{
 			Image: image,
 			Env:   []string{"POSTGRES_USER=" + dockerUser, "POSTGRES_PASSWORD=" + password, "POSTGRES_DB=" + dockerDB},
-			Cmd: []string{"postgres", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+			Cmd: []string{"postgres", "-c", "fsync=off", "-c", "full_page_writes=off",
 				"-c", maxConnections},
 			Labels:       ownerLabels(dc.runID),
 			ExposedPorts: network.PortSet{pgPort: struct{}{}},
@@ -168,6 +179,33 @@ func dockerRunError(image string, err error, runCtx context.Context, dc *dockerC
 	return fmt.Errorf("could not start PostgreSQL in Docker (image %s): %s", image, cause)
 }
 
+// watch follows the container from the end of its start until close
+// (ctx): a container that stops before close makes the server Gone, with
+// its exit code and the end of its log. learn does not start a container
+// again (Docker may publish its port anew); an error of the daemon's wait
+// says nothing of the container, and ends the watch.
+func (dc *dockerContainer) watch(ctx context.Context) {
+	defer close(dc.watchDone)
+	res := dc.daemon.cli.ContainerWait(ctx, dc.id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	var code int64
+	select {
+	case r := <-res.Result:
+		code = r.StatusCode
+	case <-res.Error:
+		return
+	case <-ctx.Done():
+		return
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	log := dc.logTail()
+	dc.health.set(func(h *Health) {
+		*h = Health{State: Gone, Exit: fmt.Sprintf("learn's PostgreSQL container %s stopped (exit code %d)", dc.name, code),
+			Log: log, Err: errors.New("learn does not start a container again"), Since: time.Now()}
+	})
+}
+
 // logTail returns the last lines the container wrote, or "".
 func (dc *dockerContainer) logTail() string {
 	if dc.id == "" {
@@ -194,6 +232,10 @@ func (dc *dockerContainer) logTail() string {
 // needs no caller context.
 func (dc *dockerContainer) close() error {
 	dc.closeOnce.Do(func() {
+		if dc.watchStop != nil {
+			dc.watchStop()
+			<-dc.watchDone
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), dockerCloseTimeout)
 		defer cancel()
 		var err error

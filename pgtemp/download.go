@@ -179,7 +179,7 @@ func startDownload(ctx context.Context, opts *Options, t0 time.Time) (*Server, e
 	}
 	base := downloadsDir(opts.cacheDir)
 	if base == "" {
-		return nil, errors.New("there is no user cache directory to keep PostgreSQL in: set XDG_CACHE_HOME or HOME")
+		return nil, errors.New("there is no user cache directory to keep PostgreSQL in: set XDG_CACHE_HOME, or HOME to a directory that exists")
 	}
 	dir, err := ensureArchive(ctx, opts, a, base)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -65,6 +66,12 @@ type cluster struct {
 	// templateErr says why the template could not be saved after it.
 	initdbTook  time.Duration
 	templateErr error
+
+	// Once the start succeeded, the watcher (watch.go) owns pm until
+	// close stops it (watchStop) and it has returned (watchDone).
+	health    healthState
+	watchStop context.CancelFunc
+	watchDone chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -209,6 +216,12 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 		return nil, err
 	}
 	cfg.ConnectTimeout = 5 * time.Second
+	// From here on learn watches the postmaster, and starts it again
+	// should it exit before Close.
+	c.health.set(func(h *Health) { *h = Health{State: Up, PID: c.pm.pid(), Since: time.Now()} })
+	wctx, stop := context.WithCancel(context.Background())
+	c.watchStop, c.watchDone = stop, make(chan struct{})
+	go c.watch(wctx, *opts)
 	s = &Server{
 		mode:       spec.mode,
 		connString: c.connString(),
@@ -321,8 +334,12 @@ func (c *cluster) start(ctx context.Context, opts *Options) error {
 		"-k", c.dir,
 		"-p", "5432",
 		"-c", "listen_addresses=",
+		// fsync off: the cluster is thrown away, and a crash of the
+		// machine is no case learn keeps data across. synchronous_commit
+		// stays on: a COMMIT that was answered is then in the WAL (in the
+		// kernel's page cache, without fsync), so when the postmaster is
+		// killed and started again (watch.go) no answered booking is lost.
 		"-c", "fsync=off",
-		"-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off",
 		"-c", opts.maxConnections(),
 		"-c", "shared_buffers=32MB",
@@ -337,13 +354,29 @@ func (c *cluster) start(ctx context.Context, opts *Options) error {
 	)
 	cmd.Dir = c.dir
 	cmd.Env = serverEnv()
-	cmd.Stdout, cmd.Stderr = c.logs, c.logs
-	cmd.SysProcAttr = c.run.sysProcAttr(syscall.SIGQUIT) // immediate shutdown if learn dies
-	cmd.WaitDelay = 2 * time.Second                      // backends share the log pipe
-	pm, err := startProc(cmd)
+	// The log goes through a pipe of learn's own, copied into c.logs by a
+	// goroutine that ends once every process holding it has exited: the
+	// backends share it, and may outlive a postmaster that was killed, so
+	// with os/exec's own copying, the postmaster's end (pm.done, which
+	// the watcher waits for) would wait for theirs.
+	logR, logW, err := os.Pipe()
 	if err != nil {
+		return fmt.Errorf("could not make a pipe for PostgreSQL's log: %w", err)
+	}
+	cmd.Stdout, cmd.Stderr = logW, logW
+	cmd.SysProcAttr = c.run.sysProcAttr(syscall.SIGQUIT) // immediate shutdown if learn dies
+	pm, err := startProc(cmd)
+	logW.Close() // the postmaster has its own copy
+	if err != nil {
+		logR.Close()
 		return fmt.Errorf("could not run %s: %w", cmd.Path, err)
 	}
+	pm.logDone = make(chan struct{})
+	go func() {
+		defer close(pm.logDone)
+		_, _ = io.Copy(c.logs, logR)
+		logR.Close()
+	}()
 	c.pm = pm
 	if err := writeOwnerIn(c.root, pm.pid()); err != nil {
 		return fmt.Errorf("could not write %s: %w", filepath.Join(c.dir, ownerFile), err)
@@ -366,6 +399,7 @@ func (c *cluster) start(ctx context.Context, opts *Options) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-pm.done:
+			pm.drained(logDrain)
 			return fmt.Errorf("PostgreSQL exited while starting (%v); its log ends with:\n%s", pm.err, c.logs.Tail(20))
 		case <-deadline.C:
 			return fmt.Errorf("PostgreSQL did not accept connections within %s; its log ends with:\n%s", readyTimeout, c.logs.Tail(20))
@@ -393,6 +427,10 @@ func (c *cluster) connString() string {
 // close stops the postmaster and removes the directory. It is idempotent.
 func (c *cluster) close() error {
 	c.closeOnce.Do(func() {
+		if c.watchStop != nil {
+			c.watchStop() // a restart under way gives up
+			<-c.watchDone
+		}
 		if c.pm != nil {
 			c.pm.stopPostmaster(fastShutdown)
 		}

@@ -20,6 +20,12 @@
 //
 // When none works, Start returns an error wrapping ErrNoPostgres whose message
 // names the ways to fix it; reading still works without a database.
+//
+// learn watches a server it started (watch.go): Health says at once when
+// its process exits without Close, how and with the end of its log; a
+// local cluster is started again on the same data (every answered COMMIT
+// kept), a Docker container is not. Health's State is then Restarting, Up
+// again, or Gone.
 package pgtemp
 
 import (
@@ -150,9 +156,10 @@ type Server struct {
 	local      *cluster         // nil unless mode is Local or Download
 	docker     *dockerContainer // nil unless mode == Docker
 
-	mu      sync.Mutex // guards closed and schemas; never held over a round trip
+	mu      sync.Mutex // guards closed, schemas and pending; never held over a round trip
 	closed  bool
 	schemas map[string]*Schema
+	pending map[string]bool // names whose CREATE was sent and may have been carried out
 
 	closeOnce sync.Once
 	closeErr  error
@@ -208,16 +215,22 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
-		schemas := s.schemas
-		s.schemas = nil
+		var names []string
+		for name := range s.schemas {
+			names = append(names, name)
+		}
+		for name := range s.pending {
+			names = append(names, name)
+		}
+		s.schemas, s.pending = nil, nil
 		s.mu.Unlock()
 
 		var errs []error
-		if s.local == nil && s.docker == nil && len(schemas) > 0 {
+		if s.local == nil && s.docker == nil && len(names) > 0 {
 			// Dropping the schemas one by one only matters in a database
 			// that outlives learn; a local cluster goes as a whole below.
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-			errs = append(errs, s.dropSchemas(ctx, schemas))
+			errs = append(errs, s.dropSchemas(ctx, names))
 			cancel()
 		}
 		if s.local != nil {

@@ -133,7 +133,11 @@ func use(ctx context.Context, s *Server) error {
 	if err != nil {
 		return err
 	}
-	conn, err := pgx.Connect(ctx, sc.ConnString())
+	cfg, err := parseURL(sc.ConnString())
+	var conn *pgx.Conn
+	if err == nil {
+		conn, err = pgx.ConnectConfig(ctx, cfg)
+	}
 	if err == nil {
 		var one int
 		err = conn.QueryRow(ctx, "SELECT 1").Scan(&one)
@@ -153,7 +157,7 @@ func inspectURL(w *Way, url string) {
 		return
 	}
 	w.Available = true
-	cfg, err := pgx.ParseConfig(url)
+	cfg, err := parseURL(url)
 	if err != nil {
 		return // Start says what is wrong with it, without quoting it
 	}
@@ -212,7 +216,7 @@ func inspectDownload(w *Way, opts Options) {
 	w.Details = append(w.Details, fmt.Sprintf("%s from %s (%s)", a, a.url(), from))
 	base, cached := downloadCache(opts.cacheDir)
 	if base == "" {
-		w.Err = errors.New("there is no user cache directory to keep PostgreSQL in: set XDG_CACHE_HOME or HOME")
+		w.Err = errors.New("there is no user cache directory to keep PostgreSQL in: set XDG_CACHE_HOME, or HOME to a directory that exists")
 		return
 	}
 	if len(cached) == 0 {

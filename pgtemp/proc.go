@@ -20,6 +20,27 @@ type proc struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed once the child has exited and was reaped
 	err  error         // cmd.Wait's result, readable after done
+	// logDone, when not nil, is closed once the child's log is copied
+	// whole: every process that held its pipe has exited.
+	logDone chan struct{}
+}
+
+// logDrain bounds how long learn waits, after a postmaster exited, for the
+// end of its log: its backends, which hold the same pipe, end as soon as
+// they notice that it is gone.
+const logDrain = 2 * time.Second
+
+// drained waits up to d until the child's log is copied whole.
+func (p *proc) drained(d time.Duration) {
+	if p.logDone == nil {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.logDone:
+	case <-t.C:
+	}
 }
 
 // startProc starts cmd (which must have SysProcAttr.Setpgid set) and returns

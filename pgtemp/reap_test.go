@@ -99,6 +99,7 @@ func TestReapPidReused(t *testing.T) {
 	opts := isolated(t, "")
 	s := startT(t, opts)
 	c := s.local
+	stopWatching(c) // the learn that made it is gone: nobody watches it
 	pm := c.pm.pid()
 	if len(sysvSegmentsOf(t, pm)) == 0 {
 		t.Fatalf("no System V segment created by postmaster %d: the check below would mean nothing", pm)
@@ -132,6 +133,7 @@ func TestReapRemovesSharedMemoryOfKilledPostmaster(t *testing.T) {
 	opts := isolated(t, "")
 	s := startT(t, opts)
 	c := s.local
+	stopWatching(c) // the learn that made it is killed too: nobody watches it
 	pm := c.pm.pid()
 	syscall.Kill(-pm, syscall.SIGKILL)
 	<-c.pm.done

@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/learn-idempotency/learn/internal/pgwait"
 )
 
 // Schema is a schema learn_<16 hex digits> that NewSchema created: one per
@@ -37,6 +39,9 @@ func (sc *Schema) ConnString() string { return sc.connString }
 // ReapSchemas can drop it should this process be killed before it could. It
 // fails when the server is closed, when ctx ends, or when the database user
 // may not create schemas (the message then says which privilege is missing).
+// When it fails after sending the CREATE, the server may have carried it
+// out: in a database that outlives learn the name is dropped then (or, if
+// that fails too, by Close), so a failed NewSchema leaves no schema.
 func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -44,51 +49,67 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 	}
 	name := "learn_" + hex.EncodeToString(b[:])
 
-	if s.isClosed() {
+	// The name is Close's to drop from before the CREATE is sent: the
+	// server may carry the CREATE out and its answer never come back
+	// (ctx ends, the connection drops), and then only a DROP … IF EXISTS
+	// of the name is sure to leave nothing.
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
 		return nil, errClosedForSchemas
 	}
+	if s.pending == nil {
+		s.pending = make(map[string]bool)
+	}
+	s.pending[name] = true
+	s.mu.Unlock()
 	// One simple-protocol query is one transaction: the schema never
 	// exists without the owner record ReapSchemas goes by. No lock is held
 	// over the round trip: a server that hangs must not hold up Close.
 	ident := pgx.Identifier{name}.Sanitize()
-	err := s.exec(ctx, "CREATE SCHEMA "+ident+"; COMMENT ON SCHEMA "+ident+" IS "+quoteLiteral(thisSchemaOwner().comment()))
-	if err != nil {
-		if s.isClosed() {
-			return nil, errClosedForSchemas
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "42501" { // insufficient_privilege
-			return nil, fmt.Errorf("could not create schema %s (%s): %w; the database user needs the CREATE privilege on the database (GRANT CREATE ON DATABASE …)", name, s.describe, err)
-		}
-		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == tooManyClients {
-			return nil, fmt.Errorf("could not create schema %s: %s has no free connection for learn, still after %s (%w); end other learn runs or programs using it and try again, or raise max_connections", name, s.describe, connWait, err)
-		}
-		return nil, fmt.Errorf("could not create schema %s (%s): %w", name, s.describe, err)
-	}
+	err := s.exec(ctx, "CREATE SCHEMA "+ident+"; COMMENT ON SCHEMA "+ident+" IS "+quoteLiteral(thisSchemaOwner().comment()), "creating schema "+name)
 	sc := &Schema{name: name, connString: withSearchPath(s.connString, name), srv: s}
 	s.mu.Lock()
 	closed := s.closed
-	if !closed {
+	if err == nil && !closed {
+		delete(s.pending, name)
 		if s.schemas == nil {
 			s.schemas = make(map[string]*Schema)
 		}
 		s.schemas[name] = sc
+		s.mu.Unlock()
+		return sc, nil
 	}
 	s.mu.Unlock()
-	if closed {
-		// Close ran during the CREATE and did not see this schema: in a
-		// database that outlives learn, drop it here (a cluster of
-		// learn's own took it with it).
-		if s.local == nil && s.docker == nil {
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-			_ = s.exec(dctx, dropSQL(name))
-			cancel()
-		}
-		return nil, errClosedForSchemas
+	// The CREATE failed, perhaps after the server carried it out, or Close
+	// ran meanwhile and may have dropped the name before the CREATE came:
+	// in a database that outlives learn, drop the name now (a cluster of
+	// learn's own takes its schemas with it). Should that fail too, the
+	// name stays for Close (or, once this process is gone, ReapSchemas).
+	dropped := s.local != nil || s.docker != nil
+	if !dropped {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+		dropped = s.exec(dctx, dropSQL(name), "dropping schema "+name) == nil
+		cancel()
 	}
-	return sc, nil
+	if dropped {
+		s.mu.Lock()
+		delete(s.pending, name)
+		s.mu.Unlock()
+	}
+	switch {
+	case closed || s.isClosed():
+		return nil, errClosedForSchemas
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "42501" { // insufficient_privilege
+		return nil, fmt.Errorf("could not create schema %s (%s): %w; the database user needs the CREATE privilege on the database (GRANT CREATE ON DATABASE …)", name, s.describe, err)
+	}
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == tooManyClients {
+		return nil, fmt.Errorf("could not create schema %s: %s has no free connection for learn, still after %s (%w); end other learn runs or programs using it and try again, or raise max_connections", name, s.describe, connWait, err)
+	}
+	return nil, fmt.Errorf("could not create schema %s (%s): %w", name, s.describe, err)
 }
 
 // errClosedForSchemas is NewSchema's error once Close has begun.
@@ -116,7 +137,7 @@ func (sc *Schema) Drop(ctx context.Context) error {
 	if !mine {
 		return nil
 	}
-	if err := s.exec(ctx, dropSQL(sc.name)); err != nil {
+	if err := s.exec(ctx, dropSQL(sc.name), "dropping schema "+sc.name); err != nil {
 		if s.isClosed() {
 			return nil
 		}
@@ -166,15 +187,16 @@ func (s *Server) ConnectionLimit(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// dropSchemas drops the given schemas over one connection; Close uses it.
-func (s *Server) dropSchemas(ctx context.Context, schemas map[string]*Schema) error {
+// dropSchemas drops the schemas named (IF EXISTS) over one connection;
+// Close uses it.
+func (s *Server) dropSchemas(ctx context.Context, names []string) error {
 	conn, err := connectWaiting(ctx, s.cfg, connWait)
 	if err != nil {
 		return fmt.Errorf("could not drop learn's schemas (%s): %w", s.describe, err)
 	}
 	defer conn.Close(context.Background())
 	var errs []error
-	for name := range schemas {
+	for _, name := range names {
 		if _, err := conn.Exec(ctx, dropSQL(name)); err != nil {
 			errs = append(errs, fmt.Errorf("could not drop schema %s (%s): %w; drop it by hand with DROP SCHEMA %s CASCADE", name, s.describe, err, name))
 		}
@@ -183,13 +205,17 @@ func (s *Server) dropSchemas(ctx context.Context, schemas map[string]*Schema) er
 }
 
 // exec runs one statement on a connection of its own, waiting up to
-// connWait for one while the server answers "too many clients".
-func (s *Server) exec(ctx context.Context, sql string) error {
+// connWait for one while the server answers "too many clients". While it
+// waits past pgwait.After, ctx's teller (pgwait.WithTrace) is told what
+// for; what names the statement for it ("creating schema learn_…").
+func (s *Server) exec(ctx context.Context, sql, what string) error {
 	conn, err := connectWaiting(ctx, s.cfg, connWait)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
+	stop := pgwait.Watch(ctx, conn.Config(), conn.PgConn().PID(), what)
+	defer stop()
 	_, err = conn.Exec(ctx, sql)
 	return err
 }
@@ -326,9 +352,9 @@ func (l LeftSchema) String() string {
 // URL mode before anything else; `learn doctor` and the supervising parent
 // of a learn that crashed run it too.
 func ReapSchemas(ctx context.Context, connString string, logf func(format string, args ...any)) (SchemaReport, error) {
-	cfg, err := pgx.ParseConfig(connString)
+	cfg, err := parseURL(connString)
 	if err != nil {
-		return SchemaReport{}, errUnreadableURL
+		return SchemaReport{}, err
 	}
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > urlConnectTimeout {
 		cfg.ConnectTimeout = urlConnectTimeout
@@ -356,6 +382,8 @@ func reapSchemas(ctx context.Context, conn *pgx.Conn, logf func(string, ...any))
 		}
 		return fmt.Errorf("could not look for schemas of killed learn runs in %s: %s", where, scrub(err.Error(), cfg.Password))
 	}
+	stop := pgwait.Watch(ctx, cfg, conn.PgConn().PID(), "looking for the schemas of killed learn runs in "+where)
+	defer stop()
 	rows, err := conn.Query(ctx, `
 		SELECT n.nspname, pg_catalog.obj_description(n.oid, 'pg_namespace'),
 		       pg_catalog.pg_has_role(n.nspowner, 'USAGE'),

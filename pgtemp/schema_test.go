@@ -5,6 +5,7 @@ package pgtemp
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/learn-idempotency/learn/internal/pgfault"
 )
 
 func schemaExists(t testing.TB, s *Server, name string) bool {
@@ -104,6 +107,53 @@ func TestCloseDropsSchemas(t *testing.T) {
 	if _, err := s.NewSchema(ctx); err == nil {
 		t.Errorf("NewSchema after Close succeeded")
 	}
+}
+
+// A schema whose CREATE the server carried out, but whose answer did not
+// come back before the caller's context ended (a run stopped at once by a
+// fast restart on the play screen), is dropped all the same: NewSchema
+// returns ctx's error and, after Close, nothing of the schema is left in
+// the database.
+func TestNewSchemaCancelledAfterTheServerMadeItLeavesNothing(t *testing.T) {
+	base := needShared(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	proxy := pgfault.Start(t, base.ConnString(), pgfault.Rule{Match: "CREATE SCHEMA", Action: pgfault.CancelAfterAnswer, Cancel: cancel})
+	url, err := proxy.ConnString(base.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startT(t, Options{Mode: URL, DatabaseURL: url})
+	before := schemasOfThisProcess(t, base)
+	if _, err := s.NewSchema(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("NewSchema = %v, want the context's error", err)
+	}
+	if !proxy.Fired() {
+		t.Fatal("the CREATE SCHEMA never came: the test broke nothing")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if after := schemasOfThisProcess(t, base); !slices.Equal(after, before) {
+		t.Errorf("schemas of this process: %v before, %v after Close", before, after)
+	}
+}
+
+// schemasOfThisProcess lists, sorted, the learn_* schemas in s's database
+// whose owner record names this process.
+func schemasOfThisProcess(t *testing.T, s *Server) []string {
+	t.Helper()
+	rows, err := connect(t, s.ConnString()).Query(context.Background(),
+		`SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'learn\_%' AND obj_description(oid, 'pg_namespace') LIKE $1 ORDER BY 1`,
+		fmt.Sprintf(`%%"pid":%d,%%`, os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
 }
 
 func TestSearchPathInURLForm(t *testing.T) {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"golang.org/x/sys/unix"
+
+	"github.com/learn-idempotency/learn/internal/home"
 )
 
 // A cluster template is the data directory of a freshly initdb'd cluster,
@@ -30,10 +32,12 @@ import (
 // succeed (the loser discards its copy).
 
 // cacheRoot returns learn's directory in the user cache directory (or in
-// cacheDir when set), or "" when there is none.
+// cacheDir when set), or "" when there is none: none is derived from a
+// home directory that does not exist (home.CacheDir), which learn never
+// makes.
 func cacheRoot(cacheDir string) string {
 	if cacheDir == "" {
-		d, err := os.UserCacheDir()
+		d, err := home.CacheDir()
 		if err != nil {
 			return ""
 		}
@@ -54,7 +58,7 @@ func templatePath(cacheDir, major string, uid int) string {
 
 // errNoCacheDir is why no template is saved where there is no user cache
 // directory.
-var errNoCacheDir = errors.New("there is no user cache directory to keep a cluster template in (set XDG_CACHE_HOME, or HOME)")
+var errNoCacheDir = errors.New("there is no user cache directory to keep a cluster template in (set XDG_CACHE_HOME, or HOME to a directory that exists)")
 
 // templateBytes is about what a template of PostgreSQL 15 takes (39.9 MB
 // measured), for the messages that say how much room it needs.

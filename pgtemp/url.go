@@ -13,6 +13,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/learn-idempotency/learn/internal/pgwait"
 )
 
 // urlConnectTimeout bounds each connection attempt to a user's database, so an
@@ -25,19 +28,63 @@ var errUnreadableURL = errors.New("DATABASE_URL / --database-url is not a Postgr
 	"(details left out because they may contain the password); write it as " +
 	"postgres://user:password@host:5432/dbname or host=… port=… user=… dbname=…")
 
+// parseURL reads a database URL (or keyword/value string) as pgx reads it,
+// with pgxpool's settings of a pool (pgxpool.ParseConfig) taken off the
+// session's: pgx alone would send pool_max_conn_lifetime=1h to PostgreSQL
+// as a setting of the session, and the server refuses the connection.
+// learn's pools take the timing ones (pool_max_conn_lifetime,
+// pool_max_conn_lifetime_jitter, pool_max_conn_idle_time,
+// pool_health_check_period, pool_ping_timeout), each checked here; the
+// sizes (pool_max_conns, pool_min_conns, pool_min_idle_conns) are refused
+// by name, since learn sizes a pool for each run itself. An error never
+// quotes the string, which may hold a password.
+func parseURL(connString string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(connString)
+	if err != nil {
+		return nil, errUnreadableURL
+	}
+	for _, k := range []string{"pool_max_conns", "pool_min_conns", "pool_min_idle_conns"} {
+		if _, ok := cfg.RuntimeParams[k]; ok {
+			return nil, fmt.Errorf("DATABASE_URL / --database-url sets %s, the size of one pgx pool: learn opens pools of its own for each run and sizes each for what the run holds at once (a race of 100 copies holds 103 connections), so it takes no size from the URL; remove pool_max_conns, pool_min_conns and pool_min_idle_conns from it (PostgreSQL's max_connections, or a role's CONNECTION LIMIT, bounds what learn may hold; `learn workshop --connections` shares a part of it)", k)
+		}
+	}
+	for _, k := range []string{"pool_max_conn_lifetime", "pool_max_conn_lifetime_jitter", "pool_max_conn_idle_time", "pool_health_check_period", "pool_ping_timeout"} {
+		if v, ok := cfg.RuntimeParams[k]; ok {
+			if _, err := time.ParseDuration(v); err != nil {
+				return nil, fmt.Errorf("DATABASE_URL / --database-url sets %s to %q, which is not a duration: write it as Go writes durations, such as 30m or 1h30m", k, v)
+			}
+		}
+	}
+	pc, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, errUnreadableURL
+	}
+	return pc.ConnConfig, nil
+}
+
 // startURL checks that the user's database answers, drops the schemas that
 // learn processes killed outright left in it (reapSchemas), and describes
 // it. It creates nothing: schemas come from NewSchema.
 func startURL(ctx context.Context, opts *Options, t0 time.Time) (*Server, error) {
-	cfg, err := pgx.ParseConfig(opts.DatabaseURL)
+	cfg, err := parseURL(opts.DatabaseURL)
 	if err != nil {
-		return nil, errUnreadableURL
+		return nil, err
 	}
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > urlConnectTimeout {
 		cfg.ConnectTimeout = urlConnectTimeout
 	}
 	where := address(cfg)
 	opts.logf("connecting to the PostgreSQL at %s…", where)
+	// A statement of learn's that another session holds up (a lock on a
+	// catalog) is said as it waits, with who holds it: to the caller's
+	// teller, or as a progress line.
+	if !pgwait.Traced(ctx) {
+		ctx = pgwait.WithTrace(ctx, func(msg string) {
+			if msg != "" {
+				opts.logf("%s", msg)
+			}
+		})
+	}
 
 	conn, err := connectWaiting(ctx, cfg, connWait)
 	if err != nil {
@@ -48,8 +95,12 @@ func startURL(ctx context.Context, opts *Options, t0 time.Time) (*Server, error)
 	}
 	defer conn.Close(context.Background())
 	var version, db, user string
+	// Even this query reads catalogs (to resolve its functions), which a
+	// lock held on one (pg_namespace, say) holds up.
+	stop := pgwait.Watch(ctx, cfg, conn.PgConn().PID(), "learn's first query to the PostgreSQL at "+where)
 	err = conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_database(), current_user").
 		Scan(&version, &db, &user)
+	stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -77,6 +128,15 @@ func startURL(ctx context.Context, opts *Options, t0 time.Time) (*Server, error)
 	opts.logf("connected to PostgreSQL %s in %s", version, s.readyIn.Round(time.Millisecond))
 	return s, nil
 }
+
+// The SQLSTATEs of a setting of the session that the server refused at
+// connect time: no such setting, a value it does not take, one that may
+// not be set then (or by this user).
+const (
+	undefinedObject        = "42704"
+	invalidParameterValue  = "22023"
+	cantChangeRuntimeParam = "55P02"
+)
 
 // tooManyClients is the SQLSTATE of a server (or a role, or a database)
 // that has no connection left: "sorry, too many clients already".
@@ -119,6 +179,12 @@ func connectError(where, password string, err error) error {
 	if errors.As(err, &pgErr) && pgErr.Code == tooManyClients {
 		return fmt.Errorf("the PostgreSQL at %s has no free connection for learn: %s (SQLSTATE %s), still after %s; other clients hold every connection it allows (its max_connections, or a CONNECTION LIMIT of the role or the database): end other learn runs or programs using it and try again, or raise max_connections",
 			where, scrub(pgErr.Message, password), pgErr.Code, connWait)
+	}
+	if errors.As(err, &pgErr) && (pgErr.Code == undefinedObject || pgErr.Code == invalidParameterValue || pgErr.Code == cantChangeRuntimeParam) {
+		// A parameter of the URL that pgx does not know itself goes to
+		// the server as a setting of the session, and this one it refused.
+		return fmt.Errorf("the PostgreSQL at %s refused learn: %s (SQLSTATE %s); a parameter of DATABASE_URL / --database-url (or a -c setting of its options=) that is not pgx's own is sent to PostgreSQL as a setting of the session, and this one PostgreSQL does not take: remove it from the URL, or correct its value",
+			where, scrub(pgErr.Message, password), pgErr.Code)
 	}
 	if errors.As(err, &pgErr) {
 		return fmt.Errorf("the PostgreSQL at %s refused learn: %s (SQLSTATE %s); check the user, password and database in DATABASE_URL / --database-url",

@@ -5,8 +5,15 @@ package pgtemp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/learn-idempotency/learn/internal/pgwait"
 )
 
 // snapshot describes a database outside learn's schemas: schemas,
@@ -135,5 +142,133 @@ func TestConnectErrorIsOneLine(t *testing.T) {
 		if got := oneLine(in); got != want {
 			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A URL may carry pgxpool's settings of a pool, as pgx documents them:
+// the timing ones are taken (never sent to PostgreSQL as settings of the
+// session, which refused the connection), a size is refused by name with
+// what to do, a timing that is not a duration is said as such; a
+// parameter PostgreSQL does not know is said as a parameter of the URL,
+// not as a wrong user, password or database.
+func TestURLPoolSettings(t *testing.T) {
+	base := needShared(t)
+	if base.local == nil {
+		t.Skip("the shared server is not local")
+	}
+	s := startT(t, Options{Mode: URL, DatabaseURL: base.ConnString() + " pool_max_conn_lifetime=1h pool_max_conn_idle_time=5m pool_health_check_period=30s pool_max_conn_lifetime_jitter=1s"})
+	sc, err := s.NewSchema(context.Background())
+	if err != nil {
+		t.Fatalf("NewSchema with pool settings in the URL: %v", err)
+	}
+	if err := sc.Drop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ params, want string }{
+		{"pool_max_conns=2", "sets pool_max_conns, the size of one pgx pool"},
+		{"pool_min_conns=1", "remove pool_max_conns, pool_min_conns and pool_min_idle_conns"},
+		{"pool_max_conn_lifetime=soon", `pool_max_conn_lifetime to "soon", which is not a duration`},
+		{"no_such_setting=1", "does not take: remove it from the URL"},
+	} {
+		_, err := Start(context.Background(), Options{Mode: URL, DatabaseURL: base.ConnString() + " " + tt.params})
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "check the user, password") {
+			t.Errorf("%s: %v, want it to say %q", tt.params, err, tt.want)
+		}
+	}
+}
+
+// With a lock held on a catalog (ACCESS EXCLUSIVE on pg_namespace, in
+// another session's open transaction), learn's start on a database URL and
+// its new schemas wait for it; each says, while it waits, who holds it up
+// and what ends the wait, rather than waiting in silence.
+func TestURLStartSaysWhatItWaitsFor(t *testing.T) {
+	base := needShared(t)
+	defer func(after time.Duration) { pgwait.After = after }(pgwait.After)
+	pgwait.After = 100 * time.Millisecond
+	ctx := context.Background()
+	holder := connect(t, base.ConnString())
+	pid := holder.PgConn().PID()
+	lock := func() pgx.Tx {
+		tx, err := holder.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, "LOCK TABLE pg_catalog.pg_namespace IN ACCESS EXCLUSIVE MODE"); err != nil {
+			t.Skipf("cannot lock pg_namespace here: %v", err)
+		}
+		return tx
+	}
+	var mu sync.Mutex
+	var lines []string
+	said := make(chan string, 100)
+	logf := func(format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		mu.Lock()
+		lines = append(lines, line)
+		mu.Unlock()
+		if strings.Contains(line, "held by another session") {
+			said <- line
+		}
+	}
+	want := []string{fmt.Sprintf("pid %d", pid), "holding pg_namespace", fmt.Sprintf("pg_terminate_backend(%d)", pid)}
+	next := func() string {
+		t.Helper()
+		select {
+		case line := <-said:
+			return line
+		case <-time.After(30 * time.Second): // a guard against a hang, not a bound
+			mu.Lock()
+			defer mu.Unlock()
+			t.Fatalf("nothing said what the wait is for; the lines: %q", lines)
+			return ""
+		}
+	}
+	check := func(what, line string) {
+		t.Helper()
+		for _, w := range append(want, what) {
+			if !strings.Contains(line, w) {
+				t.Errorf("said %q: want it to say %q", line, w)
+			}
+		}
+	}
+
+	tx := lock()
+	started := make(chan *Server, 1)
+	go func() {
+		s, err := Start(ctx, Options{Mode: URL, DatabaseURL: base.ConnString(), Logf: logf})
+		if err != nil {
+			t.Error(err)
+		}
+		started <- s
+	}()
+	check("learn's first query", next())
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := <-started
+	if s == nil {
+		return
+	}
+	defer s.Close()
+
+	tx = lock()
+	made := make(chan error, 1)
+	go func() {
+		sc, err := s.NewSchema(pgwait.WithTrace(ctx, func(msg string) {
+			if msg != "" {
+				said <- msg
+			}
+		}))
+		if err == nil {
+			err = sc.Drop(ctx)
+		}
+		made <- err
+	}()
+	check("creating schema learn_", next())
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-made; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	homedir "github.com/learn-idempotency/learn/internal/home"
 )
 
 // FileName is the name of the progress file inside the state directory.
@@ -53,9 +55,10 @@ type Store struct {
 //   - macOS: ~/Library/Application Support/learn/progress.json
 //   - Windows: %LocalAppData%\learn\progress.json
 //
-// The error says which variable to set when there is no home directory.
+// The error says which variable to set when there is no home directory, or
+// it does not exist (learn never makes a home: home.Dir).
 func DefaultPath() (string, error) {
-	return defaultPath(runtime.GOOS, os.Getenv, os.UserHomeDir)
+	return defaultPath(runtime.GOOS, os.Getenv, homedir.Dir)
 }
 
 func defaultPath(goos string, getenv func(string) string, home func() (string, error)) (string, error) {
@@ -71,6 +74,9 @@ func defaultPath(goos string, getenv func(string) string, home func() (string, e
 		return filepath.Join(d, "learn", FileName), nil
 	}
 	h, err := home()
+	if m, ok := errors.AsType[*homedir.Missing](err); ok {
+		return "", fmt.Errorf("%v, so there is nowhere to keep progress: set HOME to a directory that exists, or XDG_STATE_HOME", m)
+	}
 	if err != nil || h == "" {
 		return "", errors.New("there is no home directory to keep progress in: set HOME, or XDG_STATE_HOME")
 	}

@@ -47,6 +47,10 @@ type API struct {
 	// Keys, when set, is where this instance remembers idempotency keys
 	// instead of the booking row: a broken design (see KeyStore).
 	Keys KeyStore
+	// Outage, when set, says whether the PostgreSQL under the instance is
+	// known to be down (OutageReporter): a database error met meanwhile is
+	// answered 503 database_down, saying so.
+	Outage func() *Outage
 	// Barrier, when set with Keys, holds every booking request right after
 	// its lookup in Keys until all the copies it expects have looked up
 	// too (or left): the forced interleaving of a design that keeps its
@@ -302,20 +306,33 @@ func (a *API) user(r *http.Request) (string, bool) {
 // fail answers with e; a 503 says when to retry (Retry-After).
 func (a *API) fail(w http.ResponseWriter, r *http.Request, e *Error) {
 	if e.Status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", RetryAfter)
+		after := RetryAfter
+		if e.retryAfter != "" {
+			after = e.retryAfter
+		}
+		w.Header().Set("Retry-After", after)
 	}
 	writeJSON(w, e.Status, ErrorResponse{Error: e})
 }
 
 // failed logs an error of the database met while serving a request and
-// returns the answer: 503 when the database cannot take the request now
-// (dbRefusal; a warning), 503 unread when the request itself was cut (its
-// client went away, or learn serve is stopping; the request's line says
-// so), else 500 (an error line).
+// returns the answer: 503 database_down while the server is known to be
+// down (Outage; a debug line, since its outage is told once), 503 when the
+// database cannot take the request now (dbRefusal; a warning), 503 unread
+// when the request itself was cut (its client went away, or learn serve is
+// stopping; the request's line says so), else 500 (an error line).
 func (a *API) failed(ctx context.Context, msg string, err error, attrs ...any) *Error {
 	attrs = append([]any{"err", err}, attrs...)
 	if ctx.Err() != nil { // the request's line says so
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseUnavailable, Message: "The request was cut before its answer; retry with the same idempotency key"}
+	}
+	if a.Outage != nil {
+		if o := a.Outage(); o != nil {
+			// The server's watcher has said it (learn serve logs it once):
+			// the request's line is enough here.
+			a.Log.DebugContext(ctx, msg, attrs...)
+			return o.answer()
+		}
 	}
 	if e := dbRefusal(ctx, err, a.Engine.Lane, a.Engine.Pool()); e != nil {
 		a.Log.WarnContext(ctx, msg, attrs...)

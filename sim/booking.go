@@ -120,6 +120,18 @@ const (
 	sqlBookingByID = `SELECT id, user_id, event_id, quantity, idempotency_key, created_at FROM bookings WHERE id = $1`
 )
 
+// The engine's transactions run at READ COMMITTED, whatever the session's
+// default_transaction_isolation says (a server, database or role may make
+// it serializable): a copy that waited for the row lock must then read the
+// row as the copy before it committed it, and find its booking (lesson,
+// "How it works"), where REPEATABLE READ or SERIALIZABLE would fail it
+// with 40001. The level is the engine's design, not the server's:
+// sqlBegin begins the pipelined transaction, and txOptions, the same
+// options as pgx sends them, the step-by-step one.
+const sqlBegin = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
+
+var txOptions = pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}
+
 // SQLSTATE of a unique violation.
 const uniqueViolation = "23505"
 
@@ -182,7 +194,7 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 // bookTx runs the transaction of BookTicket; *held is set when the request
 // reaches the barrier.
 func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Result, error) {
-	tx, err := e.Pool().Begin(ctx)
+	tx, err := e.Pool().BeginTx(ctx, txOptions)
 	if err != nil {
 		return Result{}, fmt.Errorf("begin: %w", err)
 	}
@@ -220,7 +232,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		return Result{}, e.refuse(ctx, tx, req, errEventNotFound(req.EventID), fmt.Sprintf("no event %d: 404, nothing written", req.EventID))
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("read event %d: %w", req.EventID, err)
+		return Result{}, &rowLockError{step: fmt.Sprintf("read event %d", req.EventID), err: err}
 	}
 	text := fmt.Sprintf("%slock event %d FOR UPDATE (%s left)", begin, req.EventID, english.Plural(seatsLeft, "seat", ""))
 	if d.NoRowLock {
@@ -252,6 +264,9 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 
 	var after int
 	if err := tx.QueryRow(ctx, sqlTakeSeats, req.EventID, req.Quantity).Scan(&after); err != nil {
+		if d.NoRowLock { // the UPDATE takes the row lock the design skipped
+			return Result{}, &rowLockError{step: "take seats", err: err}
+		}
 		return Result{}, fmt.Errorf("take seats: %w", err)
 	}
 	b := Booking{UserID: req.UserID, EventID: req.EventID, Quantity: req.Quantity, Key: req.Key, CreatedAt: now}

@@ -146,7 +146,7 @@ const (
 // on a connection, its SQL (BookTicket's own), and the step an error of it
 // is told as.
 var bookStatements = [...]struct{ name, sql, step string }{
-	stBegin:    {"book_begin", "BEGIN", "begin"},
+	stBegin:    {"book_begin", sqlBegin, "begin"},
 	stLock:     {"book_lock_event", sqlLockEvent, "read event"},
 	stFind:     {"book_find_by_key", sqlFindByKey, "look up key"},
 	stTake:     {"book_take_seats", sqlTakeSeats, "take seats"},
@@ -236,7 +236,7 @@ func (bc bookConn) send(ctx context.Context, req BookingRequest, stmts ...queued
 func bookStepError(st int, req BookingRequest, err error) error {
 	switch step := bookStatements[st].step; {
 	case st == stLock:
-		return fmt.Errorf("%s %d: %w", step, req.EventID, err)
+		return &rowLockError{step: fmt.Sprintf("%s %d", step, req.EventID), err: err}
 	case step == "":
 		return err
 	default:

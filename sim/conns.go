@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -127,13 +128,16 @@ func acquireAll(ctx context.Context, needs []poolNeed) (got int, what string, er
 }
 
 // checkLimit fails with a ConnLimitError when the server's max_connections
-// cannot hold need connections with ConnSpare to spare.
-func checkLimit(ctx context.Context, admin *pgxpool.Pool, need int) error {
-	var limit, reserved int
-	err := admin.QueryRow(ctx, `SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int`).
-		Scan(&limit, &reserved)
+// cannot hold need connections with ConnSpare to spare; settings are the
+// server's (serverSettings).
+func checkLimit(settings map[string]string, need int) error {
+	limit, err := strconv.Atoi(settings["max_connections"])
 	if err != nil {
-		return fmt.Errorf("read the server's max_connections: %w", err)
+		return fmt.Errorf("read the server's max_connections: %q: %w", settings["max_connections"], err)
+	}
+	reserved, err := strconv.Atoi(settings["superuser_reserved_connections"])
+	if err != nil {
+		return fmt.Errorf("read the server's superuser_reserved_connections: %q: %w", settings["superuser_reserved_connections"], err)
 	}
 	if need+ConnSpare > limit-reserved {
 		return &ConnLimitError{MaxConnections: limit, Reserved: reserved, Need: need}

@@ -27,10 +27,32 @@ const (
 // SQLSTATEs the API answers with 503.
 const (
 	lockNotAvailable = "55P03" // lock_timeout passed
-	cannotConnectNow = "57P03" // the server is starting up or shutting down
-	adminShutdown    = "57P01" // terminating connection due to administrator command
-	crashShutdown    = "57P02"
+	queryCanceled    = "57014" // statement_timeout passed (learn sends no cancel requests)
+	cannotConnectNow = "57P03" // the server is starting up, shutting down or recovering
+	adminShutdown    = "57P01" // this connection was ended: pg_terminate_backend, or a shutdown
+	crashShutdown    = "57P02" // another server process crashed: every connection is ended
 )
+
+// rowLockError is an error of the statement that takes the event's row
+// lock (SELECT … FOR UPDATE; in a design without it, the UPDATE of the
+// seats, which takes it then): nothing is written before it.
+type rowLockError struct {
+	step string // "read event 7", "take seats"
+	err  error
+}
+
+func (e *rowLockError) Error() string { return e.step + ": " + e.err.Error() }
+func (e *rowLockError) Unwrap() error { return e.err }
+
+// statementTimeout is the statement_timeout of the pool's connections (the
+// row lock's bound, ServeLimits.LockWait), 0 when none is set.
+func statementTimeout(pool *pgxpool.Pool) time.Duration {
+	ms, err := strconv.Atoi(pool.Config().ConnConfig.RuntimeParams["statement_timeout"])
+	if err != nil {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
 
 // configurePool makes an API instance's pool keep the limits' waits for
 // the database, and drop a connection that died while idle:
@@ -38,7 +60,9 @@ const (
 //   - DBWait bounds each wait for a connection of the pool (through a pgx
 //     acquire tracer, so the wait and nothing else: a held step keeps the
 //     connection it has);
-//   - LockWait is the connections' lock_timeout;
+//   - LockWait is the connections' statement_timeout (sessionSettings,
+//     which NewStage sets): it bounds the whole wait of the statement
+//     that takes the event's row lock;
 //   - a connection that PostgreSQL closed while it sat in the pool (a
 //     restart sends FATAL 57P01 to every connection) is replaced before a
 //     request uses it, whatever its idle time (pgx's own check pings only
@@ -54,9 +78,6 @@ func (l ServeLimits) configurePool(pcfg *pgxpool.Config, tracer pgx.QueryTracer)
 	}
 	if tracer != nil {
 		pcfg.ConnConfig.Tracer = tracer
-	}
-	if l.LockWait > 0 {
-		pcfg.ConnConfig.RuntimeParams["lock_timeout"] = strconv.FormatInt(l.LockWait.Milliseconds(), 10)
 	}
 }
 
@@ -112,10 +133,23 @@ func dbRefusal(ctx context.Context, err error, lane string, pool *pgxpool.Pool) 
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseBusy, Message: fmt.Sprintf(
 			"All %d database connections of %s stayed busy; nothing was stored, so retry in a moment with the same idempotency key",
 			pool.Config().MaxConns, lane)}
+	case pgErr != nil && pgErr.Code == queryCanceled:
+		waited := "longer than this API instance waits"
+		if d := statementTimeout(pool); d > 0 {
+			waited = d.String() + ", the longest this API instance waits"
+		}
+		if _, ok := errors.AsType[*rowLockError](err); ok {
+			return &Error{Status: http.StatusServiceUnavailable, Code: CodeEventBusy, Message: "The event stayed locked by other transactions for " + waited + " for its row lock; nothing was stored, so retry in a moment with the same idempotency key"}
+		}
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseBusy, Message: "A statement of this booking waited " + waited + " (PostgreSQL cancelled it: statement_timeout, 57014); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay"}
 	case pgErr != nil && pgErr.Code == lockNotAvailable:
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeEventBusy, Message: "The event is locked by another transaction for longer than this API instance waits; nothing was stored, so retry in a moment with the same idempotency key"}
-	case pgErr != nil && (pgErr.Code == cannotConnectNow || pgErr.Code == adminShutdown || pgErr.Code == crashShutdown):
-		return unavailable("PostgreSQL is restarting (%s); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay", pgErr.Code)
+	case pgErr != nil && pgErr.Code == adminShutdown:
+		return unavailable("PostgreSQL ended this request's database connection (57P01: pg_terminate_backend, or a shutdown of the server); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay")
+	case pgErr != nil && pgErr.Code == crashShutdown:
+		return unavailable("PostgreSQL ended every connection because one of its processes crashed (57P02); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay")
+	case pgErr != nil && pgErr.Code == cannotConnectNow:
+		return unavailable("PostgreSQL is not taking connections now (57P03: %s); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay", pgErr.Message)
 	}
 	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
 		return unavailable("PostgreSQL cannot be reached right now; nothing was stored, so retry in a moment with the same idempotency key")

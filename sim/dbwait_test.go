@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/learn-idempotency/learn/internal/pgfault"
 )
@@ -149,6 +151,78 @@ func TestLockWaitIsBounded(t *testing.T) {
 	must200(t, "the same key once the lock is gone", <-sendAsync(t.Context(), url, "POST", "/bookings", key, good), false)
 }
 
+// LockWait bounds each booking's whole wait for the event's row lock, not
+// each lock of the queue it waits in: behind a lock held 1.5 LockWait,
+// every one of several bookings queued at once is answered 503 event_busy
+// and none books. (With lock_timeout as the bound, the second in the
+// queue waited first for the first's tuple lock, then, once that one gave
+// up, again for the holder, with a fresh timer: it booked once the lock
+// was released, as the third and the fourth did.) The hold is timed by
+// PostgreSQL (pg_sleep inside the holder's transaction), once PostgreSQL
+// reports every booking waiting for a lock.
+func TestLockWaitBoundsTheWholeQueue(t *testing.T) {
+	const queued, lockWait = 4, time.Second
+	s := newRawStage(t, StageConfig{MaxConns: queued, Limits: ServeLimits{LockWait: lockWait, DBWait: time.Minute}})
+	url, good := s.Instances[0].URL, s.expand(`{"event_id": {ev}, "quantity": 1}`)
+	pids := backendPIDs(t, s.Instances[0].API.Engine.Pool())
+
+	holder, err := pgx.Connect(t.Context(), s.Schema.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(context.WithoutCancel(t.Context()))
+	tx, err := holder.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(t.Context()))
+	if _, err := tx.Exec(t.Context(), `SELECT 1 FROM events WHERE id = $1 FOR UPDATE`, s.ids["{ev}"]); err != nil {
+		t.Fatal(err)
+	}
+	var answers []<-chan answered
+	for range queued {
+		answers = append(answers, sendAsync(t.Context(), url, "POST", "/bookings", uuid.NewString(), good))
+	}
+	for waiting := 0; waiting < queued; {
+		err := s.Admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1) AND wait_event_type = 'Lock'`, pids).Scan(&waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.Exec(t.Context(), `SELECT pg_sleep($1)`, (lockWait + lockWait/2).Seconds()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range answers {
+		must503(t, fmt.Sprintf("booking %d of the queue", i+1), <-a, CodeEventBusy)
+	}
+	if got := s.tables(t); !strings.HasPrefix(got, "0 bookings; seats "+s.expand("{ev}")+":10") {
+		t.Errorf("tables %s, want no booking and 10 seats left", got)
+	}
+}
+
+// backendPIDs opens every connection of pool and returns their backends'
+// process ids.
+func backendPIDs(t *testing.T, pool *pgxpool.Pool) []uint32 {
+	t.Helper()
+	var taken []*pgxpool.Conn
+	for range pool.Config().MaxConns {
+		c, err := pool.Acquire(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, c)
+	}
+	var pids []uint32
+	for _, c := range taken {
+		pids = append(pids, c.Conn().PgConn().PID())
+		c.Release()
+	}
+	return pids
+}
+
 // A connection that PostgreSQL closed while it sat idle in the pool (here
 // with pg_terminate_backend: the FATAL 57P01 "terminating connection due
 // to administrator command" a restart sends) is replaced before a request
@@ -253,5 +327,47 @@ func TestConnectionLostMidBookingIs503(t *testing.T) {
 				t.Errorf("tables %s, want 1 booking and 8 seats left", got)
 			}
 		})
+	}
+}
+
+// A booking whose own database connection PostgreSQL ended (here with
+// pg_terminate_backend while it waits for the event's row lock: FATAL
+// 57P01) is answered 503 database_unavailable with what is known, that
+// PostgreSQL ended this connection, never that PostgreSQL is restarting;
+// the same key then books once.
+func TestOneEndedConnectionIsSaidAsSuch(t *testing.T) {
+	s := newRawStage(t, StageConfig{})
+	url, good, key := s.Instances[0].URL, s.expand(`{"event_id": {ev}, "quantity": 2}`), uuid.NewString()
+	pids := backendPIDs(t, s.Instances[0].API.Engine.Pool())
+	tx, err := s.Admin.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(t.Context()))
+	if _, err := tx.Exec(t.Context(), `SELECT 1 FROM events WHERE id = $1 FOR UPDATE`, s.ids["{ev}"]); err != nil {
+		t.Fatal(err)
+	}
+	answer := sendAsync(t.Context(), url, "POST", "/bookings", key, good)
+	var pid int
+	for pid == 0 {
+		err := s.Admin.QueryRow(t.Context(), `SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE pid = ANY($1) AND wait_event_type = 'Lock'`, pids).Scan(&pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Admin.Exec(t.Context(), `SELECT pg_terminate_backend($1)`, pid); err != nil {
+		t.Fatal(err)
+	}
+	a := <-answer
+	must503(t, "the booking whose connection was ended", a, CodeDatabaseUnavailable)
+	if e := decodeAPIError(t, a.body); strings.Contains(e.Message, "restarting") || !strings.Contains(e.Message, "57P01") || !strings.Contains(e.Message, "ended this request's database connection") {
+		t.Errorf("message %q: want what is known (57P01, this connection ended), not a restart", e.Message)
+	}
+	if err := tx.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	must200(t, "the retry with the same key", <-sendAsync(t.Context(), url, "POST", "/bookings", key, good), false)
+	if got := s.tables(t); !strings.HasPrefix(got, "1 bookings; seats "+s.expand("{ev}")+":8") {
+		t.Errorf("tables %s, want 1 booking and 8 seats left", got)
 	}
 }

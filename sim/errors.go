@@ -12,6 +12,8 @@ type Error struct {
 	Status  int    `json:"status"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+
+	retryAfter string // a 503's Retry-After when not RetryAfter
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }

@@ -44,16 +44,21 @@ type ServeLimits struct {
 	MaxConns int
 	// MaxHeaderBytes bounds a request's line and headers (0: net/http's 1
 	// MB). A request over it is answered by net/http itself, before any
-	// handler runs, with a plain-text 431: the one answer that is not JSON.
-	// With MaxConns it bounds the memory slow clients can hold.
+	// handler runs, with 431, in JSON as every other answer (see
+	// jsonErrorsConn). With MaxConns it bounds the memory slow clients can
+	// hold.
 	MaxHeaderBytes int
 	// DBWait bounds how long a request waits for one of its API instance's
 	// database connections (not what it does with one): past it, 503
 	// database_busy with Retry-After.
 	DBWait time.Duration
-	// LockWait is PostgreSQL's lock_timeout on the API instances'
-	// connections: a booking that waits longer for the event's row lock is
-	// rolled back and answered 503 event_busy with Retry-After.
+	// LockWait bounds how long a booking waits for the event's row lock,
+	// however many others queue for it: it is the statement_timeout of the
+	// API instances' connections, so the statement that takes the lock is
+	// cancelled LockWait after it began (PostgreSQL's lock_timeout would
+	// bound each lock of the queue apart, and start again at the next), the
+	// booking is rolled back and answered 503 event_busy with Retry-After.
+	// Every other statement of the instances has the same bound.
 	LockWait time.Duration
 }
 
@@ -113,6 +118,7 @@ func Serve(ln net.Listener, h http.Handler, limits ServeLimits, log *slog.Logger
 	if limits.MaxConns > 0 {
 		ln = newCapListener(ln, limits.MaxConns, log)
 	}
+	ln = &jsonErrorsListener{Listener: ln, maxHeaderBytes: limits.MaxHeaderBytes}
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

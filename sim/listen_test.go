@@ -100,7 +100,7 @@ func TestListenerLimitsCutSlowClients(t *testing.T) {
 
 	t.Run("headers over the limit", func(t *testing.T) {
 		// A key over MaxKeyBytes but within the header limit is the API's
-		// JSON 400; a header section over the limit is net/http's 431.
+		// JSON 400; a header section over the limit is net/http's 431 (in JSON).
 		if a := sendRaw(t, url, "GET /events HTTP/1.1\r\nHost: learn\r\nIdempotency-Key: "+strings.Repeat("k", 1000), ""); a.status != 200 {
 			t.Errorf("1000 bytes of headers: %d", a.status)
 		}

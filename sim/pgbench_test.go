@@ -37,7 +37,7 @@ var (
 	pgbenchNew = strings.Join([]string{
 		`\set k random(1, 9223372036854775806)`,
 		`\startpipeline`,
-		`BEGIN;`,
+		sqlBegin + ";",
 		pgbenchSQL(sqlLockEvent, ":event"),
 		pgbenchSQL(sqlFindByKey, "('c' || :client_id::text)", "md5(:k::text)::uuid"),
 		`\endpipeline`,
@@ -49,7 +49,7 @@ var (
 	}, "\n") + "\n"
 	pgbenchReplay = strings.Join([]string{
 		`\startpipeline`,
-		`BEGIN;`,
+		sqlBegin + ";",
 		pgbenchSQL(sqlLockEvent, ":event"),
 		pgbenchSQL(sqlFindByKey, ":user", ":key"),
 		`\endpipeline`,

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -308,6 +309,75 @@ func TestAPIEveryAnswerIsJSON(t *testing.T) {
 				t.Errorf("error %+v", e)
 			}
 		})
+	}
+}
+
+// The requests net/http refuses by itself, before any handler runs (a
+// header with a control character or a malformed line, a missing or a
+// second Host, two Content-Lengths, an unknown transfer coding or
+// protocol version, an Expect other than 100-continue, headers over the
+// limit), are answered in JSON too, on an API instance and on the front
+// door alike, also after a first request on the same connection; the
+// connection is closed after the answer, as net/http closes it.
+func TestNetHTTPRefusalsAreJSON(t *testing.T) {
+	s := newRawStage(t, StageConfig{Limits: ServeLimits{MaxHeaderBytes: 8 << 10}})
+	front, err := NewFrontDoor(s.Instances, slog.New(slog.DiscardHandler), ServeLimits{MaxHeaderBytes: 8 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := front.Serve(ln)
+	defer hs.Close()
+	const ok = "GET /events HTTP/1.1\r\nHost: learn\r\n\r\n"
+	for _, tt := range []struct {
+		name, request string
+		status        int
+		code          string
+	}{
+		{"a control character in a header", "GET /events HTTP/1.1\r\nHost: learn\r\nX-A: a\x01b\r\n\r\n", 400, CodeBadRequest},
+		{"a header line without a colon", "GET /events HTTP/1.1\r\nHost: learn\r\nno colon here\r\n\r\n", 400, CodeBadRequest},
+		{"no Host", "GET /events HTTP/1.1\r\n\r\n", 400, CodeBadRequest},
+		{"two Hosts", "GET /events HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, CodeBadRequest},
+		{"two Content-Lengths", "POST /bookings HTTP/1.1\r\nHost: learn\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxx", 400, CodeBadRequest},
+		{"a transfer coding", "POST /bookings HTTP/1.1\r\nHost: learn\r\nTransfer-Encoding: gzip\r\n\r\n", 501, CodeTransferEncoding},
+		{"HTTP/9.9", "GET /events HTTP/9.9\r\nHost: learn\r\n\r\n", 505, CodeHTTPVersion},
+		{"Expect: 200-ok", "GET /events HTTP/1.1\r\nHost: learn\r\nExpect: 200-ok\r\n\r\n", 417, CodeExpectationUnsupported},
+		{"headers over the limit", "GET /events HTTP/1.1\r\nHost: learn\r\nX-Big: " + strings.Repeat("b", 20<<10) + "\r\n\r\n", 431, CodeHeadersTooLarge},
+		{"a control character after a first request", ok + "GET /events HTTP/1.1\r\nHost: learn\r\nX-A: a\x7fb\r\n\r\n", 400, CodeBadRequest},
+	} {
+		for _, where := range []struct{ name, url string }{{"api-1", s.Instances[0].URL}, {"front door", "http://" + ln.Addr().String()}} {
+			t.Run(tt.name+"/"+where.name, func(t *testing.T) {
+				c := dial(t, where.url)
+				if _, err := io.WriteString(c, tt.request); err != nil {
+					t.Fatal(err)
+				}
+				br := bufio.NewReader(bytes.NewReader(waitClosed(t, c)))
+				if strings.HasPrefix(tt.request, ok) {
+					first, err := http.ReadResponse(br, nil)
+					if err != nil || first.StatusCode != 200 {
+						t.Fatalf("the first request: %v %v", first, err)
+					}
+					io.Copy(io.Discard, first.Body)
+				}
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, err := io.ReadAll(resp.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != "application/json" {
+					t.Fatalf("%d %q %q, want %d in JSON", resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status)
+				}
+				if e := decodeAPIError(t, body); e.Status != tt.status || e.Code != tt.code || e.Message == "" {
+					t.Errorf("error %+v, want %d %s", e, tt.status, tt.code)
+				}
+			})
+		}
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/learn-idempotency/learn/internal/fdlimit"
 )
 
 // Variant selects the correct design or a deliberately broken one.
@@ -168,6 +170,22 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		opts.Clock = NewFakeClock(time.Now().Truncate(time.Second))
 	}
 	setup, design := s.plan(opts)
+	// Each request in flight holds a file at each end of its HTTP
+	// connection, besides the stage's database connections: a limit of
+	// open files too low for them is said now, not met as a race that
+	// hangs (the listener waits for a free file for ever).
+	inFlight := 3
+	if s.Copies {
+		inFlight = opts.Copies
+	}
+	dbConns := s.Connections(opts)
+	if err := fdlimit.Check(dbConns+2*inFlight+fdlimit.Overhead,
+		fmt.Sprintf("for this run (%d database connections, and 2 for each of %d requests in flight)", dbConns, inFlight)); err != nil {
+		if s.Copies {
+			return nil, fmt.Errorf("%w; or race fewer copies", err)
+		}
+		return nil, err
+	}
 	trace := NewTrace(opts.Clock, opts.Trace)
 	st, err := NewStage(ctx, db, StageConfig{
 		Instances:  setup.Instances,

@@ -11,6 +11,8 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/learn-idempotency/learn/internal/pgwait"
 )
 
 // The demo users and their bearer tokens. The API takes the user from the
@@ -155,10 +157,26 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 	if err := reserve(ctx, cfg.ConnWait, admin); err != nil {
 		return nil, err
 	}
-	if err := checkLimit(ctx, st.Admin, 1+cfg.Instances*cfg.MaxConns); err != nil {
+	settings, err := serverSettings(ctx, st.Admin)
+	if err != nil {
 		return nil, err
 	}
-	if err := CreateSchema(ctx, st.Admin, cfg.Constraint); err != nil {
+	if pinSettings(acfg, settings, sessionSettings(cfg.Limits, false)) {
+		// The session's defaults would change what learn does (see
+		// session.go): the admin pool again, with learn's own.
+		st.Admin.Close()
+		if st.Admin, err = pgxpool.NewWithConfig(ctx, acfg); err != nil {
+			return nil, fmt.Errorf("connect to schema %s: %w", schema.Name(), err)
+		}
+		admin.pool = st.Admin
+		if err := reserve(ctx, cfg.ConnWait, admin); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkLimit(settings, 1+cfg.Instances*cfg.MaxConns); err != nil {
+		return nil, err
+	}
+	if err := st.createTables(ctx, cfg.Constraint); err != nil {
 		return nil, err
 	}
 	if cfg.Keys == KeysInRedis {
@@ -186,6 +204,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			tracer = &SQLTracer{Trace: cfg.Trace, Lane: lane}
 		}
 		cfg.Limits.configurePool(pcfg, tracer)
+		pinSettings(pcfg, settings, sessionSettings(cfg.Limits, true))
 		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 		if err != nil {
 			return nil, fmt.Errorf("connect API instance %s: %w", lane, err)
@@ -201,6 +220,9 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			Log:    slog.New(h).With("instance", lane),
 		}
 		api.Engine.Design = cfg.Design
+		if r, ok := db.(OutageReporter); ok {
+			api.Outage = r.Outage
+		}
 		switch cfg.Keys {
 		case KeysInMemory:
 			api.Keys = &MemoryKeys{Instance: lane}
@@ -218,6 +240,21 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		return nil, err
 	}
 	return st, nil
+}
+
+// createTables makes the booking tables in the stage's schema on one of
+// the admin pool's connections. While another session holds it up (a lock
+// on a catalog), ctx's teller (pgwait.WithTrace) is told what it waits
+// for.
+func (st *Stage) createTables(ctx context.Context, c Constraint) error {
+	conn, err := st.Admin.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("create the booking tables: %w", err)
+	}
+	defer conn.Release()
+	stop := pgwait.Watch(ctx, conn.Conn().Config(), conn.Conn().PgConn().PID(), "creating the booking tables in schema "+st.Schema.Name())
+	defer stop()
+	return CreateSchema(ctx, conn, c)
 }
 
 // AddEvent inserts an event with seats seats that starts at startsAt and

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -46,7 +48,14 @@ func demoCmd(g *globals) *cobra.Command {
 			dl := newDownloadReport(cmd.ErrOrStderr(), "learn: ")
 			opts.OnDownload = dl.update
 			defer dl.finish()
-			return exit(runDemo(cmd.Context(), s, sim.Options{Variant: v, Copies: copies}, opts, asJSON, cmd.OutOrStdout()))
+			// A statement held up by another session (a lock on a
+			// catalog) is said on stderr while it waits.
+			ctx := pgwait.WithTrace(cmd.Context(), func(msg string) {
+				if msg != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), "learn demo: "+msg)
+				}
+			})
+			return exit(runDemo(ctx, s, sim.Options{Variant: v, Copies: copies}, opts, asJSON, cmd.OutOrStdout()))
 		},
 	}
 	cmd.Flags().Var(newRange(&copies, "copies", sim.DefaultCopies, sim.MinCopies, sim.MaxCopies), "copies",
@@ -72,7 +81,7 @@ func runDemo(ctx context.Context, s *sim.Scenario, so sim.Options, opts pgtemp.O
 		return exitFailure, err
 	}
 	defer srv.Close()
-	run, err := s.Prepare(ctx, sim.DatabaseOf(srv.NewSchema), so)
+	run, err := s.Prepare(ctx, live.Database(srv), so)
 	if err != nil {
 		return exitFailure, err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/fdlimit"
 	"github.com/learn-idempotency/learn/internal/supervisor"
 	"github.com/learn-idempotency/learn/pgtemp"
 )
@@ -46,6 +47,12 @@ func main() {
 	// learn goes on to drop what it made. Both the supervisor and the app
 	// run this line: an ignored signal is not one Go ignores after exec.
 	signal.Ignore(syscall.SIGPIPE)
+	// Before anything opens a file: with too few (ulimit -n 8) the Go
+	// runtime itself dies making its poller, with a goroutine dump.
+	if err := fdlimit.CheckStart(); err != nil {
+		fmt.Fprintln(os.Stderr, "learn: "+err.Error())
+		os.Exit(exitFailure)
+	}
 	args := os.Args[1:]
 	if code, ok := supervisor.Run(supervisor.Config{
 		Args: args, Env: childEnv(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,

@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -59,9 +61,10 @@ func serveCmd(g *globals) *cobra.Command {
 		Short: "Run the booking API for curl: N API instances behind a round-robin front door",
 		Long: "Run the booking API on a throwaway PostgreSQL for a workshop to curl: N API instances on loopback ports of their own, behind a round-robin front door at --addr. " +
 			"It prints the demo users' tokens and curl commands to paste, and logs every request to standard error (the replays at debug level). " +
-			fmt.Sprintf("Every connection has limits (%s for the headers, %s for the whole request, %s for the answer, %s idle, %d at once; %s to get a database connection and %s for the event's lock, then 503 with Retry-After), so slow or idle clients cannot hold it. ",
+			fmt.Sprintf("Every connection has limits (%s for the headers, %s for the whole request, %s for the answer, %s idle, %d at once; %s to get a database connection and %s for the event's row lock, the whole wait however many queue for it, then 503 with Retry-After), so slow or idle clients cannot hold it. ",
 				cfg.limits.ReadHeader, cfg.limits.Read, cfg.limits.Write, cfg.limits.Idle, cfg.limits.MaxConns, cfg.limits.DBWait, cfg.limits.LockWait) +
-			fmt.Sprintf("Ctrl-C, SIGTERM or SIGHUP stop it within %s: requests in flight get %s to finish, the rest are cut, the database is removed, and it exits 0 (1 if something could not be removed). A PostgreSQL that no longer answers is stopped by force, which can take 5s more.", serveStop, serveDrain),
+			fmt.Sprintf("Ctrl-C, SIGTERM or SIGHUP stop it within %s: requests in flight get %s to finish, the rest are cut, the database is removed, and it exits 0 (1 if something could not be removed). A PostgreSQL that no longer answers is stopped by force, which can take 5s more. ", serveStop, serveDrain) +
+			"Should learn's own PostgreSQL exit (killed, a full disk), it says so at once with the end of PostgreSQL's log, answers 503 database_down meanwhile, and starts it again on the same data; one that cannot start again ends it with exit 1.",
 		Example: "learn serve\nlearn serve --instances 2 --addr 127.0.0.1:8080\nlearn serve --seats 3   # sold out after a few bookings\nlearn serve 2>&1 | grep replayed",
 		Args:    noArgs("serve"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -112,6 +115,13 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 	}
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
+	// A statement held up by another session (a lock on a catalog) is
+	// said while it waits, with who holds it.
+	ctx = pgwait.WithTrace(ctx, func(msg string) {
+		if msg != "" {
+			log.Warn(msg)
+		}
+	})
 
 	opts.Logf = say // it announces a download too
 	opts.OnDownload = (&downloadReport{say: func(s string) { say("%s", s) }}).update
@@ -134,9 +144,45 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 		}
 	}
 	defer stopPostgres()
+	// learn's own PostgreSQL is watched: its end is said at once, with
+	// its log; while learn starts it again the API answers that the
+	// database is down (live.Database); once it is gone, serve stops.
+	gone := make(chan pgtemp.Health, 1)
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		told := map[string]bool{} // PostgreSQL's log lines said already
+		live.WatchHealth(watchCtx, srv, func(h pgtemp.Health) {
+			line, logLines := live.News(h)
+			switch h.State {
+			case pgtemp.Up:
+				say("%s", line)
+			case pgtemp.Restarting:
+				log.Error(line + ". Meanwhile every request is answered 503 database_down. PostgreSQL's log ends with:")
+			default:
+				log.Error(line + ". PostgreSQL's log ends with:")
+			}
+			if h.State != pgtemp.Up {
+				for _, l := range logLines {
+					if !told[l] {
+						told[l] = true
+						log.Error("PostgreSQL's log: " + l)
+					}
+				}
+			}
+			if h.State == pgtemp.Gone {
+				gone <- h
+			}
+		})
+	}()
+	defer func() {
+		stopWatching()
+		<-watched
+	}()
 	// Every listener, and every wait for the database, has a limit: a
 	// workshop's address may be reachable by anyone (--addr 0.0.0.0).
-	st, err := sim.NewStage(ctx, sim.DatabaseOf(srv.NewSchema), sim.StageConfig{
+	st, err := sim.NewStage(ctx, live.Database(srv), sim.StageConfig{
 		Instances: cfg.instances,
 		Clock:     sim.RealClock{},
 		Log:       log.Handler(),
@@ -195,9 +241,12 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 		eventID: eventID, seats: cfg.seats, startsAt: startsAt,
 	})
 
+	var goneErr error
 	select {
 	case <-ctx.Done():
 	case <-hs.Done():
+	case h := <-gone:
+		goneErr = fmt.Errorf("learn's PostgreSQL is gone: %s; learn serve stopped, since nothing can be booked without it. Bookings made before are gone with it (it was a throwaway PostgreSQL); start learn serve again, with room for PostgreSQL if its disk was full (TMPDIR)", h.Summary())
 	}
 	serveErr := hs.Err()
 	say("stopping within %s: requests in flight get %s to finish, then they are cut", serveStop, cfg.drain)
@@ -220,6 +269,9 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 	wg.Wait()
 	if serveErr != nil {
 		return exitFailure, fmt.Errorf("front door on %s: %w", ln.Addr(), serveErr)
+	}
+	if goneErr != nil {
+		return exitFailure, goneErr
 	}
 	say("stopped; removing the database")
 	return exitOK, nil

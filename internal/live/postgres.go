@@ -197,20 +197,46 @@ func (p *Postgres) Server() *pgtemp.Server {
 	return p.srv
 }
 
-// Wait waits for the start to finish and returns the server as a
-// sim.Database, or the start's error, or ctx's error if ctx ends first.
-func (p *Postgres) Wait(ctx context.Context) (sim.Database, error) {
+// Wait waits for the start to finish, and while learn starts the server
+// again after it exited, for it to be up; it returns the server as a
+// sim.Database (Database), or the start's error, or why the server is gone,
+// or ctx's error if ctx ends first.
+func (p *Postgres) Wait(ctx context.Context) (sim.Database, error) { return p.waitUp(ctx, nil) }
+
+// waitUp is Wait; while it waits for the server to start again it tells
+// onWait why (and "" once it is up), when onWait is not nil.
+func (p *Postgres) waitUp(ctx context.Context, onWait func(string)) (sim.Database, error) {
 	select {
 	case <-p.done:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.err != nil {
-		return nil, p.err
+	srv, err := p.srv, p.err
+	p.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
-	return sim.DatabaseOf(p.srv.NewSchema), nil
+	for waited := false; ; waited = true {
+		ch, h := srv.HealthChanged(), srv.Health()
+		switch h.State {
+		case pgtemp.Up:
+			if waited && onWait != nil {
+				onWait("")
+			}
+			return Database(srv), nil
+		case pgtemp.Gone:
+			return nil, &downError{h: h, err: errors.New("nothing can run on it")}
+		}
+		if onWait != nil {
+			onWait("waiting for PostgreSQL to start again: " + h.Exit)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // Close cancels a start under way, waits for it, and stops the server if

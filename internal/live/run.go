@@ -10,6 +10,11 @@
 // stopped. Everything a caller may block on (Prepared, Events, Done,
 // Stopped, Release) is released when that goroutine ends, so a command
 // waiting on a run can never leak.
+//
+// The PostgreSQL under the runs (Postgres, postgres.go) is watched
+// (health.go): a run waits while learn starts it again after it exited,
+// says what happened when it went under the run, and its stage's API
+// answers database_down meanwhile (Database).
 package live
 
 import (
@@ -19,6 +24,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/learn-idempotency/learn/internal/pgwait"
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -132,7 +139,7 @@ func (r *Run) ID() ID { return r.id }
 // live is the run's whole life, on its own goroutine.
 func (r *Run) live(rs *Runs) {
 	defer r.cancel()
-	d, err := rs.db.Wait(r.ctx)
+	d, err := rs.db.waitUp(r.ctx, r.setWaiting)
 	if err != nil {
 		r.fail(r.why(err))
 		return
@@ -145,7 +152,23 @@ func (r *Run) live(rs *Runs) {
 		}
 		defer release() // after the stage is removed (deferred below)
 	}
-	run, err := r.Scenario.Prepare(r.ctx, d, r.Options)
+	// A statement of the preparation held up by another session (a lock
+	// on a catalog) is said as the run's wait, with who holds it.
+	pctx := pgwait.WithTrace(r.ctx, r.setWaiting)
+	run, err := r.Scenario.Prepare(pctx, d, r.Options)
+	if err != nil {
+		err = rs.db.explain(r.ctx, err)
+		if down, ok := errors.AsType[*downError](err); ok && down.h.State == pgtemp.Restarting {
+			// The server went as the run prepared (the play screen's r
+			// right after a crash): once learn has started it again, the
+			// run prepares anew.
+			if d, err = rs.db.waitUp(r.ctx, r.setWaiting); err == nil {
+				if run, err = r.Scenario.Prepare(pctx, d, r.Options); err != nil {
+					err = rs.db.explain(r.ctx, err)
+				}
+			}
+		}
+	}
 	if err != nil {
 		r.fail(r.why(err))
 		return
@@ -158,7 +181,7 @@ func (r *Run) live(rs *Runs) {
 	}()
 	rep, err := run.Execute(r.ctx)
 	if err != nil {
-		err = r.why(err)
+		err = r.why(rs.db.explain(r.ctx, err))
 	}
 	r.finish(rep, err)
 }
@@ -191,10 +214,11 @@ func (r *Run) finish(rep *sim.Report, err error) {
 // number of times.
 func (r *Run) Stop() { r.cancel() }
 
-// Waiting says why the run is waiting for PostgreSQL connections that the
-// runs of other learners (or its own learner's other runs) hold, in a
-// sentence for the screen; "" when it is not waiting. Only a database with
-// a Budget makes runs wait so.
+// Waiting says why the run waits, in a sentence for the screen; "" when
+// it does not: for PostgreSQL connections that the runs of other learners
+// (or its own learner's other runs) hold (only a database with a Budget
+// makes runs wait so), for learn to start its PostgreSQL again after it
+// exited, or for a lock that another session holds (pgwait), naming it.
 func (r *Run) Waiting() string {
 	if s := r.waiting.Load(); s != nil {
 		return *s

@@ -35,6 +35,12 @@ const (
 	// reaches the server, so its answer never comes): the caller's context
 	// ends exactly while that step is under way.
 	Cancel
+	// CancelAfterAnswer lets the step reach the server, which carries it
+	// out and answers; the proxy keeps that answer (and everything after
+	// it on the connection) from the client and calls Rule.Cancel once
+	// the server has answered: the step is done, and the caller cannot
+	// know it.
+	CancelAfterAnswer
 )
 
 func (a Action) String() string {
@@ -43,6 +49,8 @@ func (a Action) String() string {
 		return "dropped connection"
 	case Cancel:
 		return "cancelled context"
+	case CancelAfterAnswer:
+		return "answer withheld, then cancelled context"
 	}
 	return fmt.Sprintf("Action(%d)", int(a))
 }
@@ -186,16 +194,48 @@ func (p *Proxy) serve(client net.Conn) {
 		return
 	}
 	defer p.untrack(server)
+	var mute atomic.Bool // the server's answers stop reaching the client
 	p.wg.Go(func() {
-		io.Copy(client, server)
+		p.relay(client, server, &mute)
 		client.Close()
 	})
-	p.forward(client, server)
+	p.forward(client, server, &mute)
+}
+
+// relay copies the server's messages to the client until mute is set;
+// from then on it drops them, and calls Rule.Cancel at the first
+// ReadyForQuery: the server has answered the step.
+func (p *Proxy) relay(client, server net.Conn, mute *atomic.Bool) {
+	cancelled := false
+	for {
+		var head [5]byte
+		if _, err := io.ReadFull(server, head[:]); err != nil {
+			return
+		}
+		n := int(binary.BigEndian.Uint32(head[1:])) - 4
+		if n < 0 || n > 1<<26 {
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(server, body); err != nil {
+			return
+		}
+		if mute.Load() {
+			if head[0] == 'Z' && !cancelled {
+				cancelled = true
+				p.rule.Cancel()
+			}
+			continue
+		}
+		if _, err := client.Write(append(head[:], body...)); err != nil {
+			return
+		}
+	}
 }
 
 // forward copies the client's messages to the server one by one, and
 // breaks the rule's step.
-func (p *Proxy) forward(client, server net.Conn) {
+func (p *Proxy) forward(client, server net.Conn, mute *atomic.Bool) {
 	started, holding := false, false
 	for {
 		var typ byte
@@ -242,6 +282,8 @@ func (p *Proxy) forward(client, server net.Conn) {
 				p.rule.Cancel()
 				holding = true
 				continue
+			case CancelAfterAnswer:
+				mute.Store(true) // before the step can be answered
 			}
 		}
 		msg := make([]byte, 0, 5+n)

@@ -168,6 +168,7 @@ type Workshop struct {
 	srv         *ssh.Server
 	pg          *pgtemp.Server
 	ownPG       bool
+	stopHealth  context.CancelFunc // ends the watch of pg's health
 	db          *live.Postgres
 	budget      *live.Budget
 	room        *room.Room
@@ -271,6 +272,18 @@ func Start(ctx context.Context, cfg Config) (w *Workshop, err error) {
 	w.db = live.Existing(w.pg)
 	w.db.SetDescription(attendeesDB)
 	w.db.SetBudget(w.budget)
+	// learn's PostgreSQL is watched (pgtemp.Health): the room's feed and
+	// the log say when it goes, with the end of its log, and when it is
+	// back; the attendees' runs wait for it meanwhile (live).
+	hctx, stopHealth := context.WithCancel(context.Background())
+	w.stopHealth = stopHealth
+	go live.WatchHealth(hctx, w.pg, func(h pgtemp.Health) {
+		line, log := live.News(h)
+		w.alert("%s", line)
+		for _, l := range log {
+			w.logf("PostgreSQL's log: %s", l)
+		}
+	})
 
 	// wish's Bubble Tea middleware logs through charm's default logger; on
 	// standard error it would draw over the presenter's dashboard, and its
@@ -342,6 +355,9 @@ func (w *Workshop) release() {
 	if w.keeper != nil {
 		w.keeper.discard()
 	}
+	if w.stopHealth != nil {
+		w.stopHealth()
+	}
 	if w.ln != nil {
 		_ = w.ln.Close()
 	}
@@ -402,6 +418,9 @@ func (w *Workshop) Err() error {
 // first's result.
 func (w *Workshop) Close() (room.Summary, error) {
 	w.closeOnce.Do(func() {
+		if w.stopHealth != nil {
+			w.stopHealth()
+		}
 		w.room.End()
 		w.mu.Lock()
 		w.ending = true
