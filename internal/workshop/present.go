@@ -28,7 +28,7 @@ func (w *Workshop) Present(ctx context.Context, in io.Reader, out io.Writer, the
 	c := &common.Common{Ctx: ctx, Styles: common.NewStyles(theme != "light"), Keys: common.NewKeyMap(),
 		Theme: theme, DocStyle: markdown.Style(theme, false),
 		DB: w.db, Runs: runs, Progress: common.OpenProgress(nil), Docs: w.docs}
-	m := ui.NewWith(c, dashboard.New(c, w.room, dashboard.Info{Join: w.Join(), Code: w.code, Budget: w.budget}))
+	m := ui.NewWith(c, dashboard.New(c, w.room, dashboard.Info{Join: w.Join(), Code: w.code, Budget: w.budget, Health: w.pg.Health}))
 	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler()}
 	if f, ok := out.(*os.File); ok && f == os.Stdout {
 		// The profile lipgloss (or learn's supervisor) found for this very

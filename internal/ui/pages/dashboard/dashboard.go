@@ -23,6 +23,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -36,6 +37,9 @@ type Info struct {
 	// Budget is the PostgreSQL connections the attendees' runs share; nil
 	// when there is none.
 	Budget *live.Budget
+	// Health, when set, is where the workshop's PostgreSQL stands: while
+	// it is not up, the header says so instead of the connections.
+	Health func() pgtemp.Health
 }
 
 // feedLines is how many lines of the feed the dashboard keeps.

@@ -19,6 +19,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/pages/dashboard"
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -32,9 +33,16 @@ type screen struct {
 
 func start(t *testing.T, r *room.Room, w, h int) *screen {
 	t.Helper()
+	return startWith(t, r, w, h, nil)
+}
+
+// startWith is start with the workshop's PostgreSQL health read from
+// health (nil: not watched).
+func startWith(t *testing.T, r *room.Room, w, h int, health func() pgtemp.Health) *screen {
+	t.Helper()
 	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
 		Progress: common.OpenProgress(nil), Docs: &common.Docs{}}
-	info := dashboard.Info{Join: []string{"ssh -p 2222 192.0.2.7"}, Code: "kq7m-3hxt", Budget: live.NewBudget(600, 111)}
+	info := dashboard.Info{Join: []string{"ssh -p 2222 192.0.2.7"}, Code: "kq7m-3hxt", Budget: live.NewBudget(600, 111), Health: health}
 	m := ui.NewWith(c, dashboard.New(c, r, info))
 	s := &screen{emu: vt.NewEmulator(w, h)}
 	s.tm = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
@@ -293,4 +301,22 @@ func TestDashboardKeysAt80x24(t *testing.T) {
 	}
 	s.press("up", "up", "up", "up", "up", "up", "up", "up", "up", "up")
 	s.waitFor(t, "Send everyone to:  37 of ", "more above", "more below")
+}
+
+// While the workshop's PostgreSQL is down, the header says so in place of
+// the connections the runs hold (which stay at 0 while every run fails),
+// and says when learn could not start it again.
+func TestDashboardSaysWhenItsPostgresIsDown(t *testing.T) {
+	var mu sync.Mutex
+	h := pgtemp.Health{State: pgtemp.Up}
+	set := func(n pgtemp.Health) { mu.Lock(); h = n; mu.Unlock() }
+	s := startWith(t, room.New(50), 80, 24, func() pgtemp.Health { mu.Lock(); defer mu.Unlock(); return h })
+	s.waitFor(t, "PostgreSQL: the runs hold 0 of 600 connections")
+	set(pgtemp.Health{State: pgtemp.Restarting, PID: 42, Exit: "pid 42 was killed by signal 9"})
+	s.waitFor(t, "PostgreSQL is down (pid 42 was killed by signal 9): learn is starting it")
+	set(pgtemp.Health{State: pgtemp.Gone, PID: 43, Exit: "pid 43 exited with status 1"})
+	scr := s.waitFor(t, "PostgreSQL is gone (pid 43 exited with status 1)")
+	if strings.Contains(scr, "the runs hold") {
+		t.Errorf("the header still counts connections while PostgreSQL is gone:\n%s", scr)
+	}
 }

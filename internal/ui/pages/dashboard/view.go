@@ -9,6 +9,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -62,7 +63,16 @@ func (m *Model) header(w int) string {
 		join += "  ·  code " + st.Current.Render(m.info.Code)
 	}
 	out := []string{common.Truncate(title, w), common.Truncate(st.Subtle.Render(join), w)}
-	if b := m.info.Budget; b != nil {
+	var h pgtemp.Health
+	if m.info.Health != nil {
+		h = m.info.Health()
+	}
+	switch b := m.info.Budget; {
+	case h.State == pgtemp.Restarting:
+		out = append(out, st.Warn.Render(common.Truncate("PostgreSQL is down ("+h.Exit+"): learn is starting it again; the attendees' runs wait for it", w)))
+	case h.State == pgtemp.Gone:
+		out = append(out, st.Bad.Render(common.Truncate("PostgreSQL is gone ("+h.Exit+"): no run can go on; reading and the quizzes without a run still work", w)))
+	case b != nil:
 		s := b.Stats()
 		line := fmt.Sprintf("PostgreSQL: the runs hold %d of %s", s.Used, count(s.Total, "connection"))
 		if s.Waiting > 0 {
