@@ -8,12 +8,14 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/dbstatus"
 	"github.com/learn-idempotency/learn/internal/ui/components/panes"
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
 	"github.com/learn-idempotency/learn/internal/ui/components/story"
 	"github.com/learn-idempotency/learn/internal/ui/components/verdict"
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -48,7 +50,7 @@ func (m *Model) View() string {
 		return m.header(w) + "\n\n" + m.spin.View() + " " + dbstatus.Block(st, m.c.DB, progress, w-2)
 	case phaseFailed:
 		return m.header(w) + "\n\n" + st.Bad.Render("The run could not go on:") + "\n" +
-			lipgloss.NewStyle().Width(w).Render(m.err.Error()) + "\n\n" + st.Subtle.Render("r tries again, esc goes back")
+			lipgloss.NewStyle().Width(w).Render(m.err.Error()) + "\n\n" + st.Subtle.Render(retryHint(m.c.DB))
 	}
 	if m.c.Presenting {
 		return m.presentView(w, h)
@@ -438,4 +440,14 @@ func (m *Model) traceLines(w int, kinds ...sim.Kind) []string {
 		return nil
 	}
 	return panes.Trace(m.c.Styles, m.events[:m.frames[m.view].ev+1], w, kinds...)
+}
+
+// retryHint is what the learner can do after a run failed: r tries again,
+// unless learn's PostgreSQL is gone for good (learn could not start it
+// again), when only a new learn can have one.
+func retryHint(db *live.Postgres) string {
+	if db != nil && db.Health().State == pgtemp.Gone {
+		return "learn's PostgreSQL is gone and could not be started again: q quits, and the next learn starts a new one; esc goes back"
+	}
+	return "r tries again, esc goes back"
 }

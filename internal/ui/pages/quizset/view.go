@@ -9,6 +9,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/checklist"
 	"github.com/learn-idempotency/learn/internal/ui/components/textbox"
+	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -216,6 +217,10 @@ func (m *Model) summary() string {
 	}
 	sp := m.c.Progress.Get().Set(m.set.ID)
 	b.WriteString(fmt.Sprintf("\nScore %.0f%% · best %.0f%% over %s\n", quiz.Score(rs)*100, sp.Best*100, common.Count(sp.Attempts, "attempt")))
-	b.WriteString(st.Subtle.Render("r tries again, enter or esc goes home") + "\n")
+	hint := "r tries again, enter or esc goes home"
+	if m.c.DB != nil && m.c.DB.Health().State == pgtemp.Gone {
+		hint = "learn's PostgreSQL is gone and could not be started again: q quits, and the next learn starts a new one; enter or esc goes home"
+	}
+	b.WriteString(st.Subtle.Render(hint) + "\n")
 	return b.String()
 }
