@@ -119,7 +119,7 @@ var scenarios = []*Scenario{
 		Name:    "two-users-same-key",
 		Title:   "Two users, same key",
 		Summary: "two users happen to send the same key: keys are per user, so two bookings, both 200, each user answered with their own",
-		Broken:  "the key is unique on its own and looked up by key alone, and the comparison leaves the user out: ben is answered with ada's booking, a data leak",
+		Broken:  "keys unique on their own, looked up by key alone, the user left out of the comparison: ben gets ada's booking (a leak)",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		broken:  &Switches{Constraint: UniqueKeyOnly, Compare: CompareEventQuantity},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
@@ -210,7 +210,7 @@ var scenarios = []*Scenario{
 		Name:    "other-instance",
 		Title:   "The retry lands on another API instance",
 		Summary: "two API instances, each with its own pool: the answer from api-1 is lost, the retry lands on api-2, which finds the key in the row",
-		Broken:  "keys remembered in each instance's memory instead of the row, with no UNIQUE constraint behind them: api-2 has never seen the key, 2 rows",
+		Broken:  "keys in each instance's memory instead of the row, no UNIQUE behind them: api-2 has never seen the key, 2 rows",
 		world:   func(Options) Setup { return Setup{Seats: 10, Instances: 2} },
 		broken:  &Switches{Store: KeysInMemory, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
@@ -221,7 +221,7 @@ var scenarios = []*Scenario{
 		Name:    "redis-ttl",
 		Title:   "Keys in Redis with a TTL",
 		Summary: "the key lives in the booking row: a crash after COMMIT and a retry 25 hours later both replay, 1 row per intent",
-		Broken:  "keys only in Redis with a 24 h TTL, no UNIQUE constraint in the row: a crash between COMMIT and the Redis SET, and a retry sent 25 h later, after the key expired, each book twice",
+		Broken:  "keys only in Redis (24 h TTL), no UNIQUE in the row: a crash before the SET, and a retry 25 h later, each book twice",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		broken:  &Switches{Store: KeysInRedis, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
