@@ -210,7 +210,7 @@ var scenarios = []*Scenario{
 		Name:    "other-instance",
 		Title:   "The retry lands on another API instance",
 		Summary: "two API instances, each with its own pool: the answer from api-1 is lost, the retry lands on api-2, which finds the key in the row",
-		Broken:  "keys in each instance's memory instead of the row, no UNIQUE behind them: api-2 has never seen the key, 2 rows",
+		Broken:  "keys in each instance's memory instead of the row, no UNIQUE behind them: the second instance has never seen the key, 2 rows",
 		world:   func(Options) Setup { return Setup{Seats: 10, Instances: 2} },
 		broken:  &Switches{Store: KeysInMemory, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
