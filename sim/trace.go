@@ -90,6 +90,15 @@ type Trace struct {
 	turn    chan struct{} // holds a token while a gated step waits
 	release chan struct{}
 
+	// sending is held by the publisher handing events to the stream's
+	// channel, in Seq order (flush): mu is not held meanwhile, so a viewer
+	// that reads slowly holds up publishers only, never a reader of the
+	// trace (Recorded, WaitFor, AwaitWrites). sent counts the events
+	// handed over (under mu); chClosed is set under sending.
+	sending  sync.Mutex
+	sent     int
+	chClosed bool
+
 	mu      sync.Mutex
 	seq     int
 	events  []Event
@@ -157,8 +166,8 @@ func (t *Trace) Emit(ctx context.Context, ev Event) error {
 
 func (t *Trace) publish(ctx context.Context, ev Event) error {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.closed {
+		t.mu.Unlock()
 		return nil
 	}
 	t.seq++
@@ -167,14 +176,36 @@ func (t *Trace) publish(ctx context.Context, ev Event) error {
 	t.events = append(t.events, ev)
 	close(t.changed)
 	t.changed = make(chan struct{})
+	t.mu.Unlock()
 	if t.ch == nil {
 		return nil
 	}
-	select {
-	case t.ch <- ev:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	return t.flush(ctx)
+}
+
+// flush hands every recorded event not yet on the stream's channel to it,
+// in Seq order, waiting while the viewer's buffer is full; it returns once
+// the caller's own event is handed over (by it or by the publisher before
+// it), or ctx.Err() when ctx ends first.
+func (t *Trace) flush(ctx context.Context) error {
+	t.sending.Lock()
+	defer t.sending.Unlock()
+	for {
+		t.mu.Lock()
+		if t.chClosed || t.sent >= len(t.events) {
+			t.mu.Unlock()
+			return nil
+		}
+		ev := t.events[t.sent]
+		t.mu.Unlock()
+		select {
+		case t.ch <- ev:
+			t.mu.Lock()
+			t.sent++
+			t.mu.Unlock()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
@@ -193,15 +224,20 @@ func (t *Trace) Release(ctx context.Context) error {
 // closed. Call it once every emitter has returned. Safe to call twice.
 func (t *Trace) Close() {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.closed {
+		t.mu.Unlock()
 		return
 	}
 	t.closed = true
 	close(t.changed)
 	t.changed = make(chan struct{})
+	t.mu.Unlock()
 	if t.ch != nil {
+		// After the publisher handing over events, if one is.
+		t.sending.Lock()
+		t.chClosed = true
 		close(t.ch)
+		t.sending.Unlock()
 	}
 }
 
