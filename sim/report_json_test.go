@@ -23,7 +23,7 @@ func documentedFields(t *testing.T) []string {
 	}
 	table, _, _ = strings.Cut(strings.TrimSpace(table), "\n\n")
 	var names []string
-	cell := regexp.MustCompile("^\\| ([^|]+) \\|")
+	cell := regexp.MustCompile(`^\| ([^|]+) \|`)
 	field := regexp.MustCompile("`([a-z_]+)`")
 	for _, line := range strings.Split(table, "\n") {
 		if m := cell.FindStringSubmatch(line); m != nil {
