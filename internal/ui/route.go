@@ -21,9 +21,14 @@ type addressed struct {
 // sequences, terminal requests) are for the program, not for a page.
 var teaPkg = reflect.TypeFor[tea.QuitMsg]().PkgPath()
 
-// address makes cmd's message (and, for a batch, each of its commands'
-// messages) an addressed one for page id; messages for the root (open,
-// back, saved progress) and Bubble Tea's own pass as they are.
+// cmdType is a command's type: Bubble Tea's batches and sequences are
+// slices of it (a sequence's type is unexported, so it is known by shape).
+var cmdType = reflect.TypeFor[tea.Cmd]()
+
+// address makes cmd's message (and, for a batch or a sequence, each of its
+// commands' messages, however deep) an addressed one for page id; messages
+// for the root (open, back, saved progress) and Bubble Tea's own pass as
+// they are. A sequence stays a sequence of the same type, so its order holds.
 func address(id int, cmd tea.Cmd) tea.Cmd {
 	if cmd == nil {
 		return nil
@@ -33,14 +38,15 @@ func address(id int, cmd tea.Cmd) tea.Cmd {
 		switch msg := msg.(type) {
 		case nil:
 			return nil
-		case tea.BatchMsg:
-			out := make(tea.BatchMsg, len(msg))
-			for i, c := range msg {
-				out[i] = address(id, c)
-			}
-			return out
 		case common.RootMsg:
 			return msg
+		}
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == cmdType {
+			out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			for i := range v.Len() {
+				out.Index(i).Set(reflect.ValueOf(address(id, v.Index(i).Interface().(tea.Cmd))))
+			}
+			return out.Interface()
 		}
 		t := reflect.TypeOf(msg)
 		if t.Kind() == reflect.Pointer {
