@@ -171,11 +171,13 @@ func (m *Model) push(p common.Page) tea.Cmd {
 	return address(m.lastID, p.Init())
 }
 
-// open puts the page o names on top; a name that does not exist leaves the
-// page on screen as it is.
+// open puts the page o names on top; a name that does not exist (a renamed
+// scenario in an old progress file, a presenter's typo) leaves the page on
+// screen as it is and says so in place of the footer, with what to do.
 func (m *Model) open(o common.Open) tea.Cmd {
 	p, err := m.build(o)
 	if err != nil {
+		m.notice = fmt.Sprintf("Not opened (pick it from the home page): %v", err)
 		return nil
 	}
 	return tea.Batch(m.push(p), m.remember())

@@ -707,3 +707,19 @@ func (u *uiTest) toDiagnosis(t *testing.T) {
 	}
 	u.waitFor(t, "p: back to the story")
 }
+
+// A page that cannot be built (a scenario renamed since the progress file
+// was written, a quiz set that is gone) is said, with what to do, and the
+// page below stays on screen.
+func TestAPageThatCannotOpenIsSaid(t *testing.T) {
+	for _, o := range []common.Open{
+		{Page: common.PagePlay, Name: "renamed-scenario"},
+		{Page: common.PageQuiz, Name: "gone-set"},
+		{Page: common.PageReader, Name: "no-page"},
+	} {
+		t.Run(o.Name, func(t *testing.T) {
+			u := startUI(t, o, 200, 30)
+			u.waitFor(t, "Not opened (pick it from the home page)", o.Name, "Lesson: Idempotency")
+		})
+	}
+}
