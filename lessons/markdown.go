@@ -13,17 +13,21 @@ import (
 // span is a half-open range [start, end) of lines.
 type span struct{ start, end int }
 
-// fence is one fenced code block: the lines of its opening and closing
-// fences (close is -1 when the block is never closed) and its info string.
-type fence struct {
-	open, close int
-	info        string
+// Fence is one fenced code block: the lines of its opening and closing
+// fences (Close is -1 when the block is never closed) and its info string's
+// first word ("mermaid", "sql").
+type Fence struct {
+	Open, Close int
+	Info        string
 }
 
-// fences finds the fenced code blocks (``` or ~~~, at most three spaces of
-// indentation) and reports, for each line, whether it is a fence line or lies
-// inside one. An unclosed fence runs to the end, as in CommonMark.
-func fences(lines []string) (mask []bool, blocks []fence) {
+// Fences finds the fenced code blocks of lines as CommonMark does (``` or
+// ~~~, at most three spaces of indentation, closed by a fence of the same
+// character at least as long) and reports, for each line, whether it is a
+// fence line or lies inside one. An unclosed fence runs to the end. It is
+// the one reading of fences: the page parser and the renderer both use it,
+// so a page cannot be read two ways.
+func Fences(lines []string) (mask []bool, blocks []Fence) {
 	mask = make([]bool, len(lines))
 	var marker string // the opening fence while inside one
 	for i, l := range lines {
@@ -33,7 +37,7 @@ func fences(lines []string) (mask []bool, blocks []fence) {
 			mask[i] = true
 			if indent <= 3 && strings.HasPrefix(t, marker) && strings.Trim(t, marker[:1]+" \t") == "" {
 				marker = ""
-				blocks[len(blocks)-1].close = i
+				blocks[len(blocks)-1].Close = i
 			}
 			continue
 		}
@@ -48,7 +52,7 @@ func fences(lines []string) (mask []bool, blocks []fence) {
 				if f := strings.Fields(t[n:]); len(f) > 0 {
 					info = f[0]
 				}
-				blocks = append(blocks, fence{open: i, close: -1, info: info})
+				blocks = append(blocks, Fence{Open: i, Close: -1, Info: info})
 				break
 			}
 		}

@@ -49,7 +49,7 @@ func TestReadTable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lines := strings.Split(tt.src, "\n")
-			mask, _ := fences(lines)
+			mask, _ := Fences(lines)
 			rows, found, err := readTable(lines, mask, span{0, len(lines)}, cols)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.msg, tt.err) {
@@ -70,7 +70,7 @@ func TestReadTable(t *testing.T) {
 func TestOrderedList(t *testing.T) {
 	src := "Intro.\n\n1. First\n   continued.\n2) Second\nstill second\n\n   indented after blank\n3.\n\nNot a list.\n10. Tenth\n```\n4. in code\n```"
 	lines := strings.Split(src, "\n")
-	mask, _ := fences(lines)
+	mask, _ := Fences(lines)
 	got := orderedList(lines, mask, span{0, len(lines)})
 	want := []string{"First continued.", "Second still second indented after blank", "", "Tenth"}
 	if !slices.Equal(got, want) {
@@ -81,7 +81,7 @@ func TestOrderedList(t *testing.T) {
 func TestBlockquote(t *testing.T) {
 	src := "Say it:\n\n> one\n> two\n>\n> three\n\n```\n> code\n```"
 	lines := strings.Split(src, "\n")
-	mask, _ := fences(lines)
+	mask, _ := Fences(lines)
 	if got := blockquote(lines, mask, span{0, len(lines)}); got != "one two\n\nthree" {
 		t.Errorf("blockquote = %q", got)
 	}
@@ -139,11 +139,11 @@ func TestHeadingAndAnchor(t *testing.T) {
 
 func TestFences(t *testing.T) {
 	lines := strings.Split("a\n````mermaid x\n```\nstill code\n````\nb\n~~~\nopen", "\n")
-	mask, blocks := fences(lines)
+	mask, blocks := Fences(lines)
 	if want := []bool{false, true, true, true, true, false, true, true}; !slices.Equal(mask, want) {
 		t.Errorf("mask = %v, want %v", mask, want)
 	}
-	if want := []fence{{1, 4, "mermaid"}, {6, -1, ""}}; !slices.Equal(blocks, want) {
+	if want := []Fence{{1, 4, "mermaid"}, {6, -1, ""}}; !slices.Equal(blocks, want) {
 		t.Errorf("blocks = %+v, want %+v", blocks, want)
 	}
 }

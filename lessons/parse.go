@@ -39,8 +39,8 @@ type parser struct {
 	file   string   // path in the embedded file system, for errors
 	offset int      // file lines before lines[0] (the front matter)
 	lines  []string // Page.Markdown split into lines
-	mask   []bool   // fence lines and fenced code, from fences(lines)
-	blocks []fence  // the fenced code blocks
+	mask   []bool   // fence lines and fenced code, from Fences(lines)
+	blocks []Fence  // the fenced code blocks
 	spans  []span   // body of each section, parallel to Page.Sections
 }
 
@@ -70,7 +70,7 @@ func parsePage(file string, src []byte) (*Page, error) {
 	}
 	p.Markdown = body
 	ps.lines = strings.Split(body, "\n")
-	ps.mask, ps.blocks = fences(ps.lines)
+	ps.mask, ps.blocks = Fences(ps.lines)
 
 	steps := []func(*Page) error{
 		ps.title, ps.closedFences, ps.sections, ps.checkSectionOrder, ps.sequence,
@@ -147,8 +147,8 @@ func (ps *parser) title(p *Page) error {
 // would swallow the rest of the page, headings included.
 func (ps *parser) closedFences(*Page) error {
 	for _, b := range ps.blocks {
-		if b.close < 0 {
-			return ps.errAt(b.open, "code fence is never closed; end the block with a matching fence line")
+		if b.Close < 0 {
+			return ps.errAt(b.Open, "code fence is never closed; end the block with a matching fence line")
 		}
 	}
 	return nil
@@ -223,17 +223,17 @@ func (ps *parser) spanOf(p *Page, title string) (span, bool) {
 // must have one, in Picture it.
 func (ps *parser) sequence(p *Page) error {
 	for _, b := range ps.blocks {
-		if b.info != mermaidInfo {
+		if b.Info != mermaidInfo {
 			continue
 		}
-		seq, err := parseSequence(ps.lines[b.open+1 : b.close])
+		seq, err := parseSequence(ps.lines[b.Open+1 : b.Close])
 		if err != nil {
-			return ps.errAt(b.open+1+err.line, "%s", err.msg)
+			return ps.errAt(b.Open+1+err.line, "%s", err.msg)
 		}
 		p.Sequence = seq
 		if p.Kind == KindLesson {
-			if s, _ := ps.spanOf(p, secPicture); b.open < s.start || b.open >= s.end {
-				return ps.errAt(b.open, "the sequence diagram belongs in %q", secPicture)
+			if s, _ := ps.spanOf(p, secPicture); b.Open < s.start || b.Open >= s.end {
+				return ps.errAt(b.Open, "the sequence diagram belongs in %q", secPicture)
 			}
 		}
 		return nil

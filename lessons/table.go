@@ -11,11 +11,19 @@ import (
 
 var tableDelimiter = regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$`)
 
-// splitRow splits one table row into trimmed cells. Leading and trailing
-// pipes are optional; "\|" is a literal pipe inside a cell. As in GFM, a
-// pipe inside a code span still splits cells unless it is escaped.
-func splitRow(line string) []string {
-	t := strings.TrimSpace(line)
+// IsTableDelimiter reports whether line is the line under a pipe table's
+// header (| --- | :-: |), surrounding spaces allowed.
+func IsTableDelimiter(line string) bool {
+	return tableDelimiter.MatchString(strings.TrimSpace(line))
+}
+
+// TableCells splits one table row into trimmed cells, as written: leading
+// and trailing pipes are optional, and "\|" is a pipe inside a cell, kept
+// escaped (so a cell can be written back as Markdown). As in GFM, a pipe
+// inside a code span still splits cells unless it is escaped. It is the
+// one reading of a row: the page parser and the renderer both use it.
+func TableCells(row string) []string {
+	t := strings.TrimSpace(row)
 	t = strings.TrimPrefix(t, "|")
 	if strings.HasSuffix(t, "|") && !strings.HasSuffix(t, `\|`) {
 		t = t[:len(t)-1]
@@ -25,7 +33,7 @@ func splitRow(line string) []string {
 	for i := 0; i < len(t); i++ {
 		switch {
 		case t[i] == '\\' && i+1 < len(t) && t[i+1] == '|':
-			cur.WriteByte('|')
+			cur.WriteString(`\|`)
 			i++
 		case t[i] == '|':
 			cells = append(cells, strings.TrimSpace(cur.String()))
@@ -35,6 +43,15 @@ func splitRow(line string) []string {
 		}
 	}
 	return append(cells, strings.TrimSpace(cur.String()))
+}
+
+// splitRow is TableCells with each "\|" read as the pipe it stands for.
+func splitRow(line string) []string {
+	cells := TableCells(line)
+	for i, c := range cells {
+		cells[i] = strings.ReplaceAll(c, `\|`, "|")
+	}
+	return cells
 }
 
 // tableRowError is a problem found in a table, at a line index of the lines
@@ -50,7 +67,7 @@ type tableRowError struct {
 func readTable(lines []string, mask []bool, s span, want []string) (rows [][]string, found bool, err *tableRowError) {
 	start := -1
 	for i := s.start; i+1 < s.end; i++ {
-		if !mask[i] && strings.Contains(lines[i], "|") && tableDelimiter.MatchString(strings.TrimSpace(lines[i+1])) {
+		if !mask[i] && strings.Contains(lines[i], "|") && IsTableDelimiter(lines[i+1]) {
 			start = i
 			break
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -41,8 +42,29 @@ func StyleIn(theme string, plain bool, getenv func(string) string) string {
 	return "dark"
 }
 
-// mermaidBlock matches a fenced mermaid block.
-var mermaidBlock = regexp.MustCompile("(?s)```mermaid\\n.*?\\n```")
+// replaceSequence puts diagram, as a text block, in place of md's first
+// mermaid block (the one the page parser reads as the sequence), with a
+// fence longer than any run of backticks in the diagram.
+func replaceSequence(md, diagram string) string {
+	lines := strings.Split(md, "\n")
+	_, blocks := lessons.Fences(lines)
+	for _, b := range blocks {
+		if b.Info != "mermaid" {
+			continue
+		}
+		end := b.Close
+		if end < 0 {
+			end = len(lines) - 1
+		}
+		fence := "```"
+		for strings.Contains(diagram, fence) {
+			fence += "`"
+		}
+		text := []string{fence + "text", diagram, fence}
+		return strings.Join(slices.Concat(lines[:b.Open], text, lines[end+1:]), "\n")
+	}
+	return md
+}
 
 // codeBlockInset is how many cells Glamour's code block takes from the wrap
 // width (its indent and the document margins).
@@ -93,14 +115,12 @@ const headMargin = 4
 // block. Joined with newlines, the blocks are md again.
 func topBlocks(md string) []string {
 	lines := strings.Split(md, "\n")
+	fenced, _ := lessons.Fences(lines)
 	var blocks []string
-	start, fenced := 0, false
+	start := 0
 	for i, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l), "```") {
-			fenced = !fenced
-		}
 		next := i + 1
-		if !fenced && strings.TrimSpace(l) == "" && (next == len(lines) || strings.TrimSpace(lines[next]) != "") {
+		if !fenced[i] && strings.TrimSpace(l) == "" && (next == len(lines) || strings.TrimSpace(lines[next]) != "") {
 			blocks = append(blocks, strings.Join(lines[start:next], "\n"))
 			start = next
 		}
@@ -114,7 +134,7 @@ func topBlocks(md string) []string {
 func renderMarkdown(p *lessons.Page, md string, width int, style string) (string, error) {
 	if p.Sequence != nil {
 		diagram := drawLessonSequence(p.Sequence, width-codeBlockInset)
-		md = mermaidBlock.ReplaceAllLiteralString(md, "```text\n"+diagram+"\n```")
+		md = replaceSequence(md, diagram)
 	}
 	r, err := glamour.NewTermRenderer(styleOption(style), glamour.WithWordWrap(width))
 	if err != nil {

@@ -227,3 +227,60 @@ func TestStyleInReadsItsOwnEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// The renderer reads fenced code as the page parser does (lessons.Fences:
+// ``` or ~~~, a closing fence at least as long as the opening one): a
+// table inside a fence is code, shown as written, and a page's top blocks
+// are never cut inside a fence, whatever fence it is.
+func TestFencedCodeIsReadAsTheParserReadsIt(t *testing.T) {
+	table := "| Symptom | Where to look |\n| --- | --- |\n| charged twice | `Engine.BookTicket` in `sim/booking.go` |\n"
+	for name, md := range map[string]string{
+		"tilde fence":        "~~~text\n" + table + "~~~\n",
+		"longer fence":       "````text\n```\n" + table + "````\n",
+		"indented tilde one": "  ~~~\n" + table + "  ~~~\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := Render(&lessons.Page{Slug: "t", Markdown: md}, 30, "dark")
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := ansi.Strip(out)
+			if strings.Contains(plain, "Where to look:") || !strings.Contains(plain, "| charged twice |") {
+				t.Errorf("the fenced table was not shown as written:\n%s", plain)
+			}
+		})
+	}
+	md := "Before.\n\n~~~text\nfirst\n\nsecond\n~~~\n\nAfter.\n"
+	for _, b := range topBlocks(md) {
+		if strings.Contains(b, "first") != strings.Contains(b, "second") {
+			t.Errorf("a top block cuts the fence: %q of %q", b, topBlocks(md))
+		}
+	}
+}
+
+// The sequence diagram is drawn in place of the mermaid block the parser
+// read, whichever fence it has.
+func TestTheSequenceIsDrawnWhateverItsFence(t *testing.T) {
+	p, err := lessons.Get("idempotency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fence := range []string{"```", "~~~", "````"} {
+		q := *p
+		lines := strings.Split(q.Markdown, "\n")
+		_, blocks := lessons.Fences(lines)
+		for _, b := range blocks {
+			if b.Info == "mermaid" {
+				lines[b.Open], lines[b.Close] = fence+"mermaid", fence
+			}
+		}
+		q.Markdown = strings.Join(lines, "\n")
+		out, err := Render(&q, 100, "dark")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain := ansi.Strip(out); strings.Contains(plain, "sequenceDiagram") || !strings.Contains(plain, "Browser") {
+			t.Errorf("with %s the mermaid block was not drawn:\n%s", fence, plain)
+		}
+	}
+}

@@ -1,15 +1,13 @@
 package markdown
 
 import (
-	"regexp"
 	"strings"
 
 	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
-)
 
-// tableDelimiter matches the line under a table's header: | --- | :-: |.
-var tableDelimiter = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+	"github.com/learn-idempotency/learn/lessons"
+)
 
 // fitTables gives each table of md (whose inline code is already kept
 // whole) the form that is readable at r's width: the table itself when
@@ -19,22 +17,20 @@ var tableDelimiter = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?
 // regard for the longest word, and then cuts words at the column's edge:
 // at 58 columns `Engine.BookTicket` came out as "Engine.BookTicke" over
 // "t". Tables are taken to be at the top level of the page, as the
-// lessons have them.
+// lessons have them; tables and fences are read as the page parser reads
+// them (lessons.Fences, lessons.IsTableDelimiter, lessons.TableCells).
 func fitTables(r *glamour.TermRenderer, md string) (string, error) {
 	lines := strings.Split(md, "\n")
+	fenced, _ := lessons.Fences(lines)
 	var out []string
-	fenced := false
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if strings.HasPrefix(strings.TrimSpace(l), "```") {
-			fenced = !fenced
-		}
-		if fenced || !strings.Contains(l, "|") || i+1 >= len(lines) || !tableDelimiter.MatchString(lines[i+1]) {
+		if fenced[i] || !strings.Contains(l, "|") || i+1 >= len(lines) || fenced[i+1] || !lessons.IsTableDelimiter(lines[i+1]) {
 			out = append(out, l)
 			continue
 		}
 		end := i + 2
-		for end < len(lines) && strings.TrimSpace(lines[end]) != "" && strings.Contains(lines[end], "|") {
+		for end < len(lines) && !fenced[end] && strings.TrimSpace(lines[end]) != "" && strings.Contains(lines[end], "|") {
 			end++
 		}
 		table := lines[i:end]
@@ -66,7 +62,7 @@ func keepsWordsWhole(r *glamour.TermRenderer, table []string) (bool, error) {
 		if i == 1 {
 			continue // the delimiter
 		}
-		for _, cell := range cells(row) {
+		for _, cell := range lessons.TableCells(row) {
 			for _, w := range strings.Fields(cell) {
 				if strings.Contains(w, "](") {
 					continue // a link: Glamour writes its text and address apart
@@ -93,11 +89,11 @@ func keepsWordsWhole(r *glamour.TermRenderer, table []string) (bool, error) {
 // tableAsList writes a table's rows as list items: the first cell after
 // its column's name, the others each on a line of its own below it.
 func tableAsList(table []string) []string {
-	head := cells(table[0])
+	head := lessons.TableCells(table[0])
 	var out []string
 	for _, row := range table[2:] {
 		prefix := "- "
-		for j, c := range cells(row) {
+		for j, c := range lessons.TableCells(row) {
 			if c == "" {
 				continue
 			}
@@ -109,28 +105,4 @@ func tableAsList(table []string) []string {
 		}
 	}
 	return out
-}
-
-// cells splits a table row at its unescaped pipes, each cell trimmed.
-func cells(row string) []string {
-	row = strings.TrimSpace(row)
-	row = strings.TrimPrefix(row, "|")
-	if strings.HasSuffix(row, "|") && !strings.HasSuffix(row, `\|`) {
-		row = row[:len(row)-1]
-	}
-	var out []string
-	var cur strings.Builder
-	for i := 0; i < len(row); i++ {
-		switch {
-		case row[i] == '\\' && i+1 < len(row) && row[i+1] == '|':
-			cur.WriteString(`\|`)
-			i++
-		case row[i] == '|':
-			out = append(out, strings.TrimSpace(cur.String()))
-			cur.Reset()
-		default:
-			cur.WriteByte(row[i])
-		}
-	}
-	return append(out, strings.TrimSpace(cur.String()))
 }
