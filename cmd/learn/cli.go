@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/learn-idempotency/learn/internal/doctor"
-	"github.com/learn-idempotency/learn/internal/supervisor"
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/pgtemp"
 )
@@ -81,54 +81,10 @@ func (g *globals) options(cmd *cobra.Command) (pgtemp.Options, error) {
 	return opts, nil
 }
 
-// usageError is a command line learn cannot take: exit code 2. cmd is the
-// command's path ("learn demo"), for the hint to its --help.
-type usageError struct {
-	cmd string
-	msg string
-}
-
-func (e *usageError) Error() string { return e.msg }
-
-// ExitCode is 2.
-func (e *usageError) ExitCode() int { return exitUsage }
-
+// usageErrorf is a command line learn cannot take, for cmd: exit code 2,
+// and the message sends the person to cmd's --help.
 func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
-	return &usageError{cmd: cmd.CommandPath(), msg: fmt.Sprintf(format, args...)}
-}
-
-// exitError ends learn with code; err, when not nil, is printed.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return ""
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-// ExitCode is the code learn exits with.
-func (e *exitError) ExitCode() int { return e.code }
-
-// exit turns what a command's work returned, an exit code and an error,
-// into the error for cobra: nil for 0 and no error; a usage error as it is;
-// else an exitError with the code (1 at least when there is an error).
-func exit(code int, err error) error {
-	switch {
-	case err == nil && code == exitOK:
-		return nil
-	case err == nil:
-		return &exitError{code: code}
-	}
-	if _, ok := errors.AsType[*usageError](err); ok && code == exitUsage {
-		return err
-	}
-	return &exitError{code: max(code, exitFailure), err: err}
+	return exit.Usagef(cmd.CommandPath(), format, args...)
 }
 
 // flagError is cobra's FlagErrorFunc: every flag that cannot be parsed is a
@@ -141,7 +97,7 @@ func flagError(cmd *cobra.Command, err error) error {
 			msg = ve.Error()
 		}
 	}
-	return &usageError{cmd: cmd.CommandPath(), msg: msg}
+	return exit.Usagef(cmd.CommandPath(), "%s", msg)
 }
 
 // valueError is a flag value learn refuses, in words that say what to pass.
@@ -277,14 +233,14 @@ func orList(words []string) string {
 // signalContext is ctx with a cancel function of its own, for the commands
 // that run without the app. The signals themselves are caught once for the
 // whole process (rootContext, from the first line of main), so ctx, derived
-// from the root's, ends with a signalled cause on Ctrl-C (SIGINT), SIGTERM
-// or SIGHUP; interrupted then gives the exit code.
+// from the root's, ends with an exit.Signalled cause on Ctrl-C (SIGINT), SIGTERM
+// or SIGHUP; exit.Interrupted then says what it stopped.
 func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
 	return ctx, func() { cancel(context.Canceled) }
 }
 
-// rootContext is cancelled, with a signalled cause, by the first SIGINT,
+// rootContext is cancelled, with an exit.Signalled cause, by the first SIGINT,
 // SIGTERM or SIGHUP: learn catches them from the start, so that none kills
 // it before it has cleaned up (an early Ctrl-C used to kill the process
 // outright). stop stops catching them.
@@ -295,7 +251,7 @@ func rootContext() (ctx context.Context, stop func()) {
 	go func() {
 		select {
 		case sig := <-sigs:
-			cancel(signalled{sig.(syscall.Signal)})
+			cancel(exit.Signalled(sig.(syscall.Signal)))
 		case <-ctx.Done():
 		}
 	}()
@@ -303,52 +259,4 @@ func rootContext() (ctx context.Context, stop func()) {
 		signal.Stop(sigs)
 		cancel(context.Canceled)
 	}
-}
-
-// signalled is the cause of the root context's end by a signal; its
-// message is what learn says on the way out: "interrupted" (Ctrl-C),
-// "terminated" (SIGTERM), "hangup" (the terminal closed).
-type signalled struct{ sig syscall.Signal }
-
-func (s signalled) Error() string { return supervisor.SignalWords(s.sig) }
-
-// ExitCode is 128 + the signal's number: 130, 143, 129.
-func (s signalled) ExitCode() int { return 128 + int(s.sig) }
-
-// bySignal is err as learn reports it when a signal ended ctx: exit code
-// 128 + the signal whatever error the command returned, and its message
-// when it says what was interrupted, else the signal's word (never
-// "context canceled"). Without a signal, or without an error (a command
-// for which the signal is its normal end, as for learn serve, or one that
-// had finished), err is returned as it is.
-func bySignal(ctx context.Context, err error) error {
-	s, ok := errors.AsType[signalled](context.Cause(ctx))
-	if !ok || err == nil {
-		return err
-	}
-	if _, ok := errors.AsType[*leftoverError](err); ok {
-		return err // the signal was the command's normal end; this is what went wrong
-	}
-	if err != nil && strings.HasPrefix(err.Error(), s.Error()) {
-		return &exitError{code: s.ExitCode(), err: err}
-	}
-	return &exitError{code: s.ExitCode(), err: s}
-}
-
-// leftoverError is what a command could not remove of what it made, met
-// on its way out after the signal that is its normal end (learn serve):
-// bySignal reports it as it is, exit 1 and its message, not as the signal.
-type leftoverError struct{ err error }
-
-func (e *leftoverError) Error() string { return e.err.Error() }
-func (e *leftoverError) Unwrap() error { return e.err }
-
-// interrupted is the exit code for a command whose signalContext ended:
-// 128 + the signal (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), or
-// 130 when it ended otherwise.
-func interrupted(ctx context.Context) int {
-	if s, ok := errors.AsType[signalled](context.Cause(ctx)); ok {
-		return 128 + int(s.sig)
-	}
-	return exitInterrupt
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -55,7 +56,7 @@ func demoCmd(g *globals) *cobra.Command {
 					fmt.Fprintln(cmd.ErrOrStderr(), "learn demo: "+msg)
 				}
 			})
-			return exit(runDemo(ctx, s, sim.Options{Variant: v, Copies: copies}, opts, asJSON, cmd.OutOrStdout()))
+			return exit.New(runDemo(ctx, s, sim.Options{Variant: v, Copies: copies}, opts, asJSON, cmd.OutOrStdout()))
 		},
 	}
 	cmd.Flags().Var(newRange(&copies, "copies", sim.DefaultCopies, sim.MinCopies, sim.MaxCopies), "copies",
@@ -75,7 +76,7 @@ func runDemo(ctx context.Context, s *sim.Scenario, so sim.Options, opts pgtemp.O
 	defer cancel()
 	srv, err := pgtemp.Start(ctx, opts)
 	if ctx.Err() != nil {
-		return interrupted(ctx), fmt.Errorf("interrupted while PostgreSQL was starting; nothing is left behind")
+		return exitOK, exit.Interrupted(ctx, " while PostgreSQL was starting; nothing is left behind")
 	}
 	if err != nil {
 		return exitFailure, err
@@ -90,7 +91,7 @@ func runDemo(ctx context.Context, s *sim.Scenario, so sim.Options, opts pgtemp.O
 		err = cerr
 	}
 	if ctx.Err() != nil {
-		return interrupted(ctx), fmt.Errorf("interrupted: scenario %s did not finish; its tables and PostgreSQL are removed", s.Name)
+		return exitOK, exit.Interrupted(ctx, fmt.Sprintf(": scenario %s did not finish; its tables and PostgreSQL are removed", s.Name))
 	}
 	if err != nil {
 		return exitFailure, fmt.Errorf("scenario %s: %w", s.Name, err)

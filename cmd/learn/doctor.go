@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/doctor"
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/workshop"
 	"github.com/learn-idempotency/learn/pgtemp"
 )
@@ -32,9 +33,9 @@ func doctorCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if clean {
-				return exit(cleanCache(cmd.OutOrStdout()))
+				return exit.New(cleanCache(cmd.OutOrStdout()))
 			}
-			return exit(runDoctor(cmd.Context(), opts, sources(cmd, g), cmd.OutOrStdout()))
+			return exit.New(runDoctor(cmd.Context(), opts, sources(cmd, g), cmd.OutOrStdout()))
 		},
 	}
 	cmd.Flags().BoolVar(&clean, "clean-cache", false, "remove learn's cache (the downloaded PostgreSQL, the cluster templates) and check nothing; the next start downloads or runs initdb again")
@@ -78,7 +79,7 @@ func runDoctor(ctx context.Context, opts pgtemp.Options, src doctor.Sources, std
 	doctorReap(ctx, p, opts.DatabaseURL, src)
 	doctorSummaries(p)
 	if ctx.Err() != nil {
-		return interrupted(ctx), errors.New("interrupted")
+		return exitOK, exit.Interrupted(ctx, "")
 	}
 
 	ways := map[pgtemp.Mode]pgtemp.Way{}
@@ -94,7 +95,7 @@ func runDoctor(ctx context.Context, opts pgtemp.Options, src doctor.Sources, std
 		}
 		w := pgtemp.Probe(ctx, m, po, doctor.Timeouts[m])
 		if ctx.Err() != nil {
-			return interrupted(ctx), errors.New("interrupted: what the check had started is stopped and removed")
+			return exitOK, exit.Interrupted(ctx, ": what the check had started is stopped and removed")
 		}
 		ways[m] = w
 		p.Line(fmt.Sprintf("%d. %s", i+1, w.Title))

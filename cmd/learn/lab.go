@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
@@ -43,7 +44,7 @@ func labCmd(g *globals) *cobra.Command {
 			dl := newDownloadReport(cmd.ErrOrStderr(), "learn: ")
 			opts.OnDownload = dl.update
 			defer dl.finish()
-			return exit(runLab(cmd.Context(), design, opts, asJSON, cmd.OutOrStdout()))
+			return exit.New(runLab(cmd.Context(), design, opts, asJSON, cmd.OutOrStdout()))
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "a switch of the design, name=value (repeat for several)")
@@ -94,7 +95,7 @@ func runLab(ctx context.Context, design sim.Switches, opts pgtemp.Options, asJSO
 	defer db.Close()
 	if _, err := db.Wait(ctx); err != nil {
 		if ctx.Err() != nil {
-			return interrupted(ctx), fmt.Errorf("interrupted while PostgreSQL was starting; nothing is left behind")
+			return exitOK, exit.Interrupted(ctx, " while PostgreSQL was starting; nothing is left behind")
 		}
 		return exitFailure, err
 	}
@@ -102,7 +103,7 @@ func runLab(ctx context.Context, design sim.Switches, opts pgtemp.Options, asJSO
 	card := runs.Lab(ctx, design, nil)
 	runs.Close()
 	if ctx.Err() != nil {
-		return interrupted(ctx), fmt.Errorf("interrupted: the scorecard is not complete; its tables and PostgreSQL are removed")
+		return exitOK, exit.Interrupted(ctx, ": the scorecard is not complete; its tables and PostgreSQL are removed")
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)

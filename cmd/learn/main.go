@@ -25,19 +25,21 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/fdlimit"
 	"github.com/learn-idempotency/learn/internal/supervisor"
 	"github.com/learn-idempotency/learn/pgtemp"
 )
 
-// The exit codes of learn, in one table (the root's help shows it).
+// The exit codes of learn, in one table (the root's help shows it); the
+// exit package carries them.
 const (
-	exitOK         = 0   // done
-	exitFailure    = 1   // something failed; the message says what and what to do
-	exitUsage      = 2   // a command line learn cannot take
-	exitInterrupt  = 130 // interrupted: Ctrl-C (SIGINT), 128 + 2
-	exitTerminated = 143 // terminated: SIGTERM, 128 + 15 (a closed terminal, SIGHUP, gives 129)
-	exitBrokenPipe = 141 // the output's reader left (learn lesson | head), 128 + SIGPIPE, silently, as a program killed by SIGPIPE
+	exitOK         = exit.OK                    // done
+	exitFailure    = exit.Failure               // something failed; the message says what and what to do
+	exitUsage      = exit.Usage                 // a command line learn cannot take
+	exitInterrupt  = 128 + int(syscall.SIGINT)  // interrupted: Ctrl-C
+	exitTerminated = 128 + int(syscall.SIGTERM) // terminated (a closed terminal, SIGHUP, gives 129)
+	exitBrokenPipe = exit.BrokenPipe            // the output's reader left (learn lesson | head), silently
 )
 
 func main() {
@@ -123,13 +125,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return fang.DefaultColorScheme(lipgloss.LightDark(g.theme != "light"))
 		}),
 		fang.WithErrorHandler(func(w io.Writer, styles fang.Styles, err error) {
-			handle(w, styles, bySignal(ctx, err))
+			handle(w, styles, exit.BySignal(ctx, err))
 		}))
 	if failed != nil {
-		err = bySignal(ctx, failed)
+		err = exit.BySignal(ctx, failed)
 		handle(colorprofile.NewWriter(stderr, os.Environ()), errorStyles(stderr), err)
 	}
-	return exitCode(bySignal(ctx, err))
+	return exit.Code(exit.BySignal(ctx, err))
 }
 
 // catchErrors makes every command of the tree under root store the error
@@ -175,25 +177,6 @@ func capitalise(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// exitCode maps what the command tree returned to learn's exit code: nil
-// is 0, an error with an ExitCode method (usageError, exitError) gives its
-// code, any other error is 1.
-func exitCode(err error) int {
-	if err == nil {
-		return exitOK
-	}
-	if errors.Is(err, syscall.EPIPE) {
-		return exitBrokenPipe
-	}
-	if e, ok := errors.AsType[interface {
-		error
-		ExitCode() int
-	}](err); ok {
-		return e.ExitCode()
-	}
-	return exitFailure
-}
-
 // errorHandler prints an error once: "learn: " and the message when stderr
 // is not a terminal (a log, a pipe, a test), fang's styled block when it is.
 // A usage error adds where to read the usage. An error with an empty
@@ -205,8 +188,8 @@ func errorHandler(stderr io.Writer) fang.ErrorHandler {
 			return // nothing to say: the reader of the output left (learn lesson | head)
 		}
 		hint := ""
-		if u, ok := errors.AsType[*usageError](err); ok {
-			hint = fmt.Sprintf("Run '%s --help' for usage.", u.cmd)
+		if u, ok := errors.AsType[*exit.Error](err); ok && u.UsageOf != "" {
+			hint = fmt.Sprintf("Run '%s --help' for usage.", u.UsageOf)
 		}
 		if !isTerminal(stderr) {
 			fmt.Fprintln(w, "learn:", msg)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -29,7 +30,7 @@ learn progress reset --yes`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return exit(progressSummary(cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit.New(progressSummary(cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	var yes bool
@@ -38,7 +39,7 @@ learn progress reset --yes`,
 		Short: "Forget all progress, after asking (or with --yes)",
 		Args:  noArgs("progress reset"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return exit(progressReset(cmd, yes))
+			return exit.New(progressReset(cmd, yes))
 		},
 	}
 	reset.Flags().BoolVar(&yes, "yes", false, "reset without asking (needed without a terminal)")
@@ -47,7 +48,7 @@ learn progress reset --yes`,
 		Short: "Print the saved progress as JSON",
 		Args:  noArgs("progress export"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return exit(progressExport(cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit.New(progressExport(cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	cmd.AddCommand(reset, export)

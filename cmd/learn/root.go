@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/lessons"
@@ -42,7 +43,7 @@ learn doctor`,
 			if _, err := g.options(cmd); err != nil {
 				return err
 			}
-			return exit(runApp(cmd.Context(), g, common.Open{Page: common.PageHome}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit.New(runApp(cmd.Context(), g, common.Open{Page: common.PageHome}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	root.SetFlagErrorFunc(flagError)
@@ -141,12 +142,12 @@ func pageCmd(g *globals, kind lessons.Kind, def string) *cobra.Command {
 			if !isTerminal(stdout) {
 				out, err := markdown.Plain(p, 80)
 				if err != nil {
-					return exit(exitFailure, err)
+					return exit.New(exitFailure, err)
 				}
 				_, err = io.WriteString(stdout, out)
-				return exit(exitOK, err)
+				return exit.New(exitOK, err)
 			}
-			return exit(runApp(cmd.Context(), g, common.Open{Page: common.PageReader, Name: p.Slug}, cmd.InOrStdin(), stdout, cmd.ErrOrStderr()))
+			return exit.New(runApp(cmd.Context(), g, common.Open{Page: common.PageReader, Name: p.Slug}, cmd.InOrStdin(), stdout, cmd.ErrOrStderr()))
 		},
 	}
 }
@@ -178,7 +179,7 @@ func playCmd(g *globals) *cobra.Command {
 			if cmd.Flags().Changed("variant") {
 				msg.Variant = v
 			}
-			return exit(runApp(cmd.Context(), g, msg, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit.New(runApp(cmd.Context(), g, msg, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	addVariantFlag(cmd, &variant)
@@ -200,7 +201,7 @@ func raceCmd(g *globals) *cobra.Command {
 			if _, err := g.options(cmd); err != nil {
 				return err
 			}
-			return exit(runApp(cmd.Context(), g, common.Open{Page: common.PageRace}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit.New(runApp(cmd.Context(), g, common.Open{Page: common.PageRace}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -72,7 +73,7 @@ func serveCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return exit(runServe(cmd.Context(), cfg, opts, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit.New(runServe(cmd.Context(), cfg, opts, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	cmd.Flags().Var(newAddr(&cfg.addr, "addr", serveDefaultAddr, "e.g. "+serveDefaultAddr+", or 127.0.0.1:0 for any free port"), "addr",
@@ -139,7 +140,7 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 		if cerr := srv.Close(); cerr != nil { // idempotent: the first call's error
 			log.Warn("stopping PostgreSQL: " + cerr.Error())
 			if code == exitOK {
-				code, err = exitFailure, &leftoverError{fmt.Errorf("%w; `learn doctor` with the same --database-url removes what is left once the database answers", cerr)}
+				code, err = exitFailure, exit.Cleanup(fmt.Errorf("%w; `learn doctor` with the same --database-url removes what is left once the database answers", cerr))
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/pgfault"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
@@ -136,13 +137,13 @@ func TestServeThatCannotRemoveItsSchemaExits1(t *testing.T) {
 		}
 	}
 	proxy.Close() // the database goes away: connections cut, new ones refused
-	cancel(signalled{syscall.SIGINT})
+	cancel(exit.Signalled(syscall.SIGINT))
 	r := <-done
 	if r.code != exitFailure {
 		t.Errorf("runServe = %d, %v; want %d", r.code, r.err, exitFailure)
 	}
-	err = bySignal(ctx, exit(r.code, r.err))
-	if got := exitCode(err); got != exitFailure || err == nil || !strings.Contains(err.Error(), "learn doctor") {
+	err = exit.BySignal(ctx, exit.New(r.code, r.err))
+	if got := exit.Code(err); got != exitFailure || err == nil || !strings.Contains(err.Error(), "learn doctor") {
 		t.Errorf("after Ctrl-C: exit %d, %v; want %d and the cause with what to do (learn doctor)", got, err, exitFailure)
 	}
 	left := learnSchemaNames(t)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/learn-idempotency/learn/internal/exit"
 )
 
 // A reader of learn's output that leaves first (learn workshop | tee log,
@@ -92,15 +94,15 @@ func TestClosedOutputNeverCutsTheShutdown(t *testing.T) {
 // program SIGPIPE ends, and not a word on stderr.
 func TestBrokenPipeIsQuiet(t *testing.T) {
 	err := fmt.Errorf("print the lesson: %w", &os.PathError{Op: "write", Path: "|1", Err: syscall.EPIPE})
-	if got := exitCode(err); got != exitBrokenPipe {
-		t.Errorf("exitCode(%v) = %d, want %d", err, got, exitBrokenPipe)
+	if got := exit.Code(err); got != exitBrokenPipe {
+		t.Errorf("exit.Code(%v) = %d, want %d", err, got, exitBrokenPipe)
 	}
 	var b strings.Builder
 	errorHandler(&b)(&b, errorStyles(&b), err)
 	if b.Len() != 0 {
 		t.Errorf("a broken pipe printed %q", b.String())
 	}
-	if got := exitCode(errors.New("write: no space left on device")); got != exitFailure {
+	if got := exit.Code(errors.New("write: no space left on device")); got != exitFailure {
 		t.Errorf("another write error exits %d, want %d", got, exitFailure)
 	}
 }

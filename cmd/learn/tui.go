@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +21,7 @@ import (
 // PostgreSQL starts in the background at once and is stopped and removed on
 // every way out: quit, Ctrl-C, SIGTERM, SIGHUP, or an error of the program.
 // Ctrl-C gives 130 and "interrupted", as everywhere in learn; a signal
-// that ended ctx is turned into its code and word by the caller (bySignal).
+// that ended ctx is turned into its code and word by the caller (exit.BySignal).
 func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if g.preview != nil {
 		g.preview(first)
@@ -44,10 +43,7 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 	}
 	err = ui.Run(ctx, ui.Config{First: first, Theme: g.theme, Present: g.present, Postgres: opts,
 		In: stdin, Out: stdout, Errors: stderr})
-	if se, ok := errors.AsType[*ui.SignalError](err); ok {
-		return se.ExitCode(), se // "interrupted"
-	}
-	if err != nil {
+	if err != nil { // an exit.Signalled keeps its code: "interrupted", 130
 		return 1, err
 	}
 	return 0, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/supervisor"
 	"github.com/learn-idempotency/learn/internal/workshop"
@@ -64,7 +65,7 @@ func workshopCmd(g *globals) *cobra.Command {
 				return usageErrorf(cmd, "--code must be at least %d characters: a code the room can guess lets anyone who reaches the port in (leave it out for a generated one)", workshopMinCode)
 			}
 			cfg.Postgres = opts
-			return exit(runWorkshop(cmd.Context(), cfg, summaryDir, g.theme, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit.New(runWorkshop(cmd.Context(), cfg, summaryDir, g.theme, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()
@@ -176,7 +177,7 @@ func runWorkshop(ctx context.Context, cfg workshop.Config, summaryDir, theme str
 	// or kept on the way out is said as it is, exit 1, not as the signal.
 	for _, err := range []error{closeErr, sumErr} {
 		if err != nil {
-			return exitFailure, &leftoverError{err}
+			return exitFailure, exit.Cleanup(err)
 		}
 	}
 	last("ended")

@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/vt"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/supervisor"
 )
@@ -406,7 +407,7 @@ func TestWorkshopSummaryDirThatFailsAtTheEndLosesNothing(t *testing.T) {
 	if err := os.WriteFile(summaries, nil, 0o600); err != nil { // no directory can be made there now
 		t.Fatal(err)
 	}
-	cancel(signalled{syscall.SIGINT}) // Ctrl-C, the workshop's normal end
+	cancel(exit.Signalled(syscall.SIGINT)) // Ctrl-C, the workshop's normal end
 	if code := <-done; code != exitFailure {
 		t.Errorf("exit code %d, want 1 (not 130: the signal is the normal end): the summary is not where it was asked for\n%s", code, errb)
 	}

@@ -79,6 +79,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
+
+	"github.com/learn-idempotency/learn/internal/exit"
 )
 
 // EnvChild marks the supervised child process: the parent sets it to "1".
@@ -280,7 +282,7 @@ func Run(cfg Config) (code int, ok bool) {
 		// (learn catches them from the first line of main): an interrupt,
 		// not a crash, said in the same words as everywhere.
 		removed, err := reapAfter(cfg.Reap)
-		fmt.Fprintf(cfg.Stderr, "learn: %s\n", SignalWords(early))
+		fmt.Fprintf(cfg.Stderr, "learn: %s\n", exit.Words(early))
 		for _, r := range removed {
 			fmt.Fprintf(cfg.Stderr, "  %s\n", r)
 		}
@@ -341,21 +343,6 @@ func endedEarly(ps *os.ProcessState) syscall.Signal {
 		return sig
 	}
 	return 0
-}
-
-// SignalWords says what a signal did to learn, in one word: "interrupted"
-// (SIGINT), "terminated" (SIGTERM), "hangup" (SIGHUP), else the signal's
-// own name. Every message of learn about a signal uses it.
-func SignalWords(sig syscall.Signal) string {
-	switch sig {
-	case syscall.SIGINT:
-		return "interrupted"
-	case syscall.SIGTERM:
-		return "terminated"
-	case syscall.SIGHUP:
-		return "hangup"
-	}
-	return sig.String()
 }
 
 // exitCode is the code the parent exits with for a child that ended as ps

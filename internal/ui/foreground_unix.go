@@ -11,6 +11,8 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"golang.org/x/sys/unix"
+
+	"github.com/learn-idempotency/learn/internal/exit"
 )
 
 // waitForeground returns at once when tty is no terminal or this process's
@@ -20,7 +22,7 @@ import (
 // So it stops itself the same way, before touching the terminal, as any
 // job that wants the terminal does (the shell says "Stopped (tty output)"),
 // and checks again when continued (fg). A SIGTERM, SIGINT or SIGHUP, or ctx
-// ending, ends the wait with a *SignalError or ctx's cause: kill %1 ends
+// ending, ends the wait with a exit.Signalled or ctx's cause: kill %1 ends
 // the job, as it ends less.
 //
 // It stops itself once only. The shell's kill %1 sends SIGTERM, then
@@ -59,7 +61,7 @@ func waitForeground(ctx context.Context, tty *os.File) error {
 		select {
 		case sig := <-sigs:
 			if sig != syscall.SIGCONT {
-				return &SignalError{Signal: sig.(syscall.Signal)}
+				return exit.Signalled(sig.(syscall.Signal))
 			}
 		case <-poll:
 		case <-ctx.Done():

@@ -16,6 +16,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/ttyin/ttyintest"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -168,8 +169,7 @@ func TestRandomInputCannotCrashTheApp(t *testing.T) {
 			a.typeIn(ttyintest.Split(r, input, 20)...)
 			a.cancel()
 			err := a.ended(t)
-			var sig *SignalError
-			if err != nil && !errors.Is(err, context.Canceled) && !errors.As(err, &sig) {
+			if sig, _ := errors.AsType[*exit.Error](err); err != nil && !errors.Is(err, context.Canceled) && (sig == nil || sig.Signal == 0) {
 				t.Errorf("seed %d (%s=%d), app %d: the app ended with %v; it said: %s\ninput: %q",
 					seed, ttyintest.EnvSeed, seed, i, err, a.errs, input)
 			}
@@ -185,8 +185,7 @@ func TestEndlessPasteLeavesCtrlCWorking(t *testing.T) {
 	a.waitRaw(t)
 	a.typeIn([]byte("\x1b[200~a paste whose end never comes"), []byte("\x03"))
 	err := a.ended(t)
-	var sig *SignalError
-	if !errors.As(err, &sig) || sig.Signal != syscall.SIGINT {
+	if sig, ok := errors.AsType[*exit.Error](err); !ok || sig.Signal != syscall.SIGINT || exit.Code(err) != 130 {
 		t.Errorf("the app ended with %v, want interrupted (Ctrl-C); it said: %s", err, a.errs)
 	}
 }

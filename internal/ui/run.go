@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/supervisor"
 	"github.com/learn-idempotency/learn/internal/ttyin"
@@ -46,21 +47,12 @@ type Config struct {
 // is surely drawn: one tick of Bubble Tea's renderer at 60 frames a second.
 const firstFrameTick = time.Second / 60
 
-// SignalError is how Run ends when the learner quits with Ctrl-C (SIGINT:
-// interrupted, whether the terminal sent the signal or the app read the
-// key), or a SIGTERM or SIGHUP ends a learn still waiting in the background
-// for the terminal: its ExitCode is 128 + the signal's number (130, 143,
-// 129). A signal that ends ctx ends Run with ctx's cause.
-type SignalError struct{ Signal syscall.Signal }
-
-func (e *SignalError) Error() string { return supervisor.SignalWords(e.Signal) }
-
-// ExitCode is 128 + the signal's number.
-func (e *SignalError) ExitCode() int { return 128 + int(e.Signal) }
-
 // Run runs the app in the terminal until the learner quits or ctx ends (the
 // caller catches the signals: Ctrl-C, SIGTERM, SIGHUP, the terminal closing)
-// and returns nil for a quit, a *SignalError for Ctrl-C, and ctx's cause
+// and returns nil for a quit, an exit.Signalled for Ctrl-C (SIGINT:
+// interrupted, whether the terminal sent the signal or the app read the
+// key; or a SIGTERM or SIGHUP that ends a learn still waiting in the
+// background for the terminal), and ctx's cause
 // when ctx ended. A learn started in the background (learn play &) waits,
 // stopped like any job that wants the terminal, until it is brought to the
 // foreground or a signal ends it. The throwaway PostgreSQL starts at once in
@@ -171,7 +163,7 @@ func Run(ctx context.Context, cfg Config) error {
 	case ctx.Err() != nil:
 		return context.Cause(ctx)
 	case interrupted:
-		return &SignalError{Signal: syscall.SIGINT}
+		return exit.Signalled(syscall.SIGINT)
 	case runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled):
 		return runErr
 	}
