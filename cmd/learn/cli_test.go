@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"io"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -309,7 +310,7 @@ func TestSupervisorReadsTheCommandTree(t *testing.T) {
 		"demo lost-answer": false, "--postgres local serve": false, "doctor": false, "progress reset": false,
 		"help": false, "version": false,
 	} {
-		if got := fullScreen(strings.Fields(args)); got != want {
+		if got := inspect(strings.Fields(args)).fullScreen; got != want {
 			t.Errorf("fullScreen(%q) = %v, want %v", args, got, want)
 		}
 	}
@@ -322,7 +323,7 @@ func TestSupervisorReadsTheCommandTree(t *testing.T) {
 		"--theme light demo x --postgres url": {Mode: pgtemp.URL, DatabaseURL: "postgres://env@127.0.0.1/x"},
 		"--database-url u2 --help":            {Mode: pgtemp.Auto, DatabaseURL: "u2"},
 	} {
-		if got := childPostgres(strings.Fields(args)); got.Mode != want.Mode || got.DatabaseURL != want.DatabaseURL {
+		if got := inspect(strings.Fields(args)).postgres; got.Mode != want.Mode || got.DatabaseURL != want.DatabaseURL {
 			t.Errorf("childPostgres(%q) = %+v, want %+v", args, got, want)
 		}
 	}
@@ -384,5 +385,17 @@ func TestProgressCommands(t *testing.T) {
 	}
 	if p, _, err := store.Load(); err != nil || len(p.Read) != 0 {
 		t.Errorf("after the reset: %+v, %v", p, err)
+	}
+}
+
+// The supervisor reads a command line from one command tree, built once:
+// whether the app takes the terminal, its first frame, and the PostgreSQL
+// a crashed child used all come from that one reading.
+func TestTheCommandTreeIsBuiltOncePerProcess(t *testing.T) {
+	before := rootsBuilt.Load()
+	cfg := supervisorConfig([]string{"--theme", "light", "play", "lost-answer"})
+	cfg.FirstFrame(io.Discard) // no terminal here: it draws nothing, but reads what it would draw
+	if n := rootsBuilt.Load() - before; n != 1 || !cfg.FullScreen {
+		t.Errorf("the supervisor built %d command trees (full screen: %v), want 1", n, cfg.FullScreen)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/fdlimit"
 	"github.com/learn-idempotency/learn/internal/supervisor"
+	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/pgtemp"
 )
 
@@ -56,14 +57,9 @@ func main() {
 		os.Exit(exitFailure)
 	}
 	args := os.Args[1:]
-	if code, ok := supervisor.Run(supervisor.Config{
-		Args: args, Env: childEnv(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		FullScreen: fullScreen(args),
-		FirstFrame: firstFrame(args),
-		Reap: func(ctx context.Context, logf func(string, ...any)) error {
-			return pgtemp.ReapAll(ctx, childPostgres(args), logf)
-		},
-	}); ok {
+	cfg := supervisorConfig(args)
+	cfg.Env, cfg.Stdin, cfg.Stdout, cfg.Stderr = childEnv(), os.Stdin, os.Stdout, os.Stderr
+	if code, ok := supervisor.Run(cfg); ok {
 		os.Exit(code)
 	}
 	supervisor.HandleJobControl() // Ctrl+Z and kill -TSTP: the app gives the terminal back first
@@ -76,6 +72,22 @@ func main() {
 	code := run(ctx, args, stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// supervisorConfig is what the supervisor needs to know of learn run with
+// args, without its streams and environment, read from one command tree
+// (inspect): whether the app takes the terminal, the app's first frame, and
+// how to reap a crashed child's PostgreSQL.
+func supervisorConfig(args []string) supervisor.Config {
+	l := inspect(args)
+	return supervisor.Config{
+		Args:       args,
+		FullScreen: l.fullScreen,
+		FirstFrame: l.firstFrame,
+		Reap: func(ctx context.Context, logf func(string, ...any)) error {
+			return pgtemp.ReapAll(ctx, l.postgres, logf)
+		},
+	}
 }
 
 // noTerminal is what learn leaves in os.Stdin once main has taken the
@@ -248,33 +260,59 @@ func formatVersion(info *debug.BuildInfo) string {
 	return v
 }
 
-// fullScreen reports whether learn with args runs the full-screen app: the
-// command the tree finds for args says so (annotation annFullScreen). The
-// supervisor also needs a terminal for that.
-func fullScreen(args []string) bool {
-	root := newRoot(&globals{})
-	root.InitDefaultHelpCmd() // learn help is no app
-	cmd, _, err := root.Find(args)
-	return err == nil && cmd.Annotations[annFullScreen] == "true"
+// launch is what a command line is to the supervisor, read from one
+// command tree as the child will read it.
+type launch struct {
+	// fullScreen says the command runs the full-screen app (annotation
+	// annFullScreen); the supervisor also needs a terminal for that.
+	fullScreen bool
+	// g is the global flags as the command line set them.
+	g *globals
+	// first is the page the app opens first, nil when the command line
+	// does not open the app or cannot be taken (the child says why).
+	first *common.Open
+	// postgres is the child's --database-url and --postgres (or their
+	// environment defaults): where a crashed child's PostgreSQL is.
+	postgres pgtemp.Options
 }
 
-// childPostgres is the PostgreSQL options of a learn that ran with args, in
-// this environment: the command tree parses args as the child did, and
-// yields its --database-url and --postgres (or their environment defaults).
-func childPostgres(args []string) pgtemp.Options {
+// inspect reads args as the child will, without running anything: a
+// command line that opens the app is run with the preview hook (g.preview),
+// which names the first page and returns; any other only has its flags
+// parsed (running it would run it: learn serve, learn workshop).
+func inspect(args []string) launch {
 	g := &globals{}
+	var first *common.Open
+	g.preview = func(o common.Open) { first = &o }
 	root := newRoot(g)
+	root.InitDefaultHelpCmd() // learn help is no app
+	root.SilenceErrors, root.SilenceUsage = true, true
+	// Only the app's own process speaks: --help here printed cobra's plain
+	// help, in raw mode, before the child printed fang's.
+	root.SetOut(io.Discard)
+	root.SetErr(io.Discard)
+	l := launch{g: g}
 	cmd, rest, err := root.Find(args)
-	if err != nil {
-		cmd, rest = root, args
+	if err == nil && cmd.Annotations[annFullScreen] == "true" {
+		l.fullScreen = true
+		root.SetArgs(args)
+		if err := root.ExecuteContext(context.Background()); err != nil {
+			first = nil
+		}
+	} else {
+		if err != nil {
+			cmd, rest = root, args
+		}
+		cmd.FParseErrWhitelist.UnknownFlags = true // --help and the like
+		_ = cmd.ParseFlags(rest)
 	}
-	cmd.FParseErrWhitelist.UnknownFlags = true // --help and the like
-	_ = cmd.ParseFlags(rest)
 	opts, err := g.pgOptions()
 	if err != nil {
-		return pgtemp.Options{DatabaseURL: g.databaseURL}
+		first = nil // the app's process says why
+		opts = pgtemp.Options{DatabaseURL: g.databaseURL}
 	}
-	return opts
+	l.first, l.postgres = first, opts
+	return l
 }
 
 func isTerminal(f any) bool {

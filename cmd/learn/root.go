@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -23,8 +24,13 @@ const annFullScreen = "learn.fullscreen"
 // fullScreenCmd is the annotations of a full-screen command.
 func fullScreenCmd() map[string]string { return map[string]string{annFullScreen: "true"} }
 
+// rootsBuilt counts the command trees built in this process: one per
+// process (TestTheCommandTreeIsBuiltOncePerProcess).
+var rootsBuilt atomic.Int64
+
 // newRoot builds learn's command tree, with the global flags parsed into g.
 func newRoot(g *globals) *cobra.Command {
+	rootsBuilt.Add(1)
 	root := &cobra.Command{
 		Use:   "learn",
 		Short: "Idempotency keys for booking retries, in your terminal",

@@ -49,56 +49,30 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 	return 0, nil
 }
 
-// firstFrame is the supervisor's first frame of learn run with args: when
-// args open the app, it draws at once, on the alternate screen, the screen
+// firstFrame is the supervisor's first frame of the command line l: when
+// it opens the app, it draws at once, on the alternate screen, the screen
 // the app will draw (ui.Preview), so the person does not wait for the
 // app's own process to start. It draws nothing (false) for a command line
 // that does not open the app or that learn cannot take: the app's process
 // says why.
-func firstFrame(args []string) func(io.Writer) bool {
-	return func(w io.Writer) bool {
-		g, first, ok := previewOpen(args)
-		if !ok || eastAsianWidths() {
-			// With RUNEWIDTH_EASTASIAN set this process measures widths
-			// otherwise than the app's (childEnv): the app draws first.
-			return false
-		}
-		cols, rows, err := term.GetSize(os.Stdout.Fd())
-		if err != nil || cols <= 0 || rows <= 0 {
-			return false
-		}
-		frame, ok := ui.Preview(first, g.theme, g.present, cols, rows, peekProgress())
-		if !ok {
-			return false
-		}
-		_, _ = io.WriteString(w, ansi.SetModeAltScreenSaveCursor+ansi.HideCursor+ansi.EraseEntireScreen+ansi.CursorHomePosition)
-		out := &colorprofile.Writer{Forward: w, Profile: lipgloss.Writer.Profile}
-		_, _ = io.WriteString(out, strings.ReplaceAll(frame, "\n", "\r\n"))
-		return true
+func (l launch) firstFrame(w io.Writer) bool {
+	if l.first == nil || eastAsianWidths() {
+		// With RUNEWIDTH_EASTASIAN set this process measures widths
+		// otherwise than the app's (childEnv): the app draws first.
+		return false
 	}
-}
-
-// previewOpen runs the command line far enough to know the page the app
-// would open first, without opening it: ok is false when args do not open
-// the app, or cannot be taken.
-func previewOpen(args []string) (*globals, common.Open, bool) {
-	g := &globals{}
-	var first *common.Open
-	g.preview = func(o common.Open) { first = &o }
-	root := newRoot(g)
-	root.SetArgs(args)
-	root.SilenceErrors, root.SilenceUsage = true, true
-	// Only the app's own process speaks: --help here printed cobra's plain
-	// help, in raw mode, before the child printed fang's.
-	root.SetOut(io.Discard)
-	root.SetErr(io.Discard)
-	if err := root.ExecuteContext(context.Background()); err != nil || first == nil {
-		return nil, common.Open{}, false
+	cols, rows, err := term.GetSize(os.Stdout.Fd())
+	if err != nil || cols <= 0 || rows <= 0 {
+		return false
 	}
-	if _, err := g.pgOptions(); err != nil {
-		return nil, common.Open{}, false // the app's process says why
+	frame, ok := ui.Preview(*l.first, l.g.theme, l.g.present, cols, rows, peekProgress())
+	if !ok {
+		return false
 	}
-	return g, *first, true
+	_, _ = io.WriteString(w, ansi.SetModeAltScreenSaveCursor+ansi.HideCursor+ansi.EraseEntireScreen+ansi.CursorHomePosition)
+	out := &colorprofile.Writer{Forward: w, Profile: lipgloss.Writer.Profile}
+	_, _ = io.WriteString(out, strings.ReplaceAll(frame, "\n", "\r\n"))
+	return true
 }
 
 // peekProgress is the learner's progress as saved, read without changing

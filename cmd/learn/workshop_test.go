@@ -296,16 +296,15 @@ func TestKilledWorkshopIsReapedByTheNext(t *testing.T) {
 func TestWorkshopHasNoFirstFrameAndStartsNothingForIt(t *testing.T) {
 	done := make(chan bool, 1)
 	go func() {
-		_, _, ok := previewOpen([]string{"workshop", "--addr", "127.0.0.1:0", "--database-url", testDB.ConnString()})
-		done <- ok
+		done <- inspect([]string{"workshop", "--addr", "127.0.0.1:0", "--database-url", testDB.ConnString()}).first != nil
 	}()
 	select {
 	case ok := <-done:
 		if ok {
-			t.Error("previewOpen found a first frame for learn workshop")
+			t.Error("inspect found a first frame for learn workshop")
 		}
 	case <-t.Context().Done():
-		t.Fatal("previewOpen of learn workshop never returned: it ran the workshop")
+		t.Fatal("inspect of learn workshop never returned: it ran the workshop")
 	}
 }
 
