@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/pgfault"
+	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -50,7 +51,7 @@ func TestServeStartUpFailureCleansUp(t *testing.T) {
 			addr := ln.Addr().String()
 			ln.Close()
 			before := learnSchemasOfThisProcess(t)
-			code, err := runServe(ctx, serveConfig{addr: addr, instances: 2, seats: serveSeats, drain: serveDrain, limits: sim.WorkshopLimits()}, pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, io.Discard, io.Discard)
+			code, err := serve.Run(ctx, serve.Config{Addr: addr, Instances: 2, Seats: serve.DefaultSeats, Drain: serve.Drain, Limits: sim.WorkshopLimits()}, pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, io.Discard, io.Discard)
 			if code != r.code {
 				t.Errorf("exit %d (%v), want %d", code, err, r.code)
 			}
@@ -125,7 +126,7 @@ func TestServeThatCannotRemoveItsSchemaExits1(t *testing.T) {
 	done := make(chan result, 1)
 	before := learnSchemaNames(t)
 	go func() {
-		code, err := runServe(ctx, serveConfig{addr: "127.0.0.1:0", instances: 1, seats: serveSeats, drain: serveDrain, limits: sim.WorkshopLimits()},
+		code, err := serve.Run(ctx, serve.Config{Addr: "127.0.0.1:0", Instances: 1, Seats: serve.DefaultSeats, Drain: serve.Drain, Limits: sim.WorkshopLimits()},
 			pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, stdout, io.Discard)
 		done <- result{code, err}
 	}()
@@ -140,7 +141,7 @@ func TestServeThatCannotRemoveItsSchemaExits1(t *testing.T) {
 	cancel(exit.Signalled(syscall.SIGINT))
 	r := <-done
 	if r.code != exitFailure {
-		t.Errorf("runServe = %d, %v; want %d", r.code, r.err, exitFailure)
+		t.Errorf("serve.Run = %d, %v; want %d", r.code, r.err, exitFailure)
 	}
 	err = exit.BySignal(ctx, exit.New(r.code, r.err))
 	if got := exit.Code(err); got != exitFailure || err == nil || !strings.Contains(err.Error(), "learn doctor") {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -29,14 +30,14 @@ func TestServeStopsAsItSays(t *testing.T) {
 	defer cancel()
 	outR, outW := io.Pipe()
 	var stderr syncBuffer
-	cfg := serveConfig{addr: "0.0.0.0:0", instances: 2, seats: 100, drain: 200 * time.Millisecond, limits: sim.WorkshopLimits()}
+	cfg := serve.Config{Addr: "0.0.0.0:0", Instances: 2, Seats: 100, Drain: 200 * time.Millisecond, Limits: sim.WorkshopLimits()}
 	type result struct {
 		code int
 		err  error
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, err := runServe(ctx, cfg, pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: testDB.ConnString()}, outW, &stderr)
+		code, err := serve.Run(ctx, cfg, pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: testDB.ConnString()}, outW, &stderr)
 		outW.Close()
 		done <- result{code, err}
 	}()
@@ -95,7 +96,7 @@ func TestServeStopsAsItSays(t *testing.T) {
 	cancel() // as Ctrl-C does
 	res := <-done
 	if res.code != exitOK || res.err != nil {
-		t.Errorf("runServe: %d %v, want 0", res.code, res.err)
+		t.Errorf("serve.Run: %d %v, want 0", res.code, res.err)
 	}
 	for i, c := range append(slow, idle) {
 		if _, err := io.ReadAll(c); err != nil && !strings.Contains(err.Error(), "reset") {

@@ -429,16 +429,3 @@ func TestServeBadCommandLines(t *testing.T) {
 		}
 	}
 }
-
-func TestOtherPort(t *testing.T) {
-	for in, want := range map[string]string{
-		"127.0.0.1:8080": "127.0.0.1:8081",
-		":8080":          "127.0.0.1:8081",
-		"[::1]:9000":     "[::1]:9001",
-		"127.0.0.1:http": "127.0.0.1:8081",
-	} {
-		if got := otherPort(in); got != want {
-			t.Errorf("otherPort(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

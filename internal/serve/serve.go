@@ -1,0 +1,335 @@
+// Package serve is learn serve: the booking API on a throwaway PostgreSQL
+// for a workshop to curl. [Run] starts learn's PostgreSQL (or a schema of
+// --database-url's), watches it (its end said at once, with its log; 503
+// database_down while it starts again; Run ends once it is gone), puts N
+// API instances (sim.Stage) behind a round-robin front door
+// (sim.FrontDoor), every listener with its limits, adds the one event,
+// prints the demo users and curl commands, and on Ctrl-C drains, cuts what
+// is left, and removes the database. [Config] is what it runs; the
+// constants are its limits and defaults, which cmd/learn's flags and help
+// text quote.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/live"
+	"github.com/learn-idempotency/learn/internal/pgwait"
+	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// The limits and defaults of learn serve.
+const (
+	DefaultAddr  = "127.0.0.1:8080"
+	MaxInstances = 8
+	DefaultSeats = 100
+	MaxSeats     = 1_000_000
+	EventName    = "Workshop night"
+	startsIn     = 30 * 24 * time.Hour
+	// Drain is how long requests in flight get to finish at Ctrl-C; then
+	// they are cut, and removing the database takes well under the second
+	// left of the StopWithin learn serve promises (a local cluster or a
+	// schema; a Docker container may take longer).
+	Drain      = 4 * time.Second
+	StopWithin = 5 * time.Second
+	// StageClose is how long the API instances get to close their pools
+	// and drop their schema before a PostgreSQL that does not answer is
+	// stopped under them.
+	StageClose = 1 * time.Second
+)
+
+// Config is what learn serve runs.
+type Config struct {
+	Addr      string          // the front door's
+	Instances int             // API instances behind it
+	Seats     int             // of the one event
+	Drain     time.Duration   // for requests in flight at Ctrl-C
+	Limits    sim.ServeLimits // of every listener
+	// Download, when set, makes the reporter of a download of PostgreSQL
+	// that writes its lines with say (pgtemp.Options.OnDownload).
+	Download func(say func(line string)) func(pgtemp.DownloadProgress)
+}
+
+// Run runs the booking API on a throwaway PostgreSQL (opts) for a
+// workshop to curl: cfg.Instances API instances on loopback ports of their
+// own, behind a round-robin front door (sim.FrontDoor) at cfg.Addr, every
+// listener with cfg.Limits. Examples go to stdout, every log line to
+// stderr through one slog logger. Ctrl-C, SIGTERM or SIGHUP (or ctx)
+// stop it: requests in flight get cfg.Drain to finish, then they are cut
+// and their handlers return, "stopped" is the last request-side line, the
+// database is removed, and it returns 0. A busy address is 1, before
+// anything starts.
+func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io.Writer) (code int, err error) {
+	addr := cfg.Addr
+	// The front door's port first: a busy address fails before anything starts.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return exit.Failure, fmt.Errorf("%s is already in use (another learn serve?): pass --addr 127.0.0.1:0 for any free port, or another port such as --addr %s", addr, otherPort(addr))
+		}
+		return exit.Failure, fmt.Errorf("cannot listen on %s: %w; pass --addr 127.0.0.1:0 for any free port, or another address", addr, err)
+	}
+	defer ln.Close()
+
+	// One logger for every line on stderr: the API instances and the front
+	// door derive theirs from its handler (WithAttrs), so the handler's one
+	// mutex keeps the lines whole.
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	say := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
+	if host, _, _ := net.SplitHostPort(addr); host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
+		log.Warn(fmt.Sprintf("%s listens on every network interface: anyone who can reach this machine can book with the demo tokens printed below. Use --addr 127.0.0.1:PORT to keep it local.", addr))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// A statement held up by another session (a lock on a catalog) is
+	// said while it waits, with who holds it.
+	ctx = pgwait.WithTrace(ctx, func(msg string) {
+		if msg != "" {
+			log.Warn(msg)
+		}
+	})
+
+	opts.Logf = say // it announces a download too
+	if cfg.Download != nil {
+		opts.OnDownload = cfg.Download(func(s string) { say("%s", s) })
+	}
+	srv, err := pgtemp.Start(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			say("stopped before PostgreSQL was ready")
+			return exit.OK, nil
+		}
+		return exit.Failure, err
+	}
+	// Whatever could not be removed makes the exit 1 (README: 0 only once
+	// everything learn made is gone).
+	stopPostgres := func() {
+		if cerr := srv.Close(); cerr != nil { // idempotent: the first call's error
+			log.Warn("stopping PostgreSQL: " + cerr.Error())
+			if code == exit.OK {
+				code, err = exit.Failure, exit.Cleanup(fmt.Errorf("%w; `learn doctor` with the same --database-url removes what is left once the database answers", cerr))
+			}
+		}
+	}
+	defer stopPostgres()
+	// learn's own PostgreSQL is watched: its end is said at once, with
+	// its log; while learn starts it again the API answers that the
+	// database is down (live.Database); once it is gone, serve stops.
+	gone := make(chan pgtemp.Health, 1)
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		told := map[string]bool{} // PostgreSQL's log lines said already
+		live.WatchHealth(watchCtx, srv, func(h pgtemp.Health) {
+			line, logLines := live.News(h)
+			switch h.State {
+			case pgtemp.Up:
+				say("%s", line)
+			case pgtemp.Restarting:
+				log.Error(line + ". Meanwhile every request is answered 503 database_down. PostgreSQL's log ends with:")
+			default:
+				log.Error(line + ". PostgreSQL's log ends with:")
+			}
+			if h.State != pgtemp.Up {
+				for _, l := range logLines {
+					if !told[l] {
+						told[l] = true
+						log.Error("PostgreSQL's log: " + l)
+					}
+				}
+			}
+			if h.State == pgtemp.Gone {
+				gone <- h
+			}
+		})
+	}()
+	defer func() {
+		stopWatching()
+		<-watched
+	}()
+	// Every listener, and every wait for the database, has a limit: a
+	// workshop's address may be reachable by anyone (--addr 0.0.0.0).
+	st, err := sim.NewStage(ctx, live.Database(srv), sim.StageConfig{
+		Instances: cfg.Instances,
+		Clock:     sim.RealClock{},
+		Log:       log.Handler(),
+		Limits:    cfg.Limits,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return exit.OK, nil
+		}
+		return exit.Failure, err
+	}
+	defer func() {
+		// The instances close their pools and drop their schema, which
+		// waits for PostgreSQL; one that no longer answers (hung, stopped)
+		// is stopped instead after StageClose, which ends every
+		// connection the instances wait on, so Ctrl-C is never held by it.
+		closed := make(chan error, 1)
+		go func() { closed <- st.Close() }()
+		t := time.NewTimer(StageClose)
+		defer t.Stop()
+		select {
+		case cerr := <-closed:
+			switch {
+			case cerr == nil:
+			case srv.Mode() != pgtemp.URL:
+				// Not a leftover: the cluster is learn's own, and goes whole
+				// right below, the schema with it (a failed removal of the
+				// cluster is said, and makes the exit 1).
+				log.Info("the API instances could not drop their schema; it goes with learn's own cluster, removed now", "err", cerr)
+			default:
+				log.Warn("closing the API instances: " + cerr.Error())
+			}
+		case <-t.C:
+			say("PostgreSQL did not answer within %s while the API instances closed; stopping it", StageClose)
+			stopPostgres()
+			<-closed
+		}
+	}()
+	startsAt := time.Now().Add(startsIn).Truncate(time.Second)
+	eventID, err := st.AddEvent(ctx, EventName, cfg.Seats, startsAt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return exit.OK, nil
+		}
+		return exit.Failure, err
+	}
+
+	front, err := sim.NewFrontDoor(st.Instances, log, cfg.Limits)
+	if err != nil {
+		return exit.Failure, err
+	}
+	hs := front.Serve(ln)
+
+	printIntro(stdout, intro{
+		db: srv.Describe(), front: "http://" + ln.Addr().String(), instances: st.Instances,
+		eventID: eventID, seats: cfg.Seats, startsAt: startsAt,
+	})
+
+	var goneErr error
+	select {
+	case <-ctx.Done():
+	case <-hs.Done():
+	case h := <-gone:
+		goneErr = fmt.Errorf("learn's PostgreSQL is gone: %s; learn serve stopped, since nothing can be booked without it. Bookings made before are gone with it (it was a throwaway PostgreSQL); start learn serve again, with room for PostgreSQL if its disk was full (TMPDIR)", h.Summary())
+	}
+	serveErr := hs.Err()
+	say("stopping within %s: requests in flight get %s to finish, then they are cut", StopWithin, cfg.Drain)
+	dctx, dcancel := context.WithTimeout(context.Background(), cfg.Drain)
+	defer dcancel()
+	// The front door first, so the requests it is still passing on reach
+	// instances that are still up; then the instances themselves, by the
+	// same deadline. Each Shutdown returns once its handlers have.
+	if err := hs.Shutdown(dctx); err != nil {
+		say("front door: %v", err)
+	}
+	var wg sync.WaitGroup
+	for _, in := range st.Instances {
+		wg.Go(func() {
+			if err := in.Shutdown(dctx); err != nil {
+				say("%s: %v", in.Name, err)
+			}
+		})
+	}
+	wg.Wait()
+	if serveErr != nil {
+		return exit.Failure, fmt.Errorf("front door on %s: %w", ln.Addr(), serveErr)
+	}
+	if goneErr != nil {
+		return exit.Failure, goneErr
+	}
+	say("stopped; removing the database")
+	return exit.OK, nil
+}
+
+// otherPort suggests the port after addr's, e.g. 127.0.0.1:8081 for
+// 127.0.0.1:8080.
+func otherPort(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	var p int
+	if err != nil || host == "" {
+		host = "127.0.0.1"
+	}
+	if _, err := fmt.Sscan(port, &p); err != nil || p <= 0 || p >= 65535 {
+		p = 8080
+	}
+	return net.JoinHostPort(host, fmt.Sprint(p+1))
+}
+
+// intro is what learn serve prints once it is ready.
+type intro struct {
+	db        string
+	front     string
+	instances []*sim.Instance
+	eventID   int64
+	seats     int
+	startsAt  time.Time
+}
+
+// printIntro prints where everything listens and the commands to paste.
+// The line "learn serve: ready" comes last.
+func printIntro(w io.Writer, in intro) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	p("learn serve: PostgreSQL: %s", in.db)
+	p("learn serve: listening on %s (round-robin over %d API instance%s)", in.front, len(in.instances), map[bool]string{true: "", false: "s"}[len(in.instances) == 1])
+	for _, inst := range in.instances {
+		p("learn serve: %s on %s", inst.Name, inst.URL)
+	}
+	p("learn serve: event %d %q, %d seats, starts %s", in.eventID, EventName, in.seats, in.startsAt.UTC().Format(time.RFC3339))
+	p("")
+	p("Demo users (the API takes the user from the token, never from the body):")
+	users := sim.DemoUsers()
+	tokens := make([]string, 0, len(users))
+	for tok := range users {
+		tokens = append(tokens, tok)
+	}
+	slices.Sort(tokens)
+	for _, tok := range tokens {
+		p("  %-5s Authorization: Bearer %s", users[tok], tok)
+	}
+	ada := "Authorization: Bearer " + sim.TokenAda
+	book := func(base string, qty int) string {
+		return fmt.Sprintf(`curl -si %s/bookings -H "%s" -H "%s: $KEY" -d '{"event_id": %d, "quantity": %d}'`,
+			base, ada, sim.HeaderIdempotencyKey, in.eventID, qty)
+	}
+	p("")
+	p("Try it from another terminal. One key per booking intent:")
+	p("  KEY=$(uuidgen 2>/dev/null || cat /proc/sys/kernel/random/uuid)")
+	p("")
+	p("Book 2 seats (200, \"replayed\": false):")
+	p("  %s", book(in.front, 2))
+	p("Run it again: same booking, replayed (200, \"replayed\": true):")
+	p("  %s", book(in.front, 2))
+	p("The same key with quantity 3 (409 %s):", sim.MsgKeyReused)
+	p("  %s", book(in.front, 3))
+	if len(in.instances) > 1 {
+		p("A retry that lands on another API instance gets the same booking:")
+		for _, inst := range in.instances[:2] {
+			p("  %s", book(inst.URL, 2))
+		}
+	} else {
+		p("Or straight at the API instance, as a retry that skips the front door:")
+		p("  %s", book(in.instances[0].URL, 2))
+	}
+	p("The events and ada's bookings:")
+	p("  curl -s %s/events", in.front)
+	p(`  curl -s %s/bookings -H "%s"`, in.front, ada)
+	p("")
+	p("The %s header of each answer names the API instance that handled it.", sim.HeaderInstance)
+	p("The log goes to stderr; to see only the replays: learn serve 2>&1 | grep replayed")
+	p("learn serve: ready; Ctrl-C stops it and removes the database")
+}
