@@ -345,16 +345,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
 		return nil
-	case key.Matches(msg, k.Present) && presents(e.page):
+	case key.Matches(msg, k.Present) && common.Presents(e.page):
 		return m.setPresent(!m.c.Present)
 	}
 	return address(e.id, e.page.Update(msg))
-}
-
-// presents reports whether p has a presenter mode.
-func presents(p common.Page) bool {
-	pr, ok := p.(common.Presenter)
-	return ok && pr.Presents()
 }
 
 // quit ends the program after one last, empty frame: the renderer may flush
@@ -393,11 +387,11 @@ func (m *Model) View() tea.View {
 		return v
 	}
 	top := m.top().page
-	m.c.Presenting = m.c.Present && presents(top)
+	m.c.Presenting = m.c.Present && common.Presents(top)
 	v := tea.NewView(m.content())
 	v.AltScreen = true
 	v.WindowTitle = "learn · " + top.Title()
-	if mo, ok := top.(common.Mouser); ok && mo.WantsMouse() {
+	if common.WantsMouse(top) {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
 	return v
@@ -475,7 +469,7 @@ func (m *Model) overlay(keys help.KeyMap) string {
 		full = strings.Join(lines, "\n")
 	}
 	var notes []string
-	if mo, ok := m.top().page.(common.Mouser); ok && mo.WantsMouse() {
+	if common.WantsMouse(m.top().page) {
 		// The page takes the mouse: the terminal's own selection needs a
 		// modifier (Shift in most terminals, Option in macOS's).
 		notes = append(notes, "The mouse scrolls here: to select text to copy (the SQL),",

@@ -27,9 +27,6 @@ type Page interface {
 	KeyMap() help.KeyMap
 }
 
-// Sizer is a page that lays itself out again when the window changes.
-type Sizer interface{ SetSize(width, height int) }
-
 // Capturer is a page whose text box may take every key, q included.
 type Capturer interface{ Capturing() bool }
 
@@ -37,13 +34,30 @@ type Capturer interface{ Capturing() bool }
 // stops it when the page goes away. It must not block.
 type Closer interface{ Close() }
 
-// Presenter is a page with a presenter mode (P): big captions, no chrome.
-// On other pages P does nothing and is not offered.
-type Presenter interface{ Presents() bool }
+// PresenterMode, embedded in a page, gives it a presenter mode (P): big
+// captions, no chrome. On other pages P does nothing and is not offered.
+type PresenterMode struct{}
 
-// Mouser is a page that takes the mouse (the wheel scrolls it) while it is
-// on screen; elsewhere the terminal keeps its own selection.
-type Mouser interface{ WantsMouse() bool }
+func (PresenterMode) presenterMode() {}
+
+// Presents reports whether page p has a presenter mode (PresenterMode).
+func Presents(p Page) bool {
+	_, ok := p.(interface{ presenterMode() })
+	return ok
+}
+
+// TakesMouse, embedded in a page, makes it take the mouse (the wheel
+// scrolls it) while it is on screen; elsewhere the terminal keeps its own
+// selection.
+type TakesMouse struct{}
+
+func (TakesMouse) takesMouse() {}
+
+// WantsMouse reports whether page p takes the mouse (TakesMouse).
+func WantsMouse(p Page) bool {
+	_, ok := p.(interface{ takesMouse() })
+	return ok
+}
 
 // Resumer is a page the next start of learn can reopen, where the learner
 // left it; ok is false when there is nothing to resume there.

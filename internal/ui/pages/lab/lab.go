@@ -35,13 +35,14 @@ const (
 
 // Model is the design lab.
 type Model struct {
-	c        *common.Common
-	switches []sim.Switch
-	design   sim.Switches
-	focus    focus
-	cursor   int // the switch under the cursor
-	row      int // the scorecard row under the cursor
-	chRow    int // the challenge under the cursor
+	common.PresenterMode // the root hides the footer
+	c                    *common.Common
+	switches             []sim.Switch
+	design               sim.Switches
+	focus                focus
+	cursor               int // the switch under the cursor
+	row                  int // the scorecard row under the cursor
+	chRow                int // the challenge under the cursor
 
 	// The run on the scorecard.
 	gen     int
@@ -81,9 +82,6 @@ func (m *Model) Init() tea.Cmd { return m.runAll() }
 
 // Title names the page.
 func (m *Model) Title() string { return "Design lab" }
-
-// Presents says the lab has a presenter mode (the root hides the footer).
-func (m *Model) Presents() bool { return true }
 
 // Close stops a run under way.
 func (m *Model) Close() {

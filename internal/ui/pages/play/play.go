@@ -49,10 +49,12 @@ type frame struct {
 // Every step's frame (its event and the rows read after it) is kept, so
 // stepping back shows exactly what was shown, without running again.
 type Model struct {
-	c        *common.Common
-	scenario *sim.Scenario
-	variant  sim.Variant
-	design   *sim.Switches // a design of the lab instead of the variants; nil for those
+	common.PresenterMode
+	common.TakesMouse // the wheel scrolls the diagram
+	c                 *common.Common
+	scenario          *sim.Scenario
+	variant           sim.Variant
+	design            *sim.Switches // a design of the lab instead of the variants; nil for those
 
 	run     *live.Run // the run on screen; messages of any other are stale
 	phase   phase
@@ -367,12 +369,6 @@ func (m *Model) last() int {
 	}
 	return m.summary()
 }
-
-// WantsMouse says the play screen scrolls its diagram with the wheel.
-func (m *Model) WantsMouse() bool { return true }
-
-// Presents says the play screen has a presenter mode.
-func (m *Model) Presents() bool { return true }
 
 // forward shows the next kept frame, or, at the newest, lets the engine take
 // its next step once the rows after this one are read (a press that comes

@@ -25,14 +25,16 @@ import (
 // fills a grid with each copy's answer as it arrives; the tally at the end
 // is read from PostgreSQL.
 type Model struct {
-	c       *common.Common
-	n       int
-	variant sim.Variant
-	run     *live.Run // the race on screen; messages of any other are stale
-	running bool
-	cells   []raceCell
-	report  *sim.Report
-	err     error
+	common.PresenterMode
+	common.TakesMouse // the wheel scrolls the body
+	c                 *common.Common
+	n                 int
+	variant           sim.Variant
+	run               *live.Run // the race on screen; messages of any other are stale
+	running           bool
+	cells             []raceCell
+	report            *sim.Report
+	err               error
 	// design is the design of the race on screen, as fired (v may have
 	// switched the variant since).
 	design sim.Switches
@@ -81,9 +83,6 @@ func (m *Model) Init() tea.Cmd { return nil }
 
 // Title names the page.
 func (m *Model) Title() string { return "Race" }
-
-// Presents says the race has a presenter mode.
-func (m *Model) Presents() bool { return true }
 
 // Close stops the race on screen.
 func (m *Model) Close() {
@@ -178,9 +177,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	}
 	return nil
 }
-
-// WantsMouse says the race scrolls its body with the wheel.
-func (m *Model) WantsMouse() bool { return true }
 
 // record puts one trace event in its copy's cell; a pause event also says
 // where learn holds the copies.

@@ -26,13 +26,14 @@ const maxReadWidth = 100
 
 // Model shows one page rendered with Glamour in a scrollable viewport.
 type Model struct {
-	c        *common.Common
-	page     *lessons.Page
-	vp       viewport.Model
-	rendered bool
-	pending  common.DocKey // the rendering under way, if any
-	err      error
-	sections []int // rendered line of each section heading
+	common.PresenterMode // no footer; the section counter and the clock in the header
+	c                    *common.Common
+	page                 *lessons.Page
+	vp                   viewport.Model
+	rendered             bool
+	pending              common.DocKey // the rendering under way, if any
+	err                  error
+	sections             []int // rendered line of each section heading
 	// pinned is the section tab last jumped to, shown even when the page
 	// cannot scroll its heading to the top (the last sections); -1 when
 	// the reader scrolled by other means.

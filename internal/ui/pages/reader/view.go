@@ -36,10 +36,6 @@ func (m *Model) fitHeight() {
 	}
 }
 
-// Presents says the reader has a presenter mode: no footer, and the
-// section counter and the clock in the header.
-func (m *Model) Presents() bool { return true }
-
 // View draws the header and the page.
 func (m *Model) View() string {
 	st := m.c.Styles
