@@ -30,11 +30,13 @@ func requireTool(t *testing.T, name string) string {
 	return p
 }
 
-// buildLearn builds the learn binary once per test run.
+// buildLearn builds the learn binary once per test run, with the fault
+// hooks of the tests (LEARN_CRASH_AFTER, LEARN_SLOW_START: the learnfaults
+// build tag).
 func buildLearn(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "learn")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-tags", "learnfaults", "-o", bin, ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

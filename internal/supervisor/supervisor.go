@@ -87,12 +87,13 @@ import (
 const EnvChild = "LEARN_SUPERVISED"
 
 // EnvCrashAfter makes InjectCrash panic after the duration it holds (e.g.
-// "2500ms"): the fault injection of the crash tests.
+// "2500ms"): the fault injection of the crash tests, in a build with the
+// learnfaults tag only (a release build ignores it).
 const EnvCrashAfter = "LEARN_CRASH_AFTER"
 
 // EnvSlowStart makes InjectSlowStart wait the duration it holds before the
 // child goes on: a slow start (a loaded machine, a cold disk), for the
-// first-frame tests.
+// first-frame tests, in a build with the learnfaults tag only.
 const EnvSlowStart = "LEARN_SLOW_START"
 
 // terminalReset undoes whatever a full-screen program may have turned on,
@@ -412,27 +413,14 @@ func cleanAfter(pid int, stderrOf []byte, fullScreen bool, reap func(context.Con
 	}
 }
 
-// InjectCrash panics in a goroutine of its own after the duration in
-// LEARN_CRASH_AFTER (EnvCrashAfter), when it holds one: a crash no recover
-// in learn can catch, for the crash tests. Without it, it does nothing.
-func InjectCrash() {
-	d, err := time.ParseDuration(os.Getenv(EnvCrashAfter))
-	if err != nil {
-		return
-	}
+// crashAfter panics in a goroutine of its own after d: a crash no recover
+// in learn can catch, for the crash tests (InjectCrash, in a build with the
+// learnfaults tag).
+func crashAfter(d time.Duration, why string) {
 	go func() {
 		time.Sleep(d)
-		panic(fmt.Sprintf("injected crash (%s=%s)", EnvCrashAfter, d))
+		panic("injected crash (" + why + ")")
 	}()
-}
-
-// InjectSlowStart waits the duration in LEARN_SLOW_START (EnvSlowStart),
-// when the child holds one. Without it, or in the parent, it returns at
-// once.
-func InjectSlowStart() {
-	if d, err := time.ParseDuration(os.Getenv(EnvSlowStart)); err == nil && IsChild() {
-		time.Sleep(d)
-	}
 }
 
 func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(f.Fd()) }

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // envTestChild tells the test binary, started as the child, what to do.
@@ -35,7 +37,7 @@ func TestMain(m *testing.M) {
 		go func() { panic("boom") }()
 		select {}
 	case "injected":
-		InjectCrash()
+		crashAfter(time.Millisecond, EnvCrashAfter+"=1ms")
 		select {}
 	case "sigquit", "sigkill", "sigint", "sighup":
 		// sigint and sighup: the person's signal came before learn caught it.
@@ -244,5 +246,19 @@ func TestTerminalResetSendsEachModeOnItsOwn(t *testing.T) {
 		if !found[mode] {
 			t.Errorf("no DECRST of mode %s in the reset %q", mode, terminalReset)
 		}
+	}
+}
+
+// A build without the learnfaults tag (a release) has no fault hooks:
+// LEARN_CRASH_AFTER in the environment starts nothing.
+func TestAReleaseBuildHasNoFaultHooks(t *testing.T) {
+	if FaultHooks {
+		t.Skip("built with the learnfaults tag: its hooks are meant to be there")
+	}
+	t.Setenv(EnvCrashAfter, "1h")
+	before := runtime.NumGoroutine()
+	InjectCrash()
+	if n := runtime.NumGoroutine(); n != before {
+		t.Errorf("InjectCrash started %d goroutines in a release build, want none", n-before)
 	}
 }
