@@ -20,6 +20,8 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
+
+	"github.com/learn-idempotency/learn/internal/tailbuf"
 )
 
 // dockerContainer is a PostgreSQL container learn started.
@@ -218,13 +220,13 @@ func (dc *dockerContainer) logTail() string {
 		return ""
 	}
 	defer r.Close()
-	b := newTailBuffer(16 << 10)
+	b := tailbuf.New(16 << 10)
 	// The log comes multiplexed (a header per chunk) unless the container
 	// has a terminal, which learn's never has.
 	if _, err := stdcopy.StdCopy(b, b, r); err != nil {
 		return ""
 	}
-	return b.Tail(15)
+	return b.Lines(15)
 }
 
 // close removes the container and its anonymous volumes (the data), then

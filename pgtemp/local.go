@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/learn-idempotency/learn/internal/tailbuf"
 )
 
 const (
@@ -60,7 +62,7 @@ type cluster struct {
 	bin  binaries
 	run  runner
 	pm   *proc
-	logs *tailBuffer
+	logs *tailbuf.Buffer
 
 	// initdbTook is how long initdb ran (0 when the template was copied);
 	// templateErr says why the template could not be saved after it.
@@ -136,7 +138,7 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{dir: dir, bin: bin, run: run, logs: newTailBuffer(64 << 10)}
+	c := &cluster{dir: dir, bin: bin, run: run, logs: tailbuf.New(64 << 10)}
 	defer func() {
 		if err != nil {
 			c.abandon()
@@ -189,7 +191,7 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 
 	// A full directory is said as such; it is no reason to rebuild the
 	// template (which would discard a good one).
-	err = inDir(filepath.Dir(dir), c.start(ctx, opts), c.logs.Tail(40))
+	err = inDir(filepath.Dir(dir), c.start(ctx, opts), c.logs.Lines(40))
 	if _, full := errors.AsType[*diskFullError](err); err != nil && !full && fromTemplate && ctx.Err() == nil && c.pm != nil && c.pm.exited() {
 		// The copied template does not start: rebuild it from a fresh initdb.
 		opts.logf("the cluster from the template did not start (%v); running initdb and rebuilding the template", err)
@@ -205,7 +207,7 @@ func startCluster(ctx context.Context, opts *Options, t0 time.Time, spec cluster
 			return nil, err
 		}
 		ranInitdb = true
-		err = inDir(filepath.Dir(dir), c.start(ctx, opts), c.logs.Tail(40))
+		err = inDir(filepath.Dir(dir), c.start(ctx, opts), c.logs.Lines(40))
 	}
 	if err != nil {
 		return nil, err
@@ -282,7 +284,7 @@ func (c *cluster) handOver() error {
 func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replace bool) error {
 	opts.logf("initdb (the first run takes a moment; later runs copy a template)…")
 	t0 := time.Now()
-	out := newTailBuffer(16 << 10)
+	out := tailbuf.New(16 << 10)
 	cmd := exec.Command(filepath.Join(c.bin.dir, "initdb"),
 		"-D", c.data(), "-U", "learn", "--auth=trust", "--locale=C", "-E", "UTF8", "--no-sync")
 	cmd.Dir = c.dir
@@ -303,7 +305,7 @@ func (c *cluster) initdb(ctx context.Context, opts *Options, tmpl string, replac
 		return ctx.Err()
 	}
 	if p.err != nil {
-		return inDir(filepath.Dir(c.dir), fmt.Errorf("initdb failed (%v); its last output:\n%s", p.err, out.Tail(20)), out.Tail(20))
+		return inDir(filepath.Dir(c.dir), fmt.Errorf("initdb failed (%v); its last output:\n%s", p.err, out.Lines(20)), out.Lines(20))
 	}
 	c.initdbTook = time.Since(t0)
 	if tmpl == "" {
@@ -400,9 +402,9 @@ func (c *cluster) start(ctx context.Context, opts *Options) error {
 			return ctx.Err()
 		case <-pm.done:
 			pm.drained(logDrain)
-			return fmt.Errorf("PostgreSQL exited while starting (%v); its log ends with:\n%s", pm.err, c.logs.Tail(20))
+			return fmt.Errorf("PostgreSQL exited while starting (%v); its log ends with:\n%s", pm.err, c.logs.Lines(20))
 		case <-deadline.C:
-			return fmt.Errorf("PostgreSQL did not accept connections within %s; its log ends with:\n%s", readyTimeout, c.logs.Tail(20))
+			return fmt.Errorf("PostgreSQL did not accept connections within %s; its log ends with:\n%s", readyTimeout, c.logs.Lines(20))
 		case <-tick.C:
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/learn-idempotency/learn/internal/tailbuf"
 )
 
 // learn watches the server it started. A local cluster's postmaster that
@@ -236,14 +238,14 @@ func (c *cluster) restart(ctx context.Context, opts *Options, old *proc) error {
 			return ctx.Err()
 		}
 		last := c.pm
-		err = inDir(filepath.Dir(c.dir), c.start(ctx, opts), c.logs.Tail(40))
+		err = inDir(filepath.Dir(c.dir), c.start(ctx, opts), c.logs.Lines(40))
 		if err != nil && c.pm != last && !c.pm.exited() {
 			c.pm.quit(quitWait)
 		}
 		// Where learn cannot see the old backends (no /proc), PostgreSQL
 		// refuses to start while one of them still holds the shared
 		// memory: once they have noticed, it starts.
-		if err == nil || !strings.Contains(c.logs.Tail(10), "is still in use") {
+		if err == nil || !strings.Contains(c.logs.Lines(10), "is still in use") {
 			return err
 		}
 		t := time.NewTimer(orphanWait / 4)
@@ -269,9 +271,9 @@ var probeRefusals = []string{
 
 // serverLog is the end of a server's log for people: its last 20 lines
 // without the refusals of learn's own probes.
-func serverLog(logs *tailBuffer) string {
+func serverLog(logs *tailbuf.Buffer) string {
 	var keep []string
-	for l := range strings.SplitSeq(logs.Tail(200), "\n") {
+	for l := range strings.SplitSeq(logs.Lines(200), "\n") {
 		if !slices.ContainsFunc(probeRefusals, func(r string) bool { return strings.Contains(l, r) }) {
 			keep = append(keep, l)
 		}

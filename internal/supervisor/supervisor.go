@@ -73,7 +73,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -81,6 +80,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/tailbuf"
 )
 
 // EnvChild marks the supervised child process: the parent sets it to "1".
@@ -205,7 +205,7 @@ func Run(cfg Config) (code int, ok bool) {
 	child.Env = append(env, EnvChild+"=1")
 	child.Stdin, child.Stdout = cfg.Stdin, cfg.Stdout
 	child.SysProcAttr = childAttr()
-	errs := &tailBuffer{max: maxStderr}
+	errs := tailbuf.New(maxStderr)
 	if fullScreen {
 		child.Stderr = errs
 	} else {
@@ -425,7 +425,6 @@ func crashAfter(d time.Duration, why string) {
 
 func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(f.Fd()) }
 
-// tailBuffer keeps the last max bytes written to it.
 // relay passes what the child writes to its standard error on to the
 // parent's and keeps its tail. A standard error nobody reads any more
 // (learn serve 2>&1 | grep, grep gone) takes every write all the same:
@@ -433,7 +432,7 @@ func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(f.Fd()) }
 // shows a panic to the crash report.
 type relay struct {
 	to     io.Writer
-	keep   *tailBuffer
+	keep   *tailbuf.Buffer
 	broken bool // to failed once: the rest is kept only
 }
 
@@ -445,27 +444,4 @@ func (r *relay) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
-}
-
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.max; over > 0 {
-		b.buf = b.buf[over:]
-	}
-	return len(p), nil
-}
-
-// Bytes returns a copy of what is kept.
-func (b *tailBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]byte(nil), b.buf...)
 }

@@ -213,18 +213,6 @@ func TestRunWithoutAProgramRunsInProcess(t *testing.T) {
 	}
 }
 
-func TestTailBufferKeepsTheEnd(t *testing.T) {
-	b := &tailBuffer{max: 8}
-	for _, s := range []string{"abc", "defgh", "ij", ""} {
-		if n, err := b.Write([]byte(s)); n != len(s) || err != nil {
-			t.Fatalf("Write(%q) = %d, %v", s, n, err)
-		}
-	}
-	if got := string(b.Bytes()); got != "cdefghij" {
-		t.Errorf("kept %q, want the last 8 bytes cdefghij", got)
-	}
-}
-
 // Every mode the reset turns off has a sequence of its own: tmux 3.3 drops
 // a DECRST whose parameters pass 64 bytes (and every mode in it), so the
 // one sequence of seventeen modes this reset used to send left the mouse
