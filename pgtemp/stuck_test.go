@@ -5,6 +5,7 @@ package pgtemp
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -60,6 +61,20 @@ func TestStuckDropsHoldUpNeitherCloseNorEachOther(t *testing.T) {
 	}
 	pm := s.local.pm.pid()
 	all := append([]int{pm}, childPIDs(pm)...)
+	// Each connection the server's own config makes says when it has
+	// reached the server: a Drop is then stuck on the stopped server.
+	reached := make(chan struct{}, 16)
+	dial := s.cfg.DialFunc
+	s.cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err == nil {
+			select {
+			case reached <- struct{}{}:
+			default:
+			}
+		}
+		return c, err
+	}
 	pgfault.Hang(t, all...)
 	// Each Drop may wait a minute: far longer than Close needs.
 	const dropWait = time.Minute
@@ -71,7 +86,9 @@ func TestStuckDropsHoldUpNeitherCloseNorEachOther(t *testing.T) {
 			dropped <- sc.Drop(dctx)
 		}()
 	}
-	time.Sleep(200 * time.Millisecond) // the Drops are connecting to the stopped server
+	for range schemas { // every Drop waits on the stopped server
+		<-reached
+	}
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
 	select {
