@@ -32,7 +32,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -377,19 +376,6 @@ func (e *downloadError) Error() string {
 
 func (e *downloadError) Unwrap() []error { return []error{ErrNoPostgres, e.err} }
 
-// StartForTests starts the one server a test package shares, from TestMain.
-// If the environment variable LEARN_TEST_DATABASE is set it is used as a
-// database URL (as pgx's tests use PGX_TEST_DATABASE); otherwise a local
-// cluster is started. Each test then takes a fresh schema with NewSchema.
-// When neither is possible the error wraps ErrNoPostgres, and TestMain may
-// skip the database tests. The caller must Close the server.
-func StartForTests(ctx context.Context) (*Server, error) {
-	if u := os.Getenv("LEARN_TEST_DATABASE"); u != "" {
-		return Start(ctx, Options{Mode: URL, DatabaseURL: u})
-	}
-	return Start(ctx, Options{Mode: Local})
-}
-
 type attempt struct {
 	way string
 	err error
@@ -449,24 +435,4 @@ func (e *noPostgresError) errs() []error {
 		errs = append(errs, a.err)
 	}
 	return errs
-}
-
-// RunTests is the TestMain of a test package that needs PostgreSQL: it
-// starts the package's one server (StartForTests), stores it in *srv, runs
-// the tests and closes the server. It returns the exit code for os.Exit; a
-// server that cannot start is a failure, named after pkg.
-func RunTests(m interface{ Run() int }, pkg string, srv **Server) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	s, err := StartForTests(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s tests need PostgreSQL: %v\n", pkg, err)
-		return 1
-	}
-	*srv = s
-	code := m.Run()
-	if err := s.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "close test PostgreSQL:", err)
-	}
-	return code
 }

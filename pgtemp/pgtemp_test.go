@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// shared is the package's one server from StartForTests (nil when there is no
+// shared is the package's one server from startShared (nil when there is no
 // PostgreSQL; the tests that need it skip).
 var shared *Server
 
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	var err error
-	shared, err = StartForTests(ctx)
+	shared, err = startShared(ctx)
 	cancel()
 	if err != nil {
 		if !errors.Is(err, ErrNoPostgres) {
@@ -235,4 +235,14 @@ func TestNothingWorks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// startShared starts the one server this package's tests share: the
+// database at LEARN_TEST_DATABASE when it is set, else a local cluster
+// (pgtemptest.Start, which this package's own tests cannot import).
+func startShared(ctx context.Context) (*Server, error) {
+	if u := os.Getenv("LEARN_TEST_DATABASE"); u != "" {
+		return Start(ctx, Options{Mode: URL, DatabaseURL: u})
+	}
+	return Start(ctx, Options{Mode: Local})
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 )
 
 // testDB is this package's PostgreSQL: a throwaway local cluster, or the
@@ -16,7 +17,7 @@ var testDB *pgtemp.Server
 // time shown without its conversion to UTC fails on every machine.
 func TestMain(m *testing.M) {
 	time.Local = time.FixedZone("UTC+9", 9*60*60)
-	os.Exit(pgtemp.RunTests(m, "sim", &testDB))
+	os.Exit(pgtemptest.Main(m, "sim", &testDB))
 }
 
 // newStage returns a one-instance stage on a fresh schema with one event of

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 )
 
 // testDB is the package's PostgreSQL for the UI tests: a throwaway local
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 		watch := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done", os.Getpid())
 		_ = exec.Command("tmux", "new-session", "-d", "-s", keep, watch).Run()
 	}
-	code := pgtemp.RunTests(m, "cmd/learn", &testDB)
+	code := pgtemptest.Main(m, "cmd/learn", &testDB)
 	_ = exec.Command("tmux", "kill-session", "-t", exactTarget(keep)).Run()
 	os.Exit(code)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/pgfault"
 	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -90,21 +90,7 @@ func learnSchemasOf(t *testing.T, connString string, pid int) int {
 // learnSchemaNamesOf lists, sorted, the schemas learnSchemasOf counts.
 func learnSchemaNamesOf(t *testing.T, connString string, pid int) []string {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), connString)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	rows, err := conn.Query(t.Context(), `SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'learn\_%' AND obj_description(oid, 'pg_namespace') LIKE $1 AND NOT nspname = ANY($2) ORDER BY 1`,
-		fmt.Sprintf(`%%"pid":%d,%%`, pid), testDB.Schemas())
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return names
+	return pgtemptest.LearnSchemas(t, connString, pid, testDB.Schemas())
 }
 
 // learn serve stopped by Ctrl-C after its database went away cannot drop

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,11 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/workshop"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -30,21 +29,7 @@ import (
 // not make: the workshop's.
 func otherSchemas(t *testing.T) []string {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), testDB.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(t.Context())
-	rows, err := conn.Query(t.Context(), `SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'learn\_%' ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	mine := testDB.Schemas()
-	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(mine, n) })
+	return pgtemptest.LearnSchemas(t, testDB.ConnString(), 0, testDB.Schemas())
 }
 
 // waitSchemas polls testDB until the workshop holds n schemas.

@@ -3,13 +3,13 @@ package live
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -20,17 +20,7 @@ import (
 // back; the run the kill cut says that the database went down and that
 // learn is starting it again, never a bare connection error.
 func TestRunsGoOnAfterTheDatabaseWasKilled(t *testing.T) {
-	if os.Getenv("LEARN_TEST_DATABASE") != "" {
-		t.Skip("the runs are on LEARN_TEST_DATABASE here: learn has no process of it to kill")
-	}
-	srv, err := pgtemp.Start(t.Context(), pgtemp.Options{Mode: pgtemp.Local})
-	if errors.Is(err, pgtemp.ErrNoPostgres) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := pgtemptest.OwnCluster(t, pgtemp.Options{})
 	rs := NewRuns(t.Context(), Existing(srv))
 	defer rs.Close()
 

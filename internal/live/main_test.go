@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 )
 
 // testDB is this package's PostgreSQL: a throwaway local cluster, or the
 // server LEARN_TEST_DATABASE points at. Each run takes a fresh schema.
 var testDB *pgtemp.Server
 
-func TestMain(m *testing.M) { os.Exit(pgtemp.RunTests(m, "internal/live", &testDB)) }
+func TestMain(m *testing.M) { os.Exit(pgtemptest.Main(m, "internal/live", &testDB)) }
 
 // newRuns is an owner of runs on testDB, closed when the test ends.
 func newRuns(t *testing.T) *Runs {

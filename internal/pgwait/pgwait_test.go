@@ -13,13 +13,14 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 )
 
 var testDB *pgtemp.Server
 
 func TestMain(m *testing.M) {
 	pgwait.After, pgwait.Every = 50*time.Millisecond, 50*time.Millisecond
-	os.Exit(pgtemp.RunTests(m, "internal/pgwait", &testDB))
+	os.Exit(pgtemptest.Main(m, "internal/pgwait", &testDB))
 }
 
 // A statement held up by a lock that another session's open transaction

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -11,23 +9,14 @@ import (
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 )
 
 // Once learn's PostgreSQL is gone for good (it kept exiting, and learn no
 // longer starts it again), a run that failed says so and what to do,
 // instead of "r tries again", which could no longer work.
 func TestAFailedRunOverAGoneServerSaysWhatToDo(t *testing.T) {
-	if os.Getenv("LEARN_TEST_DATABASE") != "" {
-		t.Skip("the runs are on LEARN_TEST_DATABASE here: learn has no process of it to kill")
-	}
-	srv, err := pgtemp.Start(t.Context(), pgtemp.Options{Mode: pgtemp.Local})
-	if errors.Is(err, pgtemp.ErrNoPostgres) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := pgtemptest.OwnCluster(t, pgtemp.Options{})
 	own := func(c *common.Common) {
 		c.DB = live.Existing(srv)
 		c.Runs = live.NewRuns(t.Context(), c.DB)

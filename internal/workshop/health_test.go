@@ -1,9 +1,7 @@
 package workshop
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 )
 
 // The workshop's PostgreSQL killed outright (kill -9 of its postmaster):
@@ -18,17 +17,7 @@ import (
 // that the database is down and that learn is starting it again, the log
 // gives the end of PostgreSQL's log, and the feed says when it is back.
 func TestWorkshopSaysItsDatabaseWentAndCameBack(t *testing.T) {
-	if os.Getenv("LEARN_TEST_DATABASE") != "" {
-		t.Skip("the workshop runs on LEARN_TEST_DATABASE here: learn has no process of it to kill")
-	}
-	srv, err := pgtemp.Start(t.Context(), pgtemp.Options{Mode: pgtemp.Local, MaxConnections: MaxConnectionsFor(2)})
-	if errors.Is(err, pgtemp.ErrNoPostgres) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := pgtemptest.OwnCluster(t, pgtemp.Options{MaxConnections: MaxConnectionsFor(2)})
 	var mu sync.Mutex
 	var logs strings.Builder
 	w, err := Start(t.Context(), Config{Addr: "127.0.0.1:0", Server: srv, Code: testCode, MaxAttendees: 2,

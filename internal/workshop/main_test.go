@@ -9,17 +9,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/vt"
-	"github.com/jackc/pgx/v5"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 )
 
 // testDB is this package's PostgreSQL: a throwaway local cluster, or the
@@ -27,7 +26,7 @@ import (
 // it (Config.Server).
 var testDB *pgtemp.Server
 
-func TestMain(m *testing.M) { os.Exit(pgtemp.RunTests(m, "internal/workshop", &testDB)) }
+func TestMain(m *testing.M) { os.Exit(pgtemptest.Main(m, "internal/workshop", &testDB)) }
 
 const testCode = "kq7m-3hxt"
 
@@ -282,19 +281,5 @@ func exitStatus(err error) int {
 // pgtemp.Server (testDB) did not make: those of the workshops' servers.
 func otherSchemas(t *testing.T) []string {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), testDB.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	rows, err := conn.Query(t.Context(), `SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'learn\_%' ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	mine := testDB.Schemas()
-	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(mine, n) })
+	return pgtemptest.LearnSchemas(t, testDB.ConnString(), 0, testDB.Schemas())
 }

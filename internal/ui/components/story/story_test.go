@@ -8,12 +8,13 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/sim"
 )
 
 var testDB *pgtemp.Server
 
-func TestMain(m *testing.M) { os.Exit(pgtemp.RunTests(m, "internal/ui/components/story", &testDB)) }
+func TestMain(m *testing.M) { os.Exit(pgtemptest.Main(m, "internal/ui/components/story", &testDB)) }
 
 // trace runs a scenario on PostgreSQL and returns its events.
 func trace(t *testing.T, name string, v sim.Variant, copies int) []sim.Event {
