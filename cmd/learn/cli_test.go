@@ -10,13 +10,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -109,62 +107,6 @@ func TestDemoJSON(t *testing.T) {
 	}
 }
 
-// Every command line learn cannot take exits 2 with one message that says
-// what to do, and where the usage is.
-func TestBadCommandLinesSayWhatToDo(t *testing.T) {
-	tests := []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"demo"}, 2, "demo takes one scenario name (lost-answer, concurrent-copies"},
-		{[]string{"demo", "a", "b"}, 2, "demo takes one scenario name"},
-		{[]string{"demo", "nope"}, 2, `unknown scenario "nope"; the scenarios are: lost-answer`},
-		{[]string{"demo", "lost-answer", "--copies", "3"}, 2, "--copies is for concurrent-copies only"},
-		{[]string{"demo", "concurrent-copies", "--copies", "1"}, 2, "--copies must be from 2 to 100, got 1"},
-		{[]string{"demo", "concurrent-copies", "--copies", "500"}, 2, "--copies must be from 2 to 100, got 500"},
-		{[]string{"demo", "concurrent-copies", "--copies", "two"}, 2, `--copies must be a whole number from 2 to 100, got "two"`},
-		{[]string{"demo", "lost-answer", "--variant", "sideways"}, 2, `--variant "sideways": use correct or broken`},
-		{[]string{"demo", "replay-after-sellout", "--variant", "broken"}, 2, "scenario replay-after-sellout has no broken variant; those that have one: lost-answer"},
-		{[]string{"demo", "lost-answer", "--frob"}, 2, "unknown flag: --frob"},
-		{[]string{"--theme", "pink"}, 2, `--theme "pink": use dark or light`},
-		{[]string{"--theme"}, 2, "flag needs an argument: --theme"},
-		{[]string{"play", "nope"}, 2, "the scenarios are"},
-		{[]string{"play", "a", "b"}, 2, "play takes one scenario name, got a b"},
-		{[]string{"play", "replay-after-sellout", "--variant", "broken"}, 2, "scenario replay-after-sellout has no broken variant; those that have one: lost-answer"},
-		{[]string{"play", "last-seats", "--variant", "sideways"}, 2, "use correct or broken"},
-		{[]string{"lesson", "nope"}, 2, `lesson: no page "nope"; the pages are: idempotency (lesson)`},
-		{[]string{"lesson", "retry-across-instances"}, 2, `"retry-across-instances" is an interview page: run learn interview retry-across-instances`},
-		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"; the commands are: `},
-		{[]string{"docotr"}, 2, `unknown command "docotr": did you mean doctor?`},
-		{[]string{"serve", "now"}, 2, "serve takes no names, got now"},
-		{[]string{"version", "now"}, 2, "version takes no names, got now"},
-		{[]string{"progress", "frob"}, 2, `progress: unknown "frob": use reset or export`},
-		{[]string{"progress", "reset"}, 2, "progress reset asks first: answer at a terminal, or pass --yes"},
-		{[]string{"progress", "--yes"}, 2, "unknown flag: --yes"},
-		{[]string{"--postgres", "cloud"}, 2, `--postgres: unknown database mode "cloud": use one of auto, url, local, docker`},
-		{[]string{}, 2, "learn demo lost-answer --json"},
-		{[]string{"play"}, 2, "needs a terminal"},
-		{[]string{"play", "last-seats", "--variant", "broken"}, 2, "needs a terminal"},
-		{[]string{"race"}, 2, "needs a terminal"},
-		{[]string{"race", "100"}, 2, "race takes no names, got 100"},
-	}
-	for _, tt := range tests {
-		code, out, errs := runCLI(t, tt.args...)
-		if code != tt.code || !strings.Contains(errs, tt.want) || out != "" {
-			t.Errorf("learn %v: code %d, stdout %q, stderr %q; want %d and %q", tt.args, code, out, errs, tt.code, tt.want)
-		}
-		if n := strings.Count(errs, "learn: "); n != 1 {
-			t.Errorf("learn %v: the error is printed %d times:\n%s", tt.args, n, errs)
-		}
-		if strings.Contains(errs, "unknown flag") || strings.Contains(errs, "takes") {
-			if hint := "Run 'learn " + tt.args[0] + " --help' for usage."; !strings.Contains(errs, hint) {
-				t.Errorf("learn %v: stderr lacks %q:\n%s", tt.args, hint, errs)
-			}
-		}
-	}
-}
-
 // Global flags work before and after the command, with a value as the next
 // word or after =; no value is ever taken for the command.
 func TestFlagsBeforeAndAfterTheCommand(t *testing.T) {
@@ -247,39 +189,6 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	}
 }
 
-// The root's help names every command, the scenarios, the environment and
-// the exit codes; learn help prints it too.
-func TestHelp(t *testing.T) {
-	code, out, _ := runCLI(t, "--help")
-	for _, want := range []string{"demo SCENARIO", "play [SCENARIO]", "lesson [SLUG]", "serve", "doctor", "progress", "version",
-		"lost-answer, concurrent-copies", "--database-url", "--postgres", "--theme", "--present", "--version",
-		"Exit codes:", "0    ok", "1    failure", "2    usage", "130  interrupted", "143  terminated"} {
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("--help: exit %d, lacks %q", code, want)
-		}
-	}
-	if strings.ContainsRune(out, '\x1b') {
-		t.Error("the help printed to a pipe holds escape sequences")
-	}
-	if code, out, _ := runCLI(t, "help"); code != 0 || !strings.Contains(out, "demo SCENARIO") || !strings.Contains(out, "143  terminated") {
-		t.Errorf("learn help: exit %d\n%s", code, out)
-	}
-	if code, out, _ := runCLI(t, "help", "demo"); code != 0 || !strings.Contains(out, "learn demo SCENARIO") {
-		t.Errorf("learn help demo: exit %d\n%s", code, out)
-	}
-}
-
-// --version, -v and learn version print one line, the build's version.
-func TestVersion(t *testing.T) {
-	want := "learn version " + version() + "\n"
-	for _, args := range [][]string{{"--version"}, {"-v"}, {"version"}} {
-		code, out, errs := runCLI(t, args...)
-		if code != 0 || out != want || errs != "" {
-			t.Errorf("learn %v: exit %d, stdout %q, stderr %q; want %q", args, code, out, errs, want)
-		}
-	}
-}
-
 func TestFormatVersion(t *testing.T) {
 	rev := "0123456789abcdef0123456789abcdef01234567"
 	tests := []struct {
@@ -329,15 +238,6 @@ func TestSupervisorReadsTheCommandTree(t *testing.T) {
 	}
 }
 
-// An unreachable database is an error that names it; how soon learn gives
-// up is pgtemp's connect timeout (urlConnectTimeout), not a clock here.
-func TestUnreachableDatabaseFailsWithAClearMessage(t *testing.T) {
-	code, _, errs := runCLI(t, "demo", "lost-answer", "--database-url", "postgres://learn@127.0.0.1:1/nowhere")
-	if code != 1 || !strings.Contains(errs, "could not reach the PostgreSQL at 127.0.0.1:1") || strings.Contains(errs, "panic") {
-		t.Errorf("code %d, stderr %q", code, errs)
-	}
-}
-
 func queryOne(t *testing.T, connString, sql string, dst any) error {
 	t.Helper()
 	return queryOneArgs(t, connString, sql, dst)
@@ -352,40 +252,6 @@ func queryOneArgs(t *testing.T, connString, sql string, dst any, args ...any) er
 	}
 	defer conn.Close(t.Context())
 	return conn.QueryRow(t.Context(), sql, args...).Scan(dst)
-}
-
-// learn progress prints a summary, export the saved JSON, and reset forgets
-// it (asking first, which needs a terminal, or at once with --yes).
-func TestProgressCommands(t *testing.T) {
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	path := state + "/learn/progress.json"
-	store := &quiz.Store{Path: path}
-	if _, err := store.Update(func(p *quiz.Progress) error { p.MarkRead("idempotency", time.Now()); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errs := runCLI(t, "progress")
-	if code != 0 || errs != "" || !strings.HasPrefix(out, "Progress in "+path+"\n") {
-		t.Errorf("progress: exit %d, stderr %q\n%s", code, errs, out)
-	}
-	code, out, _ = runCLI(t, "progress", "export")
-	var exported map[string]any
-	if err := json.Unmarshal([]byte(out), &exported); code != 0 || err != nil || !strings.Contains(out, "idempotency") {
-		t.Errorf("progress export: exit %d, %v\n%s", code, err, out)
-	}
-	if code, _, errs := runCLI(t, "progress", "reset"); code != 2 || !strings.Contains(errs, "pass --yes") {
-		t.Errorf("progress reset without a terminal: exit %d, stderr %q", code, errs)
-	}
-	if p, _, err := store.Load(); err != nil || len(p.Read) == 0 {
-		t.Fatalf("a reset that was refused changed the progress: %+v, %v", p, err)
-	}
-	code, out, _ = runCLI(t, "progress", "reset", "--yes")
-	if code != 0 || out != "Progress reset: learn starts over.\n" {
-		t.Errorf("progress reset --yes: exit %d\n%s", code, out)
-	}
-	if p, _, err := store.Load(); err != nil || len(p.Read) != 0 {
-		t.Errorf("after the reset: %+v, %v", p, err)
-	}
 }
 
 // The supervisor reads a command line from one command tree, built once:

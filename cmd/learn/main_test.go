@@ -1,11 +1,15 @@
 package main
 
 import (
+	"path/filepath"
+
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
@@ -16,6 +20,16 @@ import (
 var testDB *pgtemp.Server
 
 func TestMain(m *testing.M) {
+	// The scripts of testdata/script run learn as a program of its own
+	// (testscript), which is this test binary under the name learn.
+	testscript.Main(packageTests{m}, map[string]func(){"learn": learnForScripts})
+}
+
+// packageTests runs the package's tests as TestMain did before the
+// scripts: one tmux server and one PostgreSQL for the whole run.
+type packageTests struct{ m *testing.M }
+
+func (p packageTests) Run() int {
 	// One tmux server for the whole run: a server that exits with its last
 	// session races the next test's new session. The session ends by itself
 	// once this process is gone, so a run killed by its timeout (which skips
@@ -25,7 +39,20 @@ func TestMain(m *testing.M) {
 		watch := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done", os.Getpid())
 		_ = exec.Command("tmux", "new-session", "-d", "-s", keep, watch).Run()
 	}
-	code := pgtemptest.Main(m, "cmd/learn", &testDB)
+	code := pgtemptest.Main(p.m, "cmd/learn", &testDB)
 	_ = exec.Command("tmux", "kill-session", "-t", exactTarget(keep)).Run()
+	return code
+}
+
+// learnForScripts is learn as the scripts run it: the command line as main
+// runs it once the supervisor has handed over (run), its exit status also
+// written to $WORK/.status for the scripts' status command.
+func learnForScripts() {
+	ctx, stop := rootContext()
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if work := os.Getenv("WORK"); work != "" {
+		_ = os.WriteFile(filepath.Join(work, ".status"), []byte(strconv.Itoa(code)), 0o600)
+	}
 	os.Exit(code)
 }
