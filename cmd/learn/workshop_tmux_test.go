@@ -538,3 +538,8 @@ func TestWorkshopOneSharedOpenSSHConnectionHoldsOneSeat(t *testing.T) {
 	}
 	master.waitFor("you opened learn again in a newer session", 10*time.Second)
 }
+
+func portOf(a net.Addr) string {
+	_, port, _ := net.SplitHostPort(a.String())
+	return port
+}
