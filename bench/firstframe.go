@@ -68,6 +68,37 @@ func (t *tmux) firstFrame(name, command, want string, quit ...string) (time.Dura
 	}
 }
 
+// interactive launches command in a new session, waits until first is on
+// the screen, types keys (tmux key names) at once, and returns the time
+// from the launch until after, the keys' effect, is on the screen: how
+// soon a person who presses a key the moment the text shows sees it act.
+// It then quits as firstFrame does.
+func (t *tmux) interactive(name, command, first string, keys []string, after string, quit ...string) (time.Duration, error) {
+	t0 := time.Now()
+	if out, err := t.cmd("new-session", "-d", "-s", name, "-x", fmt.Sprint(t.width), "-y", fmt.Sprint(t.height), command).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("tmux new-session: %v\n%s", err, out)
+	}
+	defer t.end(name, quit)
+	deadline := t0.Add(30 * time.Second)
+	want, typed := first, false
+	for {
+		out, err := t.cmd("capture-pane", "-p", "-t", "="+name+":").Output()
+		if err == nil && strings.Contains(string(out), want) {
+			if typed {
+				return time.Since(t0), nil
+			}
+			if err := t.cmd(append([]string{"send-keys", "-t", "=" + name + ":"}, keys...)...).Run(); err != nil {
+				return 0, fmt.Errorf("tmux send-keys: %w", err)
+			}
+			want, typed = after, true
+			continue
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("%q never appeared on the screen of %s; it shows:\n%s", want, command, out)
+		}
+	}
+}
+
 // end types quit into session name and waits until the session has gone.
 func (t *tmux) end(name string, quit []string) {
 	if len(quit) > 0 {

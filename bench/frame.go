@@ -45,6 +45,16 @@ func benchFrame(dir string, rounds int) ([]row, error) {
 			return ms(d), err
 		}
 	}
+	// Time to interactive: a key pressed the moment the first text shows,
+	// until its effect is on screen (j moves the home screen's cursor, G
+	// takes the lesson to its end, any key changes the bare program's line).
+	touch := func(command, first string, keys []string, after string) func() (float64, error) {
+		return func() (float64, error) {
+			n++
+			d, err := t.interactive(fmt.Sprintf("run%d", n), command, first, keys, after, "q")
+			return ms(d), err
+		}
+	}
 	home := launch("env XDG_STATE_HOME="+homeState+" "+learn, "Lesson: Idempotency")
 	lesson := launch("env XDG_STATE_HOME="+lessonState+" "+learn+" lesson", "In 1 minute")
 	bareRun := launch(bare, "ready")
@@ -66,13 +76,43 @@ func benchFrame(dir string, rounds int) ([]row, error) {
 	if err := add("learn lesson", lesson, bareRun, "bare", "≤ 1.6x"); err != nil {
 		return rows, err
 	}
-	if glow, err := exec.LookPath("glow"); err == nil {
-		glowRun := launch(glow+" -t "+page, "In 1 minute")
-		if err := add("learn lesson", lesson, glowRun, "glow", "≤ 1.0x"); err != nil {
+	homeKey := touch("env XDG_STATE_HOME="+homeState+" "+learn, "Lesson: Idempotency", []string{"j"}, "▸ Play")
+	lessonKey := touch("env XDG_STATE_HOME="+lessonState+" "+learn+" lesson", "In 1 minute", []string{"G"}, "Try this")
+	bareKey := touch(bare, "ready", []string{"j"}, "pressed j")
+	interactive := func(what string, a, b func() (float64, error), baseName, target string) error {
+		as, bs, ratios, err := pairs(rounds, a, b)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{"interactive", what,
+			fmt.Sprintf("%.0f ms", median(as)), fmt.Sprintf("%s %.0f ms", baseName, median(bs)),
+			fmt.Sprintf("%.2fx", median(ratios)), target})
+		return nil
+	}
+	if err := interactive("home screen, j (learn)", homeKey, bareKey, "bare", "≤ 1.5x"); err != nil {
+		return rows, err
+	}
+	// glow v2 as a person runs it on a page (-p: its pager); built from
+	// glow's source when LEARN_BENCH_GLOW names the binary, else the one on
+	// PATH.
+	glow := os.Getenv("LEARN_BENCH_GLOW")
+	if glow == "" {
+		glow, _ = exec.LookPath("glow")
+	}
+	if glow != "" {
+		glowRun := launch(glow+" -p "+page, "In 1 minute")
+		if err := add("learn lesson", lesson, glowRun, "glow -p", "≤ 1.0x"); err != nil {
+			return rows, err
+		}
+		glowKey := touch(glow+" -p "+page, "In 1 minute", []string{"G"}, "Try this")
+		if err := interactive("learn lesson, G", lessonKey, glowKey, "glow -p", "≤ 1.0x"); err != nil {
 			return rows, err
 		}
 	} else {
-		fmt.Fprintln(os.Stderr, "bench: glow is not installed; the lesson is compared with the bare program only")
+		fmt.Fprintln(os.Stderr, "bench: no glow (LEARN_BENCH_GLOW or PATH); the lesson is compared with the bare program only")
+		if err := interactive("learn lesson, G", lessonKey, bareKey, "bare", "≤ 1.6x"); err != nil {
+			return rows, err
+		}
 	}
 	return rows, nil
 }
