@@ -15,6 +15,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/pgfault"
 	"github.com/learn-idempotency/learn/internal/serve"
+	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/sim"
@@ -104,7 +105,7 @@ func TestServeThatCannotRemoveItsSchemaExits1(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
-	stdout := &syncBuffer{}
+	stdout := &uitest.Buffer{}
 	type result struct {
 		code int
 		err  error

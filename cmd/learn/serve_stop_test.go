@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/internal/serve"
+	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -29,7 +30,7 @@ func TestServeStopsAsItSays(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
+	var stderr uitest.Buffer
 	cfg := serve.Config{Addr: "0.0.0.0:0", Instances: 2, Seats: 100, Drain: 200 * time.Millisecond, Limits: sim.WorkshopLimits()}
 	type result struct {
 		code int

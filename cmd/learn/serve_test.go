@@ -13,13 +13,13 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -28,31 +28,12 @@ type serveProc struct {
 	t         *testing.T
 	cmd       *exec.Cmd
 	stdout    string // everything up to the ready line
-	stderr    *syncBuffer
+	stderr    *uitest.Buffer
 	front     string   // http://127.0.0.1:PORT
 	instances []string // each API instance's own URL, api-1 first
 	dir       string   // the cluster directory; "" on an existing server
 	done      chan struct{}
 	waitErr   error
-}
-
-// syncBuffer is a bytes.Buffer that the process's stderr copier and the
-// test can use at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 var (
@@ -72,11 +53,11 @@ func serveDBArgs() []string {
 // startServe runs learn serve with args and waits for its ready line.
 func startServe(t *testing.T, bin string, args ...string) *serveProc {
 	t.Helper()
-	p := &serveProc{t: t, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &serveProc{t: t, stderr: &uitest.Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, append(append([]string{"serve"}, args...), serveDBArgs()...)...)
 	p.cmd.Env = append(os.Environ(), "DATABASE_URL=")
 	p.cmd.Stderr = p.stderr
-	out := &syncBuffer{}
+	out := &uitest.Buffer{}
 	p.cmd.Stdout = out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

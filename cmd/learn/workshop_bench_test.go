@@ -21,6 +21,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/learn-idempotency/learn/internal/supervisor"
+	"github.com/learn-idempotency/learn/internal/uitest"
 )
 
 // benchSessions and benchCopies are the workshop the benchmark runs: 30
@@ -173,7 +174,7 @@ func raceSession(from, addr, user string) (*benchSession, error) {
 	if err != nil {
 		return fail(err)
 	}
-	emu := newTerm(100, 30)
+	emu := uitest.NewScreen(100, 30)
 	stdin, err := sess.StdinPipe()
 	if err != nil {
 		return fail(err)
@@ -185,8 +186,8 @@ func raceSession(from, addr, user string) (*benchSession, error) {
 	var stderr strings.Builder
 	var mu sync.Mutex
 	sess.Stderr = writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return stderr.Write(p) })
-	go func() { _, _ = io.Copy(stdin, emu.emu) }() // the terminal's answers
-	ended := make(chan struct{})                   // the session's output has ended
+	go func() { _, _ = io.Copy(stdin, emu.Answers()) }() // the terminal's answers
+	ended := make(chan struct{})                         // the session's output has ended
 	go func() {
 		defer close(ended)
 		_, _ = io.Copy(emu, stdout)

@@ -12,17 +12,16 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/supervisor"
+	"github.com/learn-idempotency/learn/internal/uitest"
 )
 
 // learn workshop refuses what it cannot take, in one line that says what
@@ -230,10 +229,10 @@ func attendPlay(t *testing.T, port string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	emu := newTerm(100, 30)
+	emu := uitest.NewScreen(100, 30)
 	stdin, _ := sess.StdinPipe()
 	stdout, _ := sess.StdoutPipe()
-	go func() { _, _ = io.Copy(stdin, emu.emu) }()
+	go func() { _, _ = io.Copy(stdin, emu.Answers()) }()
 	go func() { _, _ = io.Copy(emu, stdout) }()
 	if err := sess.RequestPty("xterm-256color", 30, 100, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
@@ -241,13 +240,7 @@ func attendPlay(t *testing.T, port string) {
 	if err := sess.Start("play lost-answer"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(emu.String(), "book 2, key") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the play screen never came:\n%s", emu.String())
-		}
-		time.Sleep(20 * time.Millisecond) // polling for the frame
-	}
+	emu.WaitFor(t, "book 2, key")
 }
 
 // A workshop killed outright (kill -9, no parent left) leaves its
@@ -306,28 +299,6 @@ func TestWorkshopHasNoFirstFrameAndStartsNothingForIt(t *testing.T) {
 	case <-t.Context().Done():
 		t.Fatal("inspect of learn workshop never returned: it ran the workshop")
 	}
-}
-
-// vterm is a virtual terminal written by one goroutine and read by another:
-// vt's emulators (its SafeEmulator's String too) are not safe for that.
-type vterm struct {
-	mu  sync.Mutex
-	emu *vt.Emulator
-}
-
-func newTerm(w, h int) *vterm { return &vterm{emu: vt.NewEmulator(w, h)} }
-
-func (t *vterm) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.emu.Write(p)
-}
-
-// String is the screen's text.
-func (t *vterm) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.emu.String()
 }
 
 // A host key that cannot be kept is said before anything starts: no port

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/vt"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
@@ -18,9 +19,7 @@ import (
 // resize changes the window (the virtual terminal and the program's idea
 // of it) as a terminal does.
 func (u *uiTest) resize(w, h int) {
-	u.mu.Lock()
-	u.emu.Resize(w, h)
-	u.mu.Unlock()
+	u.scr.Resize(w, h)
 	u.tm.Send(tea.WindowSizeMsg{Width: w, Height: h})
 }
 
@@ -36,21 +35,21 @@ func (u *uiTest) lines(h int) []string {
 // reversed is the text of the cells drawn in reverse video, line by line
 // (the reader's current match).
 func (u *uiTest) reversed() []string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
 	var out []string
-	b := u.emu.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		var line strings.Builder
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if c := u.emu.CellAt(x, y); c != nil && c.Style.Attrs&uv.AttrReverse != 0 {
-				line.WriteString(c.Content)
+	u.scr.Do(func(emu *vt.Emulator) {
+		b := emu.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			var line strings.Builder
+			for x := b.Min.X; x < b.Max.X; x++ {
+				if c := emu.CellAt(x, y); c != nil && c.Style.Attrs&uv.AttrReverse != 0 {
+					line.WriteString(c.Content)
+				}
+			}
+			if line.Len() > 0 {
+				out = append(out, line.String())
 			}
 		}
-		if line.Len() > 0 {
-			out = append(out, line.String())
-		}
-	}
+	})
 	return out
 }
 

@@ -4,56 +4,33 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
 
-	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/uitest"
 )
 
-// lockedScreen is a virtual terminal the app's output is written into.
-type lockedScreen struct {
-	mu  sync.Mutex
-	emu *vt.Emulator
-}
-
-func (s *lockedScreen) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.emu.Write(p)
-}
-
 // extent is the widest line of the screen and the last line with text.
-func (s *lockedScreen) extent() (width, height int, screen string) {
-	s.mu.Lock()
-	screen = s.emu.String()
-	s.mu.Unlock()
+func extent(screen string) (width, height int) {
 	for i, l := range strings.Split(screen, "\n") {
 		if l = strings.TrimRight(l, " "); l != "" {
 			width, height = max(width, len([]rune(l))), i+1
 		}
 	}
-	return width, height, screen
+	return width, height
 }
 
-// waitExtent polls the screen until ok holds for its extent.
-func waitExtent(t *testing.T, s *lockedScreen, what string, ok func(w, h int, screen string) bool) (int, int) {
+// waitExtent waits until ok holds for the screen's extent.
+func waitExtent(t *testing.T, s *uitest.Screen, what string, ok func(w, h int, screen string) bool) (int, int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		w, h, scr := s.extent()
-		if ok(w, h, scr) {
-			return w, h
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never came: the screen is drawn %dx%d", what, w, h)
-		}
-		time.Sleep(20 * time.Millisecond) // polling for the frame, not waiting for a while
-	}
+	s.Wait(t, what, func(screen string) bool {
+		w, h := extent(screen)
+		return ok(w, h, screen)
+	})
+	return extent(s.String())
 }
 
 // The local app draws at most common.MaxWidth x common.MaxHeight, as a
@@ -71,13 +48,11 @@ func TestHugeWindowIsCappedLocally(t *testing.T) {
 				if resize {
 					start = [2]int{80, 24}
 				}
-				scr := &lockedScreen{emu: vt.NewEmulator(w, h)}
+				scr := uitest.NewScreen(w, h)
 				drained := make(chan struct{})
-				go func() { defer close(drained); _, _ = io.Copy(io.Discard, scr.emu) }() // nobody reads its answers
+				go func() { defer close(drained); _, _ = io.Copy(io.Discard, scr.Answers()) }() // nobody reads its answers
 				t.Cleanup(func() {
-					if pw, ok := scr.emu.InputPipe().(*io.PipeWriter); ok {
-						_ = pw.CloseWithError(io.EOF)
-					}
+					scr.Close()
 					<-drained
 				})
 				a := runAtTerminalOf(t, common.Open{Page: common.PageHome}, start[0], start[1], scr)

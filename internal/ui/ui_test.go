@@ -1,14 +1,11 @@
 package ui
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,11 +13,11 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
-	"github.com/charmbracelet/x/vt"
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/pages/play"
+	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -30,11 +27,7 @@ import (
 type uiTest struct {
 	tm  *teatest.TestModel
 	m   *Model
-	mu  sync.Mutex // guards emu and changed: vt's emulator is not safe for concurrent use
-	emu *vt.Emulator
-	// changed is closed (and replaced) each time the program's output
-	// reaches the screen: waits wake on it.
-	changed chan struct{}
+	scr *uitest.Screen
 	// finished is set by a test that saw the program end.
 	finished bool
 }
@@ -71,42 +64,8 @@ func startUIWrapped(t *testing.T, first common.Open, w, h int, progress string, 
 	}
 	tm := teatest.NewTestModel(t, run, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	u := &uiTest{tm: tm, emu: vt.NewEmulator(w, h), m: m, changed: make(chan struct{})}
-	done, copied := make(chan struct{}), make(chan struct{})
-	go func() { // the terminal's answers to queries go nowhere
-		defer close(copied)
-		_, _ = io.Copy(io.Discard, u.emu)
-	}()
-	go func() {
-		defer close(done)
-		// teatest keeps the output in a buffer that says nothing when it
-		// grows: it is read every few milliseconds, all of it at once, so
-		// that the screen takes each frame whole.
-		out := tm.Output()
-		buf := make([]byte, 1<<20)
-		for {
-			n, err := out.Read(buf)
-			if n > 0 {
-				// Without a terminal Bubble Tea counts on the line
-				// discipline to turn \n into \r\n (ONLCR); do it here.
-				u.mu.Lock()
-				_, _ = u.emu.Write(bytes.ReplaceAll(buf[:n], []byte("\n"), []byte("\r\n")))
-				close(u.changed)
-				u.changed = make(chan struct{})
-				u.mu.Unlock()
-			}
-			if err != nil && err != io.EOF {
-				return
-			}
-			if n == 0 {
-				select {
-				case <-t.Context().Done():
-					return
-				case <-time.After(5 * time.Millisecond):
-				}
-			}
-		}
-	}()
+	u := &uiTest{tm: tm, m: m, scr: uitest.NewScreen(w, h)}
+	stop := uitest.Follow(t, tm, u.scr)
 	t.Cleanup(func() {
 		if !u.finished {
 			_ = tm.Quit()
@@ -120,13 +79,8 @@ func startUIWrapped(t *testing.T, first common.Open, w, h int, progress string, 
 			t.Errorf("progress: %v", err)
 		}
 		// The test's context is cancelled before its cleanups run: the
-		// output goroutine ends. Closing the emulator's input pipe (not the
-		// emulator, whose Close races with Read) ends the other.
-		<-done
-		if pw, ok := u.emu.InputPipe().(*io.PipeWriter); ok {
-			_ = pw.CloseWithError(io.EOF)
-		}
-		<-copied
+		// copy of the output ends.
+		stop()
 	})
 	return u
 }
@@ -160,32 +114,11 @@ func (u *uiTest) waitUntil(t *testing.T, what string, ok func() bool) {
 // wait is waitUntil failing with failure's words.
 func (u *uiTest) wait(t *testing.T, ok func() bool, failure func() string) {
 	t.Helper()
-	deadline := time.NewTimer(20 * time.Second)
-	defer deadline.Stop()
-	offScreen := time.NewTicker(100 * time.Millisecond)
-	defer offScreen.Stop()
-	for {
-		u.mu.Lock()
-		changed := u.changed
-		u.mu.Unlock()
-		if ok() {
-			return
-		}
-		select {
-		case <-changed:
-		case <-offScreen.C:
-		case <-deadline.C:
-			t.Fatalf("%s; the screen:\n%s", failure(), u.screen())
-		}
-	}
+	u.scr.WaitOr(t, func(string) bool { return ok() }, failure)
 }
 
 // screen is the virtual terminal's text, lines joined by newlines.
-func (u *uiTest) screen() string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.emu.String()
-}
+func (u *uiTest) screen() string { return u.scr.String() }
 
 // waitFor waits until every want is on screen; it fails with the screen.
 func (u *uiTest) waitFor(t *testing.T, want ...string) {
@@ -229,24 +162,7 @@ func (u *uiTest) press(keys ...string) {
 }
 
 // keyPress builds the key press message Bubble Tea sends for k.
-func keyPress(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
-}
+func keyPress(k string) tea.KeyPressMsg { return uitest.Key(k) }
 
 func TestHomeOpensTheLessonAt80x24(t *testing.T) {
 	u := startUI(t, common.Open{Page: common.PageHome}, 80, 24)

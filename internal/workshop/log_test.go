@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/learn-idempotency/learn/internal/uitest"
 )
 
 // The server's log (what the presenter reads without the dashboard) says
@@ -12,7 +14,7 @@ import (
 // library's own lines (wish's logging middleware, "app exit with error"
 // for a client that hung up) are not in it.
 func TestTheLogSaysWhoCameAndWentInWords(t *testing.T) {
-	var log syncBuffer
+	var log uitest.Buffer
 	w := startWorkshop(t, Config{Logf: func(format string, args ...any) {
 		fmt.Fprintf(&log, format+"\n", args...)
 		t.Logf(format, args...)
@@ -43,7 +45,7 @@ func TestTheLogSaysWhoCameAndWentInWords(t *testing.T) {
 // killed (a client that hung up) is dropped, since the session says it in
 // words; anything else reaches the presenter, said to be an error.
 func TestLibraryLinesAreDroppedOrSaidInWords(t *testing.T) {
-	var log syncBuffer
+	var log uitest.Buffer
 	w := startWorkshop(t, Config{Logf: func(format string, args ...any) { fmt.Fprintf(&log, format+"\n", args...) }})
 	w.libraryLog("ERRO app exit with error error=\"program was killed: context canceled\"\n")
 	if got := log.String(); got != "" {

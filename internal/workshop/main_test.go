@@ -1,10 +1,8 @@
 package workshop
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"image/color"
 	"io"
 	"os"
@@ -14,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 )
@@ -83,11 +81,10 @@ type attendee struct {
 	client *gossh.Client
 	sess   *gossh.Session
 	in     *lockedWriter
-	mu     sync.Mutex
-	emu    *vt.Emulator
-	stderr *syncBuffer
-	raw    *syncBuffer // everything the app wrote, for what is printed after it
-	done   chan error  // the session's end
+	scr    *uitest.Screen
+	stderr *uitest.Buffer
+	raw    *uitest.Buffer // everything the app wrote, for what is printed after it
+	done   chan error     // the session's end
 }
 
 type lockedWriter struct {
@@ -99,23 +96,6 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // attend connects as user with the code, asks for a terminal of w x h
@@ -147,9 +127,9 @@ func attendAsking(t *testing.T, client *gossh.Client, askW, askH, w, h int, cmd 
 			t.Fatal(err)
 		}
 	}
-	a := &attendee{t: t, client: client, sess: sess, emu: vt.NewEmulator(w, h), stderr: &syncBuffer{}, raw: &syncBuffer{}, done: make(chan error, 1)}
+	a := &attendee{t: t, client: client, sess: sess, scr: uitest.NewScreen(w, h), stderr: &uitest.Buffer{}, raw: &uitest.Buffer{}, done: make(chan error, 1)}
 	if bg != nil {
-		a.emu.SetDefaultBackgroundColor(bg)
+		a.scr.SetBackground(bg)
 	}
 	stdin, err := sess.StdinPipe()
 	if err != nil {
@@ -175,17 +155,15 @@ func attendAsking(t *testing.T, client *gossh.Client, askW, askH, w, h int, cmd 
 	copied := make(chan struct{})
 	go func() { // the terminal's answers (the background colour) go to the app
 		defer close(copied)
-		_, _ = io.Copy(a.in, a.emu)
+		_, _ = io.Copy(a.in, a.scr.Answers())
 	}()
 	go func() {
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := stdout.Read(buf)
 			if n > 0 {
-				a.raw.Write(buf[:n])
-				a.mu.Lock()
-				_, _ = a.emu.Write(buf[:n])
-				a.mu.Unlock()
+				_, _ = a.raw.Write(buf[:n])
+				_, _ = a.scr.Write(buf[:n])
 			}
 			if err != nil {
 				a.done <- sess.Wait()
@@ -195,31 +173,20 @@ func attendAsking(t *testing.T, client *gossh.Client, askW, askH, w, h int, cmd 
 	}()
 	t.Cleanup(func() {
 		_ = client.Close()
-		if pw, ok := a.emu.InputPipe().(*io.PipeWriter); ok {
-			_ = pw.CloseWithError(io.EOF)
-		}
+		a.scr.Close()
 		<-copied
 	})
 	return a
 }
 
-func (a *attendee) screen() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.emu.String()
-}
+func (a *attendee) screen() string { return a.scr.String() }
 
-// waitFor waits until every want is on the attendee's screen, polling it.
+// waitFor waits until every want is on the attendee's screen, and returns
+// the screen.
 func (a *attendee) waitFor(want ...string) string {
 	a.t.Helper()
-	return waitUntil(a.t, fmt.Sprintf("%q on the screen", want), a.screen, func(s string) bool {
-		for _, w := range want {
-			if !strings.Contains(s, w) {
-				return false
-			}
-		}
-		return true
-	})
+	a.scr.WaitFor(a.t, want...)
+	return a.screen()
 }
 
 // waitUntil polls get until ok holds; it fails with the last value.

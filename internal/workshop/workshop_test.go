@@ -732,9 +732,7 @@ func TestHugeWindowIsCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, "ben's resize capped", size("ben"), is("500x200 capped true"))
-	ben.mu.Lock()
-	ben.emu.Resize(MaxWidth, MaxHeight) // what ben's terminal shows of the app
-	ben.mu.Unlock()
+	ben.scr.Resize(MaxWidth, MaxHeight) // what ben's terminal shows of the app
 	ben.press("enter")
 	ben.waitFor("In 1 minute")
 	if err := ben.sess.WindowChange(40, 120); err != nil {

@@ -1,8 +1,6 @@
 package dashboard_test
 
 import (
-	"bytes"
-	"io"
 	"regexp"
 	"strings"
 	"sync"
@@ -12,13 +10,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
-	"github.com/charmbracelet/x/vt"
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/ui"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/pages/dashboard"
+	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/quiz"
 )
@@ -27,8 +25,7 @@ import (
 // output through a virtual terminal.
 type screen struct {
 	tm  *teatest.TestModel
-	mu  sync.Mutex
-	emu *vt.Emulator
+	scr *uitest.Screen
 }
 
 func start(t *testing.T, r *room.Room, w, h int) *screen {
@@ -44,87 +41,29 @@ func startWith(t *testing.T, r *room.Room, w, h int, health func() pgtemp.Health
 		Progress: common.OpenProgress(nil), Docs: &common.Docs{}}
 	info := dashboard.Info{Join: []string{"ssh -p 2222 192.0.2.7"}, Code: "kq7m-3hxt", Budget: live.NewBudget(600, 111), Health: health}
 	m := ui.NewWith(c, dashboard.New(c, r, info))
-	s := &screen{emu: vt.NewEmulator(w, h)}
+	s := &screen{scr: uitest.NewScreen(w, h)}
 	s.tm = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	done, copied := make(chan struct{}), make(chan struct{})
-	go func() { defer close(copied); _, _ = io.Copy(io.Discard, s.emu) }()
-	go func() {
-		defer close(done)
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := s.tm.Output().Read(buf)
-			if n > 0 {
-				s.mu.Lock()
-				_, _ = s.emu.Write(bytes.ReplaceAll(buf[:n], []byte("\n"), []byte("\r\n")))
-				s.mu.Unlock()
-			}
-			if err != nil && err != io.EOF {
-				return
-			}
-			if n == 0 {
-				select {
-				case <-t.Context().Done():
-					return
-				case <-time.After(5 * time.Millisecond):
-				}
-			}
-		}
-	}()
+	stop := uitest.Follow(t, s.tm, s.scr)
 	t.Cleanup(func() {
 		_ = s.tm.Quit()
 		s.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
-		<-done
-		if pw, ok := s.emu.InputPipe().(*io.PipeWriter); ok {
-			_ = pw.CloseWithError(io.EOF)
-		}
-		<-copied
+		stop()
 	})
 	return s
 }
 
-func (s *screen) text() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.emu.String()
-}
+func (s *screen) text() string { return s.scr.String() }
 
-// waitFor waits until every want is on screen, polling the screen.
+// waitFor waits until every want is on screen, and returns the screen.
 func (s *screen) waitFor(t *testing.T, want ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		scr := s.text()
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(scr, w) {
-				missing = w
-				break
-			}
-		}
-		if missing == "" {
-			return scr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%q never appeared; the screen:\n%s", missing, scr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	s.scr.WaitFor(t, want...)
+	return s.text()
 }
 
 func (s *screen) press(keys ...string) {
 	for _, k := range keys {
-		switch k {
-		case "enter":
-			s.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-		case "down":
-			s.tm.Send(tea.KeyPressMsg{Code: tea.KeyDown})
-		case "up":
-			s.tm.Send(tea.KeyPressMsg{Code: tea.KeyUp})
-		case "esc":
-			s.tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
-		default:
-			s.tm.Send(tea.KeyPressMsg{Code: []rune(k)[0], Text: k})
-		}
+		s.tm.Send(uitest.Key(k))
 	}
 }
 

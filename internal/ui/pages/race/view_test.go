@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -116,15 +117,7 @@ func TestLegendKeepsItsItemsWhole(t *testing.T) {
 }
 
 // press is the key press Bubble Tea sends for k.
-func press(k string) tea.KeyPressMsg {
-	switch k {
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	}
-	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-}
+func press(k string) tea.KeyPressMsg { return uitest.Key(k) }
 
 // The tally says which guard settled the copies, in a learner's words, from
 // the report's Guards: the row lock (the lookups that replayed) against the
