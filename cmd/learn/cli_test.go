@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -359,8 +359,8 @@ func TestProgressCommands(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	path := state + "/learn/progress.json"
-	store := &quiz.Store{Path: path}
-	if _, err := store.Update(func(p *quiz.Progress) error { p.MarkRead("idempotency", time.Now()); return nil }); err != nil {
+	store := &progress.Store{Path: path}
+	if _, err := store.Update(func(p *progress.Progress) error { p.MarkRead("idempotency", time.Now()); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errs := runCLI(t, "progress")

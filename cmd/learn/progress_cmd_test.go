@@ -35,7 +35,7 @@ func stateOf(t *testing.T, dir string) string {
 // that show (progress, progress export) change nothing whatever they find,
 // and say on stderr what they found.
 func TestProgressCommandsThatShowChangeNothing(t *testing.T) {
-	v0, err := os.ReadFile(filepath.Join("..", "..", "quiz", "testdata", "progress-v0.json"))
+	v0, err := os.ReadFile(filepath.Join("..", "..", "progress", "testdata", "progress-v0.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

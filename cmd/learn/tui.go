@@ -15,6 +15,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/ui"
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -107,12 +108,12 @@ func previewOpen(args []string) (*globals, common.Open, bool) {
 
 // peekProgress is the learner's progress as saved, read without changing
 // the file; nil when there is none to read.
-func peekProgress() *quiz.Progress {
-	path, err := quiz.DefaultPath()
+func peekProgress() *progress.Progress {
+	path, err := progress.DefaultPath()
 	if err != nil {
 		return nil
 	}
-	p, _, err := (&quiz.Store{Path: path}).Peek()
+	p, _, err := (&progress.Store{Path: path, Known: quiz.Known}).Peek()
 	if err != nil {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -157,7 +158,7 @@ func (r *Room) Join(name, remote string, w, h int, send func(msg any)) (*Seat, e
 	s.connected, s.remote, s.width, s.height, s.capped = true, remote, w, h, false
 	s.joined, s.left = r.now(), time.Time{}
 	s.sessions++
-	s.title, s.at = "", quiz.Resume{}
+	s.title, s.at = "", progress.Resume{}
 	s.outbox = make(chan any, outboxSize)
 	go r.deliver(name, s.outbox, send)
 	if s.sessions > 1 {
@@ -210,7 +211,7 @@ func (r *Room) SendAll(msg any, what string) int {
 }
 
 // SendOn is SendAll for the connected attendees on a screen of the kind
-// (quiz.Resume.Screen, e.g. "play") only; when there are none, nothing is
+// (progress.Resume.Screen, e.g. "play") only; when there are none, nothing is
 // logged and it returns 0.
 func (r *Room) SendOn(screen string, msg any, what string) int {
 	return r.send(func(s *Seat) bool { return s.at.Screen == screen }, msg, what)
@@ -239,7 +240,7 @@ func (r *Room) send(to func(*Seat) bool, msg any, what string) int {
 }
 
 // OnScreen is how many connected attendees are on a screen of the kind
-// (quiz.Resume.Screen, e.g. "play") now.
+// (progress.Resume.Screen, e.g. "play") now.
 func (r *Room) OnScreen(screen string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -47,7 +48,7 @@ type Attendee struct {
 	Capped bool
 	// Title is the title of the screen they are on; At where on it.
 	Title     string
-	At        quiz.Resume
+	At        progress.Resume
 	Connected bool
 	Joined    time.Time
 	Left      time.Time // zero while connected

@@ -28,6 +28,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/pages/race"
 	"github.com/learn-idempotency/learn/internal/ui/pages/reader"
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -103,7 +104,7 @@ func (m *Model) Home() tea.Cmd {
 
 // Where is the page on screen: its title and where it stands (the zero
 // Resume for a page that cannot be reopened, such as the home page).
-func (m *Model) Where() (title string, at quiz.Resume) {
+func (m *Model) Where() (title string, at progress.Resume) {
 	p := m.top().page
 	if r, ok := p.(common.Resumer); ok {
 		at, _ = r.Resume()
@@ -114,7 +115,7 @@ func (m *Model) Where() (title string, at quiz.Resume) {
 // Current is Where, but with the zero Resume when the page's state is not
 // one Open gives back (a quiz set's summary, a play screen under a design
 // of the lab): what is on screen is then no page the presenter sends.
-func (m *Model) Current() (title string, at quiz.Resume) {
+func (m *Model) Current() (title string, at progress.Resume) {
 	p := m.top().page
 	if r, ok := p.(common.Resumer); ok {
 		if a, ok := r.Resume(); ok {
@@ -214,7 +215,7 @@ func (m *Model) top() entry { return m.stack[len(m.stack)-1] }
 // nothing when it says it is done (a finished quiz), else (home, the
 // picker, the race, a scenario played under a design of the lab) the place
 // saved before, kept. A page's Reopen goes before its Resume.
-func (m *Model) ResumePoint() quiz.Resume {
+func (m *Model) ResumePoint() progress.Resume {
 	if r, ok := m.top().page.(common.Reopener); ok {
 		if at, keep := r.Reopen(); !keep {
 			return at
@@ -225,7 +226,7 @@ func (m *Model) ResumePoint() quiz.Resume {
 		if at, ok := r.Resume(); ok {
 			return at
 		}
-		return quiz.Resume{}
+		return progress.Resume{}
 	}
 	return m.c.Progress.Get().Resume
 }
@@ -235,13 +236,13 @@ func (m *Model) ResumePoint() quiz.Resume {
 // program has ended.
 func (m *Model) SaveOnExit() error {
 	at := m.ResumePoint()
-	return m.c.Progress.Close(func(p *quiz.Progress) { p.Resume = at })
+	return m.c.Progress.Close(func(p *progress.Progress) { p.Resume = at })
 }
 
 // remember saves where the learner is.
 func (m *Model) remember() tea.Cmd {
 	at := m.ResumePoint()
-	return m.c.Progress.Save(func(p *quiz.Progress) { p.Resume = at })
+	return m.c.Progress.Save(func(p *progress.Progress) { p.Resume = at })
 }
 
 // Init starts the first pages.

@@ -13,7 +13,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/pages/reader"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // The first frame drawn from the parent is, cell for cell, the frame the
@@ -21,8 +21,8 @@ import (
 // progress as saved, the whole page rendered): the app draws over it with
 // no visible change. Only the top of the page is rendered for it.
 func TestPreviewIsTheAppsFirstFrame(t *testing.T) {
-	store := &quiz.Store{Path: filepath.Join(t.TempDir(), "progress.json")}
-	if _, err := store.Update(func(p *quiz.Progress) error {
+	store := &progress.Store{Path: filepath.Join(t.TempDir(), "progress.json")}
+	if _, err := store.Update(func(p *progress.Progress) error {
 		p.MarkRead("idempotency", time.Now())
 		p.Record("checkpoint", "checkpoint/1", 1, time.Now())
 		return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -73,7 +74,7 @@ func answerChoice(t *testing.T, u *uiTest, q quiz.Question) quiz.Shown {
 }
 
 // finish quits the program and loads the progress it saved.
-func (u *uiTest) finish(t *testing.T, path string) *quiz.Progress {
+func (u *uiTest) finish(t *testing.T, path string) *progress.Progress {
 	t.Helper()
 	u.press("q")
 	u.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
@@ -83,7 +84,7 @@ func (u *uiTest) finish(t *testing.T, path string) *quiz.Progress {
 	if err := u.m.SaveOnExit(); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := (&quiz.Store{Path: path}).Load()
+	p, _, err := (&progress.Store{Path: path}).Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,8 +380,8 @@ func TestNothingToResume(t *testing.T) {
 		t.Errorf("a resume entry with nothing to resume:\n%s", u.screen())
 	}
 	u.finish(t, path)
-	if _, err := (&quiz.Store{Path: path}).Update(func(p *quiz.Progress) error {
-		p.Resume = quiz.Resume{Screen: "reader", Name: "no-such-page"}
+	if _, err := (&progress.Store{Path: path}).Update(func(p *progress.Progress) error {
+		p.Resume = progress.Resume{Screen: "reader", Name: "no-such-page"}
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -26,7 +27,7 @@ func TestResumeFollowsWhatIsOnScreen(t *testing.T) {
 		u.press("esc")
 		u.waitFor(t, "Resume: Play · The lost answer (broken design)")
 		p := u.finish(t, path)
-		if p.Resume != (quiz.Resume{Screen: "play", Name: "lost-answer", Section: string(sim.Broken)}) {
+		if p.Resume != (progress.Resume{Screen: "play", Name: "lost-answer", Section: string(sim.Broken)}) {
 			t.Errorf("saved resume %+v", p.Resume)
 		}
 		again := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
@@ -43,7 +44,7 @@ func TestResumeFollowsWhatIsOnScreen(t *testing.T) {
 		u.press("esc")
 		u.waitFor(t, "Resume: Idempotency › How it works")
 		p := u.finish(t, path)
-		if at := (quiz.Resume{Screen: "reader", Name: "idempotency", Section: "How it works"}); p.Resume != at {
+		if at := (progress.Resume{Screen: "reader", Name: "idempotency", Section: "How it works"}); p.Resume != at {
 			t.Errorf("saved resume %+v, want %+v", p.Resume, at)
 		}
 	})
@@ -65,7 +66,7 @@ func TestResumeAfterAnAnswerIsTheNextQuestion(t *testing.T) {
 	u.press("esc")
 	u.waitFor(t, "Resume: Checkpoint, question 3 of 5")
 	p := u.finish(t, path)
-	if at := (quiz.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2}); p.Resume != at {
+	if at := (progress.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2}); p.Resume != at {
 		t.Errorf("saved resume %+v, want %+v", p.Resume, at)
 	}
 	if sp := p.Sets[quiz.SetCheckpoint]; sp == nil || sp.Next != 2 {
@@ -93,7 +94,7 @@ func TestLabPlayKeepsTheResumeSpot(t *testing.T) {
 	lab.press("esc")
 	lab.waitFor(t, "Resume: Checkpoint, question 3 of 5")
 	p := lab.finish(t, path)
-	if at := (quiz.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2}); p.Resume != at {
+	if at := (progress.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2}); p.Resume != at {
 		t.Errorf("saved resume %+v, want %+v", p.Resume, at)
 	}
 }
@@ -103,9 +104,9 @@ func TestLabPlayKeepsTheResumeSpot(t *testing.T) {
 // again, with its score, instead of starting over at question 1.
 func TestAnsweredAttemptLeftBeforeItsSummaryIsFinished(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	store := &quiz.Store{Path: path}
+	store := &progress.Store{Path: path}
 	set := quiz.Checkpoint()
-	if _, err := store.Update(func(p *quiz.Progress) error {
+	if _, err := store.Update(func(p *progress.Progress) error {
 		for _, q := range set.Questions {
 			p.Record(quiz.SetCheckpoint, q.ID, 1, time.Unix(100, 0))
 		}
@@ -148,7 +149,7 @@ func TestResumeDrillGoesOnAfterTheGradedQuestion(t *testing.T) {
 	where := fmt.Sprintf("Resume: Interview drill, question 2 of %d", n)
 	u.waitFor(t, where)
 	p := u.finish(t, path)
-	if want := (quiz.Resume{Screen: "drill", Step: 1}); p.Resume != want {
+	if want := (progress.Resume{Screen: "drill", Step: 1}); p.Resume != want {
 		t.Errorf("saved resume %+v, want %+v", p.Resume, want)
 	}
 	again := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)

@@ -11,6 +11,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/pages/home"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -88,10 +89,10 @@ func TestWhereIsThePageOnTop(t *testing.T) {
 	m := New(c, common.Open{Page: common.PagePlay, Name: lost.Name, Variant: sim.Broken})
 	defer m.Close()
 	title, at := m.Where()
-	if want := (quiz.Resume{Screen: "play", Name: lost.Name, Section: string(sim.Broken)}); title != "Play: "+lost.Title || at != want {
+	if want := (progress.Resume{Screen: "play", Name: lost.Name, Section: string(sim.Broken)}); title != "Play: "+lost.Title || at != want {
 		t.Errorf("Where = %q, %+v; want %q, %+v", title, at, "Play: "+lost.Title, want)
 	}
-	c.Progress.Get().Resume = quiz.Resume{Screen: "drill"}
+	c.Progress.Get().Resume = progress.Resume{Screen: "drill"}
 	w := NewWith(c, home.New(c))
 	if title, at := w.Where(); title != "learn" || !at.IsZero() {
 		t.Errorf("NewWith(home): Where = %q, %+v; want the base page, nothing resumed", title, at)

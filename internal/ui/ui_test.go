@@ -21,6 +21,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/pages/play"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -44,23 +45,23 @@ func startUI(t *testing.T, first common.Open, w, h int) *uiTest {
 	return startUIWith(t, first, w, h, filepath.Join(t.TempDir(), "progress.json"))
 }
 
-// startUIWith runs the app with its progress in the file at progress;
+// startUIWith runs the app with its progress in the file at path;
 // each of opts changes the Common before the app is built (as Run's flags
 // do).
-func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opts ...func(*common.Common)) *uiTest {
+func startUIWith(t *testing.T, first common.Open, w, h int, path string, opts ...func(*common.Common)) *uiTest {
 	t.Helper()
-	return startUIWrapped(t, first, w, h, progress, nil, opts...)
+	return startUIWrapped(t, first, w, h, path, nil, opts...)
 }
 
 // startUIWrapped is startUIWith running wrap(the app) instead of the app
 // (a test that hears what the app tells, as a workshop's session does);
 // a nil wrap runs the app itself.
-func startUIWrapped(t *testing.T, first common.Open, w, h int, progress string, wrap func(*Model) tea.Model, opts ...func(*common.Common)) *uiTest {
+func startUIWrapped(t *testing.T, first common.Open, w, h int, path string, wrap func(*Model) tea.Model, opts ...func(*common.Common)) *uiTest {
 	t.Helper()
 	db := live.Existing(testDB)
 	runs := live.NewRuns(t.Context(), db)
 	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
-		DB: db, Runs: runs, Progress: common.OpenProgress(&quiz.Store{Path: progress}), Docs: &common.Docs{}}
+		DB: db, Runs: runs, Progress: common.OpenProgress(&progress.Store{Path: path, Known: quiz.Known}), Docs: &common.Docs{}}
 	for _, o := range opts {
 		o(c)
 	}

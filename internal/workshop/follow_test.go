@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -82,7 +83,7 @@ func TestKeptProgressSaysWhenItChanged(t *testing.T) {
 	after := time.Now().UTC()
 	inTime := func(where string, data []byte) {
 		t.Helper()
-		var p quiz.Progress
+		var p progress.Progress
 		if err := json.Unmarshal(data, &p); err != nil {
 			t.Fatalf("%s: %v\n%s", where, err, data)
 		}

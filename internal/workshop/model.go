@@ -11,7 +11,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -239,7 +239,7 @@ func (a *attendeeApp) View() (v tea.View) {
 
 // showing reports whether the page on screen (title, at) is the one o
 // opens.
-func showing(title string, at quiz.Resume, o common.Open) bool {
+func showing(title string, at progress.Resume, o common.Open) bool {
 	switch o.Page {
 	case common.PagePlay:
 		v := o.Variant

@@ -24,6 +24,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -581,7 +582,7 @@ func TestRoomFollowsThePresenter(t *testing.T) {
 	if err != nil {
 		t.Fatalf("progress: %v", err)
 	}
-	var p quiz.Progress
+	var p progress.Progress
 	if err := json.Unmarshal(out, &p); err != nil {
 		t.Fatalf("progress is not JSON: %v\n%s", err, out)
 	}

@@ -4,7 +4,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -48,7 +48,7 @@ type Mouser interface{ WantsMouse() bool }
 // Resumer is a page the next start of learn can reopen, where the learner
 // left it; ok is false when there is nothing to resume there.
 type Resumer interface {
-	Resume() (r quiz.Resume, ok bool)
+	Resume() (r progress.Resume, ok bool)
 }
 
 // Reopener is a page whose place for the next start is not simply the one
@@ -59,7 +59,7 @@ type Resumer interface {
 // true to leave the spot saved before as it is. The root asks Reopen
 // before Resume.
 type Reopener interface {
-	Reopen() (at quiz.Resume, keep bool)
+	Reopen() (at progress.Resume, keep bool)
 }
 
 // Kind names a page the root can open.

@@ -21,6 +21,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/dbstatus"
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -30,7 +31,7 @@ import (
 type item struct {
 	title, desc string
 	open        common.Open
-	status      func(p *quiz.Progress) string
+	status      func(p *progress.Progress) string
 	gapAfter    bool // a blank line follows: resume | learn it | recall it | break it and build it | say it
 }
 
@@ -67,7 +68,7 @@ func learningPath(sets []quiz.Set) []item {
 			kind = "Interview card"
 		}
 		it := item{title: kind + ": " + p.Title, desc: blurb(p), open: common.Open{Page: common.PageReader, Name: p.Slug},
-			status: func(pr *quiz.Progress) string {
+			status: func(pr *progress.Progress) string {
 				if pr.IsRead(slug) {
 					return "✓ read"
 				}
@@ -83,7 +84,7 @@ func learningPath(sets []quiz.Set) []item {
 	var others []item             // the sets placed after Break it
 	for _, s := range sets {
 		it := item{title: fmt.Sprintf("%s (%s)", s.Title, setSize(s)), desc: s.Intro, open: common.Open{Page: common.PageQuiz, Name: s.ID},
-			status: func(pr *quiz.Progress) string { return setStatus(pr, s) }}
+			status: func(pr *progress.Progress) string { return setStatus(pr, s) }}
 		switch s.ID {
 		case quiz.SetCheckpoint, quiz.SetRedraw, quiz.SetBreakIt:
 			placed[s.ID] = append(placed[s.ID], it)
@@ -99,13 +100,13 @@ func learningPath(sets []quiz.Set) []item {
 		open: common.Open{Page: common.PageRace}}
 	lab := item{title: "Design lab: build the endpoint from switches", open: common.Open{Page: common.PageLab},
 		desc: "turn the lock, the lookup, the constraint, the store, the client's key and retries on and off, and run every scenario against your design",
-		status: func(pr *quiz.Progress) string {
-			return fmt.Sprintf("%d of %d challenges", pr.ChallengesPassed(), len(quiz.Challenges()))
+		status: func(pr *progress.Progress) string {
+			return fmt.Sprintf("%d of %d challenges", quiz.ChallengesPassed(pr), len(quiz.Challenges()))
 		}}
 	d := quiz.Interview()
 	drill := item{title: "Interview drill", open: common.Open{Page: common.PageDrill},
 		desc: fmt.Sprintf("%d answers against a countdown, then %d flashcards by spaced repetition", len(d.Prompts), len(d.Cards)),
-		status: func(pr *quiz.Progress) string {
+		status: func(pr *progress.Progress) string {
 			return fmt.Sprintf("%d due today", quiz.DueToday(pr, d.Cards, common.Now()))
 		}}
 
@@ -150,7 +151,7 @@ func (m *Model) cursor(entries []item) int {
 // resumeItem is the entry that reopens r, where the learner left off last:
 // the page, the section or question, the design. ok is false when r names
 // nothing that exists (nothing saved, or a page since renamed).
-func resumeItem(r quiz.Resume) (item, bool) {
+func resumeItem(r progress.Resume) (item, bool) {
 	var o common.Open
 	var where string
 	switch r.Screen {
@@ -214,7 +215,7 @@ func setSize(s quiz.Set) string {
 // whose every question is answered is finished when its score is shown
 // (opening the set shows it), so until then the entry says so rather than
 // "unfinished".
-func setStatus(p *quiz.Progress, s quiz.Set) string {
+func setStatus(p *progress.Progress, s quiz.Set) string {
 	sp, ok := p.Sets[s.ID]
 	if !ok || (sp.Attempts == 0 && len(sp.Answers) == 0) {
 		return "not taken yet"

@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -157,7 +158,7 @@ func (m *Model) check() tea.Cmd {
 		return nil
 	}
 	id := m.challenge.ID
-	return m.c.Progress.Save(func(p *quiz.Progress) { p.PassChallenge(id, common.Now()) })
+	return m.c.Progress.Save(func(p *progress.Progress) { p.PassChallenge(id, common.Now()) })
 }
 
 // Keys of the lab beyond the shared ones.

@@ -14,7 +14,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -149,8 +149,8 @@ func (m *Model) Close() {
 func (m *Model) Report() *sim.Report { return m.report }
 
 // Resume is the scenario and variant on screen.
-func (m *Model) Resume() (quiz.Resume, bool) {
-	return quiz.Resume{Screen: "play", Name: m.scenario.Name, Section: string(m.variant)}, m.design == nil
+func (m *Model) Resume() (progress.Resume, bool) {
+	return progress.Resume{Screen: "play", Name: m.scenario.Name, Section: string(m.variant)}, m.design == nil
 }
 
 // switches reports whether v switches the design: only between the two
@@ -159,7 +159,7 @@ func (m *Model) switches() bool { return m.scenario.HasBroken() && m.design == n
 
 // Reopen is Resume, except under a design of the lab: that play is no
 // place of its own to come back to, so the spot saved before stays.
-func (m *Model) Reopen() (at quiz.Resume, keep bool) {
+func (m *Model) Reopen() (at progress.Resume, keep bool) {
 	at, ok := m.Resume()
 	return at, !ok
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/lessons"
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // maxReadWidth keeps lines readable on very wide windows.
@@ -323,7 +323,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		case key.Matches(msg, k.MarkRead):
 			slug, read := m.page.Slug, m.c.Progress.Get().IsRead(m.page.Slug)
-			return m.c.Progress.Save(func(p *quiz.Progress) {
+			return m.c.Progress.Save(func(p *progress.Progress) {
 				if read {
 					delete(p.Read, slug)
 				} else {
@@ -443,8 +443,8 @@ func findSections(rendered string, sections []lessons.Section) []int {
 }
 
 // Resume is the section being read, for the next start to reopen.
-func (m *Model) Resume() (quiz.Resume, bool) {
-	return quiz.Resume{Screen: "reader", Name: m.page.Slug, Section: m.section()}, true
+func (m *Model) Resume() (progress.Resume, bool) {
+	return progress.Resume{Screen: "reader", Name: m.page.Slug, Section: m.section()}, true
 }
 
 // section returns the title of the section being read.

@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"bytes"
@@ -73,10 +73,10 @@ func TestStoreSetsAsideOnlyWhatDoesNotFit(t *testing.T) {
 	if !p.IsRead("idempotency") || p.IsRead("interview") {
 		t.Errorf("read = %v; want idempotency kept and interview (a number) set aside", p.Read)
 	}
-	if cp := p.Sets[SetCheckpoint]; cp == nil || cp.Attempts != 2 || cp.LastScore != 0.5 || cp.Best != 0 || cp.Answers["checkpoint/1"].Score != 1 {
+	if cp := p.Sets[setCheckpoint]; cp == nil || cp.Attempts != 2 || cp.LastScore != 0.5 || cp.Best != 0 || cp.Answers["checkpoint/1"].Score != 1 {
 		t.Errorf("checkpoint = %+v; want all but best kept", cp)
 	}
-	if bi := p.Sets[SetBreakIt]; bi == nil || bi.Best != 1 {
+	if bi := p.Sets[setBreakIt]; bi == nil || bi.Best != 1 {
 		t.Errorf("breakit = %+v", bi)
 	}
 	if r := p.Drill["followup/redis-ttl"]; r.Reps != 2 || r.Ease != 2.5 {

@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"errors"
@@ -122,11 +122,11 @@ func TestOutOfRangeEntriesAreReportedAndIgnored(t *testing.T) {
 				t.Errorf("%s does not name %s: %q", who, n, r.notices)
 			}
 		}
-		cp := r.p.Sets[SetCheckpoint]
+		cp := r.p.Sets[setCheckpoint]
 		if _, ok := cp.Answers["checkpoint/77"]; ok || cp.Next != 0 || cp.Answers["checkpoint/1"].Score != 0.5 {
 			t.Errorf("%s kept %+v", who, cp)
 		}
-		if iv := r.p.Sets[SetInterview]; len(iv.Answers) != 0 || iv.Next != 0 {
+		if iv := r.p.Sets[setInterview]; len(iv.Answers) != 0 || iv.Next != 0 {
 			t.Errorf("%s kept %+v", who, iv)
 		}
 		if r.p.Sets["someday"].Next != 5 {
@@ -140,21 +140,16 @@ func TestOutOfRangeEntriesAreReportedAndIgnored(t *testing.T) {
 }
 
 // A set whose last question is answered and whose attempt is not finished
-// yet is saved with next = its length (the quiz does so): that is no
+// yet is saved with next = its length (the quiz screen does so): that is no
 // damage, nothing is said, and no copy is made.
 func TestNextAtTheSetsEndIsNoDamage(t *testing.T) {
-	n := 0
-	for _, set := range Sets() {
-		if set.ID == SetCheckpoint {
-			n = len(set.Questions)
-		}
-	}
+	n := len(testKnown()[setCheckpoint])
 	file := fmt.Sprintf(`{"version": 1, "sets": {"checkpoint": {"next": %d, "answers": {"checkpoint/1": {"score": 1}}}}}`, n)
 	s := newStore(t)
 	writeProgress(t, s, file, 0o600)
 	p, notices := mustLoad(t, s)
-	if len(notices) != 0 || p.Sets[SetCheckpoint].Next != n {
-		t.Errorf("next = %d of %d questions: notices %q, next now %d", n, n, notices, p.Sets[SetCheckpoint].Next)
+	if len(notices) != 0 || p.Sets[setCheckpoint].Next != n {
+		t.Errorf("next = %d of %d questions: notices %q, next now %d", n, n, notices, p.Sets[setCheckpoint].Next)
 	}
 	if copies, _ := filepath.Glob(s.Path + ".damaged-*"); len(copies) != 0 {
 		t.Errorf("a copy was made: %v", copies)

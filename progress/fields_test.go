@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"strings"
@@ -36,7 +36,7 @@ func TestDecodeSetsAsideOnlyWhatDoesNotFit(t *testing.T) {
 			func(p *Progress) bool { return p.IsRead("a") && p.Sets["checkpoint"].Attempts == 2 }},
 	}
 	for _, tt := range tests {
-		p, _, lost, err := decode([]byte(tt.file))
+		p, _, lost, err := decode([]byte(tt.file), testKnown())
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -46,7 +46,7 @@ func TestDecodeSetsAsideOnlyWhatDoesNotFit(t *testing.T) {
 		}
 	}
 	for _, file := range []string{`[1]`, `"x"`, `{"version": "one"}`, `{"version": 1.5}`, `{"hello": "world"}`, `{"read": [], "extra": 1}`} {
-		if _, _, _, err := decode([]byte(file)); err == nil || !strings.Contains(err.Error(), "not a progress file (") {
+		if _, _, _, err := decode([]byte(file), testKnown()); err == nil || !strings.Contains(err.Error(), "not a progress file (") {
 			t.Errorf("decode(%s) = %v, want it damaged", file, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"encoding/json"
@@ -185,15 +185,29 @@ func (p *Progress) FinishAttempt(setID string, score float64) {
 	sp.Next = 0
 }
 
-// Rate applies the learner's rating g of card cardID at now ([Schedule])
-// and returns the card's new schedule.
-func (p *Progress) Rate(cardID string, g Rating, now time.Time) Review {
-	p.normalize()
-	r := Schedule(p.Drill[cardID], g, now)
-	p.Drill[cardID] = r
-	return r
+// PassChallenge records that the learner passed the design lab's challenge
+// id at t (the first time only).
+func (p *Progress) PassChallenge(id string, t time.Time) {
+	if p.Challenges == nil {
+		p.Challenges = map[string]time.Time{}
+	}
+	if _, ok := p.Challenges[id]; !ok {
+		p.Challenges[id] = t
+	}
 }
 
-// Seconds is the countdown of the spoken prompts: DrillSeconds clamped by
-// [ClampSeconds].
-func (p *Progress) Seconds() int { return ClampSeconds(p.DrillSeconds) }
+// Review is the spaced-repetition schedule of one flashcard, as saved; the
+// zero Review is a new card. The rule that computes it is quiz.Schedule.
+type Review struct {
+	// Due is when the card is next shown.
+	Due time.Time `json:"due"`
+	// IntervalDays is the gap, in days, between the last review and Due;
+	// 0 for a new card or one just rated Again.
+	IntervalDays float64 `json:"interval_days"`
+	// Ease multiplies the interval on Good; 0 means quiz.DefaultEase.
+	Ease float64 `json:"ease"`
+	// Reps counts the reviews since the card was new or last rated Again.
+	Reps int `json:"reps"`
+	// Lapses counts the times the card was rated Again.
+	Lapses int `json:"lapses"`
+}
