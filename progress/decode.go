@@ -74,8 +74,14 @@ func decode(data []byte, known map[string][]string) (*Progress, int, []setAside,
 		}
 		return p, 0, lost, nil
 	}
+	var lost []setAside
+	if version == 1 {
+		lost = migrateV1(head)
+		trimmed, _ = json.Marshal(head) // raw values already read as JSON: no error
+	}
 	var p Progress
-	lost, _ := decodeFields(trimmed, &p) // an object: checked above
+	more, _ := decodeFields(trimmed, &p) // an object: checked above
+	lost = append(lost, more...)
 	p.unknown = unknownFields(head, reflect.TypeFor[Progress]())
 	p.normalize()
 	lost = append(lost, p.dropUnknown(known)...)

@@ -13,15 +13,19 @@
 // # Where to start reading
 //
 // progress.go holds [Progress] and its records ([SetProgress], [Answer],
-// [Review], [Resume]); store.go the [Store] ([Store.Load],
+// [Review]); place.go the [Place], one place in the app (a [Page], what it
+// shows, where on it): the one identity of a screen, which the app opens,
+// every page stands at, the file saves as Progress.Resume, and a workshop
+// compares; store.go the [Store] ([Store.Load],
 // [Store.Update], [Store.Reset], [DefaultPath]); peek.go the read-only
 // ways in for the commands that only show ([Store.Peek], [Store.Export]);
 // decode.go the file format and what a file that is not a progress file
 // is said as; fields.go the field-by-field reading that costs a value
 // that does not fit that value, not the file; known.go what names no
-// question of this learn ([Store.Known]); migrate.go the older versions;
-// readfile.go the one way a progress file is read (never blocking, within
-// [MaxFileSize]).
+// question of this learn ([Store.Known]); migrate.go the older versions
+// (0, and 1, whose resume place had a "screen" and a scenario's variant in
+// "section"); readfile.go the one way a progress file is read (never
+// blocking, within [MaxFileSize]).
 //
 // # The contract of the file
 //

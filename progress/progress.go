@@ -9,8 +9,10 @@ import (
 )
 
 // CurrentVersion is the schema version of the progress file this learn
-// writes. Version 0 is the format without a version field (see migrate.go).
-const CurrentVersion = 1
+// writes. Version 0 is the format without a version field; version 1 saved
+// the resume place as {"screen", "name", "section", "step"}, with a
+// scenario's variant in "section" (see migrate.go).
+const CurrentVersion = 2
 
 // Progress is everything learn remembers about a learner. It is saved as
 // JSON by [Store]; the field names of the JSON are part of the schema of
@@ -33,8 +35,9 @@ type Progress struct {
 	// Challenges maps a design-lab challenge ID to when the learner first
 	// passed it.
 	Challenges map[string]time.Time `json:"challenges,omitempty"`
-	// Resume is where the learner left off.
-	Resume Resume `json:"resume"`
+	// Resume is where the learner left off: the place the home screen
+	// offers to open again; the zero Place for none.
+	Resume Place `json:"resume"`
 	// UpdatedAt is when the progress was last saved; zero if never, and
 	// then left out of the JSON (not "0001-01-01T00:00:00Z").
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
@@ -83,20 +86,6 @@ type Answer struct {
 	Score float64   `json:"score"`
 	At    time.Time `json:"at"`
 }
-
-// Resume is where the learner left off, for learn to open there again.
-// Screen names the screen (the UI's own names, e.g. "reader", "breakit");
-// Name what it shows (a page slug, a set ID, a scenario); Section a section
-// anchor or question ID; Step a position inside it (0 for the start).
-type Resume struct {
-	Screen  string `json:"screen"`
-	Name    string `json:"name,omitempty"`
-	Section string `json:"section,omitempty"`
-	Step    int    `json:"step,omitempty"`
-}
-
-// IsZero reports whether r names no place (learn starts at home).
-func (r Resume) IsZero() bool { return r == Resume{} }
 
 // NewProgress returns empty progress of CurrentVersion with its maps made.
 func NewProgress() *Progress {

@@ -31,7 +31,7 @@ func TestProgressRecords(t *testing.T) {
 	if !p.Challenges["lab/last-seats"].Equal(at) {
 		t.Errorf("challenges %v: the first pass is kept", p.Challenges)
 	}
-	if !(Resume{}).IsZero() || (Resume{Screen: "home"}).IsZero() {
-		t.Error("Resume.IsZero")
+	if !(Place{}).IsZero() || (Place{Page: PageHome}).IsZero() {
+		t.Error("Place.IsZero")
 	}
 }

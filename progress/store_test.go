@@ -167,7 +167,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		p.FinishAttempt(setCheckpoint, 0.6)
 		p.Drill["followup/redis-ttl"] = Review{Due: at.Add(24 * time.Hour), IntervalDays: 1, Ease: 2.5, Reps: 1}
 		p.DrillSeconds = 25
-		p.Resume = Resume{Screen: "reader", Name: "idempotency", Section: "how-it-works", Step: 2}
+		p.Resume = Place{Page: PagePlay, Name: "lost-answer", Variant: "broken"}
 		return nil
 	})
 	if err != nil {
@@ -187,7 +187,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if sp.Attempts != 2 || sp.Best != 0.8 || sp.LastScore != 0.6 || sp.Answers["checkpoint/3"].Score != 1 {
 		t.Errorf("checkpoint record %+v", sp)
 	}
-	if !got.Read["idempotency"].Equal(at) || got.Resume.Step != 2 || got.Drill["followup/redis-ttl"].Reps != 1 || got.DrillSeconds != 25 {
+	if !got.Read["idempotency"].Equal(at) || got.Resume != (Place{Page: PagePlay, Name: "lost-answer", Variant: "broken"}) || got.Drill["followup/redis-ttl"].Reps != 1 || got.DrillSeconds != 25 {
 		t.Errorf("loaded %+v", got)
 	}
 }
@@ -297,7 +297,7 @@ func TestStoreOlderVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	var exported bytes.Buffer
-	if err := s.Export(&exported); err != nil || !strings.Contains(exported.String(), `"version": 1`) {
+	if err := s.Export(&exported); err != nil || !strings.Contains(exported.String(), fmt.Sprintf(`"version": %d`, CurrentVersion)) {
 		t.Errorf("Export of a v0 file: %v\n%s", err, exported.String())
 	}
 	p, notices := mustLoad(t, s)
@@ -318,7 +318,7 @@ func TestStoreOlderVersion(t *testing.T) {
 	if !r.Due.Equal(time.Date(2025, 11, 5, 9, 0, 0, 0, time.UTC)) || r.IntervalDays != 3 || r.Ease != 2.5 || r.Reps != 2 {
 		t.Errorf("card %+v", r)
 	}
-	if p.Resume != (Resume{Screen: "reader", Name: "idempotency"}) {
+	if p.Resume != (Place{Page: PageReader, Name: "idempotency"}) {
 		t.Errorf("resume %+v", p.Resume)
 	}
 	// The original is kept, and the file is now of the current version.

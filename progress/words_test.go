@@ -36,10 +36,10 @@ func TestNotAProgressFileIsSaidInWords(t *testing.T) {
 		{`"progress"`, "a JSON string where an object belongs"},
 		{"42", "a number where an object belongs"},
 		{"true", "true or false where an object belongs"},
-		{`{"version": 1, "read": `, "it breaks off before its JSON ends"},
-		{`{"version": 1}}`, "something follows its JSON, at byte 15"},
+		{`{"version": 2, "read": `, "it breaks off before its JSON ends"},
+		{`{"version": 2}}`, "something follows its JSON, at byte 15"},
 		{"not json", "it is not JSON: something else at byte 2"},
-		{"\uFEFF" + `{"version": 1}`, "it starts with a byte order mark (U+FEFF), which JSON does not allow: an editor saved it so"},
+		{"\uFEFF" + `{"version": 2}`, "it starts with a byte order mark (U+FEFF), which JSON does not allow: an editor saved it so"},
 		{`{"version": "one"}`, `its version, "one", is not a whole number`},
 		{`{"hello": 1}`, `it has no version, and a key "hello" that no progress file of any version has`},
 	}
@@ -102,7 +102,7 @@ func TestProgressErrorsSayTheCauseOnce(t *testing.T) {
 // rest is loaded. Before, `learn progress` counted checkpoint/77 as an
 // answer and gave no warning.
 func TestOutOfRangeEntriesAreReportedAndIgnored(t *testing.T) {
-	const file = `{"version": 1, "sets": {"checkpoint": {"next": 999, "answers": {"checkpoint/77": {"score": 1}, "checkpoint/1": {"score": 0.5}}},
+	const file = `{"version": 2, "sets": {"checkpoint": {"next": 999, "answers": {"checkpoint/77": {"score": 1}, "checkpoint/1": {"score": 0.5}}},
 		"interview": {"next": -2, "answers": {"nope": {"score": 1}}}, "someday": {"next": 5}}}`
 	names := []string{"sets.checkpoint.answers.checkpoint/77", "sets.checkpoint.next (999)", "sets.interview.answers.nope", "sets.interview.next (-2)"}
 	s := newStore(t)
@@ -144,7 +144,7 @@ func TestOutOfRangeEntriesAreReportedAndIgnored(t *testing.T) {
 // damage, nothing is said, and no copy is made.
 func TestNextAtTheSetsEndIsNoDamage(t *testing.T) {
 	n := len(testKnown()[setCheckpoint])
-	file := fmt.Sprintf(`{"version": 1, "sets": {"checkpoint": {"next": %d, "answers": {"checkpoint/1": {"score": 1}}}}}`, n)
+	file := fmt.Sprintf(`{"version": 2, "sets": {"checkpoint": {"next": %d, "answers": {"checkpoint/1": {"score": 1}}}}}`, n)
 	s := newStore(t)
 	writeProgress(t, s, file, 0o600)
 	p, notices := mustLoad(t, s)

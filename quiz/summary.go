@@ -125,14 +125,15 @@ func percent(x float64) string {
 	return fmt.Sprintf("%.0f%%", 100*math.Min(math.Max(x, 0), 1))
 }
 
-// resumeText formats r as "reader › idempotency › how-it-works, step 2", or
-// "the home screen" when r names no place.
-func resumeText(r progress.Resume) string {
-	if r.IsZero() || r.Screen == "" {
+// resumeText formats r as "reader › idempotency › Picture it", "play ›
+// lost-answer › broken", "quiz › checkpoint, step 2", or "the home screen"
+// when r names no place.
+func resumeText(r progress.Place) string {
+	if r.Page == "" {
 		return "the home screen"
 	}
-	parts := []string{r.Screen}
-	for _, s := range []string{r.Name, r.Section} {
+	parts := []string{string(r.Page)}
+	for _, s := range []string{r.Name, r.Variant, r.Section} {
 		if s != "" {
 			parts = append(parts, s)
 		}

@@ -25,7 +25,7 @@ func TestSummary(t *testing.T) {
 	p.DrillSeconds = 25
 	p.PassChallenge("lab/last-seats", time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC))
 	p.PassChallenge("lab/gone-in-a-newer-learn", now) // not counted
-	p.Resume = progress.Resume{Screen: "reader", Name: LessonSlug, Section: "how-it-works", Step: 2}
+	p.Resume = progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: "broken"}
 
 	got := Summary(p, now)
 	for _, want := range []string{
@@ -45,7 +45,7 @@ func TestSummary(t *testing.T) {
 		"  [ ] Either guard will do",
 		"Flashcards: 4 of 7 due today (3 new)",
 		"Spoken answers: 25 s countdown",
-		"Resume at: reader › idempotency › how-it-works, step 2",
+		"Resume at: play › lost-answer › broken",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
@@ -91,5 +91,23 @@ func TestSummaryWithoutASaveTime(t *testing.T) {
 	p.UpdatedAt = time.Time{}
 	if got := Summary(p, now); !strings.HasPrefix(got, "Progress (when it was last saved is not recorded).\n") || IsBlank(p, now) {
 		t.Errorf("a page read, no save time: blank %v, summary:\n%s", IsBlank(p, now), got)
+	}
+}
+
+// The place to resume at is said by its parts, in the order of a Place.
+func TestResumeText(t *testing.T) {
+	for _, c := range []struct {
+		at   progress.Place
+		want string
+	}{
+		{progress.Place{}, "the home screen"},
+		{progress.Place{Page: progress.PageReader, Name: LessonSlug, Section: "Picture it"}, "reader › idempotency › Picture it"},
+		{progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: "broken"}, "play › lost-answer › broken"},
+		{progress.Place{Page: progress.PageQuiz, Name: SetCheckpoint, Step: 2}, "quiz › checkpoint, step 2"},
+		{progress.Place{Page: progress.PageDrill}, "drill"},
+	} {
+		if got := resumeText(c.at); got != c.want {
+			t.Errorf("resumeText(%+v) = %q, want %q", c.at, got, c.want)
+		}
 	}
 }

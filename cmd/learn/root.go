@@ -11,6 +11,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -42,7 +43,7 @@ learn doctor`,
 			if _, err := g.options(cmd); err != nil {
 				return err
 			}
-			return exit(runApp(cmd.Context(), g, common.Open{Page: common.PageHome}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit(runApp(cmd.Context(), g, common.Open{Place: progress.Place{Page: progress.PageHome}}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	root.SetFlagErrorFunc(flagError)
@@ -146,7 +147,7 @@ func pageCmd(g *globals, kind lessons.Kind, def string) *cobra.Command {
 				_, err = io.WriteString(stdout, out)
 				return exit(exitOK, err)
 			}
-			return exit(runApp(cmd.Context(), g, common.Open{Page: common.PageReader, Name: p.Slug}, cmd.InOrStdin(), stdout, cmd.ErrOrStderr()))
+			return exit(runApp(cmd.Context(), g, common.Open{Place: progress.Place{Page: progress.PageReader, Name: p.Slug}}, cmd.InOrStdin(), stdout, cmd.ErrOrStderr()))
 		},
 	}
 }
@@ -174,9 +175,9 @@ func playCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			msg := common.Open{Page: common.PagePlay, Name: s.Name}
+			msg := common.Open{Place: progress.Place{Page: progress.PagePlay, Name: s.Name}}
 			if cmd.Flags().Changed("variant") {
-				msg.Variant = v
+				msg.Variant = string(v)
 			}
 			return exit(runApp(cmd.Context(), g, msg, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
@@ -200,7 +201,7 @@ func raceCmd(g *globals) *cobra.Command {
 			if _, err := g.options(cmd); err != nil {
 				return err
 			}
-			return exit(runApp(cmd.Context(), g, common.Open{Page: common.PageRace}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit(runApp(cmd.Context(), g, common.Open{Place: progress.Place{Page: progress.PageRace}}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 }

@@ -185,7 +185,7 @@ func TestSummaryHoldsEveryAttendee(t *testing.T) {
 	r := New(10)
 	ada, _ := join(t, r, "ada")
 	join(t, r, "ben")
-	ada.Where("Checkpoint", progress.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2})
+	ada.Where("Checkpoint", progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: 2})
 	ada.Answered(quiz.SetBreakIt, quiz.BreakIt().Questions[0].ID, []int{0}, 1)
 	p := progress.NewProgress()
 	p.Record(quiz.SetBreakIt, quiz.BreakIt().Questions[0].ID, 1, time.Unix(5, 0))
@@ -270,7 +270,7 @@ func TestSummaryChangedSaysWhatTheSummaryHoldsChanged(t *testing.T) {
 	}
 	for name, change := range map[string]func(){
 		"an answer":    func() { s.Answered(quiz.SetCheckpoint, quiz.Checkpoint().Questions[0].ID, []int{0}, 1) },
-		"a screen":     func() { s.Where("Race", progress.Resume{Screen: "race"}) },
+		"a screen":     func() { s.Where("Race", progress.Place{Page: progress.PageRace}) },
 		"a leave":      func() { s.Leave("quit") },
 		"another join": func() { join(t, r, "ben") },
 		"the end":      r.End,

@@ -18,9 +18,9 @@ type Seat struct {
 	connected     bool
 	remote        string
 	width, height int
-	capped        bool            // the terminal is larger than width x height
-	title         string          // the title of the screen on top
-	at            progress.Resume // where on it
+	capped        bool           // the terminal is larger than width x height
+	title         string         // the title of the screen on top, in words
+	at            progress.Place // the place on screen: which screen, and where
 	joined, left  time.Time
 	firstJoined   time.Time
 	sessions      int
@@ -54,8 +54,9 @@ func (s *Seat) Resize(w, h int, capped bool) {
 	s.room.changedLocked()
 }
 
-// Where records the screen the attendee is on: its title and where on it.
-func (s *Seat) Where(title string, at progress.Resume) {
+// Where records the place the attendee is on (the screen and where on
+// it) and the screen's title, which the presenter reads.
+func (s *Seat) Where(title string, at progress.Place) {
 	s.room.mu.Lock()
 	defer s.room.mu.Unlock()
 	if s.title == title && s.at == at {

@@ -36,7 +36,7 @@ func Preview(first common.Open, theme string, present bool, w, h int, saved *pro
 // the test that the two frames are the same.
 func preview(first common.Open, theme string, present bool, w, h int, saved *progress.Progress,
 	render func(p *lessons.Page, width int, style string) (string, error)) (frame string, ok bool) {
-	if first.Page != common.PageHome && first.Page != common.PageReader {
+	if first.Page != progress.PageHome && first.Page != progress.PageReader {
 		return "", false
 	}
 	c := &common.Common{
@@ -48,7 +48,7 @@ func preview(first common.Open, theme string, present bool, w, h int, saved *pro
 	if present {
 		c.Present, c.PresentSince = true, time.Now()
 	}
-	if first.Page == common.PageReader {
+	if first.Page == progress.PageReader {
 		// The reader renders in the background; here it must be there.
 		if p, err := lessons.Get(first.Name); err == nil {
 			k := common.DocKey{Slug: p.Slug, Width: reader.WrapWidth(w), Style: c.DocStyle}

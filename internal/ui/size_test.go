@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // lockedScreen is a virtual terminal the app's output is written into.
@@ -80,7 +81,7 @@ func TestHugeWindowIsCappedLocally(t *testing.T) {
 					}
 					<-drained
 				})
-				a := runAtTerminalOf(t, common.Open{Page: common.PageHome}, start[0], start[1], scr)
+				a := runAtTerminalOf(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, start[0], start[1], scr)
 				if resize {
 					waitExtent(t, scr, "the home screen at 80x24", func(_, _ int, s string) bool { return strings.Contains(s, "q quit") })
 					if err := pty.Setsize(a.tty, &pty.Winsize{Cols: uint16(w), Rows: uint16(h)}); err != nil {

@@ -28,7 +28,7 @@ func feedHas(t *testing.T, w *Workshop, want string) {
 func sendQuestion(w *Workshop, i int) {
 	q := quiz.Checkpoint().Questions[i]
 	w.Room().OpenPoll(quiz.SetCheckpoint, q.ID)
-	w.Room().SendAll(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: i, Exact: true}, "sent everyone to a question")
+	w.Room().SendAll(common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: i}, Exact: true}, "sent everyone to a question")
 }
 
 // The presenter's question is the one on every attendee's screen, the

@@ -95,26 +95,24 @@ func (m *Model) Init() tea.Cmd { return nil }
 // Title names the page.
 func (m *Model) Title() string { return "Interview drill" }
 
-// Resume is the drill where it stands, unless it is done.
-func (m *Model) Resume() (progress.Resume, bool) {
-	at, _ := m.Reopen()
-	return at, m.phase != drillDone
-}
-
-// Reopen is where the next start goes on: the question on screen until it
-// is graded (its score is saved: asking it again would take a step back),
-// then the next one, then the flashcards; nothing once the drill is done.
-func (m *Model) Reopen() (at progress.Resume, keep bool) {
-	next := m.pi
+// Stand is the prompt on screen (or the flashcards, past the last one;
+// the drill once done is none to open again), and where the next start
+// goes on: the prompt on screen until it is graded (its score is saved:
+// asking it again would take a step back), then the next one, then the
+// flashcards; nothing once the drill is done.
+func (m *Model) Stand() common.Stand {
+	on, next := m.pi, m.pi
 	switch {
-	case m.phase == drillDone:
-		return progress.Resume{}, false
-	case m.phase == drillCards:
-		next = len(m.drill.Prompts)
+	case m.phase == drillCards || m.phase == drillDone:
+		on, next = len(m.drill.Prompts), len(m.drill.Prompts)
 	case m.graded != nil:
 		next++
 	}
-	return progress.Resume{Screen: "drill", Step: next}, false
+	s := common.Stand{At: progress.Place{Page: progress.PageDrill, Step: on}, Reopens: m.phase != drillDone}
+	if m.phase != drillDone {
+		s.Next = progress.Place{Page: progress.PageDrill, Step: next}
+	}
+	return s
 }
 
 func (m *Model) seconds() int { return quiz.Seconds(m.c.Progress.Get()) }

@@ -83,6 +83,12 @@ func (m *Model) Init() tea.Cmd { return m.runAll() }
 // Title names the page.
 func (m *Model) Title() string { return "Design lab" }
 
+// Stand is the design lab, on screen: no place of its own to come
+// back to, so the spot saved before stays.
+func (m *Model) Stand() common.Stand {
+	return common.Stand{At: progress.Place{Page: progress.PageLab}, Reopens: true, Keep: true}
+}
+
 // Presents says the lab has a presenter mode (the root hides the footer).
 func (m *Model) Presents() bool { return true }
 
@@ -209,7 +215,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case onScorecard:
 			d := m.ran
 			name := sim.Scenarios()[m.row].Name
-			return common.OpenCmd(common.Open{Page: common.PagePlay, Name: name, Design: &d})
+			return common.OpenCmd(common.Open{Place: progress.Place{Page: progress.PagePlay, Name: name}, Design: &d})
 		case onChallenges:
 			c := quiz.Challenges()[m.chRow]
 			m.challenge, m.design, m.focus, m.met, m.why = &c, c.Start, onSwitches, false, ""

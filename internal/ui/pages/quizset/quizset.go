@@ -146,24 +146,21 @@ func (m *Model) Close() {
 	}
 }
 
-// Resume is the question on screen, unless the attempt is over.
-func (m *Model) Resume() (progress.Resume, bool) {
-	return progress.Resume{Screen: "quiz", Name: m.set.ID, Step: m.idx}, !m.done
-}
-
-// Reopen is where the set continues: the question on screen until it is
-// answered, then the next one (its answer is saved: asking it again would
-// take a step back); nothing once the last one is answered or the attempt
-// is over.
-func (m *Model) Reopen() (at progress.Resume, keep bool) {
+// Stand is the question on screen (the set's summary, once the attempt is
+// over, is none to open again), and where the set continues: the question
+// on screen until it is answered, then the next one (its answer is saved:
+// asking it again would take a step back); nothing once the last one is
+// answered or the attempt is over.
+func (m *Model) Stand() common.Stand {
+	s := common.Stand{At: progress.Place{Page: progress.PageQuiz, Name: m.set.ID, Step: m.idx}, Reopens: !m.done}
 	next := m.idx
 	if m.answered {
 		next++
 	}
-	if m.done || next >= len(m.set.Questions) {
-		return progress.Resume{}, false
+	if !m.done && next < len(m.set.Questions) {
+		s.Next = progress.Place{Page: progress.PageQuiz, Name: m.set.ID, Step: next}
 	}
-	return progress.Resume{Screen: "quiz", Name: m.set.ID, Step: next}, false
+	return s
 }
 
 // begin resets the per-question state for question idx.
@@ -427,7 +424,7 @@ func (m *Model) answer(res quiz.Result) tea.Cmd {
 	cmds := []tea.Cmd{m.c.Progress.Save(func(p *progress.Progress) {
 		p.Record(set, id, score, common.Now())
 		p.Set(set).Next = next
-		p.Resume = progress.Resume{Screen: "quiz", Name: set, Step: next}
+		p.Resume = progress.Place{Page: progress.PageQuiz, Name: set, Step: next}
 	}), func() tea.Msg { return told }}
 	if q.Kind == quiz.KindLive {
 		cmds = append(cmds, m.runLive(true))
@@ -480,7 +477,7 @@ func (m *Model) next() tea.Cmd {
 	set, score := m.set.ID, quiz.Score(rs)
 	return m.c.Progress.Save(func(p *progress.Progress) {
 		p.FinishAttempt(set, score)
-		p.Resume = progress.Resume{}
+		p.Resume = progress.Place{}
 	})
 }
 

@@ -442,9 +442,10 @@ func findSections(rendered string, sections []lessons.Section) []int {
 	return at
 }
 
-// Resume is the section being read, for the next start to reopen.
-func (m *Model) Resume() (progress.Resume, bool) {
-	return progress.Resume{Screen: "reader", Name: m.page.Slug, Section: m.section()}, true
+// Stand is the section being read, for the next start to reopen too.
+func (m *Model) Stand() common.Stand {
+	at := progress.Place{Page: progress.PageReader, Name: m.page.Slug, Section: m.section()}
+	return common.Stand{At: at, Reopens: true, Next: at}
 }
 
 // section returns the title of the section being read.
