@@ -134,8 +134,9 @@ func (m *Model) table(w, h int) string {
 	return strings.Join(out, "\n")
 }
 
-// screenOf says where an attendee is: the screen's title, and the
-// question of a quiz, the design of a play screen.
+// screenOf says where an attendee is: "home", or the screen's title, and
+// the question of a quiz, the design of a play screen. Which screen it is
+// comes from the place (a.At), never from the title.
 func screenOf(a room.Attendee) string {
 	switch a.At.Page {
 	case progress.PageQuiz:
@@ -145,7 +146,7 @@ func screenOf(a room.Attendee) string {
 			return a.Title + " (" + a.At.Variant + ")"
 		}
 	}
-	if a.Title == "" || a.Title == "learn" {
+	if a.At.Page == "" || a.At.Page == progress.PageHome {
 		return "home"
 	}
 	return a.Title
