@@ -122,3 +122,32 @@ func TestRaceSaysWhyItWaitsForConnections(t *testing.T) {
 	held.Stop()
 	u.waitFor(t, "1 row in PostgreSQL")
 }
+
+// Every page stands at the place it was opened at: opening that place
+// again is the same screen (a workshop's presenter sends the room there,
+// and an attendee on it is left as they are), whatever the page's title.
+func TestAPageStandsWhereItWasOpened(t *testing.T) {
+	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(),
+		DB: live.Existing(testDB), Progress: common.OpenProgress(nil), Docs: &common.Docs{}}
+	c.Runs = live.NewRuns(t.Context(), c.DB)
+	defer c.Runs.Close()
+	for _, o := range []common.Open{
+		{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}},
+		{Place: progress.Place{Page: progress.PageReader, Name: "idempotency", Section: "Picture it"}},
+		{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}},
+		{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: string(sim.Broken)}},
+		{Place: progress.Place{Page: progress.PagePicker}},
+		{Place: progress.Place{Page: progress.PageRace}},
+		{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: 2}, Exact: true},
+		{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetBreakIt}},
+		{Place: progress.Place{Page: progress.PageDrill}},
+		{Place: progress.Place{Page: progress.PageLab}},
+	} {
+		m := New(c, o)
+		if at := m.Current(); !common.SameScreen(at, o.Place) {
+			title, _ := m.Where()
+			t.Errorf("opened %+v, the page %q stands at %+v", o.Place, title, at)
+		}
+		m.Close()
+	}
+}
