@@ -40,10 +40,11 @@ type Stand struct {
 	// At is the place on screen. Its Page is always the page's own, so
 	// the room knows which screen an attendee is on whatever the title.
 	At progress.Place
-	// Reopens is whether opening At shows this screen as it is: false
-	// where no Open gives it back (a quiz set's summary, a play under a
-	// design of the lab, the drill once done). Only then is At "already
-	// there" for a screen the presenter sends.
+	// Reopens is whether At names this screen, so that opening At gives
+	// this screen again: false where no Open gives it back (a quiz set's
+	// summary, a play under a design of the lab, the drill once done).
+	// Only then is an attendee at At "already there" when the presenter
+	// sends the room to At.
 	Reopens bool
 	// Next is where the next start of learn continues: the place the home
 	// page offers to resume, saved as the learner moves. The zero Place
