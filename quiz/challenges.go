@@ -3,8 +3,8 @@ package quiz
 import (
 	"fmt"
 	"slices"
-	"time"
 
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -149,22 +149,11 @@ func changedFrom(start, d sim.Switches) int {
 	return n
 }
 
-// PassChallenge records that the learner passed challenge id at t (the
-// first time only).
-func (p *Progress) PassChallenge(id string, t time.Time) {
-	if p.Challenges == nil {
-		p.Challenges = map[string]time.Time{}
-	}
-	if _, ok := p.Challenges[id]; !ok {
-		p.Challenges[id] = t
-	}
-}
-
 // ChallengesPassed counts the design lab's challenges ([Challenges]) the
 // learner has passed: IDs this learn does not have are not counted, so it
 // is never more than len(Challenges()). The home screen and `learn
 // progress` both show it as "N of 6".
-func (p *Progress) ChallengesPassed() int {
+func ChallengesPassed(p *progress.Progress) int {
 	n := 0
 	for _, c := range Challenges() {
 		if _, ok := p.Challenges[c.ID]; ok {

@@ -1,10 +1,10 @@
 // Package quiz turns the lesson into practice: question kinds and their
 // grading, the question sets built from the lesson pages (Checkpoint, Break
 // it, Predict then run, Redraw it), the timed interview drill with
-// spaced-repetition flashcards, and the learner's saved progress.
+// spaced-repetition flashcards, and the rules that read and change the
+// learner's progress (package progress keeps it, and its file).
 //
-// Everything here is pure logic and plain data, except [Store], which reads
-// and writes the progress file. A live question and a predict question
+// Everything here is pure logic and plain data. A live question and a predict question
 // name a scenario of package sim; the screens run it on PostgreSQL through
 // internal/live and hand the report to [SymptomOf] or [GradePredict].
 // Nothing imports Bubble Tea, Lip Gloss or Glamour: the screens in
@@ -19,7 +19,8 @@
 // redraw.go the Redraw set and its frames and blanks ([Frame]); typed.go
 // the check of a typed answer against the key points ([Cue], [Mentions]);
 // grade.go the graders; shuffle.go the order choices are shown in
-// ([ShowOrder], [Shown]); drill.go the interview drill.
+// ([ShowOrder], [Shown]); drill.go the interview drill, schedule.go its
+// flashcards' schedule; summary.go the text of `learn progress`.
 //
 // # Recall, not recognition
 //
@@ -66,11 +67,12 @@
 //
 // # Progress
 //
-// [Store] keeps a [Progress] as JSON with a schema version, under the XDG
-// state directory ([DefaultPath]). Writes are atomic and serialised between
-// processes by a lock file, so two learn processes saving at once lose
-// nothing; a file that cannot be parsed is moved aside and learn goes on,
-// and a value that does not fit costs that value, not the file. A file the
-// learner made read-only is never replaced. [Store.Peek] reads without
-// changing anything, for the commands that only show.
+// The learner's record is a [progress.Progress], kept by a
+// [progress.Store]; this package holds the rules over it, not the file:
+// [Known] is the questions a saved answer must name (the store's Known),
+// [Rate] applies a flashcard's rating through [Schedule], [Due] and
+// [DueToday] read the schedules, [ChallengesPassed] counts the lab's
+// challenges, [Seconds] the drill's countdown, and [Summary] is the text of
+// `learn progress` ([IsBlank]: nothing to show). known.go, schedule.go,
+// challenges.go, drill.go and summary.go hold them.
 package quiz

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // The countdown of a spoken prompt, in seconds. The sources say to answer in
@@ -24,6 +25,10 @@ func ClampSeconds(s int) int {
 	}
 	return min(max(s, MinSeconds), MaxSeconds)
 }
+
+// Seconds is the countdown of the spoken prompts that p's learner chose:
+// p.DrillSeconds clamped by [ClampSeconds].
+func Seconds(p *progress.Progress) int { return ClampSeconds(p.DrillSeconds) }
 
 // Drill is the interview drill: spoken prompts answered against a countdown,
 // and flashcards scheduled by spaced repetition ([Schedule], [Due]).

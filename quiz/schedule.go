@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // Rating is how well the learner recalled a card's answer.
@@ -33,21 +35,6 @@ func (g Rating) String() string {
 	return fmt.Sprintf("Rating(%d)", int(g))
 }
 
-// Review is the schedule of one card. The zero Review is a new card.
-type Review struct {
-	// Due is when the card is next shown.
-	Due time.Time `json:"due"`
-	// IntervalDays is the gap, in days, between the last review and Due;
-	// 0 for a new card or one just rated Again.
-	IntervalDays float64 `json:"interval_days"`
-	// Ease multiplies the interval on Good; 0 means DefaultEase.
-	Ease float64 `json:"ease"`
-	// Reps counts the reviews since the card was new or last rated Again.
-	Reps int `json:"reps"`
-	// Lapses counts the times the card was rated Again.
-	Lapses int `json:"lapses"`
-}
-
 // The parameters of [Schedule].
 const (
 	DefaultEase     = 2.5
@@ -59,7 +46,8 @@ const (
 	AgainDelay = 10 * time.Minute
 )
 
-// Schedule returns the review after rating a card g at now. The rule is
+// Schedule returns the review (a card's schedule, as progress saves it)
+// after rating a card g at now. The rule is
 // SM-2 style, on a whole-day scale:
 //
 //   - Again: Reps back to 0, Lapses + 1, IntervalDays 0, Ease − 0.20, due
@@ -77,7 +65,7 @@ const (
 // So Due is never before now, and for one review Hard ≤ Good ≤ Easy. A
 // Rating outside Again..Easy counts as Again. A review with a negative or
 // non-finite interval or ease is treated as new in that field.
-func Schedule(r Review, g Rating, now time.Time) Review {
+func Schedule(r progress.Review, g Rating, now time.Time) progress.Review {
 	ease := r.Ease
 	if ease == 0 || math.IsNaN(ease) || math.IsInf(ease, 0) {
 		ease = DefaultEase
@@ -88,7 +76,7 @@ func Schedule(r Review, g Rating, now time.Time) Review {
 		prev = 0
 	}
 	reps := max(r.Reps, 0)
-	out := Review{Reps: reps + 1, Lapses: max(r.Lapses, 0)}
+	out := progress.Review{Reps: reps + 1, Lapses: max(r.Lapses, 0)}
 	var days float64
 	switch {
 	case reps == 0 && (g == Hard || g == Good):
@@ -120,23 +108,34 @@ func Schedule(r Review, g Rating, now time.Time) Review {
 
 func clampEase(e float64) float64 { return math.Min(math.Max(e, MinEase), MaxEase) }
 
+// Rate applies the learner's rating g of card cardID at now ([Schedule])
+// to p.Drill and returns the card's new schedule.
+func Rate(p *progress.Progress, cardID string, g Rating, now time.Time) progress.Review {
+	if p.Drill == nil {
+		p.Drill = map[string]progress.Review{}
+	}
+	r := Schedule(p.Drill[cardID], g, now)
+	p.Drill[cardID] = r
+	return r
+}
+
 // Due returns the cards of cards due at now: those without a review in
 // p.Drill (new cards count as due) and those whose review is due at or
 // before now. Reviewed cards come first, the longest overdue first, then
 // new cards in deck order. A nil p makes every card new.
-func Due(p *Progress, cards []Card, now time.Time) []Card {
+func Due(p *progress.Progress, cards []Card, now time.Time) []Card {
 	return dueBy(p, cards, now)
 }
 
 // DueToday counts the cards due before the end of now's day (midnight in
 // now's location), new cards included: the number the home screen shows.
-func DueToday(p *Progress, cards []Card, now time.Time) int {
+func DueToday(p *progress.Progress, cards []Card, now time.Time) int {
 	y, m, d := now.Date()
 	endOfDay := time.Date(y, m, d+1, 0, 0, 0, 0, now.Location()).Add(-time.Nanosecond)
 	return len(dueBy(p, cards, endOfDay))
 }
 
-func dueBy(p *Progress, cards []Card, t time.Time) []Card {
+func dueBy(p *progress.Progress, cards []Card, t time.Time) []Card {
 	type reviewed struct {
 		c   Card
 		due time.Time
@@ -144,7 +143,7 @@ func dueBy(p *Progress, cards []Card, t time.Time) []Card {
 	var old []reviewed
 	var fresh []Card
 	for _, c := range cards {
-		r, ok := Review{}, false
+		r, ok := progress.Review{}, false
 		if p != nil {
 			r, ok = p.Drill[c.ID]
 		}

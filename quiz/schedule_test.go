@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/learn-idempotency/learn/progress"
 	"pgregory.net/rapid"
 )
 
@@ -42,7 +43,7 @@ func TestScheduleIntervals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			now := fixedNow
-			var r Review
+			var r progress.Review
 			for i, s := range tt.steps {
 				r = Schedule(r, s.g, now)
 				if math.Abs(r.IntervalDays-s.interval) > 0.01 || math.Abs(r.Ease-s.ease) > 1e-9 || r.Reps != s.reps {
@@ -63,14 +64,14 @@ func TestScheduleIntervals(t *testing.T) {
 }
 
 func TestScheduleCapsInterval(t *testing.T) {
-	r := Schedule(Review{IntervalDays: 300, Ease: 2.5, Reps: 5}, Easy, fixedNow)
+	r := Schedule(progress.Review{IntervalDays: 300, Ease: 2.5, Reps: 5}, Easy, fixedNow)
 	if r.IntervalDays != MaxIntervalDays || !r.Due.Equal(fixedNow.Add(MaxIntervalDays*day)) {
 		t.Errorf("got %+v", r)
 	}
 }
 
 func TestScheduleInvalidRatingIsAgain(t *testing.T) {
-	r := Review{IntervalDays: 10, Ease: 2.5, Reps: 3}
+	r := progress.Review{IntervalDays: 10, Ease: 2.5, Reps: 3}
 	if got, want := Schedule(r, Rating(0), fixedNow), Schedule(r, Again, fixedNow); got != want {
 		t.Errorf("Rating(0) gives %+v, Again %+v", got, want)
 	}
@@ -82,7 +83,7 @@ func TestScheduleInvalidRatingIsAgain(t *testing.T) {
 // does not shrink.
 func TestScheduleProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		r := Review{
+		r := progress.Review{
 			Due:          time.Unix(rapid.Int64Range(0, 4e9).Draw(t, "due"), 0),
 			IntervalDays: rapid.Float64Range(-5, 400).Draw(t, "interval"),
 			Ease:         rapid.Float64Range(-1, 5).Draw(t, "ease"),
@@ -127,12 +128,12 @@ func TestScheduleProperties(t *testing.T) {
 func TestDue(t *testing.T) {
 	cards := []Card{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}, {ID: "e"}}
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
-	p := NewProgress()
-	p.Drill["a"] = Review{Due: now.Add(time.Hour), IntervalDays: 1, Reps: 1}     // later today
-	p.Drill["b"] = Review{Due: now.Add(-2 * day), IntervalDays: 3, Reps: 2}      // overdue
-	p.Drill["d"] = Review{Due: now, IntervalDays: 1, Reps: 1}                    // due right now
-	p.Drill["e"] = Review{Due: now.Add(3 * day), IntervalDays: 4, Reps: 1}       // later
-	p.Drill["gone"] = Review{Due: now.Add(-time.Hour), IntervalDays: 1, Reps: 1} // a card no longer in the deck
+	p := progress.NewProgress()
+	p.Drill["a"] = progress.Review{Due: now.Add(time.Hour), IntervalDays: 1, Reps: 1}     // later today
+	p.Drill["b"] = progress.Review{Due: now.Add(-2 * day), IntervalDays: 3, Reps: 2}      // overdue
+	p.Drill["d"] = progress.Review{Due: now, IntervalDays: 1, Reps: 1}                    // due right now
+	p.Drill["e"] = progress.Review{Due: now.Add(3 * day), IntervalDays: 4, Reps: 1}       // later
+	p.Drill["gone"] = progress.Review{Due: now.Add(-time.Hour), IntervalDays: 1, Reps: 1} // a card no longer in the deck
 	ids := func(cs []Card) []string {
 		var out []string
 		for _, c := range cs {
@@ -153,12 +154,12 @@ func TestDue(t *testing.T) {
 		t.Errorf("Due of no cards = %v", got)
 	}
 	// Rating a due card Good takes it out of today's count.
-	p.Rate("c", Good, now)
+	Rate(p, "c", Good, now)
 	if got := DueToday(p, cards, now); got != 3 {
 		t.Errorf("after rating c: DueToday = %d, want 3", got)
 	}
 	// Again brings it back within the day.
-	p.Rate("b", Again, now)
+	Rate(p, "b", Again, now)
 	if got := ids(Due(p, cards, now.Add(AgainDelay))); !slices.Contains(got, "b") {
 		t.Errorf("a card rated Again is not due %v later: %v", AgainDelay, got)
 	}

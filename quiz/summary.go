@@ -2,11 +2,13 @@ package quiz
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // Summary is the text `learn progress` prints: when the progress was last
@@ -14,29 +16,29 @@ import (
 // design lab's challenges passed (of [Challenges]), the flashcards due today and the countdown of the drill, and where learn will
 // resume. It is plain text (no colour, no terminal codes) ending in a
 // newline; times are shown in now's location. A nil p is empty progress.
-func Summary(p *Progress, now time.Time) string {
+func Summary(p *progress.Progress, now time.Time) string {
 	if p == nil {
-		p = NewProgress()
+		p = progress.NewProgress()
 	}
 	body := summaryBody(p, now)
 	switch {
 	case !p.UpdatedAt.IsZero():
 		return fmt.Sprintf("Progress, last saved %s.\n", p.UpdatedAt.In(now.Location()).Format("2 Jan 2006 15:04")) + body
-	case body == summaryBody(NewProgress(), now):
+	case body == summaryBody(progress.NewProgress(), now):
 		return "Progress: nothing saved yet.\n" + body
 	}
 	return "Progress (when it was last saved is not recorded).\n" + body
 }
 
-// Blank reports whether p holds nothing Summary would show: no page read,
+// IsBlank reports whether p holds nothing Summary would show: no page read,
 // no answer, no challenge passed, no drill schedule, no setting, nowhere
 // to resume.
-func (p *Progress) Blank(now time.Time) bool {
-	return summaryBody(p, now) == summaryBody(NewProgress(), now)
+func IsBlank(p *progress.Progress, now time.Time) bool {
+	return summaryBody(p, now) == summaryBody(progress.NewProgress(), now)
 }
 
 // summaryBody is Summary without its first line.
-func summaryBody(p *Progress, now time.Time) string {
+func summaryBody(p *progress.Progress, now time.Time) string {
 	var b strings.Builder
 
 	pages := lessons.All()
@@ -73,7 +75,7 @@ func summaryBody(p *Progress, now time.Time) string {
 	}
 
 	challenges := Challenges()
-	fmt.Fprintf(&b, "\nDesign lab challenges: %d of %d passed\n", p.ChallengesPassed(), len(challenges))
+	fmt.Fprintf(&b, "\nDesign lab challenges: %d of %d passed\n", ChallengesPassed(p), len(challenges))
 	for _, c := range challenges {
 		if t, ok := p.Challenges[c.ID]; ok {
 			fmt.Fprintf(&b, "  [x] %s (passed %s)\n", c.Title, t.In(now.Location()).Format("2 Jan 2006"))
@@ -93,7 +95,7 @@ func summaryBody(p *Progress, now time.Time) string {
 	if fresh > 0 {
 		fmt.Fprintf(&b, " (%d new)", fresh)
 	}
-	fmt.Fprintf(&b, "\nSpoken answers: %d s countdown\n", p.Seconds())
+	fmt.Fprintf(&b, "\nSpoken answers: %d s countdown\n", Seconds(p))
 
 	fmt.Fprintf(&b, "\nResume at: %s\n", resumeText(p.Resume))
 	return b.String()
@@ -101,7 +103,7 @@ func summaryBody(p *Progress, now time.Time) string {
 
 // setLine describes one set's record, e.g.
 // "best 80%, last 60%, 2 attempts; 5 of 5 questions answered".
-func setLine(sp *SetProgress, total int) string {
+func setLine(sp *progress.SetProgress, total int) string {
 	if sp == nil || (sp.Attempts == 0 && len(sp.Answers) == 0) {
 		return "not tried yet"
 	}
@@ -115,16 +117,23 @@ func setLine(sp *SetProgress, total int) string {
 	return strings.Join(parts, "; ")
 }
 
-func percent(x float64) string { return fmt.Sprintf("%.0f%%", 100*clamp01(x)) }
+// percent is x, a score from 0 to 1, as "80%".
+func percent(x float64) string {
+	if math.IsNaN(x) {
+		x = 0
+	}
+	return fmt.Sprintf("%.0f%%", 100*math.Min(math.Max(x, 0), 1))
+}
 
-// resumeText formats r as "reader › idempotency › how-it-works, step 2", or
-// "the home screen" when r names no place.
-func resumeText(r Resume) string {
-	if r.IsZero() || r.Screen == "" {
+// resumeText formats r as "reader › idempotency › Picture it", "play ›
+// lost-answer › broken", "quiz › checkpoint, step 2", or "the home screen"
+// when r names no place.
+func resumeText(r progress.Place) string {
+	if r.Page == "" {
 		return "the home screen"
 	}
-	parts := []string{r.Screen}
-	for _, s := range []string{r.Name, r.Section} {
+	parts := []string{string(r.Page)}
+	for _, s := range []string{r.Name, r.Variant, r.Section} {
 		if s != "" {
 			parts = append(parts, s)
 		}

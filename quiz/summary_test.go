@@ -4,11 +4,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/progress"
 )
 
 func TestSummary(t *testing.T) {
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
-	p := NewProgress()
+	p := progress.NewProgress()
 	p.UpdatedAt = now.Add(-time.Hour)
 	p.MarkRead(LessonSlug, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	p.Record(SetCheckpoint, "checkpoint/1", 1, now)
@@ -17,13 +19,13 @@ func TestSummary(t *testing.T) {
 	p.FinishAttempt(SetCheckpoint, 0.6)
 	p.Record(SetRedraw, "redraw/lost-answer", 0.5, now)
 	for _, c := range Cards()[:3] {
-		p.Rate(c.ID, Good, now) // due tomorrow
+		Rate(p, c.ID, Good, now) // due tomorrow
 	}
-	p.Rate(Cards()[3].ID, Again, now) // due in 10 minutes
+	Rate(p, Cards()[3].ID, Again, now) // due in 10 minutes
 	p.DrillSeconds = 25
 	p.PassChallenge("lab/last-seats", time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC))
 	p.PassChallenge("lab/gone-in-a-newer-learn", now) // not counted
-	p.Resume = Resume{Screen: "reader", Name: LessonSlug, Section: "how-it-works", Step: 2}
+	p.Resume = progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: "broken"}
 
 	got := Summary(p, now)
 	for _, want := range []string{
@@ -43,7 +45,7 @@ func TestSummary(t *testing.T) {
 		"  [ ] Either guard will do",
 		"Flashcards: 4 of 7 due today (3 new)",
 		"Spoken answers: 25 s countdown",
-		"Resume at: reader › idempotency › how-it-works, step 2",
+		"Resume at: play › lost-answer › broken",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
@@ -63,7 +65,7 @@ func TestSummary(t *testing.T) {
 		t.Error("summary does not end in a newline")
 	}
 
-	once := NewProgress()
+	once := progress.NewProgress()
 	once.FinishAttempt(SetCheckpoint, 1)
 	if got, want := Summary(once, now), "best 100%, last 100%, 1 attempt;"; !strings.Contains(got, want) {
 		t.Errorf("summary lacks %q:\n%s", want, got)
@@ -81,13 +83,31 @@ func TestSummary(t *testing.T) {
 // or one whose updated_at was set aside) is not "nothing saved yet".
 func TestSummaryWithoutASaveTime(t *testing.T) {
 	now := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
-	p := NewProgress()
-	if got := Summary(p, now); !strings.HasPrefix(got, "Progress: nothing saved yet.\n") || !p.Blank(now) {
-		t.Errorf("empty progress: blank %v, summary:\n%s", p.Blank(now), got)
+	p := progress.NewProgress()
+	if got := Summary(p, now); !strings.HasPrefix(got, "Progress: nothing saved yet.\n") || !IsBlank(p, now) {
+		t.Errorf("empty progress: blank %v, summary:\n%s", IsBlank(p, now), got)
 	}
 	p.MarkRead("idempotency", now)
 	p.UpdatedAt = time.Time{}
-	if got := Summary(p, now); !strings.HasPrefix(got, "Progress (when it was last saved is not recorded).\n") || p.Blank(now) {
-		t.Errorf("a page read, no save time: blank %v, summary:\n%s", p.Blank(now), got)
+	if got := Summary(p, now); !strings.HasPrefix(got, "Progress (when it was last saved is not recorded).\n") || IsBlank(p, now) {
+		t.Errorf("a page read, no save time: blank %v, summary:\n%s", IsBlank(p, now), got)
+	}
+}
+
+// The place to resume at is said by its parts, in the order of a Place.
+func TestResumeText(t *testing.T) {
+	for _, c := range []struct {
+		at   progress.Place
+		want string
+	}{
+		{progress.Place{}, "the home screen"},
+		{progress.Place{Page: progress.PageReader, Name: LessonSlug, Section: "Picture it"}, "reader › idempotency › Picture it"},
+		{progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: "broken"}, "play › lost-answer › broken"},
+		{progress.Place{Page: progress.PageQuiz, Name: SetCheckpoint, Step: 2}, "quiz › checkpoint, step 2"},
+		{progress.Place{Page: progress.PageDrill}, "drill"},
+	} {
+		if got := resumeText(c.at); got != c.want {
+			t.Errorf("resumeText(%+v) = %q, want %q", c.at, got, c.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -56,12 +57,12 @@ learn progress reset --yes`,
 }
 
 // progressStore is the learner's progress file.
-func progressStore() (*quiz.Store, string, error) {
-	path, err := quiz.DefaultPath()
+func progressStore() (*progress.Store, string, error) {
+	path, err := progress.DefaultPath()
 	if err != nil {
 		return nil, "", err // it says which variable to set
 	}
-	return &quiz.Store{Path: path}, path, nil
+	return &progress.Store{Path: path, Known: quiz.Known}, path, nil
 }
 
 // progressHolds is what the progress file holds, as the summary shows it
@@ -94,7 +95,7 @@ func progressSummary(stdout, stderr io.Writer) (int, error) {
 	}
 	now := time.Now()
 	summary := quiz.Summary(p, now)
-	if rest, ok := strings.CutPrefix(summary, nothingSaved); ok && len(notices) > 0 && p.Blank(now) {
+	if rest, ok := strings.CutPrefix(summary, nothingSaved); ok && len(notices) > 0 && quiz.IsBlank(p, now) {
 		// A file is there, but nothing in it could be used: "nothing
 		// saved yet" would contradict the notice just printed.
 		summary = "Progress: nothing usable in the file (the notice above says why).\n" + rest

@@ -35,7 +35,11 @@ func stateOf(t *testing.T, dir string) string {
 // that show (progress, progress export) change nothing whatever they find,
 // and say on stderr what they found.
 func TestProgressCommandsThatShowChangeNothing(t *testing.T) {
-	v0, err := os.ReadFile(filepath.Join("..", "..", "quiz", "testdata", "progress-v0.json"))
+	v0, err := os.ReadFile(filepath.Join("..", "..", "progress", "testdata", "progress-v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, err := os.ReadFile(filepath.Join("..", "..", "progress", "testdata", "progress-v1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,16 +49,17 @@ func TestProgressCommandsThatShowChangeNothing(t *testing.T) {
 		stderr        string // what stderr must hold ("" for nothing)
 	}{
 		{"no file", "", 0, ""},
-		{"a damaged file", `{"version": 1, "read": `, 0o600, "is not a progress file ("},
+		{"a damaged file", `{"version": 2, "read": `, 0o600, "is not a progress file ("},
 		{"an older file", string(v0), 0o600, "older format (version 0)"},
-		{"a field of the wrong type", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}, "drill_seconds": "ninety"}`, 0o600, `drill_seconds ("ninety")`},
-		{"a read-only file", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`, 0o400, "read-only"},
+		{"a file of version 1", string(v1), 0o600, "older format (version 1)"},
+		{"a field of the wrong type", `{"version": 2, "read": {"idempotency": "2026-03-01T10:00:00Z"}, "drill_seconds": "ninety"}`, 0o600, `drill_seconds ("ninety")`},
+		{"a read-only file", `{"version": 2, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`, 0o400, "read-only"},
 		// As the app says it (the same code decides): before, these
 		// three printed "Progress: nothing saved yet." and no warning
 		// that could be acted on.
-		{"a newer file", `{"version": 99}`, 0o600, "was saved by a newer learn (version 99; this learn reads up to version 1)"},
+		{"a newer file", `{"version": 99}`, 0o600, "was saved by a newer learn (version 99; this learn reads up to version 2)"},
 		{"an array", `[]`, 0o600, "is not a progress file (a JSON array where an object belongs)"},
-		{"a question out of range", `{"version": 1, "sets": {"checkpoint": {"next": 999, "answers": {"checkpoint/77": {"score": 1}}}}}`, 0o600,
+		{"a question out of range", `{"version": 2, "sets": {"checkpoint": {"next": 999, "answers": {"checkpoint/77": {"score": 1}}}}}`, 0o600,
 			`sets.checkpoint.answers.checkpoint/77 ({"score":1}), sets.checkpoint.next (999)`},
 	}
 	for _, c := range cases {
@@ -92,6 +97,9 @@ func TestProgressCommandsThatShowChangeNothing(t *testing.T) {
 				if len(args) == 1 && unusable != strings.Contains(out, "Progress: nothing usable in the file (the notice above says why).") {
 					t.Errorf("learn progress, %s: the summary's first line:\n%s", c.name, out)
 				}
+				if len(args) == 1 && c.name == "a file of version 1" && !strings.Contains(out, "Resume at: play › lost-answer › broken") {
+					t.Errorf("learn progress, %s: the place to resume at is not the file's:\n%s", c.name, out)
+				}
 				if len(args) == 1 && strings.Contains(out, "nothing saved yet") != (c.name == "no file") {
 					t.Errorf("learn progress, %s: \"nothing saved yet\" is said wrongly:\n%s", c.name, out)
 				}
@@ -118,7 +126,7 @@ func TestProgressNamesTheLabChallenges(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	file := `{"version": 1, "challenges": {"lab/last-seats": "2026-03-03T09:00:00Z"}, "updated_at": "2026-03-03T09:00:00Z"}`
+	file := `{"version": 2, "challenges": {"lab/last-seats": "2026-03-03T09:00:00Z"}, "updated_at": "2026-03-03T09:00:00Z"}`
 	if err := os.WriteFile(filepath.Join(dir, "progress.json"), []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}

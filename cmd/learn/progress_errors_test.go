@@ -59,7 +59,7 @@ func TestProgressCommandErrorsSayWhatToDo(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, []byte(`{"version": 1}`), 0o600); err != nil {
+		if err := os.WriteFile(path, []byte(`{"version": 2}`), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if out, err := exec.Command("chattr", "+i", path).CombinedOutput(); err != nil {

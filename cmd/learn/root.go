@@ -13,6 +13,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -49,7 +50,7 @@ learn doctor`,
 			if _, err := g.options(cmd); err != nil {
 				return err
 			}
-			return exit.New(runApp(cmd.Context(), g, common.Open{Page: common.PageHome}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit.New(runApp(cmd.Context(), g, common.Open{Place: progress.Place{Page: progress.PageHome}}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	root.SetFlagErrorFunc(flagError)
@@ -153,7 +154,7 @@ func pageCmd(g *globals, kind lessons.Kind, def string) *cobra.Command {
 				_, err = io.WriteString(stdout, out)
 				return exit.New(exitOK, err)
 			}
-			return exit.New(runApp(cmd.Context(), g, common.Open{Page: common.PageReader, Name: p.Slug}, cmd.InOrStdin(), stdout, cmd.ErrOrStderr()))
+			return exit.New(runApp(cmd.Context(), g, common.Open{Place: progress.Place{Page: progress.PageReader, Name: p.Slug}}, cmd.InOrStdin(), stdout, cmd.ErrOrStderr()))
 		},
 	}
 }
@@ -181,9 +182,9 @@ func playCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			msg := common.Open{Page: common.PagePlay, Name: s.Name}
+			msg := common.Open{Place: progress.Place{Page: progress.PagePlay, Name: s.Name}}
 			if cmd.Flags().Changed("variant") {
-				msg.Variant = v
+				msg.Variant = string(v)
 			}
 			return exit.New(runApp(cmd.Context(), g, msg, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
@@ -207,7 +208,7 @@ func raceCmd(g *globals) *cobra.Command {
 			if _, err := g.options(cmd); err != nil {
 				return err
 			}
-			return exit.New(runApp(cmd.Context(), g, common.Open{Page: common.PageRace}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return exit.New(runApp(cmd.Context(), g, common.Open{Place: progress.Place{Page: progress.PageRace}}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 }

@@ -468,7 +468,7 @@ func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
 	again.waitFor("EXIT=0", 10*time.Second)
 
 	file := filepath.Join(state, "learn", "progress.json")
-	if err := os.WriteFile(file, []byte(`{"version": 1, "sets": {"redraw": `), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(`{"version": 2, "sets": {"redraw": `), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	damaged := startTmux(t, bin, 80, 24, env)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/ui"
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -77,12 +78,12 @@ func (l launch) firstFrame(w io.Writer) bool {
 
 // peekProgress is the learner's progress as saved, read without changing
 // the file; nil when there is none to read.
-func peekProgress() *quiz.Progress {
-	path, err := quiz.DefaultPath()
+func peekProgress() *progress.Progress {
+	path, err := progress.DefaultPath()
 	if err != nil {
 		return nil
 	}
-	p, _, err := (&quiz.Store{Path: path}).Peek()
+	p, _, err := (&progress.Store{Path: path, Known: quiz.Known}).Peek()
 	if err != nil {
 		return nil
 	}

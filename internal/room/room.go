@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -157,7 +158,7 @@ func (r *Room) Join(name, remote string, w, h int, send func(msg any)) (*Seat, e
 	s.connected, s.remote, s.width, s.height, s.capped = true, remote, w, h, false
 	s.joined, s.left = r.now(), time.Time{}
 	s.sessions++
-	s.title, s.at = "", quiz.Resume{}
+	s.title, s.at = "", progress.Place{}
 	s.outbox = make(chan any, outboxSize)
 	go r.deliver(name, s.outbox, send)
 	if s.sessions > 1 {
@@ -209,11 +210,11 @@ func (r *Room) SendAll(msg any, what string) int {
 	return r.send(func(*Seat) bool { return true }, msg, what)
 }
 
-// SendOn is SendAll for the connected attendees on a screen of the kind
-// (quiz.Resume.Screen, e.g. "play") only; when there are none, nothing is
-// logged and it returns 0.
-func (r *Room) SendOn(screen string, msg any, what string) int {
-	return r.send(func(s *Seat) bool { return s.at.Screen == screen }, msg, what)
+// SendOn is SendAll for the connected attendees on a screen of page
+// (e.g. progress.PagePlay) only; when there are none, nothing is logged
+// and it returns 0.
+func (r *Room) SendOn(page progress.Page, msg any, what string) int {
+	return r.send(func(s *Seat) bool { return s.at.Page == page }, msg, what)
 }
 
 func (r *Room) send(to func(*Seat) bool, msg any, what string) int {
@@ -238,14 +239,14 @@ func (r *Room) send(to func(*Seat) bool, msg any, what string) int {
 	return n
 }
 
-// OnScreen is how many connected attendees are on a screen of the kind
-// (quiz.Resume.Screen, e.g. "play") now.
-func (r *Room) OnScreen(screen string) int {
+// OnScreen is how many connected attendees are on a screen of page (e.g.
+// progress.PagePlay) now.
+func (r *Room) OnScreen(page progress.Page) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
 	for _, s := range r.seats {
-		if s.connected && s.at.Screen == screen {
+		if s.connected && s.at.Page == page {
 			n++
 		}
 	}

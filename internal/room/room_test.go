@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -49,7 +50,7 @@ func TestJoinNamesAreSafeUniqueAndKeptForTheReturn(t *testing.T) {
 	}
 	first := r.byName["ada"]
 	first.Answered(quiz.SetCheckpoint, "checkpoint/3", []int{1}, 1)
-	p := quiz.NewProgress()
+	p := progress.NewProgress()
 	p.MarkRead("idempotency", time.Unix(0, 0))
 	first.Keep(p)
 	first.Leave("quit")
@@ -184,9 +185,9 @@ func TestSummaryHoldsEveryAttendee(t *testing.T) {
 	r := New(10)
 	ada, _ := join(t, r, "ada")
 	join(t, r, "ben")
-	ada.Where("Checkpoint", quiz.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2})
+	ada.Where("Checkpoint", progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: 2})
 	ada.Answered(quiz.SetBreakIt, quiz.BreakIt().Questions[0].ID, []int{0}, 1)
-	p := quiz.NewProgress()
+	p := progress.NewProgress()
 	p.Record(quiz.SetBreakIt, quiz.BreakIt().Questions[0].ID, 1, time.Unix(5, 0))
 	ada.Keep(p)
 	ada.Leave("quit")
@@ -202,7 +203,7 @@ func TestSummaryHoldsEveryAttendee(t *testing.T) {
 		t.Fatalf("summary of %d attendees, want 2", len(back.Attendees))
 	}
 	a := back.Attendees[0]
-	var kept quiz.Progress
+	var kept progress.Progress
 	if err := json.Unmarshal(a.Progress, &kept); err != nil || kept.Sets[quiz.SetBreakIt] == nil {
 		t.Errorf("ada's progress in the summary: %v, %s", err, a.Progress)
 	}
@@ -261,7 +262,7 @@ func TestSummaryChangedSaysWhatTheSummaryHoldsChanged(t *testing.T) {
 	<-r.Changed() // the dashboard takes its signal…
 	<-r.SummaryChanged()
 	drained(r.Changed())
-	s.Keep(quiz.NewProgress())
+	s.Keep(progress.NewProgress())
 	select {
 	case <-r.SummaryChanged():
 	default:
@@ -269,7 +270,7 @@ func TestSummaryChangedSaysWhatTheSummaryHoldsChanged(t *testing.T) {
 	}
 	for name, change := range map[string]func(){
 		"an answer":    func() { s.Answered(quiz.SetCheckpoint, quiz.Checkpoint().Questions[0].ID, []int{0}, 1) },
-		"a screen":     func() { s.Where("Race", quiz.Resume{Screen: "race"}) },
+		"a screen":     func() { s.Where("Race", progress.Place{Page: progress.PageRace}) },
 		"a leave":      func() { s.Leave("quit") },
 		"another join": func() { join(t, r, "ben") },
 		"the end":      r.End,

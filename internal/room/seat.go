@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // Seat is one attendee in the room: their session tells the room through
@@ -18,9 +18,9 @@ type Seat struct {
 	connected     bool
 	remote        string
 	width, height int
-	capped        bool        // the terminal is larger than width x height
-	title         string      // the title of the screen on top
-	at            quiz.Resume // where on it
+	capped        bool           // the terminal is larger than width x height
+	title         string         // the title of the screen on top, in words
+	at            progress.Place // the place on screen: which screen, and where
 	joined, left  time.Time
 	firstJoined   time.Time
 	sessions      int
@@ -54,8 +54,9 @@ func (s *Seat) Resize(w, h int, capped bool) {
 	s.room.changedLocked()
 }
 
-// Where records the screen the attendee is on: its title and where on it.
-func (s *Seat) Where(title string, at quiz.Resume) {
+// Where records the place the attendee is on (the screen and where on
+// it) and the screen's title, which the presenter reads.
+func (s *Seat) Where(title string, at progress.Place) {
 	s.room.mu.Lock()
 	defer s.room.mu.Unlock()
 	if s.title == title && s.at == at {
@@ -91,7 +92,7 @@ func (s *Seat) Answered(set, qid string, picks []int, score float64) {
 
 // Keep keeps a copy of the attendee's progress for the rest of the
 // workshop: it outlives their session, and Progress gives it back.
-func (s *Seat) Keep(p *quiz.Progress) {
+func (s *Seat) Keep(p *progress.Progress) {
 	// As learn progress export writes it, so that the export from the
 	// workshop is the same file.
 	b, err := json.MarshalIndent(p, "", "  ")
@@ -107,14 +108,14 @@ func (s *Seat) Keep(p *quiz.Progress) {
 
 // Progress is the attendee's progress as the room kept it (a new one when
 // it kept none): a copy the session may change.
-func (s *Seat) Progress() *quiz.Progress {
+func (s *Seat) Progress() *progress.Progress {
 	s.room.mu.Lock()
 	b := s.progress
 	s.room.mu.Unlock()
-	p := quiz.NewProgress()
+	p := progress.NewProgress()
 	if b != nil {
 		if err := json.Unmarshal(b, p); err != nil {
-			return quiz.NewProgress()
+			return progress.NewProgress()
 		}
 	}
 	return p

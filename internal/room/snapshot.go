@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -45,9 +46,10 @@ type Attendee struct {
 	// Capped says their terminal is larger than Width x Height, the size
 	// their app is drawn at (the workshop's bound).
 	Capped bool
-	// Title is the title of the screen they are on; At where on it.
+	// At is the place they are on (which screen, and where on it);
+	// Title that screen's title, in words for the presenter.
 	Title     string
-	At        quiz.Resume
+	At        progress.Place
 	Connected bool
 	Joined    time.Time
 	Left      time.Time // zero while connected

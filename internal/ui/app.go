@@ -28,6 +28,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/pages/race"
 	"github.com/learn-idempotency/learn/internal/ui/pages/reader"
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -60,7 +61,7 @@ type Model struct {
 // as its first entry.
 func New(c *common.Common, first common.Open) *Model {
 	m := NewWith(c, home.New(c))
-	if first.Page != common.PageHome {
+	if first.Page != progress.PageHome {
 		m.firstCmd = tea.Batch(m.firstCmd, m.open(first))
 	}
 	return m
@@ -101,39 +102,33 @@ func (m *Model) Home() tea.Cmd {
 	return cmd
 }
 
-// Where is the page on screen: its title and where it stands (the zero
-// Resume for a page that cannot be reopened, such as the home page).
-func (m *Model) Where() (title string, at quiz.Resume) {
+// Where is the page on screen: its title, in words, and the place it
+// stands at (common.Stand's At), which says which screen it is.
+func (m *Model) Where() (title string, at progress.Place) {
 	p := m.top().page
-	if r, ok := p.(common.Resumer); ok {
-		at, _ = r.Resume()
-	}
-	return p.Title(), at
+	return p.Title(), p.Stand().At
 }
 
-// Current is Where, but with the zero Resume when the page's state is not
-// one Open gives back (a quiz set's summary, a play screen under a design
-// of the lab): what is on screen is then no page the presenter sends.
-func (m *Model) Current() (title string, at quiz.Resume) {
-	p := m.top().page
-	if r, ok := p.(common.Resumer); ok {
-		if a, ok := r.Resume(); ok {
-			at = a
-		}
+// Current is the place on screen when opening it gives this screen back,
+// else the zero Place (a quiz set's summary, a play screen under a design
+// of the lab: what is on screen is then no page the presenter sends).
+func (m *Model) Current() progress.Place {
+	if s := m.top().page.Stand(); s.Reopens {
+		return s.At
 	}
-	return p.Title(), at
+	return progress.Place{}
 }
 
 // build makes the page o names: the one place that knows every page.
 func (m *Model) build(o common.Open) (common.Page, error) {
 	switch o.Page {
-	case common.PageReader:
+	case progress.PageReader:
 		p, err := lessons.Get(o.Name)
 		if err != nil {
 			return nil, err
 		}
 		return reader.New(m.c, p, o.Section), nil
-	case common.PagePlay:
+	case progress.PagePlay:
 		s, err := sim.Lookup(o.Name)
 		if err != nil {
 			return nil, err
@@ -141,12 +136,12 @@ func (m *Model) build(o common.Open) (common.Page, error) {
 		if o.Design != nil {
 			return play.WithDesign(m.c, s, *o.Design), nil
 		}
-		return play.New(m.c, s, o.Variant), nil
-	case common.PagePicker:
+		return play.New(m.c, s, sim.Variant(o.Variant)), nil
+	case progress.PagePicker:
 		return picker.New(m.c), nil
-	case common.PageRace:
+	case progress.PageRace:
 		return race.New(m.c), nil
-	case common.PageQuiz:
+	case progress.PageQuiz:
 		for _, s := range quiz.Sets() {
 			if s.ID == o.Name {
 				if o.Exact {
@@ -156,12 +151,12 @@ func (m *Model) build(o common.Open) (common.Page, error) {
 			}
 		}
 		return nil, fmt.Errorf("no quiz set %q", o.Name)
-	case common.PageDrill:
+	case progress.PageDrill:
 		return drill.New(m.c, o.Step), nil
-	case common.PageLab:
+	case progress.PageLab:
 		return lab.New(m.c), nil
 	}
-	return nil, fmt.Errorf("no page %d", o.Page)
+	return nil, fmt.Errorf("no page %q", o.Page)
 }
 
 // push puts p on top and starts it.
@@ -209,23 +204,15 @@ func (m *Model) Close() {
 func (m *Model) top() entry { return m.stack[len(m.stack)-1] }
 
 // ResumePoint is where the learner left off, for the home page's resume
-// entry now and at the next start: the page on top when it is one to come
-// back to (a lesson's section, a scenario, an unfinished quiz or drill),
-// nothing when it says it is done (a finished quiz), else (home, the
-// picker, the race, a scenario played under a design of the lab) the place
-// saved before, kept. A page's Reopen goes before its Resume.
-func (m *Model) ResumePoint() quiz.Resume {
-	if r, ok := m.top().page.(common.Reopener); ok {
-		if at, keep := r.Reopen(); !keep {
-			return at
-		}
-		return m.c.Progress.Get().Resume
-	}
-	if r, ok := m.top().page.(common.Resumer); ok {
-		if at, ok := r.Resume(); ok {
-			return at
-		}
-		return quiz.Resume{}
+// entry now and at the next start: where the page on top continues when it
+// is one to come back to (a lesson's section, a scenario, an unfinished
+// quiz or drill at its next question), nothing when it says it is done (a
+// finished quiz), else (home, the picker, the race, the lab, a scenario
+// played under a design of the lab: Stand's Keep) the place saved before,
+// kept.
+func (m *Model) ResumePoint() progress.Place {
+	if s := m.top().page.Stand(); !s.Keep {
+		return s.Next
 	}
 	return m.c.Progress.Get().Resume
 }
@@ -235,13 +222,13 @@ func (m *Model) ResumePoint() quiz.Resume {
 // program has ended.
 func (m *Model) SaveOnExit() error {
 	at := m.ResumePoint()
-	return m.c.Progress.Close(func(p *quiz.Progress) { p.Resume = at })
+	return m.c.Progress.Close(func(p *progress.Progress) { p.Resume = at })
 }
 
 // remember saves where the learner is.
 func (m *Model) remember() tea.Cmd {
 	at := m.ResumePoint()
-	return m.c.Progress.Save(func(p *quiz.Progress) { p.Resume = at })
+	return m.c.Progress.Save(func(p *progress.Progress) { p.Resume = at })
 }
 
 // Init starts the first pages.

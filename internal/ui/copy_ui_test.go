@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // copyHint is what the ? overlay of a screen that takes the mouse says
@@ -21,9 +22,9 @@ func TestMouseScreensSayHowToSelectText(t *testing.T) {
 		ready string
 		says  bool
 	}{
-		{common.Open{Page: common.PagePlay, Name: "lost-answer"}, "step 1 ·", true},
-		{common.Open{Page: common.PageRace}, "Copies: 10", true},
-		{common.Open{Page: common.PageHome}, "Lesson: Idempotency", false},
+		{common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, "step 1 ·", true},
+		{common.Open{Place: progress.Place{Page: progress.PageRace}}, "Copies: 10", true},
+		{common.Open{Place: progress.Place{Page: progress.PageHome}}, "Lesson: Idempotency", false},
 	} {
 		t.Run(c.ready, func(t *testing.T) {
 			u := startUI(t, c.open, 100, 30)

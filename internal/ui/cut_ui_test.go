@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -28,13 +29,13 @@ func TestScreensCutNothing(t *testing.T) {
 		press []string
 		then  string
 	}{
-		{open: common.Open{Page: common.PagePicker}, want: "Scenarios"},
-		{open: common.Open{Page: common.PageReader, Name: "idempotency"}, want: "In 1 minute"},
-		{open: common.Open{Page: common.PageReader, Name: "retry-across-instances"}, want: "Say it in 30 seconds"},
-		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, want: "question 1 of 5"},
-		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, want: "What causes it?"},
-		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, want: "enter answer"},
-		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", press: []string{"enter"}, then: "⏱ 0:"},
+		{open: common.Open{Place: progress.Place{Page: progress.PagePicker}}, want: "Scenarios"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, want: "In 1 minute"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageReader, Name: "retry-across-instances"}}, want: "Say it in 30 seconds"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint}}, want: "question 1 of 5"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetBreakIt}}, want: "What causes it?"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetRedraw}}, want: "enter answer"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageDrill}}, want: "Countdown: 30 s", press: []string{"enter"}, then: "⏱ 0:"},
 	}
 	for _, size := range [][2]int{{60, 20}, {80, 24}} {
 		for _, sc := range screens {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/footer"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -29,17 +30,17 @@ func TestFootersKeepTheirEssentials(t *testing.T) {
 		back  bool
 		keys  []string
 	}{
-		{open: common.Open{Page: common.PageHome}, want: "Lesson: Idempotency", keys: []string{"enter open"}},
-		{open: common.Open{Page: common.PageReader, Name: "idempotency"}, want: "In 1 minute", back: true, keys: []string{"tab next section"}},
-		{open: common.Open{Page: common.PagePicker}, want: "Scenarios", back: true, keys: []string{"enter play"}},
-		{open: common.Open{Page: common.PagePlay, Name: "lost-answer"}, want: "step 1 ·", back: true, keys: []string{"space play/pause", "n step"}},
-		{open: common.Open{Page: common.PageRace}, want: "Copies: 10", back: true, keys: []string{"enter fire"}},
-		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, want: "6. ", back: true, keys: []string{"enter answer"}},
-		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", back: true, keys: []string{"enter start"}},
-		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", press: []string{"enter", "tab"}, then: "Tick the points",
+		{open: common.Open{Place: progress.Place{Page: progress.PageHome}}, want: "Lesson: Idempotency", keys: []string{"enter open"}},
+		{open: common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, want: "In 1 minute", back: true, keys: []string{"tab next section"}},
+		{open: common.Open{Place: progress.Place{Page: progress.PagePicker}}, want: "Scenarios", back: true, keys: []string{"enter play"}},
+		{open: common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, want: "step 1 ·", back: true, keys: []string{"space play/pause", "n step"}},
+		{open: common.Open{Place: progress.Place{Page: progress.PageRace}}, want: "Copies: 10", back: true, keys: []string{"enter fire"}},
+		{open: common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetRedraw}}, want: "6. ", back: true, keys: []string{"enter answer"}},
+		{open: common.Open{Place: progress.Place{Page: progress.PageDrill}}, want: "Countdown: 30 s", back: true, keys: []string{"enter start"}},
+		{open: common.Open{Place: progress.Place{Page: progress.PageDrill}}, want: "Countdown: 30 s", press: []string{"enter", "tab"}, then: "Tick the points",
 			back: true, keys: []string{"space tick", "enter grade"}},
-		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", back: true, keys: []string{"←/→ change", "enter run all"}},
-		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", press: []string{"tab"}, then: "enter play it",
+		{open: common.Open{Place: progress.Place{Page: progress.PageLab}}, want: "safe against 14 of 14", back: true, keys: []string{"←/→ change", "enter run all"}},
+		{open: common.Open{Place: progress.Place{Page: progress.PageLab}}, want: "safe against 14 of 14", press: []string{"tab"}, then: "enter play it",
 			back: true, keys: []string{"enter play it"}},
 	}
 	for _, w := range []int{60, 61, 62, 69, 80} {

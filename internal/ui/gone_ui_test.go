@@ -10,6 +10,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // Once learn's PostgreSQL is gone for good (it kept exiting, and learn no
@@ -21,7 +22,7 @@ func TestAFailedRunOverAGoneServerSaysWhatToDo(t *testing.T) {
 		c.DB = live.Existing(srv)
 		c.Runs = live.NewRuns(t.Context(), c.DB)
 	}
-	u := startUIWith(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24, filepath.Join(t.TempDir(), "p.json"), own)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, 80, 24, filepath.Join(t.TempDir(), "p.json"), own)
 	u.waitFor(t, "step 1 ·")
 	// Kill the postmaster each time learn has it up again, until learn
 	// gives up on it.

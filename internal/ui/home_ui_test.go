@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // The home screen cuts nothing: the PostgreSQL line (cut even at 120
@@ -17,7 +18,7 @@ func TestHomeCutsNothing(t *testing.T) {
 		"Checkpoint (5 questions)", "Break it (6 live scenarios)", "Redraw it (1 question)", "Interview drill"}
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 30}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			u := startUI(t, common.Open{Page: common.PageHome}, size[0], size[1])
+			u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, size[0], size[1])
 			u.waitFor(t, "PostgreSQL ready in")
 			u.waitUntil(t, "the whole PostgreSQL line", func() bool {
 				return strings.Contains(flat(u.screen()), flat(u.m.c.DB.Describe()))

@@ -20,6 +20,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ttyin/ttyintest"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // terminalApp is the app run by Run, as learn runs it, at a pseudo
@@ -140,7 +141,7 @@ func TestHostileInputCannotCrashTheApp(t *testing.T) {
 	for _, n := range names {
 		b.WriteString(hostile[n])
 	}
-	a := runAtTerminal(t, common.Open{Page: common.PagePlay, Name: "lost-answer"})
+	a := runAtTerminal(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}})
 	a.typeIn([]byte(b.String() + "q"))
 	if err := a.ended(t); err != nil {
 		t.Errorf("the app ended with %v, want a quit (nil); it said: %s", err, a.errs)
@@ -162,7 +163,7 @@ func TestRandomInputCannotCrashTheApp(t *testing.T) {
 	r := ttyintest.NewRand(seed)
 	for i := range randomAppRuns {
 		input := ttyintest.Random(r, randomInputBytes)
-		pages := []common.Open{{Page: common.PageHome}, {Page: common.PagePlay, Name: "lost-answer"}, {Page: common.PageRace}}
+		pages := []common.Open{{Place: progress.Place{Page: progress.PageHome}}, {Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, {Place: progress.Place{Page: progress.PageRace}}}
 		first := pages[i%len(pages)]
 		t.Run(fmt.Sprintf("app %d", i), func(t *testing.T) {
 			a := runAtTerminal(t, first)
@@ -181,7 +182,7 @@ func TestRandomInputCannotCrashTheApp(t *testing.T) {
 // take the app's keys: Ctrl-C typed after it interrupts the app, as
 // everywhere. Before, every key, Ctrl-C included, went into the paste.
 func TestEndlessPasteLeavesCtrlCWorking(t *testing.T) {
-	a := runAtTerminal(t, common.Open{Page: common.PageHome})
+	a := runAtTerminal(t, common.Open{Place: progress.Place{Page: progress.PageHome}})
 	a.waitRaw(t)
 	a.typeIn([]byte("\x1b[200~a paste whose end never comes"), []byte("\x03"))
 	err := a.ended(t)

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
 // At 80x24 a learner breaks the design one switch at a time and sees which
 // scenarios catch it, reads why, and plays one under the design.
 func TestLabBreaksTheDesignOneSwitchAtATime(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageLab}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageLab}}, 80, 24)
 	u.waitFor(t, "Design lab · safe against 14 of 14 scenarios", "compare")
 	u.press("j", "j", "j", "right", "right") // compare → event-quantity → none
 	u.waitFor(t, "◂ none ▸", "replay whatever booking holds the key", "the design changed: enter runs it")
@@ -63,7 +64,7 @@ func TestLabStartOverKeepsTheChallenge(t *testing.T) {
 func startLastSeats(t *testing.T) (u *uiTest, path string) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "progress.json")
-	u = startUIWith(t, common.Open{Page: common.PageLab}, 80, 24, path)
+	u = startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageLab}}, 80, 24, path)
 	u.waitFor(t, "safe against 14 of 14 scenarios")
 	u.press("c")
 	u.waitFor(t, "Challenges", "The last seats")
@@ -76,7 +77,7 @@ func startLastSeats(t *testing.T) (u *uiTest, path string) {
 // as not applying, and the line under the switches says why when the
 // cursor is on it.
 func TestLabShowsASwitchThatDoesNotApply(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageLab}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageLab}}, 80, 24)
 	u.waitFor(t, "Design lab · safe against 14 of 14 scenarios", "store")
 	u.press("j", "j", "j", "j", "right") // store → memory
 	u.waitFor(t, "after-lock (n/a)", "◂ memory ▸")

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // heldSchemas is the schemas this process holds in testDB beyond before.
@@ -24,7 +25,7 @@ func TestQuickPressesNeverPileUpRuns(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"))
 	before := testDB.Schemas()
 	t.Run("play", func(t *testing.T) {
-		u := startUI(t, common.Open{Page: common.PagePlay, Name: "key-reuse-two-events"}, 80, 24)
+		u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "key-reuse-two-events"}}, 80, 24)
 		u.waitFor(t, "step 1 ·")
 		for range 15 {
 			u.press("r", "v", "r")
@@ -34,7 +35,7 @@ func TestQuickPressesNeverPileUpRuns(t *testing.T) {
 		u.quit(t)
 	})
 	t.Run("race", func(t *testing.T) {
-		u := startUI(t, common.Open{Page: common.PageRace}, 80, 24)
+		u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageRace}}, 80, 24)
 		u.waitFor(t, "Copies: 10")
 		for range 20 {
 			u.press("enter")

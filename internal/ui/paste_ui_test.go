@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -38,7 +39,7 @@ func TestPasteIntoTheAnswerBoxes(t *testing.T) {
 		if short < 0 {
 			t.Fatal("the checkpoint has no short answer")
 		}
-		u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: short}, 80, 24, filepath.Join(t.TempDir(), "p.json"))
+		u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: short}}, 80, 24, filepath.Join(t.TempDir(), "p.json"))
 		u.waitFor(t, "tab when done")
 		u.tm.Send(paste)
 		u.waitFor(t, "the same key on every retry")
@@ -49,7 +50,7 @@ func TestPasteIntoTheAnswerBoxes(t *testing.T) {
 		}
 	})
 	t.Run("drill", func(t *testing.T) {
-		u := startUI(t, common.Open{Page: common.PageDrill}, 100, 40)
+		u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageDrill}}, 100, 40)
 		u.waitFor(t, "Countdown: 30 s")
 		u.press("enter")
 		u.waitFor(t, "tab when done")
@@ -67,7 +68,7 @@ func TestPasteIntoTheAnswerBoxes(t *testing.T) {
 // line: a pasted line break is a space); a paste while the box is closed
 // does nothing.
 func TestPasteIntoTheSearchBox(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 80, 24)
 	u.waitFor(t, "In 1 minute")
 	u.tm.Send(tea.PasteMsg{Content: "ignored"})
 	u.press("/")

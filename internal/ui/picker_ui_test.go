@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -31,7 +32,7 @@ func cursorLine(screen string) string {
 func TestPickerShowsEachExplanationWhole(t *testing.T) {
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 30}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			u := startUI(t, common.Open{Page: common.PagePicker}, size[0], size[1])
+			u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePicker}}, size[0], size[1])
 			scenarios := sim.Scenarios()
 			for i, s := range scenarios {
 				if i > 0 {

@@ -11,7 +11,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/internal/ui/pages/reader"
 	"github.com/learn-idempotency/learn/lessons"
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // Preview is the app's first frame, w x h cells, drawn without starting
@@ -19,36 +19,36 @@ import (
 // run, no save, and the lesson rendered at once. The crash supervisor draws
 // it while the app's own process starts, so the first frame does not wait
 // for a second start of the binary; the app then draws the same screen and
-// goes on. progress is the learner's progress as saved, read without
-// changing the file (quiz.Store.Peek); nil is none.
+// goes on. saved is the learner's progress as saved, read without
+// changing the file (progress.Store.Peek); nil is none.
 //
 // Only the pages that show no live run have a preview (home, the reader):
 // ok is false for the others, which start a run the moment they open.
-func Preview(first common.Open, theme string, present bool, w, h int, progress *quiz.Progress) (frame string, ok bool) {
+func Preview(first common.Open, theme string, present bool, w, h int, saved *progress.Progress) (frame string, ok bool) {
 	head := func(p *lessons.Page, width int, style string) (string, error) {
 		return markdown.Head(p, width, style, h)
 	}
-	return preview(first, theme, present, w, h, progress, head)
+	return preview(first, theme, present, w, h, saved, head)
 }
 
 // preview is Preview with the page's render given: the top of the page
 // (markdown.Head) for the first frame, the whole page (markdown.Body) in
 // the test that the two frames are the same.
-func preview(first common.Open, theme string, present bool, w, h int, progress *quiz.Progress,
+func preview(first common.Open, theme string, present bool, w, h int, saved *progress.Progress,
 	render func(p *lessons.Page, width int, style string) (string, error)) (frame string, ok bool) {
-	if first.Page != common.PageHome && first.Page != common.PageReader {
+	if first.Page != progress.PageHome && first.Page != progress.PageReader {
 		return "", false
 	}
 	c := &common.Common{
 		Ctx: context.Background(), Width: w, Height: h,
 		Styles: common.NewStyles(theme != "light"), Keys: common.NewKeyMap(),
 		Theme: theme, DocStyle: markdown.Style(theme, false),
-		DB: live.Pending(), Progress: common.ShowProgress(progress), Docs: &common.Docs{},
+		DB: live.Pending(), Progress: common.ShowProgress(saved), Docs: &common.Docs{},
 	}
 	if present {
 		c.Present, c.PresentSince = true, time.Now()
 	}
-	if first.Page == common.PageReader {
+	if first.Page == progress.PageReader {
 		// The reader renders in the background; here it must be there.
 		if p, err := lessons.Get(first.Name); err == nil {
 			k := common.DocKey{Slug: p.Slug, Width: reader.WrapWidth(w), Style: c.DocStyle}

@@ -13,7 +13,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/pages/reader"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // The first frame drawn from the parent is, cell for cell, the frame the
@@ -21,8 +21,8 @@ import (
 // progress as saved, the whole page rendered): the app draws over it with
 // no visible change. Only the top of the page is rendered for it.
 func TestPreviewIsTheAppsFirstFrame(t *testing.T) {
-	store := &quiz.Store{Path: filepath.Join(t.TempDir(), "progress.json")}
-	if _, err := store.Update(func(p *quiz.Progress) error {
+	store := &progress.Store{Path: filepath.Join(t.TempDir(), "progress.json")}
+	if _, err := store.Update(func(p *progress.Progress) error {
 		p.MarkRead("idempotency", time.Now())
 		p.Record("checkpoint", "checkpoint/1", 1, time.Now())
 		return nil
@@ -34,10 +34,10 @@ func TestPreviewIsTheAppsFirstFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	opens := []common.Open{
-		{Page: common.PageHome},
-		{Page: common.PageReader, Name: "idempotency"},
-		{Page: common.PageReader, Name: "idempotency", Section: "checkpoint"},
-		{Page: common.PageReader, Name: "retry-across-instances"},
+		{Place: progress.Place{Page: progress.PageHome}},
+		{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}},
+		{Place: progress.Place{Page: progress.PageReader, Name: "idempotency", Section: "checkpoint"}},
+		{Place: progress.Place{Page: progress.PageReader, Name: "retry-across-instances"}},
 	}
 	for _, first := range opens {
 		for _, theme := range []string{"dark", "light"} {
@@ -55,7 +55,7 @@ func TestPreviewIsTheAppsFirstFrame(t *testing.T) {
 					DB: db, Progress: common.OpenProgress(store), Docs: &common.Docs{},
 					Width: w, Height: h,
 				}
-				if first.Page == common.PageReader {
+				if first.Page == progress.PageReader {
 					p, err := lessons.Get(first.Name)
 					if err != nil {
 						t.Fatal(err)
@@ -81,7 +81,7 @@ func TestPreviewIsTheAppsFirstFrame(t *testing.T) {
 			}
 		}
 	}
-	for _, first := range []common.Open{{Page: common.PagePlay, Name: "lost-answer"}, {Page: common.PageRace}, {Page: common.PageLab}} {
+	for _, first := range []common.Open{{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, {Place: progress.Place{Page: progress.PageRace}}, {Place: progress.Place{Page: progress.PageLab}}} {
 		if _, ok := Preview(first, "dark", false, 80, 24, nil); ok {
 			t.Errorf("%+v starts a live run and has a preview", first)
 		}

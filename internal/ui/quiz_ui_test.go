@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -73,7 +74,7 @@ func answerChoice(t *testing.T, u *uiTest, q quiz.Question) quiz.Shown {
 }
 
 // finish quits the program and loads the progress it saved.
-func (u *uiTest) finish(t *testing.T, path string) *quiz.Progress {
+func (u *uiTest) finish(t *testing.T, path string) *progress.Progress {
 	t.Helper()
 	u.press("q")
 	u.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
@@ -83,7 +84,7 @@ func (u *uiTest) finish(t *testing.T, path string) *quiz.Progress {
 	if err := u.m.SaveOnExit(); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := (&quiz.Store{Path: path}).Load()
+	p, _, err := (&progress.Store{Path: path}).Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func (u *uiTest) finish(t *testing.T, path string) *quiz.Progress {
 // where it is shown is right under either order.
 func TestCheckpointFromStartToEnd(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, 100, 40, path)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint}}, 100, 40, path)
 	set := quiz.Checkpoint()
 	var orders [2]map[string]quiz.Shown
 	for attempt := range 2 {
@@ -145,7 +146,7 @@ func TestCheckpointFromStartToEnd(t *testing.T) {
 // beside it.
 func TestBreakItRunsBothDesignsLive(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, 100, 40, path)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetBreakIt}}, 100, 40, path)
 	q := quiz.BreakIt().Questions[0]
 	u.waitFor(t, "What the run showed:", "2 booking rows · 4 seats taken", "1 click, 2 tries", "What causes it?")
 	// Neither the scenario's name nor its tally of keys says the cause
@@ -234,7 +235,7 @@ func fillBlank(t *testing.T, u *uiTest, what, want string) {
 // says what was missed, and the saved score is that grade.
 func TestRedrawGradesEachPositionAndBlank(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, 100, 40, path)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetRedraw}}, 100, 40, path)
 	q := quiz.Redraw().Questions[0]
 	rows := redrawRows(t, u, q)
 	for _, away := range []string{"retry", "lost", "same answer", "b1"} {
@@ -315,7 +316,7 @@ func TestRedrawGradesEachPositionAndBlank(t *testing.T) {
 // due any more.
 func TestDrillCountdownAndFlashcards(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageDrill}, 100, 40, path)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageDrill}}, 100, 40, path)
 	d := quiz.Interview()
 	u.waitFor(t, "Countdown: 30 s")
 	u.press("-", "-")
@@ -355,13 +356,13 @@ func TestDrillCountdownAndFlashcards(t *testing.T) {
 // shows as unfinished and the entry stays.
 func TestResumeWhereTheLearnerLeftOff(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 2}, 80, 24, path)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: 2}}, 80, 24, path)
 	u.waitFor(t, "question 3 of 5")
 	p := u.finish(t, path)
-	if p.Resume.Screen != "quiz" || p.Resume.Name != quiz.SetCheckpoint || p.Resume.Step != 2 {
+	if p.Resume.Page != progress.PageQuiz || p.Resume.Name != quiz.SetCheckpoint || p.Resume.Step != 2 {
 		t.Fatalf("saved resume %+v", p.Resume)
 	}
-	again := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	again := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 80, 24, path)
 	again.waitFor(t, "▸ Resume: Checkpoint, question 3 of 5", "Lesson: Idempotency", "where you left off")
 	again.press("enter")
 	again.waitFor(t, "Checkpoint · ", "question 3 of 5")
@@ -373,19 +374,19 @@ func TestResumeWhereTheLearnerLeftOff(t *testing.T) {
 // quiz leaves nothing to resume.
 func TestNothingToResume(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 80, 24, path)
 	u.waitFor(t, "▸ Lesson: Idempotency")
 	if strings.Contains(u.screen(), "Resume") {
 		t.Errorf("a resume entry with nothing to resume:\n%s", u.screen())
 	}
 	u.finish(t, path)
-	if _, err := (&quiz.Store{Path: path}).Update(func(p *quiz.Progress) error {
-		p.Resume = quiz.Resume{Screen: "reader", Name: "no-such-page"}
+	if _, err := (&progress.Store{Path: path}).Update(func(p *progress.Progress) error {
+		p.Resume = progress.Place{Page: progress.PageReader, Name: "no-such-page"}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	again := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	again := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 80, 24, path)
 	again.waitFor(t, "▸ Lesson: Idempotency") // a page since renamed is not offered
 }
 
@@ -393,20 +394,20 @@ func TestNothingToResume(t *testing.T) {
 // on the last screen; the page it names opens as before.
 func TestPresentStartsAtHome(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageReader, Name: "idempotency", Section: "Picture it"}, 80, 24, path)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency", Section: "Picture it"}}, 80, 24, path)
 	u.waitFor(t, "Idempotency · Picture it")
 	u.finish(t, path)
 	present := func(c *common.Common) { c.Present, c.PresentSince = true, time.Now() }
-	home := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path, present)
+	home := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 80, 24, path, present)
 	home.waitFor(t, "▸ Resume: Idempotency › Picture it", "Lesson: Idempotency")
-	named := startUIWith(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24, path, present)
+	named := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, 80, 24, path, present)
 	named.waitFor(t, "step 1 ")
 }
 
 // m marks a page as read; the home screen shows it.
 func TestMarkAsRead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageHome}, 80, 24, path)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 80, 24, path)
 	u.waitFor(t, "not read yet")
 	u.press("enter")
 	u.waitFor(t, "In 1 minute")
@@ -425,7 +426,7 @@ func TestMarkAsRead(t *testing.T) {
 // nothing and says why, in words; the next key clears it, and ticking one
 // and pressing enter grades the answer. Before, enter did nothing, silently.
 func TestEnterWithNothingTickedSaysSo(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 1}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: 1}}, 80, 24)
 	q := quiz.Checkpoint().Questions[1]
 	if q.Kind != quiz.KindMultiple {
 		t.Fatalf("checkpoint question 2 is no longer one of several answers: %v", q.Kind)
@@ -450,7 +451,7 @@ func TestEnterWithNothingTickedSaysSo(t *testing.T) {
 // the saved score says so.
 func TestShortAnswerTicksAreCheckedAgainstTheText(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, 80, 24, path)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint}}, 80, 24, path)
 	q := quiz.Checkpoint().Questions[0]
 	if q.Kind != quiz.KindShort {
 		t.Fatalf("checkpoint/1 is %s, not the short answer", q.Kind)
@@ -483,7 +484,7 @@ func TestShortAnswerTicksAreCheckedAgainstTheText(t *testing.T) {
 // marked, half for those ticked); an answer said aloud, nothing typed, is
 // graded by the ticks alone, and the screen says so.
 func TestDrillChecksATypedAnswerAndTrustsASpokenOne(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageDrill}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageDrill}}, 80, 24)
 	d := quiz.Interview()
 	u.waitFor(t, "Countdown: 30 s")
 	u.press("enter")
@@ -551,7 +552,7 @@ func slotOrder(t *testing.T, u *uiTest, q quiz.Question, slot int) quiz.Shown {
 // score is the grade from the run.
 func TestPredictThenRun(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	u := startUIWith(t, common.Open{Page: common.PageQuiz, Name: quiz.SetPredict}, 80, 24, path)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetPredict}}, 80, 24, path)
 	set := quiz.PredictSet()
 	var orders [2]map[string]quiz.Shown
 	for attempt := range 2 {

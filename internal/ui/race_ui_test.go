@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // The race says, whole at 80x24, what learn forces and what is measured:
@@ -13,7 +14,7 @@ import (
 // lookups replayed against unique violations, from the report's Guards)
 // and that its milliseconds are wall time.
 func TestRaceSaysWhatLearnForcesAndWhichGuardActed(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageRace}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageRace}}, 80, 24)
 	u.waitFor(t, "Copies: 10", "press enter to fire")
 	seen := func(what string, want ...string) {
 		t.Helper()

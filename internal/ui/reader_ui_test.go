@@ -14,6 +14,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // resize changes the window (the virtual terminal and the program's idea
@@ -58,7 +59,7 @@ func (u *uiTest) reversed() []string {
 // the view kept its line number, so from 120 to 80 columns the header said
 // "Say it in an interview" over the Break-it table.
 func TestReaderResizeKeepsTheSection(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 120, 30)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 120, 30)
 	u.waitFor(t, "In 1 minute")
 	for i := 0; !strings.Contains(u.lines(30)[0], "· Say it in an interview"); i++ {
 		if i == 20 {
@@ -128,7 +129,7 @@ func TestReaderSearchFindsWrappedPhrases(t *testing.T) {
 		t.Fatal(err)
 	}
 	phrase := lineBreakPhrase(t, p, 80)
-	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 80, 24)
 	u.waitFor(t, "In 1 minute")
 	u.press("/")
 	u.waitFor(t, "search this page")
@@ -146,7 +147,7 @@ func TestReaderSearchFindsWrappedPhrases(t *testing.T) {
 // its first letter, as if typed) and moves nothing on the page: the box
 // takes the view's last line.
 func TestReaderSearchBoxOpensInPlace(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 80, 24)
 	u.waitFor(t, "In 1 minute", "/ search")
 	before := u.lines(24)
 	u.press("/")
@@ -162,7 +163,7 @@ func TestReaderSearchBoxOpensInPlace(t *testing.T) {
 // A new / starts an empty query, whatever was searched before; n keeps
 // repeating the last search.
 func TestReaderSearchStartsEmpty(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 80, 24)
 	u.waitFor(t, "In 1 minute")
 	u.press("/")
 	u.waitFor(t, "search this page")
@@ -188,7 +189,7 @@ func TestReaderSearchStartsEmpty(t *testing.T) {
 // the clock; P switches it, from --present or from the reader.
 func TestReaderPresenterMode(t *testing.T) {
 	present := func(c *common.Common) { c.Present, c.PresentSince = true, time.Now() }
-	u := startUIWith(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24, filepath.Join(t.TempDir(), "progress.json"), present)
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 80, 24, filepath.Join(t.TempDir(), "progress.json"), present)
 	u.waitFor(t, "In 1 minute", "section 1 of ", "00:0")
 	u.waitGone(t, "? help")
 	u.press("P")
@@ -206,7 +207,7 @@ func TestReaderPresenterMode(t *testing.T) {
 // A page at its top stays at its top when the window's width changes (it
 // moved one line down, to its first heading, losing the line above it).
 func TestReaderAtItsTopStaysThereOnResize(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 80, 24)
 	u.waitFor(t, "Idempotency · In 1 minute", "0%")
 	u.resize(100, 30)
 	u.waitFor(t, "leaves everything exactly") // wrapped again for 100 columns
@@ -219,7 +220,7 @@ func TestReaderAtItsTopStaysThereOnResize(t *testing.T) {
 // window used to clamp the view to a line that then became the place, and
 // back at the first size the end was off screen (87%).
 func TestReaderAtItsEndStaysThereOnResize(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 80, 24)
 	u.waitFor(t, "Idempotency · In 1 minute", "0%")
 	u.press("G")
 	u.waitFor(t, "100%", "press it again to unmark it")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/uitest"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // extent is the widest line of the screen and the last line with text.
@@ -55,7 +56,7 @@ func TestHugeWindowIsCappedLocally(t *testing.T) {
 					scr.Close()
 					<-drained
 				})
-				a := runAtTerminalOf(t, common.Open{Page: common.PageHome}, start[0], start[1], scr)
+				a := runAtTerminalOf(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, start[0], start[1], scr)
 				if resize {
 					waitExtent(t, scr, "the home screen at 80x24", func(_, _ int, s string) bool { return strings.Contains(s, "q quit") })
 					if err := pty.Setsize(a.tty, &pty.Winsize{Cols: uint16(w), Rows: uint16(h)}); err != nil {

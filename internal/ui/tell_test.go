@@ -11,13 +11,14 @@ import (
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/pages/home"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
 
 // A Step sent to the app moves the play screen on as n does.
 func TestStepMovesThePlayScreenAsNDoes(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, 80, 24)
 	u.waitFor(t, "step 1 ·", "book 2, key")
 	u.tm.Send(common.Step{})
 	u.waitFor(t, "step 2 ·", "BEGIN; lock event 1")
@@ -44,7 +45,7 @@ func (l listener) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // question's own indices, whatever order they were shown in.
 func TestAnsweredTellsWhatWasPicked(t *testing.T) {
 	told := make(chan common.Answered, 8)
-	u := startUIWrapped(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, 100, 40, filepath.Join(t.TempDir(), "progress.json"),
+	u := startUIWrapped(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint}}, 100, 40, filepath.Join(t.TempDir(), "progress.json"),
 		func(m *Model) tea.Model { return listener{Model: m, told: told} })
 	hear := func() common.Answered {
 		t.Helper()
@@ -85,23 +86,26 @@ func TestWhereIsThePageOnTop(t *testing.T) {
 	c.Runs = live.NewRuns(t.Context(), c.DB)
 	defer c.Runs.Close()
 	lost, _ := sim.Lookup("lost-answer")
-	m := New(c, common.Open{Page: common.PagePlay, Name: lost.Name, Variant: sim.Broken})
+	m := New(c, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: lost.Name, Variant: string(sim.Broken)}})
 	defer m.Close()
 	title, at := m.Where()
-	if want := (quiz.Resume{Screen: "play", Name: lost.Name, Section: string(sim.Broken)}); title != "Play: "+lost.Title || at != want {
+	if want := (progress.Place{Page: progress.PagePlay, Name: lost.Name, Variant: string(sim.Broken)}); title != "Play: "+lost.Title || at != want {
 		t.Errorf("Where = %q, %+v; want %q, %+v", title, at, "Play: "+lost.Title, want)
 	}
-	c.Progress.Get().Resume = quiz.Resume{Screen: "drill"}
+	c.Progress.Get().Resume = progress.Place{Page: progress.PageDrill}
 	w := NewWith(c, home.New(c))
-	if title, at := w.Where(); title != "learn" || !at.IsZero() {
+	if title, at := w.Where(); title != "learn" || at != (progress.Place{Page: progress.PageHome}) {
 		t.Errorf("NewWith(home): Where = %q, %+v; want the base page, nothing resumed", title, at)
+	}
+	if at := w.ResumePoint(); at != (progress.Place{Page: progress.PageDrill}) {
+		t.Errorf("NewWith(home): ResumePoint = %+v; want the spot saved before, kept", at)
 	}
 }
 
 // With the server's connections shared (a workshop), a race that does not
 // fit says why it waits, and runs once the other learner's run is gone.
 func TestRaceSaysWhyItWaitsForConnections(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageRace}, 100, 30)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageRace}}, 100, 30)
 	race, _ := sim.Lookup("concurrent-copies")
 	need := race.Connections(sim.Options{})
 	u.m.c.DB.SetBudget(live.NewBudget(need, need))
@@ -117,4 +121,33 @@ func TestRaceSaysWhyItWaitsForConnections(t *testing.T) {
 	u.waitFor(t, fmt.Sprintf("waiting for %d PostgreSQL connections", need))
 	held.Stop()
 	u.waitFor(t, "1 row in PostgreSQL")
+}
+
+// Every page stands at the place it was opened at: opening that place
+// again is the same screen (a workshop's presenter sends the room there,
+// and an attendee on it is left as they are), whatever the page's title.
+func TestAPageStandsWhereItWasOpened(t *testing.T) {
+	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(),
+		DB: live.Existing(testDB), Progress: common.OpenProgress(nil), Docs: &common.Docs{}}
+	c.Runs = live.NewRuns(t.Context(), c.DB)
+	defer c.Runs.Close()
+	for _, o := range []common.Open{
+		{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}},
+		{Place: progress.Place{Page: progress.PageReader, Name: "idempotency", Section: "Picture it"}},
+		{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}},
+		{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: string(sim.Broken)}},
+		{Place: progress.Place{Page: progress.PagePicker}},
+		{Place: progress.Place{Page: progress.PageRace}},
+		{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: 2}, Exact: true},
+		{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetBreakIt}},
+		{Place: progress.Place{Page: progress.PageDrill}},
+		{Place: progress.Place{Page: progress.PageLab}},
+	} {
+		m := New(c, o)
+		if at := m.Current(); !common.SameScreen(at, o.Place) {
+			title, _ := m.Where()
+			t.Errorf("opened %+v, the page %q stands at %+v", o.Place, title, at)
+		}
+		m.Close()
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/pages/play"
 	"github.com/learn-idempotency/learn/internal/uitest"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -37,23 +38,23 @@ func startUI(t *testing.T, first common.Open, w, h int) *uiTest {
 	return startUIWith(t, first, w, h, filepath.Join(t.TempDir(), "progress.json"))
 }
 
-// startUIWith runs the app with its progress in the file at progress;
+// startUIWith runs the app with its progress in the file at path;
 // each of opts changes the Common before the app is built (as Run's flags
 // do).
-func startUIWith(t *testing.T, first common.Open, w, h int, progress string, opts ...func(*common.Common)) *uiTest {
+func startUIWith(t *testing.T, first common.Open, w, h int, path string, opts ...func(*common.Common)) *uiTest {
 	t.Helper()
-	return startUIWrapped(t, first, w, h, progress, nil, opts...)
+	return startUIWrapped(t, first, w, h, path, nil, opts...)
 }
 
 // startUIWrapped is startUIWith running wrap(the app) instead of the app
 // (a test that hears what the app tells, as a workshop's session does);
 // a nil wrap runs the app itself.
-func startUIWrapped(t *testing.T, first common.Open, w, h int, progress string, wrap func(*Model) tea.Model, opts ...func(*common.Common)) *uiTest {
+func startUIWrapped(t *testing.T, first common.Open, w, h int, path string, wrap func(*Model) tea.Model, opts ...func(*common.Common)) *uiTest {
 	t.Helper()
 	db := live.Existing(testDB)
 	runs := live.NewRuns(t.Context(), db)
 	c := &common.Common{Ctx: t.Context(), Styles: common.NewStyles(true), Keys: common.NewKeyMap(), Theme: "dark", DocStyle: "dark",
-		DB: db, Runs: runs, Progress: common.OpenProgress(&quiz.Store{Path: progress}), Docs: &common.Docs{}}
+		DB: db, Runs: runs, Progress: common.OpenProgress(&progress.Store{Path: path, Known: quiz.Known}), Docs: &common.Docs{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -165,7 +166,7 @@ func (u *uiTest) press(keys ...string) {
 func keyPress(k string) tea.KeyPressMsg { return uitest.Key(k) }
 
 func TestHomeOpensTheLessonAt80x24(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageHome}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 80, 24)
 	u.waitFor(t, "Lesson: Idempotency", "Play: the lost answer", "PostgreSQL ready")
 	u.press("enter")
 	u.waitFor(t, "Idempotency", "In 1 minute", "idempotent")
@@ -180,7 +181,7 @@ func TestHomeOpensTheLessonAt80x24(t *testing.T) {
 }
 
 func TestPlayLostAnswerReachesTheFinalStateAt80x24(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, 80, 24)
 	u.waitFor(t, "step 1 ·", "simulated clock t=0.0s", "book 2, key", "seats_left 10/10", "bookings: none")
 	for step := 2; step <= 12; step++ {
 		u.press("n")
@@ -204,14 +205,14 @@ func TestPlayLostAnswerReachesTheFinalStateAt80x24(t *testing.T) {
 }
 
 func TestTooSmallWindowAsksForMore(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageHome}, 50, 15)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 50, 15)
 	u.waitFor(t, "make the window larger")
 }
 
 // The picker lists every scenario; v picks the broken variant, which the
 // play screen runs live to its wrong answer.
 func TestPickerPlaysABrokenVariant(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageHome}, 100, 30)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 100, 30)
 	u.waitFor(t, "Scenarios: all 14")
 	u.choose(t, "Scenarios: all 14")
 	u.press("enter")
@@ -227,7 +228,7 @@ func TestPickerPlaysABrokenVariant(t *testing.T) {
 }
 
 func TestQuitFromTheHelpOverlay(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageHome}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 80, 24)
 	u.waitFor(t, "Lesson: Idempotency")
 	u.press("?")
 	u.waitFor(t, "q quits")
@@ -239,7 +240,7 @@ func TestQuitFromTheHelpOverlay(t *testing.T) {
 // Tab reaches every section, the last ones too, although the page cannot
 // scroll their headings to the top.
 func TestTabReachesTheLastSection(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 80, 24)
 	u.waitFor(t, "In 1 minute")
 	for range 12 {
 		u.press("tab")
@@ -252,7 +253,7 @@ func TestTabReachesTheLastSection(t *testing.T) {
 // A burst of n presses steps as many times, even though each step arrives
 // after the press that asked for it.
 func TestBurstOfStepsIsNotLost(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, 80, 24)
 	u.waitFor(t, "step 1 ·")
 	for range 12 {
 		u.press("n")
@@ -264,7 +265,7 @@ func TestBurstOfStepsIsNotLost(t *testing.T) {
 // forward: nothing is run again.
 func TestSteppingBackGivesIdenticalFrames(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
-		u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, size[0], size[1])
+		u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, size[0], size[1])
 		u.waitFor(t, "step 1 ·")
 		forward := map[int]string{}
 		for step := 1; step <= 12; step++ {
@@ -307,7 +308,7 @@ func (u *uiTest) waitStep(t *testing.T, step string) {
 }
 
 func TestRaceFillsTheGridAndTalliesFromPostgreSQL(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageHome}, 100, 30)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 100, 30)
 	u.waitFor(t, "Race: N copies", "PostgreSQL ready")
 	u.choose(t, "Race: N copies")
 	u.press("enter")
@@ -324,7 +325,7 @@ func TestRaceFillsTheGridAndTalliesFromPostgreSQL(t *testing.T) {
 }
 
 func TestPresenterModeHidesTheChrome(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, 80, 24)
 	u.waitFor(t, "step 1 ·")
 	u.press("P")
 	u.waitFor(t, "00:0", "step 1 ")
@@ -359,26 +360,26 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		then2  string
 		head   string
 	}{
-		{open: common.Open{Page: common.PageHome}, want: "Lesson: Idempotency", head: "learn"},
-		{open: common.Open{Page: common.PageReader, Name: "idempotency"}, want: "In 1 minute", head: "%"},
-		{open: common.Open{Page: common.PageReader, Name: "retry-across-instances"}, want: "Say it in 30 seconds", head: "%"},
-		{open: common.Open{Page: common.PagePlay, Name: "other-instance", Variant: sim.Broken}, want: "API-2", head: "step "},
-		{open: common.Open{Page: common.PagePlay, Name: "redis-ttl", Variant: sim.Broken}, want: "Redis", head: "step "},
-		{open: common.Open{Page: common.PagePlay, Name: "redis-ttl", Variant: sim.Broken}, want: "step 1 ·",
+		{open: common.Open{Place: progress.Place{Page: progress.PageHome}}, want: "Lesson: Idempotency", head: "learn"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, want: "In 1 minute", head: "%"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageReader, Name: "retry-across-instances"}}, want: "Say it in 30 seconds", head: "%"},
+		{open: common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "other-instance", Variant: string(sim.Broken)}}, want: "API-2", head: "step "},
+		{open: common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "redis-ttl", Variant: string(sim.Broken)}}, want: "Redis", head: "step "},
+		{open: common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "redis-ttl", Variant: string(sim.Broken)}}, want: "step 1 ·",
 			finish: true, head: "diagnosis"},
-		{open: common.Open{Page: common.PagePlay, Name: "lookup-before-lock", Variant: sim.Broken}, want: "step 1 ·",
+		{open: common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lookup-before-lock", Variant: string(sim.Broken)}}, want: "step 1 ·",
 			finish: true, press2: []string{"p"}, then2: "summary of", head: "summary of"},
-		{open: common.Open{Page: common.PagePicker}, want: "Scenarios", head: "Scenarios"},
-		{open: common.Open{Page: common.PageRace}, want: "Copies: 10", head: "Race"},
-		{open: common.Open{Page: common.PageRace}, want: "Copies: 10",
+		{open: common.Open{Place: progress.Place{Page: progress.PagePicker}}, want: "Scenarios", head: "Scenarios"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageRace}}, want: "Copies: 10", head: "Race"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageRace}}, want: "Copies: 10",
 			press: append(slices.Repeat([]string{"up"}, 9), "v", "enter"), then: "✗", head: "Race"},
-		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint}, want: "question 1 of 5", head: "question 1 of 5"},
-		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetBreakIt}, want: "What causes it?", head: "question 1 of"},
-		{open: common.Open{Page: common.PageQuiz, Name: quiz.SetRedraw}, want: "6. ", head: "question 1 of"},
-		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", head: "Interview drill"},
-		{open: common.Open{Page: common.PageDrill}, want: "Countdown: 30 s", press: []string{"enter", "tab"}, then: "The model answer:", head: "Interview drill"},
-		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", head: "Design lab"},
-		{open: common.Open{Page: common.PageLab}, want: "safe against 14 of 14", press: []string{"j", "j", "j", "right", "right", "enter"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint}}, want: "question 1 of 5", head: "question 1 of 5"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetBreakIt}}, want: "What causes it?", head: "question 1 of"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetRedraw}}, want: "6. ", head: "question 1 of"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageDrill}}, want: "Countdown: 30 s", head: "Interview drill"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageDrill}}, want: "Countdown: 30 s", press: []string{"enter", "tab"}, then: "The model answer:", head: "Interview drill"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageLab}}, want: "safe against 14 of 14", head: "Design lab"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageLab}}, want: "safe against 14 of 14", press: []string{"j", "j", "j", "right", "right", "enter"},
 			then: "safe against 12 of 14", head: "Design lab"},
 	}
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
@@ -420,7 +421,7 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 }
 
 func TestReaderContentsAndSearch(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 80, 24)
 	u.waitFor(t, "In 1 minute")
 	u.press("t")
 	u.waitFor(t, "Contents", "Follow-ups", "Try this")
@@ -466,7 +467,7 @@ func (u *uiTest) waitGone(t *testing.T, text string) {
 // resize), pastes and the mouse wheel all do nothing; q still quits.
 func TestTooSmallWindowTakesNoInput(t *testing.T) {
 	t.Run("home", func(t *testing.T) {
-		u := startUI(t, common.Open{Page: common.PageHome}, 50, 15)
+		u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 50, 15)
 		u.waitFor(t, "make the window larger")
 		u.press("?", "down", "j", "P", "enter")
 		u.tm.Send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
@@ -478,7 +479,7 @@ func TestTooSmallWindowTakesNoInput(t *testing.T) {
 		}
 	})
 	t.Run("reader", func(t *testing.T) {
-		u := startUI(t, common.Open{Page: common.PageReader, Name: "idempotency"}, 50, 15)
+		u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 50, 15)
 		u.waitFor(t, "make the window larger")
 		for range 5 {
 			u.tm.Send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
@@ -498,7 +499,7 @@ func TestTooSmallWindowTakesNoInput(t *testing.T) {
 				short = i
 			}
 		}
-		u := startUI(t, common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: short}, 50, 15)
+		u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: short}}, 50, 15)
 		u.waitFor(t, "make the window larger")
 		u.tm.Send(tea.PasteMsg{Content: "pasted unseen"})
 		u.press("x")
@@ -513,7 +514,7 @@ func TestTooSmallWindowTakesNoInput(t *testing.T) {
 // In presenter mode at 80x24 every box keeps its borders, however long the
 // caption: the caption box takes the lines its text needs.
 func TestPresenterModeKeepsEveryBorder(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PagePlay, Name: "other-instance", Variant: sim.Broken}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "other-instance", Variant: string(sim.Broken)}}, 80, 24)
 	u.waitFor(t, "step 1 ·")
 	u.press("P")
 	for range 6 {
@@ -534,11 +535,11 @@ func TestPresenterModeKeepsEveryBorder(t *testing.T) {
 // When several requests are in flight, each arrow and caption names its
 // own: the copy of how many, or the event it books.
 func TestRequestsInFlightAreNamed(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PagePlay, Name: "key-reuse-two-events"}, 120, 40)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "key-reuse-two-events"}}, 120, 40)
 	u.waitFor(t, "step 1 ·")
 	u.press("n")
 	u.waitFor(t, "event 1: ada: book 2", "event 2: ada: book 2")
-	c := startUI(t, common.Open{Page: common.PagePlay, Name: "lookup-before-lock"}, 120, 40)
+	c := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lookup-before-lock"}}, 120, 40)
 	c.waitFor(t, "step 1 ·")
 	c.waitFor(t, " of 2: POST /bookings 2 seats", "▸ copy ")
 }
@@ -546,7 +547,7 @@ func TestRequestsInFlightAreNamed(t *testing.T) {
 // P works where a page has a presenter mode (play, race) and shows it is on
 // with a clock; elsewhere it does nothing and is not offered.
 func TestPresenterKeyOnlyWhereItWorks(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PageHome}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 80, 24)
 	u.waitFor(t, "Lesson: Idempotency", "? help")
 	u.press("P")
 	u.press("?")
@@ -556,7 +557,7 @@ func TestPresenterKeyOnlyWhereItWorks(t *testing.T) {
 	}
 	u.press("esc")
 	u.waitFor(t, "? help") // the footer is still there: P did nothing
-	r := startUI(t, common.Open{Page: common.PageRace}, 100, 30)
+	r := startUI(t, common.Open{Place: progress.Place{Page: progress.PageRace}}, 100, 30)
 	r.waitFor(t, "Copies: 10", "enter fire")
 	r.press("P")
 	r.waitFor(t, "00:0")
@@ -572,7 +573,7 @@ func TestPresenterKeyOnlyWhereItWorks(t *testing.T) {
 func TestDiagnosisKeepsItsRowsAndItsKeys(t *testing.T) {
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {100, 30}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			u := startUI(t, common.Open{Page: common.PagePlay, Name: "redis-ttl", Variant: sim.Broken}, size[0], size[1])
+			u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "redis-ttl", Variant: string(sim.Broken)}}, size[0], size[1])
 			u.waitFor(t, "step 1 ·")
 			u.toDiagnosis(t)
 			u.waitFor(t, "✗ ")
@@ -629,9 +630,9 @@ func (u *uiTest) toDiagnosis(t *testing.T) {
 // page below stays on screen.
 func TestAPageThatCannotOpenIsSaid(t *testing.T) {
 	for _, o := range []common.Open{
-		{Page: common.PagePlay, Name: "renamed-scenario"},
-		{Page: common.PageQuiz, Name: "gone-set"},
-		{Page: common.PageReader, Name: "no-page"},
+		{Place: progress.Place{Page: progress.PagePlay, Name: "renamed-scenario"}},
+		{Place: progress.Place{Page: progress.PageQuiz, Name: "gone-set"}},
+		{Place: progress.Place{Page: progress.PageReader, Name: "no-page"}},
 	} {
 		t.Run(o.Name, func(t *testing.T) {
 			u := startUI(t, o, 200, 30)

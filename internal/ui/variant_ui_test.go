@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -19,9 +20,9 @@ func TestVIsOfferedOnlyWhereItWorks(t *testing.T) {
 		open  common.Open
 		works bool
 	}{
-		{"a scenario with a broken variant", common.Open{Page: common.PagePlay, Name: "lost-answer"}, true},
-		{"a scenario with no broken variant", common.Open{Page: common.PagePlay, Name: "replay-after-sellout"}, false},
-		{"a design of the lab", common.Open{Page: common.PagePlay, Name: "lost-answer", Design: &sim.Switches{}}, false},
+		{"a scenario with a broken variant", common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, true},
+		{"a scenario with no broken variant", common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "replay-after-sellout"}}, false},
+		{"a design of the lab", common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}, Design: &sim.Switches{}}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -50,7 +51,7 @@ func TestVIsOfferedOnlyWhereItWorks(t *testing.T) {
 func TestStepsRightAfterARestartAreKept(t *testing.T) {
 	for _, again := range []string{"r", "v"} {
 		t.Run(again, func(t *testing.T) {
-			u := startUI(t, common.Open{Page: common.PagePlay, Name: "lost-answer"}, 80, 24)
+			u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, 80, 24)
 			u.waitStep(t, "step 1 ·")
 			u.press("n")
 			u.waitStep(t, "step 2 ·")
@@ -63,7 +64,7 @@ func TestStepsRightAfterARestartAreKept(t *testing.T) {
 // The design being played stays in the header whatever else gives way: at
 // 80 columns a lab design beside a long title cut the design to "…".
 func TestHeaderKeepsTheDesign(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PagePlay, Name: "lookup-before-lock", Design: &sim.Switches{Constraint: sim.NoUnique}}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lookup-before-lock"}, Design: &sim.Switches{Constraint: sim.NoUnique}}, 80, 24)
 	u.waitFor(t, "step 1")
 	u.press(slices.Repeat([]string{"n"}, 60)...)
 	u.waitFor(t, "summary")
@@ -77,7 +78,7 @@ func TestHeaderKeepsTheDesign(t *testing.T) {
 // cut it after "1 booking row ·", under a line saying only rows were
 // below. It shows whole or waits below whole, and scrolling shows it.
 func TestDiagnosisNeverCutsTheNumbers(t *testing.T) {
-	u := startUI(t, common.Open{Page: common.PagePlay, Name: "last-seats", Variant: sim.Broken}, 60, 20)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "last-seats", Variant: string(sim.Broken)}}, 60, 20)
 	u.waitFor(t, "step 1 ·")
 	u.toDiagnosis(t)
 	u.waitFor(t, "✗ ")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -27,7 +28,7 @@ func feedHas(t *testing.T, w *Workshop, want string) {
 func sendQuestion(w *Workshop, i int) {
 	q := quiz.Checkpoint().Questions[i]
 	w.Room().OpenPoll(quiz.SetCheckpoint, q.ID)
-	w.Room().SendAll(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: i, Exact: true}, "sent everyone to a question")
+	w.Room().SendAll(common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: i}, Exact: true}, "sent everyone to a question")
 }
 
 // The presenter's question is the one on every attendee's screen, the
@@ -82,7 +83,7 @@ func TestKeptProgressSaysWhenItChanged(t *testing.T) {
 	after := time.Now().UTC()
 	inTime := func(where string, data []byte) {
 		t.Helper()
-		var p quiz.Progress
+		var p progress.Progress
 		if err := json.Unmarshal(data, &p); err != nil {
 			t.Fatalf("%s: %v\n%s", where, err, data)
 		}

@@ -11,8 +11,6 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
-	"github.com/learn-idempotency/learn/quiz"
-	"github.com/learn-idempotency/learn/sim"
 )
 
 // attendeeApp is one attendee's learn: the app's root (the same as in a
@@ -182,7 +180,7 @@ func (a *attendeeApp) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !ok {
 			return a.update(msg.msg) // a step: as the attendee's own n
 		}
-		if title, at := a.root.Current(); showing(title, at, o) {
+		if common.SameScreen(a.root.Current(), o.Place) {
 			return a, nil // there already
 		}
 		// The presenter's screen replaces the attendee's pages: those
@@ -235,30 +233,4 @@ func (a *attendeeApp) View() (v tea.View) {
 		a.hook(nil)
 	}
 	return a.root.View()
-}
-
-// showing reports whether the page on screen (title, at) is the one o
-// opens.
-func showing(title string, at quiz.Resume, o common.Open) bool {
-	switch o.Page {
-	case common.PagePlay:
-		v := o.Variant
-		if v == "" {
-			v = sim.Correct
-		}
-		return at.Screen == "play" && at.Name == o.Name && at.Section == string(v)
-	case common.PageQuiz:
-		return at.Screen == "quiz" && at.Name == o.Name && at.Step == o.Step
-	case common.PageReader:
-		return at.Screen == "reader" && at.Name == o.Name
-	case common.PageDrill:
-		return at.Screen == "drill"
-	case common.PageRace:
-		return title == "Race"
-	case common.PagePicker:
-		return title == "Scenarios"
-	case common.PageLab:
-		return title == "Design lab"
-	}
-	return false
 }

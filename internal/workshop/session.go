@@ -25,6 +25,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -41,7 +42,7 @@ const playUsage = "play [SCENARIO] [--variant correct|broken] (or: play SCENARIO
 // that says what may be asked.
 func firstPage(cmd []string) (common.Open, error) {
 	if len(cmd) == 0 {
-		return common.Open{Page: common.PageHome}, nil
+		return common.Open{Place: progress.Place{Page: progress.PageHome}}, nil
 	}
 	args := cmd[1:]
 	switch cmd[0] {
@@ -49,13 +50,13 @@ func firstPage(cmd []string) (common.Open, error) {
 		return playPage(args)
 	case "race":
 		if len(args) == 0 {
-			return common.Open{Page: common.PageRace}, nil
+			return common.Open{Place: progress.Place{Page: progress.PageRace}}, nil
 		}
 	case "lesson", "interview":
 		kind := lessons.Kind(cmd[0])
 		for _, p := range lessons.All() {
 			if p.Kind == kind && (len(args) == 0 || args[0] == p.Slug) && len(args) <= 1 {
-				return common.Open{Page: common.PageReader, Name: p.Slug}, nil
+				return common.Open{Place: progress.Place{Page: progress.PageReader, Name: p.Slug}}, nil
 			}
 		}
 	}
@@ -66,7 +67,7 @@ func firstPage(cmd []string) (common.Open, error) {
 // command takes them: a scenario's name, then the design as
 // "--variant broken", "--variant=broken" or the word alone ("broken").
 func playPage(args []string) (common.Open, error) {
-	o := common.Open{Page: common.PagePlay, Name: "lost-answer"}
+	o := common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}
 	usage := func(format string, a ...any) (common.Open, error) {
 		return common.Open{}, fmt.Errorf("learn workshop: %s; use %s", fmt.Sprintf(format, a...), playUsage)
 	}
@@ -99,7 +100,7 @@ func playPage(args []string) (common.Open, error) {
 	if err != nil {
 		return usage("%v", err)
 	}
-	o.Variant = v
+	o.Variant = string(v)
 	return o, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -12,18 +13,18 @@ import (
 // --variant=broken) and as the word alone; anything else is refused with
 // the forms it takes.
 func TestPlayTakesTheLocalCommandsForms(t *testing.T) {
-	broken := common.Open{Page: common.PagePlay, Name: "lost-answer", Variant: sim.Broken}
+	broken := common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: string(sim.Broken)}}
 	for _, tc := range []struct {
 		cmd  string
 		want common.Open
 	}{
-		{"play", common.Open{Page: common.PagePlay, Name: "lost-answer", Variant: sim.Correct}},
-		{"play lost-answer", common.Open{Page: common.PagePlay, Name: "lost-answer", Variant: sim.Correct}},
+		{"play", common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: string(sim.Correct)}}},
+		{"play lost-answer", common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: string(sim.Correct)}}},
 		{"play lost-answer broken", broken},
 		{"play lost-answer --variant broken", broken},
 		{"play lost-answer --variant=broken", broken},
 		{"play --variant broken lost-answer", broken},
-		{"play --variant correct", common.Open{Page: common.PagePlay, Name: "lost-answer", Variant: sim.Correct}},
+		{"play --variant correct", common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: string(sim.Correct)}}},
 	} {
 		got, err := firstPage(strings.Fields(tc.cmd))
 		if err != nil || got != tc.want {

@@ -13,14 +13,14 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/ui/common"
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // DefaultSummaryDir is where learn writes the room's summaries: the
 // workshops directory beside the progress file, under the XDG state
 // directory.
 func DefaultSummaryDir() (string, error) {
-	p, err := quiz.DefaultPath()
+	p, err := progress.DefaultPath()
 	if err != nil {
 		return "", err
 	}

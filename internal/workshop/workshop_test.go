@@ -24,6 +24,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -522,7 +523,7 @@ func TestRoomFollowsThePresenter(t *testing.T) {
 
 	q := quiz.Checkpoint().Questions[2]
 	w.Room().OpenPoll(quiz.SetCheckpoint, q.ID)
-	if n := w.Room().SendAll(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 2}, "sent everyone to Checkpoint 3"); n != 2 {
+	if n := w.Room().SendAll(common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: 2}}, "sent everyone to Checkpoint 3"); n != 2 {
 		t.Fatalf("sent to %d, want 2", n)
 	}
 	ada.waitFor("question 3 of 5")
@@ -550,7 +551,7 @@ func TestRoomFollowsThePresenter(t *testing.T) {
 	})
 	t.Logf("poll: %s", poll)
 
-	w.Room().SendAll(common.Open{Page: common.PagePlay, Name: "lost-answer"}, "sent everyone to the lost answer")
+	w.Room().SendAll(common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, "sent everyone to the lost answer")
 	ada.waitFor("step 1 ·", "book 2, key")
 	ben.waitFor("step 1 ·", "book 2, key")
 	w.Room().SendAll(common.Step{}, "stepped")
@@ -562,7 +563,7 @@ func TestRoomFollowsThePresenter(t *testing.T) {
 
 	// The next screen the presenter sends replaces the play screens: their
 	// runs stop and give their connections back.
-	w.Room().SendAll(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 3}, "")
+	w.Room().SendAll(common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: 3}}, "")
 	ada.waitFor("question 4 of 5")
 	ben.waitFor("question 4 of 5")
 	waitUntil(t, "the play screens' runs to give their connections back", func() string { return itoa(w.Budget().Stats().Used) },
@@ -581,7 +582,7 @@ func TestRoomFollowsThePresenter(t *testing.T) {
 	if err != nil {
 		t.Fatalf("progress: %v", err)
 	}
-	var p quiz.Progress
+	var p progress.Progress
 	if err := json.Unmarshal(out, &p); err != nil {
 		t.Fatalf("progress is not JSON: %v\n%s", err, out)
 	}

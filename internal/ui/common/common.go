@@ -1,7 +1,9 @@
 // Package common is what every page of the app shares: the per-terminal
 // state (size, styles, keys, presenter mode) in Common, the learner's live
-// runs and progress, the page contract (Page) and the messages pages send
-// to the root (Open, Back).
+// runs and progress, the page contract (Page, and Stand: where a page
+// stands, as a progress.Place, the one identity of a screen) and the
+// messages pages send to the root (Open, which carries the Place to open,
+// and Back).
 //
 // One Common exists per terminal: the local one, or one per SSH session of
 // a workshop. The database (live.Postgres) and the cache of rendered pages

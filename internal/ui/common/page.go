@@ -4,7 +4,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -21,10 +21,68 @@ type Page interface {
 	Update(msg tea.Msg) tea.Cmd
 	// View draws the page in Common.Width x Common.Body() cells.
 	View() string
-	// Title names the page, for the window title.
+	// Title names the page, for the window title and the presenter's view
+	// of the room. It is words for people, never the page's identity:
+	// that is Stand's At.
 	Title() string
 	// KeyMap is the page's key bindings, for the footer and the ? overlay.
 	KeyMap() help.KeyMap
+	// Stand is where the page stands: the place on screen, and where the
+	// next start of learn comes back to.
+	Stand() Stand
+}
+
+// Stand is where a page stands. What is on screen (At) and where the next
+// start of learn continues (Next) differ: a quiz question answered, its
+// feedback on screen, continues at the next question; a scenario played
+// under a design of the lab is on screen but no place to come back to.
+type Stand struct {
+	// At is the place on screen. Its Page is always the page's own, so
+	// the room knows which screen an attendee is on whatever the title.
+	At progress.Place
+	// Reopens is whether At names this screen, so that opening At gives
+	// this screen again: false where no Open gives it back (a quiz set's
+	// summary, a play under a design of the lab, the drill once done).
+	// Only then is an attendee at At "already there" when the presenter
+	// sends the room to At.
+	Reopens bool
+	// Next is where the next start of learn continues: the place the home
+	// page offers to resume, saved as the learner moves. The zero Place
+	// clears the spot saved before (a finished quiz: nothing is left to
+	// come back to).
+	Next progress.Place
+	// Keep leaves the spot saved before as it is, whatever Next says: the
+	// page is no place of its own to come back to (home, the scenario
+	// list, the race, the lab, a play under a design of the lab).
+	Keep bool
+}
+
+// SameScreen reports whether places a and b are on one screen: the same
+// page and name, the same variant of a scenario (none is its correct
+// one), and for a quiz the same question. A lesson's section and the
+// drill's prompt are where the learner is on one screen, which they move
+// through themselves; a quiz's question is a screen of its own, since the
+// presenter sends the room to one. The zero Place is on no screen.
+func SameScreen(a, b progress.Place) bool {
+	if a.Page == "" || a.Page != b.Page || a.Name != b.Name {
+		return false
+	}
+	switch a.Page {
+	case progress.PagePlay:
+		return variant(a) == variant(b)
+	case progress.PageQuiz:
+		return a.Step == b.Step
+	}
+	return true
+}
+
+// variant is the design a play place names: its Variant, or the correct
+// one when it names none.
+func variant(p progress.Place) sim.Variant {
+	if p.Variant == "" {
+		return sim.Correct
+	}
+	return sim.Variant(p.Variant)
 }
 
 // Capturer is a page whose text box may take every key, q included.
@@ -59,50 +117,16 @@ func WantsMouse(p Page) bool {
 	return ok
 }
 
-// Resumer is a page the next start of learn can reopen, where the learner
-// left it; ok is false when there is nothing to resume there.
-type Resumer interface {
-	Resume() (r quiz.Resume, ok bool)
-}
-
-// Reopener is a page whose place for the next start is not simply the one
-// it shows (Resumer): a quiz question answered, its feedback on screen,
-// continues at the next question; a scenario played under a design of the
-// lab has no place of its own. Reopen is that place (the zero Resume when
-// nothing is left to come back to: the saved spot is cleared), or keep is
-// true to leave the spot saved before as it is. The root asks Reopen
-// before Resume.
-type Reopener interface {
-	Reopen() (at quiz.Resume, keep bool)
-}
-
-// Kind names a page the root can open.
-type Kind int
-
-// The pages.
-const (
-	PageHome Kind = iota
-	PageReader
-	PagePlay
-	PagePicker
-	PageRace
-	PageQuiz
-	PageDrill
-	PageLab
-)
-
-// Open asks the root to open a page on top of the one on screen: the reader
-// on page Name (at Section), the play screen on scenario Name in Variant
-// (or under Design, a design of the lab), a quiz set Name (at question
-// Step, counted from 0; a Step of 0 continues an unfinished attempt where
-// it stopped, unless Exact).
+// Open asks the root to open the page at Place on top of the one on
+// screen: the reader on page Name (at Section), the play screen on scenario
+// Name in Variant (or under Design, a design of the lab), a quiz set Name
+// (at question Step, counted from 0; a Step of 0 continues an unfinished
+// attempt where it stopped, unless Exact), the drill at Step.
 type Open struct {
-	Page    Kind
-	Name    string
-	Variant sim.Variant
-	Design  *sim.Switches
-	Section string
-	Step    int
+	progress.Place
+	// Design plays scenario Name under a design of the lab: a play no
+	// Place names, so it is an option of opening only.
+	Design *sim.Switches
 	// Exact opens question Step itself, the first one included, whatever
 	// the learner answered before: the presenter's screen is the room's.
 	Exact bool

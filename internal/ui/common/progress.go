@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -16,34 +17,34 @@ import (
 // store it is kept in memory only (a workshop attendee's, or where there is
 // no state directory).
 type Progress struct {
-	store   *quiz.Store
-	keep    func(p *quiz.Progress) // told of every change, when set
-	p       *quiz.Progress
+	store   *progress.Store
+	keep    func(p *progress.Progress) // told of every change, when set
+	p       *progress.Progress
 	notices []string
 	failed  string // the notice of the save failure shown, "" for none
 	saver   *saver
 	seq     int // number of the newest save
 }
 
-// LoadProgress loads the progress from its usual file (quiz.DefaultPath).
+// LoadProgress loads the progress from its usual file (progress.DefaultPath).
 // A file that cannot be read is moved aside by the store and said in the
 // notices; without a state directory progress is kept in memory only.
 func LoadProgress() *Progress {
-	path, err := quiz.DefaultPath()
+	path, err := progress.DefaultPath()
 	if err != nil {
-		return &Progress{p: quiz.NewProgress(), notices: []string{fmt.Sprintf("progress is not saved: %v", err)}}
+		return &Progress{p: progress.NewProgress(), notices: []string{fmt.Sprintf("progress is not saved: %v", err)}}
 	}
-	return OpenProgress(&quiz.Store{Path: path})
+	return OpenProgress(&progress.Store{Path: path, Known: quiz.Known})
 }
 
 // OpenProgress loads the progress kept by store; nil keeps it in memory.
-func OpenProgress(store *quiz.Store) *Progress {
+func OpenProgress(store *progress.Store) *Progress {
 	if store == nil {
-		return &Progress{p: quiz.NewProgress()}
+		return &Progress{p: progress.NewProgress()}
 	}
 	p, notices, err := store.Load()
 	if err != nil {
-		return &Progress{p: quiz.NewProgress(), notices: append(notices, fmt.Sprintf("progress is not saved: %v", err))}
+		return &Progress{p: progress.NewProgress(), notices: append(notices, fmt.Sprintf("progress is not saved: %v", err))}
 	}
 	return &Progress{store: store, p: p, notices: notices}
 }
@@ -53,24 +54,24 @@ func OpenProgress(store *quiz.Store) *Progress {
 // (its UpdatedAt the time of the change, as a saved file has it);
 // keep runs on the app's goroutine and must copy what it keeps. A
 // workshop keeps each attendee's progress so, in the server.
-func KeptProgress(p *quiz.Progress, keep func(p *quiz.Progress)) *Progress {
+func KeptProgress(p *progress.Progress, keep func(p *progress.Progress)) *Progress {
 	if p == nil {
-		p = quiz.NewProgress()
+		p = progress.NewProgress()
 	}
 	return &Progress{p: p, keep: keep}
 }
 
 // ShowProgress holds p (nil: none) in memory, for a screen that only shows
 // it: nothing is ever saved.
-func ShowProgress(p *quiz.Progress) *Progress {
+func ShowProgress(p *progress.Progress) *Progress {
 	if p == nil {
-		p = quiz.NewProgress()
+		p = progress.NewProgress()
 	}
 	return &Progress{p: p}
 }
 
 // Get is the progress as it stands now, saved or not yet.
-func (pr *Progress) Get() *quiz.Progress { return pr.p }
+func (pr *Progress) Get() *progress.Progress { return pr.p }
 
 // Notices are what the home screen must tell (a damaged file moved aside,
 // a save that failed), each once: however many saves fail, and however
@@ -81,7 +82,7 @@ func (pr *Progress) Notices() []string { return pr.notices }
 // another learn process saved meanwhile), or why it could not be saved;
 // seq orders the saves.
 type Saved struct {
-	p   *quiz.Progress
+	p   *progress.Progress
 	err error
 	seq int
 }
@@ -90,7 +91,7 @@ func (Saved) rootMsg() {}
 
 // apply makes change to the progress on screen, and hands it to keep
 // (the workshop's copy) as the store would have saved it: stamped.
-func (pr *Progress) apply(change func(p *quiz.Progress)) {
+func (pr *Progress) apply(change func(p *progress.Progress)) {
 	change(pr.p)
 	if pr.keep != nil {
 		pr.p.UpdatedAt = Now().UTC().Round(0)
@@ -101,7 +102,7 @@ func (pr *Progress) apply(change func(p *quiz.Progress)) {
 // Save applies change to the progress on screen at once and queues it for
 // the file (locked, reread, written atomically); the result comes back to
 // the root as a Saved message.
-func (pr *Progress) Save(change func(p *quiz.Progress)) tea.Cmd {
+func (pr *Progress) Save(change func(p *progress.Progress)) tea.Cmd {
 	pr.apply(change)
 	if pr.store == nil {
 		return nil
@@ -122,7 +123,7 @@ func (pr *Progress) Save(change func(p *quiz.Progress)) tea.Cmd {
 // any, for the newest cause is the one to fix.
 func (pr *Progress) Take(msg Saved) {
 	switch {
-	case errors.Is(msg.err, quiz.ErrReadOnly):
+	case errors.Is(msg.err, progress.ErrReadOnly):
 		pr.notice(msg.err.Error())
 	case msg.err != nil:
 		if pr.failed != "" { // the newest cause takes its place
@@ -148,7 +149,7 @@ func (pr *Progress) notice(n string) bool {
 
 // Close writes every queued change and then change, before returning: the
 // way out of the app.
-func (pr *Progress) Close(change func(p *quiz.Progress)) error {
+func (pr *Progress) Close(change func(p *progress.Progress)) error {
 	if pr.saver != nil {
 		pr.saver.close()
 		pr.saver = nil
@@ -157,7 +158,7 @@ func (pr *Progress) Close(change func(p *quiz.Progress)) error {
 	if pr.store == nil {
 		return nil
 	}
-	_, err := pr.store.Update(func(p *quiz.Progress) error { change(p); return nil })
+	_, err := pr.store.Update(func(p *progress.Progress) error { change(p); return nil })
 	return err
 }
 
@@ -168,17 +169,17 @@ type saver struct {
 }
 
 type saveJob struct {
-	change func(p *quiz.Progress)
+	change func(p *progress.Progress)
 	seq    int
 	reply  chan Saved
 }
 
-func newSaver(store *quiz.Store) *saver {
+func newSaver(store *progress.Store) *saver {
 	s := &saver{jobs: make(chan saveJob, 1024), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		for j := range s.jobs {
-			p, err := store.Update(func(p *quiz.Progress) error { j.change(p); return nil })
+			p, err := store.Update(func(p *progress.Progress) error { j.change(p); return nil })
 			j.reply <- Saved{p: p, err: err, seq: j.seq}
 		}
 	}()

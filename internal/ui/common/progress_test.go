@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -17,7 +18,7 @@ import (
 // queued, and its result taken back as the root does.
 func press(t *testing.T, pr *Progress, slug string) {
 	t.Helper()
-	cmd := pr.Save(func(p *quiz.Progress) { p.MarkRead(slug, time.Now()) })
+	cmd := pr.Save(func(p *progress.Progress) { p.MarkRead(slug, time.Now()) })
 	if cmd == nil {
 		return // kept in memory only
 	}
@@ -59,15 +60,15 @@ func readOnlyHome(t *testing.T) string {
 func TestANoticeIsShownOnce(t *testing.T) {
 	cases := []struct {
 		name  string
-		store func(t *testing.T) *quiz.Store
+		store func(t *testing.T) *progress.Store
 		want  string
 	}{
-		{"a read-only home", func(t *testing.T) *quiz.Store {
-			return &quiz.Store{Path: filepath.Join(readOnlyHome(t), ".local", "state", "learn", quiz.FileName)}
+		{"a read-only home", func(t *testing.T) *progress.Store {
+			return &progress.Store{Path: filepath.Join(readOnlyHome(t), ".local", "state", "learn", progress.FileName)}
 		}, "progress not saved"},
-		{"a read-only progress file", func(t *testing.T) *quiz.Store {
-			s := &quiz.Store{Path: filepath.Join(t.TempDir(), "learn", quiz.FileName)}
-			if _, err := s.Update(func(p *quiz.Progress) error { p.MarkRead("idempotency", time.Now()); return nil }); err != nil {
+		{"a read-only progress file", func(t *testing.T) *progress.Store {
+			s := &progress.Store{Path: filepath.Join(t.TempDir(), "learn", progress.FileName)}
+			if _, err := s.Update(func(p *progress.Progress) error { p.MarkRead("idempotency", time.Now()); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.Chmod(s.Path, 0o400); err != nil {
@@ -82,7 +83,7 @@ func TestANoticeIsShownOnce(t *testing.T) {
 			for range 40 {
 				press(t, pr, "idempotency")
 			}
-			if err := pr.Close(func(*quiz.Progress) {}); err == nil {
+			if err := pr.Close(func(*progress.Progress) {}); err == nil {
 				t.Errorf("Close saved where nothing can be saved")
 			}
 			notices := pr.Notices()
@@ -96,7 +97,7 @@ func TestANoticeIsShownOnce(t *testing.T) {
 // TestTakeKeepsOneSaveFailure: failures of other causes do not stack
 // either: the newest replaces the one shown, and what Load said stays.
 func TestTakeKeepsOneSaveFailure(t *testing.T) {
-	pr := &Progress{p: quiz.NewProgress(), notices: []string{"Your saved progress was in an older format"}}
+	pr := &Progress{p: progress.NewProgress(), notices: []string{"Your saved progress was in an older format"}}
 	for _, cause := range []string{"disk full", "disk full", "read-only file system", "disk full"} {
 		pr.Take(Saved{err: errors.New(cause)})
 	}
@@ -109,17 +110,17 @@ func TestTakeKeepsOneSaveFailure(t *testing.T) {
 // Progress kept in memory tells every change, the last one at Close too,
 // and writes no file.
 func TestKeptProgressTellsEveryChange(t *testing.T) {
-	start := quiz.NewProgress()
+	start := progress.NewProgress()
 	start.MarkRead("idempotency", time.Unix(0, 0))
 	var kept []int
-	pr := KeptProgress(start, func(p *quiz.Progress) { kept = append(kept, len(p.Set(quiz.SetCheckpoint).Answers)) })
+	pr := KeptProgress(start, func(p *progress.Progress) { kept = append(kept, len(p.Set(quiz.SetCheckpoint).Answers)) })
 	if !pr.Get().IsRead("idempotency") {
 		t.Fatal("KeptProgress did not start from the progress it was given")
 	}
-	if cmd := pr.Save(func(p *quiz.Progress) { p.Record(quiz.SetCheckpoint, "checkpoint/1", 1, time.Unix(1, 0)) }); cmd != nil {
+	if cmd := pr.Save(func(p *progress.Progress) { p.Record(quiz.SetCheckpoint, "checkpoint/1", 1, time.Unix(1, 0)) }); cmd != nil {
 		t.Error("Save of progress kept in memory returned a command: it would write a file")
 	}
-	if err := pr.Close(func(p *quiz.Progress) { p.Record(quiz.SetCheckpoint, "checkpoint/2", 0, time.Unix(2, 0)) }); err != nil {
+	if err := pr.Close(func(p *progress.Progress) { p.Record(quiz.SetCheckpoint, "checkpoint/2", 0, time.Unix(2, 0)) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(kept) != 2 || kept[0] != 1 || kept[1] != 2 {

@@ -24,6 +24,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -92,28 +93,28 @@ func targets() []target {
 		if p.Kind == lessons.KindInterview {
 			kind = "Interview card"
 		}
-		ts = append(ts, target{label: kind + ": " + p.Title, open: common.Open{Page: common.PageReader, Name: p.Slug}})
+		ts = append(ts, target{label: kind + ": " + p.Title, open: common.Open{Place: progress.Place{Page: progress.PageReader, Name: p.Slug}}})
 	}
 	lost, _ := sim.Lookup("lost-answer")
 	ts = append(ts,
-		target{label: "Play: " + lost.Title, open: common.Open{Page: common.PagePlay, Name: lost.Name}},
-		target{label: "Race: N copies of one request at once", open: common.Open{Page: common.PageRace}})
+		target{label: "Play: " + lost.Title, open: common.Open{Place: progress.Place{Page: progress.PagePlay, Name: lost.Name}}},
+		target{label: "Race: N copies of one request at once", open: common.Open{Place: progress.Place{Page: progress.PageRace}}})
 	for _, set := range quiz.Sets() {
 		for i, q := range set.Questions {
 			ts = append(ts, target{label: fmt.Sprintf("%s %d: %s", set.Title, i+1, q.Prompt),
-				open: common.Open{Page: common.PageQuiz, Name: set.ID, Step: i, Exact: true}, set: set.ID, answer: q.ID})
+				open: common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: set.ID, Step: i}, Exact: true}, set: set.ID, answer: q.ID})
 		}
 	}
-	ts = append(ts, target{label: "Interview drill", open: common.Open{Page: common.PageDrill}},
-		target{label: "Design lab: build the endpoint from switches", open: common.Open{Page: common.PageLab}},
-		target{label: "Scenarios: the list of all", open: common.Open{Page: common.PagePicker}})
+	ts = append(ts, target{label: "Interview drill", open: common.Open{Place: progress.Place{Page: progress.PageDrill}}},
+		target{label: "Design lab: build the endpoint from switches", open: common.Open{Place: progress.Place{Page: progress.PageLab}}},
+		target{label: "Scenarios: the list of all", open: common.Open{Place: progress.Place{Page: progress.PagePicker}}})
 	for _, s := range sim.Scenarios() {
 		if s.Name == lost.Name {
 			continue
 		}
-		ts = append(ts, target{label: "Play: " + s.Title, open: common.Open{Page: common.PagePlay, Name: s.Name}})
+		ts = append(ts, target{label: "Play: " + s.Title, open: common.Open{Place: progress.Place{Page: progress.PagePlay, Name: s.Name}}})
 		if s.HasBroken() {
-			ts = append(ts, target{label: "Play: " + s.Title + " (broken)", open: common.Open{Page: common.PagePlay, Name: s.Name, Variant: sim.Broken}})
+			ts = append(ts, target{label: "Play: " + s.Title + " (broken)", open: common.Open{Place: progress.Place{Page: progress.PagePlay, Name: s.Name, Variant: string(sim.Broken)}}})
 		}
 	}
 	return ts
@@ -138,6 +139,12 @@ func tick() tea.Cmd { return tea.Tick(time.Second, func(t time.Time) tea.Msg { r
 
 // Title names the page.
 func (m *Model) Title() string { return "Workshop" }
+
+// Stand is the presenter's dashboard, on screen: no place of its own to come
+// back to, so the spot saved before stays.
+func (m *Model) Stand() common.Stand {
+	return common.Stand{At: progress.Place{Page: progress.PageWorkshop}, Reopens: true, Keep: true}
+}
 
 // Capturing takes every key but Ctrl-C: q must not end a workshop by a slip.
 func (m *Model) Capturing() bool { return true }
@@ -201,11 +208,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keySend):
 		m.picking = true
 	case key.Matches(msg, keyStep):
-		if m.room.OnScreen("play") == 0 {
+		if m.room.OnScreen(progress.PagePlay) == 0 {
 			m.note = "nobody is on a play screen: o sends the room to one"
 			break
 		}
-		m.room.SendOn("play", common.Step{}, "stepped the play screens together")
+		m.room.SendOn(progress.PagePlay, common.Step{}, "stepped the play screens together")
 	case key.Matches(msg, keyClose):
 		if m.room.ClosePoll() == "" {
 			m.note = "no poll to close: o opens one on a question"

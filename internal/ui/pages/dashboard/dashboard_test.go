@@ -18,6 +18,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/pages/dashboard"
 	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -98,10 +99,10 @@ func TestDashboardShowsTheRoomAt80x24(t *testing.T) {
 	set := quiz.Checkpoint()
 	q := set.Questions[2] // a single choice
 	ada, _ := seat(t, r, "ada", 120, 40)
-	ada.Where("Play: The lost answer", quiz.Resume{Screen: "play", Name: "lost-answer", Section: "correct"})
+	ada.Where("Play: The lost answer", progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: "correct"})
 	ada.Answered(quiz.SetCheckpoint, q.ID, q.Correct, 1)
 	ben, _ := seat(t, r, "ben", 80, 24)
-	ben.Where("Checkpoint", quiz.Resume{Screen: "quiz", Name: quiz.SetCheckpoint, Step: 2})
+	ben.Where("Checkpoint", progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: 2})
 	s := start(t, r, 80, 24)
 	s.waitFor(t, "2 of 50 connected", "ssh -p 2222 192.0.2.7", "code kq7m-3hxt",
 		"PostgreSQL: the runs hold 0 of 600 connections",
@@ -157,7 +158,7 @@ func TestDashboardSendsTheRoomAndStepsIt(t *testing.T) {
 	s.press("down", "down")
 	s.waitFor(t, "> Play: The lost answer")
 	s.press("enter")
-	want := common.Open{Page: common.PagePlay, Name: "lost-answer"}
+	want := common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}
 	for _, in := range []inbox{ada, ben} {
 		if got := in.next(t); got != any(want) {
 			t.Errorf("sent %#v, want %#v", got, want)
@@ -167,8 +168,8 @@ func TestDashboardSendsTheRoomAndStepsIt(t *testing.T) {
 
 	// ada's app is on the play screen, ben's has moved on: the step goes
 	// to ada's alone, and the feed counts her once.
-	adaSeat.Where("The lost answer", quiz.Resume{Screen: "play", Name: "lost-answer", Section: "correct"})
-	benSeat.Where("Lesson", quiz.Resume{Screen: "reader", Name: "idempotency"})
+	adaSeat.Where("The lost answer", progress.Place{Page: progress.PagePlay, Name: "lost-answer", Variant: "correct"})
+	benSeat.Where("Lesson", progress.Place{Page: progress.PageReader, Name: "idempotency"})
 	s.press("n")
 	if got := ada.next(t); got != any(common.Step{}) {
 		t.Errorf("stepping sent %#v, want common.Step{}", got)
@@ -182,7 +183,7 @@ func TestDashboardSendsTheRoomAndStepsIt(t *testing.T) {
 	s.press("down", "down")
 	s.waitFor(t, "> Checkpoint 1:")
 	s.press("enter")
-	if got, want := ada.next(t), any(common.Open{Page: common.PageQuiz, Name: quiz.SetCheckpoint, Step: 0, Exact: true}); got != want {
+	if got, want := ada.next(t), any(common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint, Step: 0}, Exact: true}); got != want {
 		t.Errorf("sent %#v, want %#v", got, want)
 	}
 	s.waitFor(t, "Poll: Checkpoint 1 (open) · 0 answered", "not answered yet: ada, ben")

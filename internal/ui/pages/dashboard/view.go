@@ -10,6 +10,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/room"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -133,18 +134,19 @@ func (m *Model) table(w, h int) string {
 	return strings.Join(out, "\n")
 }
 
-// screenOf says where an attendee is: the screen's title, and the
-// question of a quiz, the design of a play screen.
+// screenOf says where an attendee is: "home", or the screen's title, and
+// the question of a quiz, the design of a play screen. Which screen it is
+// comes from the place (a.At), never from the title.
 func screenOf(a room.Attendee) string {
-	switch a.At.Screen {
-	case "quiz":
+	switch a.At.Page {
+	case progress.PageQuiz:
 		return fmt.Sprintf("%s, question %d", a.Title, a.At.Step+1)
-	case "play":
-		if a.At.Section != "" && a.At.Section != "correct" {
-			return a.Title + " (" + a.At.Section + ")"
+	case progress.PagePlay:
+		if a.At.Variant != "" && a.At.Variant != "correct" {
+			return a.Title + " (" + a.At.Variant + ")"
 		}
 	}
-	if a.Title == "" || a.Title == "learn" {
+	if a.At.Page == "" || a.At.Page == progress.PageHome {
 		return "home"
 	}
 	return a.Title

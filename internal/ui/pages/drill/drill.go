@@ -20,6 +20,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/checklist"
 	"github.com/learn-idempotency/learn/internal/ui/components/scroller"
 	"github.com/learn-idempotency/learn/internal/ui/components/textbox"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -94,29 +95,27 @@ func (m *Model) Init() tea.Cmd { return nil }
 // Title names the page.
 func (m *Model) Title() string { return "Interview drill" }
 
-// Resume is the drill where it stands, unless it is done.
-func (m *Model) Resume() (quiz.Resume, bool) {
-	at, _ := m.Reopen()
-	return at, m.phase != drillDone
-}
-
-// Reopen is where the next start goes on: the question on screen until it
-// is graded (its score is saved: asking it again would take a step back),
-// then the next one, then the flashcards; nothing once the drill is done.
-func (m *Model) Reopen() (at quiz.Resume, keep bool) {
-	next := m.pi
+// Stand is the prompt on screen (or the flashcards, past the last one;
+// the drill once done is none to open again), and where the next start
+// goes on: the prompt on screen until it is graded (its score is saved:
+// asking it again would take a step back), then the next one, then the
+// flashcards; nothing once the drill is done.
+func (m *Model) Stand() common.Stand {
+	on, next := m.pi, m.pi
 	switch {
-	case m.phase == drillDone:
-		return quiz.Resume{}, false
-	case m.phase == drillCards:
-		next = len(m.drill.Prompts)
+	case m.phase == drillCards || m.phase == drillDone:
+		on, next = len(m.drill.Prompts), len(m.drill.Prompts)
 	case m.graded != nil:
 		next++
 	}
-	return quiz.Resume{Screen: "drill", Step: next}, false
+	s := common.Stand{At: progress.Place{Page: progress.PageDrill, Step: on}, Reopens: m.phase != drillDone}
+	if m.phase != drillDone {
+		s.Next = progress.Place{Page: progress.PageDrill, Step: next}
+	}
+	return s
 }
 
-func (m *Model) seconds() int { return m.c.Progress.Get().Seconds() }
+func (m *Model) seconds() int { return quiz.Seconds(m.c.Progress.Get()) }
 
 // startPrompt shows prompt pi with a fresh text box and starts the clock.
 func (m *Model) startPrompt() tea.Cmd {
@@ -190,10 +189,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Faster):
 			s := quiz.ClampSeconds(m.seconds() + 5)
-			return m.c.Progress.Save(func(p *quiz.Progress) { p.DrillSeconds = s })
+			return m.c.Progress.Save(func(p *progress.Progress) { p.DrillSeconds = s })
 		case key.Matches(msg, k.Slower):
 			s := quiz.ClampSeconds(m.seconds() - 5)
-			return m.c.Progress.Save(func(p *quiz.Progress) { p.DrillSeconds = s })
+			return m.c.Progress.Save(func(p *progress.Progress) { p.DrillSeconds = s })
 		case key.Matches(msg, k.Open):
 			return m.startPrompt()
 		case msg.String() == "c":
@@ -240,7 +239,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			if next >= len(m.drill.Prompts) {
 				next = 0
 			}
-			return m.c.Progress.Save(func(pr *quiz.Progress) {
+			return m.c.Progress.Save(func(pr *progress.Progress) {
 				pr.Record(quiz.SetInterview, id, r.Score, common.Now())
 				pr.Set(quiz.SetInterview).Next = next
 			})
@@ -262,7 +261,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		id, at := m.due[m.ci].ID, common.Now()
 		m.rated[g]++
-		cmd := m.c.Progress.Save(func(p *quiz.Progress) { p.Rate(id, g, at) })
+		cmd := m.c.Progress.Save(func(p *progress.Progress) { quiz.Rate(p, id, g, at) })
 		m.ci, m.showBack = m.ci+1, false
 		if m.ci >= len(m.due) {
 			m.phase = drillDone
@@ -401,7 +400,7 @@ func (m *Model) body() string {
 }
 
 // nextDue is when the next card falls due.
-func nextDue(p *quiz.Progress, cards []quiz.Card) (time.Time, bool) {
+func nextDue(p *progress.Progress, cards []quiz.Card) (time.Time, bool) {
 	var first time.Time
 	for _, c := range cards {
 		r, ok := p.Drill[c.ID]

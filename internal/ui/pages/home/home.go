@@ -21,6 +21,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/dbstatus"
 	"github.com/learn-idempotency/learn/lessons"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -30,7 +31,7 @@ import (
 type item struct {
 	title, desc string
 	open        common.Open
-	status      func(p *quiz.Progress) string
+	status      func(p *progress.Progress) string
 	gapAfter    bool // a blank line follows: resume | learn it | recall it | break it and build it | say it
 }
 
@@ -66,8 +67,8 @@ func learningPath(sets []quiz.Set) []item {
 		if p.Kind == lessons.KindInterview {
 			kind = "Interview card"
 		}
-		it := item{title: kind + ": " + p.Title, desc: blurb(p), open: common.Open{Page: common.PageReader, Name: p.Slug},
-			status: func(pr *quiz.Progress) string {
+		it := item{title: kind + ": " + p.Title, desc: blurb(p), open: common.Open{Place: progress.Place{Page: progress.PageReader, Name: p.Slug}},
+			status: func(pr *progress.Progress) string {
 				if pr.IsRead(slug) {
 					return "✓ read"
 				}
@@ -82,8 +83,8 @@ func learningPath(sets []quiz.Set) []item {
 	placed := map[string][]item{} // the sets placed by their ID
 	var others []item             // the sets placed after Break it
 	for _, s := range sets {
-		it := item{title: fmt.Sprintf("%s (%s)", s.Title, setSize(s)), desc: s.Intro, open: common.Open{Page: common.PageQuiz, Name: s.ID},
-			status: func(pr *quiz.Progress) string { return setStatus(pr, s) }}
+		it := item{title: fmt.Sprintf("%s (%s)", s.Title, setSize(s)), desc: s.Intro, open: common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: s.ID}},
+			status: func(pr *progress.Progress) string { return setStatus(pr, s) }}
 		switch s.ID {
 		case quiz.SetCheckpoint, quiz.SetRedraw, quiz.SetBreakIt:
 			placed[s.ID] = append(placed[s.ID], it)
@@ -92,20 +93,20 @@ func learningPath(sets []quiz.Set) []item {
 		}
 	}
 	lost, _ := sim.Lookup("lost-answer")
-	play := item{title: "Play: the lost answer", desc: lost.Summary, open: common.Open{Page: common.PagePlay, Name: lost.Name}}
+	play := item{title: "Play: the lost answer", desc: lost.Summary, open: common.Open{Place: progress.Place{Page: progress.PagePlay, Name: lost.Name}}}
 	scenarios := item{title: fmt.Sprintf("Scenarios: all %d, %d with a broken design", len(sim.Scenarios()), brokenCount()),
-		desc: "every failure the lesson names, run live: pick one, v for its broken variant", open: common.Open{Page: common.PagePicker}}
+		desc: "every failure the lesson names, run live: pick one, v for its broken variant", open: common.Open{Place: progress.Place{Page: progress.PagePicker}}}
 	race := item{title: "Race: N copies of one request at once", desc: "fire 2 to 100 copies at the same instant and watch one booking come out (v: without the lock and the constraint)",
-		open: common.Open{Page: common.PageRace}}
-	lab := item{title: "Design lab: build the endpoint from switches", open: common.Open{Page: common.PageLab},
+		open: common.Open{Place: progress.Place{Page: progress.PageRace}}}
+	lab := item{title: "Design lab: build the endpoint from switches", open: common.Open{Place: progress.Place{Page: progress.PageLab}},
 		desc: "turn the lock, the lookup, the constraint, the store, the client's key and retries on and off, and run every scenario against your design",
-		status: func(pr *quiz.Progress) string {
-			return fmt.Sprintf("%d of %d challenges", pr.ChallengesPassed(), len(quiz.Challenges()))
+		status: func(pr *progress.Progress) string {
+			return fmt.Sprintf("%d of %d challenges", quiz.ChallengesPassed(pr), len(quiz.Challenges()))
 		}}
 	d := quiz.Interview()
-	drill := item{title: "Interview drill", open: common.Open{Page: common.PageDrill},
+	drill := item{title: "Interview drill", open: common.Open{Place: progress.Place{Page: progress.PageDrill}},
 		desc: fmt.Sprintf("%d answers against a countdown, then %d flashcards by spaced repetition", len(d.Prompts), len(d.Cards)),
-		status: func(pr *quiz.Progress) string {
+		status: func(pr *progress.Progress) string {
 			return fmt.Sprintf("%d due today", quiz.DueToday(pr, d.Cards, common.Now()))
 		}}
 
@@ -150,40 +151,40 @@ func (m *Model) cursor(entries []item) int {
 // resumeItem is the entry that reopens r, where the learner left off last:
 // the page, the section or question, the design. ok is false when r names
 // nothing that exists (nothing saved, or a page since renamed).
-func resumeItem(r quiz.Resume) (item, bool) {
+func resumeItem(r progress.Place) (item, bool) {
 	var o common.Open
 	var where string
-	switch r.Screen {
-	case "reader":
+	switch r.Page {
+	case progress.PageReader:
 		p, err := lessons.Get(r.Name)
 		if err != nil {
 			return item{}, false
 		}
-		o, where = common.Open{Page: common.PageReader, Name: r.Name, Section: r.Section}, p.Title
+		o, where = common.Open{Place: progress.Place{Page: progress.PageReader, Name: r.Name, Section: r.Section}}, p.Title
 		if r.Section != "" {
 			where += " › " + r.Section
 		}
-	case "play":
+	case progress.PagePlay:
 		s, err := sim.Lookup(r.Name)
 		if err != nil {
 			return item{}, false
 		}
-		v := sim.Variant(r.Section)
+		v := sim.Variant(r.Variant)
 		if v != sim.Broken || !s.HasBroken() {
 			v = sim.Correct
 		}
-		o, where = common.Open{Page: common.PagePlay, Name: r.Name, Variant: v}, fmt.Sprintf("Play · %s (%s design)", s.Title, v)
-	case "quiz":
+		o, where = common.Open{Place: progress.Place{Page: progress.PagePlay, Name: r.Name, Variant: string(v)}}, fmt.Sprintf("Play · %s (%s design)", s.Title, v)
+	case progress.PageQuiz:
 		for _, s := range quiz.Sets() {
 			if s.ID == r.Name && r.Step < len(s.Questions) {
-				o, where = common.Open{Page: common.PageQuiz, Name: r.Name, Step: r.Step}, fmt.Sprintf("%s, question %d of %d", s.Title, r.Step+1, len(s.Questions))
+				o, where = common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: r.Name, Step: r.Step}}, fmt.Sprintf("%s, question %d of %d", s.Title, r.Step+1, len(s.Questions))
 			}
 		}
 		if where == "" {
 			return item{}, false
 		}
-	case "drill":
-		o, where = common.Open{Page: common.PageDrill, Step: r.Step}, "Interview drill"
+	case progress.PageDrill:
+		o, where = common.Open{Place: progress.Place{Page: progress.PageDrill, Step: r.Step}}, "Interview drill"
 		switch n := len(quiz.Interview().Prompts); {
 		case r.Step >= n:
 			where += ", the flashcards"
@@ -214,7 +215,7 @@ func setSize(s quiz.Set) string {
 // whose every question is answered is finished when its score is shown
 // (opening the set shows it), so until then the entry says so rather than
 // "unfinished".
-func setStatus(p *quiz.Progress, s quiz.Set) string {
+func setStatus(p *progress.Progress, s quiz.Set) string {
 	sp, ok := p.Sets[s.ID]
 	if !ok || (sp.Attempts == 0 && len(sp.Answers) == 0) {
 		return "not taken yet"
@@ -251,6 +252,12 @@ func (m *Model) Init() tea.Cmd { return m.spin.Tick }
 
 // Title names the page.
 func (m *Model) Title() string { return "learn" }
+
+// Stand is the home page, on screen: no place of its own to come
+// back to, so the spot saved before stays.
+func (m *Model) Stand() common.Stand {
+	return common.Stand{At: progress.Place{Page: progress.PageHome}, Reopens: true, Keep: true}
+}
 
 // Update moves the cursor, opens the entry under it, and spins while the
 // database starts.

@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -82,6 +83,12 @@ func (m *Model) Init() tea.Cmd { return m.runAll() }
 
 // Title names the page.
 func (m *Model) Title() string { return "Design lab" }
+
+// Stand is the design lab, on screen: no place of its own to come
+// back to, so the spot saved before stays.
+func (m *Model) Stand() common.Stand {
+	return common.Stand{At: progress.Place{Page: progress.PageLab}, Reopens: true, Keep: true}
+}
 
 // Close stops a run under way.
 func (m *Model) Close() {
@@ -155,7 +162,7 @@ func (m *Model) check() tea.Cmd {
 		return nil
 	}
 	id := m.challenge.ID
-	return m.c.Progress.Save(func(p *quiz.Progress) { p.PassChallenge(id, common.Now()) })
+	return m.c.Progress.Save(func(p *progress.Progress) { p.PassChallenge(id, common.Now()) })
 }
 
 // Keys of the lab beyond the shared ones.
@@ -206,7 +213,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case onScorecard:
 			d := m.ran
 			name := sim.Scenarios()[m.row].Name
-			return common.OpenCmd(common.Open{Page: common.PagePlay, Name: name, Design: &d})
+			return common.OpenCmd(common.Open{Place: progress.Place{Page: progress.PagePlay, Name: name}, Design: &d})
 		case onChallenges:
 			c := quiz.Challenges()[m.chRow]
 			m.challenge, m.design, m.focus, m.met, m.why = &c, c.Start, onSwitches, false, ""

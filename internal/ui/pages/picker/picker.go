@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -74,6 +75,12 @@ func (m *Model) Init() tea.Cmd { return nil }
 // Title names the page.
 func (m *Model) Title() string { return "Scenarios" }
 
+// Stand is the list of scenarios, on screen: no place of its own to come
+// back to, so the spot saved before stays.
+func (m *Model) Stand() common.Stand {
+	return common.Stand{At: progress.Place{Page: progress.PagePicker}, Reopens: true, Keep: true}
+}
+
 func (m *Model) variant(s *sim.Scenario) sim.Variant {
 	if v, ok := m.variants[s.Name]; ok {
 		return v
@@ -106,7 +113,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			}
 			return nil
 		case key.Matches(kp, k.Open) && s != nil:
-			return common.OpenCmd(common.Open{Page: common.PagePlay, Name: s.Name, Variant: m.variant(s)})
+			return common.OpenCmd(common.Open{Place: progress.Place{Page: progress.PagePlay, Name: s.Name, Variant: string(m.variant(s))}})
 		case key.Matches(kp, k.Back):
 			return common.BackCmd
 		}

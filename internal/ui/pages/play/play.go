@@ -14,7 +14,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -150,21 +150,21 @@ func (m *Model) Close() {
 // Report is the report of the run on screen once it has ended, else nil.
 func (m *Model) Report() *sim.Report { return m.report }
 
-// Resume is the scenario and variant on screen.
-func (m *Model) Resume() (quiz.Resume, bool) {
-	return quiz.Resume{Screen: "play", Name: m.scenario.Name, Section: string(m.variant)}, m.design == nil
+// Stand is the scenario and variant on screen, for the next start to
+// reopen too; under a design of the lab, no Place gives that play back:
+// it is no place of its own to come back to, and the spot saved before
+// stays.
+func (m *Model) Stand() common.Stand {
+	at := progress.Place{Page: progress.PagePlay, Name: m.scenario.Name, Variant: string(m.variant)}
+	if m.design != nil {
+		return common.Stand{At: at, Keep: true}
+	}
+	return common.Stand{At: at, Reopens: true, Next: at}
 }
 
 // switches reports whether v switches the design: only between the two
 // variants of a scenario that has a broken one, not under a lab's design.
 func (m *Model) switches() bool { return m.scenario.HasBroken() && m.design == nil }
-
-// Reopen is Resume, except under a design of the lab: that play is no
-// place of its own to come back to, so the spot saved before stays.
-func (m *Model) Reopen() (at quiz.Resume, keep bool) {
-	at, ok := m.Resume()
-	return at, !ok
-}
 
 // start stops the run on screen and begins a fresh one on fresh rows (a new
 // schema).

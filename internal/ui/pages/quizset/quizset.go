@@ -22,6 +22,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/scroller"
 	"github.com/learn-idempotency/learn/internal/ui/components/textbox"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -145,24 +146,21 @@ func (m *Model) Close() {
 	}
 }
 
-// Resume is the question on screen, unless the attempt is over.
-func (m *Model) Resume() (quiz.Resume, bool) {
-	return quiz.Resume{Screen: "quiz", Name: m.set.ID, Step: m.idx}, !m.done
-}
-
-// Reopen is where the set continues: the question on screen until it is
-// answered, then the next one (its answer is saved: asking it again would
-// take a step back); nothing once the last one is answered or the attempt
-// is over.
-func (m *Model) Reopen() (at quiz.Resume, keep bool) {
+// Stand is the question on screen (the set's summary, once the attempt is
+// over, is none to open again), and where the set continues: the question
+// on screen until it is answered, then the next one (its answer is saved:
+// asking it again would take a step back); nothing once the last one is
+// answered or the attempt is over.
+func (m *Model) Stand() common.Stand {
+	s := common.Stand{At: progress.Place{Page: progress.PageQuiz, Name: m.set.ID, Step: m.idx}, Reopens: !m.done}
 	next := m.idx
 	if m.answered {
 		next++
 	}
-	if m.done || next >= len(m.set.Questions) {
-		return quiz.Resume{}, false
+	if !m.done && next < len(m.set.Questions) {
+		s.Next = progress.Place{Page: progress.PageQuiz, Name: m.set.ID, Step: next}
 	}
-	return quiz.Resume{Screen: "quiz", Name: m.set.ID, Step: next}, false
+	return s
 }
 
 // begin resets the per-question state for question idx.
@@ -423,10 +421,10 @@ func (m *Model) answer(res quiz.Result) tea.Cmd {
 	set, id, score := m.set.ID, q.ID, res.Score
 	next := m.idx + 1
 	told := common.Answered{Set: set, Question: id, Picks: m.picks(), Score: score}
-	cmds := []tea.Cmd{m.c.Progress.Save(func(p *quiz.Progress) {
+	cmds := []tea.Cmd{m.c.Progress.Save(func(p *progress.Progress) {
 		p.Record(set, id, score, common.Now())
 		p.Set(set).Next = next
-		p.Resume = quiz.Resume{Screen: "quiz", Name: set, Step: next}
+		p.Resume = progress.Place{Page: progress.PageQuiz, Name: set, Step: next}
 	}), func() tea.Msg { return told }}
 	if q.Kind == quiz.KindLive {
 		cmds = append(cmds, m.runLive(true))
@@ -477,9 +475,9 @@ func (m *Model) next() tea.Cmd {
 		}
 	}
 	set, score := m.set.ID, quiz.Score(rs)
-	return m.c.Progress.Save(func(p *quiz.Progress) {
+	return m.c.Progress.Save(func(p *progress.Progress) {
 		p.FinishAttempt(set, score)
-		p.Resume = quiz.Resume{}
+		p.Resume = progress.Place{}
 	})
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/verdict"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -83,6 +84,12 @@ func (m *Model) Init() tea.Cmd { return nil }
 
 // Title names the page.
 func (m *Model) Title() string { return "Race" }
+
+// Stand is the race, on screen: no place of its own to come
+// back to, so the spot saved before stays.
+func (m *Model) Stand() common.Stand {
+	return common.Stand{At: progress.Place{Page: progress.PageRace}, Reopens: true, Keep: true}
+}
 
 // Close stops the race on screen.
 func (m *Model) Close() {

@@ -18,7 +18,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/lessons"
-	"github.com/learn-idempotency/learn/quiz"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // maxReadWidth keeps lines readable on very wide windows.
@@ -324,7 +324,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		case key.Matches(msg, k.MarkRead):
 			slug, read := m.page.Slug, m.c.Progress.Get().IsRead(m.page.Slug)
-			return m.c.Progress.Save(func(p *quiz.Progress) {
+			return m.c.Progress.Save(func(p *progress.Progress) {
 				if read {
 					delete(p.Read, slug)
 				} else {
@@ -443,9 +443,10 @@ func findSections(rendered string, sections []lessons.Section) []int {
 	return at
 }
 
-// Resume is the section being read, for the next start to reopen.
-func (m *Model) Resume() (quiz.Resume, bool) {
-	return quiz.Resume{Screen: "reader", Name: m.page.Slug, Section: m.section()}, true
+// Stand is the section being read, for the next start to reopen too.
+func (m *Model) Stand() common.Stand {
+	at := progress.Place{Page: progress.PageReader, Name: m.page.Slug, Section: m.section()}
+	return common.Stand{At: at, Reopens: true, Next: at}
 }
 
 // section returns the title of the section being read.

@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func (s *Store) Peek() (*Progress, []string, error) {
 		return NewProgress(), nil, err
 	}
 	var notices []string
-	p, from, lost, err := decode(data)
+	p, from, lost, err := decode(data, s.known())
 	var dErr *damagedError
 	switch {
 	case errors.As(err, &dErr):
@@ -68,7 +68,7 @@ func (s *Store) Export(w io.Writer) error {
 		return err
 	default:
 		var dErr *damagedError
-		p, _, _, err = decode(data)
+		p, _, _, err = decode(data, s.known())
 		switch {
 		case errors.Is(err, ErrNewerVersion):
 			_, err = w.Write(data)

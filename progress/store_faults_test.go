@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"bytes"
@@ -54,7 +54,7 @@ func dirState(t *testing.T, dir string) string {
 // the file as it was is kept beside it.
 func TestStoreSetsAsideOnlyWhatDoesNotFit(t *testing.T) {
 	const file = `{
-  "version": 1,
+  "version": 2,
   "read": {"idempotency": "2026-03-01T10:00:00Z", "interview": 7},
   "sets": {
     "checkpoint": {"answers": {"checkpoint/1": {"score": 1, "at": "2026-03-01T10:05:00Z"}}, "best": "high", "attempts": 2, "last_score": 0.5},
@@ -62,7 +62,7 @@ func TestStoreSetsAsideOnlyWhatDoesNotFit(t *testing.T) {
   },
   "drill": {"followup/redis-ttl": {"due": "2026-03-05T09:00:00Z", "interval_days": 3, "ease": 2.5, "reps": 2}},
   "drill_seconds": "ninety",
-  "resume": {"screen": "reader", "name": "idempotency"},
+  "resume": {"page": "reader", "name": "idempotency"},
   "updated_at": "2026-03-01T10:06:00Z"
 }
 `
@@ -73,10 +73,10 @@ func TestStoreSetsAsideOnlyWhatDoesNotFit(t *testing.T) {
 	if !p.IsRead("idempotency") || p.IsRead("interview") {
 		t.Errorf("read = %v; want idempotency kept and interview (a number) set aside", p.Read)
 	}
-	if cp := p.Sets[SetCheckpoint]; cp == nil || cp.Attempts != 2 || cp.LastScore != 0.5 || cp.Best != 0 || cp.Answers["checkpoint/1"].Score != 1 {
+	if cp := p.Sets[setCheckpoint]; cp == nil || cp.Attempts != 2 || cp.LastScore != 0.5 || cp.Best != 0 || cp.Answers["checkpoint/1"].Score != 1 {
 		t.Errorf("checkpoint = %+v; want all but best kept", cp)
 	}
-	if bi := p.Sets[SetBreakIt]; bi == nil || bi.Best != 1 {
+	if bi := p.Sets[setBreakIt]; bi == nil || bi.Best != 1 {
 		t.Errorf("breakit = %+v", bi)
 	}
 	if r := p.Drill["followup/redis-ttl"]; r.Reps != 2 || r.Ease != 2.5 {
@@ -119,12 +119,12 @@ func TestStorePeekChangesNothing(t *testing.T) {
 		notice        string // in the notice ("" for none)
 	}{
 		{"no file", "", 0, false, ""},
-		{"a current file", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`, 0o600, true, ""},
-		{"a damaged file", `{"version": 1, "read": `, 0o600, false, "is not a progress file ("},
+		{"a current file", `{"version": 2, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`, 0o600, true, ""},
+		{"a damaged file", `{"version": 2, "read": `, 0o600, false, "is not a progress file ("},
 		{"an older file", string(fixture), 0o600, true, "older format"},
 		{"a newer file", `{"version": 99}`, 0o600, false, "newer learn"},
-		{"a field of the wrong type", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}, "drill_seconds": "x"}`, 0o600, true, "drill_seconds"},
-		{"a read-only file", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`, 0o400, true, "read-only"},
+		{"a field of the wrong type", `{"version": 2, "read": {"idempotency": "2026-03-01T10:00:00Z"}, "drill_seconds": "x"}`, 0o600, true, "drill_seconds"},
+		{"a read-only file", `{"version": 2, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`, 0o400, true, "read-only"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -173,10 +173,10 @@ func TestStoreLeavesAReadOnlyFileAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ name, content string }{
-		{"a current file", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`},
+		{"a current file", `{"version": 2, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`},
 		{"an older file", string(fixture)},
-		{"a field of the wrong type", `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}, "drill_seconds": "x"}`},
-		{"a damaged file", `{"version": 1, "read": `},
+		{"a field of the wrong type", `{"version": 2, "read": {"idempotency": "2026-03-01T10:00:00Z"}, "drill_seconds": "x"}`},
+		{"a damaged file", `{"version": 2, "read": `},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newStore(t)

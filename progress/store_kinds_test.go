@@ -1,6 +1,6 @@
 //go:build unix
 
-package quiz
+package progress
 
 import (
 	"bytes"
@@ -112,7 +112,7 @@ func TestStoreRefusesWhatIsNotAProgressFile(t *testing.T) {
 // exactly MaxFileSize bytes is still read.
 func TestStoreReadsAFileOfExactlyTheCap(t *testing.T) {
 	s := newStore(t)
-	body := `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`
+	body := `{"version": 2, "read": {"idempotency": "2026-03-01T10:00:00Z"}}`
 	writeProgress(t, s, body+strings.Repeat(" ", MaxFileSize-len(body)), 0o600)
 	p, _, err := s.Peek()
 	if err != nil || !p.IsRead("idempotency") {

@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"os"
@@ -6,9 +6,8 @@ import (
 )
 
 // TestMain runs the tests, except in a copy of this test binary started by
-// TestStoreTwoProcesses, which saves progress and exits. The quiz's live
-// questions are checked on PostgreSQL where the live runs are
-// (internal/live); nothing here needs a database.
+// TestStoreTwoProcesses, which saves progress and exits. Nothing here
+// needs a database.
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(storeHelper())

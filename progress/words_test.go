@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"errors"
@@ -36,10 +36,10 @@ func TestNotAProgressFileIsSaidInWords(t *testing.T) {
 		{`"progress"`, "a JSON string where an object belongs"},
 		{"42", "a number where an object belongs"},
 		{"true", "true or false where an object belongs"},
-		{`{"version": 1, "read": `, "it breaks off before its JSON ends"},
-		{`{"version": 1}}`, "something follows its JSON, at byte 15"},
+		{`{"version": 2, "read": `, "it breaks off before its JSON ends"},
+		{`{"version": 2}}`, "something follows its JSON, at byte 15"},
 		{"not json", "it is not JSON: something else at byte 2"},
-		{"\uFEFF" + `{"version": 1}`, "it starts with a byte order mark (U+FEFF), which JSON does not allow: an editor saved it so"},
+		{"\uFEFF" + `{"version": 2}`, "it starts with a byte order mark (U+FEFF), which JSON does not allow: an editor saved it so"},
 		{`{"version": "one"}`, `its version, "one", is not a whole number`},
 		{`{"hello": 1}`, `it has no version, and a key "hello" that no progress file of any version has`},
 	}
@@ -102,7 +102,7 @@ func TestProgressErrorsSayTheCauseOnce(t *testing.T) {
 // rest is loaded. Before, `learn progress` counted checkpoint/77 as an
 // answer and gave no warning.
 func TestOutOfRangeEntriesAreReportedAndIgnored(t *testing.T) {
-	const file = `{"version": 1, "sets": {"checkpoint": {"next": 999, "answers": {"checkpoint/77": {"score": 1}, "checkpoint/1": {"score": 0.5}}},
+	const file = `{"version": 2, "sets": {"checkpoint": {"next": 999, "answers": {"checkpoint/77": {"score": 1}, "checkpoint/1": {"score": 0.5}}},
 		"interview": {"next": -2, "answers": {"nope": {"score": 1}}}, "someday": {"next": 5}}}`
 	names := []string{"sets.checkpoint.answers.checkpoint/77", "sets.checkpoint.next (999)", "sets.interview.answers.nope", "sets.interview.next (-2)"}
 	s := newStore(t)
@@ -122,11 +122,11 @@ func TestOutOfRangeEntriesAreReportedAndIgnored(t *testing.T) {
 				t.Errorf("%s does not name %s: %q", who, n, r.notices)
 			}
 		}
-		cp := r.p.Sets[SetCheckpoint]
+		cp := r.p.Sets[setCheckpoint]
 		if _, ok := cp.Answers["checkpoint/77"]; ok || cp.Next != 0 || cp.Answers["checkpoint/1"].Score != 0.5 {
 			t.Errorf("%s kept %+v", who, cp)
 		}
-		if iv := r.p.Sets[SetInterview]; len(iv.Answers) != 0 || iv.Next != 0 {
+		if iv := r.p.Sets[setInterview]; len(iv.Answers) != 0 || iv.Next != 0 {
 			t.Errorf("%s kept %+v", who, iv)
 		}
 		if r.p.Sets["someday"].Next != 5 {
@@ -140,21 +140,16 @@ func TestOutOfRangeEntriesAreReportedAndIgnored(t *testing.T) {
 }
 
 // A set whose last question is answered and whose attempt is not finished
-// yet is saved with next = its length (the quiz does so): that is no
+// yet is saved with next = its length (the quiz screen does so): that is no
 // damage, nothing is said, and no copy is made.
 func TestNextAtTheSetsEndIsNoDamage(t *testing.T) {
-	n := 0
-	for _, set := range Sets() {
-		if set.ID == SetCheckpoint {
-			n = len(set.Questions)
-		}
-	}
-	file := fmt.Sprintf(`{"version": 1, "sets": {"checkpoint": {"next": %d, "answers": {"checkpoint/1": {"score": 1}}}}}`, n)
+	n := len(testKnown()[setCheckpoint])
+	file := fmt.Sprintf(`{"version": 2, "sets": {"checkpoint": {"next": %d, "answers": {"checkpoint/1": {"score": 1}}}}}`, n)
 	s := newStore(t)
 	writeProgress(t, s, file, 0o600)
 	p, notices := mustLoad(t, s)
-	if len(notices) != 0 || p.Sets[SetCheckpoint].Next != n {
-		t.Errorf("next = %d of %d questions: notices %q, next now %d", n, n, notices, p.Sets[SetCheckpoint].Next)
+	if len(notices) != 0 || p.Sets[setCheckpoint].Next != n {
+		t.Errorf("next = %d of %d questions: notices %q, next now %d", n, n, notices, p.Sets[setCheckpoint].Next)
 	}
 	if copies, _ := filepath.Glob(s.Path + ".damaged-*"); len(copies) != 0 {
 		t.Errorf("a copy was made: %v", copies)

@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"encoding/json"
@@ -9,8 +9,10 @@ import (
 )
 
 // CurrentVersion is the schema version of the progress file this learn
-// writes. Version 0 is the format without a version field (see migrate.go).
-const CurrentVersion = 1
+// writes. Version 0 is the format without a version field; version 1 saved
+// the resume place as {"screen", "name", "section", "step"}, with a
+// scenario's variant in "section" (see migrate.go).
+const CurrentVersion = 2
 
 // Progress is everything learn remembers about a learner. It is saved as
 // JSON by [Store]; the field names of the JSON are part of the schema of
@@ -33,8 +35,9 @@ type Progress struct {
 	// Challenges maps a design-lab challenge ID to when the learner first
 	// passed it.
 	Challenges map[string]time.Time `json:"challenges,omitempty"`
-	// Resume is where the learner left off.
-	Resume Resume `json:"resume"`
+	// Resume is where the learner left off: the place the home screen
+	// offers to open again; the zero Place for none.
+	Resume Place `json:"resume"`
 	// UpdatedAt is when the progress was last saved; zero if never, and
 	// then left out of the JSON (not "0001-01-01T00:00:00Z").
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
@@ -83,20 +86,6 @@ type Answer struct {
 	Score float64   `json:"score"`
 	At    time.Time `json:"at"`
 }
-
-// Resume is where the learner left off, for learn to open there again.
-// Screen names the screen (the UI's own names, e.g. "reader", "breakit");
-// Name what it shows (a page slug, a set ID, a scenario); Section a section
-// anchor or question ID; Step a position inside it (0 for the start).
-type Resume struct {
-	Screen  string `json:"screen"`
-	Name    string `json:"name,omitempty"`
-	Section string `json:"section,omitempty"`
-	Step    int    `json:"step,omitempty"`
-}
-
-// IsZero reports whether r names no place (learn starts at home).
-func (r Resume) IsZero() bool { return r == Resume{} }
 
 // NewProgress returns empty progress of CurrentVersion with its maps made.
 func NewProgress() *Progress {
@@ -185,15 +174,29 @@ func (p *Progress) FinishAttempt(setID string, score float64) {
 	sp.Next = 0
 }
 
-// Rate applies the learner's rating g of card cardID at now ([Schedule])
-// and returns the card's new schedule.
-func (p *Progress) Rate(cardID string, g Rating, now time.Time) Review {
-	p.normalize()
-	r := Schedule(p.Drill[cardID], g, now)
-	p.Drill[cardID] = r
-	return r
+// PassChallenge records that the learner passed the design lab's challenge
+// id at t (the first time only).
+func (p *Progress) PassChallenge(id string, t time.Time) {
+	if p.Challenges == nil {
+		p.Challenges = map[string]time.Time{}
+	}
+	if _, ok := p.Challenges[id]; !ok {
+		p.Challenges[id] = t
+	}
 }
 
-// Seconds is the countdown of the spoken prompts: DrillSeconds clamped by
-// [ClampSeconds].
-func (p *Progress) Seconds() int { return ClampSeconds(p.DrillSeconds) }
+// Review is the spaced-repetition schedule of one flashcard, as saved; the
+// zero Review is a new card. The rule that computes it is quiz.Schedule.
+type Review struct {
+	// Due is when the card is next shown.
+	Due time.Time `json:"due"`
+	// IntervalDays is the gap, in days, between the last review and Due;
+	// 0 for a new card or one just rated Again.
+	IntervalDays float64 `json:"interval_days"`
+	// Ease multiplies the interval on Good; 0 means quiz.DefaultEase.
+	Ease float64 `json:"ease"`
+	// Reps counts the reviews since the card was new or last rated Again.
+	Reps int `json:"reps"`
+	// Lapses counts the times the card was rated Again.
+	Lapses int `json:"lapses"`
+}

@@ -1,6 +1,6 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
-package quiz
+package progress
 
 // syncDir is a no-op: Windows cannot fsync a directory, and its rename
 // (MoveFileEx) is durable once it returns; elsewhere fsync of a directory

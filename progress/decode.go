@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"bytes"
@@ -39,12 +39,13 @@ func damaged(format string, args ...any) error {
 }
 
 // decode parses a progress file of any known version into the current
-// schema and returns the version it was in, and the values that did not
+// schema, leaving out what names no question of known ([Store.Known]), and
+// returns the version it was in, and the values that did not
 // fit the schema and were left out (see decodeFields): one field of the
 // wrong type costs that field, not the file. The error is a *damagedError
 // for a file that is not a JSON object, has no usable version, or (version
 // 0) has keys that version never had; or wraps ErrNewerVersion.
-func decode(data []byte) (*Progress, int, []setAside, error) {
+func decode(data []byte, known map[string][]string) (*Progress, int, []setAside, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, 0, nil, damaged("the file is empty")
@@ -73,11 +74,17 @@ func decode(data []byte) (*Progress, int, []setAside, error) {
 		}
 		return p, 0, lost, nil
 	}
+	var lost []setAside
+	if version == 1 {
+		lost = migrateV1(head)
+		trimmed, _ = json.Marshal(head) // raw values already read as JSON: no error
+	}
 	var p Progress
-	lost, _ := decodeFields(trimmed, &p) // an object: checked above
+	more, _ := decodeFields(trimmed, &p) // an object: checked above
+	lost = append(lost, more...)
 	p.unknown = unknownFields(head, reflect.TypeFor[Progress]())
 	p.normalize()
-	lost = append(lost, p.dropUnknown()...)
+	lost = append(lost, p.dropUnknown(known)...)
 	slices.SortFunc(lost, func(a, b setAside) int { return strings.Compare(a.path, b.path) })
 	return &p, version, lost, nil
 }

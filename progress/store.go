@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"errors"
@@ -45,6 +45,13 @@ type Store struct {
 	// aside, an older file upgraded); nil drops them. [Store.Load] returns
 	// its notices instead.
 	Notify func(notice string)
+	// Known returns what a saved answer or a "next" must name to mean
+	// anything: each set this learn has (its ID) mapped to the IDs of its
+	// questions, in order (quiz.Known). Every reader leaves out, with a
+	// notice, an answer to a question its set does not have and a "next"
+	// past its end; sets it does not name are kept as they are. Nil keeps
+	// everything.
+	Known func() map[string][]string
 }
 
 // DefaultPath returns where learn keeps progress: $XDG_STATE_HOME/learn/progress.json
@@ -84,6 +91,13 @@ func defaultPath(goos string, getenv func(string) string, home func() (string, e
 		return filepath.Join(h, "Library", "Application Support", "learn", FileName), nil
 	}
 	return filepath.Join(h, ".local", "state", "learn", FileName), nil
+}
+
+func (s *Store) known() map[string][]string {
+	if s.Known == nil {
+		return nil
+	}
+	return s.Known()
 }
 
 func (s *Store) now() time.Time {
@@ -243,7 +257,7 @@ func (s *Store) loadLocked(persist bool) (*Progress, []string, error) {
 		return nil, nil, err
 	}
 	ro := readOnly(s.Path, fi)
-	p, from, lost, err := decode(data)
+	p, from, lost, err := decode(data, s.known())
 	var dErr *damagedError
 	switch {
 	case errors.As(err, &dErr) && ro != nil:
@@ -358,7 +372,7 @@ func (s *Store) removeStaleTemps() {
 // serialised within this process only.
 func (s *Store) lock() (func(), error) {
 	if s.Path == "" {
-		return nil, errors.New("the progress store has no path; use quiz.DefaultPath")
+		return nil, errors.New("the progress store has no path; use progress.DefaultPath")
 	}
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
 		return nil, unwritable("create the progress directory", filepath.Dir(s.Path), err)

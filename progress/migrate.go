@@ -1,9 +1,10 @@
-package quiz
+package progress
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -44,7 +45,7 @@ type progressV0 struct {
 }
 
 // migrateV0 reads a version 0 file (head is its top-level object) into the
-// current schema, and returns the values that did not fit and were left
+// current schema (its screen is the resume place's page), and returns the values that did not fit and were left
 // out. Keys version 0 never had make it an error, so that arbitrary JSON is
 // not taken for progress. Version 0 kept no date per page, so pages read
 // get the file's "saved" time; it kept no answers per question, so the sets
@@ -71,10 +72,58 @@ func migrateV0(head map[string]json.RawMessage, data []byte) (*Progress, []setAs
 	for id, c := range old.Cards {
 		p.Drill[id] = Review{Due: c.Due, IntervalDays: c.Interval, Ease: c.Ease, Reps: c.Reps}
 	}
-	p.Resume = Resume{Screen: old.Screen, Name: old.Page}
+	p.Resume = Place{Page: Page(old.Screen), Name: old.Page}
 	p.UpdatedAt = old.Saved
 	return p, lost, nil
 }
 
 // v0Keys are the keys of a version 0 file.
 var v0Keys = []string{"read", "scores", "cards", "screen", "page", "saved", "version"}
+
+// resumeV1 is the resume place of version 1, which differs from version
+// 2 only there: the page was "screen", and a scenario's variant was its
+// "section".
+//
+//	"resume": {"screen": "play", "name": "lost-answer", "section": "broken"}
+//	"resume": {"screen": "reader", "name": "idempotency", "section": "Picture it"}
+//
+// are, in version 2,
+//
+//	"resume": {"page": "play", "name": "lost-answer", "variant": "broken"}
+//	"resume": {"page": "reader", "name": "idempotency", "section": "Picture it"}
+type resumeV1 struct {
+	Screen  string `json:"screen"`
+	Name    string `json:"name,omitempty"`
+	Section string `json:"section,omitempty"`
+	Step    int    `json:"step,omitempty"`
+}
+
+// migrateV1 rewrites the resume place of a version 1 file in head, its
+// top-level object, as version 2 has it (the rest of the file is the same
+// in both), and returns the values of the old place that did not fit and
+// were left out, as decodeFields would.
+func migrateV1(head map[string]json.RawMessage) []setAside {
+	key, found := "resume", false
+	if _, found = head[key]; !found {
+		for k := range head {
+			if !found && strings.EqualFold(k, "resume") {
+				key, found = k, true
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	var old resumeV1
+	var lost []setAside
+	if !decodeInto(head[key], reflect.ValueOf(&old).Elem(), "resume", &lost) {
+		delete(head, key) // not an object: left out whole, as version 1 would have
+		return lost
+	}
+	at := Place{Page: Page(old.Screen), Name: old.Name, Section: old.Section, Step: old.Step}
+	if at.Page == PagePlay {
+		at.Variant, at.Section = old.Section, ""
+	}
+	head[key], _ = json.Marshal(at) // a struct of strings and an int: no error
+	return lost
+}

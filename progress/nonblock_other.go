@@ -1,6 +1,6 @@
 //go:build !unix
 
-package quiz
+package progress
 
 // openNonblock is 0 where there are no named pipes in the file system to
 // wait on (Windows, Plan 9, js, wasip1).

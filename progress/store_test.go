@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"bytes"
@@ -20,9 +20,9 @@ import (
 
 // The environment of a helper process of TestStoreTwoProcesses.
 const (
-	helperEnv      = "QUIZ_STORE_HELPER_PATH" // the progress file
-	helperNameEnv  = "QUIZ_STORE_HELPER_NAME" // prefix of the keys it saves
-	helperCountEnv = "QUIZ_STORE_HELPER_N"    // how many Updates it makes
+	helperEnv      = "PROGRESS_STORE_HELPER_PATH" // the progress file
+	helperNameEnv  = "PROGRESS_STORE_HELPER_NAME" // prefix of the keys it saves
+	helperCountEnv = "PROGRESS_STORE_HELPER_N"    // how many Updates it makes
 )
 
 // storeHelper is the body of a helper process: n Updates, each adding its
@@ -50,9 +50,28 @@ func storeHelper() int {
 	return 0
 }
 
+// The sets of the tests, as package quiz names them.
+const (
+	setCheckpoint = "checkpoint"
+	setBreakIt    = "breakit"
+	setInterview  = "interview"
+)
+
+// fixedNow is the clock of the tests that need a fixed time.
+var fixedNow = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+
+// testKnown is the questions the tests' stores know (Store.Known): five
+// checkpoint questions and two interview prompts.
+func testKnown() map[string][]string {
+	return map[string][]string{
+		setCheckpoint: {"checkpoint/1", "checkpoint/2", "checkpoint/3", "checkpoint/4", "checkpoint/5"},
+		setInterview:  {"interview/idempotency", "interview/retry-across-instances"},
+	}
+}
+
 func newStore(t *testing.T) *Store {
 	t.Helper()
-	return &Store{Path: filepath.Join(t.TempDir(), "state", "learn", FileName), Now: func() time.Time { return fixedNow }}
+	return &Store{Path: filepath.Join(t.TempDir(), "state", "learn", FileName), Now: func() time.Time { return fixedNow }, Known: testKnown}
 }
 
 func mustLoad(t *testing.T, s *Store) (*Progress, []string) {
@@ -142,13 +161,13 @@ func TestStoreRoundTrip(t *testing.T) {
 	at := fixedNow.Add(-time.Hour)
 	saved, err := s.Update(func(p *Progress) error {
 		p.MarkRead("idempotency", at)
-		p.Record(SetCheckpoint, "checkpoint/3", 1, at)
-		p.Record(SetCheckpoint, "checkpoint/2", 2.0/3, at)
-		p.FinishAttempt(SetCheckpoint, 0.8)
-		p.FinishAttempt(SetCheckpoint, 0.6)
-		p.Rate("followup/redis-ttl", Good, at)
+		p.Record(setCheckpoint, "checkpoint/3", 1, at)
+		p.Record(setCheckpoint, "checkpoint/2", 2.0/3, at)
+		p.FinishAttempt(setCheckpoint, 0.8)
+		p.FinishAttempt(setCheckpoint, 0.6)
+		p.Drill["followup/redis-ttl"] = Review{Due: at.Add(24 * time.Hour), IntervalDays: 1, Ease: 2.5, Reps: 1}
 		p.DrillSeconds = 25
-		p.Resume = Resume{Screen: "reader", Name: "idempotency", Section: "how-it-works", Step: 2}
+		p.Resume = Place{Page: PagePlay, Name: "lost-answer", Variant: "broken"}
 		return nil
 	})
 	if err != nil {
@@ -164,11 +183,11 @@ func TestStoreRoundTrip(t *testing.T) {
 	if a, b := jsonOf(t, got), jsonOf(t, saved); a != b {
 		t.Fatalf("loaded\n%s\nsaved\n%s", a, b)
 	}
-	sp := got.Sets[SetCheckpoint]
+	sp := got.Sets[setCheckpoint]
 	if sp.Attempts != 2 || sp.Best != 0.8 || sp.LastScore != 0.6 || sp.Answers["checkpoint/3"].Score != 1 {
 		t.Errorf("checkpoint record %+v", sp)
 	}
-	if !got.Read["idempotency"].Equal(at) || got.Resume.Step != 2 || got.Drill["followup/redis-ttl"].Reps != 1 || got.Seconds() != 25 {
+	if !got.Read["idempotency"].Equal(at) || got.Resume != (Place{Page: PagePlay, Name: "lost-answer", Variant: "broken"}) || got.Drill["followup/redis-ttl"].Reps != 1 || got.DrillSeconds != 25 {
 		t.Errorf("loaded %+v", got)
 	}
 }
@@ -278,7 +297,7 @@ func TestStoreOlderVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	var exported bytes.Buffer
-	if err := s.Export(&exported); err != nil || !strings.Contains(exported.String(), `"version": 1`) {
+	if err := s.Export(&exported); err != nil || !strings.Contains(exported.String(), fmt.Sprintf(`"version": %d`, CurrentVersion)) {
 		t.Errorf("Export of a v0 file: %v\n%s", err, exported.String())
 	}
 	p, notices := mustLoad(t, s)
@@ -289,17 +308,17 @@ func TestStoreOlderVersion(t *testing.T) {
 	if p.Version != CurrentVersion || !p.Read["idempotency"].Equal(saved) || len(p.Read) != 1 {
 		t.Errorf("read %v version %d", p.Read, p.Version)
 	}
-	if cp := p.Sets[SetCheckpoint]; cp == nil || cp.Best != 0.8 || cp.LastScore != 0.6 || cp.Attempts != 2 || cp.Answers == nil {
+	if cp := p.Sets[setCheckpoint]; cp == nil || cp.Best != 0.8 || cp.LastScore != 0.6 || cp.Attempts != 2 || cp.Answers == nil {
 		t.Errorf("checkpoint %+v", cp)
 	}
-	if bi := p.Sets[SetBreakIt]; bi == nil || bi.Best != 0.5 || bi.Attempts != 1 {
+	if bi := p.Sets[setBreakIt]; bi == nil || bi.Best != 0.5 || bi.Attempts != 1 {
 		t.Errorf("breakit %+v", bi)
 	}
 	r := p.Drill["followup/redis-ttl"]
 	if !r.Due.Equal(time.Date(2025, 11, 5, 9, 0, 0, 0, time.UTC)) || r.IntervalDays != 3 || r.Ease != 2.5 || r.Reps != 2 {
 		t.Errorf("card %+v", r)
 	}
-	if p.Resume != (Resume{Screen: "reader", Name: "idempotency"}) {
+	if p.Resume != (Place{Page: PageReader, Name: "idempotency"}) {
 		t.Errorf("resume %+v", p.Resume)
 	}
 	// The original is kept, and the file is now of the current version.
@@ -441,7 +460,7 @@ func TestStoreLockWritesNothing(t *testing.T) {
 		t.Skip("Unix permissions")
 	}
 	s := newStore(t)
-	if _, err := s.Update(func(p *Progress) error { p.MarkRead(LessonSlug, fixedNow); return nil }); err != nil {
+	if _, err := s.Update(func(p *Progress) error { p.MarkRead("idempotency", fixedNow); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(s.Path, 0o400); err != nil {
@@ -451,7 +470,7 @@ func TestStoreLockWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, _ := mustLoad(t, s); !p.IsRead(LessonSlug) { // Load takes the lock
+	if p, _ := mustLoad(t, s); !p.IsRead("idempotency") { // Load takes the lock
 		t.Errorf("Load lost the page read: %s", jsonOf(t, p))
 	}
 	fi, err := os.Stat(s.Path)

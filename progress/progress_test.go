@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"math"
@@ -14,26 +14,24 @@ func TestProgressRecords(t *testing.T) {
 	if !p.Read["idempotency"].Equal(at) || !p.IsRead("idempotency") || p.IsRead("other") {
 		t.Errorf("read %v", p.Read)
 	}
-	p.Record(SetBreakIt, "breakit/redis-ttl", 1.7, at)
-	p.Record(SetBreakIt, "breakit/last-seats", math.NaN(), at)
-	sp := p.Sets[SetBreakIt]
+	p.Record(setBreakIt, "breakit/redis-ttl", 1.7, at)
+	p.Record(setBreakIt, "breakit/last-seats", math.NaN(), at)
+	sp := p.Sets[setBreakIt]
 	if sp.Answers["breakit/redis-ttl"].Score != 1 || sp.Answers["breakit/last-seats"].Score != 0 {
 		t.Errorf("scores not clamped: %+v", sp.Answers)
 	}
-	p.FinishAttempt(SetBreakIt, 0.5)
-	p.FinishAttempt(SetBreakIt, 0.9)
-	p.FinishAttempt(SetBreakIt, 0.7)
+	p.FinishAttempt(setBreakIt, 0.5)
+	p.FinishAttempt(setBreakIt, 0.9)
+	p.FinishAttempt(setBreakIt, 0.7)
 	if sp.Attempts != 3 || sp.Best != 0.9 || sp.LastScore != 0.7 {
 		t.Errorf("attempts %+v", sp)
 	}
-	r := p.Rate("counter/redis-set-nx", Easy, at)
-	if p.Drill["counter/redis-set-nx"] != r || r.IntervalDays != 4 {
-		t.Errorf("rate: %+v", r)
+	p.PassChallenge("lab/last-seats", at)
+	p.PassChallenge("lab/last-seats", at.Add(time.Hour))
+	if !p.Challenges["lab/last-seats"].Equal(at) {
+		t.Errorf("challenges %v: the first pass is kept", p.Challenges)
 	}
-	if p.Seconds() != DefaultSeconds {
-		t.Errorf("Seconds() = %d", p.Seconds())
-	}
-	if !(Resume{}).IsZero() || (Resume{Screen: "home"}).IsZero() {
-		t.Error("Resume.IsZero")
+	if !(Place{}).IsZero() || (Place{Page: PageHome}).IsZero() {
+		t.Error("Place.IsZero")
 	}
 }

@@ -1,4 +1,4 @@
-package quiz
+package progress
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // they were, by every writer (Update after Load, as the app saves) and by
 // export, with no notice and no copy, since nothing is lost.
 func TestUnknownFieldsAreKept(t *testing.T) {
-	const file = `{"version": 1, "read": {"idempotency": "2026-03-01T10:00:00Z"},
+	const file = `{"version": 2, "read": {"idempotency": "2026-03-01T10:00:00Z"},
 		"future_field": {"a": 1, "b": [true, null, "x", 2.5e3]}, "another": "text", "zero": 0}`
 	want := map[string]any{
 		"future_field": map[string]any{"a": 1.0, "b": []any{true, nil, "x", 2500.0}},

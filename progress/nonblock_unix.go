@@ -1,6 +1,6 @@
 //go:build unix
 
-package quiz
+package progress
 
 import "syscall"
 
