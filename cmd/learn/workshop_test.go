@@ -304,6 +304,7 @@ func TestWorkshopHasNoFirstFrameAndStartsNothingForIt(t *testing.T) {
 // A host key that cannot be kept is said before anything starts: no port
 // taken, no PostgreSQL looked for.
 func TestWorkshopBadHostKeyStartsNothing(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // never the person's summaries: another workshop may be running
 	code, out, errs := runCLI(t, "workshop", "--addr", "127.0.0.1:0", "--host-key", "/proc/no-such-dir/key")
 	if code != exitFailure || out != "" || !strings.Contains(errs, "pass --host-key with a file in a directory you can write") {
 		t.Fatalf("code %d, stdout %q, stderr %q; want 1 and what to pass", code, out, errs)
@@ -317,6 +318,7 @@ func TestWorkshopBadHostKeyStartsNothing(t *testing.T) {
 // before anything starts, the file left as it is, and the error never
 // advises removing it: learn did not make it.
 func TestWorkshopHostKeyThatIsNotAKeyIsLeftAndNeverAdvisedRemoved(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // never the person's summaries: another workshop may be running
 	before, err := os.ReadFile("/etc/passwd")
 	if err != nil {
 		t.Skip("no /etc/passwd here")
