@@ -2,8 +2,10 @@
 // PostgreSQL learn would use on this machine and why (Choose, following
 // pgtemp.Start's order: a URL, local binaries, Docker, the download), what fixes fit when
 // that way does not work (Fixes), and how a probed way is reported
-// (Printer.Way). It probes and prints nothing by itself: cmd/learn runs the
-// probes (pgtemp.Probe) and the reaping, and calls these.
+// (Printer.Way); and the command itself (Run, in run.go): the leftovers of
+// killed runs reaped and said, each way probed (pgtemp.Probe: started,
+// used and removed), the verdict and the fixes printed; CleanCache is its
+// --clean-cache.
 package doctor
 
 import (
