@@ -46,10 +46,3 @@ func serveCmd(g *globals) *cobra.Command {
 		fmt.Sprintf("seats of the event (1 to %d)", serve.MaxSeats))
 	return cmd
 }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
