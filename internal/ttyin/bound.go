@@ -6,7 +6,7 @@ package ttyin
 // wherever that begins), taking every ESC [, ESC P, 0x9b and 0x90 as the
 // start of a CSI or DCS sequence, even in a string or a UTF-8 character,
 // and drops the parameter bytes after a sequence's MaxSeparators-th
-// separator. It over-approximates the decoder's states: it may cut a
+// separator (a DCS's MaxDCSSeparators-th). It over-approximates the decoder's states: it may cut a
 // harmless run of separators, never let through one the decoder would take
 // as its 33rd parameter. It runs on Guard's output, after every other
 // rule, so that nothing Guard drops or adds can join two runs of
@@ -14,6 +14,7 @@ package ttyin
 type bound struct {
 	st   state
 	seps int
+	dcs  bool // the sequence is a DCS: its reader keeps fewer parameters
 }
 
 // keep reports whether byte c goes through.
@@ -24,7 +25,7 @@ func (b *bound) keep(c byte) bool {
 		case c >= 0x20 && c <= 0x2f: // intermediate bytes
 			return true
 		case c == '[' || c == 'P':
-			b.st, b.seps = prefix, 0
+			b.st, b.seps, b.dcs = prefix, 0, c == 'P'
 			return true
 		}
 		b.st = ground
@@ -40,7 +41,7 @@ func (b *bound) keep(c byte) bool {
 			if c == ';' || c == ':' {
 				b.seps++
 			}
-			if b.seps > MaxSeparators {
+			if b.seps > MaxSeparators || b.dcs && b.seps > MaxDCSSeparators {
 				b.st = excess
 			}
 			return b.st != excess
@@ -54,7 +55,7 @@ func (b *bound) keep(c byte) bool {
 	case esc:
 		b.st = escape
 	case csi8, dcs8:
-		b.st, b.seps = prefix, 0
+		b.st, b.seps, b.dcs = prefix, 0, c == dcs8
 	}
 	return true
 }

@@ -14,8 +14,8 @@
 // channel) and the program's input, and holds three bounds:
 //
 //   - Parameters. In any CSI (ESC [, or the one byte 0x9b) or DCS (ESC P,
-//     0x90) sequence, after MaxSeparators separators the rest of its
-//     parameter bytes is dropped, as a terminal's own parser drops what
+//     0x90) sequence, after MaxSeparators separators (a DCS's
+//     MaxDCSSeparators) the rest of its parameter bytes is dropped, as a terminal's own parser drops what
 //     passes its bound; the sequence's final byte still comes. No real
 //     key, mouse report or terminal answer has more than a few.
 //     Guard looks for sequences everywhere, even inside a paste, a string
@@ -55,6 +55,11 @@ import (
 // MaxSeparators is the most parameter separators Guard lets through in one
 // CSI or DCS sequence: x/ansi's decoder has room for 32 parameters.
 const MaxSeparators = 31
+
+// MaxDCSSeparators is the most parameter separators Guard lets through in
+// one DCS sequence: ultraviolet's DCS reader keeps 16 parameters, and
+// past them gave the rest of the sequence to the app as keys.
+const MaxDCSSeparators = 15
 
 // MaxSequence is the most bytes of a CSI or DCS sequence's prefix,
 // parameters and intermediates Guard lets through; the rest is dropped, the

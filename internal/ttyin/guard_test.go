@@ -276,3 +276,27 @@ func TestGuardBoundsLongSequencesAndStrings(t *testing.T) {
 		})
 	}
 }
+
+// A DCS sequence is one event behind Guard however many parameters it has:
+// ultraviolet's DCS reader keeps 16 parameters and, past them, gave the
+// rest of the sequence to the app as keys (so its final byte q quit the
+// app), where a CSI's reader keeps 32. Each input leaks keys without
+// Guard: the test can fail.
+func TestALongDCSNeverLeaksKeys(t *testing.T) {
+	for _, n := range []int{16, 17, 31, 40} {
+		for intro, end := range map[string]string{"\x1bP": "\x1b\\", "\x90": "\x9c"} {
+			seq := intro + strings.Repeat(";", n) + "1q" + end
+			name := fmt.Sprintf("%d separators after %q", n, intro)
+			if evs, p := decode(false, in(seq)); p == nil && !strings.Contains(describe(evs), "key q") {
+				t.Fatalf("%s: without Guard no key leaked (%s) and nothing panicked: the test shows nothing", name, describe(evs))
+			}
+			evs, p := decode(true, in(seq+"x"))
+			if p != nil {
+				t.Fatalf("%s: the decoder panicked behind Guard: %v", name, p)
+			}
+			if got := describe(evs); strings.Contains(got, "key q") || !strings.HasSuffix(got, "key x") {
+				t.Errorf("%s: behind Guard the events are %s; want no q, and x last", name, got)
+			}
+		}
+	}
+}
