@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -14,7 +16,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/workshop"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
 )
 
@@ -263,5 +267,22 @@ func TestTheCommandTreeIsBuiltOncePerProcess(t *testing.T) {
 	cfg.FirstFrame(io.Discard) // no terminal here: it draws nothing, but reads what it would draw
 	if n := rootsBuilt.Load() - before; n != 1 || !cfg.FullScreen {
 		t.Errorf("the supervisor built %d command trees (full screen: %v), want 1", n, cfg.FullScreen)
+	}
+}
+
+// The tests never read or change the person's own state (their progress,
+// a killed workshop's summary and its notice, which learn doctor says
+// once): learn's state directory in a test run is the run's own. Before,
+// the doctor tests said, and so cleared, the notice of a workshop the
+// person had running.
+func TestTheTestsKeepThePersonsStateApart(t *testing.T) {
+	for what, dir := range map[string]func() (string, error){"progress": progress.DefaultPath, "summaries": workshop.DefaultSummaryDir} {
+		d, err := dir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)) {
+			t.Errorf("learn's %s here are in %s, outside the test run's temporary directory", what, d)
+		}
 	}
 }

@@ -4,7 +4,7 @@
 //   - [Main] is the TestMain of a package that needs PostgreSQL: its one
 //     server ([Start]: LEARN_TEST_DATABASE when set, as pgx's tests use
 //     PGX_TEST_DATABASE, else a local cluster), each test then taking a
-//     fresh schema with NewSchema.
+//     fresh schema with NewSchema; and state directories of the run's own.
 //   - [OwnCluster] is a local cluster of one test's own, for a test that
 //     kills or stops its PostgreSQL.
 //   - [LearnSchemas] lists the learn_* schemas a database holds, for the
@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -42,9 +43,23 @@ func Start(ctx context.Context) (*pgtemp.Server, error) {
 
 // Main is the TestMain of a test package that needs PostgreSQL: it starts
 // the package's one server (Start), stores it in *srv, runs the tests and
-// closes the server. It returns the exit code for os.Exit; a server that
-// cannot start is a failure, named after pkg.
+// closes the server. The person's own state and data directories are
+// never the tests': XDG_STATE_HOME and XDG_DATA_HOME are directories of
+// the run's own (learn's progress, a workshop's summaries and their
+// notices, host keys), removed at the end; the cache (cluster templates, a
+// downloaded PostgreSQL) is shared, as it is the same for every run. It
+// returns the exit code for os.Exit; a server that cannot start is a
+// failure, named after pkg.
 func Main(m interface{ Run() int }, pkg string, srv **pgtemp.Server) int {
+	own, err := os.MkdirTemp("", "learn-test-state-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s tests: %v\n", pkg, err)
+		return 1
+	}
+	defer os.RemoveAll(own)
+	for env, dir := range map[string]string{"XDG_STATE_HOME": "state", "XDG_DATA_HOME": "data"} {
+		os.Setenv(env, filepath.Join(own, dir))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	s, err := Start(ctx)
 	cancel()
