@@ -105,5 +105,3 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )
-
-replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
