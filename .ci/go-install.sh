@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Proves that learn installs as a person installs it from a release:
 #   go install github.com/learn-idempotency/learn/cmd/learn@VERSION
-# The checkout's commit is served as that version by a file-based module
-# proxy (.ci/modproxy) put ahead of this machine's module proxy; the go
-# command refuses a module whose go.mod has a replace directive, or that
-# does not build from its module zip alone. The installed learn must then
-# say that version. Nothing is left behind: the proxy and the binary live
-# in a temporary directory, and learn's own version is taken out of the
-# module cache again (the modules it needs stay: that is the cache's job,
-# and it makes the build cheap, the dependencies already compiled).
+# The checkout's commit (HEAD: changes not committed are not in it) is
+# served as that version by a file-based module proxy (.ci/modproxy) put
+# ahead of this machine's module proxy; the go command refuses a module
+# whose go.mod has a replace directive, or that does not build from its
+# module zip alone. The installed learn must then say that version.
+# Nothing is left behind: the proxy and the binary live in a temporary
+# directory, and learn's own version is taken out of the module cache
+# again (the modules it needs stay: that is the cache's job, and it makes
+# the build cheap, the dependencies already compiled).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
