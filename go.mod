@@ -107,5 +107,3 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 )
-
-replace github.com/alecthomas/chroma/v2 => ./third_party/chroma

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -281,6 +282,51 @@ func TestTheSequenceIsDrawnWhateverItsFence(t *testing.T) {
 		}
 		if plain := ansi.Strip(out); strings.Contains(plain, "sequenceDiagram") || !strings.Contains(plain, "Browser") {
 			t.Errorf("with %s the mermaid block was not drawn:\n%s", fence, plain)
+		}
+	}
+}
+
+// highlightedLanguages are the fenced languages learn's pages may show,
+// with a line of each: each must come out in colours of its tokens, not as
+// plain text.
+var highlightedLanguages = map[string]string{
+	"sh":   "learn serve 2>&1 | grep replayed # the replays",
+	"sql":  "SELECT id FROM bookings WHERE idempotency_key = $1 FOR UPDATE;",
+	"go":   "func (e *Engine) BookTicket(ctx context.Context) error { return nil }",
+	"json": `{"booking_id": 42, "replayed": true}`,
+	"http": "POST /bookings HTTP/1.1\nIdempotency-Key: 7c9e6679\n",
+}
+
+// sgrText matches an SGR sequence and the text it colours, up to the next
+// escape.
+var sgrText = regexp.MustCompile(`\x1b\[([0-9;]*)m([^\x1b]*)`)
+
+// Fenced code in a language the pages use is highlighted: its words come
+// out in more than one colour (a language without a lexer is plain text,
+// all in one). Every language fenced in a lesson page is one of them.
+func TestFencedCodeIsHighlighted(t *testing.T) {
+	for lang, code := range highlightedLanguages {
+		p := &lessons.Page{Slug: "code-" + lang}
+		out, err := renderMarkdown(p, "```"+lang+"\n"+code+"\n```\n", 80, "dark")
+		if err != nil {
+			t.Fatal(err)
+		}
+		colours := map[string]bool{}
+		for _, m := range sgrText.FindAllStringSubmatch(out, -1) {
+			if strings.TrimSpace(m[2]) != "" {
+				colours[m[1]] = true
+			}
+		}
+		if len(colours) < 2 {
+			t.Errorf("```%s is not highlighted: its words are in %d colour(s): %q", lang, len(colours), out)
+		}
+	}
+	fence := regexp.MustCompile("(?m)^ {0,3}(?:```|~~~)[ \t]*([^ \t\n`]+)")
+	for _, p := range lessons.All() {
+		for _, m := range fence.FindAllStringSubmatch(p.Markdown, -1) {
+			if lang := m[1]; lang != "mermaid" && lang != "text" && highlightedLanguages[lang] == "" {
+				t.Errorf("%s fences ```%s, which this test does not check is highlighted", p.Slug, lang)
+			}
 		}
 	}
 }
