@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
+	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/progress"
 )
@@ -232,5 +234,24 @@ func TestReaderAtItsEndStaysThereOnResize(t *testing.T) {
 			return strings.HasSuffix(strings.TrimRight(lines[0], " "), "100%") && strings.Contains(s, "press it again to unmark it") &&
 				len([]rune(strings.TrimRight(lines[0], " "))) <= size[0]
 		})
+	}
+}
+
+// learn lesson opens on the page itself: the app's first frame is the
+// page, as the supervisor's preview drew it, never a "rendering…" that
+// the preview then flickers into (it drew the page; the app, rendering in
+// the background, drew "rendering…" over it for a fifth of a second).
+func TestTheLessonsFirstFrameIsThePage(t *testing.T) {
+	raw := &uitest.Buffer{}
+	scr := uitest.NewScreen(100, 30)
+	drained := make(chan struct{})
+	go func() { defer close(drained); _, _ = io.Copy(io.Discard, scr.Answers()) }() // nobody reads its answers
+	t.Cleanup(func() { scr.Close(); <-drained })
+	a := runAtTerminalOf(t, common.Open{Place: progress.Place{Page: progress.PageReader, Name: "idempotency"}}, 100, 30, io.MultiWriter(raw, scr))
+	scr.WaitFor(t, "In 1 minute")
+	a.cancel()
+	_ = a.ended(t)
+	if strings.Contains(raw.String(), "rendering") {
+		t.Errorf("the app drew \"rendering…\" before the page")
 	}
 }

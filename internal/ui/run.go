@@ -20,7 +20,10 @@ import (
 	"github.com/learn-idempotency/learn/internal/ttyin"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
+	"github.com/learn-idempotency/learn/internal/ui/pages/reader"
+	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // Config is how the app starts in the local terminal.
@@ -86,6 +89,17 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	c.Suspendable = supervisor.CanSuspend()
+	if cfg.First.Page == progress.PageReader && c.Width > 0 {
+		// The page is rendered before the first frame, as the supervisor's
+		// preview drew it: a frame saying "rendering…" would replace the
+		// preview's page for as long as a render in the background takes.
+		if p, err := lessons.Get(cfg.First.Name); err == nil {
+			k := common.DocKey{Slug: p.Slug, Width: reader.WrapWidth(c.Width), Style: c.DocStyle}
+			if out, err := markdown.Body(p, k.Width, k.Style); err == nil {
+				c.Docs.Put(k, out)
+			}
+		}
+	}
 	m := New(c, cfg.First)
 	if tty, ok := cfg.In.(*os.File); ok {
 		if err := waitForeground(ctx, tty); err != nil {
