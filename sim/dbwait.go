@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/learn-idempotency/learn/internal/quietconn"
 )
 
 // The codes of the 503s an API instance answers when its database cannot
@@ -71,7 +73,7 @@ func statementTimeout(pool *pgxpool.Pool) time.Duration {
 // tracer is the pool's query tracer so far (nil for none).
 func (l ServeLimits) configurePool(pcfg *pgxpool.Config, tracer pgx.QueryTracer) {
 	pcfg.PrepareConn = func(_ context.Context, c *pgx.Conn) (bool, error) {
-		return !closedByServer(c.PgConn().Conn()), nil
+		return !quietconn.Dead(c.PgConn().Conn()), nil
 	}
 	if l.DBWait > 0 {
 		tracer = &acquireLimit{wait: l.DBWait, inner: tracer}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/learn-idempotency/learn/internal/pgwait"
+	"github.com/learn-idempotency/learn/internal/quietconn"
 )
 
 // The demo users and their bearer tokens. The API takes the user from the
@@ -327,6 +329,20 @@ func (st *Stage) Rows(ctx context.Context) (Rows, error) {
 			return err
 		})
 	return rows, err
+}
+
+// quietDial makes cfg's connections quiet (internal/quietconn): the
+// engine's connections are request/response, and their reads and writes
+// do not wake Go's scheduler.
+func quietDial(cfg *pgx.ConnConfig) {
+	dial := cfg.DialFunc
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return quietconn.Wrap(c), nil
+	}
 }
 
 // Close stops the instances, closes the pools and drops the schema. It uses

@@ -1,9 +1,8 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package sim
+package quietconn
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -12,12 +11,11 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 )
 
-// quietConn is a connection to PostgreSQL whose reads and writes are
-// made as raw system calls, without telling Go's scheduler that a system
+// Conn is a connection whose reads and writes are made as raw system
+// calls, without telling Go's scheduler that a system
 // call is under way. The socket is non-blocking (Go's netpoller waits for
 // it), so a read or write returns at once: it copies bytes or says
 // EAGAIN, and the wait itself still goes through the netpoller, deadlines
@@ -29,12 +27,12 @@ import (
 // after the wait wakes it again and has it tick every 20 µs (runtime
 // proc.go, "If it wakes from a syscall it resets idle and delay"). A
 // booking makes that trip twice. In BenchmarkBookTicket at 8 clients on 2
-// cores, raw reads and writes (and closedByServer's raw peek) took the
+// cores, raw reads and writes (and Dead's raw peek) took the
 // client from 70 to 50 µs of CPU and from 5.3 to 3.3 context switches per
 // booking, and the engine from 0.82x to about 0.90x of pgbench. Reads and
 // writes of a few hundred bytes on a non-blocking socket do not need the
 // scheduler's system-call bookkeeping.
-type quietConn struct {
+type Conn struct {
 	net.Conn // *net.UnixConn or *net.TCPConn: the rest (Close, deadlines, addresses)
 	raw      syscall.RawConn
 	rd, wr   rawOp // Read's and Write's, so that neither allocates
@@ -98,9 +96,11 @@ func (op *rawOp) write(fd uintptr) bool {
 	return true
 }
 
-// quiet wraps c as a quietConn when it is a Unix or TCP socket, and
-// returns it as it is otherwise.
-func quiet(c net.Conn) net.Conn {
+// Wrap returns c with quiet reads and writes (see the package doc) when
+// it is a Unix or TCP socket, and c as it is otherwise. The connection
+// returned still has c's deadlines, Close and addresses, and a
+// SyscallConn that Dead peeks through.
+func Wrap(c net.Conn) net.Conn {
 	var sc syscall.Conn
 	switch s := c.(type) {
 	case *net.UnixConn:
@@ -114,18 +114,17 @@ func quiet(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	q := &quietConn{Conn: c, raw: raw}
+	q := &Conn{Conn: c, raw: raw}
 	q.rd.fn, q.wr.fn = q.rd.read, q.wr.write
 	return q
 }
 
-// SyscallConn is the socket's raw connection (closedByServer peeks
-// through it).
-func (c *quietConn) SyscallConn() (syscall.RawConn, error) { return c.raw, nil }
+// SyscallConn is the socket's raw connection (Dead peeks through it).
+func (c *Conn) SyscallConn() (syscall.RawConn, error) { return c.raw, nil }
 
 // Read reads into p: one read(2) of at most len(p) bytes once the socket
 // is readable. io.EOF at the end of the stream.
-func (c *quietConn) Read(p []byte) (int, error) {
+func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -143,7 +142,7 @@ func (c *quietConn) Read(p []byte) (int, error) {
 
 // Write writes all of p, waiting in the netpoller whenever the socket's
 // buffer is full.
-func (c *quietConn) Write(p []byte) (int, error) {
+func (c *Conn) Write(p []byte) (int, error) {
 	done, errno, err := c.wr.run(c.raw.Write, p)
 	switch {
 	case err != nil:
@@ -156,21 +155,9 @@ func (c *quietConn) Write(p []byte) (int, error) {
 
 // opError wraps err as the net package does, so a deadline passed is still
 // a net.Error whose Timeout is true and net.ErrClosed still matches.
-func (c *quietConn) opError(op string, err error) error {
+func (c *Conn) opError(op string, err error) error {
 	if _, ok := errors.AsType[*net.OpError](err); ok {
 		return err
 	}
 	return &net.OpError{Op: op, Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
-}
-
-// quietDial makes cfg's connections quietConns.
-func quietDial(cfg *pgx.ConnConfig) {
-	dial := cfg.DialFunc
-	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return quiet(c), nil
-	}
 }

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package sim
+package quietconn
 
 import (
 	"net"
@@ -10,13 +10,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// closedByServer reports whether the server has spoken on, or closed, an
-// idle connection to PostgreSQL: on a connection that sits in the pool
-// nothing is due, so a byte waiting (the FATAL a restart sends) or the end
-// of the stream means it is dead. It peeks without blocking and without
+// Dead reports whether the peer has spoken on, or closed, an idle
+// request/response connection: on one that sits in a pool nothing is due,
+// so a byte waiting (the FATAL a PostgreSQL restart sends) or the end of
+// the stream means it is dead. It peeks without blocking and without
 // taking the byte, and never waits, not even for another reader of the
 // connection; on anything it cannot check it reports false.
-func closedByServer(c net.Conn) bool {
+func Dead(c net.Conn) bool {
 	if tc, ok := c.(interface{ NetConn() net.Conn }); ok { // TLS: the socket beneath
 		c = tc.NetConn()
 	}

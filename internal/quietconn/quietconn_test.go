@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package sim
+package quietconn
 
 import (
 	"bytes"
@@ -10,14 +10,15 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// quietPair returns a quietConn and the plain connection at its other end,
+// quietPair returns a Conn and the plain connection at its other end,
 // over a Unix socket or TCP on loopback, both closed when t ends.
-func quietPair(t *testing.T, network string) (*quietConn, net.Conn) {
+func quietPair(t *testing.T, network string) (*Conn, net.Conn) {
 	t.Helper()
 	addr := "127.0.0.1:0"
 	if network == "unix" {
@@ -41,9 +42,9 @@ func quietPair(t *testing.T, network string) (*quietConn, net.Conn) {
 	if peer == nil {
 		t.Fatal("accept failed")
 	}
-	q, ok := quiet(c).(*quietConn)
+	q, ok := Wrap(c).(*Conn)
 	if !ok {
-		t.Fatalf("quiet(%T) is not a *quietConn", c)
+		t.Fatalf("Wrap(%T) is not a *Conn", c)
 	}
 	t.Cleanup(func() { q.Close(); peer.Close() })
 	return q, peer
@@ -144,44 +145,13 @@ func TestQuietConnClosedWhileReading(t *testing.T) {
 		_, err := q.Read(make([]byte, 8))
 		done <- err
 	}()
-	time.Sleep(10 * time.Millisecond) // let the read wait in the netpoller
+	for !blockedIn("IO wait", "TestQuietConnClosedWhileReading.func1") { // until the read waits in the netpoller
+		runtime.Gosched()
+	}
 	q.Close()
 	if err := <-done; !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("Read when the connection is closed: %v; want net.ErrClosed", err)
 	}
-}
-
-// The engine's pools are the ones that book, and every connection they
-// make is quiet; closedByServer still peeks through it.
-func TestEngineConnectionsAreQuiet(t *testing.T) {
-	st, _ := newStage(t, 10, StageConfig{})
-	conn, err := st.Instances[0].API.Engine.Pool().Acquire(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	c := conn.Conn().PgConn().Conn()
-	if _, ok := c.(*quietConn); !ok {
-		t.Fatalf("the engine's connection is a %T; want *quietConn", c)
-	}
-	if closedByServer(c) {
-		t.Fatal("closedByServer says a live idle connection is dead")
-	}
-	// The server ends this backend: the FATAL it sends is seen by the peek.
-	var pid int
-	if err := conn.QueryRow(t.Context(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Admin.Exec(t.Context(), "SELECT pg_terminate_backend($1)", pid); err != nil {
-		t.Fatal(err)
-	}
-	for range 200 {
-		if closedByServer(c) {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatal("closedByServer never saw the server end the connection")
 }
 
 // A read and a write of an answer's size allocate nothing: each booking
@@ -208,7 +178,7 @@ func TestQuietConnReadWriteAllocateNothing(t *testing.T) {
 		}
 	})
 	// The peer is a plain net.Conn: its Read and Write allocate nothing
-	// either, so every allocation here would be quietConn's.
+	// either, so every allocation here would be Conn's.
 	if allocs != 0 {
 		t.Fatalf("a write and a read of 300 bytes allocated %.1f times; want 0", allocs)
 	}

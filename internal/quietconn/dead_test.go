@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package sim
+package quietconn
 
 import (
 	"net"
@@ -29,18 +29,18 @@ func tcpPair(t *testing.T) (client, server net.Conn) {
 	return client, server
 }
 
-// closedByServer tells an idle connection from one the other side spoke
+// Dead tells an idle connection from one the other side spoke
 // on or closed, without taking a byte.
 func TestClosedByServer(t *testing.T) {
 	idle, _ := tcpPair(t)
-	if closedByServer(idle) {
+	if Dead(idle) {
 		t.Error("an idle connection counts as closed")
 	}
 	spoken, server := tcpPair(t)
 	if _, err := server.Write([]byte("E")); err != nil {
 		t.Fatal(err)
 	}
-	for !closedByServer(spoken) { // until the byte has crossed loopback
+	for !Dead(spoken) { // until the byte has crossed loopback
 	}
 	b := make([]byte, 1)
 	if n, err := spoken.Read(b); n != 1 || b[0] != 'E' {
@@ -48,11 +48,11 @@ func TestClosedByServer(t *testing.T) {
 	}
 	closed, server := tcpPair(t)
 	server.Close()
-	for !closedByServer(closed) { // until the end has crossed loopback
+	for !Dead(closed) { // until the end has crossed loopback
 	}
 }
 
-// closedByServer never waits, not even while another goroutine is blocked
+// Dead never waits, not even while another goroutine is blocked
 // reading the connection (pgconn's background reader can be, on an idle
 // connection, after a write that was slow): the pool calls it on every
 // acquire, and one that waited held the request and, at the stop, learn
@@ -68,7 +68,7 @@ func TestClosedByServerNeverWaits(t *testing.T) {
 	for !blockedIn("IO wait", "TestClosedByServerNeverWaits.func1") { // until the reader waits for data
 		runtime.Gosched()
 	}
-	if closedByServer(client) {
+	if Dead(client) {
 		t.Error("an idle connection counts as closed")
 	}
 	if _, err := server.Write([]byte("x")); err != nil {
