@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/internal/resp"
 )
 
 // LaneRedis is the lane of the Redis server in the redis-ttl scenario.
@@ -82,7 +84,7 @@ func (m *MemoryKeys) Put(_ context.Context, user string, key uuid.UUID, id int64
 // instance, but in no transaction with PostgreSQL. It speaks the Redis
 // protocol over TCP to the stage's Redis server.
 type RedisKeys struct {
-	Client *respClient
+	Client *resp.Client
 	TTL    time.Duration
 }
 
@@ -97,7 +99,7 @@ func redisKey(user string, key uuid.UUID) string { return "idempotency:" + user 
 // Get reads the key; a missing or expired key is not found.
 func (r *RedisKeys) Get(ctx context.Context, user string, key uuid.UUID) (int64, bool, error) {
 	reply, err := r.Client.Do(ctx, "GET", redisKey(user, key))
-	if errors.Is(err, errRedisNil) {
+	if errors.Is(err, resp.ErrNil) {
 		return 0, false, nil
 	}
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/internal/quietconn"
+	"github.com/learn-idempotency/learn/internal/resp"
 )
 
 // The demo users and their bearer tokens. The API takes the user from the
@@ -104,7 +105,7 @@ type Stage struct {
 	// Redis is the in-process Redis server when keys are kept in Redis;
 	// FastForward expires its keys.
 	Redis *miniredis.Miniredis
-	redis *respClient
+	redis *resp.Client
 	pools []*pgxpool.Pool
 }
 
@@ -186,7 +187,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		if err != nil {
 			return nil, fmt.Errorf("start the in-process Redis: %w", err)
 		}
-		st.redis = newRESPClient(st.Redis.Addr())
+		st.redis = resp.New(st.Redis.Addr())
 		if cfg.RedisTTL == 0 {
 			cfg.RedisTTL = DefaultRedisTTL
 		}

@@ -1,4 +1,4 @@
-package sim
+package resp
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 // kind, the TTL, an error reply, and a server that went away.
 func TestRESPClient(t *testing.T) {
 	srv := miniredis.RunT(t)
-	c := newRESPClient(srv.Addr())
+	c := New(srv.Addr())
 	t.Cleanup(func() { c.Close() })
 	ctx := t.Context()
 
-	if _, err := c.Do(ctx, "GET", "k"); !errors.Is(err, errRedisNil) {
+	if _, err := c.Do(ctx, "GET", "k"); !errors.Is(err, ErrNil) {
 		t.Fatalf("GET of a missing key: %v, want the nil reply", err)
 	}
 	if r, err := c.Do(ctx, "SET", "k", "b7", "PX", "60000"); err != nil || r != "OK" {
@@ -36,10 +36,10 @@ func TestRESPClient(t *testing.T) {
 		t.Errorf("KEYS = %v, %v; want an array of one", r, err)
 	}
 	srv.FastForward(2 * time.Minute)
-	if _, err := c.Do(ctx, "GET", "k"); !errors.Is(err, errRedisNil) {
+	if _, err := c.Do(ctx, "GET", "k"); !errors.Is(err, ErrNil) {
 		t.Errorf("GET after the TTL: %v, want the nil reply", err)
 	}
-	var rerr redisError
+	var rerr Error
 	if _, err := c.Do(ctx, "NOSUCHCOMMAND"); !errors.As(err, &rerr) {
 		t.Errorf("an unknown command: %v, want an error reply", err)
 	}

@@ -1,4 +1,12 @@
-package sim
+// Package resp is a client of the Redis protocol (RESP2), enough of it for
+// learn's redis-ttl scenario: one [Client] on one TCP connection, sending
+// one command at a time ([Client.Do]: GET, SET … PX and the like) and
+// reading its reply as a string, an int64, an array, [ErrNil] or an
+// [Error]. The keys of the broken "keys in Redis" design really cross a
+// wire to a separate store, so a crash between the two writes loses what
+// it loses in production. It replaces a full Redis client library (a
+// fifth of learn's code, for two commands).
+package resp
 
 import (
 	"bufio"
@@ -12,14 +20,11 @@ import (
 	"time"
 )
 
-// respClient speaks the Redis protocol (RESP2) to one Redis server over one
-// TCP connection: enough of it for the redis-ttl scenario's GET and SET …
-// PX, so that the keys really cross a wire to a separate store, as they
-// would in production, and a crash between the two writes loses what it
-// loses there. It replaces a full Redis client library (a fifth of learn's
-// code for two commands). Commands are sent one at a time; ctx's deadline
-// bounds each.
-type respClient struct {
+// Client speaks the Redis protocol (RESP2) to one Redis server over one
+// TCP connection, dialled on the first command and again after one
+// failed. Commands are sent one at a time; ctx's deadline bounds each.
+// Safe for concurrent use.
+type Client struct {
 	addr string
 
 	mu   sync.Mutex
@@ -27,21 +32,23 @@ type respClient struct {
 	r    *bufio.Reader
 }
 
-// errRedisNil is a nil reply: GET of a missing or expired key.
-var errRedisNil = errors.New("redis: nil")
+// ErrNil is a nil reply: GET of a missing or expired key.
+var ErrNil = errors.New("redis: nil")
 
-// redisError is an error reply of the server ("-ERR …").
-type redisError string
+// Error is an error reply of the server ("-ERR …").
+type Error string
 
-func (e redisError) Error() string { return "redis: " + string(e) }
+func (e Error) Error() string { return "redis: " + string(e) }
 
-func newRESPClient(addr string) *respClient { return &respClient{addr: addr} }
+// New returns a client of the Redis server at addr (host:port); it dials
+// on the first command.
+func New(addr string) *Client { return &Client{addr: addr} }
 
 // Do sends one command and returns its reply: a string for a simple or
-// bulk string, an int64 for an integer, errRedisNil for a nil bulk string,
-// a redisError for an error reply. A connection that failed is closed and
+// bulk string, an int64 for an integer, []any for an array, ErrNil for a
+// nil bulk string, an Error for an error reply. A connection that failed is closed and
 // dialled again on the next command.
-func (c *respClient) Do(ctx context.Context, args ...string) (any, error) {
+func (c *Client) Do(ctx context.Context, args ...string) (any, error) {
 	// A context already ended sends nothing: the AfterFunc below runs in
 	// a goroutine of its own, and a quick server could answer first.
 	if err := ctx.Err(); err != nil {
@@ -77,7 +84,7 @@ func (c *respClient) Do(ctx context.Context, args ...string) (any, error) {
 		buf = append(buf, "\r\n"...)
 	}
 	reply, err := c.roundTrip(buf)
-	if err != nil && !errors.Is(err, errRedisNil) && !errors.As(err, new(redisError)) {
+	if err != nil && !errors.Is(err, ErrNil) && !errors.As(err, new(Error)) {
 		_ = c.conn.Close()
 		c.conn, c.r = nil, nil
 		if ctx.Err() != nil {
@@ -87,7 +94,7 @@ func (c *respClient) Do(ctx context.Context, args ...string) (any, error) {
 	return reply, err
 }
 
-func (c *respClient) roundTrip(cmd []byte) (any, error) {
+func (c *Client) roundTrip(cmd []byte) (any, error) {
 	if _, err := c.conn.Write(cmd); err != nil {
 		return nil, err
 	}
@@ -108,7 +115,7 @@ func readRESP(r *bufio.Reader) (any, error) {
 	case '+':
 		return body, nil
 	case '-':
-		return nil, redisError(body)
+		return nil, Error(body)
 	case ':':
 		return strconv.ParseInt(body, 10, 64)
 	case '$':
@@ -117,7 +124,7 @@ func readRESP(r *bufio.Reader) (any, error) {
 			return nil, fmt.Errorf("redis: malformed length %q", body)
 		}
 		if n < 0 {
-			return nil, errRedisNil
+			return nil, ErrNil
 		}
 		b := make([]byte, n+2)
 		if _, err := io.ReadFull(r, b); err != nil {
@@ -130,11 +137,11 @@ func readRESP(r *bufio.Reader) (any, error) {
 			return nil, fmt.Errorf("redis: malformed length %q", body)
 		}
 		if n < 0 {
-			return nil, errRedisNil
+			return nil, ErrNil
 		}
 		items := make([]any, n)
 		for i := range items {
-			if items[i], err = readRESP(r); err != nil && !errors.Is(err, errRedisNil) {
+			if items[i], err = readRESP(r); err != nil && !errors.Is(err, ErrNil) {
 				return nil, err
 			}
 		}
@@ -144,7 +151,7 @@ func readRESP(r *bufio.Reader) (any, error) {
 }
 
 // Close closes the connection.
-func (c *respClient) Close() error {
+func (c *Client) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.conn == nil {
