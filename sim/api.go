@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // HeaderIdempotencyKey carries the booking intent's key on POST /bookings.
@@ -189,9 +191,9 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 			return Result{}, err
 		}
 	}
-	label, text := get+" → none", fmt.Sprintf("%s has no key %s", a.Keys.Describe(), ShortKey(req.Key))
+	label, text := get+" → none", fmt.Sprintf("%s has no key %s", a.Keys.Describe(), trace.ShortKey(req.Key))
 	if found {
-		label, text = get+" → "+PublicBookingID(id), fmt.Sprintf("%s remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), PublicBookingID(id))
+		label, text = get+" → "+PublicBookingID(id), fmt.Sprintf("%s remembers key %s: %s", a.Keys.Describe(), trace.ShortKey(req.Key), PublicBookingID(id))
 	}
 	if err := a.keyStep(ctx, req, label, text, found); err != nil {
 		return Result{}, err
@@ -210,7 +212,7 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 		return res, nil
 	}
 	if a.Barrier != nil {
-		if err := a.Engine.step(ctx, req, Event{Kind: KindPause, To: a.Engine.Lane, Label: "held " + pointWords[PointAfterLookup],
+		if err := a.Engine.step(ctx, req, trace.Event{Kind: trace.KindPause, To: a.Engine.Lane, Label: "held " + pointWords[PointAfterLookup],
 			Text: fmt.Sprintf("forced interleaving: held at %s until every request it waits for is there", PointAfterLookup)}); err != nil {
 			return Result{}, err
 		}
@@ -229,7 +231,7 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 		return Result{}, err
 	}
 	return res, a.keyStep(ctx, req, set+res.Booking.PublicID(),
-		fmt.Sprintf("%s now remembers key %s: %s", a.Keys.Describe(), ShortKey(req.Key), res.Booking.PublicID()), false)
+		fmt.Sprintf("%s now remembers key %s: %s", a.Keys.Describe(), trace.ShortKey(req.Key), res.Booking.PublicID()), false)
 }
 
 // keyStep tells a step of the key store; found marks a GET that found the key.
@@ -238,7 +240,7 @@ func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text strin
 	if to == "" {
 		to = a.Engine.Lane
 	}
-	return a.Engine.Trace.Emit(ctx, Event{Kind: KindKeyStore, From: a.Engine.Lane, To: to,
+	return a.Engine.Trace.Emit(ctx, trace.Event{Kind: trace.KindKeyStore, From: a.Engine.Lane, To: to,
 		Key: req.Key.String(), Label: label, Text: text, Found: found})
 }
 
@@ -383,7 +385,7 @@ func (a *API) logged(next http.Handler) http.Handler {
 		ctx := r.Context()
 		reqID := r.Header.Get(HeaderRequestID)
 		if at, ok := parseRequestID(reqID); ok {
-			ctx = WithAttempt(ctx, at)
+			ctx = trace.WithAttempt(ctx, at)
 		}
 		w.Header().Set(HeaderInstance, a.Engine.Lane)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
@@ -404,30 +406,30 @@ func (a *API) logged(next http.Handler) http.Handler {
 
 // RequestID formats an attempt as the X-Request-Id header value:
 // "<intent>.<try>", or "<intent>.<copy>.<try>" for a copy.
-func RequestID(at Attempt) string {
+func RequestID(at trace.Attempt) string {
 	if at.Copy > 0 {
 		return fmt.Sprintf("%d.%d.%d", at.Intent, at.Copy, at.Try)
 	}
 	return fmt.Sprintf("%d.%d", at.Intent, at.Try)
 }
 
-func parseRequestID(v string) (Attempt, bool) {
+func parseRequestID(v string) (trace.Attempt, bool) {
 	parts := strings.Split(v, ".")
 	if len(parts) < 2 || len(parts) > 3 {
-		return Attempt{}, false
+		return trace.Attempt{}, false
 	}
 	n := make([]int, len(parts))
 	for i, p := range parts {
 		x, err := strconv.Atoi(p)
 		if err != nil || x < 1 {
-			return Attempt{}, false
+			return trace.Attempt{}, false
 		}
 		n[i] = x
 	}
 	if len(n) == 2 {
-		return Attempt{Intent: n[0], Try: n[1]}, true
+		return trace.Attempt{Intent: n[0], Try: n[1]}, true
 	}
-	return Attempt{Intent: n[0], Copy: n[1], Try: n[2]}, true
+	return trace.Attempt{Intent: n[0], Copy: n[1], Try: n[2]}, true
 }
 
 // Instance is an API instance listening on a loopback port.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/clock"
 )
 
 // apiReq is one HTTP request to an API instance. In path, body and key,
@@ -335,7 +337,7 @@ func TestAPINoBookingsIsAnEmptyList(t *testing.T) {
 // A replay's body is byte for byte the first answer's, apart from the
 // replayed flag: the same booking, the same created_at, with a real clock.
 func TestAPIReplayBodyEqualsTheFirst(t *testing.T) {
-	st, ev := newStage(t, 10, StageConfig{Clock: RealClock{}})
+	st, ev := newStage(t, 10, StageConfig{Clock: clock.Real{}})
 	key := uuid.NewString()
 	post := func() BookResponse {
 		t.Helper()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // MaxQuantity is the most seats one booking may take.
@@ -72,8 +74,8 @@ type Result struct {
 // API instance has its own Engine and pool; they share nothing but the
 // database. Trace may be nil.
 type Engine struct {
-	Clock  Clock
-	Trace  *Trace
+	Clock  clock.Clock
+	Trace  *trace.Trace
 	Lane   string // the API instance's lane, e.g. LaneAPI(1)
 	Design Design
 	// Barrier, when set, holds every request at BarrierAt until all the
@@ -96,7 +98,7 @@ type Engine struct {
 }
 
 // NewEngine returns an engine on pool.
-func NewEngine(pool *pgxpool.Pool, clock Clock, trace *Trace, lane string) *Engine {
+func NewEngine(pool *pgxpool.Pool, clock clock.Clock, trace *trace.Trace, lane string) *Engine {
 	e := &Engine{Clock: clock, Trace: trace, Lane: lane}
 	e.pool.Store(pool)
 	return e
@@ -178,10 +180,10 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 		// The winner has committed in the database; its COMMIT is told
 		// first, so the screen keeps the database's order.
 		key := req.Key.String()
-		if err := e.Trace.WaitFor(ctx, func(ev Event) bool { return ev.Kind == KindCommit && !ev.Replayed && ev.Key == key }); err != nil {
+		if err := e.Trace.WaitFor(ctx, func(ev trace.Event) bool { return ev.Kind == trace.KindCommit && !ev.Replayed && ev.Key == key }); err != nil {
 			return Result{}, err
 		}
-		if err := e.step(ctx, req, Event{Kind: KindRollback, Label: labelUniqueViolation,
+		if err := e.step(ctx, req, trace.Event{Kind: trace.KindRollback, Label: labelUniqueViolation,
 			Text: fmt.Sprintf("unique violation 23505 on %s: another transaction with this key committed first; this whole transaction is rolled back, seats included",
 				pgErr.ConstraintName)}); err != nil {
 			return Result{}, err
@@ -238,7 +240,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	if d.NoRowLock {
 		text = fmt.Sprintf("%sread event %d without a lock (%s left): another copy may be doing the same", begin, req.EventID, english.Plural(seatsLeft, "seat", ""))
 	}
-	if err := e.step(ctx, req, Event{Kind: KindLock, SQL: read, Label: label, Text: text}); err != nil {
+	if err := e.step(ctx, req, trace.Event{Kind: trace.KindLock, SQL: read, Label: label, Text: text}); err != nil {
 		return Result{}, err
 	}
 	if d.Lookup == LookupAfterLock || d.Lookup == NoLookup {
@@ -273,7 +275,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	if err := tx.QueryRow(ctx, sqlInsertBooks, b.UserID, b.EventID, b.Quantity, b.Key, b.CreatedAt).Scan(&b.ID); err != nil {
 		return Result{}, err // a unique violation is handled by BookTicket
 	}
-	if err := e.step(ctx, req, Event{Kind: KindWrite, SQL: sqlInsertBooks, BookingID: b.PublicID(),
+	if err := e.step(ctx, req, trace.Event{Kind: trace.KindWrite, SQL: sqlInsertBooks, BookingID: b.PublicID(),
 		Label: fmt.Sprintf("seats -%d, insert %s", req.Quantity, b.PublicID()),
 		Text:  fmt.Sprintf("seats %d → %d, insert %s (not committed yet)", seatsLeft, after, b.PublicID())}); err != nil {
 		return Result{}, err
@@ -295,7 +297,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	if e.committed != nil {
 		e.committed()
 	}
-	if err := e.step(ctx, req, Event{Kind: KindCommit, BookingID: b.PublicID(), Label: "COMMIT",
+	if err := e.step(ctx, req, trace.Event{Kind: trace.KindCommit, BookingID: b.PublicID(), Label: "COMMIT",
 		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())}); err != nil {
 		return Result{}, err
 	}
@@ -322,8 +324,8 @@ func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Res
 	prior, found, err := e.find(ctx, tx, req)
 	if err != nil || !found {
 		if err == nil {
-			err = e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Label: labelFindKey + "none",
-				Text: fmt.Sprintf("no booking has key %s yet", ShortKey(req.Key))})
+			err = e.step(ctx, req, trace.Event{Kind: trace.KindLookup, SQL: e.findSQL(), Label: labelFindKey + "none",
+				Text: fmt.Sprintf("no booking has key %s yet", trace.ShortKey(req.Key))})
 		}
 		return Result{}, false, err
 	}
@@ -331,8 +333,8 @@ func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Res
 	if err := e.Trace.AwaitWrites(ctx, req.Key.String()); err != nil {
 		return Result{}, true, err
 	}
-	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
-		Label: labelFindKey + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
+	if err := e.step(ctx, req, trace.Event{Kind: trace.KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
+		Label: labelFindKey + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", trace.ShortKey(req.Key), prior.PublicID())}); err != nil {
 		return Result{}, true, err
 	}
 	res, refusal := e.compare(prior, req)
@@ -346,7 +348,7 @@ func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Res
 	}
 	why := map[CompareRule]string{CompareAll: "same user, event and quantity", CompareEventQuantity: "same event and quantity (the user not compared)",
 		NoCompare: "no comparison made"}[d.Compare]
-	return res, true, e.step(ctx, req, Event{Kind: KindCommit, BookingID: prior.PublicID(), Replayed: true,
+	return res, true, e.step(ctx, req, trace.Event{Kind: trace.KindCommit, BookingID: prior.PublicID(), Replayed: true,
 		Label: "write nothing, COMMIT", Text: fmt.Sprintf("%s: replay %s, write nothing, COMMIT", why, prior.PublicID())})
 }
 
@@ -355,7 +357,7 @@ func (e *Engine) refuse(ctx context.Context, tx pgx.Tx, req BookingRequest, refu
 	if err := tx.Rollback(ctx); err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
-	if err := e.step(ctx, req, Event{Kind: KindRollback, Status: refusal.Status,
+	if err := e.step(ctx, req, trace.Event{Kind: trace.KindRollback, Status: refusal.Status,
 		Label: fmt.Sprintf("ROLLBACK (%d)", refusal.Status), Text: "ROLLBACK: " + why}); err != nil {
 		return err
 	}
@@ -372,8 +374,8 @@ func (e *Engine) readWinner(ctx context.Context, req BookingRequest) (Result, er
 	if !found {
 		return Result{}, fmt.Errorf("unique violation on key %s, but no committed booking holds it", req.Key)
 	}
-	if err := e.step(ctx, req, Event{Kind: KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
-		Label: "read winner → " + prior.PublicID(), Text: fmt.Sprintf("read the winner: key %s has %s", ShortKey(req.Key), prior.PublicID())}); err != nil {
+	if err := e.step(ctx, req, trace.Event{Kind: trace.KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
+		Label: "read winner → " + prior.PublicID(), Text: fmt.Sprintf("read the winner: key %s has %s", trace.ShortKey(req.Key), prior.PublicID())}); err != nil {
 		return Result{}, err
 	}
 	res, refusal := e.compare(prior, req)
@@ -446,7 +448,7 @@ func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Error) {
 // scenario's hook at point p, tracing the pause or the crash.
 func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool) error {
 	if e.Barrier != nil && e.BarrierAt == p {
-		if err := e.step(ctx, req, Event{Kind: KindPause, To: e.Lane, Label: "held " + pointWords[p],
+		if err := e.step(ctx, req, trace.Event{Kind: trace.KindPause, To: e.Lane, Label: "held " + pointWords[p],
 			Text: fmt.Sprintf("forced interleaving: held at %s until every request it waits for is there", p)}); err != nil {
 			return err
 		}
@@ -466,7 +468,7 @@ func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool
 		}
 		// learn's stand-in for a dying process: the handler's database
 		// connection is closed and its HTTP connection cut, with no answer.
-		if serr := e.step(ctx, req, Event{Kind: KindCrash, To: e.Lane, Label: "✕ dies " + pointWords[p],
+		if serr := e.step(ctx, req, trace.Event{Kind: trace.KindCrash, To: e.Lane, Label: "✕ dies " + pointWords[p],
 			Text: fmt.Sprintf("%s crashes at %s (learn aborts the handler's database and HTTP connections, as a dying process would): %s", e.Lane, p, what)}); serr != nil {
 			return serr
 		}
@@ -475,19 +477,11 @@ func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool
 }
 
 // step emits a step event on the engine's lane toward Postgres (or ev.To).
-func (e *Engine) step(ctx context.Context, req BookingRequest, ev Event) error {
+func (e *Engine) step(ctx context.Context, req BookingRequest, ev trace.Event) error {
 	ev.From = e.Lane
 	if ev.To == "" {
-		ev.To = LanePostgres
+		ev.To = trace.LanePostgres
 	}
 	ev.Key, ev.EventID = req.Key.String(), req.EventID
 	return e.Trace.Emit(ctx, ev)
-}
-
-// ShortKey is the first 8 hex digits of a key, as a short git hash names a
-// commit: "3f2a9c1d". The captions and the rows say keys this way; the
-// caption of a request gives the whole key.
-func ShortKey(k uuid.UUID) string {
-	s := k.String()
-	return strings.SplitN(s, "-", 2)[0]
 }

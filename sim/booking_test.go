@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 func engineOf(st *Stage) *Engine { return st.Instances[0].API.Engine }
@@ -159,7 +162,7 @@ func TestBookTicketFailedBookingStoresNothingAndKeyWorksLater(t *testing.T) {
 
 func TestBookTicketReplayAfterSellOutAndStart(t *testing.T) {
 	bothWays(t, func(t *testing.T, cfg StageConfig) {
-		clock := NewFakeClock(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
+		clock := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
 		st, ev := newStage(t, 2, cfg.with(StageConfig{Clock: clock}))
 		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
 		first, err := engineOf(st).BookTicket(t.Context(), req)
@@ -183,7 +186,7 @@ func TestBookTicketReplayAfterSellOutAndStart(t *testing.T) {
 
 func TestBookTicketRefusals(t *testing.T) {
 	bothWays(t, func(t *testing.T, cfg StageConfig) {
-		clock := NewFakeClock(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
+		clock := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
 		st, ev := newStage(t, 10, cfg.with(StageConfig{Clock: clock}))
 		started, err := st.AddEvent(t.Context(), "Yesterday", 10, clock.Now().Add(-time.Hour))
 		if err != nil {
@@ -235,8 +238,8 @@ func TestBookTicketRefusals(t *testing.T) {
 // rejects one INSERT with 23505, its whole transaction rolls back (its event
 // keeps its seats), and it answers 409 after reading the winner.
 func TestBookTicketUniqueViolationRollsBackTheLoserSeatsIncluded(t *testing.T) {
-	trace := NewTrace(NewFakeClock(time.Now()), TraceOptions{})
-	st, evA := newStage(t, 10, StageConfig{Trace: trace})
+	tr := trace.New(clock.NewFake(time.Now()), trace.Options{})
+	st, evA := newStage(t, 10, StageConfig{Trace: tr})
 	evB, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -273,8 +276,8 @@ func TestBookTicketUniqueViolationRollsBackTheLoserSeatsIncluded(t *testing.T) {
 		t.Errorf("rows=%d seats_left A=%d B=%d; want 1 row and 2 seats taken in all", rows, leftA, leftB)
 	}
 	var saw23505 bool
-	for _, ev := range trace.Recorded() {
-		if ev.Kind == KindRollback && strings.Contains(ev.Text, "23505") {
+	for _, ev := range tr.Recorded() {
+		if ev.Kind == trace.KindRollback && strings.Contains(ev.Text, "23505") {
 			saw23505 = true
 		}
 	}
@@ -342,7 +345,7 @@ func TestBookTicketRequestsThatEndBeforeThePauseLeaveTheBarrier(t *testing.T) {
 func bothWays(t *testing.T, test func(t *testing.T, cfg StageConfig)) {
 	t.Run("unwatched", func(t *testing.T) { test(t, StageConfig{}) })
 	t.Run("traced", func(t *testing.T) {
-		test(t, StageConfig{Trace: NewTrace(NewFakeClock(time.Now()), TraceOptions{})})
+		test(t, StageConfig{Trace: trace.New(clock.NewFake(time.Now()), trace.Options{})})
 	})
 }
 

@@ -14,6 +14,9 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // DefaultBackoff is the browser's retry policy (lesson, "How it works"): at
@@ -127,8 +130,8 @@ type Client struct {
 	User    string // the user's name, for captions; may be empty
 	Picker  Picker
 	HTTP    *http.Client
-	Clock   Clock
-	Trace   *Trace
+	Clock   clock.Clock
+	Trace   *trace.Trace
 	Backoff []time.Duration // nil means DefaultBackoff; tries = len(Backoff)+1
 
 	// Retry decides whether a try is retried; nil means ShouldRetry.
@@ -138,7 +141,7 @@ type Client struct {
 	NewKeyPerTry bool
 	// Meanwhile, when set, runs after each backoff wait and before the next
 	// try: what the rest of the world does while this browser waits.
-	Meanwhile func(ctx context.Context, at Attempt) error
+	Meanwhile func(ctx context.Context, at trace.Attempt) error
 }
 
 // RetryClientErrors is a broken retry rule that also retries 4xx answers,
@@ -164,23 +167,23 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			in.Key = uuid.New()
 		}
 		inst := c.Picker.Pick()
-		at := Attempt{Intent: in.Number, Copy: in.Copy, Try: try, Instance: inst.Name}
-		tctx := WithAttempt(ctx, at)
+		at := trace.Attempt{Intent: in.Number, Copy: in.Copy, Try: try, Instance: inst.Name}
+		tctx := trace.WithAttempt(ctx, at)
 		who := c.User
 		if who == "" {
 			who = "browser"
 		}
-		label := fmt.Sprintf("%s: book %d, key %s", who, in.Quantity, ShortKey(in.Key))
+		label := fmt.Sprintf("%s: book %d, key %s", who, in.Quantity, trace.ShortKey(in.Key))
 		caption := fmt.Sprintf("POST /bookings %s, Idempotency-Key %s", english.Plural(in.Quantity, "seat", ""), in.Key)
 		switch {
 		case try > 1 && c.NewKeyPerTry:
-			label = fmt.Sprintf("%s retries: book %d, NEW key %s", who, in.Quantity, ShortKey(in.Key))
+			label = fmt.Sprintf("%s retries: book %d, NEW key %s", who, in.Quantity, trace.ShortKey(in.Key))
 			caption = fmt.Sprintf("retry (try %d of %d) with a NEW key: ", try, len(backoff)+1) + caption
 		case try > 1:
-			label = fmt.Sprintf("%s retries: book %d, key %s", who, in.Quantity, ShortKey(in.Key))
+			label = fmt.Sprintf("%s retries: book %d, key %s", who, in.Quantity, trace.ShortKey(in.Key))
 			caption = fmt.Sprintf("retry (try %d of %d) with the same key: ", try, len(backoff)+1) + caption
 		}
-		if err := c.Trace.Emit(tctx, Event{Kind: KindSend, From: LaneBrowser, To: inst.Name,
+		if err := c.Trace.Emit(tctx, trace.Event{Kind: trace.KindSend, From: trace.LaneBrowser, To: inst.Name,
 			Key: in.Key.String(), EventID: in.EventID, Label: label, Text: caption}); err != nil {
 			out.Err = err
 			return out
@@ -222,14 +225,14 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			why = fmt.Sprintf("%d from the server", ans.Status)
 		}
 		if try > len(backoff) {
-			if err := c.Trace.Emit(tctx, Event{Kind: KindGiveUp, From: LaneBrowser, To: LaneBrowser,
+			if err := c.Trace.Emit(tctx, trace.Event{Kind: trace.KindGiveUp, From: trace.LaneBrowser, To: trace.LaneBrowser,
 				Key: in.Key.String(), Label: "give up", Text: fmt.Sprintf("%s after %s: give up and tell the user", why, english.Plural(try, "try", ""))}); err != nil {
 				out.Err = err
 			}
 			return out
 		}
 		d := backoff[try-1]
-		if err := c.Trace.Emit(tctx, Event{Kind: KindWait, From: LaneBrowser, To: LaneBrowser,
+		if err := c.Trace.Emit(tctx, trace.Event{Kind: trace.KindWait, From: trace.LaneBrowser, To: trace.LaneBrowser,
 			Key: in.Key.String(), Delay: d, Label: fmt.Sprintf("wait %s", d), Text: fmt.Sprintf("%s: wait %s, then retry with the same key", why, d)}); err != nil {
 			out.Err = err
 			return out
@@ -257,7 +260,7 @@ func (c *Client) send(ctx context.Context, inst *Instance, in Intent) (Answer, e
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set(HeaderIdempotencyKey, in.Key.String())
-	req.Header.Set(HeaderRequestID, RequestID(AttemptFrom(ctx)))
+	req.Header.Set(HeaderRequestID, RequestID(trace.AttemptFrom(ctx)))
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return Answer{}, err

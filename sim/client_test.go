@@ -8,6 +8,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 func TestShouldRetry(t *testing.T) {
@@ -53,7 +56,7 @@ func statuses(o Outcome) []string {
 func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 	tests := []struct {
 		name      string
-		plan      func(Attempt) Fault
+		plan      func(trace.Attempt) Fault
 		tries     []string
 		sleeps    []time.Duration
 		replayed  bool
@@ -62,7 +65,7 @@ func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 	}{
 		{
 			name:     "answer lost once",
-			plan:     func(a Attempt) Fault { return map[bool]Fault{true: LoseAnswer, false: Deliver}[a.Try == 1] },
+			plan:     func(a trace.Attempt) Fault { return map[bool]Fault{true: LoseAnswer, false: Deliver}[a.Try == 1] },
 			tries:    []string{"error", "200"},
 			sleeps:   []time.Duration{time.Second},
 			replayed: true,
@@ -70,14 +73,14 @@ func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 		},
 		{
 			name:   "not sent twice",
-			plan:   func(a Attempt) Fault { return map[bool]Fault{true: FailBeforeSend, false: Deliver}[a.Try < 3] },
+			plan:   func(a trace.Attempt) Fault { return map[bool]Fault{true: FailBeforeSend, false: Deliver}[a.Try < 3] },
 			tries:  []string{"error", "error", "200"},
 			sleeps: []time.Duration{time.Second, 2 * time.Second},
 			rows:   1,
 		},
 		{
 			name:      "every answer lost",
-			plan:      func(Attempt) Fault { return LoseAnswer },
+			plan:      func(trace.Attempt) Fault { return LoseAnswer },
 			tries:     []string{"error", "error", "error"},
 			sleeps:    []time.Duration{time.Second, 2 * time.Second},
 			rows:      1, // the first try committed; the answers never came
@@ -93,7 +96,7 @@ func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clock := NewFakeClock(time.Now())
+			clock := clock.NewFake(time.Now())
 			st, ev := newStage(t, 10, StageConfig{Clock: clock})
 			out := st.Browser(TokenAda, tt.plan).Book(t.Context(), NewIntent(1, ev, 2))
 			if got := statuses(out); !slices.Equal(got, tt.tries) {
@@ -116,7 +119,7 @@ func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 }
 
 func TestClientNeverRetries4xx(t *testing.T) {
-	clock := NewFakeClock(time.Now())
+	clock := clock.NewFake(time.Now())
 	st, ev := newStage(t, 10, StageConfig{Clock: clock})
 	first := NewIntent(1, ev, 2)
 	if out := st.Browser(TokenAda, nil).Book(t.Context(), first); out.Answer == nil || out.Answer.Status != 200 {
@@ -155,7 +158,7 @@ func TestClientNeverRetries4xx(t *testing.T) {
 // after 1 s and 2 s, then gives up; nothing was stored, and the same key
 // books once when the database is back.
 func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
-	clock := NewFakeClock(time.Now())
+	clock := clock.NewFake(time.Now())
 	st, ev := newStage(t, 10, StageConfig{Clock: clock})
 	restore, err := st.CutDatabase(t.Context(), 1)
 	if err != nil {

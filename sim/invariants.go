@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
+
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Facts are what a finished run leaves for the judge, as raw as they come:
@@ -39,8 +41,9 @@ type TryRef struct{ Intent, Copy, Try int }
 
 // ReadFacts gathers the facts of a finished run whose events had
 // seatsAtStart seats in all: the tables by queries of db, the tries from
-// outcomes, the bookings each try created from trace (nil: not known).
-func ReadFacts(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, trace []Event) (Facts, error) {
+// outcomes, the bookings each try created from events, the run's trace
+// (nil: not known).
+func ReadFacts(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, events []trace.Event) (Facts, error) {
 	f := Facts{Outcomes: outcomes, Users: DemoUsers(), SeatsAtStart: seatsAtStart}
 	err := db.QueryRow(ctx, `SELECT coalesce(sum(seats_left), 0), coalesce(min(seats_left), 0) FROM events`).
 		Scan(&f.SeatsLeft, &f.LowestSeatsLeft)
@@ -52,10 +55,10 @@ func ReadFacts(ctx context.Context, db Querier, seatsAtStart int, outcomes []Out
 		return f, fmt.Errorf("read the bookings after the run: %w", err)
 	}
 	f.Bookings = rows.Bookings
-	if trace != nil {
+	if events != nil {
 		f.Created = map[TryRef][]string{}
-		for _, ev := range trace {
-			if ev.Kind == KindCommit && !ev.Replayed && ev.BookingID != "" {
+		for _, ev := range events {
+			if ev.Kind == trace.KindCommit && !ev.Replayed && ev.BookingID != "" {
 				ref := TryRef{ev.Intent, ev.Copy, ev.Try}
 				f.Created[ref] = append(f.Created[ref], ev.BookingID)
 			}
@@ -65,8 +68,8 @@ func ReadFacts(ctx context.Context, db Querier, seatsAtStart int, outcomes []Out
 }
 
 // CheckInvariants is [Judge] of the facts [ReadFacts] gathers.
-func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, trace []Event) ([]Invariant, error) {
-	f, err := ReadFacts(ctx, db, seatsAtStart, outcomes, trace)
+func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, events []trace.Event) ([]Invariant, error) {
+	f, err := ReadFacts(ctx, db, seatsAtStart, outcomes, events)
 	if err != nil {
 		return nil, err
 	}

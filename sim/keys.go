@@ -11,10 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/internal/resp"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
-
-// LaneRedis is the lane of the Redis server in the redis-ttl scenario.
-const LaneRedis = "redis"
 
 // KeyPlace says where API instances keep idempotency keys.
 type KeyPlace string
@@ -89,7 +87,7 @@ type RedisKeys struct {
 }
 
 // Lane is LaneRedis.
-func (r *RedisKeys) Lane() string { return LaneRedis }
+func (r *RedisKeys) Lane() string { return trace.LaneRedis }
 
 // Describe names Redis and the TTL.
 func (r *RedisKeys) Describe() string { return fmt.Sprintf("Redis (TTL %s)", r.TTL) }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // An answer dropped by learn's lossy network reads as what it is: learn's
@@ -20,7 +22,7 @@ func TestLostAnswerSaysLearnsNetworkDroppedIt(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	defer api.Close()
-	browser := &http.Client{Transport: &Network{Plan: func(Attempt) Fault { return LoseAnswer }}}
+	browser := &http.Client{Transport: &Network{Plan: func(trace.Attempt) Fault { return LoseAnswer }}}
 	resp, err := browser.Post(api.URL, "application/json", strings.NewReader(`{}`))
 	if err == nil {
 		resp.Body.Close()

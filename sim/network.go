@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Fault is what the lossy network does to one try.
@@ -55,9 +57,9 @@ var ErrNotSent = errors.New("network unreachable: the request was not sent")
 // request context, see WithAttempt) and traces every answer, delivered or
 // lost.
 type Network struct {
-	Base  http.RoundTripper   // the real transport; http.DefaultTransport when nil
-	Plan  func(Attempt) Fault // nil delivers everything
-	Trace *Trace              //
+	Base  http.RoundTripper         // the real transport; http.DefaultTransport when nil
+	Plan  func(trace.Attempt) Fault // nil delivers everything
+	Trace *trace.Trace              //
 }
 
 // Answer is an HTTP answer to POST /bookings as the browser reads it: the
@@ -104,13 +106,13 @@ func (a Answer) Caption() string {
 // RoundTrip sends req according to the plan for its attempt.
 func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	at := AttemptFrom(ctx)
+	at := trace.AttemptFrom(ctx)
 	fault := Deliver
 	if n.Plan != nil {
 		fault = n.Plan(at)
 	}
 	if fault == FailBeforeSend {
-		if err := n.Trace.Emit(ctx, Event{Kind: KindFail, From: LaneBrowser, To: LaneBrowser,
+		if err := n.Trace.Emit(ctx, trace.Event{Kind: trace.KindFail, From: trace.LaneBrowser, To: trace.LaneBrowser,
 			Lost: true, Label: "not sent", Text: "the request never left the browser: " + ErrNotSent.Error()}); err != nil {
 			return nil, err
 		}
@@ -157,7 +159,7 @@ func roundTrip(base http.RoundTripper, req *http.Request) (int, []byte, error) {
 
 // duplicate sends two copies of req at once and returns the answer that
 // arrives first; the other is traced as dropped.
-func (n *Network) duplicate(ctx context.Context, base http.RoundTripper, req *http.Request, at Attempt) (*http.Response, error) {
+func (n *Network) duplicate(ctx context.Context, base http.RoundTripper, req *http.Request, at trace.Attempt) (*http.Response, error) {
 	var payload []byte
 	if req.Body != nil {
 		b, err := io.ReadAll(req.Body)
@@ -199,9 +201,9 @@ func (n *Network) duplicate(ctx context.Context, base http.RoundTripper, req *ht
 }
 
 // answerEvent is the trace event of an answer on its way back.
-func (n *Network) answerEvent(at Attempt, status int, body []byte, fault Fault) Event {
+func (n *Network) answerEvent(at trace.Attempt, status int, body []byte, fault Fault) trace.Event {
 	ans := DecodeAnswer(status, body)
-	ev := Event{Kind: KindAnswer, From: at.Instance, To: LaneBrowser,
+	ev := trace.Event{Kind: trace.KindAnswer, From: at.Instance, To: trace.LaneBrowser,
 		Status: ans.Status, Replayed: ans.Replayed, Label: ans.Caption(), Text: ans.Caption()}
 	if ans.Booking != nil {
 		ev.BookingID = ans.Booking.ID

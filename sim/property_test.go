@@ -14,6 +14,9 @@ import (
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
+
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // propPlan is one drawn run of the booking flow: API instances, events
@@ -141,7 +144,7 @@ func describePropOutcomes(outs []Outcome) string {
 		if o.Intent.Copy > 0 {
 			fmt.Fprintf(&b, " copy %d", o.Intent.Copy)
 		}
-		fmt.Fprintf(&b, " (event %d × %d, key %s):", o.Intent.EventID, o.Intent.Quantity, ShortKey(o.Intent.Key))
+		fmt.Fprintf(&b, " (event %d × %d, key %s):", o.Intent.EventID, o.Intent.Quantity, trace.ShortKey(o.Intent.Key))
 		for _, tr := range o.Tries {
 			switch {
 			case tr.Error != "":
@@ -166,13 +169,13 @@ func describePropOutcomes(outs []Outcome) string {
 // broke (none for a correct engine). err is a failure of the test's own
 // machinery (the database, the stage), not of a property.
 func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (violations []propViolation, outs []Outcome, err error) {
-	clock := NewFakeClock(time.Now().Truncate(time.Second))
-	trace := NewTrace(clock, TraceOptions{})
+	clk := clock.NewFake(time.Now().Truncate(time.Second))
+	tr := trace.New(clk, trace.Options{})
 	st, err := NewStage(ctx, testDatabase(), StageConfig{
 		Instances:  p.Instances,
 		MaxConns:   p.maxInFlight(),
-		Clock:      clock,
-		Trace:      trace,
+		Clock:      clk,
+		Trace:      tr,
 		Design:     design,
 		Constraint: c,
 	})
@@ -189,7 +192,7 @@ func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (
 		for _, inst := range st.Instances {
 			inst.API.Engine.At = func(ctx context.Context, at Point, _ BookingRequest) error {
 				if at == PointAfterLookup {
-					return RealClock{}.Sleep(ctx, p.Hold)
+					return clock.Real{}.Sleep(ctx, p.Hold)
 				}
 				return nil
 			}
@@ -199,7 +202,7 @@ func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (
 	eventIDs := make([]int64, len(p.Seats))
 	seatsAtStart := 0
 	for i, seats := range p.Seats {
-		if eventIDs[i], err = st.AddEvent(ctx, fmt.Sprintf("Event %d", i+1), seats, clock.Now().Add(30*24*time.Hour)); err != nil {
+		if eventIDs[i], err = st.AddEvent(ctx, fmt.Sprintf("Event %d", i+1), seats, clk.Now().Add(30*24*time.Hour)); err != nil {
 			return nil, nil, err
 		}
 		seatsAtStart += seats
@@ -237,7 +240,7 @@ func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for k, j := range g {
-			b := st.Browser(j.token, func(a Attempt) Fault {
+			b := st.Browser(j.token, func(a trace.Attempt) Fault {
 				if a.Try < 1 || a.Try > len(j.faults) {
 					return Deliver
 				}
@@ -259,7 +262,7 @@ func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (
 	if err := ctx.Err(); err != nil {
 		return nil, outs, err
 	}
-	violations, err = propViolations(ctx, st, p, keys, eventIDs, seatsAtStart, outs, trace.Recorded())
+	violations, err = propViolations(ctx, st, p, keys, eventIDs, seatsAtStart, outs, tr.Recorded())
 	return violations, outs, err
 }
 
@@ -287,13 +290,13 @@ type propViolation struct{ Prop, Detail string }
 // queries of the tables against what the browsers were answered. The
 // violations come sorted, the invariants of CheckInvariants first.
 func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID, eventIDs []int64,
-	seatsAtStart int, outs []Outcome, trace []Event) ([]propViolation, error) {
+	seatsAtStart int, outs []Outcome, tr []trace.Event) ([]propViolation, error) {
 	var bad []propViolation
 	failf := func(prop, format string, args ...any) {
 		bad = append(bad, propViolation{prop, fmt.Sprintf(format, args...)})
 	}
 
-	invs, err := CheckInvariants(ctx, st.Admin, seatsAtStart, outs, trace)
+	invs, err := CheckInvariants(ctx, st.Admin, seatsAtStart, outs, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -364,7 +367,7 @@ func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID
 	}
 	for id, r := range bookings {
 		if !asked[r] {
-			failf(propRowAsked, "booking %s (%s, event %d × %d, key %s) was asked for by no intent", PublicBookingID(id), r.user, r.event, r.quantity, ShortKey(r.key))
+			failf(propRowAsked, "booking %s (%s, event %d × %d, key %s) was asked for by no intent", PublicBookingID(id), r.user, r.event, r.quantity, trace.ShortKey(r.key))
 		}
 	}
 
@@ -441,7 +444,7 @@ func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID
 	}
 	for pr, ids := range idsOfPair {
 		if len(ids) > 1 {
-			failf(propOneIDPerPair, "(%s, key %s) got %d booking ids among its 200 answers: %v", pr.user, ShortKey(pr.key), len(ids), slices.Sorted(maps.Keys(ids)))
+			failf(propOneIDPerPair, "(%s, key %s) got %d booking ids among its 200 answers: %v", pr.user, trace.ShortKey(pr.key), len(ids), slices.Sorted(maps.Keys(ids)))
 		}
 	}
 	for id, n := range created {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
+
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Report is the headless result of a run (learn demo NAME --json).
@@ -80,18 +82,18 @@ type Guards struct {
 	RedisHits int `json:"redis_hits"`
 }
 
-// GuardsOf counts the guards that acted in trace.
-func GuardsOf(trace []Event) Guards {
+// GuardsOf counts the guards that acted in events, a run's trace.
+func GuardsOf(events []trace.Event) Guards {
 	var g Guards
-	for _, ev := range trace {
+	for _, ev := range events {
 		switch {
-		case ev.Kind == KindLookup && ev.Found && strings.HasPrefix(ev.Label, labelFindKey):
+		case ev.Kind == trace.KindLookup && ev.Found && strings.HasPrefix(ev.Label, labelFindKey):
 			g.Lookups++
-		case ev.Kind == KindRollback && ev.Label == labelUniqueViolation:
+		case ev.Kind == trace.KindRollback && ev.Label == labelUniqueViolation:
 			g.Violations++
-		case ev.Kind == KindKeyStore && ev.Found:
+		case ev.Kind == trace.KindKeyStore && ev.Found:
 			g.StoreHits++
-			if ev.To == LaneRedis {
+			if ev.To == trace.LaneRedis {
 				g.RedisHits++
 			}
 		}
@@ -138,7 +140,7 @@ func (r *Report) Passed() bool {
 func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
 	rep := &Report{Scenario: r.Scenario.Name, Variant: r.Options.Variant, Design: r.Design, Answers: []AnswerReport{}, Attempts: []IntentReport{}}
 	for _, ev := range r.Trace.Recorded() {
-		if ev.Kind != KindAnswer {
+		if ev.Kind != trace.KindAnswer {
 			continue
 		}
 		if ev.Lost {

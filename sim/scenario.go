@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/fdlimit"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Variant selects the correct design or a deliberately broken one.
@@ -130,9 +132,9 @@ func Lookup(name string) (*Scenario, error) {
 // Options shape one run.
 type Options struct {
 	Variant Variant
-	Copies  int          // concurrent-copies: MinCopies..MaxCopies; 0 means DefaultCopies
-	Trace   TraceOptions // stream and gate the trace for a viewer
-	Clock   Clock        // nil: a FakeClock at the current second
+	Copies  int           // concurrent-copies: MinCopies..MaxCopies; 0 means DefaultCopies
+	Trace   trace.Options // stream and gate the trace for a viewer
+	Clock   clock.Clock   // nil: a clock.Fake at the current second
 	// Design, when set, runs the scenario's world under this design (the
 	// design lab's) instead of Variant's.
 	Design *Switches
@@ -146,7 +148,7 @@ type Run struct {
 	Setup    Setup
 	Design   Switches // the design the run uses
 	Stage    *Stage
-	Trace    *Trace
+	Trace    *trace.Trace
 	EventIDs []int64
 	seats    int // seats of every event at the start, summed
 }
@@ -167,7 +169,7 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		return nil, fmt.Errorf("copies must be from %d to %d, got %d", MinCopies, MaxCopies, opts.Copies)
 	}
 	if opts.Clock == nil {
-		opts.Clock = NewFakeClock(time.Now().Truncate(time.Second))
+		opts.Clock = clock.NewFake(time.Now().Truncate(time.Second))
 	}
 	setup, design := s.plan(opts)
 	// Each request in flight holds a file at each end of its HTTP
@@ -186,7 +188,7 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		}
 		return nil, err
 	}
-	trace := NewTrace(opts.Clock, opts.Trace)
+	trace := trace.New(opts.Clock, opts.Trace)
 	st, err := NewStage(ctx, db, StageConfig{
 		Instances:  setup.Instances,
 		MaxConns:   s.conns(opts),
@@ -279,7 +281,7 @@ func (s *Scenario) conns(opts Options) int {
 func (r *Run) EventID() int64 { return r.EventIDs[0] }
 
 // Lanes are the participants of the run's sequence, left to right.
-func (r *Run) Lanes() []Lane { return r.Stage.Lanes() }
+func (r *Run) Lanes() []trace.Lane { return r.Stage.Lanes() }
 
 // Execute runs the scenario to its end, closes the trace, and reports what
 // the browser saw, what the tables hold and which invariants held.
@@ -303,7 +305,7 @@ func (r *Run) Rows(ctx context.Context) (Rows, error) { return r.Stage.Rows(ctx)
 
 // browser is a client for the user of token with the variant's client
 // design, whose tries meet the faults of plan.
-func (r *Run) browser(token string, plan func(Attempt) Fault) *Client {
+func (r *Run) browser(token string, plan func(trace.Attempt) Fault) *Client {
 	c := r.Stage.Browser(token, plan)
 	c.NewKeyPerTry = r.Setup.NewKeyPerTry
 	switch {
@@ -318,7 +320,7 @@ func (r *Run) browser(token string, plan func(Attempt) Fault) *Client {
 // note traces something the scenario makes happen in the world, as a note
 // beside the lane it concerns (LaneBrowser for the user's side).
 func (r *Run) note(ctx context.Context, lane, label, text string) error {
-	return r.Trace.Emit(ctx, Event{Kind: KindNote, From: lane, To: lane, Label: label, Text: text})
+	return r.Trace.Emit(ctx, trace.Event{Kind: trace.KindNote, From: lane, To: lane, Label: label, Text: text})
 }
 
 // together books intents at the same instant, each from its own client and
@@ -341,8 +343,8 @@ func (r *Run) together(ctx context.Context, token []string, intents []Intent) []
 
 // loseFirst loses the answer of try 1 of the given intents (all when none
 // is given).
-func loseFirst(intents ...int) func(Attempt) Fault {
-	return func(a Attempt) Fault {
+func loseFirst(intents ...int) func(trace.Attempt) Fault {
+	return func(a trace.Attempt) Fault {
 		if a.Try != 1 {
 			return Deliver
 		}
@@ -361,7 +363,7 @@ func loseFirst(intents ...int) func(Attempt) Fault {
 // crashAt makes the API instance die at point p on try 1 of intent n.
 func crashAt(p Point, n int) func(context.Context, Point, BookingRequest) error {
 	return func(ctx context.Context, at Point, _ BookingRequest) error {
-		a := AttemptFrom(ctx)
+		a := trace.AttemptFrom(ctx)
 		if at == p && a.Intent == n && a.Try == 1 {
 			return ErrCrash
 		}

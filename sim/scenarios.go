@@ -7,6 +7,9 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // scenarios is the catalogue, in the order of the lesson and design.md.
@@ -137,11 +140,11 @@ var scenarios = []*Scenario{
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			var ben Outcome
 			ada := r.browser(TokenAda, loseFirst(1))
-			ada.Meanwhile = func(ctx context.Context, at Attempt) error {
+			ada.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
 					return nil
 				}
-				if err := r.note(ctx, LaneBrowser, "meanwhile: ben books 2", "meanwhile ben books the last 2 seats: the event is sold out"); err != nil {
+				if err := r.note(ctx, trace.LaneBrowser, "meanwhile: ben books 2", "meanwhile ben books the last 2 seats: the event is sold out"); err != nil {
 					return err
 				}
 				ben = r.browser(TokenBen, nil).Book(ctx, NewIntent(2, r.EventID(), 2))
@@ -172,14 +175,14 @@ var scenarios = []*Scenario{
 			if err != nil {
 				return nil, err
 			}
-			if err := r.note(ctx, LaneAPI(1), "api-1 loses its database",
+			if err := r.note(ctx, trace.LaneAPI(1), "api-1 loses its database",
 				"api-1 has lost its database (learn closed its connection pool, as a failed database would leave it): every booking fails with 500"); err != nil {
 				return nil, err
 			}
 			in := NewIntent(1, r.EventID(), 2)
 			first := r.browser(TokenAda, nil).Book(ctx, in)
 			restore()
-			if err := r.note(ctx, LaneBrowser, "later: same key again", "later the database is back and the user clicks Book again: the form still holds key "+ShortKey(in.Key)); err != nil {
+			if err := r.note(ctx, trace.LaneBrowser, "later: same key again", "later the database is back and the user clicks Book again: the form still holds key "+trace.ShortKey(in.Key)); err != nil {
 				return nil, err
 			}
 			again := in
@@ -195,12 +198,12 @@ var scenarios = []*Scenario{
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			r.Stage.Instances[0].API.Engine.At = crashAt(PointBeforeCommit, 1)
 			ada := r.browser(TokenAda, nil)
-			ada.Meanwhile = func(ctx context.Context, at Attempt) error {
+			ada.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
 					return nil
 				}
 				// The retry's booking is b2, not b1: say why where it happens.
-				return r.note(ctx, LanePostgres, "id 1 is spent",
+				return r.note(ctx, trace.LanePostgres, "id 1 is spent",
 					"b1 is gone for good: the rolled-back INSERT had taken id 1 from the bookings sequence, and a sequence never hands an id out twice, so the retry's booking will be b2")
 			}
 			return []Outcome{ada.Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
@@ -226,7 +229,7 @@ var scenarios = []*Scenario{
 		broken:  &Switches{Store: KeysInRedis, Constraint: NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			if r.Stage.Redis != nil {
-				if err := r.note(ctx, LaneRedis, "in-process Redis",
+				if err := r.note(ctx, trace.LaneRedis, "in-process Redis",
 					"the Redis here is miniredis, a server inside learn that speaks the Redis protocol on a loopback port: the API instance talks to it as to any Redis"); err != nil {
 					return nil, err
 				}
@@ -237,7 +240,7 @@ var scenarios = []*Scenario{
 			crash := r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))
 			// Intent 2: the answer is lost and the retry goes out a day later.
 			late := r.browser(TokenAda, loseFirst(2))
-			late.Meanwhile = func(ctx context.Context, at Attempt) error {
+			late.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
 					return nil
 				}
@@ -250,7 +253,7 @@ var scenarios = []*Scenario{
 
 // passTime moves the run's clock (and Redis's) forward by d.
 func (r *Run) passTime(ctx context.Context, d time.Duration, why string) error {
-	fc, ok := r.Options.Clock.(*FakeClock)
+	fc, ok := r.Options.Clock.(*clock.Fake)
 	if !ok {
 		return fmt.Errorf("scenario %s needs a fake clock to let %s pass", r.Scenario.Name, d)
 	}
@@ -258,7 +261,7 @@ func (r *Run) passTime(ctx context.Context, d time.Duration, why string) error {
 	if r.Stage.Redis != nil {
 		r.Stage.Redis.FastForward(d)
 	}
-	return r.note(ctx, LaneBrowser, fmt.Sprintf("%s pass", humanDuration(d)), why)
+	return r.note(ctx, trace.LaneBrowser, fmt.Sprintf("%s pass", humanDuration(d)), why)
 }
 
 // humanDuration says d in words: "25 hours", "90 minutes", "3 seconds".

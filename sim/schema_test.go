@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/clock"
 )
 
 // The readers give every column as the API and the UI show it: times in
 // UTC, RFC 3339 with the microseconds PostgreSQL keeps, public booking ids,
 // keys as text; bookings of one user only; nothing at all as nil.
 func TestReadersShowEveryColumn(t *testing.T) {
-	clock := NewFakeClock(time.Date(2030, 5, 1, 18, 0, 0, 123456000, time.FixedZone("CEST", 2*60*60)))
+	clock := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 123456000, time.FixedZone("CEST", 2*60*60)))
 	st, err := NewStage(t.Context(), testDatabase(), StageConfig{Clock: clock})
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/internal/quietconn"
 	"github.com/learn-idempotency/learn/internal/resp"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // The demo users and their bearer tokens. The API takes the user from the
@@ -62,8 +64,8 @@ func (f databaseFunc) NewSchema(ctx context.Context) (Schema, error) { return f(
 type StageConfig struct {
 	Instances int              // API instances, each with its own pool; default 1
 	MaxConns  int              // connections of each instance's pool, all opened by NewStage; default 4
-	Clock     Clock            // default: a FakeClock at the current second
-	Trace     *Trace           // may be nil
+	Clock     clock.Clock      // default: a clock.Fake at the current second
+	Trace     *trace.Trace     // may be nil
 	Addr      func(int) string // listen address of instance n; default "127.0.0.1:0"
 	// Limits bound each instance's listener and its waits for the
 	// database (learn serve: WorkshopLimits). The zero value, for the
@@ -99,8 +101,8 @@ const AdminConns = 2
 type Stage struct {
 	Schema    Schema
 	Admin     *pgxpool.Pool
-	Clock     Clock
-	Trace     *Trace
+	Clock     clock.Clock
+	Trace     *trace.Trace
 	Instances []*Instance
 	// Redis is the in-process Redis server when keys are kept in Redis;
 	// FastForward expires its keys.
@@ -126,7 +128,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		cfg.MaxConns = 4
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = NewFakeClock(time.Now().Truncate(time.Second))
+		cfg.Clock = clock.NewFake(time.Now().Truncate(time.Second))
 	}
 	if cfg.Addr == nil {
 		cfg.Addr = func(int) string { return "127.0.0.1:0" }
@@ -195,7 +197,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 	// Every connection of the stage at once, all or nothing (see reserve).
 	needs := []poolNeed{admin}
 	for n := 1; n <= cfg.Instances; n++ {
-		lane := LaneAPI(n)
+		lane := trace.LaneAPI(n)
 		pcfg, err := pgxpool.ParseConfig(schema.ConnString())
 		if err != nil {
 			return nil, fmt.Errorf("pool config: %w", err)
@@ -204,7 +206,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		quietDial(pcfg.ConnConfig)
 		var tracer pgx.QueryTracer
 		if cfg.Trace != nil {
-			tracer = &SQLTracer{Trace: cfg.Trace, Lane: lane}
+			tracer = &trace.SQLTracer{Trace: cfg.Trace, Lane: lane}
 		}
 		cfg.Limits.configurePool(pcfg, tracer)
 		pinSettings(pcfg, settings, sessionSettings(cfg.Limits, true))
@@ -213,7 +215,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			return nil, fmt.Errorf("connect API instance %s: %w", lane, err)
 		}
 		st.pools = append(st.pools, pool)
-		var h slog.Handler = &TraceLogHandler{Trace: cfg.Trace, Lane: lane}
+		var h slog.Handler = &trace.LogHandler{Trace: cfg.Trace, Lane: lane}
 		if cfg.Log != nil {
 			h = slog.NewMultiHandler(h, cfg.Log)
 		}
@@ -277,7 +279,7 @@ func (st *Stage) AddEvent(ctx context.Context, name string, seats int, startsAt 
 // own (its own connections), to the instances in round-robin order. Its
 // requests have no time limit of their own: a step held for a viewer may
 // wait as long as the viewer likes, and the run's context ends them.
-func (st *Stage) Browser(token string, plan func(Attempt) Fault) *Client {
+func (st *Stage) Browser(token string, plan func(trace.Attempt) Fault) *Client {
 	nw := &Network{Base: &http.Transport{}, Plan: plan, Trace: st.Trace}
 	return &Client{
 		Token:  token,
@@ -291,19 +293,16 @@ func (st *Stage) Browser(token string, plan func(Attempt) Fault) *Client {
 
 // Lanes are the lanes of this stage, left to right: the browser, each API
 // instance, Redis when keys are kept there, and PostgreSQL.
-func (st *Stage) Lanes() []Lane {
-	lanes := []Lane{{ID: LaneBrowser, Name: "Browser"}}
+func (st *Stage) Lanes() []trace.Lane {
+	lanes := []trace.Lane{{ID: trace.LaneBrowser, Name: "Browser"}}
 	for n := range st.Instances {
-		lanes = append(lanes, Lane{ID: LaneAPI(n + 1), Name: fmt.Sprintf("API-%d", n+1)})
+		lanes = append(lanes, trace.Lane{ID: trace.LaneAPI(n + 1), Name: fmt.Sprintf("API-%d", n+1)})
 	}
 	if st.Redis != nil {
-		lanes = append(lanes, Lane{ID: LaneRedis, Name: "Redis"})
+		lanes = append(lanes, trace.Lane{ID: trace.LaneRedis, Name: "Redis"})
 	}
-	return append(lanes, Lane{ID: LanePostgres, Name: "Postgres"})
+	return append(lanes, trace.Lane{ID: trace.LanePostgres, Name: "Postgres"})
 }
-
-// Lane is one participant of the sequence.
-type Lane struct{ ID, Name string }
 
 // CutDatabase cuts API instance n (1-based) off PostgreSQL: its engine gets
 // a closed pool, so every booking fails and the API answers 500. The

@@ -18,6 +18,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/clock"
 )
 
 // The limits and defaults of learn serve.
@@ -184,7 +185,7 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 	// workshop's address may be reachable by anyone (--addr 0.0.0.0).
 	st, err := sim.NewStage(ctx, live.Database(srv), sim.StageConfig{
 		Instances: cfg.instances,
-		Clock:     sim.RealClock{},
+		Clock:     clock.Real{},
 		Log:       log.Handler(),
 		Limits:    cfg.limits,
 	})

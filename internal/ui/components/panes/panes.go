@@ -12,6 +12,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Box draws a bordered pane of exactly w x h cells: the title on its first
@@ -134,7 +135,7 @@ func Columns(rows [][]string) []string {
 
 // Trace lists the events of the given kinds, SQL as sent and API log lines,
 // each wrapped to w cells with its continuation indented.
-func Trace(st *common.Styles, events []sim.Event, w int, kinds ...sim.Kind) []string {
+func Trace(st *common.Styles, events []trace.Event, w int, kinds ...trace.Kind) []string {
 	var out []string
 	add := func(tag lipgloss.Style, name, text string) {
 		for i, l := range strings.Split(ansi.Wrap(text, max(8, w-4), " ,"), "\n") {
@@ -151,9 +152,9 @@ func Trace(st *common.Styles, events []sim.Event, w int, kinds ...sim.Kind) []st
 				continue
 			}
 			switch k {
-			case sim.KindSQL:
+			case trace.KindSQL:
 				add(st.SQLTag, "SQL", ev.Text)
-			case sim.KindLog:
+			case trace.KindLog:
 				add(st.LogTag, "LOG", strings.ToLower(ev.Level)+": "+ev.Text)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 var st = common.NewStyles(true)
@@ -109,12 +110,12 @@ func TestBoxSaysWhatIsAbove(t *testing.T) {
 // SQL and log lines wrap inside the pane, their continuations indented,
 // and only the kinds asked for are shown.
 func TestTraceWrapsAndFilters(t *testing.T) {
-	evs := []sim.Event{
-		{Kind: sim.KindSQL, Text: "SELECT name, seats_left, starts_at FROM events WHERE id = $1 FOR UPDATE  [$1=1]"},
-		{Kind: sim.KindLog, Level: "DEBUG", Text: "replayed for a repeated idempotency key"},
-		{Kind: sim.KindSend, Text: "not a pane line"},
+	evs := []trace.Event{
+		{Kind: trace.KindSQL, Text: "SELECT name, seats_left, starts_at FROM events WHERE id = $1 FOR UPDATE  [$1=1]"},
+		{Kind: trace.KindLog, Level: "DEBUG", Text: "replayed for a repeated idempotency key"},
+		{Kind: trace.KindSend, Text: "not a pane line"},
 	}
-	sql := Trace(st, evs, 30, sim.KindSQL)
+	sql := Trace(st, evs, 30, trace.KindSQL)
 	if len(sql) < 3 || !strings.HasPrefix(ansi.Strip(sql[0]), "SQL SELECT") || !strings.HasPrefix(sql[1], "    ") {
 		t.Errorf("SQL lines: %q", sql)
 	}
@@ -123,7 +124,7 @@ func TestTraceWrapsAndFilters(t *testing.T) {
 			t.Errorf("%q is %d wide", l, w)
 		}
 	}
-	both := Trace(st, evs, 80, sim.KindSQL, sim.KindLog)
+	both := Trace(st, evs, 80, trace.KindSQL, trace.KindLog)
 	if last := ansi.Strip(both[len(both)-1]); last != "LOG debug: replayed for a repeated idempotency key" {
 		t.Errorf("log line %q", last)
 	}

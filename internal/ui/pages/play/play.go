@@ -16,6 +16,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // speeds are the playback speeds, from 0.25x to 4x.
@@ -57,7 +58,7 @@ type Model struct {
 	run     *live.Run // the run on screen; messages of any other are stale
 	phase   phase
 	err     error
-	events  []sim.Event
+	events  []trace.Event
 	frames  []frame
 	view    int  // the frame on screen; -1 before the first
 	pending bool // the newest step is held until it is released
@@ -85,7 +86,7 @@ type (
 	preparedMsg struct{ run live.ID }
 	traceMsg    struct {
 		run    live.ID
-		ev     sim.Event
+		ev     trace.Event
 		closed bool
 	}
 	rowsMsg struct {
@@ -171,7 +172,7 @@ func (m *Model) start() tea.Cmd {
 	m.phase, m.err, m.events, m.frames, m.pending, m.closed, m.report = phasePreparing, nil, nil, nil, false, false, nil
 	m.view, m.countdown, m.lanes, m.queued, m.scroll = -1, 0, nil, 0, 0
 	m.eventOf = map[int]int64{}
-	m.run = m.c.Runs.Start(m.scenario, sim.Options{Variant: m.variant, Design: m.design, Trace: sim.TraceOptions{Stream: true, Gated: true}})
+	m.run = m.c.Runs.Start(m.scenario, sim.Options{Variant: m.variant, Design: m.design, Trace: trace.Options{Stream: true, Gated: true}})
 	r := m.run
 	return func() tea.Msg {
 		<-r.Prepared()
@@ -242,7 +243,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.events = append(m.events, msg.ev)
-		if msg.ev.Kind == sim.KindSend && msg.ev.EventID != 0 {
+		if msg.ev.Kind == trace.KindSend && msg.ev.EventID != 0 {
 			m.eventOf[msg.ev.Intent] = msg.ev.EventID
 		}
 		cmds := []tea.Cmd{waitEvent(m.run)}

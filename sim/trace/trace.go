@@ -1,77 +1,15 @@
-package sim
+package trace
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
+
+	"github.com/learn-idempotency/learn/sim/clock"
 )
 
-// Lanes of the sequence: the browser, one per API instance, and PostgreSQL.
-const (
-	LaneBrowser  = "browser"
-	LanePostgres = "postgres"
-)
-
-// LaneAPI names the lane of API instance n (1-based): "api-1", "api-2", …
-func LaneAPI(n int) string { return fmt.Sprintf("api-%d", n) }
-
-// Kind says what a trace event is. Step kinds are the moments the animation
-// stops on; SQL and Log events fill the side panes and never wait.
-type Kind string
-
-// The kinds of trace events.
-const (
-	KindSend     Kind = "send"     // browser → API: one try of an intent leaves the browser
-	KindLock     Kind = "lock"     // API → Postgres: BEGIN, then the event row locked FOR UPDATE
-	KindLookup   Kind = "lookup"   // API → Postgres: the booking for (user, key) looked up; Found says if it exists
-	KindWrite    Kind = "write"    // API → Postgres: seats decremented and the booking inserted, not yet committed
-	KindCommit   Kind = "commit"   // API → Postgres: COMMIT
-	KindRollback Kind = "rollback" // API → Postgres: ROLLBACK (a rejected booking, or a unique violation)
-	KindAnswer   Kind = "answer"   // API → browser: the HTTP answer; Lost says the network dropped it
-	KindFail     Kind = "fail"     // browser: the request never reached the API (network error before sending)
-	KindWait     Kind = "wait"     // browser: backoff of Delay before the next try
-	KindGiveUp   Kind = "give-up"  // browser: no tries left
-	KindPause    Kind = "pause"    // a pause point of a forced interleaving inside the engine
-	KindCrash    Kind = "crash"    // an API instance dies at a point of BookTicket
-	KindKeyStore Kind = "keys"     // API → its key store (process memory or Redis): a key read or written
-	KindNote     Kind = "note"     // something the scenario makes happen in the world (time passes, another user books)
-	KindSQL      Kind = "sql"      // a statement as pgx sent it
-	KindLog      Kind = "log"      // a line of an API instance's log
-)
-
-// IsStep reports whether events of kind k are steps of the sequence (they wait
-// for the viewer in a gated trace) rather than side-pane detail.
-func (k Kind) IsStep() bool { return k != KindSQL && k != KindLog }
-
-// Event is one thing that happened in a run, as the UI animates it and the
-// headless report counts it.
-type Event struct {
-	Seq       int           `json:"seq"`              // 1-based order of emission within the trace
-	At        time.Duration `json:"at"`               // simulated time since the trace began
-	Kind      Kind          `json:"kind"`             //
-	From      string        `json:"from,omitempty"`   // lane the arrow leaves (LaneBrowser, LaneAPI(n), LanePostgres)
-	To        string        `json:"to,omitempty"`     // lane the arrow reaches; equal to From for a note on one lane
-	Intent    int           `json:"intent,omitempty"` // from the context's Attempt when left 0
-	Copy      int           `json:"copy,omitempty"`
-	Try       int           `json:"try,omitempty"`
-	Key       string        `json:"key,omitempty"`      // the idempotency key, canonical UUID text
-	EventID   int64         `json:"event_id,omitempty"` // the event the request books, on its send and engine steps
-	Label     string        `json:"label"`              // a few words for the arrow
-	Text      string        `json:"text"`               // caption, one line
-	SQL       string        `json:"sql,omitempty"`
-	Status    int           `json:"status,omitempty"`  // HTTP status of an answer
-	Message   string        `json:"message,omitempty"` // the error message of an answer that is not 200
-	BookingID string        `json:"booking_id,omitempty"`
-	Replayed  bool          `json:"replayed,omitempty"`
-	Found     bool          `json:"found,omitempty"` // lookup: a booking with this key exists
-	Lost      bool          `json:"lost,omitempty"`  // answer: dropped on the way back
-	Delay     time.Duration `json:"delay,omitempty"` // wait: the backoff
-	Level     string        `json:"level,omitempty"` // log: DEBUG, INFO, WARN, ERROR
-}
-
-// TraceOptions configure a Trace.
-type TraceOptions struct {
+// Options configure a Trace.
+type Options struct {
 	// Stream publishes every event on the channel returned by Events.
 	Stream bool
 	// Gated makes each step event wait until Release is called, one step at
@@ -83,9 +21,9 @@ type TraceOptions struct {
 // Trace collects the events of one run. Emit is safe from many goroutines;
 // events get their Seq in the order they are emitted.
 type Trace struct {
-	clock   Clock
+	clock   clock.Clock
 	start   time.Time
-	opts    TraceOptions
+	opts    Options
 	ch      chan Event
 	turn    chan struct{} // holds a token while a gated step waits
 	release chan struct{}
@@ -109,14 +47,22 @@ type Trace struct {
 	// that key that the database has made (or is making) but the trace has
 	// not told yet; each is closed when its write is told or abandoned.
 	inFlight map[string][]chan struct{}
-	// awaiting, when set, is called when a reader starts waiting for a
-	// write in flight (tests).
+	// awaiting is OnAwait's function.
 	awaiting func(key string)
 }
 
-// NewTrace returns a trace whose times are measured on clock from now.
-func NewTrace(clock Clock, opts TraceOptions) *Trace {
-	t := &Trace{clock: clock, start: clock.Now(), opts: opts, changed: make(chan struct{})}
+// OnAwait sets f to be called, with the key, each time a reader begins to
+// wait in AwaitWrites for a write in flight: a test knows so that a reader
+// waits, without waiting for a while. Set it before the trace is used.
+func (t *Trace) OnAwait(f func(key string)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.awaiting = f
+}
+
+// New returns a trace whose times are measured on clk from now.
+func New(clk clock.Clock, opts Options) *Trace {
+	t := &Trace{clock: clk, start: clk.Now(), opts: opts, changed: make(chan struct{})}
 	if opts.Stream {
 		t.ch = make(chan Event, 4096)
 	}
@@ -344,27 +290,4 @@ func (t *Trace) Recorded() []Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]Event(nil), t.events...)
-}
-
-type attemptKey struct{}
-
-// Attempt identifies one try of one intent: Intent n (1-based, in the order a
-// scenario made them), Copy c when the intent was sent as several
-// simultaneous copies (1-based; 0 otherwise), Try t (1 for the first send,
-// 2 and 3 for retries) and the lane of the API instance it was sent to.
-type Attempt struct {
-	Intent, Copy, Try int
-	Instance          string
-}
-
-// WithAttempt returns ctx carrying a, so that the network, the API and the
-// engine tag their trace events with it.
-func WithAttempt(ctx context.Context, a Attempt) context.Context {
-	return context.WithValue(ctx, attemptKey{}, a)
-}
-
-// AttemptFrom returns the Attempt in ctx, or the zero Attempt.
-func AttemptFrom(ctx context.Context) Attempt {
-	a, _ := ctx.Value(attemptKey{}).(Attempt)
-	return a
 }

@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import (
 	"context"

@@ -1,9 +1,11 @@
-package sim
+package trace
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/sim/clock"
 )
 
 // A viewer that stops reading holds up the trace's publishers, never its
@@ -12,7 +14,7 @@ import (
 // Recorded). Before, the publisher held the trace's lock while it waited,
 // and a slow screen looked like a deadlocked engine.
 func TestASlowViewerHoldsUpNoReaderOfTheTrace(t *testing.T) {
-	tr := NewTrace(NewFakeClock(time.Unix(0, 0)), TraceOptions{Stream: true})
+	tr := New(clock.NewFake(time.Unix(0, 0)), Options{Stream: true})
 	full := cap(tr.Events()) + 1
 	emitted := make(chan error, 1)
 	go func() {

@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"github.com/google/uuid"
 )
 
-// TraceLogHandler is a slog.Handler that turns an API instance's log lines
+// LogHandler is a slog.Handler that turns an API instance's log lines
 // into KindLog trace events on its lane, for the API log pane. Every level is
 // kept, debug included ("replayed for a repeated idempotency key" is debug).
-type TraceLogHandler struct {
+type LogHandler struct {
 	Trace *Trace
 	Lane  string
 	attrs []slog.Attr
@@ -20,10 +20,10 @@ type TraceLogHandler struct {
 
 // Enabled reports true for every level when there is a trace to write to,
 // and false without one: a line nobody reads is not even formatted.
-func (h *TraceLogHandler) Enabled(context.Context, slog.Level) bool { return h.Trace != nil }
+func (h *LogHandler) Enabled(context.Context, slog.Level) bool { return h.Trace != nil }
 
 // Handle emits the record as one line: the message, then key=value pairs.
-func (h *TraceLogHandler) Handle(ctx context.Context, r slog.Record) error {
+func (h *LogHandler) Handle(ctx context.Context, r slog.Record) error {
 	var b strings.Builder
 	b.WriteString(r.Message)
 	write := func(a slog.Attr) bool {
@@ -48,11 +48,11 @@ func (h *TraceLogHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 // WithAttrs returns a handler that adds attrs to every line.
-func (h *TraceLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+func (h *LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	c := *h
 	c.attrs = append(append([]slog.Attr(nil), h.attrs...), attrs...)
 	return &c
 }
 
 // WithGroup is not used by learn; groups are flattened.
-func (h *TraceLogHandler) WithGroup(string) slog.Handler { return h }
+func (h *LogHandler) WithGroup(string) slog.Handler { return h }
