@@ -134,7 +134,7 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 	}
 	req := BookingRequest{UserID: user, EventID: body.EventID, Quantity: body.Quantity, Key: key}
 	if err := req.Validate(); err != nil {
-		a.fail(w, r, err.(*Error))
+		a.fail(w, r, errorOf(err.(*Refusal)))
 		return
 	}
 	res, err := a.book(ctx, req)
@@ -142,12 +142,12 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 		// The process is gone: no answer, the connection just drops.
 		panic(http.ErrAbortHandler)
 	}
+	if refusal, ok := errors.AsType[*Refusal](err); ok {
+		a.fail(w, r, errorOf(refusal))
+		return
+	}
 	if err != nil {
-		e, ok := errors.AsType[*Error](err)
-		if !ok {
-			e = a.failed(ctx, "booking failed", err, "key", key.String())
-		}
-		a.fail(w, r, e)
+		a.fail(w, r, a.failed(ctx, "booking failed", err, "key", key.String()))
 		return
 	}
 	if res.Replayed {
@@ -260,7 +260,7 @@ func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !found {
-		a.fail(w, r, errEventNotFound(id))
+		a.fail(w, r, errorOf(RefuseNoEvent(id)))
 		return
 	}
 	writeJSON(w, http.StatusOK, ev)

@@ -30,21 +30,19 @@ type BookingRequest struct {
 	Key      uuid.UUID // the idempotency key, chosen by the browser per intent
 }
 
-// Validate returns a 400 *Error for a request that can never succeed: a
-// missing user, a nil key or a quantity outside 1..MaxQuantity.
+// Validate returns a *Refusal for a request that can never succeed: 401 for
+// a missing user, 400 for a nil key or a quantity outside 1..MaxQuantity.
 func (r BookingRequest) Validate() error {
 	switch {
 	case r.UserID == "":
-		return errUnauthorized()
+		return refuseUnauthorized()
 	case r.Key == uuid.Nil:
-		return errBadRequest(CodeInvalidKey, "Send an Idempotency-Key header holding a UUID made once per booking intent, e.g. "+exampleKey)
+		return refuseBadRequest(CodeInvalidKey, "Send an Idempotency-Key header holding a UUID made once per booking intent, e.g. "+ExampleKey)
 	case r.Quantity < 1 || r.Quantity > MaxQuantity:
-		return errBadRequest(CodeInvalidQty, fmt.Sprintf("quantity must be a whole number from 1 to %d, got %d", MaxQuantity, r.Quantity))
+		return refuseBadRequest(CodeInvalidQty, fmt.Sprintf("quantity must be a whole number from 1 to %d, got %d", MaxQuantity, r.Quantity))
 	}
 	return nil
 }
-
-const exampleKey = "7d9f2c4e-1b3a-4c5d-9e8f-0a1b2c3d4e5f"
 
 // Booking is a committed booking.
 type Booking struct {
@@ -156,7 +154,7 @@ const labelUniqueViolation = "23505: ROLLBACK all"
 //     means another copy committed first: this whole transaction, seats
 //     included, is rolled back, then the winner is read and answered as in 2.
 //
-// Refusals are *Error values with the HTTP status; nothing is stored for
+// Refusals are *Refusal values with the HTTP status; nothing is stored for
 // them, so the same key may try again later. ErrCrash means the instance
 // died at a Point. Other errors (the database went away, ctx ended) are
 // returned as they are; the transaction is rolled back.
@@ -231,7 +229,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	var startsAt time.Time
 	err = tx.QueryRow(ctx, read, req.EventID).Scan(&name, &seatsLeft, &startsAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Result{}, e.refuse(ctx, tx, req, errEventNotFound(req.EventID), fmt.Sprintf("no event %d: 404, nothing written", req.EventID))
+		return Result{}, e.refuse(ctx, tx, req, RefuseNoEvent(req.EventID), fmt.Sprintf("no event %d: 404, nothing written", req.EventID))
 	}
 	if err != nil {
 		return Result{}, &rowLockError{step: fmt.Sprintf("read event %d", req.EventID), err: err}
@@ -249,14 +247,14 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		}
 	}
 	if seatsLeft < req.Quantity {
-		return Result{}, e.refuse(ctx, tx, req, errNotEnoughSeats(seatsLeft, req.Quantity),
+		return Result{}, e.refuse(ctx, tx, req, RefuseNotEnoughSeats(seatsLeft, req.Quantity),
 			fmt.Sprintf("%s asked, %d left: 409 %s", english.Plural(req.Quantity, "seat", ""), seatsLeft, MsgNotEnoughSeats))
 	}
 	// PostgreSQL keeps microseconds: a replay must read back the very time
 	// the first answer showed.
 	now := e.Clock.Now().Truncate(time.Microsecond)
 	if !startsAt.After(now) {
-		return Result{}, e.refuse(ctx, tx, req, errEventStarted(), "the event has started: 409, nothing written")
+		return Result{}, e.refuse(ctx, tx, req, RefuseStarted(), "the event has started: 409, nothing written")
 	}
 	if d.Lookup == LookupAfterSeatCheck {
 		if res, done, err := lookup(); done || err != nil {
@@ -353,7 +351,7 @@ func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Res
 }
 
 // refuse rolls tx back, traces why, and returns refusal.
-func (e *Engine) refuse(ctx context.Context, tx pgx.Tx, req BookingRequest, refusal *Error, why string) error {
+func (e *Engine) refuse(ctx context.Context, tx pgx.Tx, req BookingRequest, refusal *Refusal, why string) error {
 	if err := tx.Rollback(ctx); err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
@@ -430,7 +428,7 @@ func (e *Engine) BookingByID(ctx context.Context, id int64) (Booking, error) {
 // replay; anything else is a conflict (lesson, "Advanced: where the logic
 // lives": the query only says the booking exists, the service decides
 // whether it is the same request).
-func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Error) {
+func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Refusal) {
 	same := true
 	switch e.Design.Compare {
 	case CompareAll:
@@ -439,7 +437,7 @@ func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Error) {
 		same = prior.EventID == req.EventID && prior.Quantity == req.Quantity
 	}
 	if !same {
-		return Result{}, errKeyReused()
+		return Result{}, RefuseKeyReused()
 	}
 	return Result{Booking: prior, Replayed: true}, nil
 }

@@ -86,7 +86,7 @@ func (e *Engine) bookOn(ctx context.Context, conn *pgxpool.Conn, req BookingRequ
 		return Result{}, fmt.Errorf("look up key: %w", err)
 	}
 
-	end := func(st int, refusal *Error) error {
+	end := func(st int, refusal *Refusal) error {
 		if _, err := bc.send(ctx, req, queued{st: st}); err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func (e *Engine) bookOn(ctx context.Context, conn *pgxpool.Conn, req BookingRequ
 	}
 	switch {
 	case !eventFound:
-		return Result{}, end(stRollback, errEventNotFound(req.EventID))
+		return Result{}, end(stRollback, RefuseNoEvent(req.EventID))
 	case found:
 		res, refusal := e.compare(prior, req)
 		if refusal != nil {
@@ -108,13 +108,13 @@ func (e *Engine) bookOn(ctx context.Context, conn *pgxpool.Conn, req BookingRequ
 		}
 		return res, nil
 	case seatsLeft < req.Quantity:
-		return Result{}, end(stRollback, errNotEnoughSeats(seatsLeft, req.Quantity))
+		return Result{}, end(stRollback, RefuseNotEnoughSeats(seatsLeft, req.Quantity))
 	}
 	// PostgreSQL keeps microseconds: a replay must read back the very time
 	// the first answer showed.
 	now := e.Clock.Now().Truncate(time.Microsecond)
 	if !startsAt.After(now) {
-		return Result{}, end(stRollback, errEventStarted())
+		return Result{}, end(stRollback, RefuseStarted())
 	}
 
 	nb := Booking{UserID: req.UserID, EventID: req.EventID, Quantity: req.Quantity, Key: req.Key, CreatedAt: now}

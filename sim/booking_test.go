@@ -82,7 +82,7 @@ func TestBookTicketSameKeyOtherBookingIs409(t *testing.T) {
 				}
 				tt.change(&req, other)
 				_, err = engineOf(st).BookTicket(t.Context(), req)
-				var e *Error
+				var e *Refusal
 				if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Code != CodeKeyReused || e.Message != MsgKeyReused {
 					t.Fatalf("err = %v, want 409 %q", err, MsgKeyReused)
 				}
@@ -139,7 +139,7 @@ func TestBookTicketFailedBookingStoresNothingAndKeyWorksLater(t *testing.T) {
 		st, ev := newStage(t, 1, cfg)
 		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
 		_, err := engineOf(st).BookTicket(t.Context(), req)
-		var e *Error
+		var e *Refusal
 		if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Message != NotEnoughSeats(1, 2) {
 			t.Fatalf("err = %v, want 409 %q", err, NotEnoughSeats(1, 2))
 		}
@@ -215,7 +215,7 @@ func TestBookTicketRefusals(t *testing.T) {
 					}
 					return
 				}
-				var e *Error
+				var e *Refusal
 				if !errors.As(err, &e) || e.Status != tt.status || e.Code != tt.code || e.Message == "" {
 					t.Fatalf("err = %v, want %d %s", err, tt.status, tt.code)
 				}
@@ -223,7 +223,7 @@ func TestBookTicketRefusals(t *testing.T) {
 		}
 		// The full event: one more seat is refused with the lesson's message.
 		_, err = engineOf(st).BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 1, Key: uuid.New()})
-		var e *Error
+		var e *Refusal
 		if !errors.As(err, &e) || e.Code != CodeNotEnoughSeats {
 			t.Fatalf("err = %v, want not enough seats", err)
 		}
@@ -257,7 +257,7 @@ func TestBookTicketUniqueViolationRollsBackTheLoserSeatsIncluded(t *testing.T) {
 	wg.Wait()
 	var ok, conflict int
 	for _, err := range errs {
-		var e *Error
+		var e *Refusal
 		switch {
 		case err == nil:
 			ok++
@@ -322,7 +322,7 @@ func TestBookTicketRequestsThatEndBeforeThePauseLeaveTheBarrier(t *testing.T) {
 		t.Errorf("held request = %+v, %v; want a new booking of 3", results[0], errs[0])
 	}
 	for i, status := range map[int]int{1: http.StatusNotFound, 2: http.StatusBadRequest} {
-		if e, ok := errors.AsType[*Error](errs[i]); !ok || e.Status != status {
+		if e, ok := errors.AsType[*Refusal](errs[i]); !ok || e.Status != status {
 			t.Errorf("request %d: err = %v, want %d", i, errs[i], status)
 		}
 	}
@@ -412,7 +412,7 @@ func TestBookTicketUnwatchedUniqueViolationRollsBackSeatsIncluded(t *testing.T) 
 		t.Fatal(err)
 	}
 	err = <-done
-	var e *Error
+	var e *Refusal
 	if !errors.As(err, &e) || e.Code != CodeKeyReused {
 		t.Fatalf("err = %v, want 409 %q (the winner is of another event)", err, MsgKeyReused)
 	}

@@ -5,9 +5,10 @@ import (
 	"net/http"
 )
 
-// Error is a booking the engine or the API refused. Status is the HTTP status
-// the API answers with, Code a stable machine-readable name, Message the text
-// a person reads. Nothing is written when an Error is returned.
+// Error is the body of every answer of the API that is not 200: a request
+// the API or the engine refused (nothing is written then), or one it could
+// not serve. Status is the HTTP status the API answers with, Code a stable
+// machine-readable name, Message the text a person reads.
 type Error struct {
 	Status  int    `json:"status"`
 	Code    string `json:"code"`
@@ -18,15 +19,10 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
 
-// The codes of Error. The messages of key_reused and not_enough_seats are the
-// lesson's ("How it works" step 3 and "Break it").
+// The codes of the API's own refusals; the engine's are in refusal.go
+// (key_reused, not_enough_seats, event_started, event_not_found,
+// invalid_idempotency_key, invalid_quantity, unauthorized).
 const (
-	CodeKeyReused      = "key_reused"
-	CodeNotEnoughSeats = "not_enough_seats"
-	CodeEventStarted   = "event_started"
-	CodeEventNotFound  = "event_not_found"
-	CodeInvalidKey     = "invalid_idempotency_key"
-	CodeInvalidQty     = "invalid_quantity"
 	CodeInvalidBody    = "invalid_body"
 	CodeBodyTooLarge   = "body_too_large"               // 413: the body is over maxBodyBytes
 	CodeBodyEncoding   = "unsupported_content_encoding" // 415: a Content-Encoding other than identity
@@ -34,50 +30,23 @@ const (
 	CodeInvalidEvent   = "invalid_event_id"
 	CodeNotFound       = "not_found"
 	CodeBadMethod      = "method_not_allowed"
-	CodeUnauthorized   = "unauthorized"
 	CodeInternal       = "internal"
 )
-
-// MsgKeyReused is the 409 answer to a key sent again with another event or
-// quantity.
-const MsgKeyReused = "This idempotency key was already used for a different booking"
-
-// MsgNotEnoughSeats begins the 409 answer when the event has fewer seats
-// left than asked for; NotEnoughSeats is the whole message.
-const MsgNotEnoughSeats = "Not enough seats left"
-
-// NotEnoughSeats is the message of the 409 for asked seats when left are
-// left: "Not enough seats left: 1 left, you asked for 2".
-func NotEnoughSeats(left, asked int) string {
-	return fmt.Sprintf("%s: %d left, you asked for %d", MsgNotEnoughSeats, left, asked)
-}
 
 // eventIDRange says which event ids exist, for a 400 about one that cannot.
 const eventIDRange = "event ids are whole numbers from 1; GET /events lists them"
 
-func errKeyReused() *Error {
-	return &Error{Status: http.StatusConflict, Code: CodeKeyReused, Message: MsgKeyReused}
-}
-
-func errNotEnoughSeats(left, asked int) *Error {
-	return &Error{Status: http.StatusConflict, Code: CodeNotEnoughSeats, Message: NotEnoughSeats(left, asked)}
-}
-
-func errEventStarted() *Error {
-	return &Error{Status: http.StatusConflict, Code: CodeEventStarted, Message: "This event has already started; bookings are closed"}
-}
-
-func errEventNotFound(id int64) *Error {
-	return &Error{Status: http.StatusNotFound, Code: CodeEventNotFound, Message: fmt.Sprintf("There is no event %d; list the events with GET /events", id)}
+// errorOf is the answer to a refusal of the engine: its status, code and
+// message as they are.
+func errorOf(r *Refusal) *Error {
+	return &Error{Status: r.Status, Code: r.Code, Message: r.Message}
 }
 
 func errBadRequest(code, msg string) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: code, Message: msg}
 }
 
-func errUnauthorized() *Error {
-	return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "Send the demo user's token as Authorization: Bearer <token>; learn serve prints the tokens"}
-}
+func errUnauthorized() *Error { return errorOf(refuseUnauthorized()) }
 
 func errInternal() *Error {
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "The booking could not be completed; retry with the same idempotency key"}

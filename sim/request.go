@@ -37,7 +37,7 @@ func parseKey(h http.Header) (uuid.UUID, *Error) {
 	lines := h.Values(HeaderIdempotencyKey)
 	if len(lines) > 1 {
 		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf(
-			"Send one Idempotency-Key header, not %d: one UUID per booking intent, e.g. %s", len(lines), exampleKey))
+			"Send one Idempotency-Key header, not %d: one UUID per booking intent, e.g. %s", len(lines), ExampleKey))
 	}
 	v := ""
 	if len(lines) == 1 {
@@ -47,26 +47,26 @@ func parseKey(h http.Header) (uuid.UUID, *Error) {
 		s, err := sfString(v)
 		if err != nil {
 			return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf(
-				`Idempotency-Key %s is not a structured-field string: send one key, bare or quoted ("%s")`, quoteShort(v), exampleKey))
+				`Idempotency-Key %s is not a structured-field string: send one key, bare or quoted ("%s")`, quoteShort(v), ExampleKey))
 		}
 		v = s
 	}
 	switch {
 	case v == "":
-		return uuid.Nil, errBadRequest(CodeInvalidKey, "Missing Idempotency-Key header: make one UUID per booking intent (e.g. "+exampleKey+") and send it on every retry")
+		return uuid.Nil, errBadRequest(CodeInvalidKey, "Missing Idempotency-Key header: make one UUID per booking intent (e.g. "+ExampleKey+") and send it on every retry")
 	case len(v) > MaxKeyBytes:
 		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf(
-			"The Idempotency-Key is %d bytes; the most is %d: send one UUID per booking intent, e.g. %s", len(v), MaxKeyBytes, exampleKey))
+			"The Idempotency-Key is %d bytes; the most is %d: send one UUID per booking intent, e.g. %s", len(v), MaxKeyBytes, ExampleKey))
 	}
 	k, err := uuid.Parse(v)
 	if err == nil && len(v) == 36 && k == uuid.Nil {
 		// It has the form, but every careless client would send the same
 		// one: it cannot tell one intent from another.
 		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf(
-			"Idempotency-Key %s is the nil UUID, the same for everyone: make a random UUID once per booking intent, e.g. %s", v, exampleKey))
+			"Idempotency-Key %s is the nil UUID, the same for everyone: make a random UUID once per booking intent, e.g. %s", v, ExampleKey))
 	}
 	if err != nil || len(v) != 36 {
-		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf("Idempotency-Key %s is not a UUID in the form %s", quoteShort(v), exampleKey))
+		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf("Idempotency-Key %s is not a UUID in the form %s", quoteShort(v), ExampleKey))
 	}
 	return k, nil
 }
