@@ -200,24 +200,19 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	}
 	if found {
 		// The store names a booking: compare it with the request as the
-		// engine compares what its lookup finds (Design.Compare).
+		// engine compares what its lookup finds (Engine.Compare).
 		b, err := a.Engine.BookingByID(ctx, id)
 		if err != nil {
 			return Result{}, err
 		}
-		res, refusal := a.Engine.compare(b, req)
+		res, refusal := a.Engine.Compare(b, req)
 		if refusal != nil {
 			return Result{}, refusal
 		}
 		return res, nil
 	}
 	if a.Barrier != nil {
-		if err := a.Engine.step(ctx, req, trace.Event{Kind: trace.KindPause, To: a.Engine.Lane, Label: "held " + pointWords[PointAfterLookup],
-			Text: fmt.Sprintf("forced interleaving: held at %s until every request it waits for is there", PointAfterLookup)}); err != nil {
-			return Result{}, err
-		}
-		held = true // Wait counts it as arrived, even if ctx has ended
-		if err := a.Barrier.Wait(ctx); err != nil {
+		if err := a.Engine.Hold(ctx, req, a.Barrier, PointAfterLookup, &held); err != nil {
 			return Result{}, err
 		}
 	}
@@ -254,7 +249,7 @@ func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %s is not a number", quoteShort(r.PathValue("id")))))
 		return
 	}
-	ev, found, err := readEvent(r.Context(), a.Engine.Pool(), id)
+	ev, found, err := ReadEvent(r.Context(), a.Engine.Pool(), id)
 	if err != nil {
 		a.fail(w, r, a.failed(r.Context(), "read event", err))
 		return
@@ -281,7 +276,7 @@ func (a *API) handleListBookings(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errUnauthorized())
 		return
 	}
-	out, err := readBookings(r.Context(), a.Engine.Pool(), user)
+	out, err := ReadBookings(r.Context(), a.Engine.Pool(), user)
 	if err != nil {
 		a.fail(w, r, a.failed(r.Context(), "read bookings", err))
 		return

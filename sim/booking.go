@@ -35,7 +35,7 @@ type BookingRequest struct {
 func (r BookingRequest) Validate() error {
 	switch {
 	case r.UserID == "":
-		return refuseUnauthorized()
+		return RefuseUnauthorized()
 	case r.Key == uuid.Nil:
 		return refuseBadRequest(CodeInvalidKey, "Send an Idempotency-Key header holding a UUID made once per booking intent, e.g. "+ExampleKey)
 	case r.Quantity < 1 || r.Quantity > MaxQuantity:
@@ -90,9 +90,9 @@ type Engine struct {
 	At func(ctx context.Context, p Point, req BookingRequest) error
 
 	pool atomic.Pointer[pgxpool.Pool]
-	// committed, when set, runs between a new booking's COMMIT and its trace
+	// OnCommit, when set, runs between a new booking's COMMIT and its trace
 	// step (tests: a slow report of a COMMIT).
-	committed func()
+	OnCommit func()
 }
 
 // NewEngine returns an engine on pool.
@@ -135,9 +135,9 @@ var txOptions = pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadW
 // SQLSTATE of a unique violation.
 const uniqueViolation = "23505"
 
-// labelUniqueViolation labels the rollback of a request whose INSERT hit
+// LabelUniqueViolation labels the rollback of a request whose INSERT hit
 // the unique constraint; Guards counts these.
-const labelUniqueViolation = "23505: ROLLBACK all"
+const LabelUniqueViolation = "23505: ROLLBACK all"
 
 // BookTicket books req.Quantity seats of event req.EventID for req.UserID,
 // at most once per (user, idempotency key). In the correct design (the zero
@@ -181,7 +181,7 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 		if err := e.Trace.WaitFor(ctx, func(ev trace.Event) bool { return ev.Kind == trace.KindCommit && !ev.Replayed && ev.Key == key }); err != nil {
 			return Result{}, err
 		}
-		if err := e.step(ctx, req, trace.Event{Kind: trace.KindRollback, Label: labelUniqueViolation,
+		if err := e.step(ctx, req, trace.Event{Kind: trace.KindRollback, Label: LabelUniqueViolation,
 			Text: fmt.Sprintf("unique violation 23505 on %s: another transaction with this key committed first; this whole transaction is rolled back, seats included",
 				pgErr.ConstraintName)}); err != nil {
 			return Result{}, err
@@ -232,7 +232,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 		return Result{}, e.refuse(ctx, tx, req, RefuseNoEvent(req.EventID), fmt.Sprintf("no event %d: 404, nothing written", req.EventID))
 	}
 	if err != nil {
-		return Result{}, &rowLockError{step: fmt.Sprintf("read event %d", req.EventID), err: err}
+		return Result{}, &RowLockError{Step: fmt.Sprintf("read event %d", req.EventID), Err: err}
 	}
 	text := fmt.Sprintf("%slock event %d FOR UPDATE (%s left)", begin, req.EventID, english.Plural(seatsLeft, "seat", ""))
 	if d.NoRowLock {
@@ -265,7 +265,7 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	var after int
 	if err := tx.QueryRow(ctx, sqlTakeSeats, req.EventID, req.Quantity).Scan(&after); err != nil {
 		if d.NoRowLock { // the UPDATE takes the row lock the design skipped
-			return Result{}, &rowLockError{step: "take seats", err: err}
+			return Result{}, &RowLockError{Step: "take seats", Err: err}
 		}
 		return Result{}, fmt.Errorf("take seats: %w", err)
 	}
@@ -292,8 +292,8 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	if err := tx.Commit(ctx); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
-	if e.committed != nil {
-		e.committed()
+	if e.OnCommit != nil {
+		e.OnCommit()
 	}
 	if err := e.step(ctx, req, trace.Event{Kind: trace.KindCommit, BookingID: b.PublicID(), Label: "COMMIT",
 		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())}); err != nil {
@@ -306,9 +306,9 @@ func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Re
 	return Result{Booking: b}, nil
 }
 
-// labelFindKey begins the label of a lookup's event (step 2 of BookTicket);
+// LabelFindKey begins the label of a lookup's event (step 2 of BookTicket);
 // Guards counts the ones that found the key.
-const labelFindKey = "find key → "
+const LabelFindKey = "find key → "
 
 // lookup looks the key up in tx (step 2 of BookTicket): a booking found is
 // compared with req and either replayed, committing nothing new (done), or
@@ -322,7 +322,7 @@ func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Res
 	prior, found, err := e.find(ctx, tx, req)
 	if err != nil || !found {
 		if err == nil {
-			err = e.step(ctx, req, trace.Event{Kind: trace.KindLookup, SQL: e.findSQL(), Label: labelFindKey + "none",
+			err = e.step(ctx, req, trace.Event{Kind: trace.KindLookup, SQL: e.findSQL(), Label: LabelFindKey + "none",
 				Text: fmt.Sprintf("no booking has key %s yet", trace.ShortKey(req.Key))})
 		}
 		return Result{}, false, err
@@ -332,10 +332,10 @@ func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Res
 		return Result{}, true, err
 	}
 	if err := e.step(ctx, req, trace.Event{Kind: trace.KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
-		Label: labelFindKey + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", trace.ShortKey(req.Key), prior.PublicID())}); err != nil {
+		Label: LabelFindKey + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", trace.ShortKey(req.Key), prior.PublicID())}); err != nil {
 		return Result{}, true, err
 	}
-	res, refusal := e.compare(prior, req)
+	res, refusal := e.Compare(prior, req)
 	if refusal != nil {
 		return Result{}, true, e.refuse(ctx, tx, req, refusal,
 			fmt.Sprintf("%s is %s's booking of event %d × %d, not this request (event %d × %d): 409, nothing written",
@@ -376,7 +376,7 @@ func (e *Engine) readWinner(ctx context.Context, req BookingRequest) (Result, er
 		Label: "read winner → " + prior.PublicID(), Text: fmt.Sprintf("read the winner: key %s has %s", trace.ShortKey(req.Key), prior.PublicID())}); err != nil {
 		return Result{}, err
 	}
-	res, refusal := e.compare(prior, req)
+	res, refusal := e.Compare(prior, req)
 	if refusal != nil {
 		return Result{}, refusal
 	}
@@ -423,12 +423,12 @@ func (e *Engine) BookingByID(ctx context.Context, id int64) (Booking, error) {
 	return b, nil
 }
 
-// compare decides what an existing booking means for a request with the same
+// Compare decides what an existing booking means for a request with the same
 // key, by the design's CompareRule: the same user, event and quantity is a
 // replay; anything else is a conflict (lesson, "Advanced: where the logic
 // lives": the query only says the booking exists, the service decides
 // whether it is the same request).
-func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Refusal) {
+func (e *Engine) Compare(prior Booking, req BookingRequest) (Result, *Refusal) {
 	same := true
 	switch e.Design.Compare {
 	case CompareAll:
@@ -446,12 +446,7 @@ func (e *Engine) compare(prior Booking, req BookingRequest) (Result, *Refusal) {
 // scenario's hook at point p, tracing the pause or the crash.
 func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool) error {
 	if e.Barrier != nil && e.BarrierAt == p {
-		if err := e.step(ctx, req, trace.Event{Kind: trace.KindPause, To: e.Lane, Label: "held " + pointWords[p],
-			Text: fmt.Sprintf("forced interleaving: held at %s until every request it waits for is there", p)}); err != nil {
-			return err
-		}
-		*held = true // Wait counts it as arrived, even if ctx has ended
-		if err := e.Barrier.Wait(ctx); err != nil {
+		if err := e.Hold(ctx, req, e.Barrier, p, held); err != nil {
 			return err
 		}
 	}
@@ -474,6 +469,20 @@ func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool
 	return err
 }
 
+// Hold holds req at barrier b, at point p of its booking: it tells the
+// pause on the engine's lane, then waits until every copy b expects has
+// arrived or left. *held is set once the request counts as arrived (Wait
+// counts it so even if ctx ends); a caller that holds requests at b must
+// Leave it on every path where *held is still false.
+func (e *Engine) Hold(ctx context.Context, req BookingRequest, b *Barrier, p Point, held *bool) error {
+	if err := e.step(ctx, req, trace.Event{Kind: trace.KindPause, To: e.Lane, Label: "held " + pointWords[p],
+		Text: fmt.Sprintf("forced interleaving: held at %s until every request it waits for is there", p)}); err != nil {
+		return err
+	}
+	*held = true
+	return b.Wait(ctx)
+}
+
 // step emits a step event on the engine's lane toward Postgres (or ev.To).
 func (e *Engine) step(ctx context.Context, req BookingRequest, ev trace.Event) error {
 	ev.From = e.Lane
@@ -483,3 +492,15 @@ func (e *Engine) step(ctx context.Context, req BookingRequest, ev trace.Event) e
 	ev.Key, ev.EventID = req.Key.String(), req.EventID
 	return e.Trace.Emit(ctx, ev)
 }
+
+// RowLockError is an error of the statement that takes the event's row
+// lock (SELECT … FOR UPDATE; in a design without it, the UPDATE of the
+// seats, which takes it then): nothing is written before it. The API
+// answers one that waited too long as 503 event_busy.
+type RowLockError struct {
+	Step string // "read event 7", "take seats"
+	Err  error
+}
+
+func (e *RowLockError) Error() string { return e.Step + ": " + e.Err.Error() }
+func (e *RowLockError) Unwrap() error { return e.Err }

@@ -99,7 +99,7 @@ func (e *Engine) bookOn(ctx context.Context, conn *pgxpool.Conn, req BookingRequ
 	case !eventFound:
 		return Result{}, end(stRollback, RefuseNoEvent(req.EventID))
 	case found:
-		res, refusal := e.compare(prior, req)
+		res, refusal := e.Compare(prior, req)
 		if refusal != nil {
 			return Result{}, end(stRollback, refusal)
 		}
@@ -236,7 +236,7 @@ func (bc bookConn) send(ctx context.Context, req BookingRequest, stmts ...queued
 func bookStepError(st int, req BookingRequest, err error) error {
 	switch step := bookStatements[st].step; {
 	case st == stLock:
-		return &rowLockError{step: fmt.Sprintf("%s %d", step, req.EventID), err: err}
+		return &RowLockError{Step: fmt.Sprintf("%s %d", step, req.EventID), Err: err}
 	case step == "":
 		return err
 	default:

@@ -15,8 +15,6 @@ import (
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
-func engineOf(st *Stage) *Engine { return st.Instances[0].API.Engine }
-
 func TestBookTicketFirstBookingTakesSeats(t *testing.T) {
 	bothWays(t, func(t *testing.T, cfg StageConfig) {
 		st, ev := newStage(t, 10, cfg)
@@ -335,29 +333,6 @@ func TestBookTicketRequestsThatEndBeforeThePauseLeaveTheBarrier(t *testing.T) {
 	if rows, left := counts(t, st, ev); rows != 2 || left != 7 {
 		t.Errorf("rows=%d seats_left=%d, want 2 (3 seats here, 2 on the other event) and 7", rows, left)
 	}
-}
-
-// bothWays runs test twice: on an engine nobody watches, which books in
-// two round trips (bookPipelined, as learn serve and the benchmarks do),
-// and on one whose every step goes to a trace, which books statement by
-// statement (bookTx, as the play screen animates it). Both must answer
-// alike.
-func bothWays(t *testing.T, test func(t *testing.T, cfg StageConfig)) {
-	t.Run("unwatched", func(t *testing.T) { test(t, StageConfig{}) })
-	t.Run("traced", func(t *testing.T) {
-		test(t, StageConfig{Trace: trace.New(clock.NewFake(time.Now()), trace.Options{})})
-	})
-}
-
-// with returns cfg with the fields set in o.
-func (cfg StageConfig) with(o StageConfig) StageConfig {
-	if o.MaxConns != 0 {
-		cfg.MaxConns = o.MaxConns
-	}
-	if o.Clock != nil {
-		cfg.Clock = o.Clock
-	}
-	return cfg
 }
 
 // An engine nobody watches sends its statements in two pipelines; a unique

@@ -35,17 +35,6 @@ const (
 	crashShutdown    = "57P02" // another server process crashed: every connection is ended
 )
 
-// rowLockError is an error of the statement that takes the event's row
-// lock (SELECT … FOR UPDATE; in a design without it, the UPDATE of the
-// seats, which takes it then): nothing is written before it.
-type rowLockError struct {
-	step string // "read event 7", "take seats"
-	err  error
-}
-
-func (e *rowLockError) Error() string { return e.step + ": " + e.err.Error() }
-func (e *rowLockError) Unwrap() error { return e.err }
-
 // statementTimeout is the statement_timeout of the pool's connections (the
 // row lock's bound, ServeLimits.LockWait), 0 when none is set.
 func statementTimeout(pool *pgxpool.Pool) time.Duration {
@@ -140,7 +129,7 @@ func dbRefusal(ctx context.Context, err error, lane string, pool *pgxpool.Pool) 
 		if d := statementTimeout(pool); d > 0 {
 			waited = d.String() + ", the longest this API instance waits"
 		}
-		if _, ok := errors.AsType[*rowLockError](err); ok {
+		if _, ok := errors.AsType[*RowLockError](err); ok {
 			return &Error{Status: http.StatusServiceUnavailable, Code: CodeEventBusy, Message: "The event stayed locked by other transactions for " + waited + " for its row lock; nothing was stored, so retry in a moment with the same idempotency key"}
 		}
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseBusy, Message: "A statement of this booking waited " + waited + " (PostgreSQL cancelled it: statement_timeout, 57014); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay"}

@@ -46,7 +46,7 @@ func errBadRequest(code, msg string) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: code, Message: msg}
 }
 
-func errUnauthorized() *Error { return errorOf(refuseUnauthorized()) }
+func errUnauthorized() *Error { return errorOf(RefuseUnauthorized()) }
 
 func errInternal() *Error {
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "The booking could not be completed; retry with the same idempotency key"}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // testDB is this package's PostgreSQL: a throwaway local cluster, or the
@@ -53,3 +55,29 @@ func counts(t *testing.T, st *Stage, eventID int64) (rows, seatsLeft int) {
 
 // testDatabase hands out schemas of testDB.
 func testDatabase() Database { return DatabaseOf(testDB.NewSchema) }
+
+// engineOf is the engine of the stage's first API instance.
+func engineOf(st *Stage) *Engine { return st.Instances[0].API.Engine }
+
+// bothWays runs test twice: on an engine nobody watches, which books in
+// two round trips (bookPipelined, as learn serve and the benchmarks do),
+// and on one whose every step goes to a trace, which books statement by
+// statement (bookTx, as the play screen animates it). Both must answer
+// alike.
+func bothWays(t *testing.T, test func(t *testing.T, cfg StageConfig)) {
+	t.Run("unwatched", func(t *testing.T) { test(t, StageConfig{}) })
+	t.Run("traced", func(t *testing.T) {
+		test(t, StageConfig{Trace: trace.New(clock.NewFake(time.Now()), trace.Options{})})
+	})
+}
+
+// with returns cfg with the fields set in o.
+func (cfg StageConfig) with(o StageConfig) StageConfig {
+	if o.MaxConns != 0 {
+		cfg.MaxConns = o.MaxConns
+	}
+	if o.Clock != nil {
+		cfg.Clock = o.Clock
+	}
+	return cfg
+}

@@ -76,7 +76,7 @@ func TestAReplayIsToldAfterTheCommitItRead(t *testing.T) {
 	eng := engineOf(st)
 	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
 	book := func() error { _, err := eng.BookTicket(t.Context(), req); return err }
-	events := raceToTell(t, tr, func(held func()) { eng.committed = held }, book, book)
+	events := raceToTell(t, tr, func(held func()) { eng.OnCommit = held }, book, book)
 	commit, found := 0, 0
 	for _, e := range events {
 		switch {

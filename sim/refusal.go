@@ -70,8 +70,8 @@ func RefuseNoEvent(id int64) *Refusal {
 	return &Refusal{Status: http.StatusNotFound, Code: CodeEventNotFound, Message: fmt.Sprintf("There is no event %d; list the events with GET /events", id)}
 }
 
-// refuseUnauthorized is the 401 for a request without a user.
-func refuseUnauthorized() *Refusal {
+// RefuseUnauthorized is the 401 for a request without a user.
+func RefuseUnauthorized() *Refusal {
 	return &Refusal{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "Send the demo user's token as Authorization: Bearer <token>; learn serve prints the tokens"}
 }
 

@@ -87,9 +87,9 @@ func GuardsOf(events []trace.Event) Guards {
 	var g Guards
 	for _, ev := range events {
 		switch {
-		case ev.Kind == trace.KindLookup && ev.Found && strings.HasPrefix(ev.Label, labelFindKey):
+		case ev.Kind == trace.KindLookup && ev.Found && strings.HasPrefix(ev.Label, LabelFindKey):
 			g.Lookups++
-		case ev.Kind == trace.KindRollback && ev.Label == labelUniqueViolation:
+		case ev.Kind == trace.KindRollback && ev.Label == LabelUniqueViolation:
 			g.Violations++
 		case ev.Kind == trace.KindKeyStore && ev.Found:
 			g.StoreHits++

@@ -434,7 +434,7 @@ func TestTheLoserIsToldAfterTheWinnersCommit(t *testing.T) {
 			// The winner is slow to report its COMMIT, as on a busy
 			// machine: the loser's 23505 comes back meanwhile.
 			for _, in := range run.Stage.Instances {
-				in.API.Engine.committed = func() { time.Sleep(20 * time.Millisecond) }
+				in.API.Engine.OnCommit = func() { time.Sleep(20 * time.Millisecond) }
 			}
 			if _, err := run.Execute(t.Context()); err != nil {
 				t.Fatal(err)

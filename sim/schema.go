@@ -129,8 +129,8 @@ func bookingRow(row pgx.CollectableRow) (BookingRow, error) {
 		Key: r.Key, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano)}, err
 }
 
-// readEvent reads event id; found is false when there is none.
-func readEvent(ctx context.Context, db Querier, id int64) (ev EventRow, found bool, err error) {
+// ReadEvent reads event id; found is false when there is none.
+func ReadEvent(ctx context.Context, db Querier, id int64) (ev EventRow, found bool, err error) {
 	rows, err := db.Query(ctx, sqlEvent, id)
 	if err != nil {
 		return EventRow{}, false, err
@@ -142,9 +142,9 @@ func readEvent(ctx context.Context, db Querier, id int64) (ev EventRow, found bo
 	return ev, err == nil, err
 }
 
-// readBookings reads the bookings of one user, oldest first; nil when
+// ReadBookings reads the bookings of one user, oldest first; nil when
 // there are none.
-func readBookings(ctx context.Context, db Querier, user string) ([]BookingRow, error) {
+func ReadBookings(ctx context.Context, db Querier, user string) ([]BookingRow, error) {
 	rows, err := db.Query(ctx, sqlUserBookings, user)
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ func TestReadersShowEveryColumn(t *testing.T) {
 	if empty.Events != nil || empty.Bookings != nil {
 		t.Errorf("empty tables read as %#v, want nil slices", empty)
 	}
-	if _, found, err := readEvent(t.Context(), pool, 1); err != nil || found {
+	if _, found, err := ReadEvent(t.Context(), pool, 1); err != nil || found {
 		t.Errorf("readEvent of no event: found=%v err=%v", found, err)
 	}
 
@@ -53,13 +53,13 @@ func TestReadersShowEveryColumn(t *testing.T) {
 	if want := (Rows{Events: []EventRow{wantEvent}, Bookings: []BookingRow{wantBooking}}); !reflect.DeepEqual(got, want) {
 		t.Errorf("ReadRows =\n %+v\nwant\n %+v", got, want)
 	}
-	if e, found, err := readEvent(t.Context(), pool, ev); err != nil || !found || e != wantEvent {
+	if e, found, err := ReadEvent(t.Context(), pool, ev); err != nil || !found || e != wantEvent {
 		t.Errorf("readEvent = %+v, %v, %v; want %+v", e, found, err, wantEvent)
 	}
-	if b, err := readBookings(t.Context(), pool, "ada"); err != nil || !reflect.DeepEqual(b, []BookingRow{wantBooking}) {
-		t.Errorf("readBookings(ada) = %+v, %v; want %+v", b, err, wantBooking)
+	if b, err := ReadBookings(t.Context(), pool, "ada"); err != nil || !reflect.DeepEqual(b, []BookingRow{wantBooking}) {
+		t.Errorf("ReadBookings(ada) = %+v, %v; want %+v", b, err, wantBooking)
 	}
-	if b, err := readBookings(t.Context(), pool, "ben"); err != nil || b != nil {
-		t.Errorf("readBookings(ben) = %#v, %v; want nil", b, err)
+	if b, err := ReadBookings(t.Context(), pool, "ben"); err != nil || b != nil {
+		t.Errorf("ReadBookings(ben) = %#v, %v; want nil", b, err)
 	}
 }
