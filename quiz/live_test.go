@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 func TestSymptomOf(t *testing.T) {
 	id := "b1"
 	rep := &sim.Report{
 		Answers: []sim.AnswerReport{
-			{Status: 409, Message: sim.MsgKeyReused},
+			{Status: 409, Message: engine.MsgKeyReused},
 			{Status: 200, BookingID: &id},
-			{Status: 409, Message: sim.MsgKeyReused},
+			{Status: 409, Message: engine.MsgKeyReused},
 		},
 		Lost:        2,
 		BookingRows: 3,
@@ -28,7 +29,7 @@ func TestSymptomOf(t *testing.T) {
 	}
 	got := SymptomOf(rep)
 	want := Claim{
-		Statuses: []int{200, 409, 409}, Messages: []string{sim.MsgKeyReused}, Lost: 2,
+		Statuses: []int{200, 409, 409}, Messages: []string{engine.MsgKeyReused}, Lost: 2,
 		Intents: 2, Keys: 3, Tries: 4, Rows: 3, Seats: 6, Broken: []string{"b", "c"},
 	}
 	if err := want.Check(got); err != nil {

@@ -27,10 +27,10 @@ const (
 // places is the pool of [Places], in the order of the indices above.
 var places = []Place{
 	{"The client's key handling (sim/client.go → Client.Book, NewIntent)", "sim/client.go", []string{"Client.Book", "NewIntent"}},
-	{"The client's retry rule (sim/client.go → ShouldRetry)", "sim/client.go", []string{"ShouldRetry"}},
-	{"The order of the transaction's steps (sim/booking.go → Engine.BookTicket)", "sim/booking.go", []string{"Engine.BookTicket"}},
-	{"The comparison with the stored booking (sim/booking.go → Engine.compare)", "sim/booking.go", []string{"Engine.compare"}},
-	{"The bookings table and its constraints (sim/schema.sql)", "sim/schema.sql", nil},
+	{"The browser client's retry rule (sim/client.go → ShouldRetry)", "sim/client.go", []string{"ShouldRetry"}},
+	{"The order of the transaction's steps (sim/engine/booking.go → Engine.BookTicket)", "sim/engine/booking.go", []string{"Engine.BookTicket"}},
+	{"The comparison with the stored booking (sim/engine/booking.go → Engine.Compare)", "sim/engine/booking.go", []string{"Engine.Compare"}},
+	{"The bookings table and its constraints (sim/engine/schema.sql)", "sim/engine/schema.sql", nil},
 	{"The key stores outside the row (sim/keys.go → MemoryKeys, RedisKeys)", "sim/keys.go", []string{"MemoryKeys", "RedisKeys"}},
 	{"The lossy network between browser and API (sim/network.go)", "sim/network.go", nil},
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -43,7 +44,7 @@ const HeaderInstance = "X-Learn-Instance"
 // The user is the one the bearer token belongs to (Users), never a field of
 // the body.
 type API struct {
-	Engine *Engine
+	Engine *engine.Engine
 	Users  map[string]string // bearer token → user id
 	Log    *slog.Logger
 	// Keys, when set, is where this instance remembers idempotency keys
@@ -58,7 +59,7 @@ type API struct {
 	// too (or left): the forced interleaving of a design that keeps its
 	// keys outside the row, where the lookup is the store's, not the
 	// engine's (Engine.Barrier).
-	Barrier *Barrier
+	Barrier *engine.Barrier
 }
 
 // BookingJSON is a booking as the API shows it.
@@ -132,17 +133,17 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, refusal)
 		return
 	}
-	req := BookingRequest{UserID: user, EventID: body.EventID, Quantity: body.Quantity, Key: key}
+	req := engine.Request{UserID: user, EventID: body.EventID, Quantity: body.Quantity, Key: key}
 	if err := req.Validate(); err != nil {
-		a.fail(w, r, errorOf(err.(*Refusal)))
+		a.fail(w, r, errorOf(err.(*engine.Refusal)))
 		return
 	}
 	res, err := a.book(ctx, req)
-	if errors.Is(err, ErrCrash) {
+	if errors.Is(err, engine.ErrCrash) {
 		// The process is gone: no answer, the connection just drops.
 		panic(http.ErrAbortHandler)
 	}
-	if refusal, ok := errors.AsType[*Refusal](err); ok {
+	if refusal, ok := errors.AsType[*engine.Refusal](err); ok {
 		a.fail(w, r, errorOf(refusal))
 		return
 	}
@@ -164,7 +165,7 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 // With a Barrier, a request waits there after its lookup; one the store
 // answers, or that fails before, leaves it, so that the copies it was to
 // meet are not kept waiting for it.
-func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
+func (a *API) book(ctx context.Context, req engine.Request) (engine.Result, error) {
 	if a.Keys == nil {
 		return a.Engine.BookTicket(ctx, req)
 	}
@@ -178,7 +179,7 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	}
 	id, found, err := a.Keys.Get(ctx, req.UserID, req.Key)
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	get, set := "GET key", "SET key "
 	if a.Keys.Lane() == "" { // the instance's own memory
@@ -188,32 +189,32 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 		// The key's SET (and its booking's COMMIT) may be done but not
 		// yet told: tell them first.
 		if err := a.Engine.Trace.AwaitWrites(ctx, req.Key.String()); err != nil {
-			return Result{}, err
+			return engine.Result{}, err
 		}
 	}
 	label, text := get+" → none", fmt.Sprintf("%s has no key %s", a.Keys.Describe(), trace.ShortKey(req.Key))
 	if found {
-		label, text = get+" → "+PublicBookingID(id), fmt.Sprintf("%s remembers key %s: %s", a.Keys.Describe(), trace.ShortKey(req.Key), PublicBookingID(id))
+		label, text = get+" → "+engine.PublicBookingID(id), fmt.Sprintf("%s remembers key %s: %s", a.Keys.Describe(), trace.ShortKey(req.Key), engine.PublicBookingID(id))
 	}
 	if err := a.keyStep(ctx, req, label, text, found); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	if found {
 		// The store names a booking: compare it with the request as the
 		// engine compares what its lookup finds (Engine.Compare).
 		b, err := a.Engine.BookingByID(ctx, id)
 		if err != nil {
-			return Result{}, err
+			return engine.Result{}, err
 		}
 		res, refusal := a.Engine.Compare(b, req)
 		if refusal != nil {
-			return Result{}, refusal
+			return engine.Result{}, refusal
 		}
 		return res, nil
 	}
 	if a.Barrier != nil {
-		if err := a.Engine.Hold(ctx, req, a.Barrier, PointAfterLookup, &held); err != nil {
-			return Result{}, err
+		if err := a.Engine.Hold(ctx, req, a.Barrier, engine.PointAfterLookup, &held); err != nil {
+			return engine.Result{}, err
 		}
 	}
 	res, err := a.Engine.BookTicket(ctx, req)
@@ -223,14 +224,14 @@ func (a *API) book(ctx context.Context, req BookingRequest) (Result, error) {
 	told := a.Engine.Trace.Writing(req.Key.String())
 	defer told()
 	if err := a.Keys.Put(ctx, req.UserID, req.Key, res.Booking.ID); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	return res, a.keyStep(ctx, req, set+res.Booking.PublicID(),
 		fmt.Sprintf("%s now remembers key %s: %s", a.Keys.Describe(), trace.ShortKey(req.Key), res.Booking.PublicID()), false)
 }
 
 // keyStep tells a step of the key store; found marks a GET that found the key.
-func (a *API) keyStep(ctx context.Context, req BookingRequest, label, text string, found bool) error {
+func (a *API) keyStep(ctx context.Context, req engine.Request, label, text string, found bool) error {
 	to := a.Keys.Lane()
 	if to == "" {
 		to = a.Engine.Lane
@@ -249,20 +250,20 @@ func (a *API) handleGetEvent(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errBadRequest(CodeInvalidEvent, fmt.Sprintf("event id %s is not a number", quoteShort(r.PathValue("id")))))
 		return
 	}
-	ev, found, err := ReadEvent(r.Context(), a.Engine.Pool(), id)
+	ev, found, err := engine.ReadEvent(r.Context(), a.Engine.Pool(), id)
 	if err != nil {
 		a.fail(w, r, a.failed(r.Context(), "read event", err))
 		return
 	}
 	if !found {
-		a.fail(w, r, errorOf(RefuseNoEvent(id)))
+		a.fail(w, r, errorOf(engine.RefuseNoEvent(id)))
 		return
 	}
 	writeJSON(w, http.StatusOK, ev)
 }
 
 func (a *API) handleListEvents(w http.ResponseWriter, r *http.Request) {
-	rows, err := ReadRows(r.Context(), a.Engine.Pool())
+	rows, err := engine.ReadRows(r.Context(), a.Engine.Pool())
 	if err != nil {
 		a.fail(w, r, a.failed(r.Context(), "read events", err))
 		return
@@ -276,7 +277,7 @@ func (a *API) handleListBookings(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errUnauthorized())
 		return
 	}
-	out, err := ReadBookings(r.Context(), a.Engine.Pool(), user)
+	out, err := engine.ReadBookings(r.Context(), a.Engine.Pool(), user)
 	if err != nil {
 		a.fail(w, r, a.failed(r.Context(), "read bookings", err))
 		return
@@ -339,7 +340,7 @@ func (a *API) failed(ctx context.Context, msg string, err error, attrs ...any) *
 	return errInternal()
 }
 
-func bookingJSON(b Booking) BookingJSON {
+func bookingJSON(b engine.Booking) BookingJSON {
 	return BookingJSON{ID: b.PublicID(), EventID: b.EventID, UserID: b.UserID, Quantity: b.Quantity,
 		IdempotencyKey: b.Key.String(), CreatedAt: b.CreatedAt.UTC()}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // apiReq is one HTTP request to an API instance. In path, body and key,
@@ -147,19 +148,19 @@ func TestAPIRefusalsWriteNothing(t *testing.T) {
 		code   string
 		msg    string // in the message
 	}{
-		{"unknown event", authAda, apiFreshKey, `{"event_id": 999, "quantity": 2}`, 404, CodeEventNotFound, "GET /events"},
+		{"unknown event", authAda, apiFreshKey, `{"event_id": 999, "quantity": 2}`, 404, engine.CodeEventNotFound, "GET /events"},
 
-		{"no Idempotency-Key", authAda, "", good, 400, CodeInvalidKey, "Missing Idempotency-Key header"},
-		{"blank Idempotency-Key", authAda, "   ", good, 400, CodeInvalidKey, "Missing Idempotency-Key header"},
-		{"key abc", authAda, "abc", good, 400, CodeInvalidKey, `"abc" is not a UUID`},
-		{"key of 32 hex digits without dashes", authAda, noDashes, good, 400, CodeInvalidKey, "is not a UUID in the form"},
-		{"nil UUID", authAda, uuid.Nil.String(), good, 400, CodeInvalidKey, "is the nil UUID, the same for everyone: make a random UUID"},
-		{"key in braces", authAda, "{" + uuid.NewString() + "}", good, 400, CodeInvalidKey, "is not a UUID in the form"},
-		{"key as a URN", authAda, "urn:uuid:" + uuid.NewString(), good, 400, CodeInvalidKey, "is not a UUID in the form"},
+		{"no Idempotency-Key", authAda, "", good, 400, engine.CodeInvalidKey, "Missing Idempotency-Key header"},
+		{"blank Idempotency-Key", authAda, "   ", good, 400, engine.CodeInvalidKey, "Missing Idempotency-Key header"},
+		{"key abc", authAda, "abc", good, 400, engine.CodeInvalidKey, `"abc" is not a UUID`},
+		{"key of 32 hex digits without dashes", authAda, noDashes, good, 400, engine.CodeInvalidKey, "is not a UUID in the form"},
+		{"nil UUID", authAda, uuid.Nil.String(), good, 400, engine.CodeInvalidKey, "is the nil UUID, the same for everyone: make a random UUID"},
+		{"key in braces", authAda, "{" + uuid.NewString() + "}", good, 400, engine.CodeInvalidKey, "is not a UUID in the form"},
+		{"key as a URN", authAda, "urn:uuid:" + uuid.NewString(), good, 400, engine.CodeInvalidKey, "is not a UUID in the form"},
 
-		{"quantity 0", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 0}`, 400, CodeInvalidQty, "from 1 to 10, got 0"},
-		{"quantity -1", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": -1}`, 400, CodeInvalidQty, "from 1 to 10, got -1"},
-		{"quantity 11", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 11}`, 400, CodeInvalidQty, "from 1 to 10, got 11"},
+		{"quantity 0", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 0}`, 400, engine.CodeInvalidQty, "from 1 to 10, got 0"},
+		{"quantity -1", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": -1}`, 400, engine.CodeInvalidQty, "from 1 to 10, got -1"},
+		{"quantity 11", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 11}`, 400, engine.CodeInvalidQty, "from 1 to 10, got 11"},
 
 		{"not JSON", authAda, apiFreshKey, `book 2 seats please`, 400, CodeInvalidBody, sendWhat},
 		{"empty body", authAda, apiFreshKey, ``, 400, CodeInvalidBody, sendWhat},
@@ -182,18 +183,18 @@ func TestAPIRefusalsWriteNothing(t *testing.T) {
 		{"event_id as a string", authAda, apiFreshKey, `{"event_id": "{ev}", "quantity": 2}`, 400, CodeInvalidBody, sendWhat},
 		{"body over 64 KiB", authAda, apiFreshKey, `{"event_id": {ev},` + strings.Repeat(" ", maxBodyBytes) + `"quantity": 2}`, 413, CodeBodyTooLarge, "64 KiB"},
 
-		{"no Authorization", "", apiFreshKey, good, 401, CodeUnauthorized, "Authorization: Bearer <token>"},
-		{"unknown token", "Bearer tok-eve", apiFreshKey, good, 401, CodeUnauthorized, "learn serve prints the tokens"},
-		{"empty bearer token", "Bearer ", apiFreshKey, good, 401, CodeUnauthorized, "Authorization: Bearer <token>"},
-		{"basic auth", "Basic YWRhOnNlY3JldA==", apiFreshKey, good, 401, CodeUnauthorized, "Authorization: Bearer <token>"},
-		{"no Authorization and no key", "", "", `nonsense`, 401, CodeUnauthorized, "Authorization: Bearer <token>"},
+		{"no Authorization", "", apiFreshKey, good, 401, engine.CodeUnauthorized, "Authorization: Bearer <token>"},
+		{"unknown token", "Bearer tok-eve", apiFreshKey, good, 401, engine.CodeUnauthorized, "learn serve prints the tokens"},
+		{"empty bearer token", "Bearer ", apiFreshKey, good, 401, engine.CodeUnauthorized, "Authorization: Bearer <token>"},
+		{"basic auth", "Basic YWRhOnNlY3JldA==", apiFreshKey, good, 401, engine.CodeUnauthorized, "Authorization: Bearer <token>"},
+		{"no Authorization and no key", "", "", `nonsense`, 401, engine.CodeUnauthorized, "Authorization: Bearer <token>"},
 
-		{"event started", authAda, apiFreshKey, `{"event_id": {started}, "quantity": 2}`, 409, CodeEventStarted, "already started"},
-		{"not enough seats", authAda, apiFreshKey, `{"event_id": {small}, "quantity": 2}`, 409, CodeNotEnoughSeats, "Not enough seats left: 1 left, you asked for 2"},
-		{"more seats than left", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 9}`, 409, CodeNotEnoughSeats, NotEnoughSeats(8, 9)},
-		{"same key, other quantity", authAda, usedKey, `{"event_id": {ev}, "quantity": 3}`, 409, CodeKeyReused, MsgKeyReused},
-		{"same key, other event", authAda, usedKey, `{"event_id": {small}, "quantity": 2}`, 409, CodeKeyReused, MsgKeyReused},
-		{"same key, same body, unknown event", authAda, usedKey, `{"event_id": 999, "quantity": 2}`, 404, CodeEventNotFound, "GET /events"},
+		{"event started", authAda, apiFreshKey, `{"event_id": {started}, "quantity": 2}`, 409, engine.CodeEventStarted, "already started"},
+		{"not enough seats", authAda, apiFreshKey, `{"event_id": {small}, "quantity": 2}`, 409, engine.CodeNotEnoughSeats, "Not enough seats left: 1 left, you asked for 2"},
+		{"more seats than left", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 9}`, 409, engine.CodeNotEnoughSeats, engine.NotEnoughSeats(8, 9)},
+		{"same key, other quantity", authAda, usedKey, `{"event_id": {ev}, "quantity": 3}`, 409, engine.CodeKeyReused, engine.MsgKeyReused},
+		{"same key, other event", authAda, usedKey, `{"event_id": {small}, "quantity": 2}`, 409, engine.CodeKeyReused, engine.MsgKeyReused},
+		{"same key, same body, unknown event", authAda, usedKey, `{"event_id": 999, "quantity": 2}`, 404, engine.CodeEventNotFound, "GET /events"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -256,7 +257,7 @@ func TestAPIReads(t *testing.T) {
 		check  func(t *testing.T, body []byte)
 	}{
 		{"events", apiReq{method: "GET", path: "/events"}, 200, "", func(t *testing.T, body []byte) {
-			var evs []EventRow
+			var evs []engine.EventRow
 			if err := json.Unmarshal(body, &evs); err != nil {
 				t.Fatal(err)
 			}
@@ -265,7 +266,7 @@ func TestAPIReads(t *testing.T) {
 			}
 		}},
 		{"one event", apiReq{method: "GET", path: "/events/{ev}"}, 200, "", func(t *testing.T, body []byte) {
-			var ev EventRow
+			var ev engine.EventRow
 			if err := json.Unmarshal(body, &ev); err != nil {
 				t.Fatal(err)
 			}
@@ -273,19 +274,19 @@ func TestAPIReads(t *testing.T) {
 				t.Errorf("event %+v", ev)
 			}
 		}},
-		{"unknown event", apiReq{method: "GET", path: "/events/999"}, 404, CodeEventNotFound, nil},
+		{"unknown event", apiReq{method: "GET", path: "/events/999"}, 404, engine.CodeEventNotFound, nil},
 		{"event x", apiReq{method: "GET", path: "/events/x"}, 400, CodeInvalidEvent, nil},
 		{"event -1", apiReq{method: "GET", path: "/events/-1"}, 400, CodeInvalidEvent, nil},
 		{"event 0", apiReq{method: "GET", path: "/events/0"}, 400, CodeInvalidEvent, nil},
 		{"event of 23 digits", apiReq{method: "GET", path: "/events/12345678901234567890123"}, 400, CodeInvalidEvent, nil},
-		{"bookings without a token", apiReq{method: "GET", path: "/bookings"}, 401, CodeUnauthorized, nil},
+		{"bookings without a token", apiReq{method: "GET", path: "/bookings"}, 401, engine.CodeUnauthorized, nil},
 		{"unknown path", apiReq{method: "GET", path: "/nope"}, 404, CodeNotFound, nil},
 		{"DELETE bookings", apiReq{method: "DELETE", path: "/bookings", auth: authAda}, 405, CodeBadMethod, nil},
 		{"PUT an event", apiReq{method: "PUT", path: "/events/{ev}"}, 405, CodeBadMethod, nil},
 		{"lower-case bearer", apiReq{method: "GET", path: "/bookings", auth: "bearer tok-ada"}, 200, "", nil},
-		{"bookings with an unknown token", apiReq{method: "GET", path: "/bookings", auth: "Bearer tok-eve"}, 401, CodeUnauthorized, nil},
+		{"bookings with an unknown token", apiReq{method: "GET", path: "/bookings", auth: "Bearer tok-eve"}, 401, engine.CodeUnauthorized, nil},
 		{"ada's bookings", apiReq{method: "GET", path: "/bookings", auth: authAda}, 200, "", func(t *testing.T, body []byte) {
-			var bs []BookingRow
+			var bs []engine.BookingRow
 			if err := json.Unmarshal(body, &bs); err != nil {
 				t.Fatal(err)
 			}
@@ -294,7 +295,7 @@ func TestAPIReads(t *testing.T) {
 			}
 		}},
 		{"ben's bookings", apiReq{method: "GET", path: "/bookings", auth: authBen}, 200, "", func(t *testing.T, body []byte) {
-			var bs []BookingRow
+			var bs []engine.BookingRow
 			if err := json.Unmarshal(body, &bs); err != nil {
 				t.Fatal(err)
 			}

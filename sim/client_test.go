@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -96,13 +97,13 @@ func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clock := clock.NewFake(time.Now())
-			st, ev := newStage(t, 10, StageConfig{Clock: clock})
+			clk := clock.NewFake(time.Now())
+			st, ev := newStage(t, 10, StageConfig{Clock: clk})
 			out := st.Browser(TokenAda, tt.plan).Book(t.Context(), NewIntent(1, ev, 2))
 			if got := statuses(out); !slices.Equal(got, tt.tries) {
 				t.Errorf("tries = %v, want %v", got, tt.tries)
 			}
-			if got := clock.Sleeps(); !slices.Equal(got, tt.sleeps) {
+			if got := clk.Sleeps(); !slices.Equal(got, tt.sleeps) {
 				t.Errorf("sleeps = %v, want %v", got, tt.sleeps)
 			}
 			if tt.errIsLost != errors.Is(out.Err, ErrAnswerLost) {
@@ -119,8 +120,8 @@ func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 }
 
 func TestClientNeverRetries4xx(t *testing.T) {
-	clock := clock.NewFake(time.Now())
-	st, ev := newStage(t, 10, StageConfig{Clock: clock})
+	clk := clock.NewFake(time.Now())
+	st, ev := newStage(t, 10, StageConfig{Clock: clk})
 	first := NewIntent(1, ev, 2)
 	if out := st.Browser(TokenAda, nil).Book(t.Context(), first); out.Answer == nil || out.Answer.Status != 200 {
 		t.Fatalf("first booking: %+v", out)
@@ -139,12 +140,12 @@ func TestClientNeverRetries4xx(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := len(clock.Sleeps())
+			before := len(clk.Sleeps())
 			out := st.Browser(tt.token, nil).Book(t.Context(), tt.intent)
 			if got := statuses(out); !slices.Equal(got, []string{fmt.Sprint(tt.status)}) {
 				t.Errorf("tries = %v, want one %d", got, tt.status)
 			}
-			if n := len(clock.Sleeps()) - before; n != 0 {
+			if n := len(clk.Sleeps()) - before; n != 0 {
 				t.Errorf("slept %d times after a %d", n, tt.status)
 			}
 		})
@@ -158,8 +159,8 @@ func TestClientNeverRetries4xx(t *testing.T) {
 // after 1 s and 2 s, then gives up; nothing was stored, and the same key
 // books once when the database is back.
 func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
-	clock := clock.NewFake(time.Now())
-	st, ev := newStage(t, 10, StageConfig{Clock: clock})
+	clk := clock.NewFake(time.Now())
+	st, ev := newStage(t, 10, StageConfig{Clock: clk})
 	restore, err := st.CutDatabase(t.Context(), 1)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +170,7 @@ func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
 	if got := statuses(out); !slices.Equal(got, []string{"500", "500", "500"}) {
 		t.Fatalf("tries = %v, want three 500s", got)
 	}
-	if got := clock.Sleeps(); !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second}) {
+	if got := clk.Sleeps(); !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second}) {
 		t.Errorf("sleeps = %v, want [1s 2s]", got)
 	}
 	if rows, left := counts(t, st, ev); rows != 0 || left != 10 {
@@ -200,8 +201,8 @@ func TestChangedQuantityIsANewIntentWithANewKey(t *testing.T) {
 	reused := in
 	reused.Quantity = 3 // the client's bug: same key, other quantity
 	got := browser.Book(t.Context(), reused)
-	if a := got.Answer; a == nil || a.Status != http.StatusConflict || a.Error == nil || a.Error.Code != CodeKeyReused || a.Error.Message != MsgKeyReused {
-		t.Fatalf("reused key: %+v, want 409 %q", got.Answer, MsgKeyReused)
+	if a := got.Answer; a == nil || a.Status != http.StatusConflict || a.Error == nil || a.Error.Code != engine.CodeKeyReused || a.Error.Message != engine.MsgKeyReused {
+		t.Fatalf("reused key: %+v, want 409 %q", got.Answer, engine.MsgKeyReused)
 	}
 	if rows, left := counts(t, st, ev); rows != 1 || left != 8 {
 		t.Errorf("after the reused key rows=%d seats_left=%d, want 1 and 8", rows, left)
@@ -221,5 +222,20 @@ func TestChangedQuantityIsANewIntentWithANewKey(t *testing.T) {
 	}
 	if rows, left := counts(t, st, ev); rows != 2 || left != 5 {
 		t.Errorf("rows=%d seats_left=%d, want 2 rows and 5 seats taken", rows, left)
+	}
+}
+
+// A step held for a viewer may wait as long as the viewer likes: the
+// browser's requests carry no time limit of their own (a client timeout
+// would turn a long pause into a retry the scenario does not have); the
+// run's context alone ends them.
+func TestBrowserRequestsHaveNoWallClockLimit(t *testing.T) {
+	st, _ := newStage(t, 10, StageConfig{})
+	c := st.Browser(TokenAda, nil)
+	if c.HTTP.Timeout != 0 {
+		t.Errorf("the browser gives up after %s of real time", c.HTTP.Timeout)
+	}
+	if tr, ok := c.HTTP.Transport.(*Network); !ok || tr.Base.(*http.Transport).ResponseHeaderTimeout != 0 {
+		t.Errorf("the transport has a time limit: %+v", c.HTTP.Transport)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/learn-idempotency/learn/internal/quietconn"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // The codes of the 503s an API instance answers when its database cannot
@@ -46,24 +46,17 @@ func statementTimeout(pool *pgxpool.Pool) time.Duration {
 }
 
 // configurePool makes an API instance's pool keep the limits' waits for
-// the database, and drop a connection that died while idle:
+// the database:
 //
 //   - DBWait bounds each wait for a connection of the pool (through a pgx
 //     acquire tracer, so the wait and nothing else: a held step keeps the
 //     connection it has);
 //   - LockWait is the connections' statement_timeout (sessionSettings,
 //     which NewStage sets): it bounds the whole wait of the statement
-//     that takes the event's row lock;
-//   - a connection that PostgreSQL closed while it sat in the pool (a
-//     restart sends FATAL 57P01 to every connection) is replaced before a
-//     request uses it, whatever its idle time (pgx's own check pings only
-//     after a second idle).
+//     that takes the event's row lock.
 //
 // tracer is the pool's query tracer so far (nil for none).
 func (l ServeLimits) configurePool(pcfg *pgxpool.Config, tracer pgx.QueryTracer) {
-	pcfg.PrepareConn = func(_ context.Context, c *pgx.Conn) (bool, error) {
-		return !quietconn.Dead(c.PgConn().Conn()), nil
-	}
 	if l.DBWait > 0 {
 		tracer = &acquireLimit{wait: l.DBWait, inner: tracer}
 	}
@@ -129,7 +122,7 @@ func dbRefusal(ctx context.Context, err error, lane string, pool *pgxpool.Pool) 
 		if d := statementTimeout(pool); d > 0 {
 			waited = d.String() + ", the longest this API instance waits"
 		}
-		if _, ok := errors.AsType[*RowLockError](err); ok {
+		if _, ok := errors.AsType[*engine.RowLockError](err); ok {
 			return &Error{Status: http.StatusServiceUnavailable, Code: CodeEventBusy, Message: "The event stayed locked by other transactions for " + waited + " for its row lock; nothing was stored, so retry in a moment with the same idempotency key"}
 		}
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseBusy, Message: "A statement of this booking waited " + waited + " (PostgreSQL cancelled it: statement_timeout, 57014); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay"}

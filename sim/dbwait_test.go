@@ -14,16 +14,18 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/learn-idempotency/learn/internal/pgfault"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // holdAt holds every booking of instance in at point p until release is
 // closed (or the request's context ends); each held booking is announced
 // on the returned channel. The booking keeps its database connection, and
 // from PointAfterLookup on the event's row lock, while it is held.
-func holdAt(in *Instance, p Point, release <-chan struct{}) <-chan BookingRequest {
-	held := make(chan BookingRequest, 16)
-	in.API.Engine.At = func(ctx context.Context, at Point, req BookingRequest) error {
+func holdAt(in *Instance, p engine.Point, release <-chan struct{}) <-chan engine.Request {
+	held := make(chan engine.Request, 16)
+	in.API.Engine.At = func(ctx context.Context, at engine.Point, req engine.Request) error {
 		if at != p {
 			return nil
 		}
@@ -103,7 +105,7 @@ func TestDBWaitIsBounded(t *testing.T) {
 	s := newRawStage(t, StageConfig{MaxConns: 1, Limits: ServeLimits{DBWait: 100 * time.Millisecond}})
 	url, good := s.Instances[0].URL, s.expand(`{"event_id": {ev}, "quantity": 2}`)
 	release := make(chan struct{})
-	held := holdAt(s.Instances[0], PointAfterLookup, release)
+	held := holdAt(s.Instances[0], engine.PointAfterLookup, release)
 	first := sendAsync(t.Context(), url, "POST", "/bookings", uuid.NewString(), good)
 	<-held // it has the pool's one connection
 

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // Error is the body of every answer of the API that is not 200: a request
@@ -38,7 +40,7 @@ const eventIDRange = "event ids are whole numbers from 1; GET /events lists them
 
 // errorOf is the answer to a refusal of the engine: its status, code and
 // message as they are.
-func errorOf(r *Refusal) *Error {
+func errorOf(r *engine.Refusal) *Error {
 	return &Error{Status: r.Status, Code: r.Code, Message: r.Message}
 }
 
@@ -46,7 +48,7 @@ func errBadRequest(code, msg string) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: code, Message: msg}
 }
 
-func errUnauthorized() *Error { return errorOf(RefuseUnauthorized()) }
+func errUnauthorized() *Error { return errorOf(engine.RefuseUnauthorized()) }
 
 func errInternal() *Error {
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "The booking could not be completed; retry with the same idempotency key"}

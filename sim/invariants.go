@@ -10,6 +10,7 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -25,7 +26,7 @@ type Facts struct {
 	// Users maps a bearer token to its user: who asked.
 	Users map[string]string
 	// Bookings is the bookings table after the run, ordered by id.
-	Bookings []BookingRow
+	Bookings []engine.BookingRow
 	// SeatsAtStart, SeatsLeft and LowestSeatsLeft are of the run's
 	// events: summed at the start and afterwards, and the lowest
 	// seats_left of one event afterwards.
@@ -43,14 +44,14 @@ type TryRef struct{ Intent, Copy, Try int }
 // seatsAtStart seats in all: the tables by queries of db, the tries from
 // outcomes, the bookings each try created from events, the run's trace
 // (nil: not known).
-func ReadFacts(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, events []trace.Event) (Facts, error) {
+func ReadFacts(ctx context.Context, db engine.Querier, seatsAtStart int, outcomes []Outcome, events []trace.Event) (Facts, error) {
 	f := Facts{Outcomes: outcomes, Users: DemoUsers(), SeatsAtStart: seatsAtStart}
 	err := db.QueryRow(ctx, `SELECT coalesce(sum(seats_left), 0), coalesce(min(seats_left), 0) FROM events`).
 		Scan(&f.SeatsLeft, &f.LowestSeatsLeft)
 	if err != nil {
 		return f, fmt.Errorf("read the seats after the run: %w", err)
 	}
-	rows, err := ReadRows(ctx, db)
+	rows, err := engine.ReadRows(ctx, db)
 	if err != nil {
 		return f, fmt.Errorf("read the bookings after the run: %w", err)
 	}
@@ -68,7 +69,7 @@ func ReadFacts(ctx context.Context, db Querier, seatsAtStart int, outcomes []Out
 }
 
 // CheckInvariants is [Judge] of the facts [ReadFacts] gathers.
-func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, events []trace.Event) ([]Invariant, error) {
+func CheckInvariants(ctx context.Context, db engine.Querier, seatsAtStart int, outcomes []Outcome, events []trace.Event) ([]Invariant, error) {
 	f, err := ReadFacts(ctx, db, seatsAtStart, outcomes, events)
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ type intentFacts struct {
 	event    int64
 	quantity int
 	outs     []Outcome
-	rows     []BookingRow
+	rows     []engine.BookingRow
 }
 
 // intentsOf groups f's outcomes by intent, in intent order, with their
@@ -132,13 +133,13 @@ type bookingAnswer struct {
 	in      *intentFacts
 	out     Outcome
 	try     TryResult
-	booking BookingRow
+	booking engine.BookingRow
 	stored  bool
 }
 
 // bookingsAnswered lists every answer of f that carried a booking.
 func bookingsAnswered(f Facts, intents []*intentFacts) []bookingAnswer {
-	byID := map[string]BookingRow{}
+	byID := map[string]engine.BookingRow{}
 	for _, b := range f.Bookings {
 		byID[b.ID] = b
 	}
@@ -152,7 +153,7 @@ func bookingsAnswered(f Facts, intents []*intentFacts) []bookingAnswer {
 				a := t.Answer.Booking
 				b, ok := byID[a.ID]
 				if !ok {
-					b = BookingRow{ID: a.ID, UserID: a.UserID, EventID: a.EventID, Quantity: a.Quantity, Key: a.IdempotencyKey}
+					b = engine.BookingRow{ID: a.ID, UserID: a.UserID, EventID: a.EventID, Quantity: a.Quantity, Key: a.IdempotencyKey}
 				}
 				out = append(out, bookingAnswer{in: in, out: o, try: t, booking: b, stored: ok})
 			}
@@ -197,7 +198,7 @@ func Judge(f Facts) []Invariant {
 			twice.intent(in.number)
 		}
 	}
-	first := map[int]BookingRow{} // intent → the booking of its first answer with one
+	first := map[int]engine.BookingRow{} // intent → the booking of its first answer with one
 	for _, a := range answers {
 		b, ok := first[a.in.number]
 		if !ok {
@@ -282,7 +283,7 @@ func Judge(f Facts) []Invariant {
 				break
 			}
 		}
-		if o.Answer != nil && o.Answer.Error != nil && o.Answer.Error.Code == CodeKeyReused && !keyUsedBy(f.Outcomes, o) {
+		if o.Answer != nil && o.Answer.Error != nil && o.Answer.Error.Code == engine.CodeKeyReused && !keyUsedBy(f.Outcomes, o) {
 			blocked.copy(o)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // dial opens a connection to an instance's URL.
@@ -105,7 +107,7 @@ func TestListenerLimitsCutSlowClients(t *testing.T) {
 			t.Errorf("1000 bytes of headers: %d", a.status)
 		}
 		a := s.bookRaw(t, []string{"Idempotency-Key: " + strings.Repeat("k", 4000)}, `{"event_id": {ev}, "quantity": 1}`)
-		if a.status != 400 || decodeAPIError(t, a.body).Code != CodeInvalidKey {
+		if a.status != 400 || decodeAPIError(t, a.body).Code != engine.CodeInvalidKey {
 			t.Errorf("a 4000-byte key: %d %s", a.status, a.body)
 		}
 		c := dial(t, url)
@@ -184,8 +186,8 @@ func TestScenarioStageHoldsARequestPastEveryLimit(t *testing.T) {
 	scenario := newRawStage(t, StageConfig{MaxConns: 1})
 	serve := newRawStage(t, StageConfig{MaxConns: 1, Limits: limits})
 	release := make(chan struct{})
-	heldScenario := holdAt(scenario.Instances[0], PointAfterLookup, release)
-	heldServe := holdAt(serve.Instances[0], PointAfterLookup, release)
+	heldScenario := holdAt(scenario.Instances[0], engine.PointAfterLookup, release)
+	heldServe := holdAt(serve.Instances[0], engine.PointAfterLookup, release)
 	body := `{"event_id": {ev}, "quantity": 2}`
 	onScenario := sendAsync(t.Context(), scenario.Instances[0].URL, "POST", "/bookings", uuid.NewString(), scenario.expand(body))
 	onServe := sendAsync(t.Context(), serve.Instances[0].URL, "POST", "/bookings", uuid.NewString(), serve.expand(body))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -57,7 +58,7 @@ func counts(t *testing.T, st *Stage, eventID int64) (rows, seatsLeft int) {
 func testDatabase() Database { return DatabaseOf(testDB.NewSchema) }
 
 // engineOf is the engine of the stage's first API instance.
-func engineOf(st *Stage) *Engine { return st.Instances[0].API.Engine }
+func engineOf(st *Stage) *engine.Engine { return st.Instances[0].API.Engine }
 
 // bothWays runs test twice: on an engine nobody watches, which books in
 // two round trips (bookPipelined, as learn serve and the benchmarks do),

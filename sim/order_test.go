@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -74,7 +75,7 @@ func TestAReplayIsToldAfterTheCommitItRead(t *testing.T) {
 	tr := trace.New(clock.NewFake(time.Now()), trace.Options{})
 	st, ev := newStage(t, 10, StageConfig{Trace: tr})
 	eng := engineOf(st)
-	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+	req := engine.Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
 	book := func() error { _, err := eng.BookTicket(t.Context(), req); return err }
 	events := raceToTell(t, tr, func(held func()) { eng.OnCommit = held }, book, book)
 	commit, found := 0, 0
@@ -97,7 +98,7 @@ func TestAKeyStoreHitIsToldAfterTheSetItRead(t *testing.T) {
 	tr := trace.New(clock.NewFake(time.Now()), trace.Options{})
 	st, ev := newStage(t, 10, StageConfig{Trace: tr, Keys: KeysInMemory})
 	api := st.Instances[0].API
-	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+	req := engine.Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
 	book := func() error { _, err := api.book(t.Context(), req); return err }
 	events := raceToTell(t, tr, func(held func()) { api.Keys = slowKeys{api.Keys, held} }, book, book)
 	set, hit := 0, 0

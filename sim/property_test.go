@@ -16,6 +16,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -74,7 +75,7 @@ var propPlanGen = rapid.Custom(func(t *rapid.T) propPlan {
 		in := propIntent{
 			Token:    rapid.SampledFrom([]string{TokenAda, TokenBen}).Draw(t, "user"),
 			Event:    rapid.IntRange(0, len(p.Seats)-1).Draw(t, "event"),
-			Quantity: rapid.IntRange(1, MaxQuantity).Draw(t, "quantity"),
+			Quantity: rapid.IntRange(1, engine.MaxQuantity).Draw(t, "quantity"),
 			KeyOf:    i,
 			Shift:    rapid.IntRange(0, p.Instances-1).Draw(t, "shift"),
 		}
@@ -168,7 +169,7 @@ func describePropOutcomes(outs []Outcome) string {
 // with constraint c, and returns the outcomes and every property the run
 // broke (none for a correct engine). err is a failure of the test's own
 // machinery (the database, the stage), not of a property.
-func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (violations []propViolation, outs []Outcome, err error) {
+func runPropPlan(ctx context.Context, p propPlan, design engine.Design, c engine.Constraint) (violations []propViolation, outs []Outcome, err error) {
 	clk := clock.NewFake(time.Now().Truncate(time.Second))
 	tr := trace.New(clk, trace.Options{})
 	st, err := NewStage(ctx, testDatabase(), StageConfig{
@@ -190,8 +191,8 @@ func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (
 
 	if p.Hold > 0 {
 		for _, inst := range st.Instances {
-			inst.API.Engine.At = func(ctx context.Context, at Point, _ BookingRequest) error {
-				if at == PointAfterLookup {
+			inst.API.Engine.At = func(ctx context.Context, at engine.Point, _ engine.Request) error {
+				if at == engine.PointAfterLookup {
 					return clock.Real{}.Sleep(ctx, p.Hold)
 				}
 				return nil
@@ -367,7 +368,7 @@ func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID
 	}
 	for id, r := range bookings {
 		if !asked[r] {
-			failf(propRowAsked, "booking %s (%s, event %d × %d, key %s) was asked for by no intent", PublicBookingID(id), r.user, r.event, r.quantity, trace.ShortKey(r.key))
+			failf(propRowAsked, "booking %s (%s, event %d × %d, key %s) was asked for by no intent", engine.PublicBookingID(id), r.user, r.event, r.quantity, trace.ShortKey(r.key))
 		}
 	}
 
@@ -480,7 +481,7 @@ func TestPropertyCorrectDesignKeepsTheInvariants(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		p := propPlanGen.Draw(rt, "plan")
-		bad, outs, err := runPropPlan(rt.Context(), p, Design{}, UniquePerUser)
+		bad, outs, err := runPropPlan(rt.Context(), p, engine.Design{}, engine.UniquePerUser)
 		if err != nil {
 			rt.Fatalf("run the plan: %v\nplan: %s", err, p)
 		}
@@ -496,13 +497,13 @@ func TestPropertyCorrectDesignKeepsTheInvariants(t *testing.T) {
 // for a lost answer made by hand and for a plan the generator draws.
 func TestPropertyCatchesABrokenDesign(t *testing.T) {
 	t.Parallel()
-	broken := Design{Lookup: NoLookup}
+	broken := engine.Design{Lookup: engine.NoLookup}
 
 	t.Run("lost answer", func(t *testing.T) {
 		p := propPlan{Instances: 2, Seats: []int{10}, Intents: []propIntent{{
 			Token: TokenAda, Quantity: 2, Faults: [][]Fault{{LoseAnswer, Deliver, Deliver}},
 		}}}
-		bad, outs, err := runPropPlan(t.Context(), p, broken, NoUnique)
+		bad, outs, err := runPropPlan(t.Context(), p, broken, engine.NoUnique)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -520,7 +521,7 @@ func TestPropertyCatchesABrokenDesign(t *testing.T) {
 		const seeds = 20
 		for seed := range seeds {
 			p := propPlanGen.Example(seed)
-			bad, outs, err := runPropPlan(t.Context(), p, broken, NoUnique)
+			bad, outs, err := runPropPlan(t.Context(), p, broken, engine.NoUnique)
 			if err != nil {
 				t.Fatal(err)
 			}

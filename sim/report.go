@@ -8,25 +8,26 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Report is the headless result of a run (learn demo NAME --json).
 type Report struct {
-	Scenario    string         `json:"scenario"`
-	Variant     Variant        `json:"variant"`
-	Design      Switches       `json:"design"`       // the design the run used, switch by switch
-	NotApplying []NotApplying  `json:"not_applying"` // the design's switches that act on nothing, with why`
-	Answers     []AnswerReport `json:"answers"`      // every answer that reached the browser, in arrival order
-	Lost        int            `json:"lost"`         // answers lost on the way back
-	Unanswered  int            `json:"unanswered"`   // tries that got no answer at all: lost, never sent, or the instance died
-	BookingRows int            `json:"booking_rows"` // rows in bookings afterwards (the run's users only exist in its schema)
-	Bookings    []BookingRow   `json:"bookings"`     // those rows, by id`
-	SeatsTaken  int            `json:"seats_taken"`  // seats the run's events lost
-	Attempts    []IntentReport `json:"attempts"`     // every try of every intent
-	Invariants  []Invariant    `json:"invariants"`
-	Guards      Guards         `json:"guards"`  // what stopped repeats in this run, read off its trace
-	Verdict     *Verdict       `json:"verdict"` // what the run means: the guarantee that held, or the consequence and its diagnosis
+	Scenario    string              `json:"scenario"`
+	Variant     Variant             `json:"variant"`
+	Design      Switches            `json:"design"`       // the design the run used, switch by switch
+	NotApplying []NotApplying       `json:"not_applying"` // the design's switches that act on nothing, with why`
+	Answers     []AnswerReport      `json:"answers"`      // every answer that reached the browser, in arrival order
+	Lost        int                 `json:"lost"`         // answers lost on the way back
+	Unanswered  int                 `json:"unanswered"`   // tries that got no answer at all: lost, never sent, or the instance died
+	BookingRows int                 `json:"booking_rows"` // rows in bookings afterwards (the run's users only exist in its schema)
+	Bookings    []engine.BookingRow `json:"bookings"`     // those rows, by id`
+	SeatsTaken  int                 `json:"seats_taken"`  // seats the run's events lost
+	Attempts    []IntentReport      `json:"attempts"`     // every try of every intent
+	Invariants  []Invariant         `json:"invariants"`
+	Guards      Guards              `json:"guards"`  // what stopped repeats in this run, read off its trace
+	Verdict     *Verdict            `json:"verdict"` // what the run means: the guarantee that held, or the consequence and its diagnosis
 	// Facts are the raw facts the invariants and the verdict were read
 	// from; nil for a report read back from JSON.
 	Facts *Facts `json:"-"`
@@ -87,9 +88,9 @@ func GuardsOf(events []trace.Event) Guards {
 	var g Guards
 	for _, ev := range events {
 		switch {
-		case ev.Kind == trace.KindLookup && ev.Found && strings.HasPrefix(ev.Label, LabelFindKey):
+		case ev.Kind == trace.KindLookup && ev.Found && strings.HasPrefix(ev.Label, engine.LabelFindKey):
 			g.Lookups++
-		case ev.Kind == trace.KindRollback && ev.Label == LabelUniqueViolation:
+		case ev.Kind == trace.KindRollback && ev.Label == engine.LabelUniqueViolation:
 			g.Violations++
 		case ev.Kind == trace.KindKeyStore && ev.Found:
 			g.StoreHits++

@@ -14,6 +14,8 @@ import (
 
 	"github.com/dunglas/httpsfv"
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // MaxKeyBytes is the longest Idempotency-Key the API takes, in bytes; a
@@ -36,8 +38,8 @@ const MaxKeyBytes = 255
 func parseKey(h http.Header) (uuid.UUID, *Error) {
 	lines := h.Values(HeaderIdempotencyKey)
 	if len(lines) > 1 {
-		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf(
-			"Send one Idempotency-Key header, not %d: one UUID per booking intent, e.g. %s", len(lines), ExampleKey))
+		return uuid.Nil, errBadRequest(engine.CodeInvalidKey, fmt.Sprintf(
+			"Send one Idempotency-Key header, not %d: one UUID per booking intent, e.g. %s", len(lines), engine.ExampleKey))
 	}
 	v := ""
 	if len(lines) == 1 {
@@ -46,27 +48,27 @@ func parseKey(h http.Header) (uuid.UUID, *Error) {
 	if strings.HasPrefix(v, `"`) {
 		s, err := sfString(v)
 		if err != nil {
-			return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf(
-				`Idempotency-Key %s is not a structured-field string: send one key, bare or quoted ("%s")`, quoteShort(v), ExampleKey))
+			return uuid.Nil, errBadRequest(engine.CodeInvalidKey, fmt.Sprintf(
+				`Idempotency-Key %s is not a structured-field string: send one key, bare or quoted ("%s")`, quoteShort(v), engine.ExampleKey))
 		}
 		v = s
 	}
 	switch {
 	case v == "":
-		return uuid.Nil, errBadRequest(CodeInvalidKey, "Missing Idempotency-Key header: make one UUID per booking intent (e.g. "+ExampleKey+") and send it on every retry")
+		return uuid.Nil, errBadRequest(engine.CodeInvalidKey, "Missing Idempotency-Key header: make one UUID per booking intent (e.g. "+engine.ExampleKey+") and send it on every retry")
 	case len(v) > MaxKeyBytes:
-		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf(
-			"The Idempotency-Key is %d bytes; the most is %d: send one UUID per booking intent, e.g. %s", len(v), MaxKeyBytes, ExampleKey))
+		return uuid.Nil, errBadRequest(engine.CodeInvalidKey, fmt.Sprintf(
+			"The Idempotency-Key is %d bytes; the most is %d: send one UUID per booking intent, e.g. %s", len(v), MaxKeyBytes, engine.ExampleKey))
 	}
 	k, err := uuid.Parse(v)
 	if err == nil && len(v) == 36 && k == uuid.Nil {
 		// It has the form, but every careless client would send the same
 		// one: it cannot tell one intent from another.
-		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf(
-			"Idempotency-Key %s is the nil UUID, the same for everyone: make a random UUID once per booking intent, e.g. %s", v, ExampleKey))
+		return uuid.Nil, errBadRequest(engine.CodeInvalidKey, fmt.Sprintf(
+			"Idempotency-Key %s is the nil UUID, the same for everyone: make a random UUID once per booking intent, e.g. %s", v, engine.ExampleKey))
 	}
 	if err != nil || len(v) != 36 {
-		return uuid.Nil, errBadRequest(CodeInvalidKey, fmt.Sprintf("Idempotency-Key %s is not a UUID in the form %s", quoteShort(v), ExampleKey))
+		return uuid.Nil, errBadRequest(engine.CodeInvalidKey, fmt.Sprintf("Idempotency-Key %s is not a UUID in the form %s", quoteShort(v), engine.ExampleKey))
 	}
 	return k, nil
 }
@@ -151,7 +153,7 @@ const bodyExample = `{"event_id": 1, "quantity": 2}`
 // twice (encoding/json would take the last of two and match names in any
 // case), a value that is not a whole number, or one out of range. The
 // quantity's own range (1 to MaxQuantity) is the engine's rule:
-// BookingRequest.Validate.
+// engine.Request.Validate.
 func decodeBookBody(w http.ResponseWriter, r *http.Request) (bookBody, *Error) {
 	var b bookBody
 	if ce := strings.TrimSpace(r.Header.Get("Content-Encoding")); ce != "" && !strings.EqualFold(ce, "identity") {
@@ -271,7 +273,7 @@ func wholeNumber(field string, tok json.Token) (int64, *Error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || (field == fieldEventID && n < 1) { // the decoder has checked the syntax: only the range is left
-		what := fmt.Sprintf("it must be a whole number from 1 to %d", MaxQuantity)
+		what := fmt.Sprintf("it must be a whole number from 1 to %d", engine.MaxQuantity)
 		if field == fieldEventID {
 			what = eventIDRange
 		}

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // rawStage is a one-instance stage whose log lines a test can read, for
@@ -127,8 +129,8 @@ func TestAPIIdempotencyKeyHeader(t *testing.T) {
 				t.Fatalf("%d %s, want 400 application/json: %.300s", a.status, a.header.Get("Content-Type"), a.body)
 			}
 			e := decodeAPIError(t, a.body)
-			if e.Code != CodeInvalidKey || !strings.Contains(e.Message, tt.msg) {
-				t.Errorf("error %+v, want %s with %q", e, CodeInvalidKey, tt.msg)
+			if e.Code != engine.CodeInvalidKey || !strings.Contains(e.Message, tt.msg) {
+				t.Errorf("error %+v, want %s with %q", e, engine.CodeInvalidKey, tt.msg)
 			}
 			if len(a.body) > 1024 {
 				t.Errorf("a %d-byte answer: a key is never echoed in full", len(a.body))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/fdlimit"
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -54,8 +55,8 @@ type Setup struct {
 	Seats      int // seats of each event at the start
 	Events     int // events; 0 means 1
 	Instances  int // API instances; 0 means 1
-	Design     Design
-	Constraint Constraint
+	Design     engine.Design
+	Constraint engine.Constraint
 	Keys       KeyPlace
 	// Copies is how many copies of one request the scenario sends at the
 	// same instant (0: it sends none).
@@ -188,12 +189,12 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		}
 		return nil, err
 	}
-	trace := trace.New(opts.Clock, opts.Trace)
+	tr := trace.New(opts.Clock, opts.Trace)
 	st, err := NewStage(ctx, db, StageConfig{
 		Instances:  setup.Instances,
 		MaxConns:   s.conns(opts),
 		Clock:      opts.Clock,
-		Trace:      trace,
+		Trace:      tr,
 		Design:     setup.Design,
 		Constraint: setup.Constraint,
 		Keys:       setup.Keys,
@@ -205,15 +206,15 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		}
 		return nil, err
 	}
-	r := &Run{Scenario: s, Options: opts, Setup: setup, Design: design, Stage: st, Trace: trace}
+	r := &Run{Scenario: s, Options: opts, Setup: setup, Design: design, Stage: st, Trace: tr}
 	if setup.HoldAfterLookup > 0 {
-		b := NewBarrier(setup.HoldAfterLookup)
+		b := engine.NewBarrier(setup.HoldAfterLookup)
 		for _, in := range st.Instances {
 			if setup.Keys != KeysInRow {
 				in.API.Barrier = b // the lookup is the key store's
 				continue
 			}
-			in.API.Engine.Barrier, in.API.Engine.BarrierAt = b, PointAfterLookup
+			in.API.Engine.Barrier, in.API.Engine.BarrierAt = b, engine.PointAfterLookup
 		}
 	}
 	names := []string{"Workshop night", "Late show"}
@@ -240,7 +241,7 @@ func (s *Scenario) plan(opts Options) (Setup, Switches) {
 	design.apply(&setup)
 	setup.Events = max(setup.Events, 1)
 	setup.Instances = max(setup.Instances, 1)
-	if setup.HoldAfterLookup > 0 && setup.Keys == KeysInRow && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != LookupBeforeLock {
+	if setup.HoldAfterLookup > 0 && setup.Keys == KeysInRow && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != engine.LookupBeforeLock {
 		// Copies of one event queue on its row lock before they reach the
 		// pause point: holding the first there would hold them all. (A key
 		// store is looked up before any lock: its copies are held there.)
@@ -301,7 +302,7 @@ func (r *Run) Execute(ctx context.Context) (*Report, error) {
 func (r *Run) Close() error { return r.Stage.Close() }
 
 // Rows reads the run's tables (committed rows).
-func (r *Run) Rows(ctx context.Context) (Rows, error) { return r.Stage.Rows(ctx) }
+func (r *Run) Rows(ctx context.Context) (engine.Rows, error) { return r.Stage.Rows(ctx) }
 
 // browser is a client for the user of token with the variant's client
 // design, whose tries meet the faults of plan.
@@ -361,11 +362,11 @@ func loseFirst(intents ...int) func(trace.Attempt) Fault {
 }
 
 // crashAt makes the API instance die at point p on try 1 of intent n.
-func crashAt(p Point, n int) func(context.Context, Point, BookingRequest) error {
-	return func(ctx context.Context, at Point, _ BookingRequest) error {
+func crashAt(p engine.Point, n int) func(context.Context, engine.Point, engine.Request) error {
+	return func(ctx context.Context, at engine.Point, _ engine.Request) error {
 		a := trace.AttemptFrom(ctx)
 		if at == p && a.Intent == n && a.Try == 1 {
-			return ErrCrash
+			return engine.ErrCrash
 		}
 		return nil
 	}

@@ -339,7 +339,7 @@ func TestGatedKeyReuseWaitsAsLongAsTheViewerHolds(t *testing.T) {
 					// One copy waits at the barrier; the other is held at
 					// its pause step while the test looks at the world.
 					held = true
-					if barrier.isOpen() {
+					if barrier.IsOpen() {
 						t.Error("the barrier opened before the second copy was released")
 					}
 					rows, err := run.Rows(ctx)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -20,7 +21,7 @@ var scenarios = []*Scenario{
 		Summary: "book 2 seats with key K, the answer is lost after COMMIT, the retry with K gets the same booking back: 1 row, 2 seats",
 		Broken:  "the key is never looked up (and not unique): the retry books again, 2 rows, 4 seats",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{Lookup: NoLookup, Constraint: NoUnique},
+		broken:  &Switches{Lookup: engine.NoLookup, Constraint: engine.NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
@@ -35,7 +36,7 @@ var scenarios = []*Scenario{
 		world: func(o Options) Setup {
 			return Setup{Seats: 2 * o.Copies, Copies: o.Copies, HoldAfterLookup: o.Copies}
 		},
-		broken: &Switches{NoLock: true, Constraint: NoUnique},
+		broken: &Switches{NoLock: true, Constraint: engine.NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			copies := make([]Intent, r.Options.Copies)
@@ -49,10 +50,10 @@ var scenarios = []*Scenario{
 	{
 		Name:    "different-quantity",
 		Title:   "Same key, other quantity",
-		Summary: "the client reuses key K for 3 seats after booking 2: 409 \"" + MsgKeyReused + "\", 1 row",
+		Summary: "the client reuses key K for 3 seats after booking 2: 409 \"" + engine.MsgKeyReused + "\", 1 row",
 		Broken:  "no comparison of event and quantity: 200 with the first booking's 2 seats for a request of 3 (wrong)",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{Compare: NoCompare},
+		broken:  &Switches{Compare: engine.NoCompare},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			first := NewIntent(1, r.EventID(), 2)
 			c := r.browser(TokenAda, nil)
@@ -65,9 +66,9 @@ var scenarios = []*Scenario{
 		Name:    "last-seats",
 		Title:   "The last seats",
 		Summary: "the event has exactly the 2 seats booked; the answer is lost; the retry finds the key first and replays 200",
-		Broken:  "the key is looked up after the seat check: the retry gets \"" + MsgNotEnoughSeats + "\" for a booking the user has",
+		Broken:  "the key is looked up after the seat check: the retry gets \"" + engine.MsgNotEnoughSeats + "\" for a booking the user has",
 		world:   func(Options) Setup { return Setup{Seats: 2} },
-		broken:  &Switches{Lookup: LookupAfterSeatCheck},
+		broken:  &Switches{Lookup: engine.LookupAfterSeatCheck},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
@@ -91,7 +92,7 @@ var scenarios = []*Scenario{
 		Summary: "both requests pass the lookup; the UNIQUE constraint rejects one INSERT (23505), its whole transaction rolls back, its event keeps its seats, it answers 409",
 		Broken:  "no UNIQUE constraint: both INSERTs succeed, 2 rows for one key",
 		world:   func(Options) Setup { return Setup{Seats: 10, Events: 2, HoldAfterLookup: 2} },
-		broken:  &Switches{Constraint: NoUnique},
+		broken:  &Switches{Constraint: engine.NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			key := uuid.New()
 			intents := []Intent{
@@ -107,8 +108,8 @@ var scenarios = []*Scenario{
 		Summary: "a design that looks the key up before locking the event row: two copies both miss it and both insert; the UNIQUE constraint rejects the second INSERT (23505), its whole transaction rolls back, seats included, and it answers with the winner's booking: 2 × 200, 1 row",
 		Broken:  "the same lookup before the lock, without the UNIQUE constraint: both copies insert, 2 rows, 4 seats for one click",
 		world:   func(Options) Setup { return Setup{Seats: 10, Copies: 2, HoldAfterLookup: 2} },
-		correct: Switches{Lookup: LookupBeforeLock},
-		broken:  &Switches{Lookup: LookupBeforeLock, Constraint: NoUnique},
+		correct: Switches{Lookup: engine.LookupBeforeLock},
+		broken:  &Switches{Lookup: engine.LookupBeforeLock, Constraint: engine.NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
 			copies := []Intent{in, in}
@@ -124,7 +125,7 @@ var scenarios = []*Scenario{
 		Summary: "two users happen to send the same key: keys are per user, so two bookings, both 200, each user answered with their own",
 		Broken:  "keys unique on their own, looked up by key alone, the user left out of the comparison: ben gets ada's booking (a leak)",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{Constraint: UniqueKeyOnly, Compare: CompareEventQuantity},
+		broken:  &Switches{Constraint: engine.UniqueKeyOnly, Compare: engine.CompareEventQuantity},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			key := uuid.New()
 			ada := r.browser(TokenAda, nil).Book(ctx, Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
@@ -196,7 +197,7 @@ var scenarios = []*Scenario{
 		Summary: "the API instance dies before COMMIT: PostgreSQL rolls back, no answer comes, the retry books once",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			r.Stage.Instances[0].API.Engine.At = crashAt(PointBeforeCommit, 1)
+			r.Stage.Instances[0].API.Engine.At = crashAt(engine.PointBeforeCommit, 1)
 			ada := r.browser(TokenAda, nil)
 			ada.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
@@ -215,7 +216,7 @@ var scenarios = []*Scenario{
 		Summary: "two API instances, each with its own pool: the answer from api-1 is lost, the retry lands on api-2, which finds the key in the row",
 		Broken:  "keys in each instance's memory instead of the row, no UNIQUE behind them: the second instance has never seen the key, 2 rows",
 		world:   func(Options) Setup { return Setup{Seats: 10, Instances: 2} },
-		broken:  &Switches{Store: KeysInMemory, Constraint: NoUnique},
+		broken:  &Switches{Store: KeysInMemory, Constraint: engine.NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
 		},
@@ -226,7 +227,7 @@ var scenarios = []*Scenario{
 		Summary: "the key lives in the booking row: a crash after COMMIT and a retry 25 hours later both replay, 1 row per intent",
 		Broken:  "keys only in Redis (24 h TTL), no UNIQUE in the row: a crash before the SET, and a retry 25 h later, each book twice",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{Store: KeysInRedis, Constraint: NoUnique},
+		broken:  &Switches{Store: KeysInRedis, Constraint: engine.NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			if r.Stage.Redis != nil {
 				if err := r.note(ctx, trace.LaneRedis, "in-process Redis",
@@ -236,7 +237,7 @@ var scenarios = []*Scenario{
 			}
 			// Intent 1: the instance dies right after COMMIT, before it
 			// could answer (or, in the broken design, write Redis).
-			r.Stage.Instances[0].API.Engine.At = crashAt(PointAfterCommit, 1)
+			r.Stage.Instances[0].API.Engine.At = crashAt(engine.PointAfterCommit, 1)
 			crash := r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))
 			// Intent 2: the answer is lost and the retry goes out a day later.
 			late := r.browser(TokenAda, loseFirst(2))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -14,9 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/learn-idempotency/learn/internal/pgwait"
-	"github.com/learn-idempotency/learn/internal/quietconn"
 	"github.com/learn-idempotency/learn/internal/resp"
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -84,9 +83,9 @@ type StageConfig struct {
 	// level applies; the trace gets every level.
 	Log slog.Handler
 
-	Design     Design     // how each engine books; zero: correct
-	Constraint Constraint // the key constraint of the schema; zero: UNIQUE (user_id, idempotency_key)
-	Keys       KeyPlace   // where instances keep keys; zero: in the booking row
+	Design     engine.Design     // how each engine books; zero: correct
+	Constraint engine.Constraint // the key constraint of the schema; zero: UNIQUE (user_id, idempotency_key)
+	Keys       KeyPlace          // where instances keep keys; zero: in the booking row
 	RedisTTL   time.Duration
 }
 
@@ -203,7 +202,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			return nil, fmt.Errorf("pool config: %w", err)
 		}
 		pcfg.MaxConns = int32(cfg.MaxConns)
-		quietDial(pcfg.ConnConfig)
+		engine.ConfigurePool(pcfg)
 		var tracer pgx.QueryTracer
 		if cfg.Trace != nil {
 			tracer = &trace.SQLTracer{Trace: cfg.Trace, Lane: lane}
@@ -220,7 +219,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			h = slog.NewMultiHandler(h, cfg.Log)
 		}
 		api := &API{
-			Engine: NewEngine(pool, cfg.Clock, cfg.Trace, lane),
+			Engine: engine.New(pool, cfg.Clock, cfg.Trace, lane),
 			Users:  DemoUsers(),
 			Log:    slog.New(h).With("instance", lane),
 		}
@@ -251,7 +250,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 // the admin pool's connections. While another session holds it up (a lock
 // on a catalog), ctx's teller (pgwait.WithTrace) is told what it waits
 // for.
-func (st *Stage) createTables(ctx context.Context, c Constraint) error {
+func (st *Stage) createTables(ctx context.Context, c engine.Constraint) error {
 	conn, err := st.Admin.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("create the booking tables: %w", err)
@@ -259,7 +258,7 @@ func (st *Stage) createTables(ctx context.Context, c Constraint) error {
 	defer conn.Release()
 	stop := pgwait.Watch(ctx, conn.Conn().Config(), conn.Conn().PgConn().PID(), "creating the booking tables in schema "+st.Schema.Name())
 	defer stop()
-	return CreateSchema(ctx, conn, c)
+	return engine.CreateSchema(ctx, conn, c)
 }
 
 // AddEvent inserts an event with seats seats that starts at startsAt and
@@ -321,28 +320,14 @@ func (st *Stage) CutDatabase(ctx context.Context, n int) (restore func(), err er
 // Rows reads both tables (committed rows only) as one snapshot: a
 // read-only REPEATABLE READ transaction, so the events and the bookings
 // shown together were true together.
-func (st *Stage) Rows(ctx context.Context) (Rows, error) {
-	var rows Rows
+func (st *Stage) Rows(ctx context.Context) (engine.Rows, error) {
+	var rows engine.Rows
 	err := pgx.BeginTxFunc(ctx, st.Admin, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) (err error) {
-			rows, err = ReadRows(ctx, tx)
+			rows, err = engine.ReadRows(ctx, tx)
 			return err
 		})
 	return rows, err
-}
-
-// quietDial makes cfg's connections quiet (internal/quietconn): the
-// engine's connections are request/response, and their reads and writes
-// do not wake Go's scheduler.
-func quietDial(cfg *pgx.ConnConfig) {
-	dial := cfg.DialFunc
-	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return quietconn.Wrap(c), nil
-	}
 }
 
 // Close stops the instances, closes the pools and drops the schema. It uses

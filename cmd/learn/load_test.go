@@ -21,6 +21,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // The load test's knobs. LEARN_LOAD sets the duration (e.g. 30s, the full
@@ -248,13 +249,13 @@ func TestServeUnderLoad(t *testing.T) {
 	slow.closeAll()
 
 	// The bookings as the API shows them, and the seats left.
-	var rows []sim.BookingRow
+	var rows []engine.BookingRow
 	for _, tok := range []string{sim.TokenAda, sim.TokenBen} {
-		var mine []sim.BookingRow
+		var mine []engine.BookingRow
 		getJSON(t, p.front+"/bookings", tok, &mine)
 		rows = append(rows, mine...)
 	}
-	var events []sim.EventRow
+	var events []engine.EventRow
 	getJSON(t, p.front+"/events", "", &events)
 
 	codes := make([]string, 0, len(metrics.StatusCodes))
@@ -279,7 +280,7 @@ func TestServeUnderLoad(t *testing.T) {
 	// Exactly once: one row per (user, key); every answer for a key names
 	// that row, with its quantity; every row was answered (no request went
 	// unanswered); and the seats add up.
-	byKey := map[string]sim.BookingRow{}
+	byKey := map[string]engine.BookingRow{}
 	for _, r := range rows {
 		k := r.UserID + "/" + r.Key
 		if prev, dup := byKey[k]; dup {

@@ -19,6 +19,7 @@ import (
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // The limits and defaults of learn serve.
@@ -336,7 +337,7 @@ func printServeIntro(w io.Writer, in serveIntro) {
 	p("  %s", book(in.front, 2))
 	p("Run it again: same booking, replayed (200, \"replayed\": true):")
 	p("  %s", book(in.front, 2))
-	p("The same key with quantity 3 (409 %s):", sim.MsgKeyReused)
+	p("The same key with quantity 3 (409 %s):", engine.MsgKeyReused)
 	p("  %s", book(in.front, 3))
 	if len(in.instances) > 1 {
 		p("A retry that lands on another API instance gets the same booking:")

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // postmasterOf reads the pid of the postmaster of the cluster in dir.
@@ -152,7 +153,7 @@ func TestServeWhosePostgresIsKilledStartsItAgainAndLosesNothing(t *testing.T) {
 	if len(mine) != len(intents) || len(intents) != workers*(before+after) {
 		t.Errorf("%d bookings stored for %d intents (%d made)", len(mine), len(intents), workers*(before+after))
 	}
-	var events []sim.EventRow
+	var events []engine.EventRow
 	getJSON(t, p.front+"/events", "", &events)
 	if len(events) != 1 || events[0].SeatsLeft != 100000-len(intents) {
 		t.Errorf("events %+v, want %d seats taken", events, len(intents))

@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // serveProc is the built binary running learn serve.
@@ -254,7 +255,7 @@ func testServeSession(t *testing.T, bin string) {
 		`-H "Authorization: Bearer tok-ada" -H "Idempotency-Key: $KEY" -d '{"event_id": 1, "quantity": 2}'`,
 		`-H "Idempotency-Key: $KEY" -d '{"event_id": 1, "quantity": 3}'`,
 		"Run it again: same booking, replayed",
-		"409 " + sim.MsgKeyReused,
+		"409 " + engine.MsgKeyReused,
 		"curl -s " + p.front + "/events",
 		"curl -s " + p.front + `/bookings -H "Authorization: Bearer tok-ada"`,
 		"learn serve 2>&1 | grep replayed",
@@ -280,7 +281,7 @@ func testServeSession(t *testing.T, bin string) {
 		t.Errorf("the front door sent the two tries to %q and %q, want two instances", first.instance, again.instance)
 	}
 	other := book(t, p.front, sim.TokenAda, key, `{"event_id": 1, "quantity": 3}`)
-	if other.status != 409 || other.Error == nil || other.Error.Code != sim.CodeKeyReused || other.Error.Message != sim.MsgKeyReused {
+	if other.status != 409 || other.Error == nil || other.Error.Code != engine.CodeKeyReused || other.Error.Message != engine.MsgKeyReused {
 		t.Fatalf("same key, quantity 3: %+v", other)
 	}
 
@@ -298,12 +299,12 @@ func testServeSession(t *testing.T, bin string) {
 		t.Errorf("ben's tries got bookings %v", ids)
 	}
 
-	var events []sim.EventRow
+	var events []engine.EventRow
 	getJSON(t, p.front+"/events", "", &events)
 	if len(events) != 1 || events[0].Name != "Workshop night" || events[0].SeatsLeft != 100-2-1 {
 		t.Errorf("events = %+v, want Workshop night with 97 seats left", events)
 	}
-	var mine []sim.BookingRow
+	var mine []engine.BookingRow
 	getJSON(t, p.front+"/bookings", sim.TokenAda, &mine)
 	if len(mine) != 1 || mine[0].ID != first.Booking.ID {
 		t.Errorf("ada's bookings = %+v", mine)

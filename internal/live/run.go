@@ -27,6 +27,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -326,10 +327,10 @@ func (r *Run) Release() error {
 
 // Rows reads the run's tables (committed rows) as they are now; it fails
 // once the run has ended and its stage is removed.
-func (r *Run) Rows(ctx context.Context) (sim.Rows, error) {
+func (r *Run) Rows(ctx context.Context) (engine.Rows, error) {
 	run := r.prepStage()
 	if run == nil {
-		return sim.Rows{}, errStopped
+		return engine.Rows{}, errStopped
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

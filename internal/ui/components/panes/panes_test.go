@@ -8,14 +8,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 var st = common.NewStyles(true)
 
-func booking(id int, user string) sim.BookingRow {
-	return sim.BookingRow{ID: fmt.Sprintf("b%d", id), UserID: user, EventID: 1, Quantity: 2,
+func booking(id int, user string) engine.BookingRow {
+	return engine.BookingRow{ID: fmt.Sprintf("b%d", id), UserID: user, EventID: 1, Quantity: 2,
 		Key: "0b6f3c1e-9d2a-4c7b-8e5f-1a2b3c4d5e6f"}
 }
 
@@ -39,7 +39,7 @@ func TestColumnsAlignByDisplayWidth(t *testing.T) {
 // The rows pane shows every event, then as many of the newest bookings as
 // fit, saying how many older ones it hides; no line is wider than the pane.
 func TestRowsShowsTheNewestBookings(t *testing.T) {
-	rows := sim.Rows{Events: []sim.EventRow{{ID: 1, SeatsLeft: 4}}}
+	rows := engine.Rows{Events: []engine.EventRow{{ID: 1, SeatsLeft: 4}}}
 	for i := 1; i <= 8; i++ {
 		rows.Bookings = append(rows.Bookings, booking(i, "ada"))
 	}
@@ -60,7 +60,7 @@ func TestRowsShowsTheNewestBookings(t *testing.T) {
 			t.Errorf("line %d = %q, want it to start with %q", i, plain[i], w)
 		}
 	}
-	if got := Rows(st, sim.Rows{Events: rows.Events}, 20, 40, 6); ansi.Strip(got[1]) != "bookings: none" {
+	if got := Rows(st, engine.Rows{Events: rows.Events}, 20, 40, 6); ansi.Strip(got[1]) != "bookings: none" {
 		t.Errorf("no bookings: %q", got)
 	}
 }
@@ -71,7 +71,7 @@ func TestRowsShowsTheNewestBookings(t *testing.T) {
 // showed, without the column names or a word about the 2 above.
 func TestRowsFitTheirRoom(t *testing.T) {
 	for n := 0; n <= 6; n++ {
-		rows := sim.Rows{Events: []sim.EventRow{{ID: 1, SeatsLeft: 4}}}
+		rows := engine.Rows{Events: []engine.EventRow{{ID: 1, SeatsLeft: 4}}}
 		for i := 1; i <= n; i++ {
 			rows.Bookings = append(rows.Bookings, booking(i, "ada"))
 		}

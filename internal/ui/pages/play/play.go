@@ -16,6 +16,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -41,7 +42,7 @@ const (
 // committed rows read from PostgreSQL right after it.
 type frame struct {
 	ev      int // index in Model.events
-	rows    sim.Rows
+	rows    engine.Rows
 	rowsErr error
 	loaded  bool
 }
@@ -92,7 +93,7 @@ type (
 	rowsMsg struct {
 		run   live.ID
 		frame int
-		rows  sim.Rows
+		rows  engine.Rows
 		err   error
 	}
 	advanceMsg struct {

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -66,8 +66,8 @@ func (b *Barrier) Leave() {
 	}
 }
 
-// isOpen reports whether the barrier has let its callers go.
-func (b *Barrier) isOpen() bool {
+// IsOpen reports whether the barrier has let its callers go.
+func (b *Barrier) IsOpen() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.opened

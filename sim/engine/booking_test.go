@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -16,10 +16,10 @@ import (
 )
 
 func TestBookTicketFirstBookingTakesSeats(t *testing.T) {
-	bothWays(t, func(t *testing.T, cfg StageConfig) {
-		st, ev := newStage(t, 10, cfg)
+	bothWays(t, func(t *testing.T, cfg worldConfig) {
+		st, ev := newWorld(t, 10, cfg)
 		key := uuid.New()
-		res, err := engineOf(st).BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: key})
+		res, err := st.Engine.BookTicket(t.Context(), Request{UserID: "ada", EventID: ev, Quantity: 2, Key: key})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,15 +36,15 @@ func TestBookTicketFirstBookingTakesSeats(t *testing.T) {
 }
 
 func TestBookTicketReplayReturnsFirstBookingAndWritesNothing(t *testing.T) {
-	bothWays(t, func(t *testing.T, cfg StageConfig) {
-		st, ev := newStage(t, 10, cfg)
-		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-		first, err := engineOf(st).BookTicket(t.Context(), req)
+	bothWays(t, func(t *testing.T, cfg worldConfig) {
+		st, ev := newWorld(t, 10, cfg)
+		req := Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+		first, err := st.Engine.BookTicket(t.Context(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range 3 {
-			again, err := engineOf(st).BookTicket(t.Context(), req)
+			again, err := st.Engine.BookTicket(t.Context(), req)
 			if err != nil {
 				t.Fatalf("repeat %d: %v", i, err)
 			}
@@ -59,27 +59,27 @@ func TestBookTicketReplayReturnsFirstBookingAndWritesNothing(t *testing.T) {
 }
 
 func TestBookTicketSameKeyOtherBookingIs409(t *testing.T) {
-	bothWays(t, func(t *testing.T, cfg StageConfig) {
+	bothWays(t, func(t *testing.T, cfg worldConfig) {
 		tests := []struct {
 			name   string
-			change func(r *BookingRequest, other int64)
+			change func(r *Request, other int64)
 		}{
-			{"other quantity", func(r *BookingRequest, _ int64) { r.Quantity = 3 }},
-			{"other event", func(r *BookingRequest, other int64) { r.EventID = other }},
+			{"other quantity", func(r *Request, _ int64) { r.Quantity = 3 }},
+			{"other event", func(r *Request, other int64) { r.EventID = other }},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				st, ev := newStage(t, 10, cfg)
+				st, ev := newWorld(t, 10, cfg)
 				other, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
 				if err != nil {
 					t.Fatal(err)
 				}
-				req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-				if _, err := engineOf(st).BookTicket(t.Context(), req); err != nil {
+				req := Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+				if _, err := st.Engine.BookTicket(t.Context(), req); err != nil {
 					t.Fatal(err)
 				}
 				tt.change(&req, other)
-				_, err = engineOf(st).BookTicket(t.Context(), req)
+				_, err = st.Engine.BookTicket(t.Context(), req)
 				var e *Refusal
 				if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Code != CodeKeyReused || e.Message != MsgKeyReused {
 					t.Fatalf("err = %v, want 409 %q", err, MsgKeyReused)
@@ -96,10 +96,10 @@ func TestBookTicketSameKeyOtherBookingIs409(t *testing.T) {
 }
 
 func TestBookTicketConcurrentCopiesMakeOneBooking(t *testing.T) {
-	bothWays(t, func(t *testing.T, cfg StageConfig) {
+	bothWays(t, func(t *testing.T, cfg worldConfig) {
 		const copies = 10
-		st, ev := newStage(t, 10, cfg.with(StageConfig{MaxConns: copies}))
-		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+		st, ev := newWorld(t, 10, cfg.with(worldConfig{MaxConns: copies}))
+		req := Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
 		results := make([]Result, copies)
 		errs := make([]error, copies)
 		start := make(chan struct{})
@@ -107,7 +107,7 @@ func TestBookTicketConcurrentCopiesMakeOneBooking(t *testing.T) {
 		for i := range copies {
 			wg.Go(func() {
 				<-start
-				results[i], errs[i] = engineOf(st).BookTicket(t.Context(), req)
+				results[i], errs[i] = st.Engine.BookTicket(t.Context(), req)
 			})
 		}
 		close(start)
@@ -133,10 +133,10 @@ func TestBookTicketConcurrentCopiesMakeOneBooking(t *testing.T) {
 }
 
 func TestBookTicketFailedBookingStoresNothingAndKeyWorksLater(t *testing.T) {
-	bothWays(t, func(t *testing.T, cfg StageConfig) {
-		st, ev := newStage(t, 1, cfg)
-		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-		_, err := engineOf(st).BookTicket(t.Context(), req)
+	bothWays(t, func(t *testing.T, cfg worldConfig) {
+		st, ev := newWorld(t, 1, cfg)
+		req := Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+		_, err := st.Engine.BookTicket(t.Context(), req)
 		var e *Refusal
 		if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Message != NotEnoughSeats(1, 2) {
 			t.Fatalf("err = %v, want 409 %q", err, NotEnoughSeats(1, 2))
@@ -148,7 +148,7 @@ func TestBookTicketFailedBookingStoresNothingAndKeyWorksLater(t *testing.T) {
 		if _, err := st.Admin.Exec(t.Context(), `UPDATE events SET seats_left = 5 WHERE id = $1`, ev); err != nil {
 			t.Fatal(err)
 		}
-		res, err := engineOf(st).BookTicket(t.Context(), req)
+		res, err := st.Engine.BookTicket(t.Context(), req)
 		if err != nil || res.Replayed {
 			t.Fatalf("retry later = %+v, %v; want a new booking", res, err)
 		}
@@ -159,23 +159,23 @@ func TestBookTicketFailedBookingStoresNothingAndKeyWorksLater(t *testing.T) {
 }
 
 func TestBookTicketReplayAfterSellOutAndStart(t *testing.T) {
-	bothWays(t, func(t *testing.T, cfg StageConfig) {
-		clock := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
-		st, ev := newStage(t, 2, cfg.with(StageConfig{Clock: clock}))
-		req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-		first, err := engineOf(st).BookTicket(t.Context(), req)
+	bothWays(t, func(t *testing.T, cfg worldConfig) {
+		clk := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
+		st, ev := newWorld(t, 2, cfg.with(worldConfig{Clock: clk}))
+		req := Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+		first, err := st.Engine.BookTicket(t.Context(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, left := counts(t, st, ev); left != 0 {
 			t.Fatalf("seats_left=%d, want sold out", left)
 		}
-		again, err := engineOf(st).BookTicket(t.Context(), req)
+		again, err := st.Engine.BookTicket(t.Context(), req)
 		if err != nil || !again.Replayed || again.Booking.ID != first.Booking.ID {
 			t.Fatalf("replay after sell-out = %+v, %v", again, err)
 		}
-		clock.Advance(48 * time.Hour) // the event has started
-		again, err = engineOf(st).BookTicket(t.Context(), req)
+		clk.Advance(48 * time.Hour) // the event has started
+		again, err = st.Engine.BookTicket(t.Context(), req)
 		if err != nil || !again.Replayed || again.Booking.ID != first.Booking.ID {
 			t.Fatalf("replay after start = %+v, %v", again, err)
 		}
@@ -183,30 +183,30 @@ func TestBookTicketReplayAfterSellOutAndStart(t *testing.T) {
 }
 
 func TestBookTicketRefusals(t *testing.T) {
-	bothWays(t, func(t *testing.T, cfg StageConfig) {
-		clock := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
-		st, ev := newStage(t, 10, cfg.with(StageConfig{Clock: clock}))
-		started, err := st.AddEvent(t.Context(), "Yesterday", 10, clock.Now().Add(-time.Hour))
+	bothWays(t, func(t *testing.T, cfg worldConfig) {
+		clk := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
+		st, ev := newWorld(t, 10, cfg.with(worldConfig{Clock: clk}))
+		started, err := st.AddEvent(t.Context(), "Yesterday", 10, clk.Now().Add(-time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
 		tests := []struct {
 			name   string
-			req    BookingRequest
+			req    Request
 			status int
 			code   string
 		}{
-			{"unknown event", BookingRequest{UserID: "ada", EventID: 999, Quantity: 2, Key: uuid.New()}, 404, CodeEventNotFound},
-			{"nil key", BookingRequest{UserID: "ada", EventID: ev, Quantity: 2}, 400, CodeInvalidKey},
-			{"zero quantity", BookingRequest{UserID: "ada", EventID: ev, Quantity: 0, Key: uuid.New()}, 400, CodeInvalidQty},
-			{"quantity above max", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity + 1, Key: uuid.New()}, 400, CodeInvalidQty},
-			{"no user", BookingRequest{EventID: ev, Quantity: 2, Key: uuid.New()}, 401, CodeUnauthorized},
-			{"all the seats left, at the most one may book", BookingRequest{UserID: "ada", EventID: ev, Quantity: MaxQuantity, Key: uuid.New()}, 0, ""}, // 10 of 10 fits; the refusal of one more follows the table
-			{"event started", BookingRequest{UserID: "ada", EventID: started, Quantity: 2, Key: uuid.New()}, 409, CodeEventStarted},
+			{"unknown event", Request{UserID: "ada", EventID: 999, Quantity: 2, Key: uuid.New()}, 404, CodeEventNotFound},
+			{"nil key", Request{UserID: "ada", EventID: ev, Quantity: 2}, 400, CodeInvalidKey},
+			{"zero quantity", Request{UserID: "ada", EventID: ev, Quantity: 0, Key: uuid.New()}, 400, CodeInvalidQty},
+			{"quantity above max", Request{UserID: "ada", EventID: ev, Quantity: MaxQuantity + 1, Key: uuid.New()}, 400, CodeInvalidQty},
+			{"no user", Request{EventID: ev, Quantity: 2, Key: uuid.New()}, 401, CodeUnauthorized},
+			{"all the seats left, at the most one may book", Request{UserID: "ada", EventID: ev, Quantity: MaxQuantity, Key: uuid.New()}, 0, ""}, // 10 of 10 fits; the refusal of one more follows the table
+			{"event started", Request{UserID: "ada", EventID: started, Quantity: 2, Key: uuid.New()}, 409, CodeEventStarted},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				_, err := engineOf(st).BookTicket(t.Context(), tt.req)
+				_, err := st.Engine.BookTicket(t.Context(), tt.req)
 				if tt.status == 0 {
 					if err != nil {
 						t.Fatalf("err = %v, want success", err)
@@ -220,7 +220,7 @@ func TestBookTicketRefusals(t *testing.T) {
 			})
 		}
 		// The full event: one more seat is refused with the lesson's message.
-		_, err = engineOf(st).BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 1, Key: uuid.New()})
+		_, err = st.Engine.BookTicket(t.Context(), Request{UserID: "ada", EventID: ev, Quantity: 1, Key: uuid.New()})
 		var e *Refusal
 		if !errors.As(err, &e) || e.Code != CodeNotEnoughSeats {
 			t.Fatalf("err = %v, want not enough seats", err)
@@ -237,19 +237,19 @@ func TestBookTicketRefusals(t *testing.T) {
 // keeps its seats), and it answers 409 after reading the winner.
 func TestBookTicketUniqueViolationRollsBackTheLoserSeatsIncluded(t *testing.T) {
 	tr := trace.New(clock.NewFake(time.Now()), trace.Options{})
-	st, evA := newStage(t, 10, StageConfig{Trace: tr})
+	st, evA := newWorld(t, 10, worldConfig{Trace: tr})
 	evB, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engineOf(st)
+	eng := st.Engine
 	eng.Barrier, eng.BarrierAt = NewBarrier(2), PointAfterLookup
 	key := uuid.New()
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, ev := range []int64{evA, evB} {
 		wg.Go(func() {
-			_, errs[i] = eng.BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: key})
+			_, errs[i] = eng.BookTicket(t.Context(), Request{UserID: "ada", EventID: ev, Quantity: 2, Key: key})
 		})
 	}
 	wg.Wait()
@@ -290,20 +290,20 @@ func TestBookTicketUniqueViolationRollsBackTheLoserSeatsIncluded(t *testing.T) {
 // replay found at the lookup. (The replay is of another event: the held
 // request keeps its event's row locked until it commits.)
 func TestBookTicketRequestsThatEndBeforeThePauseLeaveTheBarrier(t *testing.T) {
-	st, ev := newStage(t, 10, StageConfig{MaxConns: 6})
+	st, ev := newWorld(t, 10, worldConfig{MaxConns: 6})
 	other, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engineOf(st)
-	replay := BookingRequest{UserID: "ada", EventID: other, Quantity: 2, Key: uuid.New()}
+	eng := st.Engine
+	replay := Request{UserID: "ada", EventID: other, Quantity: 2, Key: uuid.New()}
 	first, err := eng.BookTicket(t.Context(), replay)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := NewBarrier(4)
 	eng.Barrier, eng.BarrierAt = b, PointAfterLookup
-	reqs := []BookingRequest{
+	reqs := []Request{
 		{UserID: "ada", EventID: ev, Quantity: 3, Key: uuid.New()},  // held at the pause point, then books
 		{UserID: "ada", EventID: 999, Quantity: 2, Key: uuid.New()}, // 404 before the pause point
 		{UserID: "ada", EventID: ev, Quantity: 0, Key: uuid.New()},  // 400: no transaction at all
@@ -327,7 +327,7 @@ func TestBookTicketRequestsThatEndBeforeThePauseLeaveTheBarrier(t *testing.T) {
 	if errs[3] != nil || !results[3].Replayed || results[3].Booking.ID != first.Booking.ID {
 		t.Errorf("replay = %+v, %v; want a replay of %d", results[3], errs[3], first.Booking.ID)
 	}
-	if !b.isOpen() {
+	if !b.IsOpen() {
 		t.Error("the barrier is still closed")
 	}
 	if rows, left := counts(t, st, ev); rows != 2 || left != 7 {
@@ -342,12 +342,12 @@ func TestBookTicketRequestsThatEndBeforeThePauseLeaveTheBarrier(t *testing.T) {
 // another transaction that commits only once the engine's INSERT waits
 // for it: the lookup could not see it, the constraint settles it.
 func TestBookTicketUnwatchedUniqueViolationRollsBackSeatsIncluded(t *testing.T) {
-	st, evA := newStage(t, 10, StageConfig{})
+	st, evA := newWorld(t, 10, worldConfig{})
 	evB, err := st.AddEvent(t.Context(), "Other night", 10, st.Clock.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engineOf(st)
+	eng := st.Engine
 	if !eng.pipelined() {
 		t.Fatal("the engine of a stage without a trace does not pipeline: this test proves nothing")
 	}
@@ -363,7 +363,7 @@ func TestBookTicketUnwatchedUniqueViolationRollsBackSeatsIncluded(t *testing.T) 
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := eng.BookTicket(ctx, BookingRequest{UserID: "ada", EventID: evA, Quantity: 2, Key: key})
+		_, err := eng.BookTicket(ctx, Request{UserID: "ada", EventID: evA, Quantity: 2, Key: key})
 		done <- err
 	}()
 	// Wait until the engine's INSERT waits for the other transaction.

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package sim
+package engine
 
 import (
 	"runtime"
@@ -12,8 +12,8 @@ import (
 // The engine's pools are the ones that book, and every connection they
 // make is quiet; quietconn.Dead still peeks through it.
 func TestEngineConnectionsAreQuiet(t *testing.T) {
-	st, _ := newStage(t, 10, StageConfig{})
-	conn, err := st.Instances[0].API.Engine.Pool().Acquire(t.Context())
+	st, _ := newWorld(t, 10, worldConfig{})
+	conn, err := st.Engine.Pool().Acquire(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 //go:embed schema.sql
 var schemaSQL string
 
-// SchemaSQL returns the DDL of the booking engine (sim/schema.sql).
+// SchemaSQL returns the DDL of the booking engine (sim/engine/schema.sql).
 func SchemaSQL() string { return schemaSQL }
 
 // Execer is what CreateSchema needs: a *pgx.Conn, *pgxpool.Pool or pgx.Tx.
@@ -27,7 +27,7 @@ type Constraint string
 
 // The constraints. Only UniquePerUser is the lesson's design.
 const (
-	// UniquePerUser is UNIQUE (user_id, idempotency_key), as sim/schema.sql has it.
+	// UniquePerUser is UNIQUE (user_id, idempotency_key), as sim/engine/schema.sql has it.
 	UniquePerUser Constraint = ""
 	// UniqueKeyOnly is UNIQUE (idempotency_key): keys shared by all users.
 	UniqueKeyOnly Constraint = "unique-key-only"

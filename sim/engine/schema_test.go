@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"reflect"
@@ -14,13 +14,9 @@ import (
 // UTC, RFC 3339 with the microseconds PostgreSQL keeps, public booking ids,
 // keys as text; bookings of one user only; nothing at all as nil.
 func TestReadersShowEveryColumn(t *testing.T) {
-	clock := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 123456000, time.FixedZone("CEST", 2*60*60)))
-	st, err := NewStage(t.Context(), testDatabase(), StageConfig{Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	pool := engineOf(st).Pool()
+	clk := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 123456000, time.FixedZone("CEST", 2*60*60)))
+	st := openWorld(t, worldConfig{Clock: clk})
+	pool := st.Engine.Pool()
 
 	empty, err := ReadRows(t.Context(), pool)
 	if err != nil {
@@ -30,15 +26,15 @@ func TestReadersShowEveryColumn(t *testing.T) {
 		t.Errorf("empty tables read as %#v, want nil slices", empty)
 	}
 	if _, found, err := ReadEvent(t.Context(), pool, 1); err != nil || found {
-		t.Errorf("readEvent of no event: found=%v err=%v", found, err)
+		t.Errorf("ReadEvent of no event: found=%v err=%v", found, err)
 	}
 
-	ev, err := st.AddEvent(t.Context(), "Test night", 10, clock.Now().Add(24*time.Hour))
+	ev, err := st.AddEvent(t.Context(), "Test night", 10, clk.Now().Add(24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := uuid.MustParse("7d9f2c4e-1b3a-4c5d-9e8f-0a1b2c3d4e5f")
-	res, err := engineOf(st).BookTicket(t.Context(), BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: key})
+	res, err := st.Engine.BookTicket(t.Context(), Request{UserID: "ada", EventID: ev, Quantity: 2, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +50,7 @@ func TestReadersShowEveryColumn(t *testing.T) {
 		t.Errorf("ReadRows =\n %+v\nwant\n %+v", got, want)
 	}
 	if e, found, err := ReadEvent(t.Context(), pool, ev); err != nil || !found || e != wantEvent {
-		t.Errorf("readEvent = %+v, %v, %v; want %+v", e, found, err, wantEvent)
+		t.Errorf("ReadEvent = %+v, %v, %v; want %+v", e, found, err, wantEvent)
 	}
 	if b, err := ReadBookings(t.Context(), pool, "ada"); err != nil || !reflect.DeepEqual(b, []BookingRow{wantBooking}) {
 		t.Errorf("ReadBookings(ada) = %+v, %v; want %+v", b, err, wantBooking)

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ func NotEnoughSeats(left, asked int) string {
 const ExampleKey = "7d9f2c4e-1b3a-4c5d-9e8f-0a1b2c3d4e5f"
 
 // RefuseKeyReused is the 409 for a key whose booking is not this request
-// (another event, quantity or user): the service's decision (Engine.compare).
+// (another event, quantity or user): the service's decision (Engine.Compare).
 func RefuseKeyReused() *Refusal {
 	return &Refusal{Status: http.StatusConflict, Code: CodeKeyReused, Message: MsgKeyReused}
 }

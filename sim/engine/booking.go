@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -21,9 +21,9 @@ import (
 // MaxQuantity is the most seats one booking may take.
 const MaxQuantity = 10
 
-// BookingRequest is one booking intent as the engine sees it. UserID comes
+// Request is one booking intent as the engine sees it. UserID comes
 // from the authenticated session, never from the request body.
-type BookingRequest struct {
+type Request struct {
 	UserID   string
 	EventID  int64
 	Quantity int       // seats, 1..MaxQuantity
@@ -32,7 +32,7 @@ type BookingRequest struct {
 
 // Validate returns a *Refusal for a request that can never succeed: 401 for
 // a missing user, 400 for a nil key or a quantity outside 1..MaxQuantity.
-func (r BookingRequest) Validate() error {
+func (r Request) Validate() error {
 	switch {
 	case r.UserID == "":
 		return RefuseUnauthorized()
@@ -87,7 +87,7 @@ type Engine struct {
 	// At, when set, is called at each Point with the request. It may return
 	// ErrCrash (the instance dies there) or another error (the booking is
 	// abandoned and rolled back).
-	At func(ctx context.Context, p Point, req BookingRequest) error
+	At func(ctx context.Context, p Point, req Request) error
 
 	pool atomic.Pointer[pgxpool.Pool]
 	// OnCommit, when set, runs between a new booking's COMMIT and its trace
@@ -95,8 +95,8 @@ type Engine struct {
 	OnCommit func()
 }
 
-// NewEngine returns an engine on pool.
-func NewEngine(pool *pgxpool.Pool, clock clock.Clock, trace *trace.Trace, lane string) *Engine {
+// New returns an engine on pool.
+func New(pool *pgxpool.Pool, clock clock.Clock, trace *trace.Trace, lane string) *Engine {
 	e := &Engine{Clock: clock, Trace: trace, Lane: lane}
 	e.pool.Store(pool)
 	return e
@@ -158,7 +158,7 @@ const LabelUniqueViolation = "23505: ROLLBACK all"
 // them, so the same key may try again later. ErrCrash means the instance
 // died at a Point. Other errors (the database went away, ctx ended) are
 // returned as they are; the transaction is rolled back.
-func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, error) {
+func (e *Engine) BookTicket(ctx context.Context, req Request) (Result, error) {
 	held := false // whether this request reached e.Barrier
 	if b := e.Barrier; b != nil {
 		defer func() {
@@ -193,7 +193,7 @@ func (e *Engine) BookTicket(ctx context.Context, req BookingRequest) (Result, er
 
 // bookTx runs the transaction of BookTicket; *held is set when the request
 // reaches the barrier.
-func (e *Engine) bookTx(ctx context.Context, req BookingRequest, held *bool) (Result, error) {
+func (e *Engine) bookTx(ctx context.Context, req Request, held *bool) (Result, error) {
 	tx, err := e.Pool().BeginTx(ctx, txOptions)
 	if err != nil {
 		return Result{}, fmt.Errorf("begin: %w", err)
@@ -314,7 +314,7 @@ const LabelFindKey = "find key → "
 // compared with req and either replayed, committing nothing new (done), or
 // refused with 409 (done, with the refusal). Nothing found, or a design
 // that never looks, goes on (not done).
-func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Result, bool, error) {
+func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req Request) (Result, bool, error) {
 	d := e.Design
 	if d.Lookup == NoLookup {
 		return Result{}, false, nil
@@ -351,7 +351,7 @@ func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req BookingRequest) (Res
 }
 
 // refuse rolls tx back, traces why, and returns refusal.
-func (e *Engine) refuse(ctx context.Context, tx pgx.Tx, req BookingRequest, refusal *Refusal, why string) error {
+func (e *Engine) refuse(ctx context.Context, tx pgx.Tx, req Request, refusal *Refusal, why string) error {
 	if err := tx.Rollback(ctx); err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
@@ -364,7 +364,7 @@ func (e *Engine) refuse(ctx context.Context, tx pgx.Tx, req BookingRequest, refu
 
 // readWinner answers a request whose INSERT lost the race on the unique
 // constraint: the winner has committed, so a fresh read sees it.
-func (e *Engine) readWinner(ctx context.Context, req BookingRequest) (Result, error) {
+func (e *Engine) readWinner(ctx context.Context, req Request) (Result, error) {
 	prior, found, err := e.find(ctx, e.Pool(), req)
 	if err != nil {
 		return Result{}, err
@@ -394,7 +394,7 @@ func (e *Engine) findSQL() string {
 // design looks across users); found is false when there is none. Should a
 // broken design have stored several, the first row PostgreSQL returns is
 // taken.
-func (e *Engine) find(ctx context.Context, q Querier, req BookingRequest) (b Booking, found bool, err error) {
+func (e *Engine) find(ctx context.Context, q Querier, req Request) (b Booking, found bool, err error) {
 	var row pgx.Row
 	if e.Design.KeyAcrossUsers {
 		row = q.QueryRow(ctx, sqlFindAnyUser, req.Key)
@@ -428,7 +428,7 @@ func (e *Engine) BookingByID(ctx context.Context, id int64) (Booking, error) {
 // replay; anything else is a conflict (lesson, "Advanced: where the logic
 // lives": the query only says the booking exists, the service decides
 // whether it is the same request).
-func (e *Engine) Compare(prior Booking, req BookingRequest) (Result, *Refusal) {
+func (e *Engine) Compare(prior Booking, req Request) (Result, *Refusal) {
 	same := true
 	switch e.Design.Compare {
 	case CompareAll:
@@ -444,7 +444,7 @@ func (e *Engine) Compare(prior Booking, req BookingRequest) (Result, *Refusal) {
 
 // at holds the request at the barrier (setting *held) and runs the
 // scenario's hook at point p, tracing the pause or the crash.
-func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool) error {
+func (e *Engine) at(ctx context.Context, p Point, req Request, held *bool) error {
 	if e.Barrier != nil && e.BarrierAt == p {
 		if err := e.Hold(ctx, req, e.Barrier, p, held); err != nil {
 			return err
@@ -474,7 +474,7 @@ func (e *Engine) at(ctx context.Context, p Point, req BookingRequest, held *bool
 // arrived or left. *held is set once the request counts as arrived (Wait
 // counts it so even if ctx ends); a caller that holds requests at b must
 // Leave it on every path where *held is still false.
-func (e *Engine) Hold(ctx context.Context, req BookingRequest, b *Barrier, p Point, held *bool) error {
+func (e *Engine) Hold(ctx context.Context, req Request, b *Barrier, p Point, held *bool) error {
 	if err := e.step(ctx, req, trace.Event{Kind: trace.KindPause, To: e.Lane, Label: "held " + pointWords[p],
 		Text: fmt.Sprintf("forced interleaving: held at %s until every request it waits for is there", p)}); err != nil {
 		return err
@@ -484,7 +484,7 @@ func (e *Engine) Hold(ctx context.Context, req BookingRequest, b *Barrier, p Poi
 }
 
 // step emits a step event on the engine's lane toward Postgres (or ev.To).
-func (e *Engine) step(ctx context.Context, req BookingRequest, ev trace.Event) error {
+func (e *Engine) step(ctx context.Context, req Request, ev trace.Event) error {
 	ev.From = e.Lane
 	if ev.To == "" {
 		ev.To = trace.LanePostgres

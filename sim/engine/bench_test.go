@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"flag"
@@ -19,7 +19,7 @@ import (
 const benchSeats = 2_000_000_000
 
 // The shape of BenchmarkBookTicket's comparison, as flags of the test
-// binary (go test -bench BookTicket ./sim -args -book.rounds=9).
+// binary (go test -bench BookTicket ./sim/engine -args -book.rounds=9).
 var (
 	bookRounds = flag.Int("book.rounds", 15, "BenchmarkBookTicket: interleaved rounds of the engine and of pgbench")
 	bookRound  = flag.Duration("book.round", 300*time.Millisecond, "BenchmarkBookTicket: about how long each side runs in a round")
@@ -49,7 +49,7 @@ var (
 // b.N is not used: one call runs every round (run with -benchtime=1x).
 // Without pgbench the benchmark is skipped.
 //
-//	go test -run '^$' -bench BookTicket -benchtime=1x ./sim
+//	go test -run '^$' -bench BookTicket -benchtime=1x ./sim/engine
 func BenchmarkBookTicket(b *testing.B) {
 	bin, err := findPgbench()
 	if err != nil {
@@ -58,7 +58,6 @@ func BenchmarkBookTicket(b *testing.B) {
 	for _, clients := range []int{1, 8, 32} {
 		b.Run(fmt.Sprintf("distinct/clients=%d", clients), func(b *testing.B) {
 			st, eng, eventID := benchStage(b, clients)
-			defer closeBenchStage(b, st)
 			var created atomic.Int64
 			ours := distinctLoad(b, eng, eventID, clients, &created)
 			ours(int64(20 * clients)) // warm: connections, statement caches
@@ -73,7 +72,6 @@ func BenchmarkBookTicket(b *testing.B) {
 	for _, n := range []int{10, 32} {
 		b.Run(fmt.Sprintf("copies/n=%d", n), func(b *testing.B) {
 			st, eng, eventID := benchStage(b, n)
-			defer closeBenchStage(b, st)
 			var created atomic.Int64
 			ours := copiesLoad(b, eng, eventID, n, &created)
 			ours(int64(20 * n))
@@ -199,28 +197,16 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-// benchStage returns a fresh stage with one event that never sells out, and
-// the engine of its only API instance.
-func benchStage(b *testing.B, clients int) (*Stage, *Engine, int64) {
+// benchStage returns a fresh world with one event that never sells out,
+// and its engine, whose pool holds a connection for every client.
+func benchStage(b *testing.B, clients int) (*world, *Engine, int64) {
 	b.Helper()
-	ctx := b.Context()
-	st, err := NewStage(ctx, testDatabase(), StageConfig{MaxConns: clients + 2})
+	w := openWorld(b, worldConfig{MaxConns: clients + 2})
+	id, err := w.AddEvent(b.Context(), "Benchmark night", benchSeats, w.Clock.Now().Add(365*24*time.Hour))
 	if err != nil {
 		b.Fatal(err)
 	}
-	id, err := st.AddEvent(ctx, "Benchmark night", benchSeats, st.Clock.Now().Add(365*24*time.Hour))
-	if err != nil {
-		closeBenchStage(b, st)
-		b.Fatal(err)
-	}
-	return st, st.Instances[0].API.Engine, id
-}
-
-func closeBenchStage(b *testing.B, st *Stage) {
-	b.StopTimer()
-	if err := st.Close(); err != nil {
-		b.Errorf("close stage: %v", err)
-	}
+	return w, w.Engine, id
 }
 
 // distinctLoad books new intents on clients goroutines, each goroutine its
@@ -234,7 +220,7 @@ func distinctLoad(b *testing.B, eng *Engine, eventID int64, clients int, created
 		t0 := time.Now()
 		for c := range clients {
 			wg.Go(func() {
-				req := BookingRequest{UserID: "c" + strconv.Itoa(c), EventID: eventID, Quantity: 1}
+				req := Request{UserID: "c" + strconv.Itoa(c), EventID: eventID, Quantity: 1}
 				for next.Add(1) <= n {
 					req.Key = uuid.New()
 					res, err := eng.BookTicket(ctx, req)
@@ -281,7 +267,7 @@ func copiesLoad(b *testing.B, eng *Engine, eventID int64, n int, created *atomic
 			wg.Go(func() {
 				for s := next.Add(1) - 1; s < intents*int64(n); s = next.Add(1) - 1 {
 					i := s / int64(n)
-					req := BookingRequest{UserID: "copy", EventID: eventID, Quantity: 1, Key: keys[i]}
+					req := Request{UserID: "copy", EventID: eventID, Quantity: 1, Key: keys[i]}
 					res, err := eng.BookTicket(ctx, req)
 					if err != nil {
 						b.Errorf("copy %d of %s: %v", s%int64(n), req.Key, err)
@@ -311,7 +297,7 @@ func copiesLoad(b *testing.B, eng *Engine, eventID int64, n int, created *atomic
 
 // checkBenchRows checks, outside the timer, that the stage holds exactly
 // want bookings and that the event lost exactly that many seats.
-func checkBenchRows(b *testing.B, st *Stage, eventID, want int64) {
+func checkBenchRows(b *testing.B, st *world, eventID, want int64) {
 	b.Helper()
 	var rows, left int64
 	err := st.Admin.QueryRow(b.Context(), `SELECT (SELECT count(*) FROM bookings), (SELECT seats_left FROM events WHERE id = $1)`,

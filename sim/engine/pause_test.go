@@ -1,11 +1,10 @@
-package sim
+package engine
 
 import (
 	"context"
 	"errors"
 	"go/parser"
 	"go/token"
-	"net/http"
 	"strconv"
 	"sync"
 	"testing"
@@ -39,7 +38,7 @@ func TestBarrierReleasesTheOthersWhenOneLeaves(t *testing.T) {
 					t.Errorf("Wait = %v, want nil", err)
 				}
 			}
-			if !b.isOpen() {
+			if !b.IsOpen() {
 				t.Error("every copy arrived or left, and the barrier is closed")
 			}
 		})
@@ -53,11 +52,11 @@ func TestBarrierOpensOnTheLastAndLetsLateCopiesPass(t *testing.T) {
 	if err := b.Wait(cancelled()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Wait with an ended context on a closed barrier = %v, want context.Canceled", err)
 	}
-	if b.isOpen() {
+	if b.IsOpen() {
 		t.Fatal("open after 1 of 3 arrived")
 	}
 	b.Leave()
-	if b.isOpen() {
+	if b.IsOpen() {
 		t.Fatal("open after 1 of 3 arrived and 1 left")
 	}
 	done := make(chan error)
@@ -65,7 +64,7 @@ func TestBarrierOpensOnTheLastAndLetsLateCopiesPass(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("last copy: Wait = %v", err)
 	}
-	if !b.isOpen() {
+	if !b.IsOpen() {
 		t.Fatal("closed after every copy arrived or left")
 	}
 	if err := b.Wait(t.Context()); err != nil {
@@ -75,7 +74,7 @@ func TestBarrierOpensOnTheLastAndLetsLateCopiesPass(t *testing.T) {
 		t.Errorf("late copy with an ended context: Wait = %v, want nil: the barrier is open", err)
 	}
 	b.Leave() // a late leaver changes nothing
-	if !b.isOpen() {
+	if !b.IsOpen() {
 		t.Error("a Leave after opening closed the barrier")
 	}
 }
@@ -91,14 +90,14 @@ func TestBarrierWaitEndsWithTheContext(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Wait = %v, want context.Canceled", err)
 	}
-	if b.isOpen() {
+	if b.IsOpen() {
 		t.Error("a cancelled waiter opened the barrier")
 	}
 }
 
 func TestNewBarrierForNoCopiesIsOpen(t *testing.T) {
 	for _, n := range []int{0, -1} {
-		if b := NewBarrier(n); !b.isOpen() {
+		if b := NewBarrier(n); !b.IsOpen() {
 			t.Errorf("NewBarrier(%d) is closed", n)
 		}
 	}
@@ -115,20 +114,5 @@ func TestBarrierHasNoClock(t *testing.T) {
 		if p, _ := strconv.Unquote(imp.Path.Value); p == "time" {
 			t.Errorf("pause.go imports %s: the barrier must not depend on time", p)
 		}
-	}
-}
-
-// A step held for a viewer may wait as long as the viewer likes: the
-// browser's requests carry no time limit of their own (a client timeout
-// would turn a long pause into a retry the scenario does not have); the
-// run's context alone ends them.
-func TestBrowserRequestsHaveNoWallClockLimit(t *testing.T) {
-	st, _ := newStage(t, 10, StageConfig{})
-	c := st.Browser(TokenAda, nil)
-	if c.HTTP.Timeout != 0 {
-		t.Errorf("the browser gives up after %s of real time", c.HTTP.Timeout)
-	}
-	if tr, ok := c.HTTP.Transport.(*Network); !ok || tr.Base.(*http.Transport).ResponseHeaderTimeout != 0 {
-		t.Errorf("the transport has a time limit: %+v", c.HTTP.Transport)
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 // BenchmarkBookTicket's baseline: pgbench running the engine's own
 // transaction.

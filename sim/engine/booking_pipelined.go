@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func (e *Engine) pipelined() bool {
 // bookPipelined is BookTicket for the lesson's design when nobody watches
 // (see pipelined): the same transaction, the same statements in the same
 // order, the same answers and errors, in two round trips.
-func (e *Engine) bookPipelined(ctx context.Context, req BookingRequest) (Result, error) {
+func (e *Engine) bookPipelined(ctx context.Context, req Request) (Result, error) {
 	pool := e.Pool()
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -58,7 +58,7 @@ func (e *Engine) bookPipelined(ctx context.Context, req BookingRequest) (Result,
 	return res, err
 }
 
-func (e *Engine) bookOn(ctx context.Context, conn *pgxpool.Conn, req BookingRequest) (Result, error) {
+func (e *Engine) bookOn(ctx context.Context, conn *pgxpool.Conn, req Request) (Result, error) {
 	bc, err := prepareBook(ctx, conn.Conn())
 	if err != nil {
 		return Result{}, err
@@ -197,7 +197,7 @@ var binaryFormat = []int16{pgtype.BinaryFormatCode}
 // runs them in order and stops at the first error) and returns their
 // results, in order. An error says the step that failed (see
 // bookStatements) and wraps PostgreSQL's error or the connection's.
-func (bc bookConn) send(ctx context.Context, req BookingRequest, stmts ...queued) ([]*pgconn.Result, error) {
+func (bc bookConn) send(ctx context.Context, req Request, stmts ...queued) ([]*pgconn.Result, error) {
 	var b pgconn.Batch
 	var buf []byte
 	for _, q := range stmts {
@@ -233,7 +233,7 @@ func (bc bookConn) send(ctx context.Context, req BookingRequest, stmts ...queued
 }
 
 // bookStepError wraps err with the step of statement st.
-func bookStepError(st int, req BookingRequest, err error) error {
+func bookStepError(st int, req Request, err error) error {
 	switch step := bookStatements[st].step; {
 	case st == stLock:
 		return &RowLockError{Step: fmt.Sprintf("%s %d", step, req.EventID), Err: err}
