@@ -12,6 +12,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/learn-idempotency/learn/sim/engine"
@@ -28,6 +29,16 @@ const HeaderRequestID = "X-Request-Id"
 
 // HeaderInstance names, on every answer, the API instance that gave it.
 const HeaderInstance = "X-Learn-Instance"
+
+// The demo users and their bearer tokens. The API takes the user from the
+// token, never from the request body.
+const (
+	TokenAda = "tok-ada"
+	TokenBen = "tok-ben"
+)
+
+// DemoUsers maps each demo bearer token to its user id.
+func DemoUsers() map[string]string { return map[string]string{TokenAda: "ada", TokenBen: "ben"} }
 
 // API is one API instance: the HTTP front of an Engine.
 //
@@ -426,6 +437,23 @@ func parseRequestID(v string) (trace.Attempt, bool) {
 		return trace.Attempt{Intent: n[0], Try: n[1]}, true
 	}
 	return trace.Attempt{Intent: n[0], Copy: n[1], Try: n[2]}, true
+}
+
+// RoundRobin hands out instances in turn, as a load balancer in front of
+// several API instances does. Safe for concurrent use.
+type RoundRobin struct {
+	mu        sync.Mutex
+	Instances []*Instance
+	next      int
+}
+
+// Pick returns the next instance in turn.
+func (r *RoundRobin) Pick() *Instance {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	in := r.Instances[r.next%len(r.Instances)]
+	r.next++
+	return in
 }
 
 // Instance is an API instance listening on a loopback port.

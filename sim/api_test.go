@@ -181,7 +181,7 @@ func TestAPIRefusalsWriteNothing(t *testing.T) {
 		{"event_id 0", authAda, apiFreshKey, `{"event_id": 0, "quantity": 2}`, 400, CodeInvalidBody, "event_id 0 is out of range: event ids are whole numbers from 1"},
 		{"event_id of 23 digits", authAda, apiFreshKey, `{"event_id": 12345678901234567890123, "quantity": 2}`, 400, CodeInvalidBody, "is out of range: event ids are whole numbers from 1"},
 		{"event_id as a string", authAda, apiFreshKey, `{"event_id": "{ev}", "quantity": 2}`, 400, CodeInvalidBody, sendWhat},
-		{"body over 64 KiB", authAda, apiFreshKey, `{"event_id": {ev},` + strings.Repeat(" ", maxBodyBytes) + `"quantity": 2}`, 413, CodeBodyTooLarge, "64 KiB"},
+		{"body over 64 KiB", authAda, apiFreshKey, `{"event_id": {ev},` + strings.Repeat(" ", MaxBodyBytes) + `"quantity": 2}`, 413, CodeBodyTooLarge, "64 KiB"},
 
 		{"no Authorization", "", apiFreshKey, good, 401, engine.CodeUnauthorized, "Authorization: Bearer <token>"},
 		{"unknown token", "Bearer tok-eve", apiFreshKey, good, 401, engine.CodeUnauthorized, "learn serve prints the tokens"},

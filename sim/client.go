@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/dustin/go-humanize/english"
@@ -103,23 +102,6 @@ type Outcome struct {
 // Picker chooses the API instance for each try.
 type Picker interface {
 	Pick() *Instance
-}
-
-// RoundRobin hands out instances in turn, as a load balancer in front of
-// several API instances does. Safe for concurrent use.
-type RoundRobin struct {
-	mu        sync.Mutex
-	Instances []*Instance
-	next      int
-}
-
-// Pick returns the next instance in turn.
-func (r *RoundRobin) Pick() *Instance {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	in := r.Instances[r.next%len(r.Instances)]
-	r.next++
-	return in
 }
 
 // Client is the browser side of a booking: it sends POST /bookings with the

@@ -45,7 +45,7 @@ func statementTimeout(pool *pgxpool.Pool) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-// configurePool makes an API instance's pool keep the limits' waits for
+// LimitPool makes an API instance's pool keep the limits' waits for
 // the database:
 //
 //   - DBWait bounds each wait for a connection of the pool (through a pgx
@@ -56,7 +56,7 @@ func statementTimeout(pool *pgxpool.Pool) time.Duration {
 //     that takes the event's row lock.
 //
 // tracer is the pool's query tracer so far (nil for none).
-func (l ServeLimits) configurePool(pcfg *pgxpool.Config, tracer pgx.QueryTracer) {
+func (l ServeLimits) LimitPool(pcfg *pgxpool.Config, tracer pgx.QueryTracer) {
 	if l.DBWait > 0 {
 		tracer = &acquireLimit{wait: l.DBWait, inner: tracer}
 	}

@@ -128,10 +128,10 @@ func (f *FrontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	var body []byte
 	var err error
-	if r.ContentLength > maxBodyBytes {
-		err = &http.MaxBytesError{Limit: maxBodyBytes}
+	if r.ContentLength > MaxBodyBytes {
+		err = &http.MaxBytesError{Limit: MaxBodyBytes}
 	} else {
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	}
 	if err != nil {
 		if stopping(r.Context()) {

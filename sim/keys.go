@@ -14,20 +14,6 @@ import (
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
-// KeyPlace says where API instances keep idempotency keys.
-type KeyPlace string
-
-// The places. Only KeysInRow is the lesson's design.
-const (
-	KeysInRow    KeyPlace = ""       // in the booking row, committed with it
-	KeysInMemory KeyPlace = "memory" // in each instance's memory
-	KeysInRedis  KeyPlace = "redis"  // in Redis, with a TTL
-)
-
-// DefaultRedisTTL is the TTL of keys in Redis: a payment API keeps its
-// responses about 24 hours (lesson, "Follow-ups").
-const DefaultRedisTTL = 24 * time.Hour
-
 // KeyStore is where an API instance remembers idempotency keys when they are
 // not kept in the booking row. Both implementations are the broken designs
 // the lesson warns about: process memory (another API instance does not

@@ -326,7 +326,7 @@ func (l *capListener) refuse(c net.Conn) {
 		if cw, ok := c.(interface{ CloseWrite() error }); ok {
 			_ = cw.CloseWrite()
 		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(c, maxBodyBytes))
+		_, _ = io.Copy(io.Discard, io.LimitReader(c, MaxBodyBytes))
 	}()
 }
 

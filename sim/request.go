@@ -122,9 +122,9 @@ func cutForLog(v string) string {
 	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(v[:shortBytes], ""), len(v))
 }
 
-// maxBodyBytes bounds a request body: 64 KiB, the API's and the front
-// door's limit alike.
-const maxBodyBytes = 64 << 10
+// MaxBodyBytes bounds a request body: 64 KiB, the API's and the front
+// door's limit alike; a longer body is answered 413 body_too_large.
+const MaxBodyBytes = 64 << 10
 
 // bookBody is the body of POST /bookings.
 type bookBody struct {
@@ -145,7 +145,7 @@ const bodyExample = `{"event_id": 1, "quantity": 2}`
 // event_id and quantity, each exactly once, by its exact name, each a
 // whole number that fits in 64 bits. It returns 415 for a body sent with
 // a Content-Encoding other than identity, 413 body_too_large for a
-// body over maxBodyBytes (at once when the Content-Length says so), 408
+// body over MaxBodyBytes (at once when the Content-Length says so), 408
 // request_timeout when the body does not arrive before the listener's
 // read limit, and 400 invalid_body, naming the field, for everything
 // else: not JSON, not one object, a field that is unknown (user_id among
@@ -159,10 +159,10 @@ func decodeBookBody(w http.ResponseWriter, r *http.Request) (bookBody, *Error) {
 	if ce := strings.TrimSpace(r.Header.Get("Content-Encoding")); ce != "" && !strings.EqualFold(ce, "identity") {
 		return b, errBodyEncoding(ce)
 	}
-	if r.ContentLength > maxBodyBytes {
+	if r.ContentLength > MaxBodyBytes {
 		return b, errBodyTooLarge()
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		return b, bodyReadError(err)
 	}

@@ -228,7 +228,7 @@ func TestAPIStrictBody(t *testing.T) {
 func TestAPIBodyTooLarge(t *testing.T) {
 	s := newRawStage(t, StageConfig{})
 	good := s.expand(`{"event_id": {ev}, "quantity": 2}`)
-	atLimit := good[:len(good)-1] + strings.Repeat(" ", maxBodyBytes-len(good)) + "}"
+	atLimit := good[:len(good)-1] + strings.Repeat(" ", MaxBodyBytes-len(good)) + "}"
 	if a := s.bookRaw(t, []string{"Idempotency-Key: " + uuid.NewString()}, atLimit); a.status != 200 {
 		t.Errorf("a body of exactly %d bytes: %d %.300s", len(atLimit), a.status, a.body)
 	}

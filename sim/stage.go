@@ -19,16 +19,6 @@ import (
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
-// The demo users and their bearer tokens. The API takes the user from the
-// token, never from the request body.
-const (
-	TokenAda = "tok-ada"
-	TokenBen = "tok-ben"
-)
-
-// DemoUsers maps each demo bearer token to its user id.
-func DemoUsers() map[string]string { return map[string]string{TokenAda: "ada", TokenBen: "ben"} }
-
 // Schema is where one stage keeps its tables: a schema of its own in some
 // PostgreSQL, a connection string whose search_path lands in it, and a way
 // to drop it with everything in it. A dropped schema's Drop does nothing.
@@ -88,6 +78,20 @@ type StageConfig struct {
 	Keys       KeyPlace          // where instances keep keys; zero: in the booking row
 	RedisTTL   time.Duration
 }
+
+// KeyPlace says where API instances keep idempotency keys.
+type KeyPlace string
+
+// The places. Only KeysInRow is the lesson's design.
+const (
+	KeysInRow    KeyPlace = ""       // in the booking row, committed with it
+	KeysInMemory KeyPlace = "memory" // in each instance's memory
+	KeysInRedis  KeyPlace = "redis"  // in Redis, with a TTL
+)
+
+// DefaultRedisTTL is the TTL of keys in Redis: a payment API keeps its
+// responses about 24 hours (lesson, "Follow-ups").
+const DefaultRedisTTL = 24 * time.Hour
 
 // AdminConns is how many connections a stage's admin pool holds at most:
 // one for the set-up, and one to read the rows while a run goes on.
@@ -207,7 +211,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		if cfg.Trace != nil {
 			tracer = &trace.SQLTracer{Trace: cfg.Trace, Lane: lane}
 		}
-		cfg.Limits.configurePool(pcfg, tracer)
+		cfg.Limits.LimitPool(pcfg, tracer)
 		pinSettings(pcfg, settings, sessionSettings(cfg.Limits, true))
 		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 		if err != nil {
@@ -218,23 +222,23 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		if cfg.Log != nil {
 			h = slog.NewMultiHandler(h, cfg.Log)
 		}
-		api := &API{
+		a := &API{
 			Engine: engine.New(pool, cfg.Clock, cfg.Trace, lane),
 			Users:  DemoUsers(),
 			Log:    slog.New(h).With("instance", lane),
 		}
-		api.Engine.Design = cfg.Design
+		a.Engine.Design = cfg.Design
 		if r, ok := db.(OutageReporter); ok {
-			api.Outage = r.Outage
+			a.Outage = r.Outage
 		}
 		switch cfg.Keys {
 		case KeysInMemory:
-			api.Keys = &MemoryKeys{Instance: lane}
+			a.Keys = &MemoryKeys{Instance: lane}
 		case KeysInRedis:
-			api.Keys = &RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
+			a.Keys = &RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
 		}
 		needs = append(needs, poolNeed{pool, cfg.MaxConns, "API instance " + lane})
-		inst, err := StartInstance(lane, cfg.Addr(n), api, cfg.Limits)
+		inst, err := StartInstance(lane, cfg.Addr(n), a, cfg.Limits)
 		if err != nil {
 			return nil, err
 		}
