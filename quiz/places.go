@@ -31,7 +31,7 @@ var places = []Place{
 	{"The order of the transaction's steps (sim/engine/booking.go → Engine.BookTicket)", "sim/engine/booking.go", []string{"Engine.BookTicket"}},
 	{"The comparison with the stored booking (sim/engine/booking.go → Engine.Compare)", "sim/engine/booking.go", []string{"Engine.Compare"}},
 	{"The bookings table and its constraints (sim/engine/schema.sql)", "sim/engine/schema.sql", nil},
-	{"The key stores outside the row (sim/keys.go → MemoryKeys, RedisKeys)", "sim/keys.go", []string{"MemoryKeys", "RedisKeys"}},
+	{"The key stores outside the row (sim/api/keys.go → MemoryKeys, RedisKeys)", "sim/api/keys.go", []string{"MemoryKeys", "RedisKeys"}},
 	{"The lossy network between browser and API (sim/network.go)", "sim/network.go", nil},
 }
 

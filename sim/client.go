@@ -14,6 +14,7 @@ import (
 	"github.com/dustin/go-humanize/english"
 	"github.com/google/uuid"
 
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -101,7 +102,7 @@ type Outcome struct {
 
 // Picker chooses the API instance for each try.
 type Picker interface {
-	Pick() *Instance
+	Pick() *api.Instance
 }
 
 // Client is the browser side of a booking: it sends POST /bookings with the
@@ -233,7 +234,7 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 }
 
 // send makes one HTTP try. A nil error means an answer reached the browser.
-func (c *Client) send(ctx context.Context, inst *Instance, in Intent) (Answer, error) {
+func (c *Client) send(ctx context.Context, inst *api.Instance, in Intent) (Answer, error) {
 	body, _ := json.Marshal(map[string]any{"event_id": in.EventID, "quantity": in.Quantity})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, inst.URL+"/bookings", bytes.NewReader(body))
 	if err != nil {
@@ -241,8 +242,8 @@ func (c *Client) send(ctx context.Context, inst *Instance, in Intent) (Answer, e
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Token)
-	req.Header.Set(HeaderIdempotencyKey, in.Key.String())
-	req.Header.Set(HeaderRequestID, RequestID(trace.AttemptFrom(ctx)))
+	req.Header.Set(api.HeaderIdempotencyKey, in.Key.String())
+	req.Header.Set(api.HeaderRequestID, api.RequestID(trace.AttemptFrom(ctx)))
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return Answer{}, err

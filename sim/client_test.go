@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -32,6 +33,7 @@ func TestShouldRetry(t *testing.T) {
 		{400, nil, false},
 		{401, nil, false},
 		{404, nil, false},
+		{408, nil, false}, // the API's 408 says so (api.errRequestTimeout)
 		{409, nil, false},
 		{422, nil, false},
 	}
@@ -99,7 +101,7 @@ func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clock.NewFake(time.Now())
 			st, ev := newStage(t, 10, StageConfig{Clock: clk})
-			out := st.Browser(TokenAda, tt.plan).Book(t.Context(), NewIntent(1, ev, 2))
+			out := st.Browser(api.TokenAda, tt.plan).Book(t.Context(), NewIntent(1, ev, 2))
 			if got := statuses(out); !slices.Equal(got, tt.tries) {
 				t.Errorf("tries = %v, want %v", got, tt.tries)
 			}
@@ -123,7 +125,7 @@ func TestClientNeverRetries4xx(t *testing.T) {
 	clk := clock.NewFake(time.Now())
 	st, ev := newStage(t, 10, StageConfig{Clock: clk})
 	first := NewIntent(1, ev, 2)
-	if out := st.Browser(TokenAda, nil).Book(t.Context(), first); out.Answer == nil || out.Answer.Status != 200 {
+	if out := st.Browser(api.TokenAda, nil).Book(t.Context(), first); out.Answer == nil || out.Answer.Status != 200 {
 		t.Fatalf("first booking: %+v", out)
 	}
 	tests := []struct {
@@ -132,11 +134,11 @@ func TestClientNeverRetries4xx(t *testing.T) {
 		intent Intent
 		status int
 	}{
-		{"409 same key other quantity", TokenAda, Intent{Number: 2, EventID: ev, Quantity: 3, Key: first.Key}, 409},
-		{"409 not enough seats", TokenAda, NewIntent(3, ev, 9), 409},
-		{"404 unknown event", TokenAda, NewIntent(4, 999, 2), 404},
+		{"409 same key other quantity", api.TokenAda, Intent{Number: 2, EventID: ev, Quantity: 3, Key: first.Key}, 409},
+		{"409 not enough seats", api.TokenAda, NewIntent(3, ev, 9), 409},
+		{"404 unknown event", api.TokenAda, NewIntent(4, 999, 2), 404},
 		{"401 unknown token", "tok-nobody", NewIntent(5, ev, 2), 401},
-		{"400 quantity", TokenAda, NewIntent(6, ev, 0), 400},
+		{"400 quantity", api.TokenAda, NewIntent(6, ev, 0), 400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,7 +168,7 @@ func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := NewIntent(1, ev, 2)
-	out := st.Browser(TokenAda, nil).Book(t.Context(), in)
+	out := st.Browser(api.TokenAda, nil).Book(t.Context(), in)
 	if got := statuses(out); !slices.Equal(got, []string{"500", "500", "500"}) {
 		t.Fatalf("tries = %v, want three 500s", got)
 	}
@@ -177,7 +179,7 @@ func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
 		t.Errorf("rows=%d seats_left=%d, want nothing stored", rows, left)
 	}
 	restore()
-	out = st.Browser(TokenAda, nil).Book(t.Context(), in)
+	out = st.Browser(api.TokenAda, nil).Book(t.Context(), in)
 	if out.Answer == nil || out.Answer.Status != http.StatusOK || out.Answer.Replayed {
 		t.Fatalf("later try = %+v, want a new booking", out.Answer)
 	}
@@ -191,7 +193,7 @@ func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
 // anew; the same change sent with the old key is refused with 409.
 func TestChangedQuantityIsANewIntentWithANewKey(t *testing.T) {
 	st, ev := newStage(t, 10, StageConfig{})
-	browser := st.Browser(TokenAda, nil)
+	browser := st.Browser(api.TokenAda, nil)
 	in := NewIntent(1, ev, 2)
 	first := browser.Book(t.Context(), in)
 	if first.Answer == nil || first.Answer.Status != http.StatusOK || first.Answer.Booking == nil || first.Answer.Replayed {
@@ -231,7 +233,7 @@ func TestChangedQuantityIsANewIntentWithANewKey(t *testing.T) {
 // run's context alone ends them.
 func TestBrowserRequestsHaveNoWallClockLimit(t *testing.T) {
 	st, _ := newStage(t, 10, StageConfig{})
-	c := st.Browser(TokenAda, nil)
+	c := st.Browser(api.TokenAda, nil)
 	if c.HTTP.Timeout != 0 {
 		t.Errorf("the browser gives up after %s of real time", c.HTTP.Timeout)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // A retry that lands on the other API instance of a real stage gets the
@@ -23,7 +25,7 @@ func TestFrontDoorOverAStage(t *testing.T) {
 	var logs bytes.Buffer // written by the one handler only, under its mutex
 	h := slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})
 	st, ev := newStage(t, 100, StageConfig{Instances: 2, Log: h})
-	f, err := NewFrontDoor(st.Instances, slog.New(h), ServeLimits{})
+	f, err := api.NewFrontDoor(st.Instances, slog.New(h), api.ServeLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestFrontDoorOverAStage(t *testing.T) {
 
 	key := uuid.NewString()
 	body := fmt.Sprintf(`{"event_id": %d, "quantity": 2}`, ev)
-	var first, again BookResponse
+	var first, again api.BookResponse
 	r1, b1 := post(t, front.URL, key, body)
 	r2, b2 := post(t, front.URL, key, body)
 	if err := json.Unmarshal(b1, &first); err != nil || r1.StatusCode != 200 || first.Replayed {
@@ -41,7 +43,7 @@ func TestFrontDoorOverAStage(t *testing.T) {
 	if err := json.Unmarshal(b2, &again); err != nil || r2.StatusCode != 200 || !again.Replayed || again.Booking.ID != first.Booking.ID {
 		t.Fatalf("retry: %d %s, want a replay of %s", r2.StatusCode, b2, first.Booking.ID)
 	}
-	if a, b := r1.Header.Get(HeaderInstance), r2.Header.Get(HeaderInstance); a != "api-1" || b != "api-2" {
+	if a, b := r1.Header.Get(api.HeaderInstance), r2.Header.Get(api.HeaderInstance); a != "api-1" || b != "api-2" {
 		t.Errorf("the tries went to %q and %q, want api-1 then api-2", a, b)
 	}
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -45,7 +46,7 @@ type TryRef struct{ Intent, Copy, Try int }
 // outcomes, the bookings each try created from events, the run's trace
 // (nil: not known).
 func ReadFacts(ctx context.Context, db engine.Querier, seatsAtStart int, outcomes []Outcome, events []trace.Event) (Facts, error) {
-	f := Facts{Outcomes: outcomes, Users: DemoUsers(), SeatsAtStart: seatsAtStart}
+	f := Facts{Outcomes: outcomes, Users: api.DemoUsers(), SeatsAtStart: seatsAtStart}
 	err := db.QueryRow(ctx, `SELECT coalesce(sum(seats_left), 0), coalesce(min(seats_left), 0) FROM events`).
 		Scan(&f.SeatsLeft, &f.LowestSeatsLeft)
 	if err != nil {

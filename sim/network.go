@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -66,9 +67,9 @@ type Network struct {
 // status and either the booking (200) or the error (any other status).
 type Answer struct {
 	Status   int
-	Booking  *BookingJSON
+	Booking  *api.BookingJSON
 	Replayed bool
-	Error    *Error
+	Error    *api.Error
 }
 
 // DecodeAnswer reads an answer body; a body that is not the API's JSON gives
@@ -76,13 +77,13 @@ type Answer struct {
 func DecodeAnswer(status int, body []byte) Answer {
 	a := Answer{Status: status}
 	if status == http.StatusOK {
-		var r BookResponse
+		var r api.BookResponse
 		if json.Unmarshal(body, &r) == nil && r.Booking.ID != "" {
 			a.Booking, a.Replayed = &r.Booking, r.Replayed
 		}
 		return a
 	}
-	var e ErrorResponse
+	var e api.ErrorResponse
 	if json.Unmarshal(body, &e) == nil {
 		a.Error = e.Error
 	}

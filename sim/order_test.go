@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -16,7 +17,7 @@ import (
 // slowKeys is a key store whose Put, once the key is stored, runs after
 // before returning: a slow report of a SET.
 type slowKeys struct {
-	KeyStore
+	api.KeyStore
 	after func()
 }
 
@@ -97,10 +98,10 @@ func TestAReplayIsToldAfterTheCommitItRead(t *testing.T) {
 func TestAKeyStoreHitIsToldAfterTheSetItRead(t *testing.T) {
 	tr := trace.New(clock.NewFake(time.Now()), trace.Options{})
 	st, ev := newStage(t, 10, StageConfig{Trace: tr, Keys: KeysInMemory})
-	api := st.Instances[0].API
+	in := st.Instances[0].API
 	req := engine.Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-	book := func() error { _, err := api.book(t.Context(), req); return err }
-	events := raceToTell(t, tr, func(held func()) { api.Keys = slowKeys{api.Keys, held} }, book, book)
+	book := func() error { _, err := in.Book(t.Context(), req); return err }
+	events := raceToTell(t, tr, func(held func()) { in.Keys = slowKeys{in.Keys, held} }, book, book)
 	set, hit := 0, 0
 	for _, e := range events {
 		if e.Kind != trace.KindKeyStore {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
 
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -73,7 +74,7 @@ var propPlanGen = rapid.Custom(func(t *rapid.T) propPlan {
 	n := rapid.IntRange(1, 6).Draw(t, "intents")
 	for i := range n {
 		in := propIntent{
-			Token:    rapid.SampledFrom([]string{TokenAda, TokenBen}).Draw(t, "user"),
+			Token:    rapid.SampledFrom([]string{api.TokenAda, api.TokenBen}).Draw(t, "user"),
 			Event:    rapid.IntRange(0, len(p.Seats)-1).Draw(t, "event"),
 			Quantity: rapid.IntRange(1, engine.MaxQuantity).Draw(t, "quantity"),
 			KeyOf:    i,
@@ -105,7 +106,7 @@ func (p propPlan) String() string {
 		mode = "all at once"
 	}
 	fmt.Fprintf(&b, "%d instance(s), seats %v, intents %s, held %s after the lookup\n", p.Instances, p.Seats, mode, p.Hold)
-	users := DemoUsers()
+	users := api.DemoUsers()
 	for i, in := range p.Intents {
 		key := fmt.Sprintf("K%d", in.KeyOf+1)
 		fmt.Fprintf(&b, "  intent %d: %s books %d of event %d, key %s, first instance api-%d",
@@ -352,7 +353,7 @@ func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID
 
 	// At most one row per (user, key) the plan used, and every row is one
 	// an intent asked for.
-	users := DemoUsers()
+	users := api.DemoUsers()
 	type pair struct {
 		user string
 		key  uuid.UUID
@@ -501,7 +502,7 @@ func TestPropertyCatchesABrokenDesign(t *testing.T) {
 
 	t.Run("lost answer", func(t *testing.T) {
 		p := propPlan{Instances: 2, Seats: []int{10}, Intents: []propIntent{{
-			Token: TokenAda, Quantity: 2, Faults: [][]Fault{{LoseAnswer, Deliver, Deliver}},
+			Token: api.TokenAda, Quantity: 2, Faults: [][]Fault{{LoseAnswer, Deliver, Deliver}},
 		}}}
 		bad, outs, err := runPropPlan(t.Context(), p, broken, engine.NoUnique)
 		if err != nil {

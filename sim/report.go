@@ -8,6 +8,7 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -168,7 +169,7 @@ func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
 				rep.Unanswered++
 			}
 		}
-		rep.Attempts = append(rep.Attempts, IntentReport{Intent: o.Intent.Number, Copy: o.Intent.Copy, User: DemoUsers()[o.Token],
+		rep.Attempts = append(rep.Attempts, IntentReport{Intent: o.Intent.Number, Copy: o.Intent.Copy, User: api.DemoUsers()[o.Token],
 			EventID: o.Intent.EventID, Quantity: o.Intent.Quantity, Key: o.Intent.Key.String(), Tries: o.Tries})
 	}
 	facts, err := ReadFacts(ctx, r.Stage.Admin, r.seats, outcomes, r.Trace.Recorded())
@@ -232,4 +233,12 @@ func keyUsedBy(outcomes []Outcome, o Outcome) bool {
 		}
 	}
 	return false
+}
+
+// nonNil is s, or an empty slice for nil: JSON says [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/dustin/go-humanize/english"
 	"github.com/google/uuid"
 
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -24,7 +25,7 @@ var scenarios = []*Scenario{
 		broken:  &Switches{Lookup: engine.NoLookup, Constraint: engine.NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
-			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
+			return []Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
 		},
 	},
 	{
@@ -44,7 +45,7 @@ var scenarios = []*Scenario{
 				copies[i] = in
 				copies[i].Copy = i + 1
 			}
-			return r.together(ctx, []string{TokenAda}, copies), nil
+			return r.together(ctx, []string{api.TokenAda}, copies), nil
 		},
 	},
 	{
@@ -56,7 +57,7 @@ var scenarios = []*Scenario{
 		broken:  &Switches{Compare: engine.NoCompare},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			first := NewIntent(1, r.EventID(), 2)
-			c := r.browser(TokenAda, nil)
+			c := r.browser(api.TokenAda, nil)
 			o1 := c.Book(ctx, first)
 			reused := Intent{Number: 2, EventID: first.EventID, Quantity: 3, Key: first.Key} // the client's bug
 			return []Outcome{o1, c.Book(ctx, reused)}, nil
@@ -71,7 +72,7 @@ var scenarios = []*Scenario{
 		broken:  &Switches{Lookup: engine.LookupAfterSeatCheck},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
-			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
+			return []Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
 		},
 	},
 	{
@@ -83,7 +84,7 @@ var scenarios = []*Scenario{
 		broken:  &Switches{KeyPerRetry: true},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			in := NewIntent(1, r.EventID(), 2)
-			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
+			return []Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
 		},
 	},
 	{
@@ -99,7 +100,7 @@ var scenarios = []*Scenario{
 				{Number: 1, EventID: r.EventIDs[0], Quantity: 2, Key: key},
 				{Number: 2, EventID: r.EventIDs[1], Quantity: 2, Key: key},
 			}
-			return r.together(ctx, []string{TokenAda}, intents), nil
+			return r.together(ctx, []string{api.TokenAda}, intents), nil
 		},
 	},
 	{
@@ -116,7 +117,7 @@ var scenarios = []*Scenario{
 			for i := range copies {
 				copies[i].Copy = i + 1
 			}
-			return r.together(ctx, []string{TokenAda}, copies), nil
+			return r.together(ctx, []string{api.TokenAda}, copies), nil
 		},
 	},
 	{
@@ -128,8 +129,8 @@ var scenarios = []*Scenario{
 		broken:  &Switches{Constraint: engine.UniqueKeyOnly, Compare: engine.CompareEventQuantity},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			key := uuid.New()
-			ada := r.browser(TokenAda, nil).Book(ctx, Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
-			ben := r.browser(TokenBen, nil).Book(ctx, Intent{Number: 2, EventID: r.EventID(), Quantity: 2, Key: key})
+			ada := r.browser(api.TokenAda, nil).Book(ctx, Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
+			ben := r.browser(api.TokenBen, nil).Book(ctx, Intent{Number: 2, EventID: r.EventID(), Quantity: 2, Key: key})
 			return []Outcome{ada, ben}, nil
 		},
 	},
@@ -140,7 +141,7 @@ var scenarios = []*Scenario{
 		world:   func(Options) Setup { return Setup{Seats: 4} },
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			var ben Outcome
-			ada := r.browser(TokenAda, loseFirst(1))
+			ada := r.browser(api.TokenAda, loseFirst(1))
 			ada.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
 					return nil
@@ -148,7 +149,7 @@ var scenarios = []*Scenario{
 				if err := r.note(ctx, trace.LaneBrowser, "meanwhile: ben books 2", "meanwhile ben books the last 2 seats: the event is sold out"); err != nil {
 					return err
 				}
-				ben = r.browser(TokenBen, nil).Book(ctx, NewIntent(2, r.EventID(), 2))
+				ben = r.browser(api.TokenBen, nil).Book(ctx, NewIntent(2, r.EventID(), 2))
 				return nil
 			}
 			o := ada.Book(ctx, NewIntent(1, r.EventID(), 2))
@@ -163,7 +164,7 @@ var scenarios = []*Scenario{
 		world:   func(Options) Setup { return Setup{Seats: 1} },
 		broken:  &Switches{Retry: RetryAlso4xx},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			return []Outcome{r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+			return []Outcome{r.browser(api.TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
 	{
@@ -181,14 +182,14 @@ var scenarios = []*Scenario{
 				return nil, err
 			}
 			in := NewIntent(1, r.EventID(), 2)
-			first := r.browser(TokenAda, nil).Book(ctx, in)
+			first := r.browser(api.TokenAda, nil).Book(ctx, in)
 			restore()
 			if err := r.note(ctx, trace.LaneBrowser, "later: same key again", "later the database is back and the user clicks Book again: the form still holds key "+trace.ShortKey(in.Key)); err != nil {
 				return nil, err
 			}
 			again := in
 			again.Number = 2
-			return []Outcome{first, r.browser(TokenAda, nil).Book(ctx, again)}, nil
+			return []Outcome{first, r.browser(api.TokenAda, nil).Book(ctx, again)}, nil
 		},
 	},
 	{
@@ -198,7 +199,7 @@ var scenarios = []*Scenario{
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
 			r.Stage.Instances[0].API.Engine.At = crashAt(engine.PointBeforeCommit, 1)
-			ada := r.browser(TokenAda, nil)
+			ada := r.browser(api.TokenAda, nil)
 			ada.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
 					return nil
@@ -218,7 +219,7 @@ var scenarios = []*Scenario{
 		world:   func(Options) Setup { return Setup{Seats: 10, Instances: 2} },
 		broken:  &Switches{Store: KeysInMemory, Constraint: engine.NoUnique},
 		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+			return []Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
 	{
@@ -238,9 +239,9 @@ var scenarios = []*Scenario{
 			// Intent 1: the instance dies right after COMMIT, before it
 			// could answer (or, in the broken design, write Redis).
 			r.Stage.Instances[0].API.Engine.At = crashAt(engine.PointAfterCommit, 1)
-			crash := r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))
+			crash := r.browser(api.TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))
 			// Intent 2: the answer is lost and the retry goes out a day later.
-			late := r.browser(TokenAda, loseFirst(2))
+			late := r.browser(api.TokenAda, loseFirst(2))
 			late.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
 					return nil

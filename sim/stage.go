@@ -14,6 +14,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/internal/resp"
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -59,7 +60,7 @@ type StageConfig struct {
 	// Limits bound each instance's listener and its waits for the
 	// database (learn serve: WorkshopLimits). The zero value, for the
 	// scenarios, has none: a held step waits as long as the learner likes.
-	Limits ServeLimits
+	Limits api.ServeLimits
 
 	// ConnWait is how long NewStage waits for a server that answers "too
 	// many clients" to have the stage's connections; 0 means
@@ -106,7 +107,7 @@ type Stage struct {
 	Admin     *pgxpool.Pool
 	Clock     clock.Clock
 	Trace     *trace.Trace
-	Instances []*Instance
+	Instances []*api.Instance
 	// Redis is the in-process Redis server when keys are kept in Redis;
 	// FastForward expires its keys.
 	Redis *miniredis.Miniredis
@@ -222,23 +223,23 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		if cfg.Log != nil {
 			h = slog.NewMultiHandler(h, cfg.Log)
 		}
-		a := &API{
+		a := &api.API{
 			Engine: engine.New(pool, cfg.Clock, cfg.Trace, lane),
-			Users:  DemoUsers(),
+			Users:  api.DemoUsers(),
 			Log:    slog.New(h).With("instance", lane),
 		}
 		a.Engine.Design = cfg.Design
-		if r, ok := db.(OutageReporter); ok {
+		if r, ok := db.(api.OutageReporter); ok {
 			a.Outage = r.Outage
 		}
 		switch cfg.Keys {
 		case KeysInMemory:
-			a.Keys = &MemoryKeys{Instance: lane}
+			a.Keys = &api.MemoryKeys{Instance: lane}
 		case KeysInRedis:
-			a.Keys = &RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
+			a.Keys = &api.RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
 		}
 		needs = append(needs, poolNeed{pool, cfg.MaxConns, "API instance " + lane})
-		inst, err := StartInstance(lane, cfg.Addr(n), a, cfg.Limits)
+		inst, err := api.StartInstance(lane, cfg.Addr(n), a, cfg.Limits)
 		if err != nil {
 			return nil, err
 		}
@@ -286,8 +287,8 @@ func (st *Stage) Browser(token string, plan func(trace.Attempt) Fault) *Client {
 	nw := &Network{Base: &http.Transport{}, Plan: plan, Trace: st.Trace}
 	return &Client{
 		Token:  token,
-		User:   DemoUsers()[token],
-		Picker: &RoundRobin{Instances: st.Instances},
+		User:   api.DemoUsers()[token],
+		Picker: &api.RoundRobin{Instances: st.Instances},
 		HTTP:   &http.Client{Transport: nw},
 		Clock:  st.Clock,
 		Trace:  st.Trace,

@@ -180,7 +180,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "A retry that lands on another API instance books again",
 			Cause:   "Each API instance remembers the keys in its own memory instead of the booking row, and no UNIQUE constraint in the row backs it up",
-			Where:   "sim/keys.go → MemoryKeys",
+			Where:   "sim/api/keys.go → MemoryKeys",
 			Fix:     "Keep the key in the booking row, under UNIQUE (user_id, idempotency_key): every instance that shares the database sees it",
 		},
 	},
@@ -195,7 +195,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "Retries after a crash, or a day later, book again",
 			Cause:   "Redis and PostgreSQL share no transaction, a retry sent after the key expired finds nothing, and no UNIQUE constraint in the row backs it up",
-			Where:   "sim/keys.go → RedisKeys",
+			Where:   "sim/api/keys.go → RedisKeys",
 			Fix:     "Keep the key in the booking row: it commits with the booking and never expires; a store in front of it needs UNIQUE (user_id, idempotency_key) behind it, and a documented expiry longer than the client's whole retry window",
 		},
 	},

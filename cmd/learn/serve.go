@@ -18,6 +18,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 )
@@ -48,16 +49,16 @@ type serveConfig struct {
 	instances int             // API instances behind it
 	seats     int             // of the one event
 	drain     time.Duration   // for requests in flight at Ctrl-C
-	limits    sim.ServeLimits // of every listener
+	limits    api.ServeLimits // of every listener
 }
 
 // headerInstance is set by every API instance on its answers: the
 // API instance that handled the request, e.g. "api-2".
-const headerInstance = sim.HeaderInstance
+const headerInstance = api.HeaderInstance
 
 // serveCmd is learn serve: the booking API for a workshop to curl.
 func serveCmd(g *globals) *cobra.Command {
-	cfg := serveConfig{drain: serveDrain, limits: sim.WorkshopLimits()}
+	cfg := serveConfig{drain: serveDrain, limits: api.WorkshopLimits()}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the booking API for curl: N API instances behind a round-robin front door",
@@ -232,7 +233,7 @@ func runServe(ctx context.Context, cfg serveConfig, opts pgtemp.Options, stdout,
 		return exitFailure, err
 	}
 
-	front, err := sim.NewFrontDoor(st.Instances, log, cfg.limits)
+	front, err := api.NewFrontDoor(st.Instances, log, cfg.limits)
 	if err != nil {
 		return exitFailure, err
 	}
@@ -297,7 +298,7 @@ func otherPort(addr string) string {
 type serveIntro struct {
 	db        string
 	front     string
-	instances []*sim.Instance
+	instances []*api.Instance
 	eventID   int64
 	seats     int
 	startsAt  time.Time
@@ -315,7 +316,7 @@ func printServeIntro(w io.Writer, in serveIntro) {
 	p("learn serve: event %d %q, %d seats, starts %s", in.eventID, serveEventName, in.seats, in.startsAt.UTC().Format(time.RFC3339))
 	p("")
 	p("Demo users (the API takes the user from the token, never from the body):")
-	users := sim.DemoUsers()
+	users := api.DemoUsers()
 	tokens := make([]string, 0, len(users))
 	for tok := range users {
 		tokens = append(tokens, tok)
@@ -324,10 +325,10 @@ func printServeIntro(w io.Writer, in serveIntro) {
 	for _, tok := range tokens {
 		p("  %-5s Authorization: Bearer %s", users[tok], tok)
 	}
-	ada := "Authorization: Bearer " + sim.TokenAda
+	ada := "Authorization: Bearer " + api.TokenAda
 	book := func(base string, qty int) string {
 		return fmt.Sprintf(`curl -si %s/bookings -H "%s" -H "%s: $KEY" -d '{"event_id": %d, "quantity": %d}'`,
-			base, ada, sim.HeaderIdempotencyKey, in.eventID, qty)
+			base, ada, api.HeaderIdempotencyKey, in.eventID, qty)
 	}
 	p("")
 	p("Try it from another terminal. One key per booking intent:")

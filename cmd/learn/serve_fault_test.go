@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/learn-idempotency/learn/internal/pgfault"
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // learn serve's start-up broken at each step after its port is taken (the
@@ -49,7 +49,7 @@ func TestServeStartUpFailureCleansUp(t *testing.T) {
 			addr := ln.Addr().String()
 			ln.Close()
 			before := learnSchemasOfThisProcess(t)
-			code, err := runServe(ctx, serveConfig{addr: addr, instances: 2, seats: serveSeats, drain: serveDrain, limits: sim.WorkshopLimits()}, pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, io.Discard, io.Discard)
+			code, err := runServe(ctx, serveConfig{addr: addr, instances: 2, seats: serveSeats, drain: serveDrain, limits: api.WorkshopLimits()}, pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, io.Discard, io.Discard)
 			if code != r.code {
 				t.Errorf("exit %d (%v), want %d", code, err, r.code)
 			}
@@ -124,7 +124,7 @@ func TestServeThatCannotRemoveItsSchemaExits1(t *testing.T) {
 	done := make(chan result, 1)
 	before := learnSchemaNames(t)
 	go func() {
-		code, err := runServe(ctx, serveConfig{addr: "127.0.0.1:0", instances: 1, seats: serveSeats, drain: serveDrain, limits: sim.WorkshopLimits()},
+		code, err := runServe(ctx, serveConfig{addr: "127.0.0.1:0", instances: 1, seats: serveSeats, drain: serveDrain, limits: api.WorkshopLimits()},
 			pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, stdout, io.Discard)
 		done <- result{code, err}
 	}()

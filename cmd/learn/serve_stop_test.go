@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // learn serve stops as it says: at the signal, requests in flight get the
@@ -29,7 +29,7 @@ func TestServeStopsAsItSays(t *testing.T) {
 	defer cancel()
 	outR, outW := io.Pipe()
 	var stderr syncBuffer
-	cfg := serveConfig{addr: "0.0.0.0:0", instances: 2, seats: 100, drain: 200 * time.Millisecond, limits: sim.WorkshopLimits()}
+	cfg := serveConfig{addr: "0.0.0.0:0", instances: 2, seats: 100, drain: 200 * time.Millisecond, limits: api.WorkshopLimits()}
 	type result struct {
 		code int
 		err  error
@@ -71,7 +71,7 @@ func TestServeStopsAsItSays(t *testing.T) {
 		}
 		defer c.Close()
 		fmt.Fprintf(c, "POST /bookings HTTP/1.1\r\nHost: learn\r\nAuthorization: Bearer %s\r\n%s: %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n",
-			sim.TokenAda, sim.HeaderIdempotencyKey, uuid.NewString(), len(body))
+			api.TokenAda, api.HeaderIdempotencyKey, uuid.NewString(), len(body))
 		if cont, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || cont.StatusCode != http.StatusContinue {
 			t.Fatalf("slow client %d at %s: no 100 Continue: %v %v", i, base, cont, err)
 		}

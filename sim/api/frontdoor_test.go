@@ -1,4 +1,4 @@
-package sim
+package api
 
 import (
 	"bufio"
@@ -299,4 +299,29 @@ func TestFrontDoorRefusesBadInstances(t *testing.T) {
 	if _, err := NewFrontDoor([]*Instance{{Name: "api-1", URL: "127.0.0.1:8080"}}, log, ServeLimits{}); err == nil || !strings.Contains(err.Error(), "api-1") {
 		t.Errorf("URL without a scheme: %v", err)
 	}
+}
+
+// authAda is the Authorization header of the demo user ada.
+const authAda = "Bearer " + TokenAda
+
+// dial opens a TCP connection to the server at url (http://host:port),
+// closed when t ends.
+func dial(t *testing.T, url string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// zeros reads as endless '0' bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '0'
+	}
+	return len(p), nil
 }

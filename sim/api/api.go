@@ -1,19 +1,14 @@
-package sim
+package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"path"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -48,8 +43,8 @@ func DemoUsers() map[string]string { return map[string]string{TokenAda: "ada", T
 //	                 parseKey; at most MaxKeyBytes)
 //	                 200 BookResponse (first booking or replay); 400, 401, 404,
 //	                 409 or 500 ErrorResponse
-//	GET  /events     200 [EventRow]
-//	GET  /events/{id} 200 EventRow, 404
+//	GET  /events     200 [engine.EventRow]
+//	GET  /events/{id} 200 engine.EventRow, 404
 //	GET  /bookings   200 [BookingJSON] of the caller
 //
 // The user is the one the bearer token belongs to (Users), never a field of
@@ -71,28 +66,6 @@ type API struct {
 	// keys outside the row, where the lookup is the store's, not the
 	// engine's (Engine.Barrier).
 	Barrier *engine.Barrier
-}
-
-// BookingJSON is a booking as the API shows it.
-type BookingJSON struct {
-	ID             string    `json:"id"`
-	EventID        int64     `json:"event_id"`
-	UserID         string    `json:"user_id"`
-	Quantity       int       `json:"quantity"`
-	IdempotencyKey string    `json:"idempotency_key"`
-	CreatedAt      time.Time `json:"created_at"`
-}
-
-// BookResponse is the body of a 200 answer to POST /bookings. Replayed is
-// false for the request that created the booking and true for every repeat.
-type BookResponse struct {
-	Booking  BookingJSON `json:"booking"`
-	Replayed bool        `json:"replayed"`
-}
-
-// ErrorResponse is the body of every answer that is not 200.
-type ErrorResponse struct {
-	Error *Error `json:"error"`
 }
 
 // Handler returns the API's routes.
@@ -149,7 +122,7 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errorOf(err.(*engine.Refusal)))
 		return
 	}
-	res, err := a.book(ctx, req)
+	res, err := a.Book(ctx, req)
 	if errors.Is(err, engine.ErrCrash) {
 		// The process is gone: no answer, the connection just drops.
 		panic(http.ErrAbortHandler)
@@ -169,14 +142,17 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, BookResponse{Booking: bookingJSON(res.Booking), Replayed: res.Replayed})
 }
 
-// book books through the engine, or, when the instance keeps its keys in a
-// KeyStore, asks the store first and tells it afterwards: two separate
-// writes with no transaction between them.
+// Book books req as this instance does for POST /bookings: through the
+// engine, or, when the instance keeps its keys in a KeyStore, asking the
+// store first and telling it afterwards: two separate writes with no
+// transaction between them. Its results and errors are the engine's
+// (a *engine.Refusal for a refusal, engine.ErrCrash for a crash), or the
+// store's.
 //
 // With a Barrier, a request waits there after its lookup; one the store
 // answers, or that fails before, leaves it, so that the copies it was to
 // meet are not kept waiting for it.
-func (a *API) book(ctx context.Context, req engine.Request) (engine.Result, error) {
+func (a *API) Book(ctx context.Context, req engine.Request) (engine.Result, error) {
 	if a.Keys == nil {
 		return a.Engine.BookTicket(ctx, req)
 	}
@@ -351,26 +327,6 @@ func (a *API) failed(ctx context.Context, msg string, err error, attrs ...any) *
 	return errInternal()
 }
 
-func bookingJSON(b engine.Booking) BookingJSON {
-	return BookingJSON{ID: b.PublicID(), EventID: b.EventID, UserID: b.UserID, Quantity: b.Quantity,
-		IdempotencyKey: b.Key.String(), CreatedAt: b.CreatedAt.UTC()}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	writeJSONTo(w, v)
-}
-
-// writeJSONTo writes v as every answer's body is written: indented, HTML
-// characters as they are.
-func writeJSONTo(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-}
-
 // statusRecorder remembers the status a handler wrote, for the request log.
 type statusRecorder struct {
 	http.ResponseWriter
@@ -438,50 +394,3 @@ func parseRequestID(v string) (trace.Attempt, bool) {
 	}
 	return trace.Attempt{Intent: n[0], Copy: n[1], Try: n[2]}, true
 }
-
-// RoundRobin hands out instances in turn, as a load balancer in front of
-// several API instances does. Safe for concurrent use.
-type RoundRobin struct {
-	mu        sync.Mutex
-	Instances []*Instance
-	next      int
-}
-
-// Pick returns the next instance in turn.
-func (r *RoundRobin) Pick() *Instance {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	in := r.Instances[r.next%len(r.Instances)]
-	r.next++
-	return in
-}
-
-// Instance is an API instance listening on a loopback port.
-type Instance struct {
-	Name string // its lane, e.g. "api-1"
-	URL  string // http://127.0.0.1:<port>
-	API  *API
-	srv  *HTTPServer
-}
-
-// StartInstance serves api on addr ("127.0.0.1:0" picks a free port) with
-// limits (the zero ServeLimits for a scenario: no limit) until Shutdown or
-// Close. The listener is open when it returns, so requests can be sent at
-// once. The server's own log lines go to api.Log.
-func StartInstance(name, addr string, api *API, limits ServeLimits) (*Instance, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("API instance %s cannot listen on %s: %w", name, addr, err)
-	}
-	srv := Serve(ln, api.Handler(), limits, api.Log)
-	return &Instance{Name: name, URL: "http://" + srv.Addr().String(), API: api, srv: srv}, nil
-}
-
-// Shutdown stops accepting requests and waits for those in flight until
-// ctx ends; then it cuts what is left. It returns once every handler has
-// returned.
-func (in *Instance) Shutdown(ctx context.Context) error { return in.srv.Shutdown(ctx) }
-
-// Close stops the instance at once, cutting requests in flight, and
-// returns once every handler has returned.
-func (in *Instance) Close() error { return in.srv.Close() }
