@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/engine"
 )
 
@@ -21,9 +22,9 @@ func TestSymptomOf(t *testing.T) {
 		BookingRows: 3,
 		SeatsTaken:  6,
 		Attempts: []sim.IntentReport{
-			{Intent: 1, Key: "k1", Tries: []sim.TryResult{{Try: 1}, {Try: 2, Key: "k2"}}},
-			{Intent: 2, Copy: 1, Key: "k3", Tries: []sim.TryResult{{Try: 1}}},
-			{Intent: 2, Copy: 2, Key: "k3", Tries: []sim.TryResult{{Try: 1}}},
+			{Intent: 1, Key: "k1", Tries: []client.TryResult{{Try: 1}, {Try: 2, Key: "k2"}}},
+			{Intent: 2, Copy: 1, Key: "k3", Tries: []client.TryResult{{Try: 1}}},
+			{Intent: 2, Copy: 2, Key: "k3", Tries: []client.TryResult{{Try: 1}}},
 		},
 		Invariants: []sim.Invariant{{Name: "a", Pass: true}, {Name: "b"}, {Name: "c"}},
 	}

@@ -172,7 +172,7 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 				"A new key after a lost answer, as the first try may not have counted",
 			},
 			Correct: []int{1, 2, 4},
-			Explain: "The key belongs to the intent, not to the try (How it works, step 1). The form makes it when the user decides to book, every retry sends it again, and a changed quantity is a new intent with a new key (NewIntent in sim/client.go). A new key per retry is the bug that charges the user twice: the server cannot know the second try repeats the first.",
+			Explain: "The key belongs to the intent, not to the try (How it works, step 1). The form makes it when the user decides to book, every retry sends it again, and a changed quantity is a new intent with a new key (NewIntent in sim/client/client.go). A new key per retry is the bug that charges the user twice: the server cannot know the second try repeats the first.",
 		},
 		{
 			ID:     "checkpoint/3",

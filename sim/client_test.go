@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,41 +9,13 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
-func TestShouldRetry(t *testing.T) {
-	tests := []struct {
-		status int
-		err    error
-		want   bool
-	}{
-		{0, ErrAnswerLost, true},
-		{0, ErrNotSent, true},
-		{0, fmt.Errorf("post: %w", ErrAnswerLost), true},
-		{0, context.Canceled, false},
-		{0, context.DeadlineExceeded, false},
-		{500, nil, true},
-		{502, nil, true},
-		{503, nil, true},
-		{200, nil, false},
-		{400, nil, false},
-		{401, nil, false},
-		{404, nil, false},
-		{408, nil, false}, // the API's 408 says so (api.errRequestTimeout)
-		{409, nil, false},
-		{422, nil, false},
-	}
-	for _, tt := range tests {
-		if got := ShouldRetry(tt.status, tt.err); got != tt.want {
-			t.Errorf("ShouldRetry(%d, %v) = %v, want %v", tt.status, tt.err, got, tt.want)
-		}
-	}
-}
-
-func statuses(o Outcome) []string {
+func statuses(o client.Outcome) []string {
 	var s []string
 	for _, tr := range o.Tries {
 		if tr.Error != "" {
@@ -59,7 +30,7 @@ func statuses(o Outcome) []string {
 func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 	tests := []struct {
 		name      string
-		plan      func(trace.Attempt) Fault
+		plan      func(trace.Attempt) client.Fault
 		tries     []string
 		sleeps    []time.Duration
 		replayed  bool
@@ -67,23 +38,27 @@ func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 		errIsLost bool
 	}{
 		{
-			name:     "answer lost once",
-			plan:     func(a trace.Attempt) Fault { return map[bool]Fault{true: LoseAnswer, false: Deliver}[a.Try == 1] },
+			name: "answer lost once",
+			plan: func(a trace.Attempt) client.Fault {
+				return map[bool]client.Fault{true: client.LoseAnswer, false: client.Deliver}[a.Try == 1]
+			},
 			tries:    []string{"error", "200"},
 			sleeps:   []time.Duration{time.Second},
 			replayed: true,
 			rows:     1,
 		},
 		{
-			name:   "not sent twice",
-			plan:   func(a trace.Attempt) Fault { return map[bool]Fault{true: FailBeforeSend, false: Deliver}[a.Try < 3] },
+			name: "not sent twice",
+			plan: func(a trace.Attempt) client.Fault {
+				return map[bool]client.Fault{true: client.FailBeforeSend, false: client.Deliver}[a.Try < 3]
+			},
 			tries:  []string{"error", "error", "200"},
 			sleeps: []time.Duration{time.Second, 2 * time.Second},
 			rows:   1,
 		},
 		{
 			name:      "every answer lost",
-			plan:      func(trace.Attempt) Fault { return LoseAnswer },
+			plan:      func(trace.Attempt) client.Fault { return client.LoseAnswer },
 			tries:     []string{"error", "error", "error"},
 			sleeps:    []time.Duration{time.Second, 2 * time.Second},
 			rows:      1, // the first try committed; the answers never came
@@ -101,14 +76,14 @@ func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clock.NewFake(time.Now())
 			st, ev := newStage(t, 10, StageConfig{Clock: clk})
-			out := st.Browser(api.TokenAda, tt.plan).Book(t.Context(), NewIntent(1, ev, 2))
+			out := st.Browser(api.TokenAda, tt.plan).Book(t.Context(), client.NewIntent(1, ev, 2))
 			if got := statuses(out); !slices.Equal(got, tt.tries) {
 				t.Errorf("tries = %v, want %v", got, tt.tries)
 			}
 			if got := clk.Sleeps(); !slices.Equal(got, tt.sleeps) {
 				t.Errorf("sleeps = %v, want %v", got, tt.sleeps)
 			}
-			if tt.errIsLost != errors.Is(out.Err, ErrAnswerLost) {
+			if tt.errIsLost != errors.Is(out.Err, client.ErrAnswerLost) {
 				t.Errorf("Err = %v", out.Err)
 			}
 			if out.Answer != nil && out.Answer.Replayed != tt.replayed {
@@ -124,21 +99,21 @@ func TestClientRetriesNetworkErrorsWithBackoffOnTheFakeClock(t *testing.T) {
 func TestClientNeverRetries4xx(t *testing.T) {
 	clk := clock.NewFake(time.Now())
 	st, ev := newStage(t, 10, StageConfig{Clock: clk})
-	first := NewIntent(1, ev, 2)
+	first := client.NewIntent(1, ev, 2)
 	if out := st.Browser(api.TokenAda, nil).Book(t.Context(), first); out.Answer == nil || out.Answer.Status != 200 {
 		t.Fatalf("first booking: %+v", out)
 	}
 	tests := []struct {
 		name   string
 		token  string
-		intent Intent
+		intent client.Intent
 		status int
 	}{
-		{"409 same key other quantity", api.TokenAda, Intent{Number: 2, EventID: ev, Quantity: 3, Key: first.Key}, 409},
-		{"409 not enough seats", api.TokenAda, NewIntent(3, ev, 9), 409},
-		{"404 unknown event", api.TokenAda, NewIntent(4, 999, 2), 404},
-		{"401 unknown token", "tok-nobody", NewIntent(5, ev, 2), 401},
-		{"400 quantity", api.TokenAda, NewIntent(6, ev, 0), 400},
+		{"409 same key other quantity", api.TokenAda, client.Intent{Number: 2, EventID: ev, Quantity: 3, Key: first.Key}, 409},
+		{"409 not enough seats", api.TokenAda, client.NewIntent(3, ev, 9), 409},
+		{"404 unknown event", api.TokenAda, client.NewIntent(4, 999, 2), 404},
+		{"401 unknown token", "tok-nobody", client.NewIntent(5, ev, 2), 401},
+		{"400 quantity", api.TokenAda, client.NewIntent(6, ev, 0), 400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,7 +142,7 @@ func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := NewIntent(1, ev, 2)
+	in := client.NewIntent(1, ev, 2)
 	out := st.Browser(api.TokenAda, nil).Book(t.Context(), in)
 	if got := statuses(out); !slices.Equal(got, []string{"500", "500", "500"}) {
 		t.Fatalf("tries = %v, want three 500s", got)
@@ -194,7 +169,7 @@ func TestClientRetries5xxThenGivesUpAndTheSameKeyWorksLater(t *testing.T) {
 func TestChangedQuantityIsANewIntentWithANewKey(t *testing.T) {
 	st, ev := newStage(t, 10, StageConfig{})
 	browser := st.Browser(api.TokenAda, nil)
-	in := NewIntent(1, ev, 2)
+	in := client.NewIntent(1, ev, 2)
 	first := browser.Book(t.Context(), in)
 	if first.Answer == nil || first.Answer.Status != http.StatusOK || first.Answer.Booking == nil || first.Answer.Replayed {
 		t.Fatalf("first booking: %+v", first.Answer)
@@ -237,7 +212,7 @@ func TestBrowserRequestsHaveNoWallClockLimit(t *testing.T) {
 	if c.HTTP.Timeout != 0 {
 		t.Errorf("the browser gives up after %s of real time", c.HTTP.Timeout)
 	}
-	if tr, ok := c.HTTP.Transport.(*Network); !ok || tr.Base.(*http.Transport).ResponseHeaderTimeout != 0 {
+	if tr, ok := c.HTTP.Transport.(*client.Network); !ok || tr.Base.(*http.Transport).ResponseHeaderTimeout != 0 {
 		t.Errorf("the transport has a time limit: %+v", c.HTTP.Transport)
 	}
 }

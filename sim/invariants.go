@@ -11,6 +11,7 @@ import (
 	"github.com/dustin/go-humanize/english"
 
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -23,7 +24,7 @@ import (
 type Facts struct {
 	// Outcomes are the intents (and copies) the browsers sent, each with
 	// its token (whose it is) and every try, with the answer it got.
-	Outcomes []Outcome
+	Outcomes []client.Outcome
 	// Users maps a bearer token to its user: who asked.
 	Users map[string]string
 	// Bookings is the bookings table after the run, ordered by id.
@@ -45,7 +46,7 @@ type TryRef struct{ Intent, Copy, Try int }
 // seatsAtStart seats in all: the tables by queries of db, the tries from
 // outcomes, the bookings each try created from events, the run's trace
 // (nil: not known).
-func ReadFacts(ctx context.Context, db engine.Querier, seatsAtStart int, outcomes []Outcome, events []trace.Event) (Facts, error) {
+func ReadFacts(ctx context.Context, db engine.Querier, seatsAtStart int, outcomes []client.Outcome, events []trace.Event) (Facts, error) {
 	f := Facts{Outcomes: outcomes, Users: api.DemoUsers(), SeatsAtStart: seatsAtStart}
 	err := db.QueryRow(ctx, `SELECT coalesce(sum(seats_left), 0), coalesce(min(seats_left), 0) FROM events`).
 		Scan(&f.SeatsLeft, &f.LowestSeatsLeft)
@@ -70,7 +71,7 @@ func ReadFacts(ctx context.Context, db engine.Querier, seatsAtStart int, outcome
 }
 
 // CheckInvariants is [Judge] of the facts [ReadFacts] gathers.
-func CheckInvariants(ctx context.Context, db engine.Querier, seatsAtStart int, outcomes []Outcome, events []trace.Event) ([]Invariant, error) {
+func CheckInvariants(ctx context.Context, db engine.Querier, seatsAtStart int, outcomes []client.Outcome, events []trace.Event) ([]Invariant, error) {
 	f, err := ReadFacts(ctx, db, seatsAtStart, outcomes, events)
 	if err != nil {
 		return nil, err
@@ -88,7 +89,7 @@ type intentFacts struct {
 	keys     map[string]bool
 	event    int64
 	quantity int
-	outs     []Outcome
+	outs     []client.Outcome
 	rows     []engine.BookingRow
 }
 
@@ -132,8 +133,8 @@ func intentsOf(f Facts) []*intentFacts {
 // the answer said it).
 type bookingAnswer struct {
 	in      *intentFacts
-	out     Outcome
-	try     TryResult
+	out     client.Outcome
+	try     client.TryResult
 	booking engine.BookingRow
 	stored  bool
 }
@@ -275,7 +276,7 @@ func Judge(f Facts) []Invariant {
 		if o.Intent.Number == 0 {
 			continue
 		}
-		if n := len(o.Tries); n > 0 && n < len(DefaultBackoff)+1 && o.Tries[n-1].Error != "" && !errors.Is(o.Err, context.Canceled) {
+		if n := len(o.Tries); n > 0 && n < len(client.DefaultBackoff)+1 && o.Tries[n-1].Error != "" && !errors.Is(o.Err, context.Canceled) {
 			abandoned.copy(o)
 		}
 		for i, t := range o.Tries {

@@ -16,6 +16,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -45,11 +46,11 @@ type propIntent struct {
 	Quantity int
 	KeyOf    int // index of the intent whose key this one sends; its own index for a fresh key
 	Shift    int // the first instance its browser picks (copy c starts at Shift+c)
-	Faults   [][]Fault
+	Faults   [][]client.Fault
 }
 
 // propTries is how many tries the browser makes at most (DefaultBackoff).
-var propTries = len(DefaultBackoff) + 1
+var propTries = len(client.DefaultBackoff) + 1
 
 // propPlanGen draws bookingPlans: 1–3 API instances, one or two events of 1–30
 // seats, 1–6 intents of ada or ben for 1..MaxQuantity seats (so some are
@@ -69,7 +70,7 @@ var propPlanGen = rapid.Custom(func(t *rapid.T) propPlan {
 	if rapid.Bool().Draw(t, "two events") {
 		p.Seats = append(p.Seats, rapid.IntRange(1, 30).Draw(t, "seats of event 2"))
 	}
-	fault := rapid.SampledFrom([]Fault{Deliver, Deliver, LoseAnswer, FailBeforeSend, Duplicate})
+	fault := rapid.SampledFrom([]client.Fault{client.Deliver, client.Deliver, client.LoseAnswer, client.FailBeforeSend, client.Duplicate})
 	copies := rapid.SampledFrom([]int{1, 1, 1, 2, 3, 4})
 	n := rapid.IntRange(1, 6).Draw(t, "intents")
 	for i := range n {
@@ -139,7 +140,7 @@ func (p propPlan) maxInFlight() int {
 }
 
 // describePropOutcomes writes every try of every intent: instance and answer.
-func describePropOutcomes(outs []Outcome) string {
+func describePropOutcomes(outs []client.Outcome) string {
 	var b strings.Builder
 	for _, o := range outs {
 		fmt.Fprintf(&b, "  intent %d", o.Intent.Number)
@@ -170,7 +171,7 @@ func describePropOutcomes(outs []Outcome) string {
 // with constraint c, and returns the outcomes and every property the run
 // broke (none for a correct engine). err is a failure of the test's own
 // machinery (the database, the stage), not of a property.
-func runPropPlan(ctx context.Context, p propPlan, design engine.Design, c engine.Constraint) (violations []propViolation, outs []Outcome, err error) {
+func runPropPlan(ctx context.Context, p propPlan, design engine.Design, c engine.Constraint) (violations []propViolation, outs []client.Outcome, err error) {
 	clk := clock.NewFake(time.Now().Truncate(time.Second))
 	tr := trace.New(clk, trace.Options{})
 	st, err := NewStage(ctx, testDatabase(), StageConfig{
@@ -212,9 +213,9 @@ func runPropPlan(ctx context.Context, p propPlan, design engine.Design, c engine
 
 	// One job per copy; copies of an intent share its number and key.
 	type job struct {
-		intent Intent
+		intent client.Intent
 		token  string
-		faults []Fault
+		faults []client.Fault
 		shift  int
 	}
 	keys := make([]uuid.UUID, len(p.Intents))
@@ -226,7 +227,7 @@ func runPropPlan(ctx context.Context, p propPlan, design engine.Design, c engine
 		}
 		var g []job
 		for c, faults := range in.Faults {
-			it := Intent{Number: i + 1, EventID: eventIDs[in.Event], Quantity: in.Quantity, Key: keys[i]}
+			it := client.Intent{Number: i + 1, EventID: eventIDs[in.Event], Quantity: in.Quantity, Key: keys[i]}
 			if len(in.Faults) > 1 {
 				it.Copy = c + 1
 			}
@@ -238,13 +239,13 @@ func runPropPlan(ctx context.Context, p propPlan, design engine.Design, c engine
 		groups = [][]job{slices.Concat(groups...)}
 	}
 	for _, g := range groups {
-		res := make([]Outcome, len(g))
+		res := make([]client.Outcome, len(g))
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for k, j := range g {
-			b := st.Browser(j.token, func(a trace.Attempt) Fault {
+			b := st.Browser(j.token, func(a trace.Attempt) client.Fault {
 				if a.Try < 1 || a.Try > len(j.faults) {
-					return Deliver
+					return client.Deliver
 				}
 				return j.faults[a.Try-1]
 			})
@@ -292,7 +293,7 @@ type propViolation struct{ Prop, Detail string }
 // queries of the tables against what the browsers were answered. The
 // violations come sorted, the invariants of CheckInvariants first.
 func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID, eventIDs []int64,
-	seatsAtStart int, outs []Outcome, tr []trace.Event) ([]propViolation, error) {
+	seatsAtStart int, outs []client.Outcome, tr []trace.Event) ([]propViolation, error) {
 	var bad []propViolation
 	failf := func(prop, format string, args ...any) {
 		bad = append(bad, propViolation{prop, fmt.Sprintf(format, args...)})
@@ -406,7 +407,7 @@ func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID
 		for _, tr := range o.Tries {
 			switch {
 			case tr.Error != "":
-				if tr.Error != ErrAnswerLost.Error() && tr.Error != ErrNotSent.Error() {
+				if tr.Error != client.ErrAnswerLost.Error() && tr.Error != client.ErrNotSent.Error() {
 					failf(propNetworkError, "intent %d copy %d try %d: network error %q that the plan did not make", in.Number, in.Copy, tr.Try, tr.Error)
 				}
 			case tr.Status == 200:
@@ -502,7 +503,7 @@ func TestPropertyCatchesABrokenDesign(t *testing.T) {
 
 	t.Run("lost answer", func(t *testing.T) {
 		p := propPlan{Instances: 2, Seats: []int{10}, Intents: []propIntent{{
-			Token: api.TokenAda, Quantity: 2, Faults: [][]Fault{{LoseAnswer, Deliver, Deliver}},
+			Token: api.TokenAda, Quantity: 2, Faults: [][]client.Fault{{client.LoseAnswer, client.Deliver, client.Deliver}},
 		}}}
 		bad, outs, err := runPropPlan(t.Context(), p, broken, engine.NoUnique)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/dustin/go-humanize/english"
 
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -60,13 +61,13 @@ func (a AnswerReport) String() string {
 
 // IntentReport is the tries of one intent.
 type IntentReport struct {
-	Intent   int         `json:"intent"`
-	Copy     int         `json:"copy,omitempty"`
-	User     string      `json:"user"` // who asked: the user of the intent's token
-	EventID  int64       `json:"event_id"`
-	Quantity int         `json:"quantity"`
-	Key      string      `json:"key"`
-	Tries    []TryResult `json:"tries"`
+	Intent   int                `json:"intent"`
+	Copy     int                `json:"copy,omitempty"`
+	User     string             `json:"user"` // who asked: the user of the intent's token
+	EventID  int64              `json:"event_id"`
+	Quantity int                `json:"quantity"`
+	Key      string             `json:"key"`
+	Tries    []client.TryResult `json:"tries"`
 }
 
 // Guards counts, from a run's trace, what acted on requests that repeated a
@@ -139,7 +140,7 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
+func (r *Run) report(ctx context.Context, outcomes []client.Outcome) (*Report, error) {
 	rep := &Report{Scenario: r.Scenario.Name, Variant: r.Options.Variant, Design: r.Design, Answers: []AnswerReport{}, Attempts: []IntentReport{}}
 	for _, ev := range r.Trace.Recorded() {
 		if ev.Kind != trace.KindAnswer {
@@ -200,7 +201,7 @@ func newTally() *tally { return &tally{intents: map[int]bool{}} }
 func (t *tally) intent(n int) { t.intents[n] = true }
 
 // copy counts the copy (or the only sending) of an intent that o is.
-func (t *tally) copy(o Outcome) {
+func (t *tally) copy(o client.Outcome) {
 	t.intents[o.Intent.Number] = true
 	t.copies++
 }
@@ -225,7 +226,7 @@ func (t *tally) say(one, many, rest string) string {
 
 // keyUsedBy reports whether another intent of o's user sent o's key: the
 // only reason the correct design answers 409 key_reused.
-func keyUsedBy(outcomes []Outcome, o Outcome) bool {
+func keyUsedBy(outcomes []client.Outcome, o client.Outcome) bool {
 	for _, other := range outcomes {
 		if other.Token == o.Token && other.Intent.Key == o.Intent.Key &&
 			(other.Intent.Number != o.Intent.Number || other.Intent.Copy != o.Intent.Copy) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/fdlimit"
+	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -90,7 +91,7 @@ type Scenario struct {
 	// nil when there is none.
 	correct Switches
 	broken  *Switches
-	run     func(ctx context.Context, r *Run) ([]Outcome, error)
+	run     func(ctx context.Context, r *Run) ([]client.Outcome, error)
 }
 
 // Design is the design variant v runs: the correct variant's, or the broken
@@ -306,12 +307,12 @@ func (r *Run) Rows(ctx context.Context) (engine.Rows, error) { return r.Stage.Ro
 
 // browser is a client for the user of token with the variant's client
 // design, whose tries meet the faults of plan.
-func (r *Run) browser(token string, plan func(trace.Attempt) Fault) *Client {
+func (r *Run) browser(token string, plan func(trace.Attempt) client.Fault) *client.Client {
 	c := r.Stage.Browser(token, plan)
 	c.NewKeyPerTry = r.Setup.NewKeyPerTry
 	switch {
 	case r.Setup.RetryClientErrors:
-		c.Retry = RetryClientErrors
+		c.Retry = client.RetryClientErrors
 	case r.Setup.NeverRetry:
 		c.Retry = func(int, error) bool { return false }
 	}
@@ -326,8 +327,8 @@ func (r *Run) note(ctx context.Context, lane, label, text string) error {
 
 // together books intents at the same instant, each from its own client and
 // connection, and returns their outcomes in intent order.
-func (r *Run) together(ctx context.Context, token []string, intents []Intent) []Outcome {
-	outs := make([]Outcome, len(intents))
+func (r *Run) together(ctx context.Context, token []string, intents []client.Intent) []client.Outcome {
+	outs := make([]client.Outcome, len(intents))
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i, in := range intents {
@@ -344,20 +345,20 @@ func (r *Run) together(ctx context.Context, token []string, intents []Intent) []
 
 // loseFirst loses the answer of try 1 of the given intents (all when none
 // is given).
-func loseFirst(intents ...int) func(trace.Attempt) Fault {
-	return func(a trace.Attempt) Fault {
+func loseFirst(intents ...int) func(trace.Attempt) client.Fault {
+	return func(a trace.Attempt) client.Fault {
 		if a.Try != 1 {
-			return Deliver
+			return client.Deliver
 		}
 		if len(intents) == 0 {
-			return LoseAnswer
+			return client.LoseAnswer
 		}
 		for _, n := range intents {
 			if a.Intent == n {
-				return LoseAnswer
+				return client.LoseAnswer
 			}
 		}
-		return Deliver
+		return client.Deliver
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -23,9 +24,9 @@ var scenarios = []*Scenario{
 		Broken:  "the key is never looked up (and not unique): the retry books again, 2 rows, 4 seats",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		broken:  &Switches{Lookup: engine.NoLookup, Constraint: engine.NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			in := NewIntent(1, r.EventID(), 2)
-			return []Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			in := client.NewIntent(1, r.EventID(), 2)
+			return []client.Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
 		},
 	},
 	{
@@ -38,9 +39,9 @@ var scenarios = []*Scenario{
 			return Setup{Seats: 2 * o.Copies, Copies: o.Copies, HoldAfterLookup: o.Copies}
 		},
 		broken: &Switches{NoLock: true, Constraint: engine.NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			in := NewIntent(1, r.EventID(), 2)
-			copies := make([]Intent, r.Options.Copies)
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			in := client.NewIntent(1, r.EventID(), 2)
+			copies := make([]client.Intent, r.Options.Copies)
 			for i := range copies {
 				copies[i] = in
 				copies[i].Copy = i + 1
@@ -55,12 +56,12 @@ var scenarios = []*Scenario{
 		Broken:  "no comparison of event and quantity: 200 with the first booking's 2 seats for a request of 3 (wrong)",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		broken:  &Switches{Compare: engine.NoCompare},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			first := NewIntent(1, r.EventID(), 2)
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			first := client.NewIntent(1, r.EventID(), 2)
 			c := r.browser(api.TokenAda, nil)
 			o1 := c.Book(ctx, first)
-			reused := Intent{Number: 2, EventID: first.EventID, Quantity: 3, Key: first.Key} // the client's bug
-			return []Outcome{o1, c.Book(ctx, reused)}, nil
+			reused := client.Intent{Number: 2, EventID: first.EventID, Quantity: 3, Key: first.Key} // the client's bug
+			return []client.Outcome{o1, c.Book(ctx, reused)}, nil
 		},
 	},
 	{
@@ -70,9 +71,9 @@ var scenarios = []*Scenario{
 		Broken:  "the key is looked up after the seat check: the retry gets \"" + engine.MsgNotEnoughSeats + "\" for a booking the user has",
 		world:   func(Options) Setup { return Setup{Seats: 2} },
 		broken:  &Switches{Lookup: engine.LookupAfterSeatCheck},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			in := NewIntent(1, r.EventID(), 2)
-			return []Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			in := client.NewIntent(1, r.EventID(), 2)
+			return []client.Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
 		},
 	},
 	{
@@ -82,9 +83,9 @@ var scenarios = []*Scenario{
 		Broken:  "the client makes a new key for every try: the retry is a new booking, 2 rows, 4 seats (charged twice)",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		broken:  &Switches{KeyPerRetry: true},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			in := NewIntent(1, r.EventID(), 2)
-			return []Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			in := client.NewIntent(1, r.EventID(), 2)
+			return []client.Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
 		},
 	},
 	{
@@ -94,9 +95,9 @@ var scenarios = []*Scenario{
 		Broken:  "no UNIQUE constraint: both INSERTs succeed, 2 rows for one key",
 		world:   func(Options) Setup { return Setup{Seats: 10, Events: 2, HoldAfterLookup: 2} },
 		broken:  &Switches{Constraint: engine.NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
 			key := uuid.New()
-			intents := []Intent{
+			intents := []client.Intent{
 				{Number: 1, EventID: r.EventIDs[0], Quantity: 2, Key: key},
 				{Number: 2, EventID: r.EventIDs[1], Quantity: 2, Key: key},
 			}
@@ -111,9 +112,9 @@ var scenarios = []*Scenario{
 		world:   func(Options) Setup { return Setup{Seats: 10, Copies: 2, HoldAfterLookup: 2} },
 		correct: Switches{Lookup: engine.LookupBeforeLock},
 		broken:  &Switches{Lookup: engine.LookupBeforeLock, Constraint: engine.NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			in := NewIntent(1, r.EventID(), 2)
-			copies := []Intent{in, in}
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			in := client.NewIntent(1, r.EventID(), 2)
+			copies := []client.Intent{in, in}
 			for i := range copies {
 				copies[i].Copy = i + 1
 			}
@@ -127,11 +128,11 @@ var scenarios = []*Scenario{
 		Broken:  "keys unique on their own, looked up by key alone, the user left out of the comparison: ben gets ada's booking (a leak)",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		broken:  &Switches{Constraint: engine.UniqueKeyOnly, Compare: engine.CompareEventQuantity},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
 			key := uuid.New()
-			ada := r.browser(api.TokenAda, nil).Book(ctx, Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
-			ben := r.browser(api.TokenBen, nil).Book(ctx, Intent{Number: 2, EventID: r.EventID(), Quantity: 2, Key: key})
-			return []Outcome{ada, ben}, nil
+			ada := r.browser(api.TokenAda, nil).Book(ctx, client.Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
+			ben := r.browser(api.TokenBen, nil).Book(ctx, client.Intent{Number: 2, EventID: r.EventID(), Quantity: 2, Key: key})
+			return []client.Outcome{ada, ben}, nil
 		},
 	},
 	{
@@ -139,8 +140,8 @@ var scenarios = []*Scenario{
 		Title:   "Replay after sell-out",
 		Summary: "ada's answer is lost; while she waits, ben takes the last seats; her retry still replays 200",
 		world:   func(Options) Setup { return Setup{Seats: 4} },
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			var ben Outcome
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			var ben client.Outcome
 			ada := r.browser(api.TokenAda, loseFirst(1))
 			ada.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
@@ -149,11 +150,11 @@ var scenarios = []*Scenario{
 				if err := r.note(ctx, trace.LaneBrowser, "meanwhile: ben books 2", "meanwhile ben books the last 2 seats: the event is sold out"); err != nil {
 					return err
 				}
-				ben = r.browser(api.TokenBen, nil).Book(ctx, NewIntent(2, r.EventID(), 2))
+				ben = r.browser(api.TokenBen, nil).Book(ctx, client.NewIntent(2, r.EventID(), 2))
 				return nil
 			}
-			o := ada.Book(ctx, NewIntent(1, r.EventID(), 2))
-			return []Outcome{o, ben}, nil
+			o := ada.Book(ctx, client.NewIntent(1, r.EventID(), 2))
+			return []client.Outcome{o, ben}, nil
 		},
 	},
 	{
@@ -163,8 +164,8 @@ var scenarios = []*Scenario{
 		Broken:  "the client retries 4xx too: three identical 409s after 1 s and 2 s",
 		world:   func(Options) Setup { return Setup{Seats: 1} },
 		broken:  &Switches{Retry: RetryAlso4xx},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			return []Outcome{r.browser(api.TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			return []client.Outcome{r.browser(api.TokenAda, nil).Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
 	{
@@ -172,7 +173,7 @@ var scenarios = []*Scenario{
 		Title:   "Retries exhausted",
 		Summary: "the API answers 500 on every try: the browser gives up after 1 s + 2 s, nothing is stored; later the same key books once",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
 			restore, err := r.Stage.CutDatabase(ctx, 1)
 			if err != nil {
 				return nil, err
@@ -181,7 +182,7 @@ var scenarios = []*Scenario{
 				"api-1 has lost its database (learn closed its connection pool, as a failed database would leave it): every booking fails with 500"); err != nil {
 				return nil, err
 			}
-			in := NewIntent(1, r.EventID(), 2)
+			in := client.NewIntent(1, r.EventID(), 2)
 			first := r.browser(api.TokenAda, nil).Book(ctx, in)
 			restore()
 			if err := r.note(ctx, trace.LaneBrowser, "later: same key again", "later the database is back and the user clicks Book again: the form still holds key "+trace.ShortKey(in.Key)); err != nil {
@@ -189,7 +190,7 @@ var scenarios = []*Scenario{
 			}
 			again := in
 			again.Number = 2
-			return []Outcome{first, r.browser(api.TokenAda, nil).Book(ctx, again)}, nil
+			return []client.Outcome{first, r.browser(api.TokenAda, nil).Book(ctx, again)}, nil
 		},
 	},
 	{
@@ -197,7 +198,7 @@ var scenarios = []*Scenario{
 		Title:   "Crash before COMMIT",
 		Summary: "the API instance dies before COMMIT: PostgreSQL rolls back, no answer comes, the retry books once",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
 			r.Stage.Instances[0].API.Engine.At = crashAt(engine.PointBeforeCommit, 1)
 			ada := r.browser(api.TokenAda, nil)
 			ada.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
@@ -208,7 +209,7 @@ var scenarios = []*Scenario{
 				return r.note(ctx, trace.LanePostgres, "id 1 is spent",
 					"b1 is gone for good: the rolled-back INSERT had taken id 1 from the bookings sequence, and a sequence never hands an id out twice, so the retry's booking will be b2")
 			}
-			return []Outcome{ada.Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+			return []client.Outcome{ada.Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
 	{
@@ -218,8 +219,8 @@ var scenarios = []*Scenario{
 		Broken:  "keys in each instance's memory instead of the row, no UNIQUE behind them: the second instance has never seen the key, 2 rows",
 		world:   func(Options) Setup { return Setup{Seats: 10, Instances: 2} },
 		broken:  &Switches{Store: KeysInMemory, Constraint: engine.NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			return []Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			return []client.Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
 	{
@@ -229,7 +230,7 @@ var scenarios = []*Scenario{
 		Broken:  "keys only in Redis (24 h TTL), no UNIQUE in the row: a crash before the SET, and a retry 25 h later, each book twice",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		broken:  &Switches{Store: KeysInRedis, Constraint: engine.NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
 			if r.Stage.Redis != nil {
 				if err := r.note(ctx, trace.LaneRedis, "in-process Redis",
 					"the Redis here is miniredis, a server inside learn that speaks the Redis protocol on a loopback port: the API instance talks to it as to any Redis"); err != nil {
@@ -239,7 +240,7 @@ var scenarios = []*Scenario{
 			// Intent 1: the instance dies right after COMMIT, before it
 			// could answer (or, in the broken design, write Redis).
 			r.Stage.Instances[0].API.Engine.At = crashAt(engine.PointAfterCommit, 1)
-			crash := r.browser(api.TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))
+			crash := r.browser(api.TokenAda, nil).Book(ctx, client.NewIntent(1, r.EventID(), 2))
 			// Intent 2: the answer is lost and the retry goes out a day later.
 			late := r.browser(api.TokenAda, loseFirst(2))
 			late.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
@@ -248,7 +249,7 @@ var scenarios = []*Scenario{
 				}
 				return r.passTime(ctx, 25*time.Hour, "the laptop slept: the retry goes out 25 hours later")
 			}
-			return []Outcome{crash, late.Book(ctx, NewIntent(2, r.EventID(), 2))}, nil
+			return []client.Outcome{crash, late.Book(ctx, client.NewIntent(2, r.EventID(), 2))}, nil
 		},
 	},
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/internal/resp"
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -283,9 +284,9 @@ func (st *Stage) AddEvent(ctx context.Context, name string, seats int, startsAt 
 // own (its own connections), to the instances in round-robin order. Its
 // requests have no time limit of their own: a step held for a viewer may
 // wait as long as the viewer likes, and the run's context ends them.
-func (st *Stage) Browser(token string, plan func(trace.Attempt) Fault) *Client {
-	nw := &Network{Base: &http.Transport{}, Plan: plan, Trace: st.Trace}
-	return &Client{
+func (st *Stage) Browser(token string, plan func(trace.Attempt) client.Fault) *client.Client {
+	nw := &client.Network{Base: &http.Transport{}, Plan: plan, Trace: st.Trace}
+	return &client.Client{
 		Token:  token,
 		User:   api.DemoUsers()[token],
 		Picker: &api.RoundRobin{Instances: st.Instances},

@@ -16,7 +16,7 @@ var (
 	diagNewKeyPerRetry = &Diagnosis{
 		Symptom: "One click books, and charges, the user twice",
 		Cause:   "The client generated a fresh key for each retry",
-		Where:   "The client's key handling (sim/client.go → Client.Book)",
+		Where:   "The client's key handling (sim/client/client.go → Client.Book)",
 		Fix:     "Make one key per intent, when the user decides to book, and send it again on every retry (NewIntent)",
 	}
 	diagLookupAfterSeatCheck = &Diagnosis{
@@ -28,7 +28,7 @@ var (
 	diagKeyReusedByClient = &Diagnosis{
 		Symptom: "409 “" + engine.MsgKeyReused + "”",
 		Cause:   "The client sent one key for two different bookings",
-		Where:   "Create a new key for every intent (NewIntent in sim/client.go)",
+		Where:   "Create a new key for every intent (NewIntent in sim/client/client.go)",
 		Fix:     "A changed quantity is a new intent with a new key (Intent.WithQuantity); the engine's 409 is right",
 	}
 )
@@ -155,7 +155,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "A booking that cannot succeed is sent three times, and the user waits 3 s for the same 409",
 			Cause:   "The client retries 4xx answers, which are final",
-			Where:   "sim/client.go → ShouldRetry",
+			Where:   "sim/client/client.go → ShouldRetry",
 			Fix:     "Retry only network errors and 5xx answers; a 4xx is the answer",
 		},
 	},
