@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dustin/go-humanize/english"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -84,6 +83,14 @@ type Engine struct {
 	// BookTicket.
 	Barrier   *Barrier
 	BarrierAt Point
+	// Transaction, when set, is the booking transaction the engine runs
+	// instead of the plan of Design (PlanFor): a learner's own code
+	// (Transaction says what it is given and must return). Design.Compare
+	// still decides what a booking it found means. A Transaction that is
+	// not a Plan is always run step by step, and the trace shows what it
+	// reported rather than each of its statements' steps (its SQL is in
+	// the SQL pane).
+	Transaction Transaction
 	// At, when set, is called at each Point with the request. It may return
 	// ErrCrash (the instance dies there) or another error (the booking is
 	// abandoned and rolled back).
@@ -109,29 +116,6 @@ func (e *Engine) Pool() *pgxpool.Pool { return e.pool.Load() }
 // one; a scenario cuts an instance off its database this way.
 func (e *Engine) SwapPool(pool *pgxpool.Pool) *pgxpool.Pool { return e.pool.Swap(pool) }
 
-// The statements of BookTicket, in the order it sends them.
-const (
-	sqlLockEvent   = `SELECT name, seats_left, starts_at FROM events WHERE id = $1 FOR UPDATE`
-	sqlReadEvent   = `SELECT name, seats_left, starts_at FROM events WHERE id = $1`
-	sqlFindByKey   = `SELECT id, user_id, event_id, quantity, created_at FROM bookings WHERE user_id = $1 AND idempotency_key = $2`
-	sqlFindAnyUser = `SELECT id, user_id, event_id, quantity, created_at FROM bookings WHERE idempotency_key = $1`
-	sqlTakeSeats   = `UPDATE events SET seats_left = seats_left - $2 WHERE id = $1 RETURNING seats_left`
-	sqlInsertBooks = `INSERT INTO bookings (user_id, event_id, quantity, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`
-	sqlBookingByID = `SELECT id, user_id, event_id, quantity, idempotency_key, created_at FROM bookings WHERE id = $1`
-)
-
-// The engine's transactions run at READ COMMITTED, whatever the session's
-// default_transaction_isolation says (a server, database or role may make
-// it serializable): a copy that waited for the row lock must then read the
-// row as the copy before it committed it, and find its booking (lesson,
-// "How it works"), where REPEATABLE READ or SERIALIZABLE would fail it
-// with 40001. The level is the engine's design, not the server's:
-// sqlBegin begins the pipelined transaction, and txOptions, the same
-// options as pgx sends them, the step-by-step one.
-const sqlBegin = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
-
-var txOptions = pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}
-
 // SQLSTATE of a unique violation.
 const uniqueViolation = "23505"
 
@@ -139,20 +123,33 @@ const uniqueViolation = "23505"
 // the unique constraint; Guards counts these.
 const LabelUniqueViolation = "23505: ROLLBACK all"
 
+// LabelFindKey begins the label of a lookup's event (step 2 of BookTicket);
+// Guards counts the ones that found the key.
+const LabelFindKey = "find key → "
+
 // BookTicket books req.Quantity seats of event req.EventID for req.UserID,
-// at most once per (user, idempotency key). In the correct design (the zero
-// Design) it runs one transaction (lesson, "How it works"):
+// at most once per (user, idempotency key). It is the service around the
+// booking transaction (Transaction: the plan of e.Design, PlanFor, unless
+// e.Transaction is set). In the correct design (the zero Design) it runs
+// one transaction (lesson, "How it works"):
 //
 //  1. lock the event row (SELECT … FOR UPDATE); no such event: 404;
 //  2. look up the booking for (user, key); if there is one, write nothing:
-//     same event and quantity is a replay (Result.Replayed, answered 200 even
-//     if the event has since sold out or started), anything else is 409
-//     MsgKeyReused;
+//     the transaction reports it existing, and the service compares it
+//     (Compare): same event and quantity is a replay (Result.Replayed,
+//     answered 200 even if the event has since sold out or started),
+//     anything else is 409 MsgKeyReused;
 //  3. only then check the seats (409 MsgNotEnoughSeats) and the start time
-//     (409 event_started), decrement the seats, insert the booking, COMMIT;
+//     (409 event_started), decrement the seats, insert the booking (the
+//     transaction reports it created), COMMIT;
 //  4. a unique violation (SQLSTATE 23505) on (user_id, idempotency_key)
 //     means another copy committed first: this whole transaction, seats
 //     included, is rolled back, then the winner is read and answered as in 2.
+//
+// When nobody watches (no trace, no barrier, no hook) and the transaction
+// is a plan, it is sent pipelined, in as few round trips as the plan's
+// order allows (two for the lesson's); otherwise step by step, each step
+// told to the trace. Both answer alike.
 //
 // Refusals are *Refusal values with the HTTP status; nothing is stored for
 // them, so the same key may try again later. ErrCrash means the instance
@@ -170,10 +167,13 @@ func (e *Engine) BookTicket(ctx context.Context, req Request) (Result, error) {
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
-	if e.pipelined() {
-		return e.bookPipelined(ctx, req)
+	var res Result
+	var err error
+	if p, ok := e.Pipelined(); ok {
+		res, err = e.bookPipelined(ctx, p, req)
+	} else {
+		res, err = e.bookStepwise(ctx, req, &held)
 	}
-	res, err := e.bookTx(ctx, req, &held)
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
 		// The winner has committed in the database; its COMMIT is told
 		// first, so the screen keeps the database's order.
@@ -191,175 +191,27 @@ func (e *Engine) BookTicket(ctx context.Context, req Request) (Result, error) {
 	return res, err
 }
 
-// bookTx runs the transaction of BookTicket; *held is set when the request
-// reaches the barrier.
-func (e *Engine) bookTx(ctx context.Context, req Request, held *bool) (Result, error) {
-	tx, err := e.Pool().BeginTx(ctx, txOptions)
-	if err != nil {
-		return Result{}, fmt.Errorf("begin: %w", err)
+// transaction is the booking transaction e runs: e.Transaction, or the
+// plan of e.Design.
+func (e *Engine) transaction() Transaction {
+	if e.Transaction != nil {
+		return e.Transaction
 	}
-	defer func() {
-		// Rollback after Commit is a no-op; on a cancelled ctx it must still run.
-		_ = tx.Rollback(context.WithoutCancel(ctx))
-	}()
-
-	d := e.Design
-	// lookup looks the key up at its place in the design; a request that
-	// goes on past it may be held there (PointAfterLookup).
-	lookup := func() (Result, bool, error) {
-		res, done, err := e.lookup(ctx, tx, req)
-		if done || err != nil {
-			return res, done, err
-		}
-		return Result{}, false, e.at(ctx, PointAfterLookup, req, held)
-	}
-	begin := "BEGIN; "
-	if d.Lookup == LookupBeforeLock {
-		if res, done, err := lookup(); done || err != nil {
-			return res, err
-		}
-		begin = "" // the transaction began with the lookup
-	}
-	read, label := sqlLockEvent, fmt.Sprintf("%slock event %d", begin, req.EventID)
-	if d.NoRowLock {
-		read, label = sqlReadEvent, fmt.Sprintf("%sread event %d, no lock", begin, req.EventID)
-	}
-	var name string
-	var seatsLeft int
-	var startsAt time.Time
-	err = tx.QueryRow(ctx, read, req.EventID).Scan(&name, &seatsLeft, &startsAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Result{}, e.refuse(ctx, tx, req, RefuseNoEvent(req.EventID), fmt.Sprintf("no event %d: 404, nothing written", req.EventID))
-	}
-	if err != nil {
-		return Result{}, &RowLockError{Step: fmt.Sprintf("read event %d", req.EventID), Err: err}
-	}
-	text := fmt.Sprintf("%slock event %d FOR UPDATE (%s left)", begin, req.EventID, english.Plural(seatsLeft, "seat", ""))
-	if d.NoRowLock {
-		text = fmt.Sprintf("%sread event %d without a lock (%s left): another copy may be doing the same", begin, req.EventID, english.Plural(seatsLeft, "seat", ""))
-	}
-	if err := e.step(ctx, req, trace.Event{Kind: trace.KindLock, SQL: read, Label: label, Text: text}); err != nil {
-		return Result{}, err
-	}
-	if d.Lookup == LookupAfterLock || d.Lookup == NoLookup {
-		if res, done, err := lookup(); done || err != nil {
-			return res, err
-		}
-	}
-	if seatsLeft < req.Quantity {
-		return Result{}, e.refuse(ctx, tx, req, RefuseNotEnoughSeats(seatsLeft, req.Quantity),
-			fmt.Sprintf("%s asked, %d left: 409 %s", english.Plural(req.Quantity, "seat", ""), seatsLeft, MsgNotEnoughSeats))
-	}
-	// PostgreSQL keeps microseconds: a replay must read back the very time
-	// the first answer showed.
-	now := e.Clock.Now().Truncate(time.Microsecond)
-	if !startsAt.After(now) {
-		return Result{}, e.refuse(ctx, tx, req, RefuseStarted(), "the event has started: 409, nothing written")
-	}
-	if d.Lookup == LookupAfterSeatCheck {
-		if res, done, err := lookup(); done || err != nil {
-			return res, err
-		}
-	}
-
-	var after int
-	if err := tx.QueryRow(ctx, sqlTakeSeats, req.EventID, req.Quantity).Scan(&after); err != nil {
-		if d.NoRowLock { // the UPDATE takes the row lock the design skipped
-			return Result{}, &RowLockError{Step: "take seats", Err: err}
-		}
-		return Result{}, fmt.Errorf("take seats: %w", err)
-	}
-	b := Booking{UserID: req.UserID, EventID: req.EventID, Quantity: req.Quantity, Key: req.Key, CreatedAt: now}
-	if err := tx.QueryRow(ctx, sqlInsertBooks, b.UserID, b.EventID, b.Quantity, b.Key, b.CreatedAt).Scan(&b.ID); err != nil {
-		return Result{}, err // a unique violation is handled by BookTicket
-	}
-	if err := e.step(ctx, req, trace.Event{Kind: trace.KindWrite, SQL: sqlInsertBooks, BookingID: b.PublicID(),
-		Label: fmt.Sprintf("seats -%d, insert %s", req.Quantity, b.PublicID()),
-		Text:  fmt.Sprintf("seats %d → %d, insert %s (not committed yet)", seatsLeft, after, b.PublicID())}); err != nil {
-		return Result{}, err
-	}
-	if err := e.at(ctx, PointBeforeCommit, req, held); err != nil {
-		if errors.Is(err, ErrCrash) {
-			// A dying process drops its connection; PostgreSQL rolls back.
-			_ = tx.Conn().Close(context.WithoutCancel(ctx))
-		}
-		return Result{}, err
-	}
-	// From COMMIT until it is told, a copy that reads this booking waits
-	// (lookup): the trace keeps the database's order.
-	told := e.Trace.Writing(req.Key.String())
-	defer told()
-	if err := tx.Commit(ctx); err != nil {
-		return Result{}, fmt.Errorf("commit: %w", err)
-	}
-	if e.OnCommit != nil {
-		e.OnCommit()
-	}
-	if err := e.step(ctx, req, trace.Event{Kind: trace.KindCommit, BookingID: b.PublicID(), Label: "COMMIT",
-		Text: fmt.Sprintf("COMMIT: %s and its seats are stored together", b.PublicID())}); err != nil {
-		return Result{}, err
-	}
-	told()
-	if err := e.at(ctx, PointAfterCommit, req, held); err != nil {
-		return Result{}, err
-	}
-	return Result{Booking: b}, nil
+	return PlanFor(e.Design)
 }
 
-// LabelFindKey begins the label of a lookup's event (step 2 of BookTicket);
-// Guards counts the ones that found the key.
-const LabelFindKey = "find key → "
-
-// lookup looks the key up in tx (step 2 of BookTicket): a booking found is
-// compared with req and either replayed, committing nothing new (done), or
-// refused with 409 (done, with the refusal). Nothing found, or a design
-// that never looks, goes on (not done).
-func (e *Engine) lookup(ctx context.Context, tx pgx.Tx, req Request) (Result, bool, error) {
-	d := e.Design
-	if d.Lookup == NoLookup {
-		return Result{}, false, nil
+// Pipelined returns the plan BookTicket sends pipelined, and whether it
+// does: nobody watches (no trace, so no step has to wait for a viewer
+// between two statements), no scenario holds the request at a Point (no
+// barrier, no hook), and the transaction is a plan (a Transaction of one's
+// own is Go code, run step by step). This is how learn serve and the
+// benchmarks book.
+func (e *Engine) Pipelined() (Plan, bool) {
+	if e.Trace != nil || e.Barrier != nil || e.At != nil {
+		return Plan{}, false
 	}
-	prior, found, err := e.find(ctx, tx, req)
-	if err != nil || !found {
-		if err == nil {
-			err = e.step(ctx, req, trace.Event{Kind: trace.KindLookup, SQL: e.findSQL(), Label: LabelFindKey + "none",
-				Text: fmt.Sprintf("no booking has key %s yet", trace.ShortKey(req.Key))})
-		}
-		return Result{}, false, err
-	}
-	// The booking found may be committed but not yet told: tell it first.
-	if err := e.Trace.AwaitWrites(ctx, req.Key.String()); err != nil {
-		return Result{}, true, err
-	}
-	if err := e.step(ctx, req, trace.Event{Kind: trace.KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
-		Label: LabelFindKey + prior.PublicID(), Text: fmt.Sprintf("key %s already has %s", trace.ShortKey(req.Key), prior.PublicID())}); err != nil {
-		return Result{}, true, err
-	}
-	res, refusal := e.Compare(prior, req)
-	if refusal != nil {
-		return Result{}, true, e.refuse(ctx, tx, req, refusal,
-			fmt.Sprintf("%s is %s's booking of event %d × %d, not this request (event %d × %d): 409, nothing written",
-				prior.PublicID(), prior.UserID, prior.EventID, prior.Quantity, req.EventID, req.Quantity))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return Result{}, true, fmt.Errorf("commit: %w", err)
-	}
-	why := map[CompareRule]string{CompareAll: "same user, event and quantity", CompareEventQuantity: "same event and quantity (the user not compared)",
-		NoCompare: "no comparison made"}[d.Compare]
-	return res, true, e.step(ctx, req, trace.Event{Kind: trace.KindCommit, BookingID: prior.PublicID(), Replayed: true,
-		Label: "write nothing, COMMIT", Text: fmt.Sprintf("%s: replay %s, write nothing, COMMIT", why, prior.PublicID())})
-}
-
-// refuse rolls tx back, traces why, and returns refusal.
-func (e *Engine) refuse(ctx context.Context, tx pgx.Tx, req Request, refusal *Refusal, why string) error {
-	if err := tx.Rollback(ctx); err != nil {
-		return fmt.Errorf("rollback: %w", err)
-	}
-	if err := e.step(ctx, req, trace.Event{Kind: trace.KindRollback, Status: refusal.Status,
-		Label: fmt.Sprintf("ROLLBACK (%d)", refusal.Status), Text: "ROLLBACK: " + why}); err != nil {
-		return err
-	}
-	return refusal
+	p, ok := e.transaction().(Plan)
+	return p, ok
 }
 
 // readWinner answers a request whose INSERT lost the race on the unique
@@ -372,7 +224,7 @@ func (e *Engine) readWinner(ctx context.Context, req Request) (Result, error) {
 	if !found {
 		return Result{}, fmt.Errorf("unique violation on key %s, but no committed booking holds it", req.Key)
 	}
-	if err := e.step(ctx, req, trace.Event{Kind: trace.KindLookup, SQL: e.findSQL(), Found: true, BookingID: prior.PublicID(),
+	if err := e.step(ctx, req, trace.Event{Kind: trace.KindLookup, SQL: e.findOp().statement(), Found: true, BookingID: prior.PublicID(),
 		Label: "read winner → " + prior.PublicID(), Text: fmt.Sprintf("read the winner: key %s has %s", trace.ShortKey(req.Key), prior.PublicID())}); err != nil {
 		return Result{}, err
 	}
@@ -383,34 +235,28 @@ func (e *Engine) readWinner(ctx context.Context, req Request) (Result, error) {
 	return res, nil
 }
 
-func (e *Engine) findSQL() string {
+// findOp is the design's lookup of the key: the step its plans look the
+// key up with.
+func (e *Engine) findOp() Op {
 	if e.Design.KeyAcrossUsers {
-		return sqlFindAnyUser
+		return OpFindKeyAnyUser
 	}
-	return sqlFindByKey
+	return OpFindKey
 }
 
-// find looks up the booking that holds req's key (of req's user, unless the
-// design looks across users); found is false when there is none. Should a
-// broken design have stored several, the first row PostgreSQL returns is
-// taken.
+// find looks up the booking that holds req's key in q, with the design's
+// lookup (findOp); found is false when there is none. Should a broken
+// design have stored several, the first row PostgreSQL returns is taken.
 func (e *Engine) find(ctx context.Context, q Querier, req Request) (b Booking, found bool, err error) {
-	var row pgx.Row
-	if e.Design.KeyAcrossUsers {
-		row = q.QueryRow(ctx, sqlFindAnyUser, req.Key)
-	} else {
-		row = q.QueryRow(ctx, sqlFindByKey, req.UserID, req.Key)
-	}
-	// The statement does not select the key: it is req's, which it matched.
-	b.Key = req.Key
-	err = row.Scan(&b.ID, &b.UserID, &b.EventID, &b.Quantity, &b.CreatedAt)
+	op, s := e.findOp(), &txState{req: req}
+	err = q.QueryRow(ctx, op.statement(), s.args(op)...).Scan(s.dest(op)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Booking{}, false, nil
 	}
 	if err != nil {
-		return Booking{}, false, fmt.Errorf("look up key: %w", err)
+		return Booking{}, false, stepError(Plan{}, op, req, err)
 	}
-	return b, true, nil
+	return s.prior, true, nil
 }
 
 // BookingByID reads a committed booking by its row id.

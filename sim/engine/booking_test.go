@@ -348,7 +348,7 @@ func TestBookTicketUnwatchedUniqueViolationRollsBackSeatsIncluded(t *testing.T) 
 		t.Fatal(err)
 	}
 	eng := st.Engine
-	if !eng.pipelined() {
+	if _, ok := eng.Pipelined(); !ok {
 		t.Fatal("the engine of a stage without a trace does not pipeline: this test proves nothing")
 	}
 	ctx := t.Context()

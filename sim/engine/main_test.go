@@ -26,9 +26,12 @@ func TestMain(m *testing.M) {
 
 // worldConfig shapes a test world.
 type worldConfig struct {
-	Trace    *trace.Trace // the engine's; nil: nobody watches
-	MaxConns int          // connections of the engine's pool; default 4
-	Clock    clock.Clock  // default: a clock.Fake at the current second
+	Trace      *trace.Trace // the engine's; nil: nobody watches
+	MaxConns   int          // connections of the engine's pool; default 4
+	Clock      clock.Clock  // default: a clock.Fake at the current second
+	Design     Design       // the engine's; zero: the lesson's
+	Constraint Constraint   // the schema's; zero: UNIQUE (user_id, idempotency_key)
+	Own        Transaction  // the engine's Transaction; nil: the plan of Design
 }
 
 // world is one engine on a fresh schema holding the booking tables, as an
@@ -76,10 +79,11 @@ func openWorld(tb testing.TB, cfg worldConfig) *world {
 		return p
 	}
 	w := &world{Admin: pool(2, false), Clock: cfg.Clock}
-	if err := CreateSchema(ctx, w.Admin, UniquePerUser); err != nil {
+	if err := CreateSchema(ctx, w.Admin, cfg.Constraint); err != nil {
 		tb.Fatal(err)
 	}
 	w.Engine = New(pool(int32(cfg.MaxConns), true), cfg.Clock, cfg.Trace, trace.LaneAPI(1))
+	w.Engine.Design, w.Engine.Transaction = cfg.Design, cfg.Own
 	return w
 }
 
@@ -114,16 +118,18 @@ func counts(t *testing.T, w *world, eventID int64) (rows, seatsLeft int) {
 	return rows, seatsLeft
 }
 
-// bothWays runs test twice: on an engine nobody watches, which books in
-// two round trips (bookPipelined, as learn serve and the benchmarks do),
-// and on one whose every step goes to a trace, which books statement by
-// statement (bookTx, as the play screen animates it). Both must answer
-// alike.
+// bothWays runs test on each executor of the booking transaction: on an
+// engine nobody watches, which sends the lesson's plan pipelined (as learn
+// serve and the benchmarks do), on one whose every step goes to a trace,
+// which runs it step by step (as the play screen animates it), and on one
+// whose transaction is the lesson written in Go (lessonInGo), plugged in
+// through the seam as a learner's would be. All must answer alike.
 func bothWays(t *testing.T, test func(t *testing.T, cfg worldConfig)) {
 	t.Run("unwatched", func(t *testing.T) { test(t, worldConfig{}) })
 	t.Run("traced", func(t *testing.T) {
 		test(t, worldConfig{Trace: trace.New(clock.NewFake(time.Now()), trace.Options{})})
 	})
+	t.Run("own transaction", func(t *testing.T) { test(t, worldConfig{Own: lessonInGo{}}) })
 }
 
 // with returns cfg with the fields set in o.
@@ -133,6 +139,9 @@ func (cfg worldConfig) with(o worldConfig) worldConfig {
 	}
 	if o.Clock != nil {
 		cfg.Clock = o.Clock
+	}
+	if o.Own != nil {
+		cfg.Own = o.Own
 	}
 	return cfg
 }

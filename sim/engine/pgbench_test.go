@@ -25,37 +25,54 @@ import (
 	"github.com/learn-idempotency/learn/pgtemp"
 )
 
-// The pgbench scripts, made from the engine's own statements and grouped
-// as bookPipelined sends them, so that the baseline sends what BookTicket
-// sends, round trip for round trip: a pipeline (\startpipeline …
-// \endpipeline) is one round trip ended by one Sync, as the engine's
-// pgconn batch is. A variable's value is sent as a parameter (-M prepared,
-// as the engine prepares each statement once per connection); the key of
-// a new intent is made on the server from a random number, since pgbench
-// variables hold no UUIDs.
+// The pgbench scripts, made from the lesson's plan as the pipelined
+// executor sends it (Plan.rounds), so that the baseline sends what
+// BookTicket sends, round trip for round trip: a pipeline
+// (\startpipeline … \endpipeline) is one round trip ended by one Sync, as
+// the engine's pgconn batch is. A variable's value is sent as a parameter
+// (-M prepared, as the engine prepares each statement once per
+// connection); the key of a new intent is made on the server from a
+// random number, since pgbench variables hold no UUIDs.
 var (
-	pgbenchNew = strings.Join([]string{
-		`\set k random(1, 9223372036854775806)`,
-		`\startpipeline`,
-		sqlBegin + ";",
-		pgbenchSQL(sqlLockEvent, ":event"),
-		pgbenchSQL(sqlFindByKey, "('c' || :client_id::text)", "md5(:k::text)::uuid"),
-		`\endpipeline`,
-		`\startpipeline`,
-		pgbenchSQL(sqlTakeSeats, ":event", "1"),
-		pgbenchSQL(sqlInsertBooks, "('c' || :client_id::text)", ":event", "1", "md5(:k::text)::uuid", "now()"),
-		`COMMIT;`,
-		`\endpipeline`,
-	}, "\n") + "\n"
-	pgbenchReplay = strings.Join([]string{
-		`\startpipeline`,
-		sqlBegin + ";",
-		pgbenchSQL(sqlLockEvent, ":event"),
-		pgbenchSQL(sqlFindByKey, ":user", ":key"),
-		`\endpipeline`,
-		`COMMIT;`,
-	}, "\n") + "\n"
+	pgbenchNew = pgbenchScript(PlanFor(Design{}).rounds(), map[Op][]string{
+		OpLockEvent: {":event"},
+		OpFindKey:   {"('c' || :client_id::text)", "md5(:k::text)::uuid"},
+		OpTakeSeats: {":event", "1"},
+		OpInsert:    {"('c' || :client_id::text)", ":event", "1", "md5(:k::text)::uuid", "now()"},
+	}, `\set k random(1, 9223372036854775806)`)
+	// A replay: the first round trip, which finds the key, then COMMIT.
+	pgbenchReplay = pgbenchScript(PlanFor(Design{}).rounds()[:1], map[Op][]string{
+		OpLockEvent: {":event"},
+		OpFindKey:   {":user", ":key"},
+	}, "") + "COMMIT;\n"
 )
+
+// pgbenchScript writes rounds as pgbench pipelines, each statement with
+// its parameters replaced by args[op] (checks send nothing): BEGIN in the
+// first, COMMIT in the last when it writes. head, if any, is the first
+// line.
+func pgbenchScript(rounds [][]Op, args map[Op][]string, head string) string {
+	var lines []string
+	if head != "" {
+		lines = append(lines, head)
+	}
+	for i, round := range rounds {
+		lines = append(lines, `\startpipeline`)
+		if i == 0 {
+			lines = append(lines, sqlBegin+";")
+		}
+		for _, op := range round {
+			if sql := op.statement(); sql != "" {
+				lines = append(lines, pgbenchSQL(sql, args[op]...))
+			}
+		}
+		if i == len(rounds)-1 && !decidesAny(round) {
+			lines = append(lines, "COMMIT;")
+		}
+		lines = append(lines, `\endpipeline`)
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
 
 // pgbenchSQL replaces the parameters $1, $2… of sql with args, in order.
 func pgbenchSQL(sql string, args ...string) string {

@@ -16,9 +16,17 @@ type Refusal struct {
 	Status  int
 	Code    string
 	Message string
+
+	why string // the trace's words for the ROLLBACK; "": the message
 }
 
 func (r *Refusal) Error() string { return fmt.Sprintf("%d %s: %s", r.Status, r.Code, r.Message) }
+
+// because sets the trace's words for the ROLLBACK of r and returns r.
+func (r *Refusal) because(why string) *Refusal {
+	r.why = why
+	return r
+}
 
 // The codes of the engine's refusals. The messages of key_reused and
 // not_enough_seats are the lesson's ("How it works" step 3 and "Break it").
