@@ -11,7 +11,7 @@
 //     bookkeeping: between two answers every goroutine of a
 //     request/response client waits, Go's monitor thread (sysmon) sleeps
 //     deeply, and the first ordinary system call after the wait wakes it.
-//     The booking engine's pools dial through it.
+//     The booking engine's pools dial through it (engine.ConfigurePool).
 //   - [Dead] peeks at an idle connection without blocking and without
 //     taking the byte: a byte waiting or the end of the stream means the
 //     peer spoke or hung up (PostgreSQL's FATAL at a restart), so a pool
