@@ -169,8 +169,8 @@ func (e *Engine) BookTicket(ctx context.Context, req Request) (Result, error) {
 	}
 	var res Result
 	var err error
-	if p, ok := e.Pipelined(); ok {
-		res, err = e.bookPipelined(ctx, p, req)
+	if c, ok := e.pipelined(); ok {
+		res, err = e.bookPipelined(ctx, c, req)
 	} else {
 		res, err = e.bookStepwise(ctx, req, &held)
 	}
@@ -197,7 +197,7 @@ func (e *Engine) transaction() Transaction {
 	if e.Transaction != nil {
 		return e.Transaction
 	}
-	return PlanFor(e.Design)
+	return compiled(e.Design).plan
 }
 
 // Pipelined returns the plan BookTicket sends pipelined, and whether it
@@ -207,11 +207,23 @@ func (e *Engine) transaction() Transaction {
 // own is Go code, run step by step). This is how learn serve and the
 // benchmarks book.
 func (e *Engine) Pipelined() (Plan, bool) {
+	c, ok := e.pipelined()
+	return c.plan, ok
+}
+
+// pipelined is Pipelined's plan, compiled: the design's is made once
+// (compiled), a Plan set as e.Transaction is compiled here.
+func (e *Engine) pipelined() (compiledPlan, bool) {
 	if e.Trace != nil || e.Barrier != nil || e.At != nil {
-		return Plan{}, false
+		return compiledPlan{}, false
 	}
-	p, ok := e.transaction().(Plan)
-	return p, ok
+	switch t := e.Transaction.(type) {
+	case nil:
+		return compiled(e.Design), true
+	case Plan:
+		return compiledPlan{plan: t, rounds: t.rounds()}, true
+	}
+	return compiledPlan{}, false
 }
 
 // readWinner answers a request whose INSERT lost the race on the unique
@@ -248,8 +260,8 @@ func (e *Engine) findOp() Op {
 // lookup (findOp); found is false when there is none. Should a broken
 // design have stored several, the first row PostgreSQL returns is taken.
 func (e *Engine) find(ctx context.Context, q Querier, req Request) (b Booking, found bool, err error) {
-	op, s := e.findOp(), &txState{req: req}
-	err = q.QueryRow(ctx, op.statement(), s.args(op)...).Scan(s.dest(op)...)
+	op, s := e.findOp(), newState(Plan{}, req, nil, false)
+	err = q.QueryRow(ctx, op.statement(), s.args(op)...).Scan(s.dest(op, nil)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Booking{}, false, nil
 	}

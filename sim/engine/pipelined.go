@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/learn-idempotency/learn/sim/clock"
 )
 
 // The pipelined executor runs a Plan in round trips (Plan.rounds), each a
@@ -75,10 +75,11 @@ var prepared = []struct {
 	{stRollback, "book_rollback", "ROLLBACK"},
 }
 
-// bookPipelined is BookTicket's transaction, plan p, when nobody watches
-// (see pipelined): the same statements in the same order, the same
-// answers and errors, in the round trips of p (two for the lesson's).
-func (e *Engine) bookPipelined(ctx context.Context, p Plan, req Request) (Result, error) {
+// bookPipelined is BookTicket's transaction, plan c, when nobody watches
+// (see Pipelined): the same statements in the same order, the same
+// answers and errors, in the round trips of c (two for the lesson's).
+func (e *Engine) bookPipelined(ctx context.Context, c compiledPlan, req Request) (Result, error) {
+	p := c.plan
 	conn, err := e.Pool().Acquire(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("begin: %w", err)
@@ -96,7 +97,7 @@ func (e *Engine) bookPipelined(ctx context.Context, p Plan, req Request) (Result
 	if err != nil {
 		return Result{}, err
 	}
-	rep, err := pc.run(ctx, p, req, e.Clock.Now)
+	rep, err := pc.run(ctx, c, req, e.Clock)
 	if refusal, ok := errors.AsType[*Refusal](err); ok {
 		if err := pc.end(ctx, p, req, false); err != nil {
 			return Result{}, err
@@ -141,18 +142,19 @@ func preparePipe(ctx context.Context, c *pgx.Conn) (pipeConn, error) {
 	return pc, nil
 }
 
-// run runs plan p for req in round trips; clock is the engine's. It
+// run runs plan c for req in round trips; clk is the engine's. It
 // returns the report (a Created booking committed, an Existing one with
 // the transaction open), a *Refusal (the transaction open), or an error
 // of the step that failed (stepError).
-func (pc pipeConn) run(ctx context.Context, p Plan, req Request, clock func() time.Time) (TxReport, error) {
+func (pc pipeConn) run(ctx context.Context, c compiledPlan, req Request, clk clock.Clock) (TxReport, error) {
+	p, rounds := c.plan, c.rounds
 	if err := p.valid(); err != nil {
 		return TxReport{}, err
 	}
-	s := &txState{plan: p, req: req, clock: func() time.Time { return clock().Truncate(time.Microsecond) }}
-	rounds := p.rounds()
+	s := newState(p, req, clk, true)
 	for i, round := range rounds {
-		var stmts []queued
+		var room [8]queued
+		stmts := room[:0]
 		if i == 0 {
 			stmts = append(stmts, queued{op: stBegin})
 		}
@@ -175,7 +177,8 @@ func (pc pipeConn) run(ctx context.Context, p Plan, req Request, clock func() ti
 		for _, op := range round {
 			row := true
 			if op.statement() != "" {
-				if row, err = pc.scan(rs[0], s.dest(op)...); err != nil {
+				var into [5]any
+				if row, err = pc.scan(rs[0], s.dest(op, into[:0])...); err != nil {
 					return TxReport{}, stepError(p, op, req, err)
 				}
 				rs = rs[1:]
@@ -241,11 +244,6 @@ func (pc pipeConn) send(ctx context.Context, p Plan, req Request, stmts ...queue
 			params = make([][]byte, len(q.args))
 		}
 		for i, a := range q.args {
-			if k, ok := a.(uuid.UUID); ok {
-				// 16 bytes in PostgreSQL's binary format; a uuid.UUID
-				// would be sent as text through its driver.Valuer.
-				a = pgtype.UUID{Bytes: k, Valid: true}
-			}
 			from := len(buf)
 			var err error
 			if buf, err = pc.m.Encode(sd.ParamOIDs[i], pgtype.BinaryFormatCode, a, buf); err != nil {

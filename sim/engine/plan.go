@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize/english"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Op is one step of a booking transaction's plan: a statement, or a check
@@ -108,6 +109,46 @@ type Plan struct {
 // works"). d.Compare is not the plan's: the service compares what the
 // plan found (Engine.Compare).
 func PlanFor(d Design) Plan {
+	p := compiled(d).plan
+	return Plan{Steps: append([]Op(nil), p.Steps...)}
+}
+
+// compiledPlan is a design's plan with its round trips, made once.
+type compiledPlan struct {
+	plan   Plan
+	rounds [][]Op
+}
+
+// compiledPlans are the plans of every design shape (Compare aside, which
+// is not the plan's), made once: an unwatched booking looks its plan up
+// rather than building it.
+var compiledPlans = func() map[Design]compiledPlan {
+	m := map[Design]compiledPlan{}
+	for _, l := range []LookupPlace{LookupAfterLock, LookupBeforeLock, LookupAfterSeatCheck, NoLookup} {
+		for _, noLock := range []bool{false, true} {
+			for _, across := range []bool{false, true} {
+				d := Design{Lookup: l, NoRowLock: noLock, KeyAcrossUsers: across}
+				p := planFor(d)
+				m[d] = compiledPlan{plan: p, rounds: p.rounds()}
+			}
+		}
+	}
+	return m
+}()
+
+// compiled is d's compiled plan; a design outside the lab's shapes is
+// compiled on the spot.
+func compiled(d Design) compiledPlan {
+	d.Compare = ""
+	if c, ok := compiledPlans[d]; ok {
+		return c
+	}
+	p := planFor(d)
+	return compiledPlan{plan: p, rounds: p.rounds()}
+}
+
+// planFor builds PlanFor's plan.
+func planFor(d Design) Plan {
 	event, find := OpLockEvent, OpFindKey
 	if d.NoRowLock {
 		event = OpReadEvent
@@ -217,7 +258,8 @@ func (p Plan) valid() error {
 type txState struct {
 	plan  Plan
 	req   Request
-	clock func() time.Time // the engine's clock, to the microsecond
+	clock interface{ Now() time.Time } // the engine's clock (a Tx, or the engine's own)
+	key   any                          // the request's key as the executor sends it (newState)
 
 	now    time.Time // read once, when a check or the insert first needs it
 	nowSet bool
@@ -230,53 +272,67 @@ type txState struct {
 	booking    Booking // the booking the insert made
 }
 
-// at is the time of the transaction on the engine's clock, read the first
-// time it is needed (after the statements before it, the row lock's wait
-// included) and the same ever after: the start check and created_at agree.
+// at is the time of the transaction on the engine's clock, to the
+// microsecond PostgreSQL keeps (a replay must read back the very time the
+// first answer showed), read the first time it is needed (after the
+// statements before it, the row lock's wait included) and the same ever
+// after: the start check and created_at agree.
 func (s *txState) at() time.Time {
 	if !s.nowSet {
-		s.now, s.nowSet = s.clock(), true
+		s.now, s.nowSet = s.clock.Now().Truncate(time.Microsecond), true
 	}
 	return s.now
 }
 
-// args are op's parameters. The key goes as a uuid.UUID, which the SQL
-// pane shows as text; the pipelined executor sends it in binary.
+// newState is the state of a transaction of plan p for req, on clock.
+// binaryKey sends the key as 16 bytes in PostgreSQL's binary format (the
+// pipelined executor); otherwise it goes as a uuid.UUID, which the SQL
+// pane shows as text.
+func newState(p Plan, req Request, clock interface{ Now() time.Time }, binaryKey bool) *txState {
+	s := &txState{plan: p, req: req, clock: clock, key: req.Key}
+	if binaryKey {
+		s.key = pgtype.UUID{Bytes: req.Key, Valid: true}
+	}
+	return s
+}
+
+// args are op's parameters.
 func (s *txState) args(op Op) []any {
 	r := s.req
 	switch op {
 	case OpLockEvent, OpReadEvent:
 		return []any{r.EventID}
 	case OpFindKey:
-		return []any{r.UserID, r.Key}
+		return []any{r.UserID, s.key}
 	case OpFindKeyAnyUser:
-		return []any{r.Key}
+		return []any{s.key}
 	case OpTakeSeats:
 		return []any{r.EventID, r.Quantity}
 	case OpInsert:
 		s.booking = Booking{UserID: r.UserID, EventID: r.EventID, Quantity: r.Quantity, Key: r.Key, CreatedAt: s.at()}
 		b := s.booking
-		return []any{b.UserID, b.EventID, b.Quantity, b.Key, b.CreatedAt}
+		return []any{b.UserID, b.EventID, b.Quantity, s.key, b.CreatedAt}
 	}
 	return nil
 }
 
-// dest is where the columns of op's first row go.
-func (s *txState) dest(op Op) []any {
+// dest is where the columns of op's first row go, appended to into (a
+// caller's buffer, so that nothing is allocated for the list).
+func (s *txState) dest(op Op, into []any) []any {
 	switch op {
 	case OpLockEvent, OpReadEvent:
-		return []any{&s.eventName, &s.seatsLeft, &s.startsAt}
+		return append(into, &s.eventName, &s.seatsLeft, &s.startsAt)
 	case OpFindKey, OpFindKeyAnyUser:
 		// The statement does not select the key: it is the request's,
 		// which it matched.
 		s.prior = Booking{Key: s.req.Key}
-		return []any{&s.prior.ID, &s.prior.UserID, &s.prior.EventID, &s.prior.Quantity, &s.prior.CreatedAt}
+		return append(into, &s.prior.ID, &s.prior.UserID, &s.prior.EventID, &s.prior.Quantity, &s.prior.CreatedAt)
 	case OpTakeSeats:
-		return []any{&s.seatsAfter}
+		return append(into, &s.seatsAfter)
 	case OpInsert:
-		return []any{&s.booking.ID}
+		return append(into, &s.booking.ID)
 	}
-	return nil
+	return into
 }
 
 // decide says what op's result means, row telling whether its statement

@@ -150,12 +150,12 @@ func (p Plan) Book(ctx context.Context, tx Tx, req Request) (TxReport, error) {
 		return TxReport{}, err
 	}
 	st, _ := tx.(*stepTx) // an engine's: steps are told
-	s := &txState{plan: p, req: req, clock: tx.Now}
+	s := newState(p, req, tx, false)
 	hold := p.holdsAfter()
 	for i, op := range p.Steps {
 		row := true
 		if sql := op.statement(); sql != "" {
-			err := tx.QueryRow(ctx, sql, s.args(op)...).Scan(s.dest(op)...)
+			err := tx.QueryRow(ctx, sql, s.args(op)...).Scan(s.dest(op, nil)...)
 			row = !errors.Is(err, pgx.ErrNoRows)
 			if err != nil && row {
 				return TxReport{}, stepError(p, op, req, err)
