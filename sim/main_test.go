@@ -66,11 +66,10 @@ func testDatabase() Database { return DatabaseOf(testDB.NewSchema) }
 // engineOf is the engine of the stage's first API instance.
 func engineOf(st *Stage) *engine.Engine { return st.Instances[0].API.Engine }
 
-// bothWays runs test twice: on an engine nobody watches, which books in
-// two round trips (bookPipelined, as learn serve and the benchmarks do),
-// and on one whose every step goes to a trace, which books statement by
-// statement (bookTx, as the play screen animates it). Both must answer
-// alike.
+// bothWays runs test twice: on a stage nobody watches, whose engines send
+// their plan pipelined (as learn serve and the benchmarks do), and on one
+// whose every step goes to a trace, whose engines run it step by step (as
+// the play screen animates it). Both must answer alike.
 func bothWays(t *testing.T, test func(t *testing.T, cfg StageConfig)) {
 	t.Run("unwatched", func(t *testing.T) { test(t, StageConfig{}) })
 	t.Run("traced", func(t *testing.T) {
