@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// benchEngine runs BenchmarkBookTicket (package sim): the engine against
+// benchEngine runs BenchmarkBookTicket (package sim/engine): the engine against
 // pgbench running the same transaction, in interleaved rounds, the median
 // ratio of the rounds with its spread; and, a row each, what each side's
 // client process spent per transaction (CPU time and context switches),
 // which is where a low ratio comes from.
 func benchEngine(rounds int) ([]row, error) {
-	results, err := goBench("./sim", "BookTicket", "1x", fmt.Sprintf("-book.rounds=%d", rounds))
+	results, err := goBench("./sim/engine", "BookTicket", "1x", fmt.Sprintf("-book.rounds=%d", rounds))
 	if err != nil {
 		return nil, err
 	}

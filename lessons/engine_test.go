@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // sentenceOf matches one sentence of page prose: no full stop inside it
@@ -42,7 +42,7 @@ func TestStepFourSaysWhatTheEngineAnswers(t *testing.T) {
 	step := howItWorksStep(t, 4)
 	checks := []struct{ what, pattern string }{
 		{"two events: 409 with the engine's message, in one sentence",
-			`two (different )?events` + sentenceOf + `409 Conflict, “` + regexp.QuoteMeta(sim.MsgKeyReused) + `”`},
+			`two (different )?events` + sentenceOf + `409 Conflict, “` + regexp.QuoteMeta(engine.MsgKeyReused) + `”`},
 		{"two events: the scenario that shows it", "`learn play key-reuse-two-events`"},
 		{"lookup before the lock: 200 with the winner's booking, in one sentence",
 			`before (taking )?the lock` + sentenceOf + `winner's booking with 200`},

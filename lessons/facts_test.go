@@ -27,8 +27,8 @@ func TestFactCoverage(t *testing.T) {
 		{lesson, "constraint", `UNIQUE \(user_id, idempotency_key\)`},
 		{lesson, "unique violation", `unique violation \(SQLSTATE 23505\)`},
 		{lesson, "loser rolled back, seats included", `rolled back as a whole, its seat decrement included`},
-		{lesson, "key in the row", `(?s)uuid. column of the booking row.*sim/schema\.sql`},
-		{lesson, "transaction", "`sim/booking.go` → `Engine.BookTicket`"},
+		{lesson, "key in the row", `(?s)uuid. column of the booking row.*sim/engine/schema\.sql`},
+		{lesson, "transaction", "`sim/engine/booking.go` → `Engine.BookTicket`"},
 		{lesson, "header and user", "`Idempotency-Key` header.*`Authorization: Bearer <token>`"},
 		{lesson, "3 tries", `at most 3 tries`},
 		{lesson, "backoff 1 s then 2 s", `after waiting 1 s, then one more after 2 s`},
@@ -88,7 +88,7 @@ func TestFactCoverage(t *testing.T) {
 		{card, "constraint for a different event", `reused for a different event, the unique constraint`},
 		{card, "SET NX not atomic", `Redis SET NX.*(?s:.)*cannot commit atomically`},
 		{card, "false completed marker", `marker that claims a completion which never happened`},
-		{card, "where in learn", "Idempotency lesson.*`sim/schema.sql`.*`UNIQUE \\(user_id, idempotency_key\\)`.*`sim/booking.go` → `Engine.BookTicket`"},
+		{card, "where in learn", "Idempotency lesson.*`sim/engine/schema.sql`.*`UNIQUE \\(user_id, idempotency_key\\)`.*`sim/engine/booking.go` → `Engine.BookTicket`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.slug+"/"+tt.fact, func(t *testing.T) {

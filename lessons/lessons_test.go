@@ -142,7 +142,7 @@ func TestCheckpoint(t *testing.T) {
 func TestBreakIt(t *testing.T) {
 	p := mustGet(t, "idempotency")
 	want := []struct{ symptom, cause, where string }{
-		{"charges, the user twice", "fresh key for each retry", "sim/client.go"},
+		{"charges, the user twice", "fresh key for each retry", "sim/client/client.go"},
 		{"409 “Not enough seats left”", "after the seat check", "Engine.BookTicket"},
 		{"409 “This idempotency key was already used for a different booking”", "one key for two different bookings", "NewIntent"},
 	}

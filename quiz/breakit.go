@@ -7,6 +7,7 @@ import (
 	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // livePrompt ends the prompt of every live question.
@@ -16,8 +17,8 @@ const livePrompt = " Run it, read the numbers, then say what causes it and where
 // each must contain: quiz relies on which symptom is which.
 var breakRows = []struct{ id, mustContain string }{
 	{"breakit/charged-twice", "twice"},
-	{"breakit/last-seats", sim.MsgNotEnoughSeats},
-	{"breakit/key-already-used", sim.MsgKeyReused},
+	{"breakit/last-seats", engine.MsgNotEnoughSeats},
+	{"breakit/key-already-used", engine.MsgKeyReused},
 }
 
 func buildBreakIt() (Set, error) {
@@ -99,7 +100,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Where:        placeTexts(),
 				WhereCorrect: placeStepOrder,
 				Claim: Claim{
-					Statuses: []int{409}, Messages: []string{sim.NotEnoughSeats(0, 2)}, Lost: 1, Intents: 1, Keys: 1, Tries: 2, Rows: 1, Seats: 2,
+					Statuses: []int{409}, Messages: []string{engine.NotEnoughSeats(0, 2)}, Lost: 1, Intents: 1, Keys: 1, Tries: 2, Rows: 1, Seats: 2,
 					Broken: []string{sim.InvIntentGetsItsBook},
 				},
 			},
@@ -129,7 +130,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Where:        placeTexts(),
 				WhereCorrect: placeClientKey,
 				Claim: Claim{
-					Statuses: []int{200, 409}, Messages: []string{sim.MsgKeyReused}, Lost: 0, Intents: 2, Keys: 1, Tries: 2, Rows: 1, Seats: 2,
+					Statuses: []int{200, 409}, Messages: []string{engine.MsgKeyReused}, Lost: 0, Intents: 2, Keys: 1, Tries: 2, Rows: 1, Seats: 2,
 				},
 			},
 		},
@@ -197,7 +198,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				"The event row was not locked with FOR UPDATE before the lookup",
 				"The key was looked up only after the seat check, not before it",
 				"The table has no UNIQUE constraint over (user_id, idempotency_key)",
-				"Engine.compare let the other event through as a new booking",
+				"Engine.Compare let the other event through as a new booking",
 			},
 			Correct: []int{2},
 			Explain: "Both requests looked before either had inserted, and locks on two different event rows do not make them wait for each other. Only the UNIQUE (user_id, idempotency_key) constraint can stop the second INSERT. With it, one INSERT fails with a unique violation (SQLSTATE 23505), its whole transaction rolls back, seats included, and it answers 409.",
@@ -206,7 +207,7 @@ func breakItFrom(lesson *lessons.Page) (Set, error) {
 				Scenario:     "key-reuse-two-events",
 				Variant:      sim.Broken,
 				Beside:       sim.Correct,
-				BesideNote:   "With the constraint, the loser's INSERT fails with 23505, its transaction rolls back with its seat change, and it answers 409 “" + sim.MsgKeyReused + "”: 1 row, 2 seats.",
+				BesideNote:   "With the constraint, the loser's INSERT fails with 23505, its transaction rolls back with its seat change, and it answers 409 “" + engine.MsgKeyReused + "”: 1 row, 2 seats.",
 				Symptom:      "One key, two events, the same instant: two bookings for one (user, key).",
 				Where:        placeTexts(),
 				WhereCorrect: placeSchema,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // Challenge is a goal-checked puzzle of the design lab (Learn Git
@@ -56,7 +57,7 @@ func Challenges() []Challenge {
 				if n := changedFrom(oneGuardStart, d); n != 1 {
 					return false, fmt.Sprintf("change exactly one switch of the design you started from (%d changed)", n)
 				}
-				if d.Lookup != sim.LookupAfterLock && d.Constraint != sim.UniquePerUser {
+				if d.Lookup != engine.LookupAfterLock && d.Constraint != engine.UniquePerUser {
 					return false, "set the lookup or the constraint back to the lesson's value"
 				}
 				if r, _ := card.Of("lost-answer"); !r.Pass {
@@ -90,7 +91,7 @@ func Challenges() []Challenge {
 				if n := len(d.Changed()); n != 1 {
 					return false, fmt.Sprintf("change exactly one switch from the lesson's design (%d changed)", n)
 				}
-				if d.Constraint != sim.NoUnique {
+				if d.Constraint != engine.NoUnique {
 					return false, "that switch alone does not let two events share a key: try another"
 				}
 				if r, _ := card.Of("key-reuse-two-events"); r.Pass || !slices.Contains(r.Failed, sim.InvOnePerKey) {
@@ -134,8 +135,8 @@ func Challenges() []Challenge {
 
 // The designs two challenges start from.
 var (
-	oneGuardStart    = sim.Switches{Lookup: sim.NoLookup, Constraint: sim.NoUnique}
-	twoSwitchesStart = sim.Switches{KeyPerRetry: true, Store: sim.KeysInRedis, Constraint: sim.NoUnique}
+	oneGuardStart    = sim.Switches{Lookup: engine.NoLookup, Constraint: engine.NoUnique}
+	twoSwitchesStart = sim.Switches{KeyPerRetry: true, Store: sim.KeysInRedis, Constraint: engine.NoUnique}
 )
 
 // changedFrom counts the switches of d that differ from start.

@@ -6,29 +6,31 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/client"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 func TestSymptomOf(t *testing.T) {
 	id := "b1"
 	rep := &sim.Report{
 		Answers: []sim.AnswerReport{
-			{Status: 409, Message: sim.MsgKeyReused},
+			{Status: 409, Message: engine.MsgKeyReused},
 			{Status: 200, BookingID: &id},
-			{Status: 409, Message: sim.MsgKeyReused},
+			{Status: 409, Message: engine.MsgKeyReused},
 		},
 		Lost:        2,
 		BookingRows: 3,
 		SeatsTaken:  6,
 		Attempts: []sim.IntentReport{
-			{Intent: 1, Key: "k1", Tries: []sim.TryResult{{Try: 1}, {Try: 2, Key: "k2"}}},
-			{Intent: 2, Copy: 1, Key: "k3", Tries: []sim.TryResult{{Try: 1}}},
-			{Intent: 2, Copy: 2, Key: "k3", Tries: []sim.TryResult{{Try: 1}}},
+			{Intent: 1, Key: "k1", Tries: []client.TryResult{{Try: 1}, {Try: 2, Key: "k2"}}},
+			{Intent: 2, Copy: 1, Key: "k3", Tries: []client.TryResult{{Try: 1}}},
+			{Intent: 2, Copy: 2, Key: "k3", Tries: []client.TryResult{{Try: 1}}},
 		},
 		Invariants: []sim.Invariant{{Name: "a", Pass: true}, {Name: "b"}, {Name: "c"}},
 	}
 	got := SymptomOf(rep)
 	want := Claim{
-		Statuses: []int{200, 409, 409}, Messages: []string{sim.MsgKeyReused}, Lost: 2,
+		Statuses: []int{200, 409, 409}, Messages: []string{engine.MsgKeyReused}, Lost: 2,
 		Intents: 2, Keys: 3, Tries: 4, Rows: 3, Seats: 6, Broken: []string{"b", "c"},
 	}
 	if err := want.Check(got); err != nil {

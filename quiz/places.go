@@ -6,7 +6,7 @@ package quiz
 type Place struct {
 	// Text is the place as the learner reads it (plain text).
 	Text string
-	// File is the file it points at, e.g. "sim/client.go".
+	// File is the file it points at, e.g. "sim/client/client.go".
 	File string
 	// Names are the functions or types of File it points at, e.g.
 	// "Client.Book"; empty when the place is the whole file.
@@ -26,13 +26,13 @@ const (
 
 // places is the pool of [Places], in the order of the indices above.
 var places = []Place{
-	{"The client's key handling (sim/client.go → Client.Book, NewIntent)", "sim/client.go", []string{"Client.Book", "NewIntent"}},
-	{"The client's retry rule (sim/client.go → ShouldRetry)", "sim/client.go", []string{"ShouldRetry"}},
-	{"The order of the transaction's steps (sim/booking.go → Engine.BookTicket)", "sim/booking.go", []string{"Engine.BookTicket"}},
-	{"The comparison with the stored booking (sim/booking.go → Engine.compare)", "sim/booking.go", []string{"Engine.compare"}},
-	{"The bookings table and its constraints (sim/schema.sql)", "sim/schema.sql", nil},
-	{"The key stores outside the row (sim/keys.go → MemoryKeys, RedisKeys)", "sim/keys.go", []string{"MemoryKeys", "RedisKeys"}},
-	{"The lossy network between browser and API (sim/network.go)", "sim/network.go", nil},
+	{"The client's key handling (sim/client/client.go → Client.Book, NewIntent)", "sim/client/client.go", []string{"Client.Book", "NewIntent"}},
+	{"The client's retry rule (sim/client/client.go → ShouldRetry)", "sim/client/client.go", []string{"ShouldRetry"}},
+	{"The order of the transaction's steps (sim/engine/booking.go → Engine.BookTicket)", "sim/engine/booking.go", []string{"Engine.BookTicket"}},
+	{"The comparison with the stored booking (sim/engine/booking.go → Engine.Compare)", "sim/engine/booking.go", []string{"Engine.Compare"}},
+	{"The bookings table and its constraints (sim/engine/schema.sql)", "sim/engine/schema.sql", nil},
+	{"The key stores outside the row (sim/api/keys.go → MemoryKeys, RedisKeys)", "sim/api/keys.go", []string{"MemoryKeys", "RedisKeys"}},
+	{"The lossy network between browser and API (sim/client/network.go)", "sim/client/network.go", nil},
 }
 
 // Places is the pool of places every Break it question offers for "where

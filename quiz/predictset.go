@@ -2,6 +2,7 @@ package quiz
 
 import (
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // PredictSet returns the set "Predict, then run": five scenarios of sim, each
@@ -34,7 +35,7 @@ func PredictSet() Set {
 				Kind: KindPredict,
 				Prompt: "One user sends one key for two different events (2 seats each) at the same instant. " +
 					"The design is the lesson's. Predict, then run.",
-				Explain: "Each request locks its own event row, so neither waits for the other, and both look the key up before either has inserted: the lookup finds nothing. The UNIQUE (user_id, idempotency_key) constraint settles it: the second INSERT fails with 23505, its whole transaction rolls back, its seats included, and the engine, reading the winner's booking for another event, answers 409 “" + sim.MsgKeyReused + "”: one 200 and one 409, 1 row, 2 seats.",
+				Explain: "Each request locks its own event row, so neither waits for the other, and both look the key up before either has inserted: the lookup finds nothing. The UNIQUE (user_id, idempotency_key) constraint settles it: the second INSERT fails with 23505, its whole transaction rolls back, its seats included, and the engine, reading the winner's booking for another event, answers 409 “" + engine.MsgKeyReused + "”: one 200 and one 409, 1 row, 2 seats.",
 				Source:  "Interview card › The deeper answer",
 				Predict: &Predict{Scenario: "key-reuse-two-events", Variant: sim.Correct, Slots: []Slot{
 					answersSlot([]string{"200, 200", "200, 409", "409, 409"}, []string{"2×200", "1×200 1×409", "2×409"}, 1),

@@ -6,7 +6,7 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/lessons"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // The pages the sets are built from (lessons.Get).
@@ -172,7 +172,7 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 				"A new key after a lost answer, as the first try may not have counted",
 			},
 			Correct: []int{1, 2, 4},
-			Explain: "The key belongs to the intent, not to the try (How it works, step 1). The form makes it when the user decides to book, every retry sends it again, and a changed quantity is a new intent with a new key (NewIntent in sim/client.go). A new key per retry is the bug that charges the user twice: the server cannot know the second try repeats the first.",
+			Explain: "The key belongs to the intent, not to the try (How it works, step 1). The form makes it when the user decides to book, every retry sends it again, and a changed quantity is a new intent with a new key (NewIntent in sim/client/client.go). A new key per retry is the bug that charges the user twice: the server cannot know the second try repeats the first.",
 		},
 		{
 			ID:     "checkpoint/3",
@@ -181,8 +181,8 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 			Choices: []string{
 				"200 with the first booking of 2 seats, the same answer as for any replay",
 				"200 with a new booking of 3 seats, since a new quantity makes it a new request",
-				"409 Conflict: “" + sim.MsgKeyReused + "”",
-				"409 Conflict: “" + sim.MsgNotEnoughSeats + "” for the one extra seat it now asks for",
+				"409 Conflict: “" + engine.MsgKeyReused + "”",
+				"409 Conflict: “" + engine.MsgNotEnoughSeats + "” for the one extra seat it now asks for",
 				"400 Bad Request: a key sent again with a different quantity counts as malformed",
 			},
 			Correct: []int{2},
@@ -199,7 +199,7 @@ func checkpointFrom(lesson *lessons.Page) (Set, error) {
 				"The API instance that took the first copy keeps its key in its memory for a while, and refuses the second copy with a 409 Conflict",
 			},
 			Correct: []int{2},
-			Explain: "How it works, step 4. A lookup alone cannot settle it: both copies may look before either has inserted (the broken Simultaneous copies: N rows). Copies of one request for one event queue on the event's row lock, so each later copy's lookup finds the first one's booking and replays it: no 23505 happens (learn play concurrent-copies). The UNIQUE (user_id, idempotency_key) constraint settles what the lock does not cover. One key sent for two events (two rows, two locks): one INSERT wins, the loser gets 23505, rolls back as a whole, its seat decrement too, and answers 409 “" + sim.MsgKeyReused + "”, not with the winner's booking (learn play key-reuse-two-events). Only in a design that looks the key up before locking do copies of one request reach the constraint; there the loser, rolled back the same way, answers with the winner's booking (learn play lookup-before-lock).",
+			Explain: "How it works, step 4. A lookup alone cannot settle it: both copies may look before either has inserted (the broken Simultaneous copies: N rows). Copies of one request for one event queue on the event's row lock, so each later copy's lookup finds the first one's booking and replays it: no 23505 happens (learn play concurrent-copies). The UNIQUE (user_id, idempotency_key) constraint settles what the lock does not cover. One key sent for two events (two rows, two locks): one INSERT wins, the loser gets 23505, rolls back as a whole, its seat decrement too, and answers 409 “" + engine.MsgKeyReused + "”, not with the winner's booking (learn play key-reuse-two-events). Only in a design that looks the key up before locking do copies of one request reach the constraint; there the loser, rolled back the same way, answers with the winner's booking (learn play lookup-before-lock).",
 		},
 		{
 			ID:     "checkpoint/5",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 func lessonPage(t *testing.T) *lessons.Page {
@@ -188,7 +189,7 @@ func TestCheckpointFollowsTheLesson(t *testing.T) {
 	}
 	// The facts the answers must carry.
 	right := func(q Question) string { return q.Choices[q.Correct[0]] }
-	if r := right(s.Questions[2]); !strings.Contains(r, "409") || !strings.Contains(r, sim.MsgKeyReused) {
+	if r := right(s.Questions[2]); !strings.Contains(r, "409") || !strings.Contains(r, engine.MsgKeyReused) {
 		t.Errorf("checkpoint/3 right answer %q lacks 409 and the lesson's message", r)
 	}
 	if r := right(s.Questions[3]); !strings.Contains(r, "lock on the event row") || !strings.Contains(r, "replays") || !strings.Contains(r, "UNIQUE (user_id, idempotency_key)") {
@@ -230,8 +231,8 @@ func checkpoint4Wrong(explain string) string {
 	for _, sentence := range strings.SplitAfter(explain, ". ") {
 		if strings.Contains(sentence, "two events") {
 			twoEvents = true
-			if !strings.Contains(sentence, "409 “"+sim.MsgKeyReused+"”") {
-				return "the sentence on one key for two events does not say the loser answers 409 “" + sim.MsgKeyReused + "”"
+			if !strings.Contains(sentence, "409 “"+engine.MsgKeyReused+"”") {
+				return "the sentence on one key for two events does not say the loser answers 409 “" + engine.MsgKeyReused + "”"
 			}
 		}
 		if strings.Contains(sentence, "answers with the winner's booking") && !strings.Contains(sentence, "before lock") {

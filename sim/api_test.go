@@ -11,6 +11,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // apiReq is one HTTP request to an API instance. In path, body and key,
@@ -27,8 +31,8 @@ type apiReq struct {
 const apiFreshKey = "{fresh}"
 
 const (
-	authAda = "Bearer " + TokenAda
-	authBen = "Bearer " + TokenBen
+	authAda = "Bearer " + api.TokenAda
+	authBen = "Bearer " + api.TokenBen
 )
 
 // apiStage is a one-instance stage with three events: ev (10 seats, starts
@@ -74,9 +78,9 @@ func (s *apiStage) do(t *testing.T, r apiReq) (status int, contentType string, b
 	switch r.key {
 	case "":
 	case apiFreshKey:
-		req.Header.Set(HeaderIdempotencyKey, uuid.NewString())
+		req.Header.Set(api.HeaderIdempotencyKey, uuid.NewString())
 	default:
-		req.Header.Set(HeaderIdempotencyKey, r.key)
+		req.Header.Set(api.HeaderIdempotencyKey, r.key)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -91,10 +95,10 @@ func (s *apiStage) do(t *testing.T, r apiReq) (status int, contentType string, b
 }
 
 // book sends a booking that must succeed and returns its answer.
-func (s *apiStage) book(t *testing.T, auth, key, body string) BookResponse {
+func (s *apiStage) book(t *testing.T, auth, key, body string) api.BookResponse {
 	t.Helper()
 	status, _, b := s.do(t, apiReq{method: "POST", path: "/bookings", auth: auth, key: key, body: body})
-	var res BookResponse
+	var res api.BookResponse
 	if status != http.StatusOK || json.Unmarshal(b, &res) != nil {
 		t.Fatalf("booking %s: %d %s", body, status, b)
 	}
@@ -114,9 +118,9 @@ func (s *apiStage) tables(t *testing.T) string {
 }
 
 // decodeAPIError reads an ErrorResponse, refusing anything else.
-func decodeAPIError(t *testing.T, body []byte) *Error {
+func decodeAPIError(t *testing.T, body []byte) *api.Error {
 	t.Helper()
-	var res ErrorResponse
+	var res api.ErrorResponse
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&res); err != nil || res.Error == nil {
@@ -145,53 +149,53 @@ func TestAPIRefusalsWriteNothing(t *testing.T) {
 		code   string
 		msg    string // in the message
 	}{
-		{"unknown event", authAda, apiFreshKey, `{"event_id": 999, "quantity": 2}`, 404, CodeEventNotFound, "GET /events"},
+		{"unknown event", authAda, apiFreshKey, `{"event_id": 999, "quantity": 2}`, 404, engine.CodeEventNotFound, "GET /events"},
 
-		{"no Idempotency-Key", authAda, "", good, 400, CodeInvalidKey, "Missing Idempotency-Key header"},
-		{"blank Idempotency-Key", authAda, "   ", good, 400, CodeInvalidKey, "Missing Idempotency-Key header"},
-		{"key abc", authAda, "abc", good, 400, CodeInvalidKey, `"abc" is not a UUID`},
-		{"key of 32 hex digits without dashes", authAda, noDashes, good, 400, CodeInvalidKey, "is not a UUID in the form"},
-		{"nil UUID", authAda, uuid.Nil.String(), good, 400, CodeInvalidKey, "is the nil UUID, the same for everyone: make a random UUID"},
-		{"key in braces", authAda, "{" + uuid.NewString() + "}", good, 400, CodeInvalidKey, "is not a UUID in the form"},
-		{"key as a URN", authAda, "urn:uuid:" + uuid.NewString(), good, 400, CodeInvalidKey, "is not a UUID in the form"},
+		{"no Idempotency-Key", authAda, "", good, 400, engine.CodeInvalidKey, "Missing Idempotency-Key header"},
+		{"blank Idempotency-Key", authAda, "   ", good, 400, engine.CodeInvalidKey, "Missing Idempotency-Key header"},
+		{"key abc", authAda, "abc", good, 400, engine.CodeInvalidKey, `"abc" is not a UUID`},
+		{"key of 32 hex digits without dashes", authAda, noDashes, good, 400, engine.CodeInvalidKey, "is not a UUID in the form"},
+		{"nil UUID", authAda, uuid.Nil.String(), good, 400, engine.CodeInvalidKey, "is the nil UUID, the same for everyone: make a random UUID"},
+		{"key in braces", authAda, "{" + uuid.NewString() + "}", good, 400, engine.CodeInvalidKey, "is not a UUID in the form"},
+		{"key as a URN", authAda, "urn:uuid:" + uuid.NewString(), good, 400, engine.CodeInvalidKey, "is not a UUID in the form"},
 
-		{"quantity 0", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 0}`, 400, CodeInvalidQty, "from 1 to 10, got 0"},
-		{"quantity -1", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": -1}`, 400, CodeInvalidQty, "from 1 to 10, got -1"},
-		{"quantity 11", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 11}`, 400, CodeInvalidQty, "from 1 to 10, got 11"},
+		{"quantity 0", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 0}`, 400, engine.CodeInvalidQty, "from 1 to 10, got 0"},
+		{"quantity -1", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": -1}`, 400, engine.CodeInvalidQty, "from 1 to 10, got -1"},
+		{"quantity 11", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 11}`, 400, engine.CodeInvalidQty, "from 1 to 10, got 11"},
 
-		{"not JSON", authAda, apiFreshKey, `book 2 seats please`, 400, CodeInvalidBody, sendWhat},
-		{"empty body", authAda, apiFreshKey, ``, 400, CodeInvalidBody, sendWhat},
-		{"JSON null", authAda, apiFreshKey, `null`, 400, CodeInvalidBody, "needs both event_id and quantity"},
-		{"an array", authAda, apiFreshKey, `[{"event_id": {ev}, "quantity": 2}]`, 400, CodeInvalidBody, sendWhat},
-		{"no quantity", authAda, apiFreshKey, `{"event_id": {ev}}`, 400, CodeInvalidBody, "needs both event_id and quantity"},
-		{"no event_id", authAda, apiFreshKey, `{"quantity": 2}`, 400, CodeInvalidBody, "needs both event_id and quantity"},
-		{"two JSON objects", authAda, apiFreshKey, good + good, 400, CodeInvalidBody, "one JSON object"},
-		{"trailing text", authAda, apiFreshKey, good + ` thanks`, 400, CodeInvalidBody, "one JSON object"},
-		{"a user_id field", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2, "user_id": "ben"}`, 400, CodeInvalidBody, "the user comes from the Authorization token"},
-		{"an unknown field", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2, "seats": 2}`, 400, CodeInvalidBody, sendWhat},
-		{"quantity as a string", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": "2"}`, 400, CodeInvalidBody, sendWhat},
-		{"quantity 2.5", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2.5}`, 400, CodeInvalidBody, "quantity 2.5 is not a whole number: send " + sendWhat},
-		{"quantity 1e0", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 1e0}`, 400, CodeInvalidBody, "quantity 1e0 must be written without a decimal point or exponent: write it as 1"},
-		{"quantity 2.0", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2.0}`, 400, CodeInvalidBody, "write it as 2"},
-		{"event_id 2E0", authAda, apiFreshKey, `{"event_id": 2E0, "quantity": 2}`, 400, CodeInvalidBody, "event_id 2E0 must be written without a decimal point or exponent: write it as 2"},
-		{"event_id -1", authAda, apiFreshKey, `{"event_id": -1, "quantity": 2}`, 400, CodeInvalidBody, "event_id -1 is out of range: event ids are whole numbers from 1"},
-		{"event_id 0", authAda, apiFreshKey, `{"event_id": 0, "quantity": 2}`, 400, CodeInvalidBody, "event_id 0 is out of range: event ids are whole numbers from 1"},
-		{"event_id of 23 digits", authAda, apiFreshKey, `{"event_id": 12345678901234567890123, "quantity": 2}`, 400, CodeInvalidBody, "is out of range: event ids are whole numbers from 1"},
-		{"event_id as a string", authAda, apiFreshKey, `{"event_id": "{ev}", "quantity": 2}`, 400, CodeInvalidBody, sendWhat},
-		{"body over 64 KiB", authAda, apiFreshKey, `{"event_id": {ev},` + strings.Repeat(" ", maxBodyBytes) + `"quantity": 2}`, 413, CodeBodyTooLarge, "64 KiB"},
+		{"not JSON", authAda, apiFreshKey, `book 2 seats please`, 400, api.CodeInvalidBody, sendWhat},
+		{"empty body", authAda, apiFreshKey, ``, 400, api.CodeInvalidBody, sendWhat},
+		{"JSON null", authAda, apiFreshKey, `null`, 400, api.CodeInvalidBody, "needs both event_id and quantity"},
+		{"an array", authAda, apiFreshKey, `[{"event_id": {ev}, "quantity": 2}]`, 400, api.CodeInvalidBody, sendWhat},
+		{"no quantity", authAda, apiFreshKey, `{"event_id": {ev}}`, 400, api.CodeInvalidBody, "needs both event_id and quantity"},
+		{"no event_id", authAda, apiFreshKey, `{"quantity": 2}`, 400, api.CodeInvalidBody, "needs both event_id and quantity"},
+		{"two JSON objects", authAda, apiFreshKey, good + good, 400, api.CodeInvalidBody, "one JSON object"},
+		{"trailing text", authAda, apiFreshKey, good + ` thanks`, 400, api.CodeInvalidBody, "one JSON object"},
+		{"a user_id field", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2, "user_id": "ben"}`, 400, api.CodeInvalidBody, "the user comes from the Authorization token"},
+		{"an unknown field", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2, "seats": 2}`, 400, api.CodeInvalidBody, sendWhat},
+		{"quantity as a string", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": "2"}`, 400, api.CodeInvalidBody, sendWhat},
+		{"quantity 2.5", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2.5}`, 400, api.CodeInvalidBody, "quantity 2.5 is not a whole number: send " + sendWhat},
+		{"quantity 1e0", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 1e0}`, 400, api.CodeInvalidBody, "quantity 1e0 must be written without a decimal point or exponent: write it as 1"},
+		{"quantity 2.0", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 2.0}`, 400, api.CodeInvalidBody, "write it as 2"},
+		{"event_id 2E0", authAda, apiFreshKey, `{"event_id": 2E0, "quantity": 2}`, 400, api.CodeInvalidBody, "event_id 2E0 must be written without a decimal point or exponent: write it as 2"},
+		{"event_id -1", authAda, apiFreshKey, `{"event_id": -1, "quantity": 2}`, 400, api.CodeInvalidBody, "event_id -1 is out of range: event ids are whole numbers from 1"},
+		{"event_id 0", authAda, apiFreshKey, `{"event_id": 0, "quantity": 2}`, 400, api.CodeInvalidBody, "event_id 0 is out of range: event ids are whole numbers from 1"},
+		{"event_id of 23 digits", authAda, apiFreshKey, `{"event_id": 12345678901234567890123, "quantity": 2}`, 400, api.CodeInvalidBody, "is out of range: event ids are whole numbers from 1"},
+		{"event_id as a string", authAda, apiFreshKey, `{"event_id": "{ev}", "quantity": 2}`, 400, api.CodeInvalidBody, sendWhat},
+		{"body over 64 KiB", authAda, apiFreshKey, `{"event_id": {ev},` + strings.Repeat(" ", api.MaxBodyBytes) + `"quantity": 2}`, 413, api.CodeBodyTooLarge, "64 KiB"},
 
-		{"no Authorization", "", apiFreshKey, good, 401, CodeUnauthorized, "Authorization: Bearer <token>"},
-		{"unknown token", "Bearer tok-eve", apiFreshKey, good, 401, CodeUnauthorized, "learn serve prints the tokens"},
-		{"empty bearer token", "Bearer ", apiFreshKey, good, 401, CodeUnauthorized, "Authorization: Bearer <token>"},
-		{"basic auth", "Basic YWRhOnNlY3JldA==", apiFreshKey, good, 401, CodeUnauthorized, "Authorization: Bearer <token>"},
-		{"no Authorization and no key", "", "", `nonsense`, 401, CodeUnauthorized, "Authorization: Bearer <token>"},
+		{"no Authorization", "", apiFreshKey, good, 401, engine.CodeUnauthorized, "Authorization: Bearer <token>"},
+		{"unknown token", "Bearer tok-eve", apiFreshKey, good, 401, engine.CodeUnauthorized, "learn serve prints the tokens"},
+		{"empty bearer token", "Bearer ", apiFreshKey, good, 401, engine.CodeUnauthorized, "Authorization: Bearer <token>"},
+		{"basic auth", "Basic YWRhOnNlY3JldA==", apiFreshKey, good, 401, engine.CodeUnauthorized, "Authorization: Bearer <token>"},
+		{"no Authorization and no key", "", "", `nonsense`, 401, engine.CodeUnauthorized, "Authorization: Bearer <token>"},
 
-		{"event started", authAda, apiFreshKey, `{"event_id": {started}, "quantity": 2}`, 409, CodeEventStarted, "already started"},
-		{"not enough seats", authAda, apiFreshKey, `{"event_id": {small}, "quantity": 2}`, 409, CodeNotEnoughSeats, "Not enough seats left: 1 left, you asked for 2"},
-		{"more seats than left", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 9}`, 409, CodeNotEnoughSeats, NotEnoughSeats(8, 9)},
-		{"same key, other quantity", authAda, usedKey, `{"event_id": {ev}, "quantity": 3}`, 409, CodeKeyReused, MsgKeyReused},
-		{"same key, other event", authAda, usedKey, `{"event_id": {small}, "quantity": 2}`, 409, CodeKeyReused, MsgKeyReused},
-		{"same key, same body, unknown event", authAda, usedKey, `{"event_id": 999, "quantity": 2}`, 404, CodeEventNotFound, "GET /events"},
+		{"event started", authAda, apiFreshKey, `{"event_id": {started}, "quantity": 2}`, 409, engine.CodeEventStarted, "already started"},
+		{"not enough seats", authAda, apiFreshKey, `{"event_id": {small}, "quantity": 2}`, 409, engine.CodeNotEnoughSeats, "Not enough seats left: 1 left, you asked for 2"},
+		{"more seats than left", authAda, apiFreshKey, `{"event_id": {ev}, "quantity": 9}`, 409, engine.CodeNotEnoughSeats, engine.NotEnoughSeats(8, 9)},
+		{"same key, other quantity", authAda, usedKey, `{"event_id": {ev}, "quantity": 3}`, 409, engine.CodeKeyReused, engine.MsgKeyReused},
+		{"same key, other event", authAda, usedKey, `{"event_id": {small}, "quantity": 2}`, 409, engine.CodeKeyReused, engine.MsgKeyReused},
+		{"same key, same body, unknown event", authAda, usedKey, `{"event_id": 999, "quantity": 2}`, 404, engine.CodeEventNotFound, "GET /events"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -254,7 +258,7 @@ func TestAPIReads(t *testing.T) {
 		check  func(t *testing.T, body []byte)
 	}{
 		{"events", apiReq{method: "GET", path: "/events"}, 200, "", func(t *testing.T, body []byte) {
-			var evs []EventRow
+			var evs []engine.EventRow
 			if err := json.Unmarshal(body, &evs); err != nil {
 				t.Fatal(err)
 			}
@@ -263,7 +267,7 @@ func TestAPIReads(t *testing.T) {
 			}
 		}},
 		{"one event", apiReq{method: "GET", path: "/events/{ev}"}, 200, "", func(t *testing.T, body []byte) {
-			var ev EventRow
+			var ev engine.EventRow
 			if err := json.Unmarshal(body, &ev); err != nil {
 				t.Fatal(err)
 			}
@@ -271,19 +275,19 @@ func TestAPIReads(t *testing.T) {
 				t.Errorf("event %+v", ev)
 			}
 		}},
-		{"unknown event", apiReq{method: "GET", path: "/events/999"}, 404, CodeEventNotFound, nil},
-		{"event x", apiReq{method: "GET", path: "/events/x"}, 400, CodeInvalidEvent, nil},
-		{"event -1", apiReq{method: "GET", path: "/events/-1"}, 400, CodeInvalidEvent, nil},
-		{"event 0", apiReq{method: "GET", path: "/events/0"}, 400, CodeInvalidEvent, nil},
-		{"event of 23 digits", apiReq{method: "GET", path: "/events/12345678901234567890123"}, 400, CodeInvalidEvent, nil},
-		{"bookings without a token", apiReq{method: "GET", path: "/bookings"}, 401, CodeUnauthorized, nil},
-		{"unknown path", apiReq{method: "GET", path: "/nope"}, 404, CodeNotFound, nil},
-		{"DELETE bookings", apiReq{method: "DELETE", path: "/bookings", auth: authAda}, 405, CodeBadMethod, nil},
-		{"PUT an event", apiReq{method: "PUT", path: "/events/{ev}"}, 405, CodeBadMethod, nil},
+		{"unknown event", apiReq{method: "GET", path: "/events/999"}, 404, engine.CodeEventNotFound, nil},
+		{"event x", apiReq{method: "GET", path: "/events/x"}, 400, api.CodeInvalidEvent, nil},
+		{"event -1", apiReq{method: "GET", path: "/events/-1"}, 400, api.CodeInvalidEvent, nil},
+		{"event 0", apiReq{method: "GET", path: "/events/0"}, 400, api.CodeInvalidEvent, nil},
+		{"event of 23 digits", apiReq{method: "GET", path: "/events/12345678901234567890123"}, 400, api.CodeInvalidEvent, nil},
+		{"bookings without a token", apiReq{method: "GET", path: "/bookings"}, 401, engine.CodeUnauthorized, nil},
+		{"unknown path", apiReq{method: "GET", path: "/nope"}, 404, api.CodeNotFound, nil},
+		{"DELETE bookings", apiReq{method: "DELETE", path: "/bookings", auth: authAda}, 405, api.CodeBadMethod, nil},
+		{"PUT an event", apiReq{method: "PUT", path: "/events/{ev}"}, 405, api.CodeBadMethod, nil},
 		{"lower-case bearer", apiReq{method: "GET", path: "/bookings", auth: "bearer tok-ada"}, 200, "", nil},
-		{"bookings with an unknown token", apiReq{method: "GET", path: "/bookings", auth: "Bearer tok-eve"}, 401, CodeUnauthorized, nil},
+		{"bookings with an unknown token", apiReq{method: "GET", path: "/bookings", auth: "Bearer tok-eve"}, 401, engine.CodeUnauthorized, nil},
 		{"ada's bookings", apiReq{method: "GET", path: "/bookings", auth: authAda}, 200, "", func(t *testing.T, body []byte) {
-			var bs []BookingRow
+			var bs []engine.BookingRow
 			if err := json.Unmarshal(body, &bs); err != nil {
 				t.Fatal(err)
 			}
@@ -292,7 +296,7 @@ func TestAPIReads(t *testing.T) {
 			}
 		}},
 		{"ben's bookings", apiReq{method: "GET", path: "/bookings", auth: authBen}, 200, "", func(t *testing.T, body []byte) {
-			var bs []BookingRow
+			var bs []engine.BookingRow
 			if err := json.Unmarshal(body, &bs); err != nil {
 				t.Fatal(err)
 			}
@@ -335,19 +339,19 @@ func TestAPINoBookingsIsAnEmptyList(t *testing.T) {
 // A replay's body is byte for byte the first answer's, apart from the
 // replayed flag: the same booking, the same created_at, with a real clock.
 func TestAPIReplayBodyEqualsTheFirst(t *testing.T) {
-	st, ev := newStage(t, 10, StageConfig{Clock: RealClock{}})
+	st, ev := newStage(t, 10, StageConfig{Clock: clock.Real{}})
 	key := uuid.NewString()
-	post := func() BookResponse {
+	post := func() api.BookResponse {
 		t.Helper()
 		req, _ := http.NewRequest("POST", st.Instances[0].URL+"/bookings", strings.NewReader(fmt.Sprintf(`{"event_id": %d, "quantity": 2}`, ev)))
-		req.Header.Set("Authorization", "Bearer "+TokenAda)
-		req.Header.Set(HeaderIdempotencyKey, key)
+		req.Header.Set("Authorization", "Bearer "+api.TokenAda)
+		req.Header.Set(api.HeaderIdempotencyKey, key)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var br BookResponse
+		var br api.BookResponse
 		if err := json.NewDecoder(resp.Body).Decode(&br); err != nil || resp.StatusCode != 200 {
 			t.Fatalf("%d %v", resp.StatusCode, err)
 		}

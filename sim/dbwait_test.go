@@ -14,16 +14,19 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/learn-idempotency/learn/internal/pgfault"
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // holdAt holds every booking of instance in at point p until release is
 // closed (or the request's context ends); each held booking is announced
 // on the returned channel. The booking keeps its database connection, and
 // from PointAfterLookup on the event's row lock, while it is held.
-func holdAt(in *Instance, p Point, release <-chan struct{}) <-chan BookingRequest {
-	held := make(chan BookingRequest, 16)
-	in.API.Engine.At = func(ctx context.Context, at Point, req BookingRequest) error {
+func holdAt(in *api.Instance, p engine.Point, release <-chan struct{}) <-chan engine.Request {
+	held := make(chan engine.Request, 16)
+	in.API.Engine.At = func(ctx context.Context, at engine.Point, req engine.Request) error {
 		if at != p {
 			return nil
 		}
@@ -58,7 +61,7 @@ func sendAsync(ctx context.Context, url, method, path, key, body string) <-chan 
 		}
 		req.Header.Set("Authorization", authAda)
 		if key != "" {
-			req.Header.Set(HeaderIdempotencyKey, key)
+			req.Header.Set(api.HeaderIdempotencyKey, key)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -78,8 +81,8 @@ func must503(t *testing.T, what string, a answered, code string) {
 	if a.err != nil {
 		t.Fatalf("%s: %v", what, a.err)
 	}
-	if a.status != http.StatusServiceUnavailable || a.header.Get("Retry-After") != RetryAfter {
-		t.Fatalf("%s: %d (Retry-After %q) %s, want 503 with Retry-After %s", what, a.status, a.header.Get("Retry-After"), a.body, RetryAfter)
+	if a.status != http.StatusServiceUnavailable || a.header.Get("Retry-After") != api.RetryAfter {
+		t.Fatalf("%s: %d (Retry-After %q) %s, want 503 with Retry-After %s", what, a.status, a.header.Get("Retry-After"), a.body, api.RetryAfter)
 	}
 	if e := decodeAPIError(t, a.body); e.Code != code || !strings.Contains(e.Message, "retry in a moment with the same idempotency key") {
 		t.Errorf("%s: %+v, want %s", what, e, code)
@@ -87,9 +90,9 @@ func must503(t *testing.T, what string, a answered, code string) {
 }
 
 // must200 checks a booking that succeeded, first time or replay as said.
-func must200(t *testing.T, what string, a answered, replayed bool) BookResponse {
+func must200(t *testing.T, what string, a answered, replayed bool) api.BookResponse {
 	t.Helper()
-	var res BookResponse
+	var res api.BookResponse
 	if a.err != nil || a.status != 200 || json.Unmarshal(a.body, &res) != nil || res.Replayed != replayed {
 		t.Fatalf("%s: %d %v %s, want 200 replayed=%v", what, a.status, a.err, a.body, replayed)
 	}
@@ -100,16 +103,16 @@ func must200(t *testing.T, what string, a answered, replayed bool) BookResponse 
 // connections, then gets 503 database_busy with Retry-After, and nothing
 // is written; GET /events too, which needs no lock, only a connection.
 func TestDBWaitIsBounded(t *testing.T) {
-	s := newRawStage(t, StageConfig{MaxConns: 1, Limits: ServeLimits{DBWait: 100 * time.Millisecond}})
+	s := newRawStage(t, StageConfig{MaxConns: 1, Limits: api.ServeLimits{DBWait: 100 * time.Millisecond}})
 	url, good := s.Instances[0].URL, s.expand(`{"event_id": {ev}, "quantity": 2}`)
 	release := make(chan struct{})
-	held := holdAt(s.Instances[0], PointAfterLookup, release)
+	held := holdAt(s.Instances[0], engine.PointAfterLookup, release)
 	first := sendAsync(t.Context(), url, "POST", "/bookings", uuid.NewString(), good)
 	<-held // it has the pool's one connection
 
-	must503(t, "GET /events", <-sendAsync(t.Context(), url, "GET", "/events", "", ""), CodeDatabaseBusy)
+	must503(t, "GET /events", <-sendAsync(t.Context(), url, "GET", "/events", "", ""), api.CodeDatabaseBusy)
 	other := uuid.NewString()
-	must503(t, "another booking", <-sendAsync(t.Context(), url, "POST", "/bookings", other, good), CodeDatabaseBusy)
+	must503(t, "another booking", <-sendAsync(t.Context(), url, "POST", "/bookings", other, good), api.CodeDatabaseBusy)
 	if !strings.Contains(s.logs.String(), `level=WARN msg="booking failed" instance=api-1`) {
 		t.Errorf("no warning in the log:\n%s", s.logs)
 	}
@@ -127,7 +130,7 @@ func TestDBWaitIsBounded(t *testing.T) {
 // event_busy with Retry-After; a read, which takes no lock, is answered
 // meanwhile; once the lock is gone the same key books.
 func TestLockWaitIsBounded(t *testing.T) {
-	s := newRawStage(t, StageConfig{Limits: ServeLimits{LockWait: 100 * time.Millisecond, DBWait: time.Minute}})
+	s := newRawStage(t, StageConfig{Limits: api.ServeLimits{LockWait: 100 * time.Millisecond, DBWait: time.Minute}})
 	url, good := s.Instances[0].URL, s.expand(`{"event_id": {ev}, "quantity": 2}`)
 	tx, err := s.Admin.Begin(t.Context())
 	if err != nil {
@@ -140,7 +143,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 
 	key := uuid.NewString()
 	for range 5 { // more than the pool's 4 connections: each is given back
-		must503(t, "booking a locked event", <-sendAsync(t.Context(), url, "POST", "/bookings", key, good), CodeEventBusy)
+		must503(t, "booking a locked event", <-sendAsync(t.Context(), url, "POST", "/bookings", key, good), api.CodeEventBusy)
 	}
 	if a := <-sendAsync(t.Context(), url, "GET", "/events", "", ""); a.status != 200 {
 		t.Fatalf("GET /events while the event is locked: %d %s", a.status, a.body)
@@ -162,7 +165,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 // reports every booking waiting for a lock.
 func TestLockWaitBoundsTheWholeQueue(t *testing.T) {
 	const queued, lockWait = 4, time.Second
-	s := newRawStage(t, StageConfig{MaxConns: queued, Limits: ServeLimits{LockWait: lockWait, DBWait: time.Minute}})
+	s := newRawStage(t, StageConfig{MaxConns: queued, Limits: api.ServeLimits{LockWait: lockWait, DBWait: time.Minute}})
 	url, good := s.Instances[0].URL, s.expand(`{"event_id": {ev}, "quantity": 1}`)
 	pids := backendPIDs(t, s.Instances[0].API.Engine.Pool())
 
@@ -196,7 +199,7 @@ func TestLockWaitBoundsTheWholeQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, a := range answers {
-		must503(t, fmt.Sprintf("booking %d of the queue", i+1), <-a, CodeEventBusy)
+		must503(t, fmt.Sprintf("booking %d of the queue", i+1), <-a, api.CodeEventBusy)
 	}
 	if got := s.tables(t); !strings.HasPrefix(got, "0 bookings; seats "+s.expand("{ev}")+":10") {
 		t.Errorf("tables %s, want no booking and 10 seats left", got)
@@ -317,7 +320,7 @@ func TestConnectionLostMidBookingIs503(t *testing.T) {
 			if !proxy.Fired() {
 				t.Fatalf("the proxy never saw %q", step)
 			}
-			must503(t, "the booking whose connection died", a, CodeDatabaseUnavailable)
+			must503(t, "the booking whose connection died", a, api.CodeDatabaseUnavailable)
 			if e := decodeAPIError(t, a.body); strings.Contains(e.Message, "nothing was stored") ||
 				!strings.Contains(e.Message, "not known") {
 				t.Errorf("message %q: want it to say the outcome is not known, never that nothing was stored", e.Message)
@@ -359,7 +362,7 @@ func TestOneEndedConnectionIsSaidAsSuch(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := <-answer
-	must503(t, "the booking whose connection was ended", a, CodeDatabaseUnavailable)
+	must503(t, "the booking whose connection was ended", a, api.CodeDatabaseUnavailable)
 	if e := decodeAPIError(t, a.body); strings.Contains(e.Message, "restarting") || !strings.Contains(e.Message, "57P01") || !strings.Contains(e.Message, "ended this request's database connection") {
 		t.Errorf("message %q: want what is known (57P01, this connection ended), not a restart", e.Message)
 	}

@@ -9,6 +9,11 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
+
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Facts are what a finished run leaves for the judge, as raw as they come:
@@ -19,11 +24,11 @@ import (
 type Facts struct {
 	// Outcomes are the intents (and copies) the browsers sent, each with
 	// its token (whose it is) and every try, with the answer it got.
-	Outcomes []Outcome
+	Outcomes []client.Outcome
 	// Users maps a bearer token to its user: who asked.
 	Users map[string]string
 	// Bookings is the bookings table after the run, ordered by id.
-	Bookings []BookingRow
+	Bookings []engine.BookingRow
 	// SeatsAtStart, SeatsLeft and LowestSeatsLeft are of the run's
 	// events: summed at the start and afterwards, and the lowest
 	// seats_left of one event afterwards.
@@ -39,23 +44,24 @@ type TryRef struct{ Intent, Copy, Try int }
 
 // ReadFacts gathers the facts of a finished run whose events had
 // seatsAtStart seats in all: the tables by queries of db, the tries from
-// outcomes, the bookings each try created from trace (nil: not known).
-func ReadFacts(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, trace []Event) (Facts, error) {
-	f := Facts{Outcomes: outcomes, Users: DemoUsers(), SeatsAtStart: seatsAtStart}
+// outcomes, the bookings each try created from events, the run's trace
+// (nil: not known).
+func ReadFacts(ctx context.Context, db engine.Querier, seatsAtStart int, outcomes []client.Outcome, events []trace.Event) (Facts, error) {
+	f := Facts{Outcomes: outcomes, Users: api.DemoUsers(), SeatsAtStart: seatsAtStart}
 	err := db.QueryRow(ctx, `SELECT coalesce(sum(seats_left), 0), coalesce(min(seats_left), 0) FROM events`).
 		Scan(&f.SeatsLeft, &f.LowestSeatsLeft)
 	if err != nil {
 		return f, fmt.Errorf("read the seats after the run: %w", err)
 	}
-	rows, err := ReadRows(ctx, db)
+	rows, err := engine.ReadRows(ctx, db)
 	if err != nil {
 		return f, fmt.Errorf("read the bookings after the run: %w", err)
 	}
 	f.Bookings = rows.Bookings
-	if trace != nil {
+	if events != nil {
 		f.Created = map[TryRef][]string{}
-		for _, ev := range trace {
-			if ev.Kind == KindCommit && !ev.Replayed && ev.BookingID != "" {
+		for _, ev := range events {
+			if ev.Kind == trace.KindCommit && !ev.Replayed && ev.BookingID != "" {
 				ref := TryRef{ev.Intent, ev.Copy, ev.Try}
 				f.Created[ref] = append(f.Created[ref], ev.BookingID)
 			}
@@ -65,8 +71,8 @@ func ReadFacts(ctx context.Context, db Querier, seatsAtStart int, outcomes []Out
 }
 
 // CheckInvariants is [Judge] of the facts [ReadFacts] gathers.
-func CheckInvariants(ctx context.Context, db Querier, seatsAtStart int, outcomes []Outcome, trace []Event) ([]Invariant, error) {
-	f, err := ReadFacts(ctx, db, seatsAtStart, outcomes, trace)
+func CheckInvariants(ctx context.Context, db engine.Querier, seatsAtStart int, outcomes []client.Outcome, events []trace.Event) ([]Invariant, error) {
+	f, err := ReadFacts(ctx, db, seatsAtStart, outcomes, events)
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +89,8 @@ type intentFacts struct {
 	keys     map[string]bool
 	event    int64
 	quantity int
-	outs     []Outcome
-	rows     []BookingRow
+	outs     []client.Outcome
+	rows     []engine.BookingRow
 }
 
 // intentsOf groups f's outcomes by intent, in intent order, with their
@@ -127,15 +133,15 @@ func intentsOf(f Facts) []*intentFacts {
 // the answer said it).
 type bookingAnswer struct {
 	in      *intentFacts
-	out     Outcome
-	try     TryResult
-	booking BookingRow
+	out     client.Outcome
+	try     client.TryResult
+	booking engine.BookingRow
 	stored  bool
 }
 
 // bookingsAnswered lists every answer of f that carried a booking.
 func bookingsAnswered(f Facts, intents []*intentFacts) []bookingAnswer {
-	byID := map[string]BookingRow{}
+	byID := map[string]engine.BookingRow{}
 	for _, b := range f.Bookings {
 		byID[b.ID] = b
 	}
@@ -149,7 +155,7 @@ func bookingsAnswered(f Facts, intents []*intentFacts) []bookingAnswer {
 				a := t.Answer.Booking
 				b, ok := byID[a.ID]
 				if !ok {
-					b = BookingRow{ID: a.ID, UserID: a.UserID, EventID: a.EventID, Quantity: a.Quantity, Key: a.IdempotencyKey}
+					b = engine.BookingRow{ID: a.ID, UserID: a.UserID, EventID: a.EventID, Quantity: a.Quantity, Key: a.IdempotencyKey}
 				}
 				out = append(out, bookingAnswer{in: in, out: o, try: t, booking: b, stored: ok})
 			}
@@ -194,7 +200,7 @@ func Judge(f Facts) []Invariant {
 			twice.intent(in.number)
 		}
 	}
-	first := map[int]BookingRow{} // intent → the booking of its first answer with one
+	first := map[int]engine.BookingRow{} // intent → the booking of its first answer with one
 	for _, a := range answers {
 		b, ok := first[a.in.number]
 		if !ok {
@@ -270,7 +276,7 @@ func Judge(f Facts) []Invariant {
 		if o.Intent.Number == 0 {
 			continue
 		}
-		if n := len(o.Tries); n > 0 && n < len(DefaultBackoff)+1 && o.Tries[n-1].Error != "" && !errors.Is(o.Err, context.Canceled) {
+		if n := len(o.Tries); n > 0 && n < len(client.DefaultBackoff)+1 && o.Tries[n-1].Error != "" && !errors.Is(o.Err, context.Canceled) {
 			abandoned.copy(o)
 		}
 		for i, t := range o.Tries {
@@ -279,7 +285,7 @@ func Judge(f Facts) []Invariant {
 				break
 			}
 		}
-		if o.Answer != nil && o.Answer.Error != nil && o.Answer.Error.Code == CodeKeyReused && !keyUsedBy(f.Outcomes, o) {
+		if o.Answer != nil && o.Answer.Error != nil && o.Answer.Error.Code == engine.CodeKeyReused && !keyUsedBy(f.Outcomes, o) {
 			blocked.copy(o)
 		}
 	}

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // dial opens a connection to an instance's URL.
@@ -43,7 +46,7 @@ func waitClosed(t *testing.T, c net.Conn) []byte {
 func TestListenerLimitsCutSlowClients(t *testing.T) {
 	// Short limits so the test is quick; the test waits for the server to
 	// close each connection, never for a while of its own.
-	limits := ServeLimits{ReadHeader: 500 * time.Millisecond, Read: 500 * time.Millisecond, Idle: 500 * time.Millisecond, MaxHeaderBytes: 8 << 10}
+	limits := api.ServeLimits{ReadHeader: 500 * time.Millisecond, Read: 500 * time.Millisecond, Idle: 500 * time.Millisecond, MaxHeaderBytes: 8 << 10}
 	s := newRawStage(t, StageConfig{Limits: limits})
 	url := s.Instances[0].URL
 
@@ -70,8 +73,8 @@ func TestListenerLimitsCutSlowClients(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusRequestTimeout || decodeAPIError(t, b).Code != CodeRequestTimeout {
-			t.Errorf("%d %s, want 408 %s", resp.StatusCode, b, CodeRequestTimeout)
+		if resp.StatusCode != http.StatusRequestTimeout || decodeAPIError(t, b).Code != api.CodeRequestTimeout {
+			t.Errorf("%d %s, want 408 %s", resp.StatusCode, b, api.CodeRequestTimeout)
 		}
 		if rest, _ := io.ReadAll(br); len(rest) != 0 {
 			t.Errorf("more after the 408: %q", rest)
@@ -105,7 +108,7 @@ func TestListenerLimitsCutSlowClients(t *testing.T) {
 			t.Errorf("1000 bytes of headers: %d", a.status)
 		}
 		a := s.bookRaw(t, []string{"Idempotency-Key: " + strings.Repeat("k", 4000)}, `{"event_id": {ev}, "quantity": 1}`)
-		if a.status != 400 || decodeAPIError(t, a.body).Code != CodeInvalidKey {
+		if a.status != 400 || decodeAPIError(t, a.body).Code != engine.CodeInvalidKey {
 			t.Errorf("a 4000-byte key: %d %s", a.status, a.body)
 		}
 		c := dial(t, url)
@@ -119,7 +122,7 @@ func TestListenerLimitsCutSlowClients(t *testing.T) {
 
 	t.Run("an answer not written in time", func(t *testing.T) {
 		// Any answer takes longer than a nanosecond to write.
-		in, err := StartInstance("api-9", "127.0.0.1:0", s.Instances[0].API, ServeLimits{Write: time.Nanosecond})
+		in, err := api.StartInstance("api-9", "127.0.0.1:0", s.Instances[0].API, api.ServeLimits{Write: time.Nanosecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,15 +140,15 @@ func TestListenerLimitsCutSlowClients(t *testing.T) {
 // A listener holds at most MaxConns connections: one more gets a JSON 503
 // with Retry-After and is closed; when one closes, the next is served.
 func TestListenerCapsConnections(t *testing.T) {
-	s := newRawStage(t, StageConfig{Limits: ServeLimits{MaxConns: 2}})
+	s := newRawStage(t, StageConfig{Limits: api.ServeLimits{MaxConns: 2}})
 	url := s.Instances[0].URL
 	first, _ := dial(t, url), dial(t, url) // both accepted before the third, in the order they came
 
 	a := sendRaw(t, url, "GET /events HTTP/1.1\r\nHost: learn", "")
-	if a.status != 503 || a.header.Get("Retry-After") != RetryAfter || a.header.Get("Content-Type") != "application/json" {
+	if a.status != 503 || a.header.Get("Retry-After") != api.RetryAfter || a.header.Get("Content-Type") != "application/json" {
 		t.Fatalf("the third connection: %d %v %s", a.status, a.header, a.body)
 	}
-	if e := decodeAPIError(t, a.body); e.Code != CodeTooManyConnections || !strings.Contains(e.Message, "at most 2 connections at once, from all clients together") {
+	if e := decodeAPIError(t, a.body); e.Code != api.CodeTooManyConnections || !strings.Contains(e.Message, "at most 2 connections at once, from all clients together") {
 		t.Errorf("error %+v", e)
 	}
 	if !strings.Contains(s.logs.String(), `level=WARN msg="2 connections open, the most allowed: refusing new ones with 503" instance=api-1 refused=1`) {
@@ -162,16 +165,6 @@ func TestListenerCapsConnections(t *testing.T) {
 	}
 }
 
-// net/http's own lines (a panic, an accept error) go through the
-// instance's structured logger, not the standard log package.
-func TestListenerLogsThroughSlog(t *testing.T) {
-	s := newRawStage(t, StageConfig{})
-	s.Instances[0].srv.srv.ErrorLog.Print("http: Accept error: too many open files")
-	if want := `level=WARN msg="http: Accept error: too many open files" instance=api-1`; !strings.Contains(s.logs.String(), want) {
-		t.Errorf("the log lacks %q:\n%s", want, s.logs)
-	}
-}
-
 // A scenario's stage has no limit of time: a request held at a gated step
 // (here until the test closes a channel) keeps waiting, with its database
 // connection and its row lock, while the same step on a stage with short
@@ -179,13 +172,13 @@ func TestListenerLogsThroughSlog(t *testing.T) {
 // gives up waiting for a connection; a read queued behind the held step on
 // the scenario's stage waits for it and is answered.
 func TestScenarioStageHoldsARequestPastEveryLimit(t *testing.T) {
-	limits := ServeLimits{ReadHeader: 200 * time.Millisecond, Read: 200 * time.Millisecond, Write: 200 * time.Millisecond,
+	limits := api.ServeLimits{ReadHeader: 200 * time.Millisecond, Read: 200 * time.Millisecond, Write: 200 * time.Millisecond,
 		Idle: 200 * time.Millisecond, MaxConns: 8, DBWait: 100 * time.Millisecond, LockWait: 100 * time.Millisecond}
 	scenario := newRawStage(t, StageConfig{MaxConns: 1})
 	serve := newRawStage(t, StageConfig{MaxConns: 1, Limits: limits})
 	release := make(chan struct{})
-	heldScenario := holdAt(scenario.Instances[0], PointAfterLookup, release)
-	heldServe := holdAt(serve.Instances[0], PointAfterLookup, release)
+	heldScenario := holdAt(scenario.Instances[0], engine.PointAfterLookup, release)
+	heldServe := holdAt(serve.Instances[0], engine.PointAfterLookup, release)
 	body := `{"event_id": {ev}, "quantity": 2}`
 	onScenario := sendAsync(t.Context(), scenario.Instances[0].URL, "POST", "/bookings", uuid.NewString(), scenario.expand(body))
 	onServe := sendAsync(t.Context(), serve.Instances[0].URL, "POST", "/bookings", uuid.NewString(), serve.expand(body))
@@ -194,7 +187,7 @@ func TestScenarioStageHoldsARequestPastEveryLimit(t *testing.T) {
 
 	// Both steps are held. On the limited stage, a read gives up waiting
 	// for the one connection, and a client that sends nothing is cut.
-	must503(t, "GET /events on the limited stage", <-sendAsync(t.Context(), serve.Instances[0].URL, "GET", "/events", "", ""), CodeDatabaseBusy)
+	must503(t, "GET /events on the limited stage", <-sendAsync(t.Context(), serve.Instances[0].URL, "GET", "/events", "", ""), api.CodeDatabaseBusy)
 	if got := waitClosed(t, dial(t, serve.Instances[0].URL)); len(got) != 0 {
 		t.Errorf("an answer to nothing: %q", got)
 	}

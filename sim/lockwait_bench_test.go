@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // BenchmarkLockWaitQueue measures the longest wait of bookings queued
@@ -25,7 +27,7 @@ import (
 func BenchmarkLockWaitQueue(b *testing.B) {
 	const queued, bound = 8, 500 * time.Millisecond
 	ctx := b.Context()
-	st, err := NewStage(ctx, testDatabase(), StageConfig{MaxConns: queued, Limits: ServeLimits{LockWait: bound, DBWait: time.Minute}})
+	st, err := NewStage(ctx, testDatabase(), StageConfig{MaxConns: queued, Limits: api.ServeLimits{LockWait: bound, DBWait: time.Minute}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,9 +60,9 @@ func BenchmarkLockWaitQueue(b *testing.B) {
 		wg.Wait()
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		for i, a := range answers {
-			var e ErrorResponse
-			if a.err != nil || a.status != http.StatusServiceUnavailable || json.Unmarshal(a.body, &e) != nil || e.Error.Code != CodeEventBusy {
-				b.Fatalf("booking %d of the queue: %d %v %s, want 503 %s", i+1, a.status, a.err, a.body, CodeEventBusy)
+			var e api.ErrorResponse
+			if a.err != nil || a.status != http.StatusServiceUnavailable || json.Unmarshal(a.body, &e) != nil || e.Error.Code != api.CodeEventBusy {
+				b.Fatalf("booking %d of the queue: %d %v %s, want 503 %s", i+1, a.status, a.err, a.body, api.CodeEventBusy)
 			}
 			longest = max(longest, waits[i])
 		}

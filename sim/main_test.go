@@ -1,12 +1,21 @@
 package sim
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // testDB is this package's PostgreSQL: a throwaway local cluster, or the
@@ -54,3 +63,68 @@ func counts(t *testing.T, st *Stage, eventID int64) (rows, seatsLeft int) {
 
 // testDatabase hands out schemas of testDB.
 func testDatabase() Database { return DatabaseOf(testDB.NewSchema) }
+
+// engineOf is the engine of the stage's first API instance.
+func engineOf(st *Stage) *engine.Engine { return st.Instances[0].API.Engine }
+
+// bothWays runs test twice: on a stage nobody watches, whose engines send
+// their plan pipelined (as learn serve and the benchmarks do), and on one
+// whose every step goes to a trace, whose engines run it step by step (as
+// the play screen animates it). Both must answer alike.
+func bothWays(t *testing.T, test func(t *testing.T, cfg StageConfig)) {
+	t.Run("unwatched", func(t *testing.T) { test(t, StageConfig{}) })
+	t.Run("traced", func(t *testing.T) {
+		test(t, StageConfig{Trace: trace.New(clock.NewFake(time.Now()), trace.Options{})})
+	})
+}
+
+// with returns cfg with the fields set in o.
+func (cfg StageConfig) with(o StageConfig) StageConfig {
+	if o.MaxConns != 0 {
+		cfg.MaxConns = o.MaxConns
+	}
+	if o.Clock != nil {
+		cfg.Clock = o.Clock
+	}
+	return cfg
+}
+
+// lockedBuffer is a log destination the test can read while the servers
+// write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// post sends POST /bookings as ada with key and body, and reads the answer.
+func post(t *testing.T, url, key, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/bookings", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", authAda)
+	req.Header.Set(api.HeaderIdempotencyKey, key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}

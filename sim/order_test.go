@@ -7,12 +7,17 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // slowKeys is a key store whose Put, once the key is stored, runs after
 // before returning: a slow report of a SET.
 type slowKeys struct {
-	KeyStore
+	api.KeyStore
 	after func()
 }
 
@@ -26,7 +31,7 @@ func (s slowKeys) Put(ctx context.Context, user string, key uuid.UUID, id int64)
 // durable, before the trace is told of it (hold installs the hold); second
 // then reads that write. The writer is let go once second has returned or is
 // waiting for the writer's write to be told. It returns the recorded trace.
-func raceToTell(t *testing.T, trace *Trace, hold func(held func()), first, second func() error) []Event {
+func raceToTell(t *testing.T, tr *trace.Trace, hold func(held func()), first, second func() error) []trace.Event {
 	t.Helper()
 	durable, release := make(chan struct{}), make(chan struct{})
 	hold(func() {
@@ -34,12 +39,12 @@ func raceToTell(t *testing.T, trace *Trace, hold func(held func()), first, secon
 		<-release
 	})
 	waiting := make(chan struct{}, 1)
-	trace.awaiting = func(string) {
+	tr.OnAwait(func(string) {
 		select {
 		case waiting <- struct{}{}:
 		default:
 		}
-	}
+	})
 	firstErr := make(chan error, 1)
 	go func() { firstErr <- first() }()
 	select {
@@ -61,25 +66,25 @@ func raceToTell(t *testing.T, trace *Trace, hold func(held func()), first, secon
 	if err := <-secondErr; err != nil {
 		t.Fatal(err)
 	}
-	return trace.Recorded()
+	return tr.Recorded()
 }
 
 // A copy that finds the booking another copy has just committed tells so
 // after that COMMIT, even when the committing copy is slow to tell it: the
 // screen shows the database's order.
 func TestAReplayIsToldAfterTheCommitItRead(t *testing.T) {
-	trace := NewTrace(NewFakeClock(time.Now()), TraceOptions{})
-	st, ev := newStage(t, 10, StageConfig{Trace: trace})
+	tr := trace.New(clock.NewFake(time.Now()), trace.Options{})
+	st, ev := newStage(t, 10, StageConfig{Trace: tr})
 	eng := engineOf(st)
-	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+	req := engine.Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
 	book := func() error { _, err := eng.BookTicket(t.Context(), req); return err }
-	events := raceToTell(t, trace, func(held func()) { eng.committed = held }, book, book)
+	events := raceToTell(t, tr, func(held func()) { eng.OnCommit = held }, book, book)
 	commit, found := 0, 0
 	for _, e := range events {
 		switch {
-		case e.Kind == KindCommit && !e.Replayed:
+		case e.Kind == trace.KindCommit && !e.Replayed:
 			commit = e.Seq
-		case e.Kind == KindLookup && e.Found:
+		case e.Kind == trace.KindLookup && e.Found:
 			found = e.Seq
 		}
 	}
@@ -91,15 +96,15 @@ func TestAReplayIsToldAfterTheCommitItRead(t *testing.T) {
 // The same holds for a key store: a copy whose GET finds the key tells so
 // after the SET that stored it.
 func TestAKeyStoreHitIsToldAfterTheSetItRead(t *testing.T) {
-	trace := NewTrace(NewFakeClock(time.Now()), TraceOptions{})
-	st, ev := newStage(t, 10, StageConfig{Trace: trace, Keys: KeysInMemory})
-	api := st.Instances[0].API
-	req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-	book := func() error { _, err := api.book(t.Context(), req); return err }
-	events := raceToTell(t, trace, func(held func()) { api.Keys = slowKeys{api.Keys, held} }, book, book)
+	tr := trace.New(clock.NewFake(time.Now()), trace.Options{})
+	st, ev := newStage(t, 10, StageConfig{Trace: tr, Keys: KeysInMemory})
+	in := st.Instances[0].API
+	req := engine.Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+	book := func() error { _, err := in.Book(t.Context(), req); return err }
+	events := raceToTell(t, tr, func(held func()) { in.Keys = slowKeys{in.Keys, held} }, book, book)
 	set, hit := 0, 0
 	for _, e := range events {
-		if e.Kind != KindKeyStore {
+		if e.Kind != trace.KindKeyStore {
 			continue
 		}
 		switch {

@@ -8,17 +8,19 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // outageDB is testDB's schemas, with an outage the test sets.
 type outageDB struct {
-	outage atomic.Pointer[Outage]
+	outage atomic.Pointer[api.Outage]
 }
 
 func (d *outageDB) NewSchema(ctx context.Context) (Schema, error) {
 	return testDatabase().NewSchema(ctx)
 }
-func (d *outageDB) Outage() *Outage { return d.outage.Load() }
+func (d *outageDB) Outage() *api.Outage { return d.outage.Load() }
 
 // While the PostgreSQL under a stage is known to be down (its Database
 // reports an Outage), a request that meets a database error is answered
@@ -44,12 +46,12 @@ func TestDatabaseOutageIsAnsweredAsSuch(t *testing.T) {
 	}
 	const what = "learn's PostgreSQL (pid 4197) was killed by signal 9 (killed)"
 	for _, tt := range []struct {
-		outage     Outage
+		outage     api.Outage
 		retryAfter string
 		says       string
 	}{
-		{Outage{What: what, Back: true}, "2", "starting it again on the same data"},
-		{Outage{What: what}, RetryAfter, "Nothing can be booked here until learn is started again"},
+		{api.Outage{What: what, Back: true}, "2", "starting it again on the same data"},
+		{api.Outage{What: what}, api.RetryAfter, "Nothing can be booked here until learn is started again"},
 	} {
 		db.outage.Store(&tt.outage)
 		for _, r := range []struct{ method, path, key, body string }{{"POST", "/bookings", key, good}, {"GET", "/events", "", ""}} {
@@ -58,8 +60,8 @@ func TestDatabaseOutageIsAnsweredAsSuch(t *testing.T) {
 				t.Fatalf("%s %s while the database is down (back: %v): %d %v (Retry-After %q) %s", r.method, r.path, tt.outage.Back, a.status, a.err, a.header.Get("Retry-After"), a.body)
 			}
 			e := decodeAPIError(t, a.body)
-			if e.Code != CodeDatabaseDown || !strings.Contains(e.Message, what) || !strings.Contains(e.Message, tt.says) || strings.Contains(e.Message, "in a moment") {
-				t.Errorf("%s %s: %+v, want %s saying %q and %q", r.method, r.path, e, CodeDatabaseDown, what, tt.says)
+			if e.Code != api.CodeDatabaseDown || !strings.Contains(e.Message, what) || !strings.Contains(e.Message, tt.says) || strings.Contains(e.Message, "in a moment") {
+				t.Errorf("%s %s: %+v, want %s saying %q and %q", r.method, r.path, e, api.CodeDatabaseDown, what, tt.says)
 			}
 		}
 	}

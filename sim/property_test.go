@@ -14,6 +14,12 @@ import (
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
+
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // propPlan is one drawn run of the booking flow: API instances, events
@@ -40,11 +46,11 @@ type propIntent struct {
 	Quantity int
 	KeyOf    int // index of the intent whose key this one sends; its own index for a fresh key
 	Shift    int // the first instance its browser picks (copy c starts at Shift+c)
-	Faults   [][]Fault
+	Faults   [][]client.Fault
 }
 
 // propTries is how many tries the browser makes at most (DefaultBackoff).
-var propTries = len(DefaultBackoff) + 1
+var propTries = len(client.DefaultBackoff) + 1
 
 // propPlanGen draws bookingPlans: 1–3 API instances, one or two events of 1–30
 // seats, 1–6 intents of ada or ben for 1..MaxQuantity seats (so some are
@@ -64,14 +70,14 @@ var propPlanGen = rapid.Custom(func(t *rapid.T) propPlan {
 	if rapid.Bool().Draw(t, "two events") {
 		p.Seats = append(p.Seats, rapid.IntRange(1, 30).Draw(t, "seats of event 2"))
 	}
-	fault := rapid.SampledFrom([]Fault{Deliver, Deliver, LoseAnswer, FailBeforeSend, Duplicate})
+	fault := rapid.SampledFrom([]client.Fault{client.Deliver, client.Deliver, client.LoseAnswer, client.FailBeforeSend, client.Duplicate})
 	copies := rapid.SampledFrom([]int{1, 1, 1, 2, 3, 4})
 	n := rapid.IntRange(1, 6).Draw(t, "intents")
 	for i := range n {
 		in := propIntent{
-			Token:    rapid.SampledFrom([]string{TokenAda, TokenBen}).Draw(t, "user"),
+			Token:    rapid.SampledFrom([]string{api.TokenAda, api.TokenBen}).Draw(t, "user"),
 			Event:    rapid.IntRange(0, len(p.Seats)-1).Draw(t, "event"),
-			Quantity: rapid.IntRange(1, MaxQuantity).Draw(t, "quantity"),
+			Quantity: rapid.IntRange(1, engine.MaxQuantity).Draw(t, "quantity"),
 			KeyOf:    i,
 			Shift:    rapid.IntRange(0, p.Instances-1).Draw(t, "shift"),
 		}
@@ -101,7 +107,7 @@ func (p propPlan) String() string {
 		mode = "all at once"
 	}
 	fmt.Fprintf(&b, "%d instance(s), seats %v, intents %s, held %s after the lookup\n", p.Instances, p.Seats, mode, p.Hold)
-	users := DemoUsers()
+	users := api.DemoUsers()
 	for i, in := range p.Intents {
 		key := fmt.Sprintf("K%d", in.KeyOf+1)
 		fmt.Fprintf(&b, "  intent %d: %s books %d of event %d, key %s, first instance api-%d",
@@ -134,14 +140,14 @@ func (p propPlan) maxInFlight() int {
 }
 
 // describePropOutcomes writes every try of every intent: instance and answer.
-func describePropOutcomes(outs []Outcome) string {
+func describePropOutcomes(outs []client.Outcome) string {
 	var b strings.Builder
 	for _, o := range outs {
 		fmt.Fprintf(&b, "  intent %d", o.Intent.Number)
 		if o.Intent.Copy > 0 {
 			fmt.Fprintf(&b, " copy %d", o.Intent.Copy)
 		}
-		fmt.Fprintf(&b, " (event %d × %d, key %s):", o.Intent.EventID, o.Intent.Quantity, ShortKey(o.Intent.Key))
+		fmt.Fprintf(&b, " (event %d × %d, key %s):", o.Intent.EventID, o.Intent.Quantity, trace.ShortKey(o.Intent.Key))
 		for _, tr := range o.Tries {
 			switch {
 			case tr.Error != "":
@@ -161,35 +167,64 @@ func describePropOutcomes(outs []Outcome) string {
 	return b.String()
 }
 
+// The executors of the booking transaction a plan runs under (see
+// engine.BookTicket): the plan step by step, its steps told to a trace,
+// or pipelined, when nobody watches.
+const (
+	stepByStep = "step by step"
+	pipelined  = "pipelined"
+)
+
+// propExecutors are both, in the order runPropBoth runs them.
+var propExecutors = []string{stepByStep, pipelined}
+
+// propTables is what a run leaves in the tables: every booking row (its
+// created_at aside, which is the run's clock's) and the seats left of
+// each event.
+type propTables struct {
+	Bookings []string // "b3 ada event 1 × 2 key 3f2a9c1d", by id
+	Seats    []int    // by event
+}
+
 // runPropPlan runs p on a fresh stage whose engines book by design on a schema
-// with constraint c, and returns the outcomes and every property the run
-// broke (none for a correct engine). err is a failure of the test's own
-// machinery (the database, the stage), not of a property.
-func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (violations []propViolation, outs []Outcome, err error) {
-	clock := NewFakeClock(time.Now().Truncate(time.Second))
-	trace := NewTrace(clock, TraceOptions{})
+// with constraint c, by executor (stepByStep or pipelined), and returns
+// the outcomes, the tables afterwards and every property the run broke
+// (none for a correct engine). The pipelined run keeps no trace, so the
+// invariant read off the trace (a refusal writes nothing) is checked on
+// the step-by-step run only, and p.Hold, a hook of the engine's, does not
+// apply. err is a failure of the test's own machinery (the database, the
+// stage), not of a property.
+func runPropPlan(ctx context.Context, p propPlan, design engine.Design, c engine.Constraint, executor string) (violations []propViolation, outs []client.Outcome, tables propTables, err error) {
+	clk := clock.NewFake(time.Now().Truncate(time.Second))
+	var tr *trace.Trace
+	if executor == stepByStep {
+		tr = trace.New(clk, trace.Options{})
+	}
 	st, err := NewStage(ctx, testDatabase(), StageConfig{
 		Instances:  p.Instances,
 		MaxConns:   p.maxInFlight(),
-		Clock:      clock,
-		Trace:      trace,
+		Clock:      clk,
+		Trace:      tr,
 		Design:     design,
 		Constraint: c,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, tables, err
 	}
 	defer func() {
 		if cerr := st.Close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("close stage: %w", cerr))
 		}
 	}()
+	if _, ok := st.Instances[0].API.Engine.Pipelined(); ok != (executor == pipelined) {
+		return nil, nil, tables, fmt.Errorf("the stage's engine runs %s: want %s", map[bool]string{true: pipelined, false: stepByStep}[ok], executor)
+	}
 
-	if p.Hold > 0 {
+	if p.Hold > 0 && executor == stepByStep {
 		for _, inst := range st.Instances {
-			inst.API.Engine.At = func(ctx context.Context, at Point, _ BookingRequest) error {
-				if at == PointAfterLookup {
-					return RealClock{}.Sleep(ctx, p.Hold)
+			inst.API.Engine.At = func(ctx context.Context, at engine.Point, _ engine.Request) error {
+				if at == engine.PointAfterLookup {
+					return clock.Real{}.Sleep(ctx, p.Hold)
 				}
 				return nil
 			}
@@ -199,17 +234,17 @@ func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (
 	eventIDs := make([]int64, len(p.Seats))
 	seatsAtStart := 0
 	for i, seats := range p.Seats {
-		if eventIDs[i], err = st.AddEvent(ctx, fmt.Sprintf("Event %d", i+1), seats, clock.Now().Add(30*24*time.Hour)); err != nil {
-			return nil, nil, err
+		if eventIDs[i], err = st.AddEvent(ctx, fmt.Sprintf("Event %d", i+1), seats, clk.Now().Add(30*24*time.Hour)); err != nil {
+			return nil, nil, tables, err
 		}
 		seatsAtStart += seats
 	}
 
 	// One job per copy; copies of an intent share its number and key.
 	type job struct {
-		intent Intent
+		intent client.Intent
 		token  string
-		faults []Fault
+		faults []client.Fault
 		shift  int
 	}
 	keys := make([]uuid.UUID, len(p.Intents))
@@ -221,7 +256,7 @@ func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (
 		}
 		var g []job
 		for c, faults := range in.Faults {
-			it := Intent{Number: i + 1, EventID: eventIDs[in.Event], Quantity: in.Quantity, Key: keys[i]}
+			it := client.Intent{Number: i + 1, EventID: eventIDs[in.Event], Quantity: in.Quantity, Key: keys[i]}
 			if len(in.Faults) > 1 {
 				it.Copy = c + 1
 			}
@@ -233,13 +268,13 @@ func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (
 		groups = [][]job{slices.Concat(groups...)}
 	}
 	for _, g := range groups {
-		res := make([]Outcome, len(g))
+		res := make([]client.Outcome, len(g))
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for k, j := range g {
-			b := st.Browser(j.token, func(a Attempt) Fault {
+			b := st.Browser(j.token, func(a trace.Attempt) client.Fault {
 				if a.Try < 1 || a.Try > len(j.faults) {
-					return Deliver
+					return client.Deliver
 				}
 				return j.faults[a.Try-1]
 			})
@@ -257,10 +292,108 @@ func runPropPlan(ctx context.Context, p propPlan, design Design, c Constraint) (
 		outs = append(outs, res...)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, outs, err
+		return nil, outs, tables, err
 	}
-	violations, err = propViolations(ctx, st, p, keys, eventIDs, seatsAtStart, outs, trace.Recorded())
-	return violations, outs, err
+	var events []trace.Event
+	if tr != nil {
+		events = tr.Recorded()
+	}
+	if violations, err = propViolations(ctx, st, p, keys, eventIDs, seatsAtStart, outs, events); err != nil {
+		return nil, outs, tables, err
+	}
+	tables, err = readPropTables(ctx, st, eventIDs, keys)
+	return violations, outs, tables, err
+}
+
+// readPropTables reads the bookings and the seats of events after a run;
+// a booking's key is named as the plan names it (K1 for intent 1's).
+func readPropTables(ctx context.Context, st *Stage, eventIDs []int64, keys []uuid.UUID) (propTables, error) {
+	var t propTables
+	rows, err := engine.ReadRows(ctx, st.Admin)
+	if err != nil {
+		return t, err
+	}
+	for _, b := range rows.Bookings {
+		name := b.Key
+		if i := slices.IndexFunc(keys, func(k uuid.UUID) bool { return k.String() == b.Key }); i >= 0 {
+			name = fmt.Sprintf("K%d", i+1)
+		}
+		t.Bookings = append(t.Bookings, fmt.Sprintf("%s %s event %d × %d key %s", b.ID, b.UserID, b.EventID, b.Quantity, name))
+	}
+	left := map[int64]int{}
+	for _, e := range rows.Events {
+		left[e.ID] = e.SeatsLeft
+	}
+	for _, id := range eventIDs {
+		t.Seats = append(t.Seats, left[id])
+	}
+	return t, nil
+}
+
+// runPropBoth runs p under both executors (propExecutors), each on a stage
+// of its own, and returns each run's violations prefixed with the
+// executor, the step-by-step run's outcomes and, when the two runs'
+// answers, rows or seats differ, what differs (propExecutorsAgree).
+func runPropBoth(ctx context.Context, p propPlan, design engine.Design, c engine.Constraint) (bad []propViolation, outs []client.Outcome, differ string, err error) {
+	var runs [2]struct {
+		outs   []client.Outcome
+		tables propTables
+	}
+	for i, x := range propExecutors {
+		v, o, t, err := runPropPlan(ctx, p, design, c, x)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %w", x, err)
+		}
+		for _, one := range v {
+			bad = append(bad, propViolation{Prop: one.Prop, Detail: x + ": " + one.Detail})
+		}
+		runs[i].outs, runs[i].tables = o, t
+	}
+	return bad, runs[0].outs, propExecutorsAgree(p, runs[0].outs, runs[0].tables, runs[1].outs, runs[1].tables), nil
+}
+
+// propExecutorsAgree says how two runs of p differ ("" when they do not):
+// every try's answer (status, code, booking, replay, the network's error),
+// the booking rows and the seats left of each event. Where the run itself
+// races, only what the race cannot change is held equal: plans of
+// intents sent all at once are held to the invariants only (which intent
+// gets the last seats is the race's); the copies of one intent are
+// compared as a set of tries (which copy inserted is the race's), and
+// whether an answer was a replay is not compared for an intent sent as
+// several copies, or for a try the network duplicated (which answer the
+// browser reads first is the race's).
+func propExecutorsAgree(p propPlan, aOuts []client.Outcome, aTables propTables, bOuts []client.Outcome, bTables propTables) string {
+	if p.Together {
+		return ""
+	}
+	tries := func(outs []client.Outcome) map[int][]string {
+		by := map[int][]string{}
+		for _, o := range outs {
+			in := p.Intents[o.Intent.Number-1]
+			for _, t := range o.Tries {
+				replay := fmt.Sprint(t.Replayed)
+				copyOf := max(o.Intent.Copy, 1) - 1
+				if len(in.Faults) > 1 || (t.Try <= len(in.Faults[copyOf]) && in.Faults[copyOf][t.Try-1] == client.Duplicate) {
+					replay = "?"
+				}
+				by[o.Intent.Number] = append(by[o.Intent.Number], fmt.Sprintf("try %d: %d %s %s replay=%s %s", t.Try, t.Status, t.Code, t.BookingID, replay, t.Error))
+			}
+		}
+		for n := range by {
+			slices.Sort(by[n])
+		}
+		return by
+	}
+	a, b := tries(aOuts), tries(bOuts)
+	for n := range p.Intents {
+		if !slices.Equal(a[n+1], b[n+1]) {
+			return fmt.Sprintf("intent %d:\n    %s: %v\n    %s: %v", n+1, propExecutors[0], a[n+1], propExecutors[1], b[n+1])
+		}
+	}
+	if !slices.Equal(aTables.Bookings, bTables.Bookings) || !slices.Equal(aTables.Seats, bTables.Seats) {
+		return fmt.Sprintf("the tables:\n    %s: %+v\n    %s: %+v", propExecutors[0], aTables, propExecutors[1], bTables)
+	}
+	return ""
 }
 
 // The properties checked by direct queries and from the answers, besides
@@ -287,13 +420,13 @@ type propViolation struct{ Prop, Detail string }
 // queries of the tables against what the browsers were answered. The
 // violations come sorted, the invariants of CheckInvariants first.
 func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID, eventIDs []int64,
-	seatsAtStart int, outs []Outcome, trace []Event) ([]propViolation, error) {
+	seatsAtStart int, outs []client.Outcome, tr []trace.Event) ([]propViolation, error) {
 	var bad []propViolation
 	failf := func(prop, format string, args ...any) {
 		bad = append(bad, propViolation{prop, fmt.Sprintf(format, args...)})
 	}
 
-	invs, err := CheckInvariants(ctx, st.Admin, seatsAtStart, outs, trace)
+	invs, err := CheckInvariants(ctx, st.Admin, seatsAtStart, outs, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +481,7 @@ func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID
 
 	// At most one row per (user, key) the plan used, and every row is one
 	// an intent asked for.
-	users := DemoUsers()
+	users := api.DemoUsers()
 	type pair struct {
 		user string
 		key  uuid.UUID
@@ -364,7 +497,7 @@ func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID
 	}
 	for id, r := range bookings {
 		if !asked[r] {
-			failf(propRowAsked, "booking %s (%s, event %d × %d, key %s) was asked for by no intent", PublicBookingID(id), r.user, r.event, r.quantity, ShortKey(r.key))
+			failf(propRowAsked, "booking %s (%s, event %d × %d, key %s) was asked for by no intent", engine.PublicBookingID(id), r.user, r.event, r.quantity, trace.ShortKey(r.key))
 		}
 	}
 
@@ -401,7 +534,7 @@ func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID
 		for _, tr := range o.Tries {
 			switch {
 			case tr.Error != "":
-				if tr.Error != ErrAnswerLost.Error() && tr.Error != ErrNotSent.Error() {
+				if tr.Error != client.ErrAnswerLost.Error() && tr.Error != client.ErrNotSent.Error() {
 					failf(propNetworkError, "intent %d copy %d try %d: network error %q that the plan did not make", in.Number, in.Copy, tr.Try, tr.Error)
 				}
 			case tr.Status == 200:
@@ -441,7 +574,7 @@ func propViolations(ctx context.Context, st *Stage, p propPlan, keys []uuid.UUID
 	}
 	for pr, ids := range idsOfPair {
 		if len(ids) > 1 {
-			failf(propOneIDPerPair, "(%s, key %s) got %d booking ids among its 200 answers: %v", pr.user, ShortKey(pr.key), len(ids), slices.Sorted(maps.Keys(ids)))
+			failf(propOneIDPerPair, "(%s, key %s) got %d booking ids among its 200 answers: %v", pr.user, trace.ShortKey(pr.key), len(ids), slices.Sorted(maps.Keys(ids)))
 		}
 	}
 	for id, n := range created {
@@ -469,15 +602,16 @@ func describeViolations(bad []propViolation) string {
 
 // Random intents, quantities, answer losses, duplicates, concurrency and
 // instance choice: the invariants hold on every run of the correct design,
-// against the real PostgreSQL. A failure names the first property broken;
-// the output of the shrunk plan's run below it shows the plan, every try
-// and every violation. Rerun it with the -rapid.seed (or -rapid.failfile)
-// that rapid prints.
+// against the real PostgreSQL, under both executors of the booking
+// transaction, and the two answer alike (propExecutorsAgree). A failure
+// names the first property broken; the output of the shrunk plan's run
+// below it shows the plan, every try and every violation. Rerun it with
+// the -rapid.seed (or -rapid.failfile) that rapid prints.
 func TestPropertyCorrectDesignKeepsTheInvariants(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		p := propPlanGen.Draw(rt, "plan")
-		bad, outs, err := runPropPlan(rt.Context(), p, Design{}, UniquePerUser)
+		bad, outs, differ, err := runPropBoth(rt.Context(), p, engine.Design{}, engine.UniquePerUser)
 		if err != nil {
 			rt.Fatalf("run the plan: %v\nplan: %s", err, p)
 		}
@@ -485,28 +619,37 @@ func TestPropertyCorrectDesignKeepsTheInvariants(t *testing.T) {
 			rt.Logf("plan: %s\ntries:\n%s\nbroken:\n%s", p, describePropOutcomes(outs), describeViolations(bad))
 			rt.Fatalf("broken: %s", bad[0].Prop)
 		}
+		if differ != "" {
+			rt.Fatalf("the executors answer differently: %s\nplan: %s\ntries, %s:\n%s", differ, p, stepByStep, describePropOutcomes(outs))
+		}
 	})
 }
 
 // The property test is not vacuous: against an engine that never looks the
 // key up, on a schema without the UNIQUE constraint, the same checks fail,
-// for a lost answer made by hand and for a plan the generator draws.
+// under each executor, for a lost answer made by hand and for a plan the
+// generator draws; and the executors still answer alike.
 func TestPropertyCatchesABrokenDesign(t *testing.T) {
 	t.Parallel()
-	broken := Design{Lookup: NoLookup}
+	broken := engine.Design{Lookup: engine.NoLookup}
 
 	t.Run("lost answer", func(t *testing.T) {
 		p := propPlan{Instances: 2, Seats: []int{10}, Intents: []propIntent{{
-			Token: TokenAda, Quantity: 2, Faults: [][]Fault{{LoseAnswer, Deliver, Deliver}},
+			Token: api.TokenAda, Quantity: 2, Faults: [][]client.Fault{{client.LoseAnswer, client.Deliver, client.Deliver}},
 		}}}
-		bad, outs, err := runPropPlan(t.Context(), p, broken, NoUnique)
+		bad, outs, differ, err := runPropBoth(t.Context(), p, broken, engine.NoUnique)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range []string{"invariant: " + InvOnePerKey, propRowsPerPair} {
-			if !slices.ContainsFunc(bad, func(v propViolation) bool { return v.Prop == want }) {
-				t.Errorf("the broken design kept %q; broken:\n%stries:\n%s", want, describeViolations(bad), describePropOutcomes(outs))
+			for _, x := range propExecutors {
+				if !slices.ContainsFunc(bad, func(v propViolation) bool { return v.Prop == want && strings.HasPrefix(v.Detail, x+": ") }) {
+					t.Errorf("the broken design kept %q %s; broken:\n%stries:\n%s", want, x, describeViolations(bad), describePropOutcomes(outs))
+				}
 			}
+		}
+		if differ != "" {
+			t.Errorf("the executors answer differently: %s", differ)
 		}
 	})
 
@@ -517,9 +660,12 @@ func TestPropertyCatchesABrokenDesign(t *testing.T) {
 		const seeds = 20
 		for seed := range seeds {
 			p := propPlanGen.Example(seed)
-			bad, outs, err := runPropPlan(t.Context(), p, broken, NoUnique)
+			bad, outs, differ, err := runPropBoth(t.Context(), p, broken, engine.NoUnique)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if differ != "" {
+				t.Fatalf("seed %d: the executors answer differently: %s\nplan: %s", seed, differ, p)
 			}
 			if len(bad) > 0 {
 				t.Logf("seed %d caught the broken design:\n%splan: %s\ntries:\n%s", seed, describeViolations(bad), p, describePropOutcomes(outs))

@@ -7,24 +7,29 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
+
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Report is the headless result of a run (learn demo NAME --json).
 type Report struct {
-	Scenario    string         `json:"scenario"`
-	Variant     Variant        `json:"variant"`
-	Design      Switches       `json:"design"`       // the design the run used, switch by switch
-	NotApplying []NotApplying  `json:"not_applying"` // the design's switches that act on nothing, with why`
-	Answers     []AnswerReport `json:"answers"`      // every answer that reached the browser, in arrival order
-	Lost        int            `json:"lost"`         // answers lost on the way back
-	Unanswered  int            `json:"unanswered"`   // tries that got no answer at all: lost, never sent, or the instance died
-	BookingRows int            `json:"booking_rows"` // rows in bookings afterwards (the run's users only exist in its schema)
-	Bookings    []BookingRow   `json:"bookings"`     // those rows, by id`
-	SeatsTaken  int            `json:"seats_taken"`  // seats the run's events lost
-	Attempts    []IntentReport `json:"attempts"`     // every try of every intent
-	Invariants  []Invariant    `json:"invariants"`
-	Guards      Guards         `json:"guards"`  // what stopped repeats in this run, read off its trace
-	Verdict     *Verdict       `json:"verdict"` // what the run means: the guarantee that held, or the consequence and its diagnosis
+	Scenario    string              `json:"scenario"`
+	Variant     Variant             `json:"variant"`
+	Design      Switches            `json:"design"`       // the design the run used, switch by switch
+	NotApplying []NotApplying       `json:"not_applying"` // the design's switches that act on nothing, with why`
+	Answers     []AnswerReport      `json:"answers"`      // every answer that reached the browser, in arrival order
+	Lost        int                 `json:"lost"`         // answers lost on the way back
+	Unanswered  int                 `json:"unanswered"`   // tries that got no answer at all: lost, never sent, or the instance died
+	BookingRows int                 `json:"booking_rows"` // rows in bookings afterwards (the run's users only exist in its schema)
+	Bookings    []engine.BookingRow `json:"bookings"`     // those rows, by id`
+	SeatsTaken  int                 `json:"seats_taken"`  // seats the run's events lost
+	Attempts    []IntentReport      `json:"attempts"`     // every try of every intent
+	Invariants  []Invariant         `json:"invariants"`
+	Guards      Guards              `json:"guards"`  // what stopped repeats in this run, read off its trace
+	Verdict     *Verdict            `json:"verdict"` // what the run means: the guarantee that held, or the consequence and its diagnosis
 	// Facts are the raw facts the invariants and the verdict were read
 	// from; nil for a report read back from JSON.
 	Facts *Facts `json:"-"`
@@ -56,13 +61,13 @@ func (a AnswerReport) String() string {
 
 // IntentReport is the tries of one intent.
 type IntentReport struct {
-	Intent   int         `json:"intent"`
-	Copy     int         `json:"copy,omitempty"`
-	User     string      `json:"user"` // who asked: the user of the intent's token
-	EventID  int64       `json:"event_id"`
-	Quantity int         `json:"quantity"`
-	Key      string      `json:"key"`
-	Tries    []TryResult `json:"tries"`
+	Intent   int                `json:"intent"`
+	Copy     int                `json:"copy,omitempty"`
+	User     string             `json:"user"` // who asked: the user of the intent's token
+	EventID  int64              `json:"event_id"`
+	Quantity int                `json:"quantity"`
+	Key      string             `json:"key"`
+	Tries    []client.TryResult `json:"tries"`
 }
 
 // Guards counts, from a run's trace, what acted on requests that repeated a
@@ -80,18 +85,18 @@ type Guards struct {
 	RedisHits int `json:"redis_hits"`
 }
 
-// GuardsOf counts the guards that acted in trace.
-func GuardsOf(trace []Event) Guards {
+// GuardsOf counts the guards that acted in events, a run's trace.
+func GuardsOf(events []trace.Event) Guards {
 	var g Guards
-	for _, ev := range trace {
+	for _, ev := range events {
 		switch {
-		case ev.Kind == KindLookup && ev.Found && strings.HasPrefix(ev.Label, labelFindKey):
+		case ev.Kind == trace.KindLookup && ev.Found && strings.HasPrefix(ev.Label, engine.LabelFindKey):
 			g.Lookups++
-		case ev.Kind == KindRollback && ev.Label == labelUniqueViolation:
+		case ev.Kind == trace.KindRollback && ev.Label == engine.LabelUniqueViolation:
 			g.Violations++
-		case ev.Kind == KindKeyStore && ev.Found:
+		case ev.Kind == trace.KindKeyStore && ev.Found:
 			g.StoreHits++
-			if ev.To == LaneRedis {
+			if ev.To == trace.LaneRedis {
 				g.RedisHits++
 			}
 		}
@@ -135,10 +140,10 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
+func (r *Run) report(ctx context.Context, outcomes []client.Outcome) (*Report, error) {
 	rep := &Report{Scenario: r.Scenario.Name, Variant: r.Options.Variant, Design: r.Design, Answers: []AnswerReport{}, Attempts: []IntentReport{}}
 	for _, ev := range r.Trace.Recorded() {
-		if ev.Kind != KindAnswer {
+		if ev.Kind != trace.KindAnswer {
 			continue
 		}
 		if ev.Lost {
@@ -165,7 +170,7 @@ func (r *Run) report(ctx context.Context, outcomes []Outcome) (*Report, error) {
 				rep.Unanswered++
 			}
 		}
-		rep.Attempts = append(rep.Attempts, IntentReport{Intent: o.Intent.Number, Copy: o.Intent.Copy, User: DemoUsers()[o.Token],
+		rep.Attempts = append(rep.Attempts, IntentReport{Intent: o.Intent.Number, Copy: o.Intent.Copy, User: api.DemoUsers()[o.Token],
 			EventID: o.Intent.EventID, Quantity: o.Intent.Quantity, Key: o.Intent.Key.String(), Tries: o.Tries})
 	}
 	facts, err := ReadFacts(ctx, r.Stage.Admin, r.seats, outcomes, r.Trace.Recorded())
@@ -196,7 +201,7 @@ func newTally() *tally { return &tally{intents: map[int]bool{}} }
 func (t *tally) intent(n int) { t.intents[n] = true }
 
 // copy counts the copy (or the only sending) of an intent that o is.
-func (t *tally) copy(o Outcome) {
+func (t *tally) copy(o client.Outcome) {
 	t.intents[o.Intent.Number] = true
 	t.copies++
 }
@@ -221,7 +226,7 @@ func (t *tally) say(one, many, rest string) string {
 
 // keyUsedBy reports whether another intent of o's user sent o's key: the
 // only reason the correct design answers 409 key_reused.
-func keyUsedBy(outcomes []Outcome, o Outcome) bool {
+func keyUsedBy(outcomes []client.Outcome, o client.Outcome) bool {
 	for _, other := range outcomes {
 		if other.Token == o.Token && other.Intent.Key == o.Intent.Key &&
 			(other.Intent.Number != o.Intent.Number || other.Intent.Copy != o.Intent.Copy) {
@@ -229,4 +234,12 @@ func keyUsedBy(outcomes []Outcome, o Outcome) bool {
 		}
 	}
 	return false
+}
+
+// nonNil is s, or an empty slice for nil: JSON says [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -13,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // rawStage is a one-instance stage whose log lines a test can read, for
@@ -89,7 +92,7 @@ func TestAPIIdempotencyKeyHeader(t *testing.T) {
 	key := uuid.NewString()
 
 	first := s.bookRaw(t, []string{`Idempotency-Key: "` + key + `"`}, good)
-	var firstRes, againRes BookResponse
+	var firstRes, againRes api.BookResponse
 	if first.status != 200 || json.Unmarshal(first.body, &firstRes) != nil || firstRes.Replayed || firstRes.Booking.IdempotencyKey != key {
 		t.Fatalf("the quoted key: %d %s", first.status, first.body)
 	}
@@ -102,7 +105,7 @@ func TestAPIIdempotencyKeyHeader(t *testing.T) {
 		t.Fatalf("the quoted key with a parameter (ignored, RFC 8941): %d %s", withParam.status, withParam.body)
 	}
 
-	long := strings.Repeat("k", MaxKeyBytes+1)
+	long := strings.Repeat("k", api.MaxKeyBytes+1)
 	huge := strings.Repeat("x", 1_000_000)
 	tests := []struct {
 		name    string
@@ -115,9 +118,9 @@ func TestAPIIdempotencyKeyHeader(t *testing.T) {
 		{"a quoted key that is not a UUID", []string{`Idempotency-Key: "abc"`}, `"abc" is not a UUID`},
 		{"an empty string", []string{`Idempotency-Key: ""`}, "Missing Idempotency-Key"},
 		{"a byte sequence", []string{"Idempotency-Key: :YWJj:"}, `":YWJj:" is not a UUID`},
-		{"a key one byte over the limit", []string{"Idempotency-Key: " + long}, fmt.Sprintf("%d bytes; the most is %d", MaxKeyBytes+1, MaxKeyBytes)},
-		{"a key of a megabyte", []string{"Idempotency-Key: " + huge}, fmt.Sprintf("1000000 bytes; the most is %d", MaxKeyBytes)},
-		{"a quoted key of a megabyte", []string{`Idempotency-Key: "` + huge + `"`}, fmt.Sprintf("the most is %d", MaxKeyBytes)},
+		{"a key one byte over the limit", []string{"Idempotency-Key: " + long}, fmt.Sprintf("%d bytes; the most is %d", api.MaxKeyBytes+1, api.MaxKeyBytes)},
+		{"a key of a megabyte", []string{"Idempotency-Key: " + huge}, fmt.Sprintf("1000000 bytes; the most is %d", api.MaxKeyBytes)},
+		{"a quoted key of a megabyte", []string{`Idempotency-Key: "` + huge + `"`}, fmt.Sprintf("the most is %d", api.MaxKeyBytes)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,8 +130,8 @@ func TestAPIIdempotencyKeyHeader(t *testing.T) {
 				t.Fatalf("%d %s, want 400 application/json: %.300s", a.status, a.header.Get("Content-Type"), a.body)
 			}
 			e := decodeAPIError(t, a.body)
-			if e.Code != CodeInvalidKey || !strings.Contains(e.Message, tt.msg) {
-				t.Errorf("error %+v, want %s with %q", e, CodeInvalidKey, tt.msg)
+			if e.Code != engine.CodeInvalidKey || !strings.Contains(e.Message, tt.msg) {
+				t.Errorf("error %+v, want %s with %q", e, engine.CodeInvalidKey, tt.msg)
 			}
 			if len(a.body) > 1024 {
 				t.Errorf("a %d-byte answer: a key is never echoed in full", len(a.body))
@@ -202,8 +205,8 @@ func TestAPIStrictBody(t *testing.T) {
 				t.Fatalf("%d, want 400: %.300s", status, body)
 			}
 			e := decodeAPIError(t, body)
-			if e.Code != CodeInvalidBody || !strings.Contains(e.Message, tt.msg) {
-				t.Errorf("error %+v, want %s with %q", e, CodeInvalidBody, tt.msg)
+			if e.Code != api.CodeInvalidBody || !strings.Contains(e.Message, tt.msg) {
+				t.Errorf("error %+v, want %s with %q", e, api.CodeInvalidBody, tt.msg)
 			}
 			for _, decoders := range []string{"EOF", "looking for", "invalid character"} {
 				if strings.Contains(e.Message, decoders) {
@@ -226,7 +229,7 @@ func TestAPIStrictBody(t *testing.T) {
 func TestAPIBodyTooLarge(t *testing.T) {
 	s := newRawStage(t, StageConfig{})
 	good := s.expand(`{"event_id": {ev}, "quantity": 2}`)
-	atLimit := good[:len(good)-1] + strings.Repeat(" ", maxBodyBytes-len(good)) + "}"
+	atLimit := good[:len(good)-1] + strings.Repeat(" ", api.MaxBodyBytes-len(good)) + "}"
 	if a := s.bookRaw(t, []string{"Idempotency-Key: " + uuid.NewString()}, atLimit); a.status != 200 {
 		t.Errorf("a body of exactly %d bytes: %d %.300s", len(atLimit), a.status, a.body)
 	}
@@ -249,7 +252,7 @@ func TestAPIBodyTooLarge(t *testing.T) {
 			}
 			req.ContentLength = tt.size
 			req.Header.Set("Authorization", authAda)
-			req.Header.Set(HeaderIdempotencyKey, uuid.NewString())
+			req.Header.Set(api.HeaderIdempotencyKey, uuid.NewString())
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -259,7 +262,7 @@ func TestAPIBodyTooLarge(t *testing.T) {
 			if resp.StatusCode != 413 {
 				t.Fatalf("%d, want 413: %.300s", resp.StatusCode, b)
 			}
-			if e := decodeAPIError(t, b); e.Code != CodeBodyTooLarge || !strings.Contains(e.Message, "64 KiB") {
+			if e := decodeAPIError(t, b); e.Code != api.CodeBodyTooLarge || !strings.Contains(e.Message, "64 KiB") {
 				t.Errorf("error %+v", e)
 			}
 			if logged := strings.TrimPrefix(s.logs.String(), before); !strings.Contains(logged, `msg="POST /bookings" instance=api-1 status=413`) {
@@ -320,8 +323,8 @@ func TestAPIEveryAnswerIsJSON(t *testing.T) {
 // door alike, also after a first request on the same connection; the
 // connection is closed after the answer, as net/http closes it.
 func TestNetHTTPRefusalsAreJSON(t *testing.T) {
-	s := newRawStage(t, StageConfig{Limits: ServeLimits{MaxHeaderBytes: 8 << 10}})
-	front, err := NewFrontDoor(s.Instances, slog.New(slog.DiscardHandler), ServeLimits{MaxHeaderBytes: 8 << 10})
+	s := newRawStage(t, StageConfig{Limits: api.ServeLimits{MaxHeaderBytes: 8 << 10}})
+	front, err := api.NewFrontDoor(s.Instances, slog.New(slog.DiscardHandler), api.ServeLimits{MaxHeaderBytes: 8 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,16 +340,16 @@ func TestNetHTTPRefusalsAreJSON(t *testing.T) {
 		status        int
 		code          string
 	}{
-		{"a control character in a header", "GET /events HTTP/1.1\r\nHost: learn\r\nX-A: a\x01b\r\n\r\n", 400, CodeBadRequest},
-		{"a header line without a colon", "GET /events HTTP/1.1\r\nHost: learn\r\nno colon here\r\n\r\n", 400, CodeBadRequest},
-		{"no Host", "GET /events HTTP/1.1\r\n\r\n", 400, CodeBadRequest},
-		{"two Hosts", "GET /events HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, CodeBadRequest},
-		{"two Content-Lengths", "POST /bookings HTTP/1.1\r\nHost: learn\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxx", 400, CodeBadRequest},
-		{"a transfer coding", "POST /bookings HTTP/1.1\r\nHost: learn\r\nTransfer-Encoding: gzip\r\n\r\n", 501, CodeTransferEncoding},
-		{"HTTP/9.9", "GET /events HTTP/9.9\r\nHost: learn\r\n\r\n", 505, CodeHTTPVersion},
-		{"Expect: 200-ok", "GET /events HTTP/1.1\r\nHost: learn\r\nExpect: 200-ok\r\n\r\n", 417, CodeExpectationUnsupported},
-		{"headers over the limit", "GET /events HTTP/1.1\r\nHost: learn\r\nX-Big: " + strings.Repeat("b", 20<<10) + "\r\n\r\n", 431, CodeHeadersTooLarge},
-		{"a control character after a first request", ok + "GET /events HTTP/1.1\r\nHost: learn\r\nX-A: a\x7fb\r\n\r\n", 400, CodeBadRequest},
+		{"a control character in a header", "GET /events HTTP/1.1\r\nHost: learn\r\nX-A: a\x01b\r\n\r\n", 400, api.CodeBadRequest},
+		{"a header line without a colon", "GET /events HTTP/1.1\r\nHost: learn\r\nno colon here\r\n\r\n", 400, api.CodeBadRequest},
+		{"no Host", "GET /events HTTP/1.1\r\n\r\n", 400, api.CodeBadRequest},
+		{"two Hosts", "GET /events HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, api.CodeBadRequest},
+		{"two Content-Lengths", "POST /bookings HTTP/1.1\r\nHost: learn\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxx", 400, api.CodeBadRequest},
+		{"a transfer coding", "POST /bookings HTTP/1.1\r\nHost: learn\r\nTransfer-Encoding: gzip\r\n\r\n", 501, api.CodeTransferEncoding},
+		{"HTTP/9.9", "GET /events HTTP/9.9\r\nHost: learn\r\n\r\n", 505, api.CodeHTTPVersion},
+		{"Expect: 200-ok", "GET /events HTTP/1.1\r\nHost: learn\r\nExpect: 200-ok\r\n\r\n", 417, api.CodeExpectationUnsupported},
+		{"headers over the limit", "GET /events HTTP/1.1\r\nHost: learn\r\nX-Big: " + strings.Repeat("b", 20<<10) + "\r\n\r\n", 431, api.CodeHeadersTooLarge},
+		{"a control character after a first request", ok + "GET /events HTTP/1.1\r\nHost: learn\r\nX-A: a\x7fb\r\n\r\n", 400, api.CodeBadRequest},
 	} {
 		for _, where := range []struct{ name, url string }{{"api-1", s.Instances[0].URL}, {"front door", "http://" + ln.Addr().String()}} {
 			t.Run(tt.name+"/"+where.name, func(t *testing.T) {
@@ -392,7 +395,7 @@ func TestAPIContentEncodingIsRefused(t *testing.T) {
 		if a.status != http.StatusUnsupportedMediaType {
 			t.Fatalf("Content-Encoding %s: %d %s, want 415", coding, a.status, a.body)
 		}
-		if e := decodeAPIError(t, a.body); e.Code != CodeBodyEncoding || !strings.Contains(e.Message, coding) {
+		if e := decodeAPIError(t, a.body); e.Code != api.CodeBodyEncoding || !strings.Contains(e.Message, coding) {
 			t.Errorf("Content-Encoding %s: %+v", coding, e)
 		}
 	}

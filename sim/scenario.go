@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/fdlimit"
+	"github.com/learn-idempotency/learn/sim/client"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Variant selects the correct design or a deliberately broken one.
@@ -52,8 +56,8 @@ type Setup struct {
 	Seats      int // seats of each event at the start
 	Events     int // events; 0 means 1
 	Instances  int // API instances; 0 means 1
-	Design     Design
-	Constraint Constraint
+	Design     engine.Design
+	Constraint engine.Constraint
 	Keys       KeyPlace
 	// Copies is how many copies of one request the scenario sends at the
 	// same instant (0: it sends none).
@@ -87,7 +91,7 @@ type Scenario struct {
 	// nil when there is none.
 	correct Switches
 	broken  *Switches
-	run     func(ctx context.Context, r *Run) ([]Outcome, error)
+	run     func(ctx context.Context, r *Run) ([]client.Outcome, error)
 }
 
 // Design is the design variant v runs: the correct variant's, or the broken
@@ -130,9 +134,9 @@ func Lookup(name string) (*Scenario, error) {
 // Options shape one run.
 type Options struct {
 	Variant Variant
-	Copies  int          // concurrent-copies: MinCopies..MaxCopies; 0 means DefaultCopies
-	Trace   TraceOptions // stream and gate the trace for a viewer
-	Clock   Clock        // nil: a FakeClock at the current second
+	Copies  int           // concurrent-copies: MinCopies..MaxCopies; 0 means DefaultCopies
+	Trace   trace.Options // stream and gate the trace for a viewer
+	Clock   clock.Clock   // nil: a clock.Fake at the current second
 	// Design, when set, runs the scenario's world under this design (the
 	// design lab's) instead of Variant's.
 	Design *Switches
@@ -146,7 +150,7 @@ type Run struct {
 	Setup    Setup
 	Design   Switches // the design the run uses
 	Stage    *Stage
-	Trace    *Trace
+	Trace    *trace.Trace
 	EventIDs []int64
 	seats    int // seats of every event at the start, summed
 }
@@ -167,7 +171,7 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		return nil, fmt.Errorf("copies must be from %d to %d, got %d", MinCopies, MaxCopies, opts.Copies)
 	}
 	if opts.Clock == nil {
-		opts.Clock = NewFakeClock(time.Now().Truncate(time.Second))
+		opts.Clock = clock.NewFake(time.Now().Truncate(time.Second))
 	}
 	setup, design := s.plan(opts)
 	// Each request in flight holds a file at each end of its HTTP
@@ -186,12 +190,12 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		}
 		return nil, err
 	}
-	trace := NewTrace(opts.Clock, opts.Trace)
+	tr := trace.New(opts.Clock, opts.Trace)
 	st, err := NewStage(ctx, db, StageConfig{
 		Instances:  setup.Instances,
 		MaxConns:   s.conns(opts),
 		Clock:      opts.Clock,
-		Trace:      trace,
+		Trace:      tr,
 		Design:     setup.Design,
 		Constraint: setup.Constraint,
 		Keys:       setup.Keys,
@@ -203,15 +207,15 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		}
 		return nil, err
 	}
-	r := &Run{Scenario: s, Options: opts, Setup: setup, Design: design, Stage: st, Trace: trace}
+	r := &Run{Scenario: s, Options: opts, Setup: setup, Design: design, Stage: st, Trace: tr}
 	if setup.HoldAfterLookup > 0 {
-		b := NewBarrier(setup.HoldAfterLookup)
+		b := engine.NewBarrier(setup.HoldAfterLookup)
 		for _, in := range st.Instances {
 			if setup.Keys != KeysInRow {
 				in.API.Barrier = b // the lookup is the key store's
 				continue
 			}
-			in.API.Engine.Barrier, in.API.Engine.BarrierAt = b, PointAfterLookup
+			in.API.Engine.Barrier, in.API.Engine.BarrierAt = b, engine.PointAfterLookup
 		}
 	}
 	names := []string{"Workshop night", "Late show"}
@@ -238,7 +242,7 @@ func (s *Scenario) plan(opts Options) (Setup, Switches) {
 	design.apply(&setup)
 	setup.Events = max(setup.Events, 1)
 	setup.Instances = max(setup.Instances, 1)
-	if setup.HoldAfterLookup > 0 && setup.Keys == KeysInRow && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != LookupBeforeLock {
+	if setup.HoldAfterLookup > 0 && setup.Keys == KeysInRow && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != engine.LookupBeforeLock {
 		// Copies of one event queue on its row lock before they reach the
 		// pause point: holding the first there would hold them all. (A key
 		// store is looked up before any lock: its copies are held there.)
@@ -279,7 +283,7 @@ func (s *Scenario) conns(opts Options) int {
 func (r *Run) EventID() int64 { return r.EventIDs[0] }
 
 // Lanes are the participants of the run's sequence, left to right.
-func (r *Run) Lanes() []Lane { return r.Stage.Lanes() }
+func (r *Run) Lanes() []trace.Lane { return r.Stage.Lanes() }
 
 // Execute runs the scenario to its end, closes the trace, and reports what
 // the browser saw, what the tables hold and which invariants held.
@@ -299,16 +303,16 @@ func (r *Run) Execute(ctx context.Context) (*Report, error) {
 func (r *Run) Close() error { return r.Stage.Close() }
 
 // Rows reads the run's tables (committed rows).
-func (r *Run) Rows(ctx context.Context) (Rows, error) { return r.Stage.Rows(ctx) }
+func (r *Run) Rows(ctx context.Context) (engine.Rows, error) { return r.Stage.Rows(ctx) }
 
 // browser is a client for the user of token with the variant's client
 // design, whose tries meet the faults of plan.
-func (r *Run) browser(token string, plan func(Attempt) Fault) *Client {
+func (r *Run) browser(token string, plan func(trace.Attempt) client.Fault) *client.Client {
 	c := r.Stage.Browser(token, plan)
 	c.NewKeyPerTry = r.Setup.NewKeyPerTry
 	switch {
 	case r.Setup.RetryClientErrors:
-		c.Retry = RetryClientErrors
+		c.Retry = client.RetryClientErrors
 	case r.Setup.NeverRetry:
 		c.Retry = func(int, error) bool { return false }
 	}
@@ -318,13 +322,13 @@ func (r *Run) browser(token string, plan func(Attempt) Fault) *Client {
 // note traces something the scenario makes happen in the world, as a note
 // beside the lane it concerns (LaneBrowser for the user's side).
 func (r *Run) note(ctx context.Context, lane, label, text string) error {
-	return r.Trace.Emit(ctx, Event{Kind: KindNote, From: lane, To: lane, Label: label, Text: text})
+	return r.Trace.Emit(ctx, trace.Event{Kind: trace.KindNote, From: lane, To: lane, Label: label, Text: text})
 }
 
 // together books intents at the same instant, each from its own client and
 // connection, and returns their outcomes in intent order.
-func (r *Run) together(ctx context.Context, token []string, intents []Intent) []Outcome {
-	outs := make([]Outcome, len(intents))
+func (r *Run) together(ctx context.Context, token []string, intents []client.Intent) []client.Outcome {
+	outs := make([]client.Outcome, len(intents))
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i, in := range intents {
@@ -341,29 +345,29 @@ func (r *Run) together(ctx context.Context, token []string, intents []Intent) []
 
 // loseFirst loses the answer of try 1 of the given intents (all when none
 // is given).
-func loseFirst(intents ...int) func(Attempt) Fault {
-	return func(a Attempt) Fault {
+func loseFirst(intents ...int) func(trace.Attempt) client.Fault {
+	return func(a trace.Attempt) client.Fault {
 		if a.Try != 1 {
-			return Deliver
+			return client.Deliver
 		}
 		if len(intents) == 0 {
-			return LoseAnswer
+			return client.LoseAnswer
 		}
 		for _, n := range intents {
 			if a.Intent == n {
-				return LoseAnswer
+				return client.LoseAnswer
 			}
 		}
-		return Deliver
+		return client.Deliver
 	}
 }
 
 // crashAt makes the API instance die at point p on try 1 of intent n.
-func crashAt(p Point, n int) func(context.Context, Point, BookingRequest) error {
-	return func(ctx context.Context, at Point, _ BookingRequest) error {
-		a := AttemptFrom(ctx)
+func crashAt(p engine.Point, n int) func(context.Context, engine.Point, engine.Request) error {
+	return func(ctx context.Context, at engine.Point, _ engine.Request) error {
+		a := trace.AttemptFrom(ctx)
 		if at == p && a.Intent == n && a.Try == 1 {
-			return ErrCrash
+			return engine.ErrCrash
 		}
 		return nil
 	}

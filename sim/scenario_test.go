@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 func runScenario(t *testing.T, name string, opts Options) *Report {
@@ -185,7 +187,7 @@ func TestPrepareRefusesBadOptions(t *testing.T) {
 // goes through the lesson's sequence in order.
 func TestGatedTraceStepsThroughTheLostAnswerSequence(t *testing.T) {
 	s, _ := Lookup("lost-answer")
-	run, err := s.Prepare(t.Context(), testDatabase(), Options{Trace: TraceOptions{Stream: true, Gated: true}})
+	run, err := s.Prepare(t.Context(), testDatabase(), Options{Trace: trace.Options{Stream: true, Gated: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +218,7 @@ func TestGatedTraceStepsThroughTheLostAnswerSequence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.Kind == KindWrite && len(rows.Bookings) != 0 {
+		if ev.Kind == trace.KindWrite && len(rows.Bookings) != 0 {
 			t.Errorf("booking visible before COMMIT: %+v", rows.Bookings)
 		}
 		if err := run.Trace.Release(ctx); err != nil {
@@ -305,7 +307,7 @@ func TestGatedKeyReuseWaitsAsLongAsTheViewerHolds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			run, err := s.Prepare(t.Context(), testDatabase(), Options{Variant: tt.variant, Trace: TraceOptions{Stream: true, Gated: true}})
+			run, err := s.Prepare(t.Context(), testDatabase(), Options{Variant: tt.variant, Trace: trace.Options{Stream: true, Gated: true}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -327,17 +329,17 @@ func TestGatedKeyReuseWaitsAsLongAsTheViewerHolds(t *testing.T) {
 				if !ev.Kind.IsStep() {
 					continue
 				}
-				if ev.Kind == KindPause {
+				if ev.Kind == trace.KindPause {
 					pauses++
 				}
-				if (ev.Kind == KindAnswer && ev.Status >= 500) || ev.Kind == KindWait || ev.Kind == KindFail {
+				if (ev.Kind == trace.KindAnswer && ev.Status >= 500) || ev.Kind == trace.KindWait || ev.Kind == trace.KindFail {
 					t.Errorf("step %d %s %q: nothing in this run may fail or wait", ev.Seq, ev.Kind, ev.Text)
 				}
 				if pauses == 2 && !held {
 					// One copy waits at the barrier; the other is held at
 					// its pause step while the test looks at the world.
 					held = true
-					if barrier.isOpen() {
+					if barrier.IsOpen() {
 						t.Error("the barrier opened before the second copy was released")
 					}
 					rows, err := run.Rows(ctx)
@@ -395,13 +397,13 @@ func TestConstraintSettlesWhatTheLockMissed(t *testing.T) {
 	var misses, writes, violations, winners int
 	for _, ev := range run.Trace.Recorded() {
 		switch {
-		case ev.Kind == KindLookup && !ev.Found:
+		case ev.Kind == trace.KindLookup && !ev.Found:
 			misses++
-		case ev.Kind == KindWrite:
+		case ev.Kind == trace.KindWrite:
 			writes++
-		case ev.Kind == KindRollback && strings.Contains(ev.Label, "23505") && strings.Contains(ev.Text, "seats included"):
+		case ev.Kind == trace.KindRollback && strings.Contains(ev.Label, "23505") && strings.Contains(ev.Text, "seats included"):
 			violations++
-		case ev.Kind == KindLookup && ev.Found && strings.HasPrefix(ev.Label, "read winner"):
+		case ev.Kind == trace.KindLookup && ev.Found && strings.HasPrefix(ev.Label, "read winner"):
 			winners++
 		}
 	}
@@ -432,7 +434,7 @@ func TestTheLoserIsToldAfterTheWinnersCommit(t *testing.T) {
 			// The winner is slow to report its COMMIT, as on a busy
 			// machine: the loser's 23505 comes back meanwhile.
 			for _, in := range run.Stage.Instances {
-				in.API.Engine.committed = func() { time.Sleep(20 * time.Millisecond) }
+				in.API.Engine.OnCommit = func() { time.Sleep(20 * time.Millisecond) }
 			}
 			if _, err := run.Execute(t.Context()); err != nil {
 				t.Fatal(err)
@@ -440,9 +442,9 @@ func TestTheLoserIsToldAfterTheWinnersCommit(t *testing.T) {
 			commit, violation := 0, 0
 			for _, ev := range run.Trace.Recorded() {
 				switch {
-				case ev.Kind == KindCommit && !ev.Replayed:
+				case ev.Kind == trace.KindCommit && !ev.Replayed:
 					commit = ev.Seq
-				case ev.Kind == KindRollback && strings.Contains(ev.Label, "23505"):
+				case ev.Kind == trace.KindRollback && strings.Contains(ev.Label, "23505"):
 					violation = ev.Seq
 				}
 			}

@@ -7,6 +7,12 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // scenarios is the catalogue, in the order of the lesson and design.md.
@@ -17,10 +23,10 @@ var scenarios = []*Scenario{
 		Summary: "book 2 seats with key K, the answer is lost after COMMIT, the retry with K gets the same booking back: 1 row, 2 seats",
 		Broken:  "the key is never looked up (and not unique): the retry books again, 2 rows, 4 seats",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{Lookup: NoLookup, Constraint: NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			in := NewIntent(1, r.EventID(), 2)
-			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
+		broken:  &Switches{Lookup: engine.NoLookup, Constraint: engine.NoUnique},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			in := client.NewIntent(1, r.EventID(), 2)
+			return []client.Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
 		},
 	},
 	{
@@ -32,42 +38,42 @@ var scenarios = []*Scenario{
 		world: func(o Options) Setup {
 			return Setup{Seats: 2 * o.Copies, Copies: o.Copies, HoldAfterLookup: o.Copies}
 		},
-		broken: &Switches{NoLock: true, Constraint: NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			in := NewIntent(1, r.EventID(), 2)
-			copies := make([]Intent, r.Options.Copies)
+		broken: &Switches{NoLock: true, Constraint: engine.NoUnique},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			in := client.NewIntent(1, r.EventID(), 2)
+			copies := make([]client.Intent, r.Options.Copies)
 			for i := range copies {
 				copies[i] = in
 				copies[i].Copy = i + 1
 			}
-			return r.together(ctx, []string{TokenAda}, copies), nil
+			return r.together(ctx, []string{api.TokenAda}, copies), nil
 		},
 	},
 	{
 		Name:    "different-quantity",
 		Title:   "Same key, other quantity",
-		Summary: "the client reuses key K for 3 seats after booking 2: 409 \"" + MsgKeyReused + "\", 1 row",
+		Summary: "the client reuses key K for 3 seats after booking 2: 409 \"" + engine.MsgKeyReused + "\", 1 row",
 		Broken:  "no comparison of event and quantity: 200 with the first booking's 2 seats for a request of 3 (wrong)",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{Compare: NoCompare},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			first := NewIntent(1, r.EventID(), 2)
-			c := r.browser(TokenAda, nil)
+		broken:  &Switches{Compare: engine.NoCompare},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			first := client.NewIntent(1, r.EventID(), 2)
+			c := r.browser(api.TokenAda, nil)
 			o1 := c.Book(ctx, first)
-			reused := Intent{Number: 2, EventID: first.EventID, Quantity: 3, Key: first.Key} // the client's bug
-			return []Outcome{o1, c.Book(ctx, reused)}, nil
+			reused := client.Intent{Number: 2, EventID: first.EventID, Quantity: 3, Key: first.Key} // the client's bug
+			return []client.Outcome{o1, c.Book(ctx, reused)}, nil
 		},
 	},
 	{
 		Name:    "last-seats",
 		Title:   "The last seats",
 		Summary: "the event has exactly the 2 seats booked; the answer is lost; the retry finds the key first and replays 200",
-		Broken:  "the key is looked up after the seat check: the retry gets \"" + MsgNotEnoughSeats + "\" for a booking the user has",
+		Broken:  "the key is looked up after the seat check: the retry gets \"" + engine.MsgNotEnoughSeats + "\" for a booking the user has",
 		world:   func(Options) Setup { return Setup{Seats: 2} },
-		broken:  &Switches{Lookup: LookupAfterSeatCheck},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			in := NewIntent(1, r.EventID(), 2)
-			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
+		broken:  &Switches{Lookup: engine.LookupAfterSeatCheck},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			in := client.NewIntent(1, r.EventID(), 2)
+			return []client.Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
 		},
 	},
 	{
@@ -77,9 +83,9 @@ var scenarios = []*Scenario{
 		Broken:  "the client makes a new key for every try: the retry is a new booking, 2 rows, 4 seats (charged twice)",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
 		broken:  &Switches{KeyPerRetry: true},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			in := NewIntent(1, r.EventID(), 2)
-			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, in)}, nil
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			in := client.NewIntent(1, r.EventID(), 2)
+			return []client.Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, in)}, nil
 		},
 	},
 	{
@@ -88,14 +94,14 @@ var scenarios = []*Scenario{
 		Summary: "both requests pass the lookup; the UNIQUE constraint rejects one INSERT (23505), its whole transaction rolls back, its event keeps its seats, it answers 409",
 		Broken:  "no UNIQUE constraint: both INSERTs succeed, 2 rows for one key",
 		world:   func(Options) Setup { return Setup{Seats: 10, Events: 2, HoldAfterLookup: 2} },
-		broken:  &Switches{Constraint: NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+		broken:  &Switches{Constraint: engine.NoUnique},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
 			key := uuid.New()
-			intents := []Intent{
+			intents := []client.Intent{
 				{Number: 1, EventID: r.EventIDs[0], Quantity: 2, Key: key},
 				{Number: 2, EventID: r.EventIDs[1], Quantity: 2, Key: key},
 			}
-			return r.together(ctx, []string{TokenAda}, intents), nil
+			return r.together(ctx, []string{api.TokenAda}, intents), nil
 		},
 	},
 	{
@@ -104,15 +110,15 @@ var scenarios = []*Scenario{
 		Summary: "a design that looks the key up before locking the event row: two copies both miss it and both insert; the UNIQUE constraint rejects the second INSERT (23505), its whole transaction rolls back, seats included, and it answers with the winner's booking: 2 × 200, 1 row",
 		Broken:  "the same lookup before the lock, without the UNIQUE constraint: both copies insert, 2 rows, 4 seats for one click",
 		world:   func(Options) Setup { return Setup{Seats: 10, Copies: 2, HoldAfterLookup: 2} },
-		correct: Switches{Lookup: LookupBeforeLock},
-		broken:  &Switches{Lookup: LookupBeforeLock, Constraint: NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			in := NewIntent(1, r.EventID(), 2)
-			copies := []Intent{in, in}
+		correct: Switches{Lookup: engine.LookupBeforeLock},
+		broken:  &Switches{Lookup: engine.LookupBeforeLock, Constraint: engine.NoUnique},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			in := client.NewIntent(1, r.EventID(), 2)
+			copies := []client.Intent{in, in}
 			for i := range copies {
 				copies[i].Copy = i + 1
 			}
-			return r.together(ctx, []string{TokenAda}, copies), nil
+			return r.together(ctx, []string{api.TokenAda}, copies), nil
 		},
 	},
 	{
@@ -121,12 +127,12 @@ var scenarios = []*Scenario{
 		Summary: "two users happen to send the same key: keys are per user, so two bookings, both 200, each user answered with their own",
 		Broken:  "keys unique on their own, looked up by key alone, the user left out of the comparison: ben gets ada's booking (a leak)",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{Constraint: UniqueKeyOnly, Compare: CompareEventQuantity},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+		broken:  &Switches{Constraint: engine.UniqueKeyOnly, Compare: engine.CompareEventQuantity},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
 			key := uuid.New()
-			ada := r.browser(TokenAda, nil).Book(ctx, Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
-			ben := r.browser(TokenBen, nil).Book(ctx, Intent{Number: 2, EventID: r.EventID(), Quantity: 2, Key: key})
-			return []Outcome{ada, ben}, nil
+			ada := r.browser(api.TokenAda, nil).Book(ctx, client.Intent{Number: 1, EventID: r.EventID(), Quantity: 2, Key: key})
+			ben := r.browser(api.TokenBen, nil).Book(ctx, client.Intent{Number: 2, EventID: r.EventID(), Quantity: 2, Key: key})
+			return []client.Outcome{ada, ben}, nil
 		},
 	},
 	{
@@ -134,21 +140,21 @@ var scenarios = []*Scenario{
 		Title:   "Replay after sell-out",
 		Summary: "ada's answer is lost; while she waits, ben takes the last seats; her retry still replays 200",
 		world:   func(Options) Setup { return Setup{Seats: 4} },
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			var ben Outcome
-			ada := r.browser(TokenAda, loseFirst(1))
-			ada.Meanwhile = func(ctx context.Context, at Attempt) error {
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			var ben client.Outcome
+			ada := r.browser(api.TokenAda, loseFirst(1))
+			ada.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
 					return nil
 				}
-				if err := r.note(ctx, LaneBrowser, "meanwhile: ben books 2", "meanwhile ben books the last 2 seats: the event is sold out"); err != nil {
+				if err := r.note(ctx, trace.LaneBrowser, "meanwhile: ben books 2", "meanwhile ben books the last 2 seats: the event is sold out"); err != nil {
 					return err
 				}
-				ben = r.browser(TokenBen, nil).Book(ctx, NewIntent(2, r.EventID(), 2))
+				ben = r.browser(api.TokenBen, nil).Book(ctx, client.NewIntent(2, r.EventID(), 2))
 				return nil
 			}
-			o := ada.Book(ctx, NewIntent(1, r.EventID(), 2))
-			return []Outcome{o, ben}, nil
+			o := ada.Book(ctx, client.NewIntent(1, r.EventID(), 2))
+			return []client.Outcome{o, ben}, nil
 		},
 	},
 	{
@@ -158,8 +164,8 @@ var scenarios = []*Scenario{
 		Broken:  "the client retries 4xx too: three identical 409s after 1 s and 2 s",
 		world:   func(Options) Setup { return Setup{Seats: 1} },
 		broken:  &Switches{Retry: RetryAlso4xx},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			return []Outcome{r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			return []client.Outcome{r.browser(api.TokenAda, nil).Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
 	{
@@ -167,24 +173,24 @@ var scenarios = []*Scenario{
 		Title:   "Retries exhausted",
 		Summary: "the API answers 500 on every try: the browser gives up after 1 s + 2 s, nothing is stored; later the same key books once",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
 			restore, err := r.Stage.CutDatabase(ctx, 1)
 			if err != nil {
 				return nil, err
 			}
-			if err := r.note(ctx, LaneAPI(1), "api-1 loses its database",
+			if err := r.note(ctx, trace.LaneAPI(1), "api-1 loses its database",
 				"api-1 has lost its database (learn closed its connection pool, as a failed database would leave it): every booking fails with 500"); err != nil {
 				return nil, err
 			}
-			in := NewIntent(1, r.EventID(), 2)
-			first := r.browser(TokenAda, nil).Book(ctx, in)
+			in := client.NewIntent(1, r.EventID(), 2)
+			first := r.browser(api.TokenAda, nil).Book(ctx, in)
 			restore()
-			if err := r.note(ctx, LaneBrowser, "later: same key again", "later the database is back and the user clicks Book again: the form still holds key "+ShortKey(in.Key)); err != nil {
+			if err := r.note(ctx, trace.LaneBrowser, "later: same key again", "later the database is back and the user clicks Book again: the form still holds key "+trace.ShortKey(in.Key)); err != nil {
 				return nil, err
 			}
 			again := in
 			again.Number = 2
-			return []Outcome{first, r.browser(TokenAda, nil).Book(ctx, again)}, nil
+			return []client.Outcome{first, r.browser(api.TokenAda, nil).Book(ctx, again)}, nil
 		},
 	},
 	{
@@ -192,18 +198,18 @@ var scenarios = []*Scenario{
 		Title:   "Crash before COMMIT",
 		Summary: "the API instance dies before COMMIT: PostgreSQL rolls back, no answer comes, the retry books once",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			r.Stage.Instances[0].API.Engine.At = crashAt(PointBeforeCommit, 1)
-			ada := r.browser(TokenAda, nil)
-			ada.Meanwhile = func(ctx context.Context, at Attempt) error {
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			r.Stage.Instances[0].API.Engine.At = crashAt(engine.PointBeforeCommit, 1)
+			ada := r.browser(api.TokenAda, nil)
+			ada.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
 					return nil
 				}
 				// The retry's booking is b2, not b1: say why where it happens.
-				return r.note(ctx, LanePostgres, "id 1 is spent",
+				return r.note(ctx, trace.LanePostgres, "id 1 is spent",
 					"b1 is gone for good: the rolled-back INSERT had taken id 1 from the bookings sequence, and a sequence never hands an id out twice, so the retry's booking will be b2")
 			}
-			return []Outcome{ada.Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+			return []client.Outcome{ada.Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
 	{
@@ -212,9 +218,9 @@ var scenarios = []*Scenario{
 		Summary: "two API instances, each with its own pool: the answer from api-1 is lost, the retry lands on api-2, which finds the key in the row",
 		Broken:  "keys in each instance's memory instead of the row, no UNIQUE behind them: the second instance has never seen the key, 2 rows",
 		world:   func(Options) Setup { return Setup{Seats: 10, Instances: 2} },
-		broken:  &Switches{Store: KeysInMemory, Constraint: NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
-			return []Outcome{r.browser(TokenAda, loseFirst()).Book(ctx, NewIntent(1, r.EventID(), 2))}, nil
+		broken:  &Switches{Store: KeysInMemory, Constraint: engine.NoUnique},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			return []client.Outcome{r.browser(api.TokenAda, loseFirst()).Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
 	{
@@ -223,34 +229,34 @@ var scenarios = []*Scenario{
 		Summary: "the key lives in the booking row: a crash after COMMIT and a retry 25 hours later both replay, 1 row per intent",
 		Broken:  "keys only in Redis (24 h TTL), no UNIQUE in the row: a crash before the SET, and a retry 25 h later, each book twice",
 		world:   func(Options) Setup { return Setup{Seats: 10} },
-		broken:  &Switches{Store: KeysInRedis, Constraint: NoUnique},
-		run: func(ctx context.Context, r *Run) ([]Outcome, error) {
+		broken:  &Switches{Store: KeysInRedis, Constraint: engine.NoUnique},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
 			if r.Stage.Redis != nil {
-				if err := r.note(ctx, LaneRedis, "in-process Redis",
+				if err := r.note(ctx, trace.LaneRedis, "in-process Redis",
 					"the Redis here is miniredis, a server inside learn that speaks the Redis protocol on a loopback port: the API instance talks to it as to any Redis"); err != nil {
 					return nil, err
 				}
 			}
 			// Intent 1: the instance dies right after COMMIT, before it
 			// could answer (or, in the broken design, write Redis).
-			r.Stage.Instances[0].API.Engine.At = crashAt(PointAfterCommit, 1)
-			crash := r.browser(TokenAda, nil).Book(ctx, NewIntent(1, r.EventID(), 2))
+			r.Stage.Instances[0].API.Engine.At = crashAt(engine.PointAfterCommit, 1)
+			crash := r.browser(api.TokenAda, nil).Book(ctx, client.NewIntent(1, r.EventID(), 2))
 			// Intent 2: the answer is lost and the retry goes out a day later.
-			late := r.browser(TokenAda, loseFirst(2))
-			late.Meanwhile = func(ctx context.Context, at Attempt) error {
+			late := r.browser(api.TokenAda, loseFirst(2))
+			late.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try != 1 {
 					return nil
 				}
 				return r.passTime(ctx, 25*time.Hour, "the laptop slept: the retry goes out 25 hours later")
 			}
-			return []Outcome{crash, late.Book(ctx, NewIntent(2, r.EventID(), 2))}, nil
+			return []client.Outcome{crash, late.Book(ctx, client.NewIntent(2, r.EventID(), 2))}, nil
 		},
 	},
 }
 
 // passTime moves the run's clock (and Redis's) forward by d.
 func (r *Run) passTime(ctx context.Context, d time.Duration, why string) error {
-	fc, ok := r.Options.Clock.(*FakeClock)
+	fc, ok := r.Options.Clock.(*clock.Fake)
 	if !ok {
 		return fmt.Errorf("scenario %s needs a fake clock to let %s pass", r.Scenario.Name, d)
 	}
@@ -258,7 +264,7 @@ func (r *Run) passTime(ctx context.Context, d time.Duration, why string) error {
 	if r.Stage.Redis != nil {
 		r.Stage.Redis.FastForward(d)
 	}
-	return r.note(ctx, LaneBrowser, fmt.Sprintf("%s pass", humanDuration(d)), why)
+	return r.note(ctx, trace.LaneBrowser, fmt.Sprintf("%s pass", humanDuration(d)), why)
 }
 
 // humanDuration says d in words: "25 hours", "90 minutes", "3 seconds".

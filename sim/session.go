@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // What the engine needs of a PostgreSQL session. A database named by
@@ -32,7 +34,7 @@ type sessionSetting struct{ name, want string }
 // sessionSettings are the settings the engine pins on a pool's
 // connections: the API instances' under limits, or the admin pool's
 // (instances false), whose statements have no limit.
-func sessionSettings(l ServeLimits, instances bool) []sessionSetting {
+func sessionSettings(l api.ServeLimits, instances bool) []sessionSetting {
 	statement := "0"
 	if instances && l.LockWait > 0 {
 		statement = strconv.FormatInt(l.LockWait.Milliseconds(), 10)
@@ -55,7 +57,7 @@ func sessionSettings(l ServeLimits, instances bool) []sessionSetting {
 // server's connection limit (checkLimit).
 var settingNames = func() []string {
 	names := []string{"max_connections", "superuser_reserved_connections"}
-	for _, s := range sessionSettings(ServeLimits{}, false) {
+	for _, s := range sessionSettings(api.ServeLimits{}, false) {
 		names = append(names, s.name)
 	}
 	return names

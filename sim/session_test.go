@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // The engine's transactions run at its own isolation level, READ
@@ -54,8 +55,8 @@ func TestEngineIsolationIgnoresTheSessionDefault(t *testing.T) {
 					t.Fatalf("the session's default is %q (%v), want %q: the test sets nothing", got, err, level)
 				}
 
-				req := BookingRequest{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-				results := make([]Result, copies)
+				req := engine.Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+				results := make([]engine.Result, copies)
 				errs := make([]error, copies)
 				start := make(chan struct{})
 				var wg sync.WaitGroup

@@ -13,17 +13,13 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/learn-idempotency/learn/internal/pgwait"
+	"github.com/learn-idempotency/learn/internal/resp"
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
-
-// The demo users and their bearer tokens. The API takes the user from the
-// token, never from the request body.
-const (
-	TokenAda = "tok-ada"
-	TokenBen = "tok-ben"
-)
-
-// DemoUsers maps each demo bearer token to its user id.
-func DemoUsers() map[string]string { return map[string]string{TokenAda: "ada", TokenBen: "ben"} }
 
 // Schema is where one stage keeps its tables: a schema of its own in some
 // PostgreSQL, a connection string whose search_path lands in it, and a way
@@ -59,13 +55,13 @@ func (f databaseFunc) NewSchema(ctx context.Context) (Schema, error) { return f(
 type StageConfig struct {
 	Instances int              // API instances, each with its own pool; default 1
 	MaxConns  int              // connections of each instance's pool, all opened by NewStage; default 4
-	Clock     Clock            // default: a FakeClock at the current second
-	Trace     *Trace           // may be nil
+	Clock     clock.Clock      // default: a clock.Fake at the current second
+	Trace     *trace.Trace     // may be nil
 	Addr      func(int) string // listen address of instance n; default "127.0.0.1:0"
 	// Limits bound each instance's listener and its waits for the
 	// database (learn serve: WorkshopLimits). The zero value, for the
 	// scenarios, has none: a held step waits as long as the learner likes.
-	Limits ServeLimits
+	Limits api.ServeLimits
 
 	// ConnWait is how long NewStage waits for a server that answers "too
 	// many clients" to have the stage's connections; 0 means
@@ -79,11 +75,25 @@ type StageConfig struct {
 	// level applies; the trace gets every level.
 	Log slog.Handler
 
-	Design     Design     // how each engine books; zero: correct
-	Constraint Constraint // the key constraint of the schema; zero: UNIQUE (user_id, idempotency_key)
-	Keys       KeyPlace   // where instances keep keys; zero: in the booking row
+	Design     engine.Design     // how each engine books; zero: correct
+	Constraint engine.Constraint // the key constraint of the schema; zero: UNIQUE (user_id, idempotency_key)
+	Keys       KeyPlace          // where instances keep keys; zero: in the booking row
 	RedisTTL   time.Duration
 }
+
+// KeyPlace says where API instances keep idempotency keys.
+type KeyPlace string
+
+// The places. Only KeysInRow is the lesson's design.
+const (
+	KeysInRow    KeyPlace = ""       // in the booking row, committed with it
+	KeysInMemory KeyPlace = "memory" // in each instance's memory
+	KeysInRedis  KeyPlace = "redis"  // in Redis, with a TTL
+)
+
+// DefaultRedisTTL is the TTL of keys in Redis: a payment API keeps its
+// responses about 24 hours (lesson, "Follow-ups").
+const DefaultRedisTTL = 24 * time.Hour
 
 // AdminConns is how many connections a stage's admin pool holds at most:
 // one for the set-up, and one to read the rows while a run goes on.
@@ -96,13 +106,13 @@ const AdminConns = 2
 type Stage struct {
 	Schema    Schema
 	Admin     *pgxpool.Pool
-	Clock     Clock
-	Trace     *Trace
-	Instances []*Instance
+	Clock     clock.Clock
+	Trace     *trace.Trace
+	Instances []*api.Instance
 	// Redis is the in-process Redis server when keys are kept in Redis;
 	// FastForward expires its keys.
 	Redis *miniredis.Miniredis
-	redis *respClient
+	redis *resp.Client
 	pools []*pgxpool.Pool
 }
 
@@ -123,7 +133,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		cfg.MaxConns = 4
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = NewFakeClock(time.Now().Truncate(time.Second))
+		cfg.Clock = clock.NewFake(time.Now().Truncate(time.Second))
 	}
 	if cfg.Addr == nil {
 		cfg.Addr = func(int) string { return "127.0.0.1:0" }
@@ -184,7 +194,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		if err != nil {
 			return nil, fmt.Errorf("start the in-process Redis: %w", err)
 		}
-		st.redis = newRESPClient(st.Redis.Addr())
+		st.redis = resp.New(st.Redis.Addr())
 		if cfg.RedisTTL == 0 {
 			cfg.RedisTTL = DefaultRedisTTL
 		}
@@ -192,45 +202,45 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 	// Every connection of the stage at once, all or nothing (see reserve).
 	needs := []poolNeed{admin}
 	for n := 1; n <= cfg.Instances; n++ {
-		lane := LaneAPI(n)
+		lane := trace.LaneAPI(n)
 		pcfg, err := pgxpool.ParseConfig(schema.ConnString())
 		if err != nil {
 			return nil, fmt.Errorf("pool config: %w", err)
 		}
 		pcfg.MaxConns = int32(cfg.MaxConns)
-		quietDial(pcfg.ConnConfig)
+		engine.ConfigurePool(pcfg)
 		var tracer pgx.QueryTracer
 		if cfg.Trace != nil {
-			tracer = &SQLTracer{Trace: cfg.Trace, Lane: lane}
+			tracer = &trace.SQLTracer{Trace: cfg.Trace, Lane: lane}
 		}
-		cfg.Limits.configurePool(pcfg, tracer)
+		cfg.Limits.LimitPool(pcfg, tracer)
 		pinSettings(pcfg, settings, sessionSettings(cfg.Limits, true))
 		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 		if err != nil {
 			return nil, fmt.Errorf("connect API instance %s: %w", lane, err)
 		}
 		st.pools = append(st.pools, pool)
-		var h slog.Handler = &TraceLogHandler{Trace: cfg.Trace, Lane: lane}
+		var h slog.Handler = &trace.LogHandler{Trace: cfg.Trace, Lane: lane}
 		if cfg.Log != nil {
 			h = slog.NewMultiHandler(h, cfg.Log)
 		}
-		api := &API{
-			Engine: NewEngine(pool, cfg.Clock, cfg.Trace, lane),
-			Users:  DemoUsers(),
+		a := &api.API{
+			Engine: engine.New(pool, cfg.Clock, cfg.Trace, lane),
+			Users:  api.DemoUsers(),
 			Log:    slog.New(h).With("instance", lane),
 		}
-		api.Engine.Design = cfg.Design
-		if r, ok := db.(OutageReporter); ok {
-			api.Outage = r.Outage
+		a.Engine.Design = cfg.Design
+		if r, ok := db.(api.OutageReporter); ok {
+			a.Outage = r.Outage
 		}
 		switch cfg.Keys {
 		case KeysInMemory:
-			api.Keys = &MemoryKeys{Instance: lane}
+			a.Keys = &api.MemoryKeys{Instance: lane}
 		case KeysInRedis:
-			api.Keys = &RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
+			a.Keys = &api.RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
 		}
 		needs = append(needs, poolNeed{pool, cfg.MaxConns, "API instance " + lane})
-		inst, err := StartInstance(lane, cfg.Addr(n), api, cfg.Limits)
+		inst, err := api.StartInstance(lane, cfg.Addr(n), a, cfg.Limits)
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +256,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 // the admin pool's connections. While another session holds it up (a lock
 // on a catalog), ctx's teller (pgwait.WithTrace) is told what it waits
 // for.
-func (st *Stage) createTables(ctx context.Context, c Constraint) error {
+func (st *Stage) createTables(ctx context.Context, c engine.Constraint) error {
 	conn, err := st.Admin.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("create the booking tables: %w", err)
@@ -254,7 +264,7 @@ func (st *Stage) createTables(ctx context.Context, c Constraint) error {
 	defer conn.Release()
 	stop := pgwait.Watch(ctx, conn.Conn().Config(), conn.Conn().PgConn().PID(), "creating the booking tables in schema "+st.Schema.Name())
 	defer stop()
-	return CreateSchema(ctx, conn, c)
+	return engine.CreateSchema(ctx, conn, c)
 }
 
 // AddEvent inserts an event with seats seats that starts at startsAt and
@@ -274,12 +284,12 @@ func (st *Stage) AddEvent(ctx context.Context, name string, seats int, startsAt 
 // own (its own connections), to the instances in round-robin order. Its
 // requests have no time limit of their own: a step held for a viewer may
 // wait as long as the viewer likes, and the run's context ends them.
-func (st *Stage) Browser(token string, plan func(Attempt) Fault) *Client {
-	nw := &Network{Base: &http.Transport{}, Plan: plan, Trace: st.Trace}
-	return &Client{
+func (st *Stage) Browser(token string, plan func(trace.Attempt) client.Fault) *client.Client {
+	nw := &client.Network{Base: &http.Transport{}, Plan: plan, Trace: st.Trace}
+	return &client.Client{
 		Token:  token,
-		User:   DemoUsers()[token],
-		Picker: &RoundRobin{Instances: st.Instances},
+		User:   api.DemoUsers()[token],
+		Picker: &api.RoundRobin{Instances: st.Instances},
 		HTTP:   &http.Client{Transport: nw},
 		Clock:  st.Clock,
 		Trace:  st.Trace,
@@ -288,19 +298,16 @@ func (st *Stage) Browser(token string, plan func(Attempt) Fault) *Client {
 
 // Lanes are the lanes of this stage, left to right: the browser, each API
 // instance, Redis when keys are kept there, and PostgreSQL.
-func (st *Stage) Lanes() []Lane {
-	lanes := []Lane{{ID: LaneBrowser, Name: "Browser"}}
+func (st *Stage) Lanes() []trace.Lane {
+	lanes := []trace.Lane{{ID: trace.LaneBrowser, Name: "Browser"}}
 	for n := range st.Instances {
-		lanes = append(lanes, Lane{ID: LaneAPI(n + 1), Name: fmt.Sprintf("API-%d", n+1)})
+		lanes = append(lanes, trace.Lane{ID: trace.LaneAPI(n + 1), Name: fmt.Sprintf("API-%d", n+1)})
 	}
 	if st.Redis != nil {
-		lanes = append(lanes, Lane{ID: LaneRedis, Name: "Redis"})
+		lanes = append(lanes, trace.Lane{ID: trace.LaneRedis, Name: "Redis"})
 	}
-	return append(lanes, Lane{ID: LanePostgres, Name: "Postgres"})
+	return append(lanes, trace.Lane{ID: trace.LanePostgres, Name: "Postgres"})
 }
-
-// Lane is one participant of the sequence.
-type Lane struct{ ID, Name string }
 
 // CutDatabase cuts API instance n (1-based) off PostgreSQL: its engine gets
 // a closed pool, so every booking fails and the API answers 500. The
@@ -319,11 +326,11 @@ func (st *Stage) CutDatabase(ctx context.Context, n int) (restore func(), err er
 // Rows reads both tables (committed rows only) as one snapshot: a
 // read-only REPEATABLE READ transaction, so the events and the bookings
 // shown together were true together.
-func (st *Stage) Rows(ctx context.Context) (Rows, error) {
-	var rows Rows
+func (st *Stage) Rows(ctx context.Context) (engine.Rows, error) {
+	var rows engine.Rows
 	err := pgx.BeginTxFunc(ctx, st.Admin, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) (err error) {
-			rows, err = ReadRows(ctx, tx)
+			rows, err = engine.ReadRows(ctx, tx)
 			return err
 		})
 	return rows, err

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // The whole-space sweep: every design of the lab (or a seeded sample of
@@ -136,7 +138,7 @@ func failedNames(v *Verdict) string {
 // written apart from Judge on purpose: the two must agree on every run.
 func oracleHarms(rep *Report) []string {
 	var harms []string
-	rows := map[string]BookingRow{}
+	rows := map[string]engine.BookingRow{}
 	perPair := map[string]int{}
 	sum := 0
 	for _, b := range rep.Bookings {
@@ -208,7 +210,7 @@ func oracleHarms(rep *Report) []string {
 				if t.Status >= 400 && t.Status < 500 && i < len(c.Tries)-1 {
 					harms = append(harms, fmt.Sprintf("intent %d sent again after a %d", n, t.Status))
 				}
-				if t.Code == CodeKeyReused {
+				if t.Code == engine.CodeKeyReused {
 					mine := false
 					for m, other := range intents {
 						if m != n && other.user == in.user && other.keys[c.Key] {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // Switches is a design of the booking endpoint, as the design lab composes
@@ -14,15 +16,15 @@ import (
 // correct variant, its broken variant, or a learner's.
 type Switches struct {
 	// Lookup is where the engine looks the key up.
-	Lookup LookupPlace
+	Lookup engine.LookupPlace
 	// NoLock reads the event without SELECT … FOR UPDATE.
 	NoLock bool
 	// Constraint is the key's uniqueness rule in the schema; with
 	// UniqueKeyOnly the engine also looks keys up whoever booked them.
-	Constraint Constraint
+	Constraint engine.Constraint
 	// Compare is what is compared between the booking found with the key
 	// and the request.
-	Compare CompareRule
+	Compare engine.CompareRule
 	// Store is where the key is looked up: in the booking row (the
 	// lesson's), or in a key store before the transaction, in which case
 	// the Lookup switch does not apply; the row's constraint and the
@@ -66,10 +68,10 @@ var switches = []switchDef{
 			"none":             "never before inserting: every request inserts, and only a unique violation makes it read the booking",
 		},
 		get: func(s Switches) string {
-			return map[LookupPlace]string{LookupAfterLock: "after-lock", LookupBeforeLock: "before-lock", LookupAfterSeatCheck: "after-seat-check", NoLookup: "none"}[s.Lookup]
+			return map[engine.LookupPlace]string{engine.LookupAfterLock: "after-lock", engine.LookupBeforeLock: "before-lock", engine.LookupAfterSeatCheck: "after-seat-check", engine.NoLookup: "none"}[s.Lookup]
 		},
 		set: func(s *Switches, v string) {
-			s.Lookup = map[string]LookupPlace{"after-lock": LookupAfterLock, "before-lock": LookupBeforeLock, "after-seat-check": LookupAfterSeatCheck, "none": NoLookup}[v]
+			s.Lookup = map[string]engine.LookupPlace{"after-lock": engine.LookupAfterLock, "before-lock": engine.LookupBeforeLock, "after-seat-check": engine.LookupAfterSeatCheck, "none": engine.NoLookup}[v]
 		},
 	},
 	{
@@ -91,10 +93,10 @@ var switches = []switchDef{
 			"none":     "no unique constraint: nothing stops a second row with the key",
 		},
 		get: func(s Switches) string {
-			return map[Constraint]string{UniquePerUser: "user-key", UniqueKeyOnly: "key", NoUnique: "none"}[s.Constraint]
+			return map[engine.Constraint]string{engine.UniquePerUser: "user-key", engine.UniqueKeyOnly: "key", engine.NoUnique: "none"}[s.Constraint]
 		},
 		set: func(s *Switches, v string) {
-			s.Constraint = map[string]Constraint{"user-key": UniquePerUser, "key": UniqueKeyOnly, "none": NoUnique}[v]
+			s.Constraint = map[string]engine.Constraint{"user-key": engine.UniquePerUser, "key": engine.UniqueKeyOnly, "none": engine.NoUnique}[v]
 		},
 	},
 	{
@@ -106,10 +108,10 @@ var switches = []switchDef{
 			"none":                "nothing: replay whatever booking holds the key",
 		},
 		get: func(s Switches) string {
-			return map[CompareRule]string{CompareAll: "user-event-quantity", CompareEventQuantity: "event-quantity", NoCompare: "none"}[s.Compare]
+			return map[engine.CompareRule]string{engine.CompareAll: "user-event-quantity", engine.CompareEventQuantity: "event-quantity", engine.NoCompare: "none"}[s.Compare]
 		},
 		set: func(s *Switches, v string) {
-			s.Compare = map[string]CompareRule{"user-event-quantity": CompareAll, "event-quantity": CompareEventQuantity, "none": NoCompare}[v]
+			s.Compare = map[string]engine.CompareRule{"user-event-quantity": engine.CompareAll, "event-quantity": engine.CompareEventQuantity, "none": engine.NoCompare}[v]
 		},
 	},
 	{
@@ -308,7 +310,7 @@ func (s Switches) NotApplying() []NotApplying {
 	if s.Store != KeysInRow {
 		out = append(out, NotApplying{"lookup", fmt.Sprintf("store=%s: the key is looked up in the key store, before the transaction, not in the booking row", s.Get("store"))})
 	}
-	if s.Store == KeysInRow && s.Lookup == NoLookup && s.Constraint == NoUnique {
+	if s.Store == KeysInRow && s.Lookup == engine.NoLookup && s.Constraint == engine.NoUnique {
 		out = append(out, NotApplying{"compare", "lookup=none and constraint=none: nothing ever finds a booking with the key, so there is nothing to compare"})
 	}
 	if s.Retry == RetryNever {
@@ -354,7 +356,7 @@ func AllDesigns() []Switches {
 // schema's constraint, where keys are looked up, and the browser client.
 func (s Switches) apply(setup *Setup) {
 	s = s.Effective()
-	setup.Design = Design{Lookup: s.Lookup, NoRowLock: s.NoLock, Compare: s.Compare, KeyAcrossUsers: s.Constraint == UniqueKeyOnly}
+	setup.Design = engine.Design{Lookup: s.Lookup, NoRowLock: s.NoLock, Compare: s.Compare, KeyAcrossUsers: s.Constraint == engine.UniqueKeyOnly}
 	setup.Constraint = s.Constraint
 	setup.Keys = s.Store
 	if s.Store != KeysInRow {
@@ -362,7 +364,7 @@ func (s Switches) apply(setup *Setup) {
 		// engine does not look it up in the row. The row's constraint,
 		// and the comparison of what the store or the constraint finds,
 		// stay as the design has them.
-		setup.Design.Lookup = NoLookup
+		setup.Design.Lookup = engine.NoLookup
 	}
 	setup.NewKeyPerTry = s.KeyPerRetry
 	setup.RetryClientErrors = s.Retry == RetryAlso4xx

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // A design reads back what it wrote, switch by switch, and refuses what
 // is not a switch or not one of its values.
 func TestSwitchesJSON(t *testing.T) {
-	d := Switches{Lookup: LookupAfterSeatCheck, Constraint: NoUnique, Retry: RetryNever}
+	d := Switches{Lookup: engine.LookupAfterSeatCheck, Constraint: engine.NoUnique, Retry: RetryNever}
 	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)

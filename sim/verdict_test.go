@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/learn-idempotency/learn/sim/client"
+)
 
 // A design of the lab's own making is told in the words of the designs'
 // verdicts: "for one click", not "for 1 click"; several are counted.
@@ -34,9 +38,9 @@ func TestAVerdictSaysWhatAFaultFromOutsideDid(t *testing.T) {
 	b1 := "b1"
 	r := &Report{Scenario: s.Name, Variant: Correct, BookingRows: 1, SeatsTaken: 2}
 	for c := 1; c <= 3; c++ {
-		tries := []TryResult{{Copy: c, Try: 1, Status: 200, BookingID: b1, Replayed: c > 1}}
+		tries := []client.TryResult{{Copy: c, Try: 1, Status: 200, BookingID: b1, Replayed: c > 1}}
 		if c == 3 {
-			tries = []TryResult{{Copy: c, Try: 1, Status: 503}, {Copy: c, Try: 2, Error: "EOF"}, {Copy: c, Try: 3, Status: 200, BookingID: b1, Replayed: true}}
+			tries = []client.TryResult{{Copy: c, Try: 1, Status: 503}, {Copy: c, Try: 2, Error: "EOF"}, {Copy: c, Try: 3, Status: 200, BookingID: b1, Replayed: true}}
 		}
 		r.Attempts = append(r.Attempts, IntentReport{Intent: 1, Copy: c, Tries: tries})
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
+
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // The diagnoses of the lesson's "Break it" table, in its order (lesson,
@@ -14,19 +16,19 @@ var (
 	diagNewKeyPerRetry = &Diagnosis{
 		Symptom: "One click books, and charges, the user twice",
 		Cause:   "The client generated a fresh key for each retry",
-		Where:   "The client's key handling (sim/client.go → Client.Book)",
+		Where:   "The client's key handling (sim/client/client.go → Client.Book)",
 		Fix:     "Make one key per intent, when the user decides to book, and send it again on every retry (NewIntent)",
 	}
 	diagLookupAfterSeatCheck = &Diagnosis{
-		Symptom: "Retrying a booking that got the last seats answers 409 “" + MsgNotEnoughSeats + "”",
+		Symptom: "Retrying a booking that got the last seats answers 409 “" + engine.MsgNotEnoughSeats + "”",
 		Cause:   "The key was looked up only after the seat check",
-		Where:   "The order of the steps inside the transaction (sim/booking.go → Engine.BookTicket)",
+		Where:   "The order of the steps inside the transaction (sim/engine/booking.go → Engine.BookTicket)",
 		Fix:     "Look the key up first, right after locking the event row: a repeat gets the first answer, whatever has changed since",
 	}
 	diagKeyReusedByClient = &Diagnosis{
-		Symptom: "409 “" + MsgKeyReused + "”",
+		Symptom: "409 “" + engine.MsgKeyReused + "”",
 		Cause:   "The client sent one key for two different bookings",
-		Where:   "Create a new key for every intent (NewIntent in sim/client.go)",
+		Where:   "Create a new key for every intent (NewIntent in sim/client/client.go)",
 		Fix:     "A changed quantity is a new intent with a new key (Intent.WithQuantity); the engine's 409 is right",
 	}
 )
@@ -43,7 +45,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "One click books, and charges, the user twice",
 			Cause:   "The engine never looks the key up, and no UNIQUE constraint stops the retry's INSERT",
-			Where:   "sim/booking.go → Engine.BookTicket (the lookup after the row lock) and sim/schema.sql (the UNIQUE constraint)",
+			Where:   "sim/engine/booking.go → Engine.BookTicket (the lookup after the row lock) and sim/engine/schema.sql (the UNIQUE constraint)",
 			Fix:     "Look the key up right after locking the event row and replay what it finds; keep UNIQUE (user_id, idempotency_key)",
 		},
 	},
@@ -60,7 +62,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "Simultaneous copies of one request make a booking each",
 			Cause:   "Check, then insert, with no row lock and no UNIQUE constraint: every copy looks the key up before any has inserted",
-			Where:   "sim/booking.go → Engine.BookTicket (SELECT … FOR UPDATE before the lookup) and sim/schema.sql",
+			Where:   "sim/engine/booking.go → Engine.BookTicket (SELECT … FOR UPDATE before the lookup) and sim/engine/schema.sql",
 			Fix:     "Lock the event row before looking the key up, so copies queue and the later ones replay; keep UNIQUE (user_id, idempotency_key)",
 		},
 	},
@@ -75,8 +77,8 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "A request for 3 seats answers 200 with a booking of 2",
 			Cause:   "The engine replays whatever booking holds the key, without comparing its event and quantity with the request",
-			Where:   "sim/booking.go → Engine.compare",
-			Fix:     "Compare the stored event and quantity with the request: anything different is 409 “" + MsgKeyReused + "”",
+			Where:   "sim/engine/booking.go → Engine.Compare",
+			Fix:     "Compare the stored event and quantity with the request: anything different is 409 “" + engine.MsgKeyReused + "”",
 		},
 	},
 	"last-seats": {
@@ -85,7 +87,7 @@ var meanings = map[string]meaning{
 			return withGuards(fmt.Sprintf("the retry got its booking back, with %s left", seats(r.Facts.seatsLeftOr(0))), r)
 		},
 		consequence: func(*Report) string {
-			return "told “" + MsgNotEnoughSeats + "” for the seats the user already has"
+			return "told “" + engine.MsgNotEnoughSeats + "” for the seats the user already has"
 		},
 		diagnosis: diagLookupAfterSeatCheck,
 	},
@@ -107,7 +109,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "One key, sent for two events at the same instant, makes two bookings",
 			Cause:   "No UNIQUE constraint on (user_id, idempotency_key): locks on two different event rows never make the two requests wait for each other",
-			Where:   "sim/schema.sql (the constraint of the bookings table)",
+			Where:   "sim/engine/schema.sql (the constraint of the bookings table)",
 			Fix:     "UNIQUE (user_id, idempotency_key): the second INSERT fails with 23505, its whole transaction rolls back, seats included, and it answers 409",
 		},
 	},
@@ -119,7 +121,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "Two copies of one click, at the same instant, make two bookings",
 			Cause:   "The key is looked up before the row lock, and no UNIQUE constraint stops the second INSERT",
-			Where:   "sim/booking.go → Engine.BookTicket (where the lookup runs) and sim/schema.sql",
+			Where:   "sim/engine/booking.go → Engine.BookTicket (where the lookup runs) and sim/engine/schema.sql",
 			Fix:     "Keep UNIQUE (user_id, idempotency_key), which settles what the lock does not cover, and look the key up after the lock so that copies replay",
 		},
 	},
@@ -133,7 +135,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "A user is answered with another user's booking",
 			Cause:   "Keys are unique on their own and looked up by key alone, and the comparison leaves the user out: another user's booking that holds the key is replayed",
-			Where:   "sim/schema.sql (UNIQUE (idempotency_key)), sim/booking.go → Engine.find (the lookup by key alone) and Engine.compare",
+			Where:   "sim/engine/schema.sql (UNIQUE (idempotency_key)), sim/engine/booking.go → Engine.find (the lookup by key alone) and Engine.Compare",
 			Fix:     "Scope the key to the user: UNIQUE (user_id, idempotency_key), and look it up with the user of the session",
 		},
 	},
@@ -153,7 +155,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "A booking that cannot succeed is sent three times, and the user waits 3 s for the same 409",
 			Cause:   "The client retries 4xx answers, which are final",
-			Where:   "sim/client.go → ShouldRetry",
+			Where:   "sim/client/client.go → ShouldRetry",
 			Fix:     "Retry only network errors and 5xx answers; a 4xx is the answer",
 		},
 	},
@@ -178,7 +180,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "A retry that lands on another API instance books again",
 			Cause:   "Each API instance remembers the keys in its own memory instead of the booking row, and no UNIQUE constraint in the row backs it up",
-			Where:   "sim/keys.go → MemoryKeys",
+			Where:   "sim/api/keys.go → MemoryKeys",
 			Fix:     "Keep the key in the booking row, under UNIQUE (user_id, idempotency_key): every instance that shares the database sees it",
 		},
 	},
@@ -193,7 +195,7 @@ var meanings = map[string]meaning{
 		diagnosis: &Diagnosis{
 			Symptom: "Retries after a crash, or a day later, book again",
 			Cause:   "Redis and PostgreSQL share no transaction, a retry sent after the key expired finds nothing, and no UNIQUE constraint in the row backs it up",
-			Where:   "sim/keys.go → RedisKeys",
+			Where:   "sim/api/keys.go → RedisKeys",
 			Fix:     "Keep the key in the booking row: it commits with the booking and never expires; a store in front of it needs UNIQUE (user_id, idempotency_key) behind it, and a documented expiry longer than the client's whole retry window",
 		},
 	},

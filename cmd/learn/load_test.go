@@ -20,7 +20,8 @@ import (
 	"github.com/google/uuid"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // The load test's knobs. LEARN_LOAD sets the duration (e.g. 30s, the full
@@ -59,14 +60,14 @@ func (m *loadMix) target(tgt *vegeta.Target) error {
 	booking := func(in loadIntent, qty int) {
 		tgt.Method, tgt.URL = "POST", m.front+"/bookings"
 		tgt.Body = fmt.Appendf(nil, `{"event_id": %d, "quantity": %d}`, m.eventID, qty)
-		tgt.Header = http.Header{"Authorization": {"Bearer " + in.token}, sim.HeaderIdempotencyKey: {in.key}}
+		tgt.Header = http.Header{"Authorization": {"Bearer " + in.token}, api.HeaderIdempotencyKey: {in.key}}
 	}
 	roll := m.rng.IntN(100)
 	switch {
 	case roll < 45 || len(m.intents) == 0:
-		in := loadIntent{token: sim.TokenAda, key: uuid.NewString(), qty: 1 + m.rng.IntN(3)}
+		in := loadIntent{token: api.TokenAda, key: uuid.NewString(), qty: 1 + m.rng.IntN(3)}
 		if m.rng.IntN(2) == 1 {
-			in.token = sim.TokenBen
+			in.token = api.TokenBen
 		}
 		m.intents = append(m.intents, in)
 		booking(in, in.qty)
@@ -81,7 +82,7 @@ func (m *loadMix) target(tgt *vegeta.Target) error {
 		m.counts["same key, other quantity"]++
 	default:
 		tgt.Method, tgt.URL, tgt.Body = "GET", m.front+"/events", nil
-		tgt.Header = http.Header{"Authorization": {"Bearer " + sim.TokenAda}}
+		tgt.Header = http.Header{"Authorization": {"Bearer " + api.TokenAda}}
 		if roll%2 == 1 {
 			tgt.URL = m.front + "/bookings"
 		}
@@ -134,7 +135,7 @@ func startSlowClients(addr string, n int, stop <-chan struct{}) *slowClients {
 func (s *slowClients) one(c net.Conn, i int, stop <-chan struct{}) {
 	body := `{"event_id": 1, "quantity": 1}`
 	if _, err := fmt.Fprintf(c, "POST /bookings HTTP/1.1\r\nHost: learn\r\nAuthorization: Bearer %s\r\n%s: %s\r\nContent-Length: %d\r\n\r\n",
-		sim.TokenAda, sim.HeaderIdempotencyKey, uuid.NewString(), len(body)); err != nil {
+		api.TokenAda, api.HeaderIdempotencyKey, uuid.NewString(), len(body)); err != nil {
 		return
 	}
 	answer := make(chan int, 1) // the status the server answered with, 0 for none
@@ -235,7 +236,7 @@ func TestServeUnderLoad(t *testing.T) {
 		case res.Code == 0 || res.Code >= 500 && res.Code != http.StatusServiceUnavailable:
 			unexpected[fmt.Sprintf("%d %s %s", res.Code, res.Error, strings.TrimSpace(string(res.Body)))]++
 		case res.Method == "POST" && res.Code == http.StatusOK:
-			var br sim.BookResponse
+			var br api.BookResponse
 			if err := json.Unmarshal(res.Body, &br); err != nil {
 				t.Fatalf("a 200 that is not a booking: %s", res.Body)
 			}
@@ -248,13 +249,13 @@ func TestServeUnderLoad(t *testing.T) {
 	slow.closeAll()
 
 	// The bookings as the API shows them, and the seats left.
-	var rows []sim.BookingRow
-	for _, tok := range []string{sim.TokenAda, sim.TokenBen} {
-		var mine []sim.BookingRow
+	var rows []engine.BookingRow
+	for _, tok := range []string{api.TokenAda, api.TokenBen} {
+		var mine []engine.BookingRow
 		getJSON(t, p.front+"/bookings", tok, &mine)
 		rows = append(rows, mine...)
 	}
-	var events []sim.EventRow
+	var events []engine.EventRow
 	getJSON(t, p.front+"/events", "", &events)
 
 	codes := make([]string, 0, len(metrics.StatusCodes))
@@ -279,7 +280,7 @@ func TestServeUnderLoad(t *testing.T) {
 	// Exactly once: one row per (user, key); every answer for a key names
 	// that row, with its quantity; every row was answered (no request went
 	// unanswered); and the seats add up.
-	byKey := map[string]sim.BookingRow{}
+	byKey := map[string]engine.BookingRow{}
 	for _, r := range rows {
 		k := r.UserID + "/" + r.Key
 		if prev, dup := byKey[k]; dup {

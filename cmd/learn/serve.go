@@ -8,16 +8,16 @@ import (
 	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // headerInstance is set by every API instance on its answers: the
 // API instance that handled the request, e.g. "api-2".
-const headerInstance = sim.HeaderInstance
+const headerInstance = api.HeaderInstance
 
 // serveCmd is learn serve: the booking API for a workshop to curl.
 func serveCmd(g *globals) *cobra.Command {
-	cfg := serve.Config{Drain: serve.Drain, Limits: sim.WorkshopLimits(),
+	cfg := serve.Config{Drain: serve.Drain, Limits: api.WorkshopLimits(),
 		Download: func(say func(string)) func(pgtemp.DownloadProgress) { return (&downloadReport{say: say}).update }}
 	cmd := &cobra.Command{
 		Use:   "serve",

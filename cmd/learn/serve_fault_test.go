@@ -18,7 +18,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // learn serve's start-up broken at each step after its port is taken (the
@@ -52,7 +52,7 @@ func TestServeStartUpFailureCleansUp(t *testing.T) {
 			addr := ln.Addr().String()
 			ln.Close()
 			before := learnSchemasOfThisProcess(t)
-			code, err := serve.Run(ctx, serve.Config{Addr: addr, Instances: 2, Seats: serve.DefaultSeats, Drain: serve.Drain, Limits: sim.WorkshopLimits()}, pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, io.Discard, io.Discard)
+			code, err := serve.Run(ctx, serve.Config{Addr: addr, Instances: 2, Seats: serve.DefaultSeats, Drain: serve.Drain, Limits: api.WorkshopLimits()}, pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, io.Discard, io.Discard)
 			if code != r.code {
 				t.Errorf("exit %d (%v), want %d", code, err, r.code)
 			}
@@ -113,7 +113,7 @@ func TestServeThatCannotRemoveItsSchemaExits1(t *testing.T) {
 	done := make(chan result, 1)
 	before := learnSchemaNames(t)
 	go func() {
-		code, err := serve.Run(ctx, serve.Config{Addr: "127.0.0.1:0", Instances: 1, Seats: serve.DefaultSeats, Drain: serve.Drain, Limits: sim.WorkshopLimits()},
+		code, err := serve.Run(ctx, serve.Config{Addr: "127.0.0.1:0", Instances: 1, Seats: serve.DefaultSeats, Drain: serve.Drain, Limits: api.WorkshopLimits()},
 			pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, stdout, io.Discard)
 		done <- result{code, err}
 	}()

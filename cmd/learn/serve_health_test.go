@@ -15,7 +15,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // postmasterOf reads the pid of the postmaster of the cluster in dir.
@@ -42,20 +43,20 @@ func decodeAnswer(resp *http.Response, a *answer) error {
 // API does: the same key on every try, again after Retry-After while the
 // answer is 503, again at once when the connection failed; it returns the
 // booking of the 200, and every 503's code.
-func bookUntilAnswered(t *testing.T, base, key, body string) (sim.BookingJSON, []string) {
+func bookUntilAnswered(t *testing.T, base, key, body string) (api.BookingJSON, []string) {
 	var codes []string
 	for try := 0; ; try++ {
 		if try == 100 {
 			t.Errorf("key %s: no 200 in 100 tries: %v", key, codes)
-			return sim.BookingJSON{}, codes
+			return api.BookingJSON{}, codes
 		}
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/bookings", strings.NewReader(body))
 		if err != nil {
 			t.Error(err)
-			return sim.BookingJSON{}, codes
+			return api.BookingJSON{}, codes
 		}
-		req.Header.Set("Authorization", "Bearer "+sim.TokenAda)
-		req.Header.Set(sim.HeaderIdempotencyKey, key)
+		req.Header.Set("Authorization", "Bearer "+api.TokenAda)
+		req.Header.Set(api.HeaderIdempotencyKey, key)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			continue // the front door's connection to an instance, cut by the outage
@@ -66,7 +67,7 @@ func bookUntilAnswered(t *testing.T, base, key, body string) (sim.BookingJSON, [
 		switch {
 		case err != nil:
 			t.Errorf("key %s: %d, not JSON: %v", key, resp.StatusCode, err)
-			return sim.BookingJSON{}, codes
+			return api.BookingJSON{}, codes
 		case a.status == 200:
 			return a.Booking, codes
 		case a.status == 503:
@@ -75,7 +76,7 @@ func bookUntilAnswered(t *testing.T, base, key, body string) (sim.BookingJSON, [
 			<-time.After(time.Duration(after) * time.Second) // the client's backoff, as the answer asks
 		default:
 			t.Errorf("key %s: %d %+v", key, a.status, a.Error)
-			return sim.BookingJSON{}, codes
+			return api.BookingJSON{}, codes
 		}
 	}
 }
@@ -96,7 +97,7 @@ func TestServeWhosePostgresIsKilledStartsItAgainAndLosesNothing(t *testing.T) {
 	const workers, before, after = 6, 5, 5
 	type intent struct {
 		key     string
-		booking sim.BookingJSON
+		booking api.BookingJSON
 	}
 	var mu sync.Mutex
 	var intents []intent
@@ -128,8 +129,8 @@ func TestServeWhosePostgresIsKilledStartsItAgainAndLosesNothing(t *testing.T) {
 	wg.Wait()
 	t.Logf("503 codes met: %v", codes)
 	for _, c := range codes {
-		if c != sim.CodeDatabaseDown && c != sim.CodeDatabaseUnavailable {
-			t.Errorf("a 503 %s: want %s (or, before learn noticed, %s)", c, sim.CodeDatabaseDown, sim.CodeDatabaseUnavailable)
+		if c != api.CodeDatabaseDown && c != api.CodeDatabaseUnavailable {
+			t.Errorf("a 503 %s: want %s (or, before learn noticed, %s)", c, api.CodeDatabaseDown, api.CodeDatabaseUnavailable)
 		}
 	}
 	if !strings.Contains(p.stderr.String(), "level=ERROR msg=\"the database is down") {
@@ -142,17 +143,17 @@ func TestServeWhosePostgresIsKilledStartsItAgainAndLosesNothing(t *testing.T) {
 			t.Errorf("booking %s answered for two intents", in.booking.ID)
 		}
 		ids[in.booking.ID] = true
-		again := book(t, p.front, sim.TokenAda, in.key, body)
+		again := book(t, p.front, api.TokenAda, in.key, body)
 		if again.status != 200 || !again.Replayed || again.Booking.ID != in.booking.ID {
 			t.Errorf("key %s again: %d %+v, want a replay of %s", in.key, again.status, again, in.booking.ID)
 		}
 	}
-	var mine []sim.BookingJSON
-	getJSON(t, p.front+"/bookings", sim.TokenAda, &mine)
+	var mine []api.BookingJSON
+	getJSON(t, p.front+"/bookings", api.TokenAda, &mine)
 	if len(mine) != len(intents) || len(intents) != workers*(before+after) {
 		t.Errorf("%d bookings stored for %d intents (%d made)", len(mine), len(intents), workers*(before+after))
 	}
-	var events []sim.EventRow
+	var events []engine.EventRow
 	getJSON(t, p.front+"/events", "", &events)
 	if len(events) != 1 || events[0].SeatsLeft != 100000-len(intents) {
 		t.Errorf("events %+v, want %d seats taken", events, len(intents))

@@ -16,7 +16,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // learn serve stops as it says: at the signal, requests in flight get the
@@ -31,7 +31,7 @@ func TestServeStopsAsItSays(t *testing.T) {
 	defer cancel()
 	outR, outW := io.Pipe()
 	var stderr uitest.Buffer
-	cfg := serve.Config{Addr: "0.0.0.0:0", Instances: 2, Seats: 100, Drain: 200 * time.Millisecond, Limits: sim.WorkshopLimits()}
+	cfg := serve.Config{Addr: "0.0.0.0:0", Instances: 2, Seats: 100, Drain: 200 * time.Millisecond, Limits: api.WorkshopLimits()}
 	type result struct {
 		code int
 		err  error
@@ -73,7 +73,7 @@ func TestServeStopsAsItSays(t *testing.T) {
 		}
 		defer c.Close()
 		fmt.Fprintf(c, "POST /bookings HTTP/1.1\r\nHost: learn\r\nAuthorization: Bearer %s\r\n%s: %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n",
-			sim.TokenAda, sim.HeaderIdempotencyKey, uuid.NewString(), len(body))
+			api.TokenAda, api.HeaderIdempotencyKey, uuid.NewString(), len(body))
 		if cont, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || cont.StatusCode != http.StatusContinue {
 			t.Fatalf("slow client %d at %s: no 100 Continue: %v %v", i, base, cont, err)
 		}

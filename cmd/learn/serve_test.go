@@ -20,7 +20,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/internal/uitest"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // serveProc is the built binary running learn serve.
@@ -153,9 +154,9 @@ func (p *serveProc) waitStderr(want string) {
 type answer struct {
 	status   int
 	instance string // the front door's X-Learn-Instance, "" from an instance
-	Booking  sim.BookingJSON
+	Booking  api.BookingJSON
 	Replayed bool
-	Error    *sim.Error
+	Error    *api.Error
 }
 
 func book(t *testing.T, base, token, key, body string) answer {
@@ -165,7 +166,7 @@ func book(t *testing.T, base, token, key, body string) answer {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set(sim.HeaderIdempotencyKey, key)
+	req.Header.Set(api.HeaderIdempotencyKey, key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +236,7 @@ func testServeSession(t *testing.T, bin string) {
 		`-H "Authorization: Bearer tok-ada" -H "Idempotency-Key: $KEY" -d '{"event_id": 1, "quantity": 2}'`,
 		`-H "Idempotency-Key: $KEY" -d '{"event_id": 1, "quantity": 3}'`,
 		"Run it again: same booking, replayed",
-		"409 " + sim.MsgKeyReused,
+		"409 " + engine.MsgKeyReused,
 		"curl -s " + p.front + "/events",
 		"curl -s " + p.front + `/bookings -H "Authorization: Bearer tok-ada"`,
 		"learn serve 2>&1 | grep replayed",
@@ -249,19 +250,19 @@ func testServeSession(t *testing.T, bin string) {
 	}
 
 	key := uuid.NewString()
-	first := book(t, p.front, sim.TokenAda, key, `{"event_id": 1, "quantity": 2}`)
+	first := book(t, p.front, api.TokenAda, key, `{"event_id": 1, "quantity": 2}`)
 	if first.status != 200 || first.Replayed || first.Booking.ID == "" || first.Booking.UserID != "ada" {
 		t.Fatalf("first booking: %+v", first)
 	}
-	again := book(t, p.front, sim.TokenAda, key, `{"event_id": 1, "quantity": 2}`)
+	again := book(t, p.front, api.TokenAda, key, `{"event_id": 1, "quantity": 2}`)
 	if again.status != 200 || !again.Replayed || again.Booking.ID != first.Booking.ID {
 		t.Fatalf("repeat: %+v, want a replay of %s", again, first.Booking.ID)
 	}
 	if first.instance == "" || again.instance == "" || first.instance == again.instance {
 		t.Errorf("the front door sent the two tries to %q and %q, want two instances", first.instance, again.instance)
 	}
-	other := book(t, p.front, sim.TokenAda, key, `{"event_id": 1, "quantity": 3}`)
-	if other.status != 409 || other.Error == nil || other.Error.Code != sim.CodeKeyReused || other.Error.Message != sim.MsgKeyReused {
+	other := book(t, p.front, api.TokenAda, key, `{"event_id": 1, "quantity": 3}`)
+	if other.status != 409 || other.Error == nil || other.Error.Code != engine.CodeKeyReused || other.Error.Message != engine.MsgKeyReused {
 		t.Fatalf("same key, quantity 3: %+v", other)
 	}
 
@@ -269,7 +270,7 @@ func testServeSession(t *testing.T, bin string) {
 	benKey := uuid.NewString()
 	var ids []string
 	for i, base := range p.instances {
-		a := book(t, base, sim.TokenBen, benKey, `{"event_id": 1, "quantity": 1}`)
+		a := book(t, base, api.TokenBen, benKey, `{"event_id": 1, "quantity": 1}`)
 		if a.status != 200 || a.Replayed != (i > 0) {
 			t.Fatalf("try %d at %s: %+v", i+1, base, a)
 		}
@@ -279,13 +280,13 @@ func testServeSession(t *testing.T, bin string) {
 		t.Errorf("ben's tries got bookings %v", ids)
 	}
 
-	var events []sim.EventRow
+	var events []engine.EventRow
 	getJSON(t, p.front+"/events", "", &events)
 	if len(events) != 1 || events[0].Name != "Workshop night" || events[0].SeatsLeft != 100-2-1 {
 		t.Errorf("events = %+v, want Workshop night with 97 seats left", events)
 	}
-	var mine []sim.BookingRow
-	getJSON(t, p.front+"/bookings", sim.TokenAda, &mine)
+	var mine []engine.BookingRow
+	getJSON(t, p.front+"/bookings", api.TokenAda, &mine)
 	if len(mine) != 1 || mine[0].ID != first.Booking.ID {
 		t.Errorf("ada's bookings = %+v", mine)
 	}
@@ -302,7 +303,7 @@ func testServeSession(t *testing.T, bin string) {
 	}
 	defer conn.Close()
 	fmt.Fprintf(conn, "POST /bookings HTTP/1.1\r\nHost: learn\r\nAuthorization: Bearer %s\r\n%s: %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n",
-		sim.TokenAda, sim.HeaderIdempotencyKey, lateKey, len(body))
+		api.TokenAda, api.HeaderIdempotencyKey, lateKey, len(body))
 	br := bufio.NewReader(conn)
 	if cont, err := http.ReadResponse(br, nil); err != nil || cont.StatusCode != http.StatusContinue {
 		t.Fatalf("no 100 Continue: %v %v", cont, err)
@@ -350,7 +351,7 @@ func testServeSIGTERM(t *testing.T, bin string) {
 	if len(p.instances) != 1 {
 		t.Fatalf("instances %v, want 1 by default", p.instances)
 	}
-	if a := book(t, p.front, sim.TokenAda, uuid.NewString(), `{"event_id": 1, "quantity": 2}`); a.status != 200 {
+	if a := book(t, p.front, api.TokenAda, uuid.NewString(), `{"event_id": 1, "quantity": 2}`); a.status != 200 {
 		t.Fatalf("booking: %+v", a)
 	}
 	if code := p.stop(syscall.SIGTERM); code != 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // taking is a take under way on its own goroutine: what it was told, in
@@ -214,7 +215,7 @@ func TestRunSaysWhyItWaits(t *testing.T) {
 	first, second := NewRuns(t.Context(), db), NewRuns(t.Context(), db)
 	defer first.Close()
 	defer second.Close()
-	held := first.Start(lost, sim.Options{Trace: sim.TraceOptions{Stream: true, Gated: true}})
+	held := first.Start(lost, sim.Options{Trace: trace.Options{Stream: true, Gated: true}})
 	<-held.Prepared()
 	if err := held.Err(); err != nil {
 		t.Fatal(err)

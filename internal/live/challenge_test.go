@@ -8,6 +8,7 @@ import (
 
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // Every challenge of the lab holds over the design space: its start does
@@ -63,8 +64,8 @@ var challengeClaims = map[string]func(t *testing.T, rs *Runs, start, d sim.Switc
 	"lab/last-seats": func(t *testing.T, rs *Runs, _, d sim.Switches, _ sim.Scorecard) error {
 		rep := reportOf(t, rs, "last-seats", d)
 		last := rep.Attempts[0].Tries[len(rep.Attempts[0].Tries)-1]
-		if rep.BookingRows != 1 || last.Status != 409 || last.Code != sim.CodeNotEnoughSeats {
-			return fmt.Errorf("last seats: %d rows, the last try got %d %s; want the booking stored and a 409 %s", rep.BookingRows, last.Status, last.Code, sim.CodeNotEnoughSeats)
+		if rep.BookingRows != 1 || last.Status != 409 || last.Code != engine.CodeNotEnoughSeats {
+			return fmt.Errorf("last seats: %d rows, the last try got %d %s; want the booking stored and a 409 %s", rep.BookingRows, last.Status, last.Code, engine.CodeNotEnoughSeats)
 		}
 		return nil
 	},

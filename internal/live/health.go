@@ -13,6 +13,7 @@ import (
 
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // The health of the PostgreSQL learn started (pgtemp.Health): runs wait
@@ -35,15 +36,15 @@ func (d serverDB) NewSchema(ctx context.Context) (sim.Schema, error) {
 	return sc, nil
 }
 
-func (d serverDB) Outage() *sim.Outage { return OutageOf(d.srv.Health()) }
+func (d serverDB) Outage() *api.Outage { return OutageOf(d.srv.Health()) }
 
 // OutageOf is the outage h describes, nil while the server is up.
-func OutageOf(h pgtemp.Health) *sim.Outage {
+func OutageOf(h pgtemp.Health) *api.Outage {
 	switch h.State {
 	case pgtemp.Restarting:
-		return &sim.Outage{What: h.Exit, Back: true}
+		return &api.Outage{What: h.Exit, Back: true}
 	case pgtemp.Gone:
-		return &sim.Outage{What: h.Summary()}
+		return &api.Outage{What: h.Summary()}
 	}
 	return nil
 }

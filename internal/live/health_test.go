@@ -11,6 +11,7 @@ import (
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // The PostgreSQL under a learner's runs killed outright (kill -9 of its
@@ -26,7 +27,7 @@ func TestRunsGoOnAfterTheDatabaseWasKilled(t *testing.T) {
 
 	// A run held at its first step, with a transaction open, when the
 	// server is killed.
-	cut := rs.Start(scenario(t, "lost-answer"), sim.Options{Trace: sim.TraceOptions{Stream: true, Gated: true}})
+	cut := rs.Start(scenario(t, "lost-answer"), sim.Options{Trace: trace.Options{Stream: true, Gated: true}})
 	<-cut.Prepared()
 	if err := cut.Err(); err != nil {
 		t.Fatal(err)

@@ -27,6 +27,8 @@ import (
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // ID identifies a run, unique within the process: a screen that started
@@ -264,7 +266,7 @@ func (r *Run) Err() error {
 
 // Lanes are the participants of the run's sequence, left to right; nil
 // until the run is prepared.
-func (r *Run) Lanes() []sim.Lane {
+func (r *Run) Lanes() []trace.Lane {
 	if r.prepStage() == nil {
 		return nil
 	}
@@ -280,7 +282,7 @@ func (r *Run) Setup() sim.Setup {
 }
 
 // Trace is the run's trace (every event so far), nil until it is prepared.
-func (r *Run) Trace() *sim.Trace {
+func (r *Run) Trace() *trace.Trace {
 	if r.prepStage() == nil {
 		return nil
 	}
@@ -298,13 +300,13 @@ func (r *Run) prepStage() *sim.Run {
 }
 
 // closedEvents is the stream of a run that has none.
-var closedEvents = func() chan sim.Event { ch := make(chan sim.Event); close(ch); return ch }()
+var closedEvents = func() chan trace.Event { ch := make(chan trace.Event); close(ch); return ch }()
 
 // Events is the run's stream of trace events when Options.Trace.Stream is
 // set; it is closed when the scenario ends, fails or is stopped, and is
 // closed at once for a run that failed before it was prepared or does not
 // stream. Wait for Prepared before reading it.
-func (r *Run) Events() <-chan sim.Event {
+func (r *Run) Events() <-chan trace.Event {
 	run := r.prepStage()
 	if run == nil || run.Trace.Events() == nil {
 		return closedEvents
@@ -325,10 +327,10 @@ func (r *Run) Release() error {
 
 // Rows reads the run's tables (committed rows) as they are now; it fails
 // once the run has ended and its stage is removed.
-func (r *Run) Rows(ctx context.Context) (sim.Rows, error) {
+func (r *Run) Rows(ctx context.Context) (engine.Rows, error) {
 	run := r.prepStage()
 	if run == nil {
-		return sim.Rows{}, errStopped
+		return engine.Rows{}, errStopped
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"go.uber.org/goleak"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 func countRows(ctx context.Context, conn, sql string, args ...any) (int, error) {
@@ -80,7 +82,7 @@ func TestStopAtAnyMoment(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	t.Run("waiting for the database", func(t *testing.T) {
 		rs := NewRuns(t.Context(), pending())
-		r := rs.Start(scenario(t, "lost-answer"), sim.Options{Trace: sim.TraceOptions{Stream: true, Gated: true}})
+		r := rs.Start(scenario(t, "lost-answer"), sim.Options{Trace: trace.Options{Stream: true, Gated: true}})
 		r.Stop()
 		r.Stop()
 		<-r.Stopped()
@@ -102,7 +104,7 @@ func TestStopAtAnyMoment(t *testing.T) {
 	t.Run("held at a step", func(t *testing.T) {
 		rs := newRuns(t)
 		before := testDB.Schemas()
-		r := rs.Start(scenario(t, "lost-answer"), sim.Options{Trace: sim.TraceOptions{Stream: true, Gated: true}})
+		r := rs.Start(scenario(t, "lost-answer"), sim.Options{Trace: trace.Options{Stream: true, Gated: true}})
 		<-r.Prepared()
 		var steps int
 		for ev := range r.Events() {
@@ -132,7 +134,7 @@ func TestStopAtAnyMoment(t *testing.T) {
 		rs := newRuns(t)
 		before := testDB.Schemas()
 		for range 10 {
-			r := rs.Start(scenario(t, "concurrent-copies"), sim.Options{Copies: 5, Trace: sim.TraceOptions{Stream: true, Gated: true}})
+			r := rs.Start(scenario(t, "concurrent-copies"), sim.Options{Copies: 5, Trace: trace.Options{Stream: true, Gated: true}})
 			r.Stop()
 			<-r.Stopped()
 		}
@@ -157,7 +159,7 @@ func TestQuickRestartsLeaveOneRunAtMost(t *testing.T) {
 			stopped = append(stopped, last)
 		}
 		name := []string{"lost-answer", "key-reuse-two-events", "concurrent-copies"}[i%3]
-		last = rs.Start(scenario(t, name), sim.Options{Variant: sim.Broken, Trace: sim.TraceOptions{Stream: true, Gated: true}})
+		last = rs.Start(scenario(t, name), sim.Options{Variant: sim.Broken, Trace: trace.Options{Stream: true, Gated: true}})
 	}
 	for _, r := range stopped {
 		<-r.Stopped()
@@ -206,7 +208,7 @@ func TestIDsAreUniqueInTheProcess(t *testing.T) {
 func TestGatedRunStepsToItsEnd(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	rs := newRuns(t)
-	r := rs.Start(scenario(t, "lost-answer"), sim.Options{Trace: sim.TraceOptions{Stream: true, Gated: true}})
+	r := rs.Start(scenario(t, "lost-answer"), sim.Options{Trace: trace.Options{Stream: true, Gated: true}})
 	<-r.Prepared()
 	if len(r.Lanes()) != 3 || r.Setup().Seats != 10 {
 		t.Errorf("lanes %v, setup %+v", r.Lanes(), r.Setup())

@@ -27,6 +27,9 @@ import (
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // The limits and defaults of learn serve.
@@ -55,7 +58,7 @@ type Config struct {
 	Instances int             // API instances behind it
 	Seats     int             // of the one event
 	Drain     time.Duration   // for requests in flight at Ctrl-C
-	Limits    sim.ServeLimits // of every listener
+	Limits    api.ServeLimits // of every listener
 	// Download, when set, makes the reporter of a download of PostgreSQL
 	// that writes its lines with say (pgtemp.Options.OnDownload).
 	Download func(say func(line string)) func(pgtemp.DownloadProgress)
@@ -163,7 +166,7 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 	// workshop's address may be reachable by anyone (--addr 0.0.0.0).
 	st, err := sim.NewStage(ctx, live.Database(srv), sim.StageConfig{
 		Instances: cfg.Instances,
-		Clock:     sim.RealClock{},
+		Clock:     clock.Real{},
 		Log:       log.Handler(),
 		Limits:    cfg.Limits,
 	})
@@ -209,7 +212,7 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 		return exit.Failure, err
 	}
 
-	front, err := sim.NewFrontDoor(st.Instances, log, cfg.Limits)
+	front, err := api.NewFrontDoor(st.Instances, log, cfg.Limits)
 	if err != nil {
 		return exit.Failure, err
 	}
@@ -274,7 +277,7 @@ func otherPort(addr string) string {
 type intro struct {
 	db        string
 	front     string
-	instances []*sim.Instance
+	instances []*api.Instance
 	eventID   int64
 	seats     int
 	startsAt  time.Time
@@ -292,7 +295,7 @@ func printIntro(w io.Writer, in intro) {
 	p("learn serve: event %d %q, %d seats, starts %s", in.eventID, EventName, in.seats, in.startsAt.UTC().Format(time.RFC3339))
 	p("")
 	p("Demo users (the API takes the user from the token, never from the body):")
-	users := sim.DemoUsers()
+	users := api.DemoUsers()
 	tokens := make([]string, 0, len(users))
 	for tok := range users {
 		tokens = append(tokens, tok)
@@ -301,10 +304,10 @@ func printIntro(w io.Writer, in intro) {
 	for _, tok := range tokens {
 		p("  %-5s Authorization: Bearer %s", users[tok], tok)
 	}
-	ada := "Authorization: Bearer " + sim.TokenAda
+	ada := "Authorization: Bearer " + api.TokenAda
 	book := func(base string, qty int) string {
 		return fmt.Sprintf(`curl -si %s/bookings -H "%s" -H "%s: $KEY" -d '{"event_id": %d, "quantity": %d}'`,
-			base, ada, sim.HeaderIdempotencyKey, in.eventID, qty)
+			base, ada, api.HeaderIdempotencyKey, in.eventID, qty)
 	}
 	p("")
 	p("Try it from another terminal. One key per booking intent:")
@@ -314,7 +317,7 @@ func printIntro(w io.Writer, in intro) {
 	p("  %s", book(in.front, 2))
 	p("Run it again: same booking, replayed (200, \"replayed\": true):")
 	p("  %s", book(in.front, 2))
-	p("The same key with quantity 3 (409 %s):", sim.MsgKeyReused)
+	p("The same key with quantity 3 (409 %s):", engine.MsgKeyReused)
 	p("  %s", book(in.front, 3))
 	if len(in.instances) > 1 {
 		p("A retry that lands on another API instance gets the same booking:")
@@ -329,7 +332,7 @@ func printIntro(w io.Writer, in intro) {
 	p("  curl -s %s/events", in.front)
 	p(`  curl -s %s/bookings -H "%s"`, in.front, ada)
 	p("")
-	p("The %s header of each answer names the API instance that handled it.", sim.HeaderInstance)
+	p("The %s header of each answer names the API instance that handled it.", api.HeaderInstance)
 	p("The log goes to stderr; to see only the replays: learn serve 2>&1 | grep replayed")
 	p("learn serve: ready; Ctrl-C stops it and removes the database")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // A Step sent to the app moves the play screen on as n does.
@@ -111,7 +112,7 @@ func TestRaceSaysWhyItWaitsForConnections(t *testing.T) {
 	u.m.c.DB.SetBudget(live.NewBudget(need, need))
 	other := live.NewRuns(t.Context(), u.m.c.DB)
 	defer other.Close()
-	held := other.Start(race, sim.Options{Trace: sim.TraceOptions{Stream: true, Gated: true}})
+	held := other.Start(race, sim.Options{Trace: trace.Options{Stream: true, Gated: true}})
 	<-held.Prepared()
 	if err := held.Err(); err != nil {
 		t.Fatal(err)

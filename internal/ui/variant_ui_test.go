@@ -8,6 +8,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // v is offered (in the hint under the summary, the footer and the ?
@@ -64,7 +65,7 @@ func TestStepsRightAfterARestartAreKept(t *testing.T) {
 // The design being played stays in the header whatever else gives way: at
 // 80 columns a lab design beside a long title cut the design to "…".
 func TestHeaderKeepsTheDesign(t *testing.T) {
-	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lookup-before-lock"}, Design: &sim.Switches{Constraint: sim.NoUnique}}, 80, 24)
+	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lookup-before-lock"}, Design: &sim.Switches{Constraint: engine.NoUnique}}, 80, 24)
 	u.waitFor(t, "step 1")
 	u.press(slices.Repeat([]string{"n"}, 60)...)
 	u.waitFor(t, "summary")

@@ -11,7 +11,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Box draws a bordered pane of exactly w x h cells: the title on its first
@@ -35,7 +36,7 @@ func Box(st *common.Styles, title string, lines []string, w, h int) string {
 // at the start), then the column names and the newest bookings in aligned
 // columns, saying how many older ones do not fit. Keys are shown by their
 // first 8 hex digits.
-func Rows(st *common.Styles, rows sim.Rows, seats, w, room int) []string {
+func Rows(st *common.Styles, rows engine.Rows, seats, w, room int) []string {
 	return RowsFrom(st, rows, seats, w, room, 0)
 }
 
@@ -44,7 +45,7 @@ func Rows(st *common.Styles, rows sim.Rows, seats, w, room int) []string {
 // never returns more than room lines (when room is at least 1): the column
 // names come before any booking, and when even one booking does not fit
 // with them, a line says how many rows there are.
-func RowsFrom(st *common.Styles, rows sim.Rows, seats, w, room, skip int) []string {
+func RowsFrom(st *common.Styles, rows engine.Rows, seats, w, room, skip int) []string {
 	var out []string
 	for _, e := range rows.Events {
 		out = append(out, common.Truncate(fmt.Sprintf("event %d  seats_left %d/%d", e.ID, e.SeatsLeft, seats), w))
@@ -134,7 +135,7 @@ func Columns(rows [][]string) []string {
 
 // Trace lists the events of the given kinds, SQL as sent and API log lines,
 // each wrapped to w cells with its continuation indented.
-func Trace(st *common.Styles, events []sim.Event, w int, kinds ...sim.Kind) []string {
+func Trace(st *common.Styles, events []trace.Event, w int, kinds ...trace.Kind) []string {
 	var out []string
 	add := func(tag lipgloss.Style, name, text string) {
 		for i, l := range strings.Split(ansi.Wrap(text, max(8, w-4), " ,"), "\n") {
@@ -151,9 +152,9 @@ func Trace(st *common.Styles, events []sim.Event, w int, kinds ...sim.Kind) []st
 				continue
 			}
 			switch k {
-			case sim.KindSQL:
+			case trace.KindSQL:
 				add(st.SQLTag, "SQL", ev.Text)
-			case sim.KindLog:
+			case trace.KindLog:
 				add(st.LogTag, "LOG", strings.ToLower(ev.Level)+": "+ev.Text)
 			}
 		}

@@ -8,13 +8,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 var st = common.NewStyles(true)
 
-func booking(id int, user string) sim.BookingRow {
-	return sim.BookingRow{ID: fmt.Sprintf("b%d", id), UserID: user, EventID: 1, Quantity: 2,
+func booking(id int, user string) engine.BookingRow {
+	return engine.BookingRow{ID: fmt.Sprintf("b%d", id), UserID: user, EventID: 1, Quantity: 2,
 		Key: "0b6f3c1e-9d2a-4c7b-8e5f-1a2b3c4d5e6f"}
 }
 
@@ -38,7 +39,7 @@ func TestColumnsAlignByDisplayWidth(t *testing.T) {
 // The rows pane shows every event, then as many of the newest bookings as
 // fit, saying how many older ones it hides; no line is wider than the pane.
 func TestRowsShowsTheNewestBookings(t *testing.T) {
-	rows := sim.Rows{Events: []sim.EventRow{{ID: 1, SeatsLeft: 4}}}
+	rows := engine.Rows{Events: []engine.EventRow{{ID: 1, SeatsLeft: 4}}}
 	for i := 1; i <= 8; i++ {
 		rows.Bookings = append(rows.Bookings, booking(i, "ada"))
 	}
@@ -59,7 +60,7 @@ func TestRowsShowsTheNewestBookings(t *testing.T) {
 			t.Errorf("line %d = %q, want it to start with %q", i, plain[i], w)
 		}
 	}
-	if got := Rows(st, sim.Rows{Events: rows.Events}, 20, 40, 6); ansi.Strip(got[1]) != "bookings: none" {
+	if got := Rows(st, engine.Rows{Events: rows.Events}, 20, 40, 6); ansi.Strip(got[1]) != "bookings: none" {
 		t.Errorf("no bookings: %q", got)
 	}
 }
@@ -70,7 +71,7 @@ func TestRowsShowsTheNewestBookings(t *testing.T) {
 // showed, without the column names or a word about the 2 above.
 func TestRowsFitTheirRoom(t *testing.T) {
 	for n := 0; n <= 6; n++ {
-		rows := sim.Rows{Events: []sim.EventRow{{ID: 1, SeatsLeft: 4}}}
+		rows := engine.Rows{Events: []engine.EventRow{{ID: 1, SeatsLeft: 4}}}
 		for i := 1; i <= n; i++ {
 			rows.Bookings = append(rows.Bookings, booking(i, "ada"))
 		}
@@ -109,12 +110,12 @@ func TestBoxSaysWhatIsAbove(t *testing.T) {
 // SQL and log lines wrap inside the pane, their continuations indented,
 // and only the kinds asked for are shown.
 func TestTraceWrapsAndFilters(t *testing.T) {
-	evs := []sim.Event{
-		{Kind: sim.KindSQL, Text: "SELECT name, seats_left, starts_at FROM events WHERE id = $1 FOR UPDATE  [$1=1]"},
-		{Kind: sim.KindLog, Level: "DEBUG", Text: "replayed for a repeated idempotency key"},
-		{Kind: sim.KindSend, Text: "not a pane line"},
+	evs := []trace.Event{
+		{Kind: trace.KindSQL, Text: "SELECT name, seats_left, starts_at FROM events WHERE id = $1 FOR UPDATE  [$1=1]"},
+		{Kind: trace.KindLog, Level: "DEBUG", Text: "replayed for a repeated idempotency key"},
+		{Kind: trace.KindSend, Text: "not a pane line"},
 	}
-	sql := Trace(st, evs, 30, sim.KindSQL)
+	sql := Trace(st, evs, 30, trace.KindSQL)
 	if len(sql) < 3 || !strings.HasPrefix(ansi.Strip(sql[0]), "SQL SELECT") || !strings.HasPrefix(sql[1], "    ") {
 		t.Errorf("SQL lines: %q", sql)
 	}
@@ -123,7 +124,7 @@ func TestTraceWrapsAndFilters(t *testing.T) {
 			t.Errorf("%q is %d wide", l, w)
 		}
 	}
-	both := Trace(st, evs, 80, sim.KindSQL, sim.KindLog)
+	both := Trace(st, evs, 80, trace.KindSQL, trace.KindLog)
 	if last := ansi.Strip(both[len(both)-1]); last != "LOG debug: replayed for a repeated idempotency key" {
 		t.Errorf("log line %q", last)
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
-	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // The story's two lanes.
@@ -62,7 +62,7 @@ func (l line) at() int {
 
 // Tell compresses events (a run's whole trace) into the story's arrows, in
 // the order things happened.
-func Tell(events []sim.Event) []seqdiag.Arrow {
+func Tell(events []trace.Event) []seqdiag.Arrow {
 	var lines []line
 	byTry := map[[3]int]*attempt{}
 	wait := ""
@@ -73,7 +73,7 @@ func Tell(events []sim.Event) []seqdiag.Arrow {
 		if strings.HasPrefix(ev.From, "api-") {
 			instances[ev.From] = true
 		}
-		if ev.Kind == sim.KindSend && ev.EventID != 0 {
+		if ev.Kind == trace.KindSend && ev.EventID != 0 {
 			eventOf[ev.Intent] = ev.EventID
 			events2[ev.EventID] = true
 		}
@@ -81,11 +81,11 @@ func Tell(events []sim.Event) []seqdiag.Arrow {
 	for i, ev := range events {
 		k := [3]int{ev.Intent, ev.Copy, ev.Try}
 		a := byTry[k]
-		if a != nil && ev.Kind != sim.KindSQL && ev.Kind != sim.KindLog {
+		if a != nil && ev.Kind != trace.KindSQL && ev.Kind != trace.KindLog {
 			a.end = ev.Seq
 		}
 		switch ev.Kind {
-		case sim.KindSend:
+		case trace.KindSend:
 			a = &attempt{intent: ev.Intent, copy: ev.Copy, try: ev.Try, send: ev.Label, end: ev.Seq}
 			if ev.Try > 1 {
 				a.send = "retry" + wait + ": " + strings.TrimPrefix(afterColon(ev.Label), " ")
@@ -99,11 +99,11 @@ func Tell(events []sim.Event) []seqdiag.Arrow {
 			wait = ""
 			byTry[k] = a
 			lines = append(lines, line{a: a})
-		case sim.KindWait:
+		case trace.KindWait:
 			wait = " after " + ev.Delay.String()
-		case sim.KindLock, sim.KindLookup, sim.KindWrite, sim.KindCommit, sim.KindRollback, sim.KindCrash, sim.KindKeyStore:
+		case trace.KindLock, trace.KindLookup, trace.KindWrite, trace.KindCommit, trace.KindRollback, trace.KindCrash, trace.KindKeyStore:
 			if a != nil {
-				if ev.Kind == sim.KindCommit || ev.Kind == sim.KindRollback || ev.Kind == sim.KindCrash {
+				if ev.Kind == trace.KindCommit || ev.Kind == trace.KindRollback || ev.Kind == trace.KindCrash {
 					a.decided = ev.Seq
 				}
 				a.did = append(a.did, short(ev))
@@ -111,7 +111,7 @@ func Tell(events []sim.Event) []seqdiag.Arrow {
 					a.ids = append(a.ids, ev.BookingID)
 				}
 			}
-		case sim.KindAnswer:
+		case trace.KindAnswer:
 			if a != nil {
 				a.answer, a.lost = ev.Text, ev.Lost
 				if ev.Lost {
@@ -119,14 +119,14 @@ func Tell(events []sim.Event) []seqdiag.Arrow {
 					a.answer += " (lost)"
 				}
 			}
-		case sim.KindFail, sim.KindGiveUp:
+		case trace.KindFail, trace.KindGiveUp:
 			if a != nil && a.answer == "" {
 				a.answer, a.lost = ev.Label, true
 			}
-			if ev.Kind == sim.KindGiveUp {
+			if ev.Kind == trace.KindGiveUp {
 				lines = append(lines, line{note: ev.Label, seq: ev.Seq})
 			}
-		case sim.KindNote:
+		case trace.KindNote:
 			note := ev.Label
 			if ClockJump(events, i) > 0 {
 				note += SimulatedClock
@@ -149,14 +149,14 @@ const SimulatedClock = " (simulated clock)"
 // (each wait says its Delay before it sleeps) and when the scenario lets
 // time pass; the jump is the time the waits so far do not account for:
 // events[i].At minus the latest At (plus Delay, for a wait) before it.
-func ClockJump(events []sim.Event, i int) time.Duration {
-	if i <= 0 || i >= len(events) || events[i].Kind != sim.KindNote {
+func ClockJump(events []trace.Event, i int) time.Duration {
+	if i <= 0 || i >= len(events) || events[i].Kind != trace.KindNote {
 		return 0
 	}
 	var accounted time.Duration
 	for _, ev := range events[:i] {
 		end := ev.At
-		if ev.Kind == sim.KindWait {
+		if ev.Kind == trace.KindWait {
 			end += ev.Delay
 		}
 		accounted = max(accounted, end)
@@ -173,18 +173,18 @@ func afterColon(label string) string {
 }
 
 // short is an engine step in a few words, for the one note of a try.
-func short(ev sim.Event) string {
+func short(ev trace.Event) string {
 	switch ev.Kind {
-	case sim.KindLock:
+	case trace.KindLock:
 		return "" // every try locks: not worth a word in the story
-	case sim.KindLookup:
+	case trace.KindLookup:
 		if ev.Found {
 			return "key has " + ev.BookingID
 		}
 		return ""
-	case sim.KindWrite:
+	case trace.KindWrite:
 		return "booked " + ev.BookingID
-	case sim.KindCommit:
+	case trace.KindCommit:
 		if ev.Replayed {
 			return "write nothing"
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 var testDB *pgtemp.Server
@@ -17,7 +18,7 @@ var testDB *pgtemp.Server
 func TestMain(m *testing.M) { os.Exit(pgtemptest.Main(m, "internal/ui/components/story", &testDB)) }
 
 // trace runs a scenario on PostgreSQL and returns its events.
-func trace(t *testing.T, name string, v sim.Variant, copies int) []sim.Event {
+func runTrace(t *testing.T, name string, v sim.Variant, copies int) []trace.Event {
 	t.Helper()
 	s, err := sim.Lookup(name)
 	if err != nil {
@@ -46,7 +47,7 @@ func labels(as []seqdiag.Arrow) []string {
 // committed, the answer lost, the retry with K, the key found and nothing
 // written, the same booking back.
 func TestTheLostAnswerIsTheLessonsPicture(t *testing.T) {
-	got := Tell(trace(t, "lost-answer", sim.Correct, 0))
+	got := Tell(runTrace(t, "lost-answer", sim.Correct, 0))
 	want := []struct {
 		from, to, has string
 		lost          bool
@@ -72,12 +73,12 @@ func TestTheLostAnswerIsTheLessonsPicture(t *testing.T) {
 // Copies that met the same fate are told once, with their count and the
 // range of their booking ids: ten copies are a handful of lines.
 func TestCopiesAreToldOnce(t *testing.T) {
-	correct := labels(Tell(trace(t, "concurrent-copies", sim.Correct, 10)))
+	correct := labels(Tell(runTrace(t, "concurrent-copies", sim.Correct, 10)))
 	if len(correct) != 6 || !strings.HasPrefix(correct[0], "copy ") || !strings.HasPrefix(correct[3], "9 copies: ") ||
 		!strings.Contains(correct[5], "9 × 200 b1 (replay)") {
 		t.Errorf("correct copies:\n%s", strings.Join(correct, "\n"))
 	}
-	broken := labels(Tell(trace(t, "concurrent-copies", sim.Broken, 10)))
+	broken := labels(Tell(runTrace(t, "concurrent-copies", sim.Broken, 10)))
 	if len(broken) != 3 || !strings.HasPrefix(broken[0], "10 copies: ") || !strings.Contains(broken[1], "booked b1–b10") {
 		t.Errorf("broken copies:\n%s", strings.Join(broken, "\n"))
 	}
@@ -87,7 +88,7 @@ func TestCopiesAreToldOnce(t *testing.T) {
 // fits the play screen at 80x24 in a handful of lines, and keeps the
 // world's notes.
 func TestTheLongestStoryIsShort(t *testing.T) {
-	got := labels(Tell(trace(t, "redis-ttl", sim.Broken, 0)))
+	got := labels(Tell(runTrace(t, "redis-ttl", sim.Broken, 0)))
 	text := strings.Join(got, "\n")
 	if len(got) > 16 || !strings.Contains(text, "25 hours pass") || !strings.Contains(text, "dies after COMMIT") {
 		t.Errorf("%d lines:\n%s", len(got), text)
@@ -99,12 +100,12 @@ func TestTheLongestStoryIsShort(t *testing.T) {
 // the clock has moved only by that wait, does not ("meanwhile: ben books
 // 2"), nor does any other line.
 func TestTimePassingIsLabelledSimulated(t *testing.T) {
-	redis := trace(t, "redis-ttl", sim.Broken, 0)
+	redis := runTrace(t, "redis-ttl", sim.Broken, 0)
 	jumps := 0
 	for i, ev := range redis {
 		if d := ClockJump(redis, i); d != 0 {
 			jumps++
-			if ev.Kind != sim.KindNote || d != 25*time.Hour || ev.Label != "25 hours pass" {
+			if ev.Kind != trace.KindNote || d != 25*time.Hour || ev.Label != "25 hours pass" {
 				t.Errorf("the clock jumps %s at %+v", d, ev)
 			}
 		}
@@ -116,10 +117,10 @@ func TestTimePassingIsLabelledSimulated(t *testing.T) {
 		t.Errorf("the story does not say the 25 hours are simulated:\n%s", text)
 	}
 	for _, name := range []string{"replay-after-sellout", "retries-exhausted", "crash-before-commit"} {
-		events := trace(t, name, sim.Correct, 0)
+		events := runTrace(t, name, sim.Correct, 0)
 		notes := 0
 		for i, ev := range events {
-			if ev.Kind == sim.KindNote {
+			if ev.Kind == trace.KindNote {
 				notes++
 			}
 			if d := ClockJump(events, i); d != 0 {

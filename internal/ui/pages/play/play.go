@@ -16,6 +16,8 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/seqdiag"
 	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // speeds are the playback speeds, from 0.25x to 4x.
@@ -40,7 +42,7 @@ const (
 // committed rows read from PostgreSQL right after it.
 type frame struct {
 	ev      int // index in Model.events
-	rows    sim.Rows
+	rows    engine.Rows
 	rowsErr error
 	loaded  bool
 }
@@ -59,7 +61,7 @@ type Model struct {
 	run     *live.Run // the run on screen; messages of any other are stale
 	phase   phase
 	err     error
-	events  []sim.Event
+	events  []trace.Event
 	frames  []frame
 	view    int  // the frame on screen; -1 before the first
 	pending bool // the newest step is held until it is released
@@ -87,13 +89,13 @@ type (
 	preparedMsg struct{ run live.ID }
 	traceMsg    struct {
 		run    live.ID
-		ev     sim.Event
+		ev     trace.Event
 		closed bool
 	}
 	rowsMsg struct {
 		run   live.ID
 		frame int
-		rows  sim.Rows
+		rows  engine.Rows
 		err   error
 	}
 	advanceMsg struct {
@@ -173,7 +175,7 @@ func (m *Model) start() tea.Cmd {
 	m.phase, m.err, m.events, m.frames, m.pending, m.closed, m.report = phasePreparing, nil, nil, nil, false, false, nil
 	m.view, m.countdown, m.lanes, m.queued, m.scroll = -1, 0, nil, 0, 0
 	m.eventOf = map[int]int64{}
-	m.run = m.c.Runs.Start(m.scenario, sim.Options{Variant: m.variant, Design: m.design, Trace: sim.TraceOptions{Stream: true, Gated: true}})
+	m.run = m.c.Runs.Start(m.scenario, sim.Options{Variant: m.variant, Design: m.design, Trace: trace.Options{Stream: true, Gated: true}})
 	r := m.run
 	return func() tea.Msg {
 		<-r.Prepared()
@@ -244,7 +246,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.events = append(m.events, msg.ev)
-		if msg.ev.Kind == sim.KindSend && msg.ev.EventID != 0 {
+		if msg.ev.Kind == trace.KindSend && msg.ev.EventID != 0 {
 			m.eventOf[msg.ev.Intent] = msg.ev.EventID
 		}
 		cmds := []tea.Cmd{waitEvent(m.run)}

@@ -17,13 +17,14 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/verdict"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // lanesOrDefault are the run's participants: the browser, each API
 // instance, Redis when the run keeps keys there, and PostgreSQL.
 func (m *Model) lanesOrDefault() []seqdiag.Lane {
 	if m.lanes == nil {
-		return []seqdiag.Lane{{ID: sim.LaneBrowser, Name: "Browser"}, {ID: sim.LaneAPI(1), Name: "API-1"}, {ID: sim.LanePostgres, Name: "Postgres"}}
+		return []seqdiag.Lane{{ID: trace.LaneBrowser, Name: "Browser"}, {ID: trace.LaneAPI(1), Name: "API-1"}, {ID: trace.LanePostgres, Name: "Postgres"}}
 	}
 	return m.lanes
 }
@@ -70,8 +71,8 @@ func (m *Model) View() string {
 		rightW := w - leftW
 		third := (h - hh) / 3
 		rows := panes.Box(st, "Rows (committed)", m.rowsLines(rightW-4, third-3), rightW, third)
-		sql := panes.Box(st, "SQL sent", m.traceLines(rightW-4, sim.KindSQL), rightW, third)
-		logs := panes.Box(st, "API log", m.traceLines(rightW-4, sim.KindLog), rightW, h-hh-2*third)
+		sql := panes.Box(st, "SQL sent", m.traceLines(rightW-4, trace.KindSQL), rightW, third)
+		logs := panes.Box(st, "API log", m.traceLines(rightW-4, trace.KindLog), rightW, h-hh-2*third)
 		left := lipgloss.JoinVertical(lipgloss.Left, lanes, caption)
 		return lipgloss.JoinVertical(lipgloss.Left, header, lipgloss.JoinHorizontal(lipgloss.Top, left, lipgloss.JoinVertical(lipgloss.Left, rows, sql, logs)))
 	}
@@ -80,7 +81,7 @@ func (m *Model) View() string {
 	lanesH := max(5, h-hh-lipgloss.Height(caption)-bottomH)
 	leftW := max(32, w/3)
 	rows := panes.Box(st, "Rows (committed)", m.rowsLines(leftW-4, bottomH-3), leftW, bottomH)
-	trace := panes.Box(st, "SQL sent · API log", m.traceLines(w-leftW-4, sim.KindSQL, sim.KindLog), w-leftW, bottomH)
+	trace := panes.Box(st, "SQL sent · API log", m.traceLines(w-leftW-4, trace.KindSQL, trace.KindLog), w-leftW, bottomH)
 	return lipgloss.JoinVertical(lipgloss.Left, header, m.lanesBox(w, lanesH), caption,
 		lipgloss.JoinHorizontal(lipgloss.Top, rows, trace))
 }
@@ -313,14 +314,14 @@ func (m *Model) lanesBox(w, h int) string {
 		ev := m.events[m.frames[i].ev]
 		style := lipgloss.NewStyle()
 		switch {
-		case ev.Lost || ev.Kind == sim.KindCrash:
+		case ev.Lost || ev.Kind == trace.KindCrash:
 			style = st.Lost
 		case i == m.view:
 			style = st.Current
-		case ev.To == sim.LanePostgres:
+		case ev.To == trace.LanePostgres:
 			style = st.Subtle
 		}
-		lines = append(lines, drawn{seqdiag.Arrow{From: ev.From, To: ev.To, Label: m.label(ev, i), Lost: ev.Lost, Dashed: ev.Kind == sim.KindAnswer}, style})
+		lines = append(lines, drawn{seqdiag.Arrow{From: ev.From, To: ev.To, Label: m.label(ev, i), Lost: ev.Lost, Dashed: ev.Kind == trace.KindAnswer}, style})
 	}
 	return m.diagramBox(m.lanesOrDefault(), lines, w, h)
 }
@@ -360,7 +361,7 @@ func (m *Model) diagramBox(lanes []seqdiag.Lane, lines []drawn, w, h int) string
 
 // who names the request an event belongs to when several are in flight:
 // "copy 3 of 10", "event 2"; "" when there is only one.
-func (m *Model) who(ev sim.Event) string {
+func (m *Model) who(ev trace.Event) string {
 	var parts []string
 	if ev.Copy > 0 && m.copies > 1 {
 		parts = append(parts, fmt.Sprintf("copy %d of %d", ev.Copy, m.copies))
@@ -375,12 +376,12 @@ func (m *Model) who(ev sim.Event) string {
 
 // label is the arrow's text, naming its request when several are in
 // flight; the running retry countdown is shown on the newest frame.
-func (m *Model) label(ev sim.Event, frame int) string {
+func (m *Model) label(ev trace.Event, frame int) string {
 	l := ev.Label
 	if who := m.who(ev); who != "" {
 		l = who + ": " + l
 	}
-	if frame == m.newest() && ev.Kind == sim.KindWait && m.playing && m.pending && m.countdown > 0 {
+	if frame == m.newest() && ev.Kind == trace.KindWait && m.playing && m.pending && m.countdown > 0 {
 		l += fmt.Sprintf(" (%.1fs left)", m.countdown.Seconds())
 	}
 	return l
@@ -435,7 +436,7 @@ func (m *Model) rowsLines(w, room int) []string {
 }
 
 // traceLines are the events of the given kinds up to the frame on screen.
-func (m *Model) traceLines(w int, kinds ...sim.Kind) []string {
+func (m *Model) traceLines(w int, kinds ...trace.Kind) []string {
 	if m.view < 0 {
 		return nil
 	}

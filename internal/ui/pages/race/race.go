@@ -20,6 +20,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/components/verdict"
 	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Model fires N copies of one booking request at the same instant and
@@ -63,7 +64,7 @@ type raceCell struct {
 type (
 	eventMsg struct {
 		run    live.ID
-		ev     sim.Event
+		ev     trace.Event
 		closed bool
 	}
 	doneMsg struct {
@@ -106,7 +107,7 @@ func (m *Model) fire() tea.Cmd {
 	m.scroll, m.holds = 0, ""
 	s, _ := sim.Lookup("concurrent-copies")
 	m.design = s.Design(m.variant)
-	m.run = m.c.Runs.Start(s, sim.Options{Variant: m.variant, Copies: m.n, Trace: sim.TraceOptions{Stream: true}})
+	m.run = m.c.Runs.Start(s, sim.Options{Variant: m.variant, Copies: m.n, Trace: trace.Options{Stream: true}})
 	m.started = time.Now()
 	r := m.run
 	return tea.Batch(func() tea.Msg {
@@ -187,8 +188,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 
 // record puts one trace event in its copy's cell; a pause event also says
 // where learn holds the copies.
-func (m *Model) record(ev sim.Event) {
-	if ev.Kind == sim.KindPause {
+func (m *Model) record(ev trace.Event) {
+	if ev.Kind == trace.KindPause {
 		m.holds = strings.TrimPrefix(ev.Label, "held ")
 	}
 	i := ev.Copy - 1
@@ -197,13 +198,13 @@ func (m *Model) record(ev sim.Event) {
 	}
 	c := &m.cells[i]
 	switch ev.Kind {
-	case sim.KindSend:
+	case trace.KindSend:
 		c.sent = true
-	case sim.KindPause:
+	case trace.KindPause:
 		c.held = true
-	case sim.KindAnswer:
+	case trace.KindAnswer:
 		c.status, c.bookingID, c.replayed, c.held = ev.Status, ev.BookingID, ev.Replayed, false
-	case sim.KindFail, sim.KindGiveUp:
+	case trace.KindFail, trace.KindGiveUp:
 		c.failed = true
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // finished is a race of n copies as the run's report leaves it: every copy
@@ -161,7 +162,7 @@ func TestRaceSaysWhereLearnHoldsTheCopies(t *testing.T) {
 			t.Errorf("at %d a race without a pause says learn holds its copies:\n%s", w, body)
 		}
 		broken := finished(c, 10, sim.Broken, 2)
-		broken.record(sim.Event{Kind: sim.KindPause, Copy: 3, Label: "held after the lookup"})
+		broken.record(trace.Event{Kind: trace.KindPause, Copy: 3, Label: "held after the lookup"})
 		body = flat(ansi.Strip(broken.body(w)))
 		for _, want := range []string{"learn holds every copy after the lookup until all 10 are there, so they interleave every time (◔)",
 			"no guard acted: 0 lookups replayed, 0 unique violations (23505)"} {

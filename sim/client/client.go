@@ -1,0 +1,257 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/dustin/go-humanize/english"
+	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/trace"
+)
+
+// DefaultBackoff is the browser's retry policy (lesson, "How it works"): at
+// most 3 tries, the second after 1 s and the third after 2 s more.
+var DefaultBackoff = []time.Duration{1 * time.Second, 2 * time.Second}
+
+// Intent is one decision of a user to book: the event, the quantity and the
+// idempotency key made for it. Every retry of the intent sends the same key.
+type Intent struct {
+	Number   int // 1-based, in the order the scenario made its intents
+	Copy     int // 1-based when the intent is sent as several simultaneous copies; 0 otherwise
+	EventID  int64
+	Quantity int
+	Key      uuid.UUID
+}
+
+// NewIntent makes an intent with a fresh random (version 4) key, as the
+// booking form does when the user decides to book.
+func NewIntent(number int, eventID int64, quantity int) Intent {
+	return Intent{Number: number, EventID: eventID, Quantity: quantity, Key: uuid.New()}
+}
+
+// WithQuantity is the intent after the user changed the quantity: a new
+// intent, so a new key.
+func (in Intent) WithQuantity(quantity int) Intent {
+	return NewIntent(in.Number, in.EventID, quantity)
+}
+
+// ShouldRetry is the browser's retry rule (lesson, "How it works"): retry a
+// network error (the answer may have been lost after the API acted, and the
+// key makes the repeat safe) or a 5xx; never a 4xx or a 2xx, whose answer is
+// final. status is ignored when err is non-nil. A cancelled context is not a
+// network error.
+func ShouldRetry(status int, err error) bool {
+	if err != nil {
+		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	}
+	return status >= 500
+}
+
+// TryResult is what one try of an intent got: an HTTP status, or the network
+// error when no answer arrived.
+type TryResult struct {
+	Copy      int    `json:"copy,omitempty"`
+	Try       int    `json:"try"`
+	Instance  string `json:"instance"`
+	Key       string `json:"key,omitempty"` // set when the client changed the key (a broken client)
+	Status    int    `json:"status,omitempty"`
+	Code      string `json:"code,omitempty"` // the error code of an answer that is not 200, e.g. key_reused
+	Error     string `json:"error,omitempty"`
+	BookingID string `json:"booking_id,omitempty"`
+	Replayed  bool   `json:"replayed,omitempty"`
+	// Answer is the answer the try got, as the browser decoded it; nil
+	// when none arrived.
+	Answer *Answer `json:"-"`
+}
+
+// MarshalJSON writes every field the README names for a try, so a script
+// finds them all: booking_id null when the try got no booking (a refusal,
+// an error, no answer), as in answers, and replayed false when it was not.
+func (t TryResult) MarshalJSON() ([]byte, error) {
+	type plain TryResult // without this method
+	var id *string
+	if t.BookingID != "" {
+		id = &t.BookingID
+	}
+	return json.Marshal(struct {
+		plain
+		BookingID *string `json:"booking_id"`
+		Replayed  bool    `json:"replayed"`
+	}{plain(t), id, t.Replayed})
+}
+
+// Outcome is how an intent ended: every try, and the last answer that
+// reached the browser (nil when none did).
+type Outcome struct {
+	Intent Intent
+	Token  string // the bearer token the intent was sent with: whose it is
+	Tries  []TryResult
+	Answer *Answer
+	Err    error // the last network error when no answer arrived; ctx.Err() if cancelled
+}
+
+// Picker chooses the API instance for each try.
+type Picker interface {
+	Pick() *api.Instance
+}
+
+// Client is the browser side of a booking: it sends POST /bookings with the
+// intent's key through HTTP (whose transport is usually a *Network) and
+// retries by ShouldRetry, waiting Backoff[i] on Clock before try i+2.
+type Client struct {
+	Token   string // the demo user's bearer token
+	User    string // the user's name, for captions; may be empty
+	Picker  Picker
+	HTTP    *http.Client
+	Clock   clock.Clock
+	Trace   *trace.Trace
+	Backoff []time.Duration // nil means DefaultBackoff; tries = len(Backoff)+1
+
+	// Retry decides whether a try is retried; nil means ShouldRetry.
+	Retry func(status int, err error) bool
+	// NewKeyPerTry makes a fresh key for every try: the broken client of
+	// "Break it" (a user charged twice for one click).
+	NewKeyPerTry bool
+	// Meanwhile, when set, runs after each backoff wait and before the next
+	// try: what the rest of the world does while this browser waits.
+	Meanwhile func(ctx context.Context, at trace.Attempt) error
+}
+
+// RetryClientErrors is a broken retry rule that also retries 4xx answers,
+// which are final: the same refusal comes back every time.
+func RetryClientErrors(status int, err error) bool {
+	return ShouldRetry(status, err) || (err == nil && status >= 400)
+}
+
+// Book sends the intent until it gets a final answer or runs out of tries.
+// Every try carries the same Idempotency-Key.
+func (c *Client) Book(ctx context.Context, in Intent) Outcome {
+	backoff := c.Backoff
+	if backoff == nil {
+		backoff = DefaultBackoff
+	}
+	retry := c.Retry
+	if retry == nil {
+		retry = ShouldRetry
+	}
+	out := Outcome{Intent: in, Token: c.Token}
+	for try := 1; ; try++ {
+		if try > 1 && c.NewKeyPerTry {
+			in.Key = uuid.New()
+		}
+		inst := c.Picker.Pick()
+		at := trace.Attempt{Intent: in.Number, Copy: in.Copy, Try: try, Instance: inst.Name}
+		tctx := trace.WithAttempt(ctx, at)
+		who := c.User
+		if who == "" {
+			who = "browser"
+		}
+		label := fmt.Sprintf("%s: book %d, key %s", who, in.Quantity, trace.ShortKey(in.Key))
+		caption := fmt.Sprintf("POST /bookings %s, Idempotency-Key %s", english.Plural(in.Quantity, "seat", ""), in.Key)
+		switch {
+		case try > 1 && c.NewKeyPerTry:
+			label = fmt.Sprintf("%s retries: book %d, NEW key %s", who, in.Quantity, trace.ShortKey(in.Key))
+			caption = fmt.Sprintf("retry (try %d of %d) with a NEW key: ", try, len(backoff)+1) + caption
+		case try > 1:
+			label = fmt.Sprintf("%s retries: book %d, key %s", who, in.Quantity, trace.ShortKey(in.Key))
+			caption = fmt.Sprintf("retry (try %d of %d) with the same key: ", try, len(backoff)+1) + caption
+		}
+		if err := c.Trace.Emit(tctx, trace.Event{Kind: trace.KindSend, From: trace.LaneBrowser, To: inst.Name,
+			Key: in.Key.String(), EventID: in.EventID, Label: label, Text: caption}); err != nil {
+			out.Err = err
+			return out
+		}
+		ans, err := c.send(tctx, inst, in)
+		tr := TryResult{Copy: in.Copy, Try: try, Instance: inst.Name}
+		if c.NewKeyPerTry {
+			tr.Key = in.Key.String()
+		}
+		if err != nil {
+			tr.Error = err.Error()
+			if ue, ok := errors.AsType[*url.Error](err); ok {
+				tr.Error = ue.Err.Error() // without "Post <url>:"
+			}
+			if errors.Is(err, io.EOF) {
+				tr.Error = "the connection closed without an answer (EOF)"
+			}
+			out.Err = err
+		} else {
+			tr.Status, tr.Answer = ans.Status, &ans
+			if ans.Error != nil {
+				tr.Code = ans.Error.Code
+			}
+			if ans.Booking != nil {
+				tr.BookingID, tr.Replayed = ans.Booking.ID, ans.Replayed
+			}
+			out.Answer, out.Err = &ans, nil
+		}
+		out.Tries = append(out.Tries, tr)
+		if ctx.Err() != nil {
+			out.Err = ctx.Err()
+			return out
+		}
+		if !retry(tr.Status, err) {
+			return out
+		}
+		why := "no answer"
+		if err == nil {
+			why = fmt.Sprintf("%d from the server", ans.Status)
+		}
+		if try > len(backoff) {
+			if err := c.Trace.Emit(tctx, trace.Event{Kind: trace.KindGiveUp, From: trace.LaneBrowser, To: trace.LaneBrowser,
+				Key: in.Key.String(), Label: "give up", Text: fmt.Sprintf("%s after %s: give up and tell the user", why, english.Plural(try, "try", ""))}); err != nil {
+				out.Err = err
+			}
+			return out
+		}
+		d := backoff[try-1]
+		if err := c.Trace.Emit(tctx, trace.Event{Kind: trace.KindWait, From: trace.LaneBrowser, To: trace.LaneBrowser,
+			Key: in.Key.String(), Delay: d, Label: fmt.Sprintf("wait %s", d), Text: fmt.Sprintf("%s: wait %s, then retry with the same key", why, d)}); err != nil {
+			out.Err = err
+			return out
+		}
+		if err := c.Clock.Sleep(ctx, d); err != nil {
+			out.Err = err
+			return out
+		}
+		if c.Meanwhile != nil {
+			if err := c.Meanwhile(ctx, at); err != nil {
+				out.Err = err
+				return out
+			}
+		}
+	}
+}
+
+// send makes one HTTP try. A nil error means an answer reached the browser.
+func (c *Client) send(ctx context.Context, inst *api.Instance, in Intent) (Answer, error) {
+	body, _ := json.Marshal(map[string]any{"event_id": in.EventID, "quantity": in.Quantity})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, inst.URL+"/bookings", bytes.NewReader(body))
+	if err != nil {
+		return Answer{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	req.Header.Set(api.HeaderIdempotencyKey, in.Key.String())
+	req.Header.Set(api.HeaderRequestID, api.RequestID(trace.AttemptFrom(ctx)))
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return Answer{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return Answer{}, err
+	}
+	return DecodeAnswer(resp.StatusCode, b), nil
+}

@@ -1,0 +1,23 @@
+// Package client is the browser side of a booking: the intent and its
+// idempotency key, the retry rule, and the lossy network between the
+// browser and the API instances.
+//
+// Start with [Client.Book] (client.go): it sends POST /bookings with the
+// intent's key, the same on every try, and retries by [ShouldRetry]
+// (lesson, "How it works": a network error or a 5xx, never a 4xx, at
+// most 3 tries after [DefaultBackoff]'s 1 s and 2 s, waited on the run's
+// clock). [NewIntent] makes one key per intent, [Intent.WithQuantity] a
+// new intent when the quantity changes; [Outcome] is every try of an
+// intent and what came back ([TryResult], [Answer]).
+//
+// [Network] (network.go) is a real http.RoundTripper that applies a
+// [Fault] to each try: deliver, lose the answer after the API acted,
+// fail before sending, or send it twice at once; it tells every answer,
+// delivered or lost, to the trace. The broken clients of the lab are
+// switches of [Client]: a new key per try, another retry rule
+// ([RetryClientErrors]).
+//
+// The client reads the API's wire types and picks instances through a
+// [Picker] (api.RoundRobin); the scenarios (package sim) build clients
+// for their users (Stage.Browser).
+package client

@@ -1,0 +1,93 @@
+package engine
+
+import "errors"
+
+// Design is how an engine books: the zero value is the lesson's correct
+// design; each field turns on one mistake that a broken scenario variant
+// shows failing.
+type Design struct {
+	// Lookup is where the key is looked up: right after the row lock (the
+	// lesson's, the zero value), or somewhere else, or never.
+	Lookup LookupPlace
+	// Compare is what the engine compares between a booking found with the
+	// key and the request before it replays it (lesson, "How it works",
+	// step 3): the zero value compares user, event and quantity.
+	Compare CompareRule
+	// NoRowLock reads the event without SELECT … FOR UPDATE, so two copies
+	// can both look up the key before either inserts.
+	NoRowLock bool
+	// KeyAcrossUsers looks the key up whoever booked it, as if keys were
+	// global rather than per user; a booking of another user is a conflict.
+	KeyAcrossUsers bool
+}
+
+// CompareRule is what BookTicket compares between the booking that holds
+// the key and the request: equal is a replay (200), different is 409
+// MsgKeyReused.
+type CompareRule string
+
+// The rules. Only CompareAll is the lesson's design.
+const (
+	// CompareAll compares the booking's user, event and quantity with the
+	// request's. Under the lesson's lookup, by user and key, the booking
+	// found is always the user's; the user check matters when keys are
+	// looked up by key alone (KeyAcrossUsers).
+	CompareAll CompareRule = ""
+	// CompareEventQuantity compares event and quantity only: under a
+	// lookup by key alone, another user's booking of the same event and
+	// quantity is replayed to this user (a data leak).
+	CompareEventQuantity CompareRule = "event-quantity"
+	// NoCompare replays whatever booking holds the key.
+	NoCompare CompareRule = "none"
+)
+
+// LookupPlace is where BookTicket looks the idempotency key up in its
+// transaction (lesson, "How it works", step 2).
+type LookupPlace string
+
+// The places of the lookup. Only LookupAfterLock is the lesson's design.
+const (
+	// LookupAfterLock looks the key up right after the event row is locked,
+	// before anything else: a copy that waited for the lock finds the
+	// booking the first copy committed.
+	LookupAfterLock LookupPlace = ""
+	// LookupBeforeLock looks the key up before the row lock: two copies can
+	// both miss it, and only the UNIQUE constraint stops the second insert.
+	LookupBeforeLock LookupPlace = "before-lock"
+	// LookupAfterSeatCheck checks the seats before looking the key up, so a
+	// retry of the last seats is refused ("Break it", row 2).
+	LookupAfterSeatCheck LookupPlace = "after-seat-check"
+	// NoLookup never looks the key up: every request books, unless the
+	// constraint stops it.
+	NoLookup LookupPlace = "none"
+)
+
+// Point names a place inside BookTicket where a scenario may hold a request
+// (to force an interleaving) or make the API instance die.
+type Point string
+
+// The points, in the order BookTicket passes them.
+const (
+	// PointAfterLookup: the key was looked up without finding a booking
+	// (where the design looks it up: after the row lock in the lesson's,
+	// before it, or after the seat check; right after the lock where it never
+	// looks); nothing is written yet.
+	PointAfterLookup Point = "after-lookup"
+	// PointBeforeCommit: the seats are taken and the booking inserted, not
+	// yet committed.
+	PointBeforeCommit Point = "before-commit"
+	// PointAfterCommit: committed; the answer has not been sent.
+	PointAfterCommit Point = "after-commit"
+)
+
+// pointWords says where a point is, for captions: "after the lookup".
+var pointWords = map[Point]string{
+	PointAfterLookup:  "after the lookup",
+	PointBeforeCommit: "before COMMIT",
+	PointAfterCommit:  "after COMMIT",
+}
+
+// ErrCrash, returned by an Engine.At hook, makes the API instance die at
+// that point: its database connection is closed (PostgreSQL rolls back what
+// is not committed) and the HTTP connection is cut without an answer.
+var ErrCrash = errors.New("the API instance crashed")
