@@ -384,6 +384,12 @@ func copyTree(ctx context.Context, src *os.Root, dst string, chown func(string) 
 		return err
 	}
 
+	// On one file system io.Copy lets the kernel copy (copy_file_range).
+	// Across two (a template in the cache copied into /dev/shm) the kernel
+	// refuses and os falls back to a copy through a new 32 KiB buffer per
+	// file, a thousand buffers of garbage in the app's first second: each
+	// worker then reuses one buffer of its own.
+	kernelCopy := sameDevice(src, dst)
 	workers := min(max(runtime.NumCPU(), 2), 4)
 	jobs := make(chan job)
 	errs := make(chan error, workers)
@@ -392,13 +398,17 @@ func copyTree(ctx context.Context, src *os.Root, dst string, chown func(string) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte
+			if !kernelCopy {
+				buf = make([]byte, copyBufferSize)
+			}
 			var first error
 			for j := range jobs {
 				if first == nil {
 					first = ctx.Err()
 				}
 				if first == nil {
-					first = copyFile(src, j.from, j.to, j.mode, chown)
+					first = copyFile(src, j.from, j.to, j.mode, chown, buf)
 				}
 			}
 			errs <- first
@@ -420,7 +430,36 @@ func copyTree(ctx context.Context, src *os.Root, dst string, chown func(string) 
 	return errors.Join(all...)
 }
 
-func copyFile(src *os.Root, from, to string, mode fs.FileMode, chown func(string) error) error {
+// copyBufferSize is the buffer of a copy across file systems.
+const copyBufferSize = 64 << 10
+
+// sameDevice reports whether the tree src and the directory dst are on one
+// file system (false when either cannot be read: the buffered copy works
+// everywhere).
+func sameDevice(src *os.Root, dst string) bool {
+	a, err := src.Stat(".")
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(dst)
+	if err != nil {
+		return false
+	}
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && sa.Dev == sb.Dev
+}
+
+// writerOnly and readerOnly hide ReadFrom and WriteTo, so that
+// io.CopyBuffer uses the buffer it is given.
+type (
+	writerOnly struct{ io.Writer }
+	readerOnly struct{ io.Reader }
+)
+
+// copyFile copies the regular file from (in src) to to with mode, through
+// buf when it is not nil, else by io.Copy.
+func copyFile(src *os.Root, from, to string, mode fs.FileMode, chown func(string) error, buf []byte) error {
 	in, err := src.OpenFile(from, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return err
@@ -433,7 +472,11 @@ func copyFile(src *os.Root, from, to string, mode fs.FileMode, chown func(string
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(out, in)
+	if buf != nil {
+		_, err = io.CopyBuffer(writerOnly{out}, readerOnly{in}, buf)
+	} else {
+		_, err = io.Copy(out, in)
+	}
 	if err == nil {
 		err = out.Chmod(mode)
 	}

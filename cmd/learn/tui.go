@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -42,6 +43,7 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 	if err != nil {
 		return 2, err
 	}
+	appGC()
 	err = ui.Run(ctx, ui.Config{First: first, Theme: g.theme, Present: g.present, Postgres: opts,
 		In: stdin, Out: stdout, Errors: stderr})
 	if err != nil { // an exit.Signalled keeps its code: "interrupted", 130
@@ -88,4 +90,18 @@ func peekProgress() *progress.Progress {
 		return nil
 	}
 	return p
+}
+
+// appGCPercent is the app's garbage collection target (GOGC) unless GOGC
+// is set: the app's heap is mostly each frame's garbage (a page wrapped
+// again for the viewport), so half Go's default keeps reading the lesson
+// under its memory target, for collections twice as often (BENCHMARKS.md
+// has both figures). Only the app's process sets it; learn
+// serve, demo and the workshop keep Go's default.
+const appGCPercent = 50
+
+func appGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(appGCPercent)
+	}
 }
