@@ -68,6 +68,13 @@ func (s *apiStage) expand(v string) string {
 // status, the Content-Type and the body.
 func (s *apiStage) do(t *testing.T, r apiReq) (status int, contentType string, body []byte) {
 	t.Helper()
+	status, header, body := s.doH(t, r)
+	return status, header.Get("Content-Type"), body
+}
+
+// doH is do with the answer's headers.
+func (s *apiStage) doH(t *testing.T, r apiReq) (status int, header http.Header, body []byte) {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), r.method, s.Instances[0].URL+s.expand(r.path), strings.NewReader(s.expand(r.body)))
 	if err != nil {
 		t.Fatal(err)
@@ -91,15 +98,32 @@ func (s *apiStage) do(t *testing.T, r apiReq) (status int, contentType string, b
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, resp.Header.Get("Content-Type"), body
+	return resp.StatusCode, resp.Header, body
+}
+
+// booked is a 200 answer to POST /bookings as the tests read it: the body,
+// and whether the header Idempotent-Replayed said it is a replay.
+type booked struct {
+	api.BookResponse
+	Replayed bool
+}
+
+// readBooked reads a 200 answer to POST /bookings; ok is false for any
+// other status or a body that is not a BookResponse.
+func readBooked(status int, header http.Header, body []byte) (b booked, ok bool) {
+	if status != http.StatusOK || json.Unmarshal(body, &b.BookResponse) != nil || b.Booking.ID == "" {
+		return b, false
+	}
+	b.Replayed = header.Get(api.HeaderReplayed) == "true"
+	return b, true
 }
 
 // book sends a booking that must succeed and returns its answer.
-func (s *apiStage) book(t *testing.T, auth, key, body string) api.BookResponse {
+func (s *apiStage) book(t *testing.T, auth, key, body string) booked {
 	t.Helper()
-	status, _, b := s.do(t, apiReq{method: "POST", path: "/bookings", auth: auth, key: key, body: body})
-	var res api.BookResponse
-	if status != http.StatusOK || json.Unmarshal(b, &res) != nil {
+	status, h, b := s.doH(t, apiReq{method: "POST", path: "/bookings", auth: auth, key: key, body: body})
+	res, ok := readBooked(status, h, b)
+	if !ok {
 		t.Fatalf("booking %s: %d %s", body, status, b)
 	}
 	return res
@@ -117,16 +141,14 @@ func (s *apiStage) tables(t *testing.T) string {
 	return out
 }
 
-// decodeAPIError reads an ErrorResponse, refusing anything else.
+// decodeAPIError reads problem details, refusing anything else.
 func decodeAPIError(t *testing.T, body []byte) *api.Error {
 	t.Helper()
-	var res api.ErrorResponse
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&res); err != nil || res.Error == nil {
-		t.Fatalf("not an ErrorResponse (%v): %s", err, body)
+	e, err := api.ParseProblem(body)
+	if err != nil {
+		t.Fatalf("%v: %s", err, body)
 	}
-	return res.Error
+	return e
 }
 
 // Every way POST /bookings refuses, through real HTTP to a real API instance
@@ -204,8 +226,8 @@ func TestAPIRefusalsWriteNothing(t *testing.T) {
 			if status != tt.status {
 				t.Fatalf("status %d, want %d: %s", status, tt.status, body)
 			}
-			if ctype != "application/json" {
-				t.Errorf("Content-Type %q", ctype)
+			if ctype != api.ContentTypeProblem {
+				t.Errorf("Content-Type %q, want %s", ctype, api.ContentTypeProblem)
 			}
 			e := decodeAPIError(t, body)
 			if e.Status != tt.status || e.Code != tt.code || !strings.Contains(e.Message, tt.msg) {
@@ -309,8 +331,12 @@ func TestAPIReads(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := s.tables(t)
 			status, ctype, body := s.do(t, tt.req)
-			if status != tt.status || ctype != "application/json" {
-				t.Fatalf("%d %q, want %d application/json: %s", status, ctype, tt.status, body)
+			want := "application/json"
+			if tt.status != http.StatusOK {
+				want = api.ContentTypeProblem
+			}
+			if status != tt.status || ctype != want {
+				t.Fatalf("%d %q, want %d %s: %s", status, ctype, tt.status, want, body)
 			}
 			if tt.code != "" {
 				if e := decodeAPIError(t, body); e.Status != tt.status || e.Code != tt.code || e.Message == "" {
@@ -341,7 +367,7 @@ func TestAPINoBookingsIsAnEmptyList(t *testing.T) {
 func TestAPIReplayBodyEqualsTheFirst(t *testing.T) {
 	st, ev := newStage(t, 10, StageConfig{Clock: clock.Real{}})
 	key := uuid.NewString()
-	post := func() api.BookResponse {
+	post := func() booked {
 		t.Helper()
 		req, _ := http.NewRequest("POST", st.Instances[0].URL+"/bookings", strings.NewReader(fmt.Sprintf(`{"event_id": %d, "quantity": 2}`, ev)))
 		req.Header.Set("Authorization", "Bearer "+api.TokenAda)
@@ -351,9 +377,10 @@ func TestAPIReplayBodyEqualsTheFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var br api.BookResponse
-		if err := json.NewDecoder(resp.Body).Decode(&br); err != nil || resp.StatusCode != 200 {
-			t.Fatalf("%d %v", resp.StatusCode, err)
+		b, _ := io.ReadAll(resp.Body)
+		br, ok := readBooked(resp.StatusCode, resp.Header, b)
+		if !ok {
+			t.Fatalf("%d %s", resp.StatusCode, b)
 		}
 		return br
 	}

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -90,10 +89,10 @@ func must503(t *testing.T, what string, a answered, code string) {
 }
 
 // must200 checks a booking that succeeded, first time or replay as said.
-func must200(t *testing.T, what string, a answered, replayed bool) api.BookResponse {
+func must200(t *testing.T, what string, a answered, replayed bool) booked {
 	t.Helper()
-	var res api.BookResponse
-	if a.err != nil || a.status != 200 || json.Unmarshal(a.body, &res) != nil || res.Replayed != replayed {
+	res, ok := readBooked(a.status, a.header, a.body)
+	if a.err != nil || !ok || res.Replayed != replayed {
 		t.Fatalf("%s: %d %v %s, want 200 replayed=%v", what, a.status, a.err, a.body, replayed)
 	}
 	return res

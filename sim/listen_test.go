@@ -145,7 +145,7 @@ func TestListenerCapsConnections(t *testing.T) {
 	first, _ := dial(t, url), dial(t, url) // both accepted before the third, in the order they came
 
 	a := sendRaw(t, url, "GET /events HTTP/1.1\r\nHost: learn", "")
-	if a.status != 503 || a.header.Get("Retry-After") != api.RetryAfter || a.header.Get("Content-Type") != "application/json" {
+	if a.status != 503 || a.header.Get("Retry-After") != api.RetryAfter || a.header.Get("Content-Type") != api.ContentTypeProblem {
 		t.Fatalf("the third connection: %d %v %s", a.status, a.header, a.body)
 	}
 	if e := decodeAPIError(t, a.body); e.Code != api.CodeTooManyConnections || !strings.Contains(e.Message, "at most 2 connections at once, from all clients together") {

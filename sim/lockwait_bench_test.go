@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"sync"
 	"testing"
@@ -60,8 +59,8 @@ func BenchmarkLockWaitQueue(b *testing.B) {
 		wg.Wait()
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		for i, a := range answers {
-			var e api.ErrorResponse
-			if a.err != nil || a.status != http.StatusServiceUnavailable || json.Unmarshal(a.body, &e) != nil || e.Error.Code != api.CodeEventBusy {
+			e, perr := api.ParseProblem(a.body)
+			if a.err != nil || a.status != http.StatusServiceUnavailable || perr != nil || e.Code != api.CodeEventBusy {
 				b.Fatalf("booking %d of the queue: %d %v %s, want 503 %s", i+1, a.status, a.err, a.body, api.CodeEventBusy)
 			}
 			longest = max(longest, waits[i])

@@ -3,7 +3,6 @@ package sim
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -92,16 +91,17 @@ func TestAPIIdempotencyKeyHeader(t *testing.T) {
 	key := uuid.NewString()
 
 	first := s.bookRaw(t, []string{`Idempotency-Key: "` + key + `"`}, good)
-	var firstRes, againRes api.BookResponse
-	if first.status != 200 || json.Unmarshal(first.body, &firstRes) != nil || firstRes.Replayed || firstRes.Booking.IdempotencyKey != key {
+	firstRes, ok := readBooked(first.status, first.header, first.body)
+	if !ok || firstRes.Replayed || firstRes.Booking.IdempotencyKey != key {
 		t.Fatalf("the quoted key: %d %s", first.status, first.body)
 	}
 	again := s.bookRaw(t, []string{"Idempotency-Key: " + key}, good)
-	if again.status != 200 || json.Unmarshal(again.body, &againRes) != nil || !againRes.Replayed || againRes.Booking.ID != firstRes.Booking.ID {
+	againRes, ok := readBooked(again.status, again.header, again.body)
+	if !ok || !againRes.Replayed || againRes.Booking.ID != firstRes.Booking.ID {
 		t.Fatalf("the bare form of the quoted key: %d %s, want a replay of %s", again.status, again.body, firstRes.Booking.ID)
 	}
 	withParam := s.bookRaw(t, []string{`Idempotency-Key: "` + key + `";v=1`}, good)
-	if withParam.status != 200 || !strings.Contains(string(withParam.body), `"replayed": true`) {
+	if p, ok := readBooked(withParam.status, withParam.header, withParam.body); !ok || !p.Replayed {
 		t.Fatalf("the quoted key with a parameter (ignored, RFC 8941): %d %s", withParam.status, withParam.body)
 	}
 
@@ -126,8 +126,8 @@ func TestAPIIdempotencyKeyHeader(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := s.tables(t)
 			a := s.bookRaw(t, tt.headers, good)
-			if a.status != 400 || a.header.Get("Content-Type") != "application/json" {
-				t.Fatalf("%d %s, want 400 application/json: %.300s", a.status, a.header.Get("Content-Type"), a.body)
+			if a.status != 400 || a.header.Get("Content-Type") != api.ContentTypeProblem {
+				t.Fatalf("%d %s, want 400 problem+json: %.300s", a.status, a.header.Get("Content-Type"), a.body)
 			}
 			e := decodeAPIError(t, a.body)
 			if e.Code != engine.CodeInvalidKey || !strings.Contains(e.Message, tt.msg) {
@@ -305,8 +305,8 @@ func TestAPIEveryAnswerIsJSON(t *testing.T) {
 	} {
 		t.Run(tt.request, func(t *testing.T) {
 			a := sendRaw(t, s.Instances[0].URL, tt.request+" HTTP/1.1\r\nHost: learn\r\nAuthorization: "+authAda, "")
-			if a.status != tt.status || a.header.Get("Content-Type") != "application/json" || a.header.Get("Location") != "" {
-				t.Fatalf("%d %q (Location %q), want %d application/json: %.300s", a.status, a.header.Get("Content-Type"), a.header.Get("Location"), tt.status, a.body)
+			if a.status != tt.status || a.header.Get("Content-Type") != api.ContentTypeProblem || a.header.Get("Location") != "" {
+				t.Fatalf("%d %q (Location %q), want %d problem+json: %.300s", a.status, a.header.Get("Content-Type"), a.header.Get("Location"), tt.status, a.body)
 			}
 			if e := decodeAPIError(t, a.body); e.Status != tt.status || e.Message == "" {
 				t.Errorf("error %+v", e)
@@ -373,7 +373,7 @@ func TestNetHTTPRefusalsAreJSON(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != "application/json" {
+				if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != api.ContentTypeProblem {
 					t.Fatalf("%d %q %q, want %d in JSON", resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status)
 				}
 				if e := decodeAPIError(t, body); e.Status != tt.status || e.Code != tt.code || e.Message == "" {

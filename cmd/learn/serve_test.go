@@ -149,8 +149,8 @@ func (p *serveProc) waitStderr(want string) {
 	}
 }
 
-// answer is a decoded answer of POST /bookings: a BookResponse or an
-// ErrorResponse.
+// answer is a decoded answer of POST /bookings: a BookResponse (a replay
+// by its header Idempotent-Replayed) or problem details.
 type answer struct {
 	status   int
 	instance string // the front door's X-Learn-Instance, "" from an instance
@@ -173,9 +173,21 @@ func book(t *testing.T, base, token, key, body string) answer {
 	}
 	defer resp.Body.Close()
 	a := answer{status: resp.StatusCode, instance: resp.Header.Get(headerInstance)}
-	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		if a.Error, err = api.ParseProblem(b); err != nil {
+			t.Fatalf("POST %s/bookings: %d, %v", base, resp.StatusCode, err)
+		}
+		return a
+	}
+	var br api.BookResponse
+	if err := json.Unmarshal(b, &br); err != nil {
 		t.Fatalf("POST %s/bookings: %d, body not JSON: %v", base, resp.StatusCode, err)
 	}
+	a.Booking, a.Replayed = br.Booking, resp.Header.Get(api.HeaderReplayed) == "true"
 	return a
 }
 

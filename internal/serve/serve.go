@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -313,9 +314,9 @@ func printIntro(w io.Writer, in intro) {
 	p("Try it from another terminal. One key per booking intent:")
 	p("  KEY=$(uuidgen 2>/dev/null || cat /proc/sys/kernel/random/uuid)")
 	p("")
-	p("Book 2 seats (200, \"replayed\": false):")
+	p("Book 2 seats (200 and the booking):")
 	p("  %s", book(in.front, 2))
-	p("Run it again: same booking, replayed (200, \"replayed\": true):")
+	p("Run it again: the same answer, replayed (200, and the header %s: true):", api.HeaderReplayed)
 	p("  %s", book(in.front, 2))
 	p("The same key with quantity 3 (409 %s):", engine.MsgKeyReused)
 	p("  %s", book(in.front, 3))
@@ -333,6 +334,7 @@ func printIntro(w io.Writer, in intro) {
 	p(`  curl -s %s/bookings -H "%s"`, in.front, ada)
 	p("")
 	p("The %s header of each answer names the API instance that handled it.", api.HeaderInstance)
+	p("Refusals are problem details (%s); every code: %s", api.ContentTypeProblem, strings.TrimSuffix(api.ProblemBase, "#"))
 	p("The log goes to stderr; to see only the replays: learn serve 2>&1 | grep replayed")
 	p("learn serve: ready; Ctrl-C stops it and removes the database")
 }

@@ -22,6 +22,11 @@ const HeaderIdempotencyKey = "Idempotency-Key"
 // value is logged cut to its first 40 bytes.
 const HeaderRequestID = "X-Request-Id"
 
+// HeaderReplayed is "true" on a 200 that replays the booking an earlier
+// request with the same key made (Stripe's name); the body is the first
+// answer's.
+const HeaderReplayed = "Idempotent-Replayed"
+
 // HeaderInstance names, on every answer, the API instance that gave it.
 const HeaderInstance = "X-Learn-Instance"
 
@@ -41,8 +46,9 @@ func DemoUsers() map[string]string { return map[string]string{TokenAda: "ada", T
 //	                 Authorization: Bearer <token>, Idempotency-Key: <uuid>
 //	                 (bare, or quoted as a structured-field string; see
 //	                 parseKey; at most MaxKeyBytes)
-//	                 200 BookResponse (first booking or replay); 400, 401, 404,
-//	                 409 or 500 ErrorResponse
+//	                 200 BookResponse (first booking, or its replay with
+//	                 Idempotent-Replayed: true); 400, 401, 404, 409, 500 or
+//	                 503 problem details (Error)
 //	GET  /events     200 [engine.EventRow]
 //	GET  /events/{id} 200 engine.EventRow, 404
 //	GET  /bookings   200 [BookingJSON] of the caller
@@ -139,7 +145,10 @@ func (a *API) handleBook(w http.ResponseWriter, r *http.Request) {
 		a.Log.DebugContext(ctx, "replayed for a repeated idempotency key",
 			"booking", res.Booking.PublicID(), "user", user, "key", key.String())
 	}
-	writeJSON(w, http.StatusOK, BookResponse{Booking: bookingJSON(res.Booking), Replayed: res.Replayed})
+	if res.Replayed {
+		w.Header().Set(HeaderReplayed, "true")
+	}
+	writeJSON(w, http.StatusOK, BookResponse{Booking: bookingJSON(res.Booking)})
 }
 
 // Book books req as this instance does for POST /bookings: through the
@@ -288,16 +297,10 @@ func (a *API) user(r *http.Request) (string, bool) {
 	return u, ok
 }
 
-// fail answers with e; a 503 says when to retry (Retry-After).
+// fail answers with e as problem details; an answer whose advice is to
+// retry says when (Retry-After).
 func (a *API) fail(w http.ResponseWriter, r *http.Request, e *Error) {
-	if e.Status == http.StatusServiceUnavailable {
-		after := RetryAfter
-		if e.retryAfter != "" {
-			after = e.retryAfter
-		}
-		w.Header().Set("Retry-After", after)
-	}
-	writeJSON(w, e.Status, ErrorResponse{Error: e})
+	writeProblem(w, e)
 }
 
 // failed logs an error of the database met while serving a request and

@@ -137,8 +137,7 @@ func (f *FrontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if stopping(r.Context()) {
 			return // cut while learn serve stops: the server counts it
 		}
-		e := bodyReadError(err)
-		writeJSON(rec, e.Status, ErrorResponse{Error: e})
+		writeProblem(rec, bodyReadError(err))
 		f.log.InfoContext(r.Context(), line, append([]any{"status", rec.status, "err", err}, attrs...)...)
 		return
 	}
@@ -198,14 +197,13 @@ func (f *FrontDoor) fail(w http.ResponseWriter, r *http.Request, err error) {
 		Message: "API instance " + to + " gave no answer; nothing is known about the booking, so retry with the same idempotency key"}
 	switch {
 	case client.Err() != nil: // ServeHTTP's line says so
-		w.Header().Set("Retry-After", RetryAfter)
-		writeJSON(w, http.StatusServiceUnavailable, ErrorResponse{Error: &Error{Status: http.StatusServiceUnavailable, Code: CodeBadGateway,
-			Message: "The request was cut before API instance " + to + " answered; retry with the same idempotency key"}})
+		writeProblem(w, &Error{Status: http.StatusServiceUnavailable, Code: CodeBadGateway,
+			Message: "The request was cut before API instance " + to + " answered; retry with the same idempotency key"})
 		return
 	case errors.Is(err, context.DeadlineExceeded):
 		e = &Error{Status: http.StatusGatewayTimeout, Code: CodeGatewayTimeout,
 			Message: fmt.Sprintf("API instance %s gave no answer within %s; nothing is known about the booking, so retry with the same idempotency key", to, f.upstream)}
 	}
 	f.log.ErrorContext(r.Context(), "no answer from the API instance", "to", to, "err", err)
-	writeJSON(w, e.Status, ErrorResponse{Error: e})
+	writeProblem(w, e)
 }

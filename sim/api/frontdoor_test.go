@@ -3,7 +3,6 @@ package api
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -114,16 +113,14 @@ func TestFrontDoorRoundRobin(t *testing.T) {
 	}
 }
 
-// decodeError reads an ErrorResponse, refusing any other shape.
+// decodeError reads problem details, refusing any other shape.
 func decodeError(t *testing.T, b []byte) *Error {
 	t.Helper()
-	var er ErrorResponse
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&er); err != nil || er.Error == nil {
-		t.Fatalf("not an ErrorResponse: %v\n%s", err, b)
+	e, err := ParseProblem(b)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
 	}
-	return er.Error
+	return e
 }
 
 // An instance that gives no answer is a 502 in the API's error shape, which
@@ -144,7 +141,7 @@ func TestFrontDoorOwnAnswers(t *testing.T) {
 
 	resp, b := post(t, front.URL, uuid.NewString(), `{"event_id": 1, "quantity": 2}`)
 	e := decodeError(t, b)
-	if resp.StatusCode != 502 || resp.Header.Get("Content-Type") != "application/json" ||
+	if resp.StatusCode != 502 || resp.Header.Get("Content-Type") != ContentTypeProblem ||
 		e.Status != 502 || e.Code != CodeBadGateway || !strings.Contains(e.Message, "API instance api-1 gave no answer") ||
 		!strings.Contains(e.Message, "retry with the same idempotency key") {
 		t.Errorf("dead instance: %d %+v", resp.StatusCode, e)

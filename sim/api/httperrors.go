@@ -132,8 +132,5 @@ func jsonRefusal(p []byte, maxHeaderBytes int) (out []byte, ok bool) {
 			e.Message += ": " + cutForLog(detail)
 		}
 	}
-	var body bytes.Buffer
-	writeJSONTo(&body, ErrorResponse{Error: e})
-	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
-		status, http.StatusText(status), body.Len(), body.Bytes()), true
+	return problemBytes(e), true
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -274,11 +273,8 @@ type capListener struct {
 }
 
 func newCapListener(ln net.Listener, maxConns int, log *slog.Logger) *capListener {
-	var body bytes.Buffer
-	writeJSONTo(&body, ErrorResponse{Error: &Error{Status: http.StatusServiceUnavailable, Code: CodeTooManyConnections,
-		Message: fmt.Sprintf("The server is full: it holds at most %d connections at once, from all clients together, and all are open; retry in a moment (with the same idempotency key)", maxConns)}})
-	answer := fmt.Appendf(nil, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: %s\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
-		RetryAfter, body.Len(), body.Bytes())
+	answer := problemBytes(&Error{Status: http.StatusServiceUnavailable, Code: CodeTooManyConnections,
+		Message: fmt.Sprintf("The server is full: it holds at most %d connections at once, from all clients together, and all are open; retry in a moment (with the same idempotency key)", maxConns)})
 	return &capListener{Listener: ln, slots: make(chan struct{}, maxConns), answer: answer, log: log}
 }
 

@@ -19,16 +19,11 @@ type BookingJSON struct {
 	CreatedAt      time.Time `json:"created_at"`
 }
 
-// BookResponse is the body of a 200 answer to POST /bookings. Replayed is
-// false for the request that created the booking and true for every repeat.
+// BookResponse is the body of a 200 answer to POST /bookings: the same
+// bytes for the request that created the booking and for every replay,
+// which the header Idempotent-Replayed: true marks (HeaderReplayed).
 type BookResponse struct {
-	Booking  BookingJSON `json:"booking"`
-	Replayed bool        `json:"replayed"`
-}
-
-// ErrorResponse is the body of every answer that is not 200.
-type ErrorResponse struct {
-	Error *Error `json:"error"`
+	Booking BookingJSON `json:"booking"`
 }
 
 func bookingJSON(b engine.Booking) BookingJSON {

@@ -253,5 +253,5 @@ func (c *Client) send(ctx context.Context, inst *api.Instance, in Intent) (Answe
 	if err != nil {
 		return Answer{}, err
 	}
-	return DecodeAnswer(resp.StatusCode, b), nil
+	return DecodeAnswer(resp.StatusCode, resp.Header, b), nil
 }

@@ -72,20 +72,21 @@ type Answer struct {
 	Error    *api.Error
 }
 
-// DecodeAnswer reads an answer body; a body that is not the API's JSON gives
-// an Answer with only the status.
-func DecodeAnswer(status int, body []byte) Answer {
+// DecodeAnswer reads an answer: a 200's booking, a replay by its header
+// Idempotent-Replayed: true, any other status's problem details. A body
+// that is not the API's JSON gives an Answer with only the status.
+func DecodeAnswer(status int, header http.Header, body []byte) Answer {
 	a := Answer{Status: status}
 	if status == http.StatusOK {
 		var r api.BookResponse
 		if json.Unmarshal(body, &r) == nil && r.Booking.ID != "" {
-			a.Booking, a.Replayed = &r.Booking, r.Replayed
+			a.Booking, a.Replayed = &r.Booking, header.Get(api.HeaderReplayed) == "true"
 		}
 		return a
 	}
-	var e api.ErrorResponse
-	if json.Unmarshal(body, &e) == nil {
-		a.Error = e.Error
+	var e api.Error
+	if json.Unmarshal(body, &e) == nil && e.Code != "" {
+		a.Error = &e
 	}
 	return a
 }
@@ -126,36 +127,43 @@ func (n *Network) RoundTrip(req *http.Request) (*http.Response, error) {
 	if fault == Duplicate {
 		return n.duplicate(ctx, base, req, at)
 	}
-	status, body, err := roundTrip(base, req)
+	got, err := roundTrip(base, req)
 	if err != nil {
 		return nil, err
 	}
-	if err := n.Trace.Emit(ctx, n.answerEvent(at, status, body, fault)); err != nil {
+	if err := n.Trace.Emit(ctx, n.answerEvent(at, got, fault)); err != nil {
 		return nil, err
 	}
 	if fault == LoseAnswer {
 		return nil, ErrAnswerLost
 	}
-	return response(req, status, body), nil
+	return got.response(req), nil
+}
+
+// read is an answer read whole: its status, headers and body.
+type read struct {
+	status int
+	header http.Header
+	body   []byte
 }
 
 // response is the answer the browser reads, rebuilt from what was read.
-func response(req *http.Request, status int, body []byte) *http.Response {
-	return &http.Response{StatusCode: status, Status: http.StatusText(status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(body)),
-		ContentLength: int64(len(body)), Request: req}
+func (r read) response(req *http.Request) *http.Response {
+	return &http.Response{StatusCode: r.status, Status: http.StatusText(r.status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: r.header, Body: io.NopCloser(bytes.NewReader(r.body)),
+		ContentLength: int64(len(r.body)), Request: req}
 }
 
 // roundTrip sends req and reads the whole answer, so the API has finished
 // (and committed) whatever the network then does with the answer.
-func roundTrip(base http.RoundTripper, req *http.Request) (int, []byte, error) {
+func roundTrip(base http.RoundTripper, req *http.Request) (read, error) {
 	resp, err := base.RoundTrip(req)
 	if err != nil {
-		return 0, nil, err
+		return read{}, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, body, err
+	return read{resp.StatusCode, resp.Header, body}, err
 }
 
 // duplicate sends two copies of req at once and returns the answer that
@@ -170,9 +178,8 @@ func (n *Network) duplicate(ctx context.Context, base http.RoundTripper, req *ht
 		payload = b
 	}
 	type answer struct {
-		status int
-		body   []byte
-		err    error
+		read
+		err error
 	}
 	answers := make(chan answer, 2)
 	for range 2 {
@@ -180,13 +187,13 @@ func (n *Network) duplicate(ctx context.Context, base http.RoundTripper, req *ht
 		c.Body = io.NopCloser(bytes.NewReader(payload))
 		c.ContentLength = int64(len(payload))
 		go func() {
-			status, body, err := roundTrip(base, c)
-			answers <- answer{status, body, err}
+			got, err := roundTrip(base, c)
+			answers <- answer{got, err}
 		}()
 	}
 	first, second := <-answers, <-answers
 	if second.err == nil {
-		ev := n.answerEvent(at, second.status, second.body, LoseAnswer)
+		ev := n.answerEvent(at, second.read, LoseAnswer)
 		ev.Label, ev.Text = "duplicate's answer dropped", "the duplicate's answer ("+ev.Text+") is dropped: the browser already has one"
 		if err := n.Trace.Emit(ctx, ev); err != nil {
 			return nil, err
@@ -195,15 +202,15 @@ func (n *Network) duplicate(ctx context.Context, base http.RoundTripper, req *ht
 	if first.err != nil {
 		return nil, first.err
 	}
-	if err := n.Trace.Emit(ctx, n.answerEvent(at, first.status, first.body, Deliver)); err != nil {
+	if err := n.Trace.Emit(ctx, n.answerEvent(at, first.read, Deliver)); err != nil {
 		return nil, err
 	}
-	return response(req, first.status, first.body), nil
+	return first.response(req), nil
 }
 
 // answerEvent is the trace event of an answer on its way back.
-func (n *Network) answerEvent(at trace.Attempt, status int, body []byte, fault Fault) trace.Event {
-	ans := DecodeAnswer(status, body)
+func (n *Network) answerEvent(at trace.Attempt, got read, fault Fault) trace.Event {
+	ans := DecodeAnswer(got.status, got.header, got.body)
 	ev := trace.Event{Kind: trace.KindAnswer, From: at.Instance, To: trace.LaneBrowser,
 		Status: ans.Status, Replayed: ans.Replayed, Label: ans.Caption(), Text: ans.Caption()}
 	if ans.Booking != nil {
