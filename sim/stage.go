@@ -57,7 +57,7 @@ type StageConfig struct {
 	MaxConns  int              // connections of each instance's pool, all opened by NewStage; default 4
 	Clock     clock.Clock      // default: a clock.Fake at the current second
 	Trace     *trace.Trace     // may be nil
-	Addr      func(int) string // listen address of instance n; default "127.0.0.1:0"
+	Addr      func(int) string // listen address of instance n (1 for api-1); default "127.0.0.1:0"
 	// Limits bound each instance's listener and its waits for the
 	// database (learn serve: WorkshopLimits). The zero value, for the
 	// scenarios, has none: a held step waits as long as the learner likes.

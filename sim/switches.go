@@ -370,3 +370,29 @@ func (s Switches) apply(setup *Setup) {
 	setup.RetryClientErrors = s.Retry == RetryAlso4xx
 	setup.NeverRetry = s.Retry == RetryNever
 }
+
+// clientSwitches are the switches that act on the browser client, not on
+// the server: learn serve cannot run them (its clients are whoever calls
+// it).
+var clientSwitches = []string{"client-key", "retry"}
+
+// ClientSwitch reports whether the switch name acts on the browser client
+// rather than on the server.
+func ClientSwitch(name string) bool { return slices.Contains(clientSwitches, name) }
+
+// ServerDesign returns s's server side for a stage (learn serve): the
+// engine's design, the schema's key constraint and where keys are kept,
+// as a scenario's run would set them. It fails, naming the switch, when s
+// changes a switch of the browser client (client-key, retry), which a
+// server cannot run.
+func (s Switches) ServerDesign(cfg *StageConfig) error {
+	for _, set := range s.Changed() {
+		if name, _, _ := strings.Cut(set, "="); ClientSwitch(name) {
+			return fmt.Errorf("%s=%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store); a client with %s=%s (%s) is yours to write against it, or try it in learn lab", name, s.Get(name), name, s.Get(name), Means(name, s.Get(name)))
+		}
+	}
+	var setup Setup
+	s.apply(&setup)
+	cfg.Design, cfg.Constraint, cfg.Keys = setup.Design, setup.Constraint, setup.Keys
+	return nil
+}

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/api"
 )
 
@@ -17,6 +19,8 @@ const headerInstance = api.HeaderInstance
 
 // serveCmd is learn serve: the booking API for a workshop to curl.
 func serveCmd(g *globals) *cobra.Command {
+	var sets []string
+	var variant string
 	cfg := serve.Config{Drain: serve.Drain, Limits: api.WorkshopLimits(),
 		Download: func(say func(string)) func(pgtemp.DownloadProgress) { return (&downloadReport{say: say}).update }}
 	cmd := &cobra.Command{
@@ -28,9 +32,33 @@ func serveCmd(g *globals) *cobra.Command {
 				cfg.Limits.ReadHeader, cfg.Limits.Read, cfg.Limits.Write, cfg.Limits.Idle, cfg.Limits.MaxConns, cfg.Limits.DBWait, cfg.Limits.LockWait) +
 			fmt.Sprintf("Ctrl-C, SIGTERM or SIGHUP stop it within %s: requests in flight get %s to finish, the rest are cut, the database is removed, and it exits 0 (1 if something could not be removed). A PostgreSQL that no longer answers is stopped by force, which can take 5s more. ", serve.StopWithin, serve.Drain) +
 			"Should learn's own PostgreSQL exit (killed, a full disk), it says so at once with the end of PostgreSQL's log, answers 503 database_down meanwhile, and starts it again on the same data; one that cannot start again ends it with exit 1.",
-		Example: "learn serve\nlearn serve --instances 2 --addr 127.0.0.1:8080\nlearn serve --seats 3   # sold out after a few bookings\nlearn serve 2>&1 | grep replayed",
-		Args:    noArgs("serve"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Example: "learn serve\nlearn serve --instances 2 --addr 127.0.0.1:8080\nlearn serve --seats 3   # sold out after a few bookings\nlearn serve 2>&1 | grep replayed\n" +
+			"learn serve --set lookup=after-seat-check   # a broken design to practise learn check against\nlearn serve --variant broken last-seats     # the design a scenario's broken variant runs\n" +
+			"learn serve --instances 2 --instance-addr 127.0.0.1:8081 --instance-addr 127.0.0.1:8082",
+		ValidArgsFunction: completeOne(scenarioList()),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf(cmd, "serve takes at most one scenario name, whose design it serves (with --variant broken, its broken design); got %s", strings.Join(args, " "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := serveDesign(cmd, &cfg, sets, variant, args); err != nil {
+				return err
+			}
+			if n := len(cfg.InstanceAddrs); n > 0 {
+				if cmd.Flags().Changed("instances") && cfg.Instances != n {
+					return usageErrorf(cmd, "--instances %d and %d --instance-addr: give one address per API instance, or leave --instances out", cfg.Instances, n)
+				}
+				if n > serve.MaxInstances {
+					return usageErrorf(cmd, "%d --instance-addr: at most %d API instances", n, serve.MaxInstances)
+				}
+				for _, a := range cfg.InstanceAddrs {
+					if err := (&addrValue{p: new(string), name: "instance-addr", hint: "e.g. 127.0.0.1:8081"}).Set(a); err != nil {
+						return usageErrorf(cmd, "%v", err)
+					}
+				}
+			}
 			opts, err := g.options(cmd)
 			if err != nil {
 				return err
@@ -44,5 +72,37 @@ func serveCmd(g *globals) *cobra.Command {
 		fmt.Sprintf("how many API instances behind the front door (1 to %d)", serve.MaxInstances))
 	cmd.Flags().Var(newRange(&cfg.Seats, "seats", serve.DefaultSeats, 1, serve.MaxSeats), "seats",
 		fmt.Sprintf("seats of the event (1 to %d)", serve.MaxSeats))
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "serve a design of the lab: name=value, repeatable (the server's switches: lookup, lock, constraint, compare, store; see learn lab --help)")
+	cmd.Flags().StringVar(&variant, "variant", "correct", "with a scenario name: correct or broken, the design that variant runs")
+	cmd.Flags().StringArrayVar(&cfg.InstanceAddrs, "instance-addr", nil, "address of an API instance, repeatable: one per instance (default: free loopback ports)")
 	return cmd
+}
+
+// serveDesign sets cfg's design from --set, or from the scenario named in
+// args and --variant: a usage error when both are given, for a switch of
+// the browser client, or for a scenario or variant that does not exist.
+func serveDesign(cmd *cobra.Command, cfg *serve.Config, sets []string, variant string, args []string) error {
+	switch {
+	case len(sets) > 0 && len(args) > 0:
+		return usageErrorf(cmd, "serve a scenario's design or a design of --set, not both")
+	case len(args) == 0 && cmd.Flags().Changed("variant"):
+		return usageErrorf(cmd, "--variant needs a scenario name: learn serve --variant broken SCENARIO (those with a broken variant: %s)", brokenNames())
+	case len(args) > 0:
+		s, v, err := lookupScenario(cmd, args[0], variant)
+		if err != nil {
+			return err
+		}
+		cfg.Design = s.Design(v)
+		cfg.DesignName = fmt.Sprintf("the %s variant of %s (%s)", v, s.Name, cfg.Design)
+	default:
+		d, err := sim.ParseSwitches(sets)
+		if err != nil {
+			return usageErrorf(cmd, "%v", err)
+		}
+		cfg.Design, cfg.DesignName = d, d.String()
+	}
+	if err := cfg.Design.ServerDesign(&sim.StageConfig{}); err != nil {
+		return usageErrorf(cmd, "%v", err)
+	}
+	return nil
 }

@@ -413,7 +413,16 @@ func TestServeBadCommandLines(t *testing.T) {
 		{[]string{"--addr", "127.0.0.1:99999"}, `--addr "127.0.0.1:99999" is not host:port with a port from 0 to 65535`},
 		{[]string{"--seats", "0"}, "--seats must be from 1 to 1000000, got 0"},
 		{[]string{"--seats", "lots"}, `--seats must be a whole number from 1 to 1000000, got "lots"`},
-		{[]string{"now"}, "serve takes no names"},
+		{[]string{"now"}, `unknown scenario "now"`},
+		{[]string{"last-seats", "now"}, "serve takes at most one scenario name"},
+		{[]string{"--set", "retry=none"}, "retry=none is the browser client's switch, not the server's"},
+		{[]string{"--set", "lookup=sometimes"}, "switch lookup has no value \"sometimes\""},
+		{[]string{"--variant", "broken"}, "--variant needs a scenario name"},
+		{[]string{"--set", "lookup=none", "last-seats"}, "not both"},
+		{[]string{"--variant", "broken", "new-key-per-retry"}, "client-key=per-retry is the browser client's switch"},
+		{[]string{"--variant", "broken", "replay-after-sellout"}, "has no broken variant"},
+		{[]string{"--instances", "3", "--instance-addr", "127.0.0.1:0", "--instance-addr", "127.0.0.1:0"}, "--instances 3 and 2 --instance-addr"},
+		{[]string{"--instance-addr", "8081"}, `--instance-addr "8081" is not host:port`},
 		{[]string{"--postgres", "cloud"}, "auto"},
 	}
 	for _, tt := range tests {

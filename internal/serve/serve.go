@@ -60,6 +60,15 @@ type Config struct {
 	Seats     int             // of the one event
 	Drain     time.Duration   // for requests in flight at Ctrl-C
 	Limits    api.ServeLimits // of every listener
+	// Design is the server side of a lab design (sim.Switches.ServerDesign):
+	// the lesson's when zero. DesignName says which, for the intro ("the
+	// lesson's design", "lookup=after-seat-check", "the broken variant of
+	// last-seats: …").
+	Design     sim.Switches
+	DesignName string
+	// InstanceAddrs, when set, are the API instances' addresses, one per
+	// instance (else each takes a free loopback port).
+	InstanceAddrs []string
 	// Download, when set, makes the reporter of a download of PostgreSQL
 	// that writes its lines with say (pgtemp.Options.OnDownload).
 	Download func(say func(line string)) func(pgtemp.DownloadProgress)
@@ -165,13 +174,24 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 	}()
 	// Every listener, and every wait for the database, has a limit: a
 	// workshop's address may be reachable by anyone (--addr 0.0.0.0).
-	st, err := sim.NewStage(ctx, live.Database(srv), sim.StageConfig{
+	stageCfg := sim.StageConfig{
 		Instances: cfg.Instances,
 		Clock:     clock.Real{},
 		Log:       log.Handler(),
 		Limits:    cfg.Limits,
-	})
+	}
+	if err := cfg.Design.ServerDesign(&stageCfg); err != nil {
+		return exit.Usage, err
+	}
+	if len(cfg.InstanceAddrs) > 0 {
+		stageCfg.Instances = len(cfg.InstanceAddrs)
+		stageCfg.Addr = func(n int) string { return cfg.InstanceAddrs[n-1] } // n is 1 for api-1
+	}
+	st, err := sim.NewStage(ctx, live.Database(srv), stageCfg)
 	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return exit.Failure, fmt.Errorf("%w: pass other --instance-addr values, or leave them out for free ports", err)
+		}
 		if ctx.Err() != nil {
 			return exit.OK, nil
 		}
@@ -221,6 +241,7 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 
 	printIntro(stdout, intro{
 		db: srv.Describe(), front: "http://" + ln.Addr().String(), instances: st.Instances,
+		design: cfg.DesignName, broken: len(cfg.Design.Changed()) > 0,
 		eventID: eventID, seats: cfg.Seats, startsAt: startsAt,
 	})
 
@@ -276,6 +297,8 @@ func otherPort(addr string) string {
 
 // intro is what learn serve prints once it is ready.
 type intro struct {
+	design    string // "" for the lesson's
+	broken    bool   // a design other than the lesson's
 	db        string
 	front     string
 	instances []*api.Instance
@@ -292,6 +315,12 @@ func printIntro(w io.Writer, in intro) {
 	p("learn serve: listening on %s (round-robin over %d API instance%s)", in.front, len(in.instances), map[bool]string{true: "", false: "s"}[len(in.instances) == 1])
 	for _, inst := range in.instances {
 		p("learn serve: %s on %s", inst.Name, inst.URL)
+	}
+	switch {
+	case in.broken:
+		p("learn serve: design: %s, NOT the lesson's: a practice target, unsafe on purpose", in.design)
+	default:
+		p("learn serve: design: the lesson's")
 	}
 	p("learn serve: event %d %q, %d seats, starts %s", in.eventID, EventName, in.seats, in.startsAt.UTC().Format(time.RFC3339))
 	p("")
@@ -316,7 +345,7 @@ func printIntro(w io.Writer, in intro) {
 	p("")
 	p("Book 2 seats (200 and the booking):")
 	p("  %s", book(in.front, 2))
-	p("Run it again: the same answer, replayed (200, and the header %s: true):", api.HeaderReplayed)
+	p("Run it again: same booking, replayed (the same 200, and the header %s: true):", api.HeaderReplayed)
 	p("  %s", book(in.front, 2))
 	p("The same key with quantity 3 (409 %s):", engine.MsgKeyReused)
 	p("  %s", book(in.front, 3))
