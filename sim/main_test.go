@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/api/apitest"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -24,10 +26,28 @@ var testDB *pgtemp.Server
 
 // TestMain runs the tests in a local time zone that is not UTC, so that a
 // time shown without its conversion to UTC fails on every machine.
+//
+// Every answer of the API that a test gets through Go's default transport
+// (and the raw answers sendRaw reads) is checked against the published
+// OpenAPI document (apitest): one that does not match fails the package.
 func TestMain(m *testing.M) {
 	time.Local = time.FixedZone("UTC+9", 9*60*60)
-	os.Exit(pgtemptest.Main(m, "sim", &testDB))
+	var err error
+	if apiCheck, err = apitest.InstallDefault(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := pgtemptest.Main(m, "sim", &testDB)
+	report, ok := apiCheck.Report()
+	fmt.Fprintln(os.Stderr, report)
+	if !ok && code == 0 {
+		code = 1
+	}
+	os.Exit(code)
 }
+
+// apiCheck checks the API's answers against openapi.json.
+var apiCheck *apitest.Validator
 
 // newStage returns a one-instance stage on a fresh schema with one event of
 // seats seats, closed when the test ends.

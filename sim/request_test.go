@@ -67,6 +67,12 @@ func sendRaw(t *testing.T, url, head, body string) rawAnswer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if method, target, ok := strings.Cut(strings.SplitN(head, "\r\n", 2)[0], " "); ok {
+		target, _, _ = strings.Cut(target, " ")
+		if _, err := apiCheck.Check(method, target, resp.StatusCode, resp.Header, b); err != nil {
+			t.Errorf("the answer is not as openapi.json says: %v", err)
+		}
+	}
 	return rawAnswer{status: resp.StatusCode, header: resp.Header, body: b}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
+	"github.com/learn-idempotency/learn/sim/api/apitest"
 )
 
 // testDB is the package's PostgreSQL for the UI tests: a throwaway local
@@ -39,8 +40,19 @@ func (p packageTests) Run() int {
 		watch := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done", os.Getpid())
 		_ = exec.Command("tmux", "new-session", "-d", "-s", keep, watch).Run()
 	}
+	// Every answer of learn serve a test gets through Go's default client
+	// is checked against the published OpenAPI document.
+	check, err := apitest.InstallDefault()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	code := pgtemptest.Main(p.m, "cmd/learn", &testDB)
 	_ = exec.Command("tmux", "kill-session", "-t", exactTarget(keep)).Run()
+	if report, ok := check.Report(); !ok {
+		fmt.Fprintln(os.Stderr, report)
+		code = max(code, 1)
+	}
 	return code
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -34,10 +33,6 @@ func postmasterOf(t *testing.T, dir string) int {
 }
 
 // decodeAnswer reads resp's JSON body into a.
-func decodeAnswer(resp *http.Response, a *answer) error {
-	a.status = resp.StatusCode
-	return json.NewDecoder(resp.Body).Decode(a)
-}
 
 // bookUntilAnswered books one intent the way a client that follows the
 // API does: the same key on every try, again after Retry-After while the

@@ -172,23 +172,31 @@ func book(t *testing.T, base, token, key, body string) answer {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	a := answer{status: resp.StatusCode, instance: resp.Header.Get(headerInstance)}
+	var a answer
+	if err := decodeAnswer(resp, &a); err != nil {
+		t.Fatalf("POST %s/bookings: %v", base, err)
+	}
+	return a
+}
+
+// decodeAnswer reads resp into a: a 200's booking, marked a replay by
+// Idempotent-Replayed, or problem details.
+func decodeAnswer(resp *http.Response, a *answer) error {
+	*a = answer{status: resp.StatusCode, instance: resp.Header.Get(headerInstance)}
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		if a.Error, err = api.ParseProblem(b); err != nil {
-			t.Fatalf("POST %s/bookings: %d, %v", base, resp.StatusCode, err)
-		}
-		return a
+		a.Error, err = api.ParseProblem(b)
+		return err
 	}
 	var br api.BookResponse
 	if err := json.Unmarshal(b, &br); err != nil {
-		t.Fatalf("POST %s/bookings: %d, body not JSON: %v", base, resp.StatusCode, err)
+		return fmt.Errorf("%d, body not JSON: %w", resp.StatusCode, err)
 	}
 	a.Booking, a.Replayed = br.Booking, resp.Header.Get(api.HeaderReplayed) == "true"
-	return a
+	return nil
 }
 
 func getJSON(t *testing.T, url, token string, v any) {
@@ -335,7 +343,7 @@ func testServeSession(t *testing.T, bin string) {
 		t.Fatalf("the request in flight got no answer: %v\nstderr:\n%s", err, p.stderr)
 	}
 	var late answer
-	err = json.NewDecoder(resp.Body).Decode(&late)
+	err = decodeAnswer(resp, &late)
 	resp.Body.Close()
 	if err != nil || resp.StatusCode != 200 || late.Replayed || late.Booking.Quantity != 4 {
 		t.Errorf("the request in flight: %d %+v %v", resp.StatusCode, late, err)

@@ -81,10 +81,12 @@ func (a *API) Handler() http.Handler {
 	mux.HandleFunc("GET /bookings", a.handleListBookings)
 	mux.HandleFunc("GET /events", a.handleListEvents)
 	mux.HandleFunc("GET /events/{id}", a.handleGetEvent)
-	// Every other answer is JSON too: a wrong method on a known path, and
-	// any unknown path.
-	for _, path := range []string{"/bookings", "/events", "/events/{id}"} {
+	mux.HandleFunc("GET /openapi.json", handleOpenAPI)
+	// Every other answer is JSON too: a wrong method on a known path (with
+	// the Allow that RFC 9110 asks of a 405), and any unknown path.
+	for path, allow := range map[string]string{"/bookings": "GET, POST", "/events": "GET", "/events/{id}": "GET", "/openapi.json": "GET"} {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
 			a.fail(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: CodeBadMethod,
 				Message: fmt.Sprintf("%s is not allowed on %s: POST /bookings books, GET /bookings and GET /events read", cutForLog(r.Method), cutForLog(r.URL.Path))})
 		})
