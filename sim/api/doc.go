@@ -6,9 +6,11 @@
 // Start with [API] (api.go): POST /bookings takes the user from the
 // bearer token and the key from the Idempotency-Key header (request.go
 // reads both, and the strict JSON body), asks the engine, and answers 200
-// [BookResponse] (the first booking or its replay, the body says which)
-// or an [ErrorResponse]. GET /events, /events/{id} and /bookings read the
-// tables. [API.Book] is the booking itself, through a [KeyStore] first in
+// [BookResponse] (the first booking, or its replay: the same bytes with
+// Idempotent-Replayed: true) or problem details (an [Error] as RFC 9457's
+// application/problem+json). GET /events, /events/{id} and /bookings read
+// the tables; GET /openapi.json is the published contract ([OpenAPI],
+// openapi.json). [API.Book] is the booking itself, through a [KeyStore] first in
 // the broken designs that keep keys outside the row ([MemoryKeys],
 // [RedisKeys]).
 //
@@ -24,12 +26,16 @@
 //     scenarios' zero value has none, [WorkshopLimits] are learn serve's.
 //   - the error catalogue: [Error] and its codes (errors.go; the engine's
 //     refusals keep the engine's codes, [engine.CodeKeyReused] and the
-//     rest), net/http's own refusals rewritten as JSON (httperrors.go),
-//     the 503s of a database that cannot take the request now (dbwait.go)
-//     or is known to be down ([Outage]).
-//   - the wire types: [BookingJSON], [BookResponse], [ErrorResponse], and
-//     the headers ([HeaderIdempotencyKey], [HeaderRequestID],
+//     rest), each code's [ProblemType] (problems.go: status, title, what
+//     is stored, the advice, Retry-After; docs/problems.md is made from
+//     it), net/http's own refusals rewritten as problem details
+//     (httperrors.go), the 503s of a database that cannot take the
+//     request now (dbwait.go) or is known to be down ([Outage]).
+//   - the wire types: [BookingJSON], [BookResponse], and the headers
+//     ([HeaderIdempotencyKey], [HeaderReplayed], [HeaderRequestID],
 //     [HeaderInstance]); the demo users' tokens ([TokenAda], [TokenBen]).
+//   - apitest (a package of its own, for tests): every answer held to
+//     openapi.json.
 //
 // The API tells its steps to the engine's trace (a key store's GET and
 // SET; its log lines through trace.LogHandler). Its tests over a whole
