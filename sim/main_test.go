@@ -14,7 +14,7 @@ import (
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/sim/api"
-	"github.com/learn-idempotency/learn/sim/api/apitest"
+	"github.com/learn-idempotency/learn/sim/api/contracttest"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -29,11 +29,11 @@ var testDB *pgtemp.Server
 //
 // Every answer of the API that a test gets through Go's default transport
 // (and the raw answers sendRaw reads) is checked against the published
-// OpenAPI document (apitest): one that does not match fails the package.
+// OpenAPI document (contracttest): one that does not match fails the package.
 func TestMain(m *testing.M) {
 	time.Local = time.FixedZone("UTC+9", 9*60*60)
 	var err error
-	if apiCheck, err = apitest.InstallDefault(); err != nil {
+	if apiCheck, err = contracttest.InstallDefault(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 }
 
 // apiCheck checks the API's answers against openapi.json.
-var apiCheck *apitest.Validator
+var apiCheck *contracttest.Validator
 
 // newStage returns a one-instance stage on a fresh schema with one event of
 // seats seats, closed when the test ends.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
-	"github.com/learn-idempotency/learn/sim/api/apitest"
+	"github.com/learn-idempotency/learn/sim/api/contracttest"
 )
 
 // testDB is the package's PostgreSQL for the UI tests: a throwaway local
@@ -42,7 +42,7 @@ func (p packageTests) Run() int {
 	}
 	// Every answer of learn serve a test gets through Go's default client
 	// is checked against the published OpenAPI document.
-	check, err := apitest.InstallDefault()
+	check, err := contracttest.InstallDefault()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

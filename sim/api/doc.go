@@ -34,7 +34,7 @@
 //   - the wire types: [BookingJSON], [BookResponse], and the headers
 //     ([HeaderIdempotencyKey], [HeaderReplayed], [HeaderRequestID],
 //     [HeaderInstance]); the demo users' tokens ([TokenAda], [TokenBen]).
-//   - apitest (a package of its own, for tests): every answer held to
+//   - contracttest (a package of its own, for tests): every answer held to
 //     openapi.json.
 //
 // The API tells its steps to the engine's trace (a key store's GET and

@@ -11,7 +11,7 @@ import (
 // and scope, that it never expires and why, what is stored, how copies in
 // flight are answered and how long they wait). TestOpenAPIDocumentIsTheAPIs
 // holds it to the catalogue; every test that talks to the API validates
-// each answer it gets against it (apitest).
+// each answer it gets against it (contracttest).
 //
 //go:embed openapi.json
 var OpenAPI []byte

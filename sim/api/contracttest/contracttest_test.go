@@ -1,4 +1,4 @@
-package apitest
+package contracttest
 
 import (
 	"log/slog"

@@ -1,4 +1,4 @@
-// Package apitest holds the API's answers to its published contract in
+// Package contracttest holds the API's answers to its published contract in
 // tests: a [Validator] reads api.OpenAPI once and checks an answer (status,
 // headers, body) against the operation its request names, and
 // [InstallDefault] puts one in front of http.DefaultTransport for a whole
@@ -6,7 +6,7 @@
 // default client or transport is checked; [Validator.Report] says, at the
 // end, how many were checked and which did not match. Tests that write raw
 // HTTP check what they read with [Validator.Check] themselves.
-package apitest
+package contracttest
 
 import (
 	"bytes"
@@ -126,9 +126,9 @@ func (v *Validator) Report() (report string, ok bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if len(v.failures) == 0 {
-		return fmt.Sprintf("apitest: %d answers of the API checked against openapi.json, all as it says", v.checked), true
+		return fmt.Sprintf("contracttest: %d answers of the API checked against openapi.json, all as it says", v.checked), true
 	}
-	return fmt.Sprintf("apitest: %d of %d answers of the API do not match openapi.json:\n%s", len(v.failures), v.checked, strings.Join(v.failures, "\n")), false
+	return fmt.Sprintf("contracttest: %d of %d answers of the API do not match openapi.json:\n%s", len(v.failures), v.checked, strings.Join(v.failures, "\n")), false
 }
 
 // InstallDefault puts a Validator in front of http.DefaultTransport (and

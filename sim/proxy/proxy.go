@@ -1,0 +1,264 @@
+// Package proxy is learn's lossy proxy: a real HTTP proxy on loopback in
+// front of any booking API, which does to each request what its plan
+// says. It is how learn check loses an answer without faking the client:
+// the client sends a real request over a real connection, the API gets it
+// and answers, and the proxy then drops the answer (the connection is
+// reset, so the client cannot tell whether the API acted), cuts it in the
+// middle of its headers, or sends two copies of the request at once.
+//
+// [Proxy] is the whole of it: [Proxy.Start] listens, [Proxy.Plan] picks a
+// [Fault] per request, and every request it carries is kept as a [Passage]
+// (what it sent, what the API answered, what reached the client) for the
+// checker's own trace ([Proxy.Passages]).
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fault is what the proxy does to one request.
+type Fault int
+
+// The faults.
+const (
+	// Deliver carries the request and its answer.
+	Deliver Fault = iota
+	// LoseAnswer carries the request, reads the API's whole answer (so the
+	// API has finished, and committed), then resets the client's
+	// connection instead of passing it on.
+	LoseAnswer
+	// CutHeaders carries the request, reads the whole answer, passes on
+	// the first bytes of its status line and headers, and closes the
+	// connection: the client reads a malformed answer.
+	CutHeaders
+	// Duplicate sends two copies of the request to the API at once and
+	// passes on the answer that arrives first; the other is kept, unread
+	// by the client.
+	Duplicate
+)
+
+func (f Fault) String() string {
+	switch f {
+	case Deliver:
+		return "deliver"
+	case LoseAnswer:
+		return "lose the answer"
+	case CutHeaders:
+		return "cut the answer's headers"
+	case Duplicate:
+		return "duplicate"
+	}
+	return fmt.Sprintf("Fault(%d)", int(f))
+}
+
+// MaxBody is the largest request body the proxy carries; a bigger one is
+// answered 413 by the proxy itself.
+const MaxBody = 1 << 20
+
+// Answer is an answer of the API as the proxy read it.
+type Answer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	Err    error // the API gave no answer (connection refused, reset)
+}
+
+// Passage is one request the proxy carried: what the client sent, the
+// fault it applied, what the API answered (two answers for a Duplicate,
+// the one passed on first), and whether an answer reached the client.
+type Passage struct {
+	Method, Path string
+	Header       http.Header // the request's
+	Body         []byte
+	Fault        Fault
+	Answers      []Answer
+	Delivered    bool
+	At           time.Time
+}
+
+// Proxy is the lossy proxy in front of one API base URL.
+type Proxy struct {
+	// Plan picks the fault for a request (its headers and body are read
+	// already: Plan may look at both); nil delivers everything.
+	Plan func(r *http.Request, body []byte) Fault
+
+	upstream *url.URL
+	client   *http.Client
+	srv      *http.Server
+	ln       net.Listener
+
+	mu       sync.Mutex
+	passages []Passage
+}
+
+// New returns a proxy in front of the API at upstream (a base URL such
+// as http://127.0.0.1:8080); Start makes it listen.
+func New(upstream string) (*Proxy, error) {
+	u, err := url.Parse(upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%q is not an http:// or https:// base URL, such as http://127.0.0.1:8080", upstream)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true // the body is passed on as the API sent it
+	return &Proxy{upstream: u, client: &http.Client{
+		Transport: tr,
+		// A redirect is the API's answer, passed on as it is.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}, nil
+}
+
+// Start listens on a free loopback port and serves until Close; it
+// returns the proxy's base URL, to use in place of the API's.
+func (p *Proxy) Start() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	p.ln = ln
+	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), nil
+}
+
+// Close stops the proxy and cuts what it still carries.
+func (p *Proxy) Close() error {
+	if p.srv == nil {
+		return nil
+	}
+	err := p.srv.Close()
+	p.client.CloseIdleConnections()
+	return err
+}
+
+// Passages returns every request carried so far, in the order they came.
+func (p *Proxy) Passages() []Passage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Passage(nil), p.passages...)
+}
+
+func (p *Proxy) keep(ps Passage) {
+	p.mu.Lock()
+	p.passages = append(p.passages, ps)
+	p.mu.Unlock()
+}
+
+// hopHeaders are the hop-by-hop headers a proxy does not pass on (RFC 9110
+// §7.6.1).
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		http.Error(w, "learn's proxy: the request body could not be read (at most 1 MiB): "+err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	fault := Deliver
+	if p.Plan != nil {
+		fault = p.Plan(r, body)
+	}
+	ps := Passage{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, Fault: fault, At: time.Now()}
+	defer func() { p.keep(ps) }()
+
+	if fault == Duplicate {
+		answers := make(chan Answer, 2)
+		for range 2 {
+			go func() { answers <- p.send(r, body) }()
+		}
+		first := <-answers
+		ps.Answers = append(ps.Answers, first, <-answers)
+		ps.Delivered = pass(w, first)
+		return
+	}
+	a := p.send(r, body)
+	ps.Answers = append(ps.Answers, a)
+	switch {
+	case a.Err != nil:
+		// No answer from the API: the client's connection goes the same way.
+		reset(w)
+	case fault == LoseAnswer:
+		reset(w)
+	case fault == CutHeaders:
+		cut(w, a)
+	default:
+		ps.Delivered = pass(w, a)
+	}
+}
+
+// send sends one copy of r (with body) to the API and reads its whole
+// answer.
+func (p *Proxy) send(r *http.Request, body []byte) Answer {
+	target := *p.upstream
+	target.Path = strings.TrimSuffix(p.upstream.Path, "/") + r.URL.Path
+	target.RawQuery = r.URL.RawQuery
+	out, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, target.String(), bytes.NewReader(body))
+	if err != nil {
+		return Answer{Err: err}
+	}
+	out.Header = r.Header.Clone()
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	resp, err := p.client.Do(out)
+	if err != nil {
+		return Answer{Err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return Answer{Status: resp.StatusCode, Header: resp.Header, Err: err}
+	}
+	return Answer{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// pass writes a to the client; false when a is no answer.
+func pass(w http.ResponseWriter, a Answer) bool {
+	if a.Err != nil {
+		reset(w)
+		return false
+	}
+	for k, vs := range a.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	for _, h := range hopHeaders {
+		w.Header().Del(h)
+	}
+	w.WriteHeader(a.Status)
+	_, _ = w.Write(a.Body)
+	return true
+}
+
+// reset closes the client's connection with a TCP reset, writing nothing.
+func reset(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// cut writes the start of a's status line and headers and closes the
+// connection.
+func cut(w http.ResponseWriter, a Answer) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	defer conn.Close()
+	head := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Le", a.Status, http.StatusText(a.Status), a.Header.Get("Content-Type"))
+	_, _ = io.WriteString(conn, head)
+}
