@@ -1,0 +1,64 @@
+// Package apitest is the kit of the tests that talk to the booking API
+// over HTTP, shared by sim/api's own tests and sim's (which run it on a
+// stage), as pgx keeps its helpers in pgxtest: [Post] sends one booking
+// request and reads the whole answer, [LockedBuffer] is a log
+// destination a test reads while the servers write to it.
+//
+// It imports nothing of learn, so that package api's internal tests can
+// use it: the callers name the headers (api.HeaderIdempotencyKey, a demo
+// user's token).
+package apitest
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Post sends POST url+"/bookings" with body and the headers given as name,
+// value pairs, under t's context, and returns the answer with its whole
+// body read (the body closed). A request that cannot be sent or read
+// fails t at once.
+func Post(t testing.TB, url, body string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/bookings", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+// LockedBuffer is a log destination the test can read while the servers
+// write: a bytes.Buffer behind a mutex.
+type LockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *LockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is what was written so far.
+func (l *LockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
