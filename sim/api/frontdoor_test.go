@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/learn-idempotency/learn/internal/syncbuf"
 	"github.com/learn-idempotency/learn/sim/api/apitest"
 )
 
@@ -54,7 +55,7 @@ func post(t *testing.T, url, key, body string) (*http.Response, []byte) {
 func TestFrontDoorRoundRobin(t *testing.T) {
 	got := make(chan seen, 8)
 	ins := []*Instance{standIn(t, "api-1", got), standIn(t, "api-2", got), standIn(t, "api-3", got)}
-	var logs apitest.LockedBuffer
+	var logs syncbuf.Buffer
 	f, err := NewFrontDoor(ins, slog.New(slog.NewTextHandler(&logs, nil)), ServeLimits{})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func TestFrontDoorOwnAnswers(t *testing.T) {
 	deadURL := dead.URL
 	dead.Close() // nothing listens there any more
 	ins := []*Instance{{Name: "api-1", URL: deadURL}, standIn(t, "api-2", got)}
-	var logs apitest.LockedBuffer
+	var logs syncbuf.Buffer
 	f, err := NewFrontDoor(ins, slog.New(slog.NewTextHandler(&logs, nil)), ServeLimits{})
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +218,7 @@ func TestFrontDoorLimits(t *testing.T) {
 		<-r.Context().Done()      // until the front door gives up
 	}))
 	defer stuck.Close()
-	var logs apitest.LockedBuffer
+	var logs syncbuf.Buffer
 	f, err := NewFrontDoor([]*Instance{{Name: "api-1", URL: stuck.URL}}, slog.New(slog.NewTextHandler(&logs, nil)),
 		ServeLimits{Read: 300 * time.Millisecond, Write: 400 * time.Millisecond})
 	if err != nil {

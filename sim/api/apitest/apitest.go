@@ -1,20 +1,18 @@
 // Package apitest is the kit of the tests that talk to the booking API
 // over HTTP, shared by sim/api's own tests and sim's (which run it on a
 // stage), as pgx keeps its helpers in pgxtest: [Post] sends one booking
-// request and reads the whole answer, [LockedBuffer] is a log
-// destination a test reads while the servers write to it.
+// request and reads the whole answer. (The log a test reads while the
+// servers write is an internal/syncbuf.Buffer.)
 //
-// It imports nothing of learn, so that package api's internal tests can
+// It imports nothing of the API, so that package api's internal tests can
 // use it: the callers name the headers (api.HeaderIdempotencyKey, a demo
 // user's token).
 package apitest
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -41,24 +39,4 @@ func Post(t testing.TB, url, body string, header ...string) (*http.Response, []b
 		t.Fatal(err)
 	}
 	return resp, b
-}
-
-// LockedBuffer is a log destination the test can read while the servers
-// write: a bytes.Buffer behind a mutex.
-type LockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *LockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// String is what was written so far.
-func (l *LockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
