@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
@@ -43,5 +44,12 @@ func (m *Model) runningLine(r *live.Run, doing string) string {
 	if why := r.Waiting(); why != "" {
 		doing = why
 	}
-	return m.spin.View() + m.c.Styles.Subtle.Render(strings.TrimPrefix(common.Hang("  ", doing, m.c.Width), " ")) + "\n"
+	return besideSpinner(m.spin.View(), m.c.Styles.Subtle, doing, m.c.Width)
+}
+
+// besideSpinner is text in style after spin, wrapped at w cells, every
+// further line under the text's first word, and a newline.
+func besideSpinner(spin string, style lipgloss.Style, text string, w int) string {
+	pad := strings.Repeat(" ", lipgloss.Width(spin)+1)
+	return spin + style.Render(" "+strings.TrimPrefix(common.Hang(pad, text, w), pad)) + "\n"
 }
