@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/headless"
 	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim/api"
@@ -18,7 +19,7 @@ const headerInstance = api.HeaderInstance
 // serveCmd is learn serve: the booking API for a workshop to curl.
 func serveCmd(g *globals) *cobra.Command {
 	cfg := serve.Config{Drain: serve.Drain, Limits: api.WorkshopLimits(),
-		Download: func(say func(string)) func(pgtemp.DownloadProgress) { return (&downloadReport{say: say}).update }}
+		Download: func(say func(string)) func(pgtemp.DownloadProgress) { return headless.NewDownloadLines(say).Update }}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the booking API for curl: N API instances behind a round-robin front door",
