@@ -114,7 +114,7 @@ var stopWords = strings.Fields(`a an the and or but of to in on at for with by a
 	would could can may might must will shall not no you your they them their he she we our i us if there here about`)
 
 // word is a word of plain text: letters and digits, and the _ . / of
-// code names kept inside it (user_id, Client.Book, sim/client.go).
+// code names kept inside it (user_id, Client.Book, sim/client/client.go).
 var word = regexp.MustCompile(`[\pL\pN]+(?:[_./'’][\pL\pN]+)*`)
 
 // contentWords returns the stems of the content words of s, lower-cased:
@@ -219,7 +219,7 @@ func TestRightOptionDoesNotEchoThePrompt(t *testing.T) {
 	if echoError(prompt, old, []int{3}) == "" {
 		t.Error("the old Break it 3 passes the echo check")
 	}
-	if got := contentWords("Bookings booked, the books: retries and Client.Book in sim/client.go"); !got["book"] || !got["retry"] || len(got) != 4 || !got["client.book"] || !got["sim/client.go"] || got["the"] {
+	if got := contentWords("Bookings booked, the books: retries and Client.Book in sim/client/client.go"); !got["book"] || !got["retry"] || len(got) != 4 || !got["client.book"] || !got["sim/client/client.go"] || got["the"] {
 		t.Errorf("contentWords = %v", got)
 	}
 }

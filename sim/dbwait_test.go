@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/learn-idempotency/learn/internal/pgfault"
+	"github.com/learn-idempotency/learn/internal/syncbuf"
 	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/engine"
 )
@@ -302,7 +303,7 @@ func TestConnectionLostMidBookingIs503(t *testing.T) {
 		t.Run(step, func(t *testing.T) {
 			proxy := pgfault.Start(t, testDB.ConnString(), pgfault.Rule{Match: step, Action: pgfault.Drop})
 			db := &faultDB{t: t, proxy: proxy, app: "lost-" + strings.Fields(step)[0]}
-			logs := &lockedBuffer{}
+			logs := &syncbuf.Buffer{}
 			st, err := NewStage(t.Context(), db, StageConfig{Log: slog.NewTextHandler(logs, nil)})
 			if err != nil {
 				t.Fatal(err)

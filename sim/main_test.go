@@ -1,19 +1,16 @@
 package sim
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/api/apitest"
 	"github.com/learn-idempotency/learn/sim/api/contracttest"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
@@ -109,42 +106,8 @@ func (cfg StageConfig) with(o StageConfig) StageConfig {
 	return cfg
 }
 
-// lockedBuffer is a log destination the test can read while the servers
-// write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // post sends POST /bookings as ada with key and body, and reads the answer.
 func post(t *testing.T, url, key, body string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/bookings", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", authAda)
-	req.Header.Set(api.HeaderIdempotencyKey, key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	return apitest.Post(t, url, body, "Authorization", authAda, api.HeaderIdempotencyKey, key)
 }

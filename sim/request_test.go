@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/learn-idempotency/learn/internal/syncbuf"
 	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/engine"
 )
@@ -22,12 +23,12 @@ import (
 // lines of one name, a path that is not clean, a key of a megabyte).
 type rawStage struct {
 	*apiStage
-	logs *lockedBuffer
+	logs *syncbuf.Buffer
 }
 
 func newRawStage(t *testing.T, cfg StageConfig) *rawStage {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &syncbuf.Buffer{}
 	cfg.Log = slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})
 	st, ev := newStage(t, 10, cfg)
 	return &rawStage{apiStage: &apiStage{Stage: st, ids: map[string]int64{"{ev}": ev}}, logs: logs}

@@ -230,16 +230,6 @@ func orList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// signalContext is ctx with a cancel function of its own, for the commands
-// that run without the app. The signals themselves are caught once for the
-// whole process (rootContext, from the first line of main), so ctx, derived
-// from the root's, ends with an exit.Signalled cause on Ctrl-C (SIGINT), SIGTERM
-// or SIGHUP; exit.Interrupted then says what it stopped.
-func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
-	return ctx, func() { cancel(context.Canceled) }
-}
-
 // rootContext is cancelled, with an exit.Signalled cause, by the first SIGINT,
 // SIGTERM or SIGHUP: learn catches them from the start, so that none kills
 // it before it has cleaned up (an early Ctrl-C used to kill the process

@@ -8,6 +8,7 @@ import (
 
 	"github.com/learn-idempotency/learn/internal/doctor"
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/headless"
 	"github.com/learn-idempotency/learn/pgtemp"
 )
 
@@ -30,7 +31,7 @@ func doctorCmd(g *globals) *cobra.Command {
 				return exit.New(doctor.CleanCache(cmd.OutOrStdout()))
 			}
 			return exit.New(doctor.Run(cmd.Context(), opts, sources(cmd, g), cmd.OutOrStdout(), func(w io.Writer, prefix string) func(pgtemp.DownloadProgress) {
-				return newDownloadReport(w, prefix).update
+				return headless.NewDownloadReport(w, prefix).Update
 			}))
 		},
 	}

@@ -2,9 +2,14 @@
 // retries: read the lesson, watch the lost-answer sequence play against a
 // real booking engine on a throwaway PostgreSQL, and run it headless.
 //
-// This package is the command line (cobra, styled by fang) and the glue of
-// the headless commands; the crash supervisor is internal/supervisor and
-// the doctor's decisions are internal/doctor.
+// This package is main and the command tree (cobra, styled by fang): the
+// commands, their flags and their usage errors. What the commands do is
+// elsewhere: the app in internal/ui, the headless commands' runs and
+// reports in internal/headless (demo, lab, progress, download lines),
+// learn serve in internal/serve, learn workshop in internal/workshop,
+// learn doctor in internal/doctor, the crash supervisor in
+// internal/supervisor and what it hands the app's process in
+// internal/childenv.
 package main
 
 import (
@@ -25,6 +30,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/learn-idempotency/learn/internal/childenv"
 	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/fdlimit"
 	"github.com/learn-idempotency/learn/internal/supervisor"
@@ -58,14 +64,14 @@ func main() {
 	}
 	args := os.Args[1:]
 	cfg := supervisorConfig(args)
-	cfg.Env, cfg.Stdin, cfg.Stdout, cfg.Stderr = childEnv(), os.Stdin, os.Stdout, os.Stderr
+	cfg.Env, cfg.Stdin, cfg.Stdout, cfg.Stderr = childenv.Environ(), os.Stdin, os.Stdout, os.Stderr
 	if code, ok := supervisor.Run(cfg); ok {
 		os.Exit(code)
 	}
 	supervisor.HandleJobControl() // Ctrl+Z and kill -TSTP: the app gives the terminal back first
 	supervisor.InjectSlowStart()
 	ctx, stop := rootContext()
-	takeColorProfile()
+	childenv.Take()
 	supervisor.InjectCrash()
 	stdin := os.Stdin
 	os.Stdin = noTerminal()

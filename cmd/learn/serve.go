@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/headless"
 	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/sim"
@@ -22,7 +23,7 @@ func serveCmd(g *globals) *cobra.Command {
 	var sets []string
 	var variant string
 	cfg := serve.Config{Drain: serve.Drain, Limits: api.WorkshopLimits(),
-		Download: func(say func(string)) func(pgtemp.DownloadProgress) { return (&downloadReport{say: say}).update }}
+		Download: func(say func(string)) func(pgtemp.DownloadProgress) { return headless.NewDownloadLines(say).Update }}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the booking API for curl: N API instances behind a round-robin front door",

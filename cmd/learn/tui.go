@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/learn-idempotency/learn/internal/childenv"
 	"github.com/learn-idempotency/learn/internal/ui"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/progress"
@@ -59,9 +60,9 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 // that does not open the app or that learn cannot take: the app's process
 // says why.
 func (l launch) firstFrame(w io.Writer) bool {
-	if l.first == nil || eastAsianWidths() {
+	if l.first == nil || childenv.EastAsianWidths() {
 		// With RUNEWIDTH_EASTASIAN set this process measures widths
-		// otherwise than the app's (childEnv): the app draws first.
+		// otherwise than the app's (childenv.Environ): the app draws first.
 		return false
 	}
 	cols, rows, err := term.GetSize(os.Stdout.Fd())

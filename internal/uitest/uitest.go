@@ -24,6 +24,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/charmbracelet/x/vt"
+
+	"github.com/learn-idempotency/learn/internal/syncbuf"
 )
 
 // Screen is a virtual terminal of a fixed size. vt's emulators (its
@@ -232,28 +234,6 @@ func Key(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: k}
 }
 
-// Buffer is a bytes.Buffer safe for one writer and many readers at once.
-type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *Buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-// String is what was written so far.
-func (b *Buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// Len is how many bytes were written so far.
-func (b *Buffer) Len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Len()
-}
+// Buffer is a bytes.Buffer safe for one writer and many readers at once
+// (syncbuf.Buffer, which the tests outside the UI use too).
+type Buffer = syncbuf.Buffer

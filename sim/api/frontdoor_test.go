@@ -2,7 +2,6 @@ package api
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +14,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/internal/syncbuf"
+	"github.com/learn-idempotency/learn/sim/api/apitest"
 )
 
 // seen is what a stand-in API instance received.
@@ -39,43 +41,10 @@ func standIn(t *testing.T, name string, got chan<- seen) *Instance {
 	return &Instance{Name: name, URL: ts.URL}
 }
 
-// lockedBuffer is a log destination the test can read while the servers
-// write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
+// post sends POST /bookings as ada with key and body, and reads the answer.
 func post(t *testing.T, url, key, body string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/bookings", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", authAda)
-	req.Header.Set(HeaderIdempotencyKey, key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	return apitest.Post(t, url, body, "Authorization", authAda, HeaderIdempotencyKey, key)
 }
 
 // The front door takes the instances in turn, passes the headers and the
@@ -84,7 +53,7 @@ func post(t *testing.T, url, key, body string) (*http.Response, []byte) {
 func TestFrontDoorRoundRobin(t *testing.T) {
 	got := make(chan seen, 8)
 	ins := []*Instance{standIn(t, "api-1", got), standIn(t, "api-2", got), standIn(t, "api-3", got)}
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	f, err := NewFrontDoor(ins, slog.New(slog.NewTextHandler(&logs, nil)), ServeLimits{})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +100,7 @@ func TestFrontDoorOwnAnswers(t *testing.T) {
 	deadURL := dead.URL
 	dead.Close() // nothing listens there any more
 	ins := []*Instance{{Name: "api-1", URL: deadURL}, standIn(t, "api-2", got)}
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	f, err := NewFrontDoor(ins, slog.New(slog.NewTextHandler(&logs, nil)), ServeLimits{})
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +214,7 @@ func TestFrontDoorLimits(t *testing.T) {
 		<-r.Context().Done()      // until the front door gives up
 	}))
 	defer stuck.Close()
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	f, err := NewFrontDoor([]*Instance{{Name: "api-1", URL: stuck.URL}}, slog.New(slog.NewTextHandler(&logs, nil)),
 		ServeLimits{Read: 300 * time.Millisecond, Write: 400 * time.Millisecond})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/learn-idempotency/learn/internal/syncbuf"
 )
 
 // net/http's own lines (a panic, an accept error) go through the
@@ -15,7 +17,7 @@ func TestListenerLogsThroughSlog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	s := Serve(ln, http.NotFoundHandler(), ServeLimits{}, slog.New(slog.NewTextHandler(&logs, nil)).With("instance", "api-1"))
 	t.Cleanup(func() { s.Close() })
 	s.srv.ErrorLog.Print("http: Accept error: too many open files")

@@ -179,7 +179,7 @@ func styleOption(style string) glamour.TermRendererOption {
 // stand-in of the same width that it does not wrap at, so a name or a
 // command is never split across lines; they are put back after. Paragraphs
 // wrap at spaces and hyphens; list items also at ".,;+" (Glamour's block
-// breakpoints), which split `sim/client.go` and `UNIQUE (user_id,
+// breakpoints), which split `sim/client/client.go` and `UNIQUE (user_id,
 // idempotency_key)` in the middle.
 var codeStandIns = []string{
 	" ", "\u00a0", // no-break space

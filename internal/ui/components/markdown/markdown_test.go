@@ -132,7 +132,7 @@ func TestInlineCodeIsNeverSplit(t *testing.T) {
 // A table whose words all fit its columns stays a table; one whose columns
 // would cut a word becomes a list, each cell after its column's name.
 func TestNarrowTableBecomesAList(t *testing.T) {
-	md := "| Symptom | Where to look |\n| --- | --- |\n| charged twice | `Engine.BookTicket` in `sim/booking.go` |\n"
+	md := "| Symptom | Where to look |\n| --- | --- |\n| charged twice | `Engine.BookTicket` in `sim/engine/booking.go` |\n"
 	for _, tc := range []struct {
 		width int
 		want  string
@@ -234,7 +234,7 @@ func TestStyleInReadsItsOwnEnvironment(t *testing.T) {
 // table inside a fence is code, shown as written, and a page's top blocks
 // are never cut inside a fence, whatever fence it is.
 func TestFencedCodeIsReadAsTheParserReadsIt(t *testing.T) {
-	table := "| Symptom | Where to look |\n| --- | --- |\n| charged twice | `Engine.BookTicket` in `sim/booking.go` |\n"
+	table := "| Symptom | Where to look |\n| --- | --- |\n| charged twice | `Engine.BookTicket` in `sim/engine/booking.go` |\n"
 	for name, md := range map[string]string{
 		"tilde fence":        "~~~text\n" + table + "~~~\n",
 		"longer fence":       "````text\n```\n" + table + "````\n",

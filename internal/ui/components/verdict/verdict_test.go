@@ -16,7 +16,7 @@ var broken = &sim.Verdict{
 	Says:   "charged twice: 2 bookings for one click",
 	Failed: []sim.Invariant{{Name: sim.InvOneBookingPerIntent, Detail: "1 intent booked more than once"}},
 	Diagnosis: &sim.Diagnosis{Symptom: "One click books, and charges, the user twice", Cause: "The client generated a fresh key for each retry",
-		Where: "The client's key handling (sim/client.go → Client.Book)", Fix: "Make one key per intent and send it again on every retry"},
+		Where: "The client's key handling (sim/client/client.go → Client.Book)", Fix: "Make one key per intent and send it again on every retry"},
 }
 
 // Every word of a verdict is on screen at any width: wrapped, never cut,

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
@@ -42,51 +41,40 @@ type liveMsg struct {
 // to its end.
 func (m *Model) runLive(beside bool) tea.Cmd {
 	q := m.q()
-	sc, err := sim.Lookup(q.Live.Scenario)
-	if err != nil {
-		m.live.err = err
-		return nil
-	}
 	v := q.Live.Variant
 	if beside {
 		v = q.Live.Beside
 	}
-	r := m.c.Runs.Start(sc, sim.Options{Variant: v})
+	r, cmd, err := m.startRun(q.Live.Scenario, sim.Options{Variant: v}, func(run live.ID, rep *sim.Report, err error) tea.Msg {
+		if err != nil {
+			return liveMsg{run: run, beside: beside, err: err}
+		}
+		return liveMsg{run: run, beside: beside, symptom: quiz.SymptomOf(rep)}
+	})
+	if err != nil {
+		m.live.err = err
+		return nil
+	}
 	if beside {
 		m.live.besideRun, m.live.besideRunning = r, true
 	} else {
 		m.live.symptomRun, m.live.running = r, true
 	}
-	return tea.Batch(m.spin.Tick, func() tea.Msg {
-		<-r.Done()
-		rep, err := r.Result()
-		if err != nil {
-			return liveMsg{run: r.ID(), beside: beside, err: err}
-		}
-		return liveMsg{run: r.ID(), beside: beside, symptom: quiz.SymptomOf(rep)}
-	})
+	return cmd
 }
 
 // liveView is a live question: the run, the cause, where to look, the run
 // beside it.
 func (m *Model) liveView(q quiz.Question) string {
 	st := m.c.Styles
-	wrap := lipgloss.NewStyle().Width(min(m.c.Width, 100))
 	var b strings.Builder
 	name := fmt.Sprintf("%s, %s design", q.Live.Scenario, q.Live.Variant)
 	switch {
 	case m.live.running:
-		doing := " running it on PostgreSQL…" // the scenario's name would give the cause away
-		if ready, _, err := m.c.DB.Status(); !ready && err == nil {
-			doing = " waiting for PostgreSQL: " + common.Ellipsis(m.c.DB.Progress())
-		}
-		if why := m.live.symptomRun.Waiting(); why != "" {
-			doing = " " + why // other learners' runs hold the connections (a workshop)
-		}
-		b.WriteString(m.spin.View() + st.Subtle.Render(strings.TrimPrefix(common.Hang("  ", strings.TrimPrefix(doing, " "), m.c.Width), " ")) + "\n")
+		b.WriteString(m.runningLine(m.live.symptomRun, "running it on PostgreSQL…")) // the scenario's name would give the cause away
 		return b.String()
 	case m.live.symptom == nil:
-		b.WriteString(st.Warn.Render(wrap.Render("This question runs the design live on PostgreSQL, which is not available here. "+
+		b.WriteString(st.Warn.Render(m.prose("This question runs the design live on PostgreSQL, which is not available here. "+
 			"Esc goes back; `learn doctor` says how to get one.")) + "\n")
 		return b.String()
 	}
@@ -112,14 +100,12 @@ func (m *Model) liveView(q quiz.Question) string {
 	b.WriteString(m.pickLine("Where", q.Live.Where, q.Live.WhereCorrect, m.live.where, true))
 	besideName := fmt.Sprintf("%s, %s design", q.Live.Scenario, q.Live.Beside)
 	switch {
-	case m.live.besideRunning && m.live.besideRun.Waiting() != "":
-		b.WriteString("\n" + m.spin.View() + st.Subtle.Render(common.Hang(" ", m.live.besideRun.Waiting(), m.c.Width-1)) + "\n")
 	case m.live.besideRunning:
-		b.WriteString("\n" + m.spin.View() + st.Subtle.Render(" running "+besideName+" beside it…") + "\n")
+		b.WriteString("\n" + m.runningLine(m.live.besideRun, "running "+besideName+" beside it…"))
 	case m.live.beside != nil:
 		b.WriteString("\n" + st.BoxTitle.Render("Beside it ("+besideName+"):") + "\n" + symptomLines(*m.live.beside, m.c.Width) + "\n")
 		if q.Live.BesideNote != "" {
-			b.WriteString(wrap.Render(q.Live.BesideNote) + "\n")
+			b.WriteString(m.prose(q.Live.BesideNote) + "\n")
 		}
 	}
 	return b.String()

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
@@ -52,18 +51,15 @@ func (m *Model) predictNext() tea.Cmd {
 	if m.pred.slot < len(q.Predict.Slots) {
 		return nil
 	}
-	sc, err := sim.Lookup(q.Predict.Scenario)
+	r, cmd, err := m.startRun(q.Predict.Scenario, q.Predict.Options(), func(run live.ID, rep *sim.Report, err error) tea.Msg {
+		return predictMsg{run: run, rep: rep, err: err}
+	})
 	if err != nil {
 		m.pred.err = err
 		return nil
 	}
-	r := m.c.Runs.Start(sc, q.Predict.Options())
 	m.pred.run, m.pred.running = r, true
-	return tea.Batch(m.spin.Tick, func() tea.Msg {
-		<-r.Done()
-		rep, err := r.Result()
-		return predictMsg{run: r.ID(), rep: rep, err: err}
-	})
+	return cmd
 }
 
 // predicted grades the predictions from the run's report.
@@ -119,17 +115,9 @@ func (m *Model) predictView(q quiz.Question) string {
 		b.WriteString(st.Subtle.Render(fmt.Sprintf("Predict %d of %d: %s", m.pred.slot+1, len(slots), sl.What)) + "\n")
 		b.WriteString(m.choicesView(sl.Choices, m.pred.shown[m.pred.slot], nil, false))
 	case m.pred.running:
-		doing := "running it on PostgreSQL…"
-		if ready, _, err := m.c.DB.Status(); !ready && err == nil {
-			doing = "waiting for PostgreSQL: " + common.Ellipsis(m.c.DB.Progress())
-		}
-		if why := m.pred.run.Waiting(); why != "" {
-			doing = why // other learners' runs hold the connections (a workshop)
-		}
-		b.WriteString(m.spin.View() + st.Subtle.Render(common.Hang(" ", doing, w-1)) + "\n")
+		b.WriteString(m.runningLine(m.pred.run, "running it on PostgreSQL…"))
 	case m.pred.err != nil:
-		wrap := lipgloss.NewStyle().Width(min(w, 100))
-		b.WriteString(st.Warn.Render(wrap.Render("The run could not be made, so the prediction is not graded: "+m.pred.err.Error()+
+		b.WriteString(st.Warn.Render(m.prose("The run could not be made, so the prediction is not graded: "+m.pred.err.Error()+
 			". Esc goes back; `learn doctor` says how to get a PostgreSQL.")) + "\n")
 	}
 	return b.String()

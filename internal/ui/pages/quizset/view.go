@@ -45,25 +45,30 @@ func (m *Model) sourceCut() bool {
 	return lipgloss.Width(m.set.Title+m.titleRest())+1+lipgloss.Width(m.place()) > m.c.Width
 }
 
+// prose wraps s at a question's reading width: the page's, at most 100
+// columns.
+func (m *Model) prose(s string) string {
+	return lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(s)
+}
+
 // body is the whole question.
 func (m *Model) body() string {
 	st := m.c.Styles
 	w := m.c.Width
-	wrap := lipgloss.NewStyle().Width(min(w, 100))
 	var b strings.Builder
 	q := m.q()
 	if m.sourceCut() {
 		b.WriteString(st.Subtle.Render(common.Hang("from ", q.Source, w)) + "\n")
 	}
 	if m.idx == 0 && m.set.Intro != "" && !m.answered {
-		b.WriteString(st.Subtle.Render(wrap.Render(m.set.Intro)) + "\n")
+		b.WriteString(st.Subtle.Render(m.prose(m.set.Intro)) + "\n")
 	}
-	b.WriteString("\n" + st.Caption.Render(wrap.Render(q.Prompt)) + "\n\n")
+	b.WriteString("\n" + st.Caption.Render(m.prose(q.Prompt)) + "\n\n")
 	switch q.Kind {
 	case quiz.KindSingle, quiz.KindMultiple:
 		b.WriteString(m.choicesView(q.Choices, m.shown, q.Correct, q.Kind == quiz.KindMultiple))
 		if m.hint != "" {
-			b.WriteString("\n" + st.Warn.Render(wrap.Render(m.hint)) + "\n")
+			b.WriteString("\n" + st.Warn.Render(m.prose(m.hint)) + "\n")
 		}
 	case quiz.KindOrder:
 		b.WriteString(m.orderView(q))
@@ -80,11 +85,11 @@ func (m *Model) body() string {
 	if m.answered {
 		b.WriteString("\n" + m.verdict() + "\n")
 		if q.Explain != "" {
-			b.WriteString(wrap.Render(q.Explain) + "\n")
+			b.WriteString(m.prose(q.Explain) + "\n")
 		}
 	}
 	if m.live.err != nil {
-		b.WriteString("\n" + st.Bad.Render(wrap.Render(m.live.err.Error())) + "\n")
+		b.WriteString("\n" + st.Bad.Render(m.prose(m.live.err.Error())) + "\n")
 	}
 	return b.String()
 }
@@ -187,7 +192,7 @@ func (m *Model) verdict() string {
 		if len(r.Unsaid) > 0 {
 			out += st.Subtle.Render(" Ticked but not in your text, so counted " + checklist.Half() + ": " + strings.Join(r.Unsaid, "; "))
 		}
-		return lipgloss.NewStyle().Width(min(m.c.Width, 100)).Render(out)
+		return m.prose(out)
 	}
 	return st.Bad.Render("Not this time.")
 }

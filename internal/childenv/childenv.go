@@ -1,4 +1,12 @@
-package main
+// Package childenv is what learn's supervising parent hands the app's
+// process (the child) through its environment, so that the child does not
+// find out again what the parent found out once: the terminal's colour
+// profile and TMUX (LEARN_COLOR_PROFILE, LEARN_TMUX), and one way of
+// measuring cells (RUNEWIDTH_EASTASIAN=0). The parent passes [Environ] to
+// the supervisor as the child's environment; the child calls [Take] first
+// thing in main; [EastAsianWidths] tells the parent that its own widths
+// are not the child's (so it draws no first frame).
+package childenv
 
 import (
 	"os"
@@ -35,10 +43,10 @@ const (
 // also prefers over the locale.
 const envEastAsian = "RUNEWIDTH_EASTASIAN"
 
-// childEnv is the environment of the supervised child: this one, with the
+// Environ is the environment of the supervised child: this one, with the
 // colour profile lipgloss found for standard output, TMUX set aside for
 // the child to put back, and envEastAsian as 0.
-func childEnv() []string {
+func Environ() []string {
 	env := make([]string, 0, len(os.Environ())+3)
 	for _, kv := range os.Environ() {
 		switch {
@@ -52,17 +60,17 @@ func childEnv() []string {
 	return append(env, envColorProfile+"="+strconv.Itoa(int(lipgloss.Writer.Profile)), envEastAsian+"=0")
 }
 
-// eastAsianWidths reports whether this process's x/ansi takes ambiguous
+// EastAsianWidths reports whether this process's x/ansi takes ambiguous
 // characters as two cells (envEastAsian was set when it started).
-func eastAsianWidths() bool {
+func EastAsianWidths() bool {
 	ea, err := strconv.ParseBool(os.Getenv(envEastAsian))
 	return err == nil && ea
 }
 
-// takeColorProfile, in the child, puts TMUX back and takes the parent's
+// Take, in the child, puts TMUX back and takes the parent's
 // colour profile as lipgloss's (the app's renderer uses it too, see
 // ui.Run). Without them (learn runs unsupervised) it changes nothing.
-func takeColorProfile() {
+func Take() {
 	if v, ok := os.LookupEnv(envTmux); ok {
 		os.Setenv("TMUX", v)
 		os.Unsetenv(envTmux)

@@ -1,4 +1,4 @@
-package main
+package headless
 
 import (
 	"fmt"
@@ -11,12 +11,12 @@ import (
 	"github.com/learn-idempotency/learn/pgtemp"
 )
 
-// downloadReport shows the headless commands (learn demo, learn serve,
-// learn doctor) how a download of PostgreSQL goes, in plain lines: when it
-// starts, what, how big, from where and where it is kept (unless the
-// command's log says so already); then at a terminal one line rewritten in
-// place as bytes arrive, elsewhere a line at each quarter.
-type downloadReport struct {
+// DownloadReport shows the headless commands (learn demo, learn lab, learn
+// serve, learn doctor) how a download of PostgreSQL goes, in plain lines:
+// when it starts, what, how big, from where and where it is kept (unless
+// the command's log says so already); then at a terminal one line
+// rewritten in place as bytes arrive, elsewhere a line at each quarter.
+type DownloadReport struct {
 	say      func(line string) // writes one line, without its newline
 	w        io.Writer         // the terminal, when live
 	prefix   string            // of a live line
@@ -29,14 +29,21 @@ type downloadReport struct {
 	open    bool      // a live line waits for its newline
 }
 
-// newDownloadReport reports on w: rewritten in place when w is a terminal.
+// NewDownloadReport reports on w: rewritten in place when w is a terminal.
 // Every line starts with prefix.
-func newDownloadReport(w io.Writer, prefix string) *downloadReport {
-	return &downloadReport{say: func(s string) { fmt.Fprintln(w, prefix+s) }, w: w, prefix: prefix, live: isTerminal(w), announce: true}
+func NewDownloadReport(w io.Writer, prefix string) *DownloadReport {
+	return &DownloadReport{say: func(s string) { fmt.Fprintln(w, prefix+s) }, w: w, prefix: prefix, live: isTerminal(w), announce: true}
 }
 
-// update is pgtemp.Options.OnDownload.
-func (r *downloadReport) update(p pgtemp.DownloadProgress) {
+// NewDownloadLines reports through say, a line at each quarter and no
+// announcement: for a command whose log says already that a download
+// starts (learn serve).
+func NewDownloadLines(say func(line string)) *DownloadReport {
+	return &DownloadReport{say: say}
+}
+
+// Update is pgtemp.Options.OnDownload.
+func (r *DownloadReport) Update(p pgtemp.DownloadProgress) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p.Done == 0 {
@@ -66,14 +73,14 @@ func (r *downloadReport) update(p pgtemp.DownloadProgress) {
 	}
 }
 
-// finish ends a line left open (a download stopped half way).
-func (r *downloadReport) finish() {
+// Finish ends a line left open (a download stopped half way).
+func (r *DownloadReport) Finish() {
 	r.mu.Lock()
 	r.end()
 	r.mu.Unlock()
 }
 
-func (r *downloadReport) end() {
+func (r *DownloadReport) end() {
 	if r.open {
 		fmt.Fprintln(r.w)
 		r.open = false

@@ -1,0 +1,39 @@
+// Package syncbuf is [Buffer], a bytes.Buffer safe for one writer and
+// many readers at once: the log or the output a test reads while a server
+// or a program writes to it. The UI tests' kit (internal/uitest) and the
+// API tests' kit (sim/api/apitest) both hand it out; it imports nothing of
+// learn, so any package's tests may use it.
+package syncbuf
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Buffer is a bytes.Buffer safe for one writer and many readers at once.
+// Its zero value is empty and ready to use.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String is what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// Len is how many bytes were written so far.
+func (b *Buffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Len()
+}
