@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,6 +121,9 @@ type Client struct {
 	// NewKeyPerTry makes a fresh key for every try: the broken client of
 	// "Break it" (a user charged twice for one click).
 	NewKeyPerTry bool
+	// Wire is the API's shape (how a try is written, an answer read);
+	// nil is learn's own (LearnWire).
+	Wire Wire
 	// Meanwhile, when set, runs after each backoff wait and before the next
 	// try: what the rest of the world does while this browser waits.
 	Meanwhile func(ctx context.Context, at trace.Attempt) error
@@ -235,15 +237,11 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 
 // send makes one HTTP try. A nil error means an answer reached the browser.
 func (c *Client) send(ctx context.Context, inst *api.Instance, in Intent) (Answer, error) {
-	body, _ := json.Marshal(map[string]any{"event_id": in.EventID, "quantity": in.Quantity})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, inst.URL+"/bookings", bytes.NewReader(body))
+	wire := wireOr(c.Wire)
+	req, err := wire.Request(ctx, inst.URL, c.Token, in)
 	if err != nil {
 		return Answer{}, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+c.Token)
-	req.Header.Set(api.HeaderIdempotencyKey, in.Key.String())
-	req.Header.Set(api.HeaderRequestID, api.RequestID(trace.AttemptFrom(ctx)))
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return Answer{}, err
@@ -253,5 +251,5 @@ func (c *Client) send(ctx context.Context, inst *api.Instance, in Intent) (Answe
 	if err != nil {
 		return Answer{}, err
 	}
-	return DecodeAnswer(resp.StatusCode, resp.Header, b), nil
+	return wire.Answer(resp.StatusCode, resp.Header, b), nil
 }

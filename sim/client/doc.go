@@ -17,7 +17,9 @@
 // switches of [Client]: a new key per try, another retry rule
 // ([RetryClientErrors]).
 //
-// The client reads the API's wire types and picks instances through a
-// [Picker] (api.RoundRobin); the scenarios (package sim) build clients
-// for their users (Stage.Browser).
+// A [Wire] (wire.go) is the shape of one API: how a try is written as a
+// request and how an answer is read. [LearnWire], learn's own, is the
+// zero Client's and Network's; learn check gives another API's. The
+// client picks instances through a [Picker] (api.RoundRobin); the
+// scenarios (package sim) build clients for their users (Stage.Browser).
 package client

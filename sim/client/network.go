@@ -61,6 +61,8 @@ type Network struct {
 	Base  http.RoundTripper         // the real transport; http.DefaultTransport when nil
 	Plan  func(trace.Attempt) Fault // nil delivers everything
 	Trace *trace.Trace              //
+	// Wire reads the answers it traces; nil is learn's own (LearnWire).
+	Wire Wire
 }
 
 // Answer is an HTTP answer to POST /bookings as the browser reads it: the
@@ -210,7 +212,7 @@ func (n *Network) duplicate(ctx context.Context, base http.RoundTripper, req *ht
 
 // answerEvent is the trace event of an answer on its way back.
 func (n *Network) answerEvent(at trace.Attempt, got read, fault Fault) trace.Event {
-	ans := DecodeAnswer(got.status, got.header, got.body)
+	ans := wireOr(n.Wire).Answer(got.status, got.header, got.body)
 	ev := trace.Event{Kind: trace.KindAnswer, From: at.Instance, To: trace.LaneBrowser,
 		Status: ans.Status, Replayed: ans.Replayed, Label: ans.Caption(), Text: ans.Caption()}
 	if ans.Booking != nil {
