@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/api/apitest"
 	"github.com/learn-idempotency/learn/sim/engine"
 )
 
@@ -27,25 +27,10 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
-// post books body with key at base and returns the answer whole.
+// post books body with key at base as ada.
 func post(t *testing.T, base, key, body string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/bookings", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+api.TokenAda)
-	req.Header.Set(api.HeaderIdempotencyKey, key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	return apitest.Post(t, base, body, "Authorization", "Bearer "+api.TokenAda, api.HeaderIdempotencyKey, key)
 }
 
 // learn serve runs a design of the lab on the instances' addresses it is
