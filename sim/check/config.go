@@ -1,0 +1,203 @@
+package check
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/go-openapi/jsonpointer"
+)
+
+// Config is what learn check knows of the API it checks: where it books,
+// what a booking request looks like, who the users are, how a booked
+// answer names its booking, and (optionally) how to read back what was
+// booked. It is read from TOML ([Parse]); [Example] is the commented one
+// for learn serve that learn check --init writes.
+type Config struct {
+	// URLs are the API's base URLs: one, or two API instances of it (a
+	// retry that lands on another instance is checked with two).
+	URLs    []string  `toml:"urls"`
+	Request Request   `toml:"request"`
+	Users   []User    `toml:"users"`
+	Answer  Answer    `toml:"answer"`
+	Event   Event     `toml:"event"`
+	Read    *Bookings `toml:"bookings"`
+}
+
+// Request is the shape of one try of a booking.
+type Request struct {
+	Method string `toml:"method"`
+	Path   string `toml:"path"`
+	// Body is the body of a try, with {event} and {quantity} filled in.
+	Body        string `toml:"body"`
+	ContentType string `toml:"content_type"`
+	// KeyHeader carries the idempotency key, a new UUID per intent.
+	KeyHeader string `toml:"key_header"`
+}
+
+// User is one user of the API: the headers that make a request theirs.
+type User struct {
+	Name    string            `toml:"name"`
+	Headers map[string]string `toml:"headers"`
+}
+
+// Answer says how an answer reads.
+type Answer struct {
+	// Booked are the statuses of an answer that made or replayed a
+	// booking; Refused those of a refusal (409 and 422 both are).
+	Booked  []int `toml:"booked"`
+	Refused []int `toml:"refused"`
+	// BookingID is the JSON pointer (RFC 6901) to the booking's id in a
+	// booked answer; User, Event and Quantity, when set, to its user,
+	// event and quantity (what is not set is not checked).
+	BookingID string `toml:"booking_id"`
+	User      string `toml:"user"`
+	Event     string `toml:"event"`
+	Quantity  string `toml:"quantity"`
+}
+
+// Event is the resource the check books, a few seats at a time.
+type Event struct {
+	ID int64 `toml:"id"`
+}
+
+// Bookings says how to read back a user's bookings: a GET of Path with
+// the user's headers, the list at List in its body, and in each item the
+// pointers to its id, key, event and quantity.
+type Bookings struct {
+	Path     string `toml:"path"`
+	List     string `toml:"list"`
+	ID       string `toml:"id"`
+	Key      string `toml:"key"`
+	Event    string `toml:"event"`
+	Quantity string `toml:"quantity"`
+}
+
+// Example is the commented config for learn serve (learn check --init).
+//
+//go:embed example.toml
+var Example string
+
+// Parse reads a config and checks it: every field that is needed, URLs
+// that are http(s) base URLs, at least two users with distinct names, a
+// body with {event} and {quantity}, JSON pointers that parse, and no key
+// that the config does not have (a typo would otherwise be ignored). The
+// error says where and what to write instead.
+func Parse(data []byte) (*Config, error) {
+	c := &Config{}
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(c)
+	if err != nil {
+		return nil, fmt.Errorf("the config is not TOML learn check reads: %w", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return nil, fmt.Errorf("the config has keys learn check does not know: %s (learn check --init writes every key it reads)", strings.Join(keys, ", "))
+	}
+	c.defaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) defaults() {
+	if c.Request.Method == "" {
+		c.Request.Method = "POST"
+	}
+	if c.Request.ContentType == "" {
+		c.Request.ContentType = "application/json"
+	}
+	if c.Request.KeyHeader == "" {
+		c.Request.KeyHeader = "Idempotency-Key"
+	}
+	if len(c.Answer.Booked) == 0 {
+		c.Answer.Booked = []int{200, 201}
+	}
+	if len(c.Answer.Refused) == 0 {
+		c.Answer.Refused = []int{409, 422}
+	}
+}
+
+func (c *Config) validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	switch n := len(c.URLs); {
+	case n == 0:
+		bad(`urls: give the API's base URL, e.g. urls = ["http://127.0.0.1:8080"]`)
+	case n > 2:
+		bad("urls: give one base URL, or two API instances of the same API (got %d)", n)
+	}
+	for _, u := range c.URLs {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || (p.Path != "" && p.Path != "/") || p.RawQuery != "" {
+			bad("urls: %q is not a base URL such as http://127.0.0.1:8080 (the path goes in request.path)", u)
+		}
+	}
+	if !strings.HasPrefix(c.Request.Path, "/") {
+		bad(`request.path: the path that books, from the base URL, e.g. path = "/bookings"`)
+	}
+	for _, p := range []string{"{event}", "{quantity}"} {
+		if !strings.Contains(c.Request.Body, p) {
+			bad("request.body: it must hold %s, where the check puts the booking's %s", p, strings.Trim(p, "{}"))
+		}
+	}
+	if len(c.Users) < 2 {
+		bad("users: give at least two users ([[users]] with a name and the headers that make a request theirs): the check sends the same key as two users")
+	}
+	seen := map[string]bool{}
+	for i, u := range c.Users {
+		if u.Name == "" || seen[u.Name] {
+			bad("users[%d]: each user needs a name of its own", i)
+		}
+		seen[u.Name] = true
+	}
+	if c.Answer.BookingID == "" {
+		bad(`answer.booking_id: the JSON pointer to the booking's id in a booked answer, e.g. booking_id = "/booking/id"`)
+	}
+	for _, s := range c.Answer.Booked {
+		if s < 200 || s > 299 {
+			bad("answer.booked: %d is not a 2xx status", s)
+		}
+		if slices.Contains(c.Answer.Refused, s) {
+			bad("answer: %d is both booked and refused", s)
+		}
+	}
+	for _, s := range c.Answer.Refused {
+		if s < 400 || s > 499 {
+			bad("answer.refused: %d is not a 4xx status", s)
+		}
+	}
+	if c.Event.ID < 1 {
+		bad("event.id: the id of the event (the resource) the check books, put in {event}")
+	}
+	pointers := map[string]string{"answer.booking_id": c.Answer.BookingID, "answer.user": c.Answer.User,
+		"answer.event": c.Answer.Event, "answer.quantity": c.Answer.Quantity}
+	if r := c.Read; r != nil {
+		if !strings.HasPrefix(r.Path, "/") {
+			bad(`bookings.path: the path that lists a user's bookings, e.g. path = "/bookings"`)
+		}
+		if r.ID == "" || r.Key == "" {
+			bad(`bookings: id and key are the JSON pointers to each listed booking's id and idempotency key, e.g. id = "/id", key = "/idempotency_key"`)
+		}
+		for k, v := range map[string]string{"bookings.list": r.List, "bookings.id": r.ID, "bookings.key": r.Key, "bookings.event": r.Event, "bookings.quantity": r.Quantity} {
+			pointers[k] = v
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(pointers)) {
+		if p := pointers[name]; p != "" {
+			if _, err := jsonpointer.New(p); err != nil {
+				bad("%s: %q is not a JSON pointer (RFC 6901), such as /booking/id: %v", name, p, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
