@@ -15,18 +15,23 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/pgtemp/internal/clusterdir"
+	"github.com/learn-idempotency/learn/pgtemp/internal/owner"
+	"github.com/learn-idempotency/learn/pgtemp/internal/runas"
+	"github.com/learn-idempotency/learn/pgtemp/internal/template"
 )
 
 func TestLocalCluster(t *testing.T) {
 	needLocal(t)
 	opts := isolated(t, "")
 	s := startT(t, opts)
-	c := s.local
+	c := clusterOf(s)
 	if s.Mode() != Local || c == nil {
 		t.Fatalf("Mode() = %s, want local", s.Mode())
 	}
 	t.Logf("%s; ready in %s (initdb ran: %v)", s.Describe(), s.ReadyIn(), s.RanInitdb())
-	for _, want := range []string{c.bin.version, c.bin.dir, c.dir, c.run.name} {
+	for _, want := range []string{c.Bin().Version, c.Bin().Dir, c.Dir(), c.Runner().Name} {
 		if !strings.Contains(s.Describe(), want) {
 			t.Errorf("Describe() = %q lacks %q", s.Describe(), want)
 		}
@@ -52,7 +57,7 @@ func TestLocalCluster(t *testing.T) {
 		t.Errorf("server_encoding = %q, want UTF8", got)
 	}
 
-	for _, d := range []string{c.dir, c.data()} {
+	for _, d := range []string{c.Dir(), c.Data()} {
 		fi, err := os.Stat(d)
 		if err != nil {
 			t.Fatal(err)
@@ -60,19 +65,19 @@ func TestLocalCluster(t *testing.T) {
 		if fi.Mode().Perm() != 0o700 {
 			t.Errorf("%s has mode %v, want 0700", d, fi.Mode().Perm())
 		}
-		if uid := int(fi.Sys().(*syscall.Stat_t).Uid); uid != c.run.uid {
-			t.Errorf("%s is owned by uid %d, want the cluster user %s", d, uid, c.run)
+		if uid := int(fi.Sys().(*syscall.Stat_t).Uid); uid != c.Runner().UID {
+			t.Errorf("%s is owned by uid %d, want the cluster user %s", d, uid, c.Runner())
 		}
 	}
-	if os.Geteuid() == 0 && c.run.uid == 0 {
+	if os.Geteuid() == 0 && c.Runner().UID == 0 {
 		t.Errorf("learn runs as root and so does the cluster")
 	}
-	owner, err := os.ReadFile(filepath.Join(c.dir, ownerFile))
-	if err != nil || !strings.Contains(string(owner), fmt.Sprintf("learn_pid=%d\n", os.Getpid())) ||
-		!strings.Contains(string(owner), fmt.Sprintf("postmaster_pid=%d\n", c.pm.pid())) {
-		t.Errorf("%s = %q, %v; want learn's and the postmaster's pids", ownerFile, owner, err)
+	ownerText, err := os.ReadFile(filepath.Join(c.Dir(), owner.File))
+	if err != nil || !strings.Contains(string(ownerText), fmt.Sprintf("learn_pid=%d\n", os.Getpid())) ||
+		!strings.Contains(string(ownerText), fmt.Sprintf("postmaster_pid=%d\n", c.PID())) {
+		t.Errorf("%s = %q, %v; want learn's and the postmaster's pids", owner.File, ownerText, err)
 	}
-	if len(processesUsing(c.dir)) == 0 {
+	if len(processesUsing(c.Dir())) == 0 {
 		t.Fatalf("processesUsing finds no process of the running cluster: the check below would mean nothing")
 	}
 	conn.Close(context.Background())
@@ -90,10 +95,10 @@ func TestLocalCluster(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	}
-	if _, err := os.Stat(c.dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("after Close %s still exists (%v)", c.dir, err)
+	if _, err := os.Stat(c.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Close %s still exists (%v)", c.Dir(), err)
 	}
-	if p := processesUsing(c.dir); len(p) > 0 {
+	if p := processesUsing(c.Dir()); len(p) > 0 {
 		t.Errorf("after Close processes remain: %v", p)
 	}
 	if _, err := s.NewSchema(context.Background()); err == nil {
@@ -109,8 +114,8 @@ func TestWarmStartCopiesTemplate(t *testing.T) {
 	if !cold.RanInitdb() {
 		t.Errorf("first start with an empty cache did not run initdb")
 	}
-	tmpl := templatePath(cache, bin.major, cold.local.run.uid)
-	if !templateUsable(tmpl, bin.major) {
+	tmpl := template.Path(cache, bin.Major, clusterOf(cold).Runner().UID)
+	if !template.Usable(tmpl, bin.Major) {
 		t.Fatalf("no usable template in %s after the first start", tmpl)
 	}
 	if err := cold.Close(); err != nil {
@@ -129,14 +134,14 @@ func TestWarmStartCopiesTemplate(t *testing.T) {
 func TestBrokenTemplateIsRebuilt(t *testing.T) {
 	bin := needLocal(t)
 	cache := t.TempDir()
-	run, err := currentRunner()
+	run, err := runas.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A template that passes the quick check but cannot start.
-	tmpl := templatePath(cache, bin.major, run.uid)
+	tmpl := template.Path(cache, bin.Major, run.UID)
 	os.MkdirAll(filepath.Join(tmpl, "global"), 0o700)
-	os.WriteFile(filepath.Join(tmpl, "PG_VERSION"), []byte(bin.major+"\n"), 0o600)
+	os.WriteFile(filepath.Join(tmpl, "PG_VERSION"), []byte(bin.Major+"\n"), 0o600)
 	os.WriteFile(filepath.Join(tmpl, "global", "pg_control"), []byte("garbage"), 0o600)
 
 	s := startT(t, isolated(t, cache))
@@ -216,7 +221,7 @@ func helperProcess() int {
 		fmt.Println("error:", err)
 		return 1
 	}
-	fmt.Println("dir:", s.local.dir)
+	fmt.Println("dir:", clusterOf(s).Dir())
 	select {}
 }
 
@@ -276,7 +281,7 @@ func TestPostmasterDiesWithLearn(t *testing.T) {
 // TestClusterParent: TMPDIR, when set, wins; otherwise /dev/shm when it is
 // a tmpfs with room; otherwise os.TempDir().
 func TestClusterParent(t *testing.T) {
-	run, err := currentRunner()
+	run, err := runas.Current()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -287,10 +292,10 @@ func TestClusterParent(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(mine) })
 	os.Chmod(mine, 0o755) // the cluster user must be able to enter it
 	t.Setenv("TMPDIR", mine)
-	if got := clusterParent(); got != mine {
+	if got := clusterdir.Parent(); got != mine {
 		t.Errorf("with TMPDIR=%s clusterParent() = %s", mine, got)
 	}
-	dir, err := makeClusterDir("", run)
+	dir, err := clusterdir.Make("", run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,19 +306,19 @@ func TestClusterParent(t *testing.T) {
 
 	t.Setenv("TMPDIR", "")
 	want := "/tmp"
-	if memDirUsable() {
-		want = memDir
+	if clusterdir.MemDirUsable() {
+		want = clusterdir.MemDir
 	}
-	t.Logf("memory directory %s usable: %v", memDir, memDirUsable())
-	if got := clusterParent(); got != want {
+	t.Logf("memory directory %s usable: %v", clusterdir.MemDir, clusterdir.MemDirUsable())
+	if got := clusterdir.Parent(); got != want {
 		t.Errorf("without TMPDIR clusterParent() = %s, want %s", got, want)
 	}
-	dir, err = makeClusterDir("", run)
+	dir, err = clusterdir.Make("", run)
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(dir)
-	if filepath.Dir(dir) != want || len(filepath.Join(dir, socketName)) > maxSocketPath {
+	if filepath.Dir(dir) != want || len(filepath.Join(dir, clusterdir.SocketName)) > clusterdir.MaxSocketPath {
 		t.Errorf("without TMPDIR makeClusterDir made %s, want a directory in %s", dir, want)
 	}
 }
@@ -321,7 +326,7 @@ func TestClusterParent(t *testing.T) {
 // A TMPDIR where no directory can be made (read-only, or not a
 // directory) does not stop learn: the cluster goes to /tmp instead.
 func TestClusterDirFallsBackFromAnUnusableTMPDIR(t *testing.T) {
-	run, err := currentRunner()
+	run, err := runas.Current()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -334,7 +339,7 @@ func TestClusterDirFallsBackFromAnUnusableTMPDIR(t *testing.T) {
 			continue // no /proc here
 		}
 		t.Setenv("TMPDIR", tmpdir)
-		dir, err := makeClusterDir("", run)
+		dir, err := clusterdir.Make("", run)
 		if err != nil {
 			t.Errorf("TMPDIR=%s: %v; want a directory in /tmp", tmpdir, err)
 			continue
@@ -347,31 +352,31 @@ func TestClusterDirFallsBackFromAnUnusableTMPDIR(t *testing.T) {
 }
 
 func TestClusterDirFallsBackToShortPath(t *testing.T) {
-	run, err := currentRunner()
+	run, err := runas.Current()
 	if err != nil {
 		t.Skip(err)
 	}
 	long := "/" + strings.Repeat("x", 120)
-	dir, err := makeClusterDir(long, run)
+	dir, err := clusterdir.Make(long, run)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.Remove(dir)
-	if !strings.HasPrefix(dir, "/tmp/learn-") || len(filepath.Join(dir, socketName)) > maxSocketPath {
+	if !strings.HasPrefix(dir, "/tmp/learn-") || len(filepath.Join(dir, clusterdir.SocketName)) > clusterdir.MaxSocketPath {
 		t.Errorf("makeClusterDir(%d-byte parent) = %s", len(long), dir)
 	}
 }
 
 func TestClusterDirAvoidsParentsTheClusterUserCannotEnter(t *testing.T) {
-	run, err := currentRunner()
-	if err != nil || run.cred == nil {
+	run, err := runas.Current()
+	if err != nil || run.Cred == nil {
 		t.Skip("only when learn runs as root")
 	}
 	private := t.TempDir() // 0700, owned by root
-	if run.canReach(private) {
+	if run.CanReach(private) {
 		t.Fatalf("canReach(%s) = true for %s", private, run)
 	}
-	dir, err := makeClusterDir(private, run)
+	dir, err := clusterdir.Make(private, run)
 	if err != nil {
 		t.Fatal(err)
 	}

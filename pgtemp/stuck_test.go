@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/pgfault"
+	"github.com/learn-idempotency/learn/pgtemp/internal/proc"
 )
 
 // A cluster whose every process is stopped (SIGSTOP: a hung server, or a
@@ -23,8 +24,8 @@ func TestCloseKillsAStoppedClusterWhole(t *testing.T) {
 	s := startT(t, isolated(t, ""))
 	conn := connect(t, s.ConnString()) // one backend of a client
 	_ = conn
-	pm := s.local.pm.pid()
-	kids := childPIDs(pm)
+	pm := clusterOf(s).PID()
+	kids := proc.ChildPIDs(pm)
 	if len(kids) < 3 { // checkpointer, background writer, walwriter, the client's backend…
 		t.Fatalf("the postmaster %d has %d children %v; want its workers and the client's backend", pm, len(kids), kids)
 	}
@@ -32,12 +33,12 @@ func TestCloseKillsAStoppedClusterWhole(t *testing.T) {
 	pgfault.Hang(t, all...)
 	s.Close()
 	for _, p := range all {
-		if running(p) {
+		if proc.Running(p) {
 			t.Errorf("process %d of the cluster (postmaster %d) is still there after Close", p, pm)
 		}
 	}
-	if _, err := os.Stat(s.local.dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the cluster's directory %s: %v; want it removed", s.local.dir, err)
+	if _, err := os.Stat(clusterOf(s).Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the cluster's directory %s: %v; want it removed", clusterOf(s).Dir(), err)
 	}
 }
 
@@ -59,8 +60,8 @@ func TestStuckDropsHoldUpNeitherCloseNorEachOther(t *testing.T) {
 		}
 		schemas = append(schemas, sc)
 	}
-	pm := s.local.pm.pid()
-	all := append([]int{pm}, childPIDs(pm)...)
+	pm := clusterOf(s).PID()
+	all := append([]int{pm}, proc.ChildPIDs(pm)...)
 	// Each connection the server's own config makes says when it has
 	// reached the server: a Drop is then stuck on the stopped server.
 	reached := make(chan struct{}, 16)
@@ -107,7 +108,7 @@ func TestStuckDropsHoldUpNeitherCloseNorEachOther(t *testing.T) {
 		}
 	}
 	for _, p := range all {
-		if running(p) {
+		if proc.Running(p) {
 			t.Errorf("process %d of the cluster is still there after Close", p)
 		}
 	}

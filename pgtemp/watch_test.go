@@ -10,15 +10,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/pgtemp/internal/cluster"
+	"github.com/learn-idempotency/learn/pgtemp/internal/proc"
 )
 
 // stopWatching stops the watcher of c, as if the learn that started c were
 // gone: a test that kills c's postmaster to play a killed learn's cluster
 // must not see it started again.
-func stopWatching(c *cluster) {
-	c.watchStop()
-	<-c.watchDone
-}
+func stopWatching(c *cluster.Cluster) { c.StopWatching() }
 
 // waitHealth waits until the server's Health is in state want, and
 // returns every state it went through on the way (want last).
@@ -70,7 +70,7 @@ func TestKilledPostmasterIsStartedAgainWithItsData(t *testing.T) {
 	}
 	changed := s.HealthChanged()
 	pid := s.Health().PID
-	if b, err := os.ReadFile(s.local.data() + "/postmaster.pid"); err != nil || !strings.HasPrefix(string(b), fmt.Sprintf("%d\n", pid)) {
+	if b, err := os.ReadFile(clusterOf(s).Data() + "/postmaster.pid"); err != nil || !strings.HasPrefix(string(b), fmt.Sprintf("%d\n", pid)) {
 		t.Fatalf("Health().PID = %d, and postmaster.pid holds %q (%v)", pid, b, err)
 	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -97,13 +97,13 @@ func TestKilledPostmasterIsStartedAgainWithItsData(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close after a restart: %v", err)
 	}
-	if s.local.pm.pid() != h.PID { // the watcher has returned: pm is Close's now
-		t.Errorf("Health().PID = %d, the postmaster was %d", h.PID, s.local.pm.pid())
+	if clusterOf(s).PID() != h.PID { // the watcher has returned: pm is Close's now
+		t.Errorf("Health().PID = %d, the postmaster was %d", h.PID, clusterOf(s).PID())
 	}
-	if _, err := os.Stat(s.local.dir); !os.IsNotExist(err) {
-		t.Errorf("the cluster directory %s remains: %v", s.local.dir, err)
+	if _, err := os.Stat(clusterOf(s).Dir()); !os.IsNotExist(err) {
+		t.Errorf("the cluster directory %s remains: %v", clusterOf(s).Dir(), err)
 	}
-	if processesIn(s.local.data(), s.local.run.uid) != nil {
+	if proc.ProcessesIn(clusterOf(s).Data(), clusterOf(s).Runner().UID) != nil {
 		t.Errorf("processes of the cluster remain")
 	}
 }
@@ -115,7 +115,7 @@ func TestKilledPostmasterIsStartedAgainWithItsData(t *testing.T) {
 func TestPostmasterThatCannotStartAgainIsGone(t *testing.T) {
 	needLocal(t)
 	s := startT(t, isolated(t, ""))
-	if err := os.Chmod(s.local.data(), 0o777); err != nil {
+	if err := os.Chmod(clusterOf(s).Data(), 0o777); err != nil {
 		t.Fatal(err)
 	}
 	if err := syscall.Kill(s.Health().PID, syscall.SIGKILL); err != nil {
@@ -131,8 +131,8 @@ func TestPostmasterThatCannotStartAgainIsGone(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if _, err := os.Stat(s.local.dir); !os.IsNotExist(err) {
-		t.Errorf("the cluster directory %s remains: %v", s.local.dir, err)
+	if _, err := os.Stat(clusterOf(s).Dir()); !os.IsNotExist(err) {
+		t.Errorf("the cluster directory %s remains: %v", clusterOf(s).Dir(), err)
 	}
 }
 
@@ -141,7 +141,7 @@ func TestPostmasterThatCannotStartAgainIsGone(t *testing.T) {
 func TestPostmasterThatKeepsExitingIsGone(t *testing.T) {
 	needLocal(t)
 	s := startT(t, isolated(t, ""))
-	for i := range maxRestarts + 1 {
+	for i := range cluster.MaxRestarts + 1 {
 		if h := s.Health(); h.State != Up {
 			t.Fatalf("before kill %d: %+v", i+1, h)
 		}
@@ -150,13 +150,13 @@ func TestPostmasterThatKeepsExitingIsGone(t *testing.T) {
 			t.Fatal(err)
 		}
 		<-changed
-		if i < maxRestarts {
+		if i < cluster.MaxRestarts {
 			waitHealth(t, s, Up)
 		}
 	}
 	h, _ := waitHealth(t, s, Gone)
-	if h.Restarts != maxRestarts || h.Err == nil || !strings.Contains(h.Err.Error(), "times within") {
-		t.Errorf("gone: %+v, want %d restarts and why not one more", h, maxRestarts)
+	if h.Restarts != cluster.MaxRestarts || h.Err == nil || !strings.Contains(h.Err.Error(), "times within") {
+		t.Errorf("gone: %+v, want %d restarts and why not one more", h, cluster.MaxRestarts)
 	}
 }
 
@@ -203,7 +203,7 @@ func TestFullDiskServerIsSaidAsIs(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if _, err := os.Stat(s.local.dir); !os.IsNotExist(err) {
-		t.Errorf("the cluster directory %s remains: %v", s.local.dir, err)
+	if _, err := os.Stat(clusterOf(s).Dir()); !os.IsNotExist(err) {
+		t.Errorf("the cluster directory %s remains: %v", clusterOf(s).Dir(), err)
 	}
 }
