@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,8 +19,10 @@ import (
 
 	"github.com/learn-idempotency/learn/pgtemp/internal/clusterdir"
 	"github.com/learn-idempotency/learn/pgtemp/internal/owner"
+	"github.com/learn-idempotency/learn/pgtemp/internal/proc"
 	"github.com/learn-idempotency/learn/pgtemp/internal/runas"
 	"github.com/learn-idempotency/learn/pgtemp/internal/template"
+	"golang.org/x/sys/unix"
 )
 
 func TestLocalCluster(t *testing.T) {
@@ -192,13 +195,8 @@ func TestStartCancelledLeavesNothing(t *testing.T) {
 				// shared memory in /dev/shm. Another package's initdb
 				// may hold a file of its own for a moment: only one that
 				// stays counts.
-				deadline := time.Now().Add(10 * time.Second)
-				for left := newShm(shmBefore); len(left) > 0; left = newShm(shmBefore) {
-					if time.Now().After(deadline) {
-						t.Errorf("shared memory left in /dev/shm: %v", left)
-						break
-					}
-					time.Sleep(50 * time.Millisecond) // polling for the files to go
+				if left := waitShmGone(t, shmBefore, 10*time.Second); len(left) > 0 {
+					t.Errorf("shared memory left in /dev/shm: %v", left)
 				}
 			})
 		}
@@ -259,15 +257,24 @@ func startHelper(t *testing.T, parent string) (*exec.Cmd, string) {
 // gets SIGQUIT from the kernel when learn dies.
 func killHelper(t *testing.T, cmd *exec.Cmd, dir string) {
 	t.Helper()
+	pids := pidsUsing(dir)
 	cmd.Process.Kill() // SIGKILL: learn gets no chance to clean up
 	cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(processesUsing(dir)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("postmaster outlived learn by 10 s: %v", processesUsing(dir))
-		}
-		time.Sleep(20 * time.Millisecond)
+	proc.WaitEnded(pids, 10*time.Second) // each pid's end, told by the kernel (pidfd)
+	if left := processesUsing(dir); len(left) > 0 {
+		t.Fatalf("postmaster outlived learn by 10 s: %v", left)
 	}
+}
+
+// pidsUsing is processesUsing's processes, by pid.
+func pidsUsing(dir string) []int {
+	var pids []int
+	for _, p := range processesUsing(dir) {
+		if pid, err := strconv.Atoi(strings.Fields(p)[0]); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 func TestPostmasterDiesWithLearn(t *testing.T) {
@@ -430,4 +437,37 @@ func newShm(before map[string]bool) []string {
 		}
 	}
 	return out
+}
+
+// waitShmGone waits until every file in /dev/shm that was not there before
+// has gone, woken by the kernel's deletion events (inotify), for at most
+// d, and returns those that remain.
+func waitShmGone(t *testing.T, before map[string]bool, d time.Duration) []string {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		t.Fatalf("inotify: %v", err)
+	}
+	defer unix.Close(fd)
+	// The watch comes before each look, so no deletion goes unseen.
+	if _, err := unix.InotifyAddWatch(fd, "/dev/shm", unix.IN_DELETE|unix.IN_MOVED_FROM); err != nil {
+		return newShm(before) // no /dev/shm to watch: nothing can be left there
+	}
+	deadline := time.Now().Add(d)
+	buf := make([]byte, 64<<10)
+	for {
+		left := newShm(before)
+		ms := int(time.Until(deadline).Milliseconds())
+		if len(left) == 0 || ms <= 0 {
+			return left
+		}
+		if _, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, ms); err != nil && !errors.Is(err, unix.EINTR) {
+			t.Fatalf("poll: %v", err)
+		}
+		for {
+			if _, err := unix.Read(fd, buf); err != nil {
+				break // EAGAIN: every event read
+			}
+		}
+	}
 }

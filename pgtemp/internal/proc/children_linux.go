@@ -2,11 +2,14 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ChildPIDs returns the processes whose parent is pid, from /proc/*/stat
@@ -39,14 +42,40 @@ func ChildPIDs(pid int) []int {
 }
 
 // WaitEnded waits up to d until every one of pids has ended (gone, or a
-// zombie waiting to be reaped), polling /proc/PID/stat: SIGKILL ends a
-// process asynchronously, and Close promises that nothing of the cluster
-// runs once it returns.
+// zombie waiting to be reaped): SIGKILL ends a process asynchronously, and
+// Close promises that nothing of the cluster runs once it returns. The
+// kernel says when each ends through a pidfd (Linux 5.3), which a process
+// that is not learn's child can be waited on with; where pidfd_open is
+// refused (an older kernel, a sandbox), /proc/PID/stat is polled.
 func WaitEnded(pids []int, d time.Duration) {
 	deadline := time.Now().Add(d)
 	for _, pid := range pids {
-		for Running(pid) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond) // polling: nothing tells a non-parent when a process ends
+		fd, err := unix.PidfdOpen(pid, 0)
+		switch {
+		case err == nil:
+			waitReadable(fd, deadline)
+			unix.Close(fd)
+		case errors.Is(err, unix.ESRCH):
+			// gone already
+		default:
+			for Running(pid) && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond) // no pidfd: nothing else tells a non-parent when a process ends
+			}
+		}
+	}
+}
+
+// waitReadable waits until fd is readable (a pidfd: its process ended) or
+// the deadline passes.
+func waitReadable(fd int, deadline time.Time) {
+	for {
+		ms := int(time.Until(deadline).Milliseconds())
+		if ms <= 0 {
+			return
+		}
+		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, ms)
+		if !errors.Is(err, unix.EINTR) {
+			return
 		}
 	}
 }
