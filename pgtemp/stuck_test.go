@@ -4,9 +4,7 @@ package pgtemp
 
 import (
 	"context"
-	"errors"
 	"net"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,33 +12,6 @@ import (
 	"github.com/learn-idempotency/learn/internal/pgfault"
 	"github.com/learn-idempotency/learn/pgtemp/internal/proc"
 )
-
-// A cluster whose every process is stopped (SIGSTOP: a hung server, or a
-// trial's kill -STOP) cannot shut down on request: Close then kills it,
-// the backends too, which lead sessions of their own and so are outside the
-// postmaster's process group. Nothing is left running, stopped or not.
-func TestCloseKillsAStoppedClusterWhole(t *testing.T) {
-	needLocal(t)
-	s := startT(t, isolated(t, ""))
-	conn := connect(t, s.ConnString()) // one backend of a client
-	_ = conn
-	pm := clusterOf(s).PID()
-	kids := proc.ChildPIDs(pm)
-	if len(kids) < 3 { // checkpointer, background writer, walwriter, the client's backend…
-		t.Fatalf("the postmaster %d has %d children %v; want its workers and the client's backend", pm, len(kids), kids)
-	}
-	all := append([]int{pm}, kids...)
-	pgfault.Hang(t, all...)
-	s.Close()
-	for _, p := range all {
-		if proc.Running(p) {
-			t.Errorf("process %d of the cluster (postmaster %d) is still there after Close", p, pm)
-		}
-	}
-	if _, err := os.Stat(clusterOf(s).Dir()); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the cluster's directory %s: %v; want it removed", clusterOf(s).Dir(), err)
-	}
-}
 
 // A Drop waiting on a server that hangs holds up neither Close nor the
 // other schemas' Drops: each runs its own round trip, and once Close has
