@@ -186,14 +186,16 @@ var ErrNoPostgres = errors.New("no PostgreSQL available")
 // Auto uses the URL when opts.DatabaseURL is set, and fails if that database
 // cannot be used (a named database is never silently replaced); without a URL
 // it tries local binaries, then (when there are none, or they fail to start)
-// Docker. When none works the error wraps ErrNoPostgres and names the ways to
+// Docker, then the download (autoOrder). When none works the error wraps ErrNoPostgres and names the ways to
 // fix it. URL requires opts.DatabaseURL; an unreachable database is reported
 // within about 5 s. Local fails with an error wrapping ErrNoPostgres when no
 // binaries are found. Docker fails with an error wrapping ErrNoPostgres and
-// ErrNoDocker when no daemon can be used (each is given about 3 s to
-// answer), and with an error saying what to do when the image cannot be
-// pulled or the container does not become ready; a panic inside the Docker
-// client becomes an error too. Download fails with an error wrapping
+// ErrNoDocker when no daemon can be used (a DOCKER_HOST that is set, and
+// the daemon testcontainers-go finds, are each given about 3 s to answer;
+// testcontainers-go keeps what it found for the process), and with an
+// error saying what to do when the image cannot be pulled or the container
+// does not become ready; a panic inside the Docker client or
+// testcontainers-go becomes an error too. Download fails with an error wrapping
 // ErrNoPostgres that says in one line why (no network, the repository
 // refused, a repository that stayed silent for 30 s) and names the other
 // three ways.
