@@ -220,7 +220,7 @@ func TestDockerCancelledStartLeavesNothing(t *testing.T) {
 }
 
 // The containers of learn processes that are gone are removed, by the next
-// Docker start and by reapDocker; the container of a learn that runs, or of
+// Docker start and by reapContainers; the container of a learn that runs, or of
 // another machine, is not.
 func TestDockerReapsOrphansOnly(t *testing.T) {
 	d := needDocker(t)

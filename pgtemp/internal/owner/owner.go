@@ -30,7 +30,7 @@ import (
 // File records who made a cluster directory, so that a later run of
 // learn can tell the cluster of a learn process that was killed (its
 // process gone, or its pid reused by a process with another start time)
-// from one in use, and reap it (reap.go).
+// from one in use, and reap it (package reap).
 const File = "learn.owner"
 
 var processStart = time.Now()
@@ -237,7 +237,7 @@ func BootID() string {
 // Schemas: a schema learn_<hex> in a user's database (URL mode) outlives a
 // learn process that was killed outright just as a cluster directory does,
 // so NewSchema records its owner in the schema's comment, in the same
-// transaction that creates it, and ReapSchemas (schema.go) drops the
+// transaction that creates it, and ReapSchemas (package dburl) drops the
 // schemas whose owner is provably gone.
 
 // SchemaPrefix starts the comment learn puts on every schema it makes;
