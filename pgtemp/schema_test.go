@@ -470,58 +470,6 @@ func TestReapAllReachesTheURLOnlyWhenLearnWouldUseIt(t *testing.T) {
 	}
 }
 
-func TestSchemaOwnerRules(t *testing.T) {
-	me := owner.ThisSchema()
-	if o, ok := owner.ParseSchema(me.Comment()); !ok || o != me {
-		t.Fatalf("parseSchemaOwner(%q) = %+v, %v", me.Comment(), o, ok)
-	}
-	if me.BootID == "" || me.PIDNS == "" || me.Ticks == "" || me.Host == "" {
-		t.Fatalf("this process's owner record lacks a field on Linux: %+v", me)
-	}
-	dead := deadPID(t)
-	with := func(f func(*owner.Schema)) owner.Schema {
-		o := me
-		f(&o)
-		return o
-	}
-	tests := []struct {
-		name string
-		o    owner.Schema
-		gone bool
-	}{
-		{"this process", me, false},
-		{"a dead pid", with(func(o *owner.Schema) { o.PID = dead }), true},
-		{"our pid, another start time", with(func(o *owner.Schema) { o.Ticks = "1" }), true},
-		{"our pid, no start time recorded", with(func(o *owner.Schema) { o.Ticks = "" }), false},
-		{"another host", with(func(o *owner.Schema) { o.PID, o.Host = dead, "elsewhere" }), false},
-		{"another boot", with(func(o *owner.Schema) { o.PID, o.BootID = dead, "not-this-boot" }), false},
-		{"no boot id", with(func(o *owner.Schema) { o.PID, o.BootID = dead, "" }), false},
-		{"another pid namespace", with(func(o *owner.Schema) { o.PID, o.PIDNS = dead, "pid:[1]" }), false},
-	}
-	for _, tt := range tests {
-		gone, why, leave := tt.o.Gone()
-		if gone != tt.gone || (gone && why == "") || (!gone && tt.o.PID == dead && leave == "") {
-			t.Errorf("%s: gone = %v, %q, %q; want %v", tt.name, gone, why, leave, tt.gone)
-		}
-	}
-	for _, c := range []string{"", "learn owner:", "learn owner: {}", `learn owner: {"pid":1}`, `learn owner: {"host":"h"}`, `{"pid":1,"host":"h"}`} {
-		if o, ok := owner.ParseSchema(c); ok {
-			t.Errorf("parseSchemaOwner(%q) = %+v, want not ours", c, o)
-		}
-	}
-}
-
-func TestIsSchemaName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"learn_3f9a0c1d2b4e5f60": true, "learn_3F9A0C1D2B4E5F60": false, "learn_3f9a0c1d2b4e5f6": false,
-		"learn_3f9a0c1d2b4e5f600": false, "learn_scratch": false, "learn": false, "xlearn_3f9a0c1d2b4e5f60": false,
-	} {
-		if got := pgsql.IsSchemaName(name); got != want {
-			t.Errorf("isSchemaName(%q) = %v", name, got)
-		}
-	}
-}
-
 // TestQuoteLiteral: what quoteLiteral quotes comes back unchanged from the
 // server, whatever standard_conforming_strings says.
 func TestQuoteLiteral(t *testing.T) {
