@@ -42,15 +42,15 @@ func Parent() string {
 	if os.Getenv("TMPDIR") != "" {
 		return os.TempDir()
 	}
-	if MemDirUsable() {
+	if memDirUsable() {
 		return MemDir
 	}
 	return os.TempDir()
 }
 
-// MemDirUsable reports whether MemDir is a tmpfs with memDirMinFree
+// memDirUsable reports whether MemDir is a tmpfs with memDirMinFree
 // available to learn's user.
-func MemDirUsable() bool {
+func memDirUsable() bool {
 	var st unix.Statfs_t
 	if err := unix.Statfs(MemDir, &st); err != nil {
 		return false
