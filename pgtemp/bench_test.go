@@ -13,6 +13,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/learn-idempotency/learn/pgtemp/internal/cluster"
+	"github.com/learn-idempotency/learn/pgtemp/internal/clusterdir"
+	"github.com/learn-idempotency/learn/pgtemp/internal/owner"
+	"github.com/learn-idempotency/learn/pgtemp/internal/runas"
 )
 
 // BenchmarkTimeToReady measures how long a person waits for a database, for
@@ -48,7 +52,7 @@ import (
 //	go test -run '^$' -bench Ready -benchtime=5x ./pgtemp/
 func BenchmarkTimeToReady(b *testing.B) {
 	bin := needLocal(b)
-	run, err := currentRunner()
+	run, err := runas.Current()
 	if err != nil {
 		b.Skip(err)
 	}
@@ -89,7 +93,7 @@ func BenchmarkTimeToReady(b *testing.B) {
 		report(b, total)
 	})
 	b.Run("baseline-tmpdir", func(b *testing.B) {
-		if filepath.Clean(clusterParent()) == filepath.Clean(os.TempDir()) {
+		if filepath.Clean(clusterdir.Parent()) == filepath.Clean(os.TempDir()) {
 			b.Skip("learn puts clusters in os.TempDir() here: the baseline above is this one")
 		}
 		var total time.Duration
@@ -181,24 +185,24 @@ func BenchmarkTimeToReady(b *testing.B) {
 // (fsync=off and the rest); otherwise both keep their defaults. The directory has an owner
 // file, so that if the benchmark is killed the next Start reaps it (and
 // stops its postmaster, which pg_ctl detached from the benchmark).
-func baselineInitdbPgCtl(b *testing.B, bin binaries, run runner, parent string, likeForLike bool) time.Duration {
-	dir, err := makeClusterDir(parent, run)
+func baselineInitdbPgCtl(b *testing.B, bin cluster.Binaries, run runas.Runner, parent string, likeForLike bool) time.Duration {
+	dir, err := clusterdir.Make(parent, run)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := writeOwner(dir, 0); err != nil {
+	if err := owner.Write(dir, 0); err != nil {
 		os.Remove(dir)
 		b.Fatal(err)
 	}
-	if err := (&cluster{dir: dir, run: run}).handOver(); err != nil {
+	if err := cluster.HandOver(dir, run); err != nil {
 		os.RemoveAll(dir)
 		b.Fatal(err)
 	}
 	data := filepath.Join(dir, "data")
 	pgctl := func(args ...string) *exec.Cmd {
-		cmd := exec.Command(filepath.Join(bin.dir, "pg_ctl"), append([]string{"-D", data}, args...)...)
-		cmd.Dir, cmd.Env = dir, serverEnv()
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: run.cred}
+		cmd := exec.Command(filepath.Join(bin.Dir, "pg_ctl"), append([]string{"-D", data}, args...)...)
+		cmd.Dir, cmd.Env = dir, cluster.ServerEnv()
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: run.Cred}
 		return cmd
 	}
 	defer func() {
@@ -214,16 +218,16 @@ func baselineInitdbPgCtl(b *testing.B, bin binaries, run runner, parent string, 
 		serverOpts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=250" +
 			" -c shared_buffers=32MB -c dynamic_shared_memory_type=mmap -c max_wal_size=128MB -c min_wal_size=32MB"
 	}
-	initdb := exec.Command(filepath.Join(bin.dir, "initdb"), initdbArgs...)
-	initdb.Dir, initdb.Env = dir, serverEnv()
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: run.cred}
+	initdb := exec.Command(filepath.Join(bin.Dir, "initdb"), initdbArgs...)
+	initdb.Dir, initdb.Env = dir, cluster.ServerEnv()
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: run.Cred}
 	if out, err := initdb.CombinedOutput(); err != nil {
 		b.Fatalf("initdb: %v\n%s", err, out)
 	}
 	if out, err := pgctl("start", "-w", "-l", filepath.Join(data, "log"), "-o", serverOpts).CombinedOutput(); err != nil {
 		b.Fatalf("pg_ctl start: %v\n%s", err, out)
 	}
-	conn, err := pgx.Connect(context.Background(), (&cluster{dir: dir}).connString())
+	conn, err := pgx.Connect(context.Background(), cluster.ConnString(dir))
 	if err != nil {
 		b.Fatal(err)
 	}

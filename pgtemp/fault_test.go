@@ -17,6 +17,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/learn-idempotency/learn/internal/pgfault"
+	"github.com/learn-idempotency/learn/pgtemp/internal/pgsql"
+	"github.com/learn-idempotency/learn/pgtemp/local"
 )
 
 // mySchemas lists the learn_* schemas whose owner record names this
@@ -67,7 +69,7 @@ func limitedRole(t *testing.T, limit int, create bool) string {
 // behind.
 func TestURLStartAndNewSchemaFailAtEveryStep(t *testing.T) {
 	base := needShared(t)
-	defer func(w time.Duration) { connWait = w }(connWait)
+	defer func(w time.Duration) { pgsql.ConnWait = w }(pgsql.ConnWait)
 	type row struct {
 		name   string
 		rule   pgfault.Rule
@@ -90,7 +92,7 @@ func TestURLStartAndNewSchemaFailAtEveryStep(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			connWait = 100 * time.Millisecond // the server is not going to free a connection
+			pgsql.ConnWait = 100 * time.Millisecond // the server is not going to free a connection
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if r.cancel {
@@ -126,7 +128,7 @@ func TestURLStartAndNewSchemaFailAtEveryStep(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					conn, err := connectWaiting(t.Context(), cfg, time.Hour)
+					conn, err := pgsql.ConnectWaiting(t.Context(), cfg, time.Hour)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -166,7 +168,7 @@ func TestURLStartAndNewSchemaFailAtEveryStep(t *testing.T) {
 // initdb and postgres are the given shell script bodies, or the real
 // program of the system's binaries when "" (postgres must not be a script:
 // a copy of /bin/false stands for one that exits at once).
-func fakeBinaries(t *testing.T, initdb string, postgresFails bool) *finder {
+func fakeBinaries(t *testing.T, initdb string, postgresFails bool) *local.Finder {
 	t.Helper()
 	real := needLocal(t)
 	dir, err := os.MkdirTemp("", "pgtemp-fakebin-")
@@ -176,12 +178,12 @@ func fakeBinaries(t *testing.T, initdb string, postgresFails bool) *finder {
 	os.Chmod(dir, 0o755)
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	if initdb == "" {
-		initdb = `exec ` + filepath.Join(real.dir, "initdb") + ` "$@"`
+		initdb = `exec ` + filepath.Join(real.Dir, "initdb") + ` "$@"`
 	}
 	if err := os.WriteFile(filepath.Join(dir, "initdb"), []byte("#!/bin/sh\n"+initdb+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pg := filepath.Join(real.dir, "postgres")
+	pg := filepath.Join(real.Dir, "postgres")
 	if postgresFails {
 		pg = "/bin/false"
 	}
@@ -192,11 +194,11 @@ func fakeBinaries(t *testing.T, initdb string, postgresFails bool) *finder {
 	if err := os.WriteFile(filepath.Join(dir, "postgres"), raw, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return &finder{
-		lookPath: func(string) (string, error) { return filepath.Join(dir, "postgres"), nil },
-		bindir:   func() string { return "" },
-		glob:     func(string) ([]string, error) { return nil, nil },
-		version:  func(string) (string, error) { return real.version, nil },
+	return &local.Finder{
+		LookPath: func(string) (string, error) { return filepath.Join(dir, "postgres"), nil },
+		Bindir:   func() string { return "" },
+		Glob:     func(string) ([]string, error) { return nil, nil },
+		Version:  func(string) (string, error) { return real.Version, nil },
 	}
 }
 
@@ -210,8 +212,8 @@ func TestLocalStartFailsAtEveryStep(t *testing.T) {
 		want string
 	}{
 		{"no binaries", func(t *testing.T, o *Options) {
-			o.finder = &finder{lookPath: func(string) (string, error) { return "", os.ErrNotExist }, bindir: func() string { return "" },
-				glob: func(string) ([]string, error) { return nil, nil }, version: func(string) (string, error) { return "", os.ErrNotExist }}
+			o.finder = &local.Finder{LookPath: func(string) (string, error) { return "", os.ErrNotExist }, Bindir: func() string { return "" },
+				Glob: func(string) ([]string, error) { return nil, nil }, Version: func(string) (string, error) { return "", os.ErrNotExist }}
 		}, "no PostgreSQL"},
 		{"the cluster directory cannot be made", func(t *testing.T, o *Options) {
 			o.tmpParent = filepath.Join(o.tmpParent, "a-file")

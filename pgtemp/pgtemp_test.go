@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/learn-idempotency/learn/pgtemp/download/mirrortest"
+	"github.com/learn-idempotency/learn/pgtemp/internal/cluster"
+	"github.com/learn-idempotency/learn/pgtemp/local"
 )
 
 // shared is the package's one server from startShared (nil when there is no
@@ -57,9 +60,9 @@ func needShared(t testing.TB) *Server {
 }
 
 // needLocal skips when there are no local binaries.
-func needLocal(t testing.TB) binaries {
+func needLocal(t testing.TB) cluster.Binaries {
 	t.Helper()
-	bin, err := findBinaries(context.Background(), systemFinder(context.Background(), t.TempDir()))
+	bin, err := local.Find(context.Background(), local.SystemFinder(context.Background(), t.TempDir()))
 	if err != nil {
 		t.Skipf("no local PostgreSQL binaries: %v", err)
 	}
@@ -179,10 +182,10 @@ func TestURLModeNeedsURL(t *testing.T) {
 func TestNoPostgresErrorNamesTheWays(t *testing.T) {
 	err := error(&noPostgresError{tried: []attempt{
 		{"DATABASE_URL / --database-url", errors.New("not set")},
-		{"local PostgreSQL binaries", errNoBinaries},
+		{"local PostgreSQL binaries", local.ErrNoBinaries},
 		{"Docker", ErrNoDocker},
 	}})
-	if !errors.Is(err, ErrNoPostgres) || !errors.Is(err, errNoBinaries) {
+	if !errors.Is(err, ErrNoPostgres) || !errors.Is(err, local.ErrNoBinaries) {
 		t.Errorf("error does not wrap ErrNoPostgres and the causes")
 	}
 	for _, want := range []string{"apt install postgresql", "brew install postgresql", "DATABASE_URL", "--database-url", "Docker"} {
@@ -201,24 +204,24 @@ func TestForcedWayFailingSaysToStopForcingIt(t *testing.T) {
 	if !strings.Contains(docker, "leave out --postgres docker (and LEARN_POSTGRES)") || strings.Contains(docker, "apt install postgresql") {
 		t.Errorf("forced Docker:\n%s", docker)
 	}
-	local := (&noPostgresError{tried: []attempt{{TitleLocal, errNoBinaries}}, forced: Local}).Error()
-	if !strings.Contains(local, "leave out --postgres local") || !strings.Contains(local, "apt install postgresql") {
-		t.Errorf("forced local without binaries:\n%s", local)
+	forcedLocal := (&noPostgresError{tried: []attempt{{TitleLocal, local.ErrNoBinaries}}, forced: Local}).Error()
+	if !strings.Contains(forcedLocal, "leave out --postgres local") || !strings.Contains(forcedLocal, "apt install postgresql") {
+		t.Errorf("forced local without binaries:\n%s", forcedLocal)
 	}
-	auto := (&noPostgresError{tried: []attempt{{TitleLocal, errNoBinaries}, {"Docker", ErrNoDocker}}}).Error()
+	auto := (&noPostgresError{tried: []attempt{{TitleLocal, local.ErrNoBinaries}, {"Docker", ErrNoDocker}}}).Error()
 	if strings.Contains(auto, "leave out --postgres") {
 		t.Errorf("nothing was forced:\n%s", auto)
 	}
 }
 
 func TestNothingWorks(t *testing.T) {
-	noDaemon(t)                           // and no Docker either
-	t.Setenv(RepositoryEnv, closedURL(t)) // and no network
-	nothing := &finder{
-		lookPath: func(string) (string, error) { return "", errors.New("not found") },
-		bindir:   func() string { return "" },
-		glob:     func(string) ([]string, error) { return nil, nil },
-		version:  func(string) (string, error) { return "", errors.New("no postgres") },
+	noDaemon(t)                                      // and no Docker either
+	t.Setenv(RepositoryEnv, mirrortest.ClosedURL(t)) // and no network
+	nothing := &local.Finder{
+		LookPath: func(string) (string, error) { return "", errors.New("not found") },
+		Bindir:   func() string { return "" },
+		Glob:     func(string) ([]string, error) { return nil, nil },
+		Version:  func(string) (string, error) { return "", errors.New("no postgres") },
 	}
 	for _, opts := range []Options{
 		{Mode: Auto, finder: nothing},
@@ -246,3 +249,6 @@ func startShared(ctx context.Context) (*Server, error) {
 	}
 	return Start(ctx, Options{Mode: Local})
 }
+
+// clusterOf is the cluster behind a server of the local or download way.
+func clusterOf(s *Server) *cluster.Cluster { return s.inst.Impl.(*cluster.Cluster) }

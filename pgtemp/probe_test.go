@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/pgtemp/local"
 )
 
 func TestProbeURL(t *testing.T) {
@@ -54,14 +56,14 @@ func TestProbeLocalColdThenWarm(t *testing.T) {
 }
 
 func TestProbeLocalWithoutBinaries(t *testing.T) {
-	nothing := &finder{
-		lookPath: func(string) (string, error) { return "", errors.New("not found") },
-		bindir:   func() string { return "" },
-		glob:     func(string) ([]string, error) { return nil, nil },
-		version:  func(string) (string, error) { return "", errors.New("no postgres") },
+	nothing := &local.Finder{
+		LookPath: func(string) (string, error) { return "", errors.New("not found") },
+		Bindir:   func() string { return "" },
+		Glob:     func(string) ([]string, error) { return nil, nil },
+		Version:  func(string) (string, error) { return "", errors.New("no postgres") },
 	}
 	w := Probe(context.Background(), Local, Options{finder: nothing}, time.Minute)
-	if w.Available || !w.Missing || w.Works || !errors.Is(w.Err, errNoBinaries) {
+	if w.Available || !w.Missing || w.Works || !errors.Is(w.Err, local.ErrNoBinaries) {
 		t.Errorf("Probe(Local) without binaries = %+v", w)
 	}
 }

@@ -15,6 +15,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/pgtemp/internal/clusterdir"
+	"github.com/learn-idempotency/learn/pgtemp/internal/owner"
+	"github.com/learn-idempotency/learn/pgtemp/internal/proc"
+	"github.com/learn-idempotency/learn/pgtemp/internal/reap"
+	"github.com/learn-idempotency/learn/pgtemp/internal/runas"
 )
 
 // TestReapAfterLearnWasKilled: the cluster of a learn process that was
@@ -25,11 +31,11 @@ func TestReapAfterLearnWasKilled(t *testing.T) {
 	opts := isolated(t, "")
 	cmd, dir := startHelper(t, opts.tmpParent)
 	helper := cmd.Process.Pid
-	o, err := readOwner(dir)
-	if err != nil || o.learnPID != helper || o.pmPID == 0 {
+	o, err := owner.Read(dir)
+	if err != nil || o.LearnPID != helper || o.PMPID == 0 {
 		t.Fatalf("owner file of the helper's cluster: %+v, %v", o, err)
 	}
-	if maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", o.pmPID)); err == nil && strings.Contains(string(maps), "/dev/shm/PostgreSQL.") {
+	if maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", o.PMPID)); err == nil && strings.Contains(string(maps), "/dev/shm/PostgreSQL.") {
 		t.Errorf("the helper's postmaster keeps dynamic shared memory in /dev/shm, which SIGKILL would leave behind")
 	}
 	killHelper(t, cmd, dir)
@@ -55,7 +61,7 @@ func TestReapAfterLearnWasKilled(t *testing.T) {
 		t.Errorf("Start's log lacks %q:\n%s", want, strings.Join(logs, "\n"))
 	}
 	mu.Unlock()
-	if segs := sysvSegmentsOf(t, o.pmPID); len(segs) > 0 {
+	if segs := sysvSegmentsOf(t, o.PMPID); len(segs) > 0 {
 		t.Errorf("System V segments of the killed cluster's postmaster remain: %v", segs)
 	}
 	queryString(t, connect(t, s.ConnString()), "SELECT 'the new cluster works'")
@@ -69,14 +75,14 @@ func TestReapLeavesLiveOwnersAlone(t *testing.T) {
 	_, other := startHelper(t, opts.tmpParent)
 	own := startT(t, opts)
 
-	rep, err := reap(context.Background(), []string{opts.tmpParent}, own.local.run, t.Logf)
+	rep, err := reap.Clusters(context.Background(), []string{opts.tmpParent}, clusterOf(own).Runner(), t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Removed) > 0 {
 		t.Fatalf("reap removed %v", rep.Removed)
 	}
-	for _, dir := range []string{other, own.local.dir} {
+	for _, dir := range []string{other, clusterOf(own).Dir()} {
 		found := false
 		for _, d := range rep.InUse {
 			found = found || d == dir
@@ -84,7 +90,7 @@ func TestReapLeavesLiveOwnersAlone(t *testing.T) {
 		if !found {
 			t.Errorf("reap did not report %s as in use: %+v", dir, rep)
 		}
-		if !socketAnswers(dir) {
+		if !reap.SocketAnswers(dir) {
 			t.Errorf("the cluster in %s no longer answers", dir)
 		}
 	}
@@ -98,26 +104,26 @@ func TestReapPidReused(t *testing.T) {
 	needLocal(t)
 	opts := isolated(t, "")
 	s := startT(t, opts)
-	c := s.local
+	c := clusterOf(s)
 	stopWatching(c) // the learn that made it is gone: nobody watches it
-	pm := c.pm.pid()
+	pm := c.PID()
 	if len(sysvSegmentsOf(t, pm)) == 0 {
 		t.Fatalf("no System V segment created by postmaster %d: the check below would mean nothing", pm)
 	}
-	fakeOwner(t, c.dir, os.Getpid(), "1", pm) // this pid, the wrong start time
+	fakeOwner(t, c.Dir(), os.Getpid(), "1", pm) // this pid, the wrong start time
 
-	rep, err := reap(context.Background(), []string{opts.tmpParent}, c.run, t.Logf)
+	rep, err := reap.Clusters(context.Background(), []string{opts.tmpParent}, c.Runner(), t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Removed) != 1 || rep.Removed[0].Dir != c.dir || !rep.Removed[0].StoppedPostmaster {
-		t.Fatalf("reap = %+v; want %s removed and its postmaster stopped", rep, c.dir)
+	if len(rep.Removed) != 1 || rep.Removed[0].Dir != c.Dir() || !rep.Removed[0].StoppedPostmaster {
+		t.Fatalf("reap = %+v; want %s removed and its postmaster stopped", rep, c.Dir())
 	}
 	if !strings.Contains(rep.Removed[0].Why, "another process") {
 		t.Errorf("Why = %q; want it to say the pid was reused", rep.Removed[0].Why)
 	}
-	assertClusterGone(t, c.dir, pm)
-	if !c.pm.exited() {
+	assertClusterGone(t, c.Dir(), pm)
+	if !c.Postmaster().Exited() {
 		t.Errorf("postmaster %d still runs", pm)
 	}
 	if err := s.Close(); err != nil {
@@ -132,35 +138,35 @@ func TestReapRemovesSharedMemoryOfKilledPostmaster(t *testing.T) {
 	needLocal(t)
 	opts := isolated(t, "")
 	s := startT(t, opts)
-	c := s.local
+	c := clusterOf(s)
 	stopWatching(c) // the learn that made it is killed too: nobody watches it
-	pm := c.pm.pid()
+	pm := c.PID()
 	syscall.Kill(-pm, syscall.SIGKILL)
-	<-c.pm.done
-	waitGroupGone(pm, 2*time.Second)
+	<-c.Postmaster().Done
+	proc.WaitGroupGone(pm, 2*time.Second)
 	if len(sysvSegmentsOf(t, pm)) == 0 {
 		t.Fatalf("a SIGKILLed postmaster left no System V segment: the check below would mean nothing")
 	}
-	fakeOwner(t, c.dir, deadPID(t), "", pm)
+	fakeOwner(t, c.Dir(), deadPID(t), "", pm)
 
-	rep, err := reap(context.Background(), []string{opts.tmpParent}, c.run, t.Logf)
+	rep, err := reap.Clusters(context.Background(), []string{opts.tmpParent}, c.Runner(), t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Removed) != 1 || !rep.Removed[0].RemovedSharedMemory || rep.Removed[0].StoppedPostmaster {
 		t.Fatalf("reap = %+v; want one orphan removed with its shared memory, nothing to stop", rep)
 	}
-	assertClusterGone(t, c.dir, pm)
+	assertClusterGone(t, c.Dir(), pm)
 }
 
 // TestReapRules checks which directories reap removes, on directories made
 // to look like each case.
 func TestReapRules(t *testing.T) {
-	run, err := currentRunner()
+	run, err := runas.Current()
 	if err != nil {
 		t.Skip(err)
 	}
-	old := time.Now().Add(-2 * ownerlessGrace)
+	old := time.Now().Add(-2 * reap.OwnerlessGrace)
 	tests := []struct {
 		name    string
 		make    func(t *testing.T, dir string)
@@ -168,7 +174,7 @@ func TestReapRules(t *testing.T) {
 	}{
 		{"learn-101", func(t *testing.T, dir string) { // learn is this process
 			mkdirs(t, dir+"/data")
-			if err := writeOwner(dir, 0); err != nil {
+			if err := owner.Write(dir, 0); err != nil {
 				t.Fatal(err)
 			}
 		}, false},
@@ -185,7 +191,7 @@ func TestReapRules(t *testing.T) {
 		}, false},
 		{"learn-105", func(t *testing.T, dir string) { // no owner file, old, only a cluster's names
 			mkdirs(t, dir+"/data/base")
-			writeFile(t, dir+"/"+socketName+".lock", "")
+			writeFile(t, dir+"/"+clusterdir.SocketName+".lock", "")
 			age(t, old, dir+"/data", dir)
 		}, true},
 		{"learn-106", func(t *testing.T, dir string) { // no owner file, old, but something else in it
@@ -205,7 +211,7 @@ func TestReapRules(t *testing.T) {
 		}, true},
 		{"learn-108", func(t *testing.T, dir string) { // an owner file nobody can read as one
 			mkdirs(t, dir)
-			writeFile(t, dir+"/"+ownerFile, "garbage\n")
+			writeFile(t, dir+"/"+owner.File, "garbage\n")
 			age(t, old, dir)
 		}, true},
 		{"learn-idempotency", func(t *testing.T, dir string) { // not a name learn gives clusters
@@ -224,7 +230,7 @@ func TestReapRules(t *testing.T) {
 	for _, tt := range tests {
 		tt.make(t, filepath.Join(parent, tt.name))
 	}
-	rep, err := reap(context.Background(), []string{parent}, run, t.Logf)
+	rep, err := reap.Clusters(context.Background(), []string{parent}, run, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,18 +247,18 @@ func TestReapRules(t *testing.T) {
 // write (anyone may create /tmp/learn-1/learn.owner) never makes learn
 // remove a directory or signal the process it names.
 func TestReapIgnoresOtherUsersFiles(t *testing.T) {
-	run, err := currentRunner()
-	if err != nil || run.cred == nil {
+	run, err := runas.Current()
+	if err != nil || run.Cred == nil {
 		t.Skip("only when learn runs as root")
 	}
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "learn-201")
 	mkdirs(t, dir)
 	fakeOwner(t, dir, deadPID(t), "", 0)
-	if err := os.Chown(filepath.Join(dir, ownerFile), run.uid, run.gid); err != nil {
+	if err := os.Chown(filepath.Join(dir, owner.File), run.UID, run.GID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := reap(context.Background(), []string{parent}, run, t.Logf); err != nil {
+	if _, err := reap.Clusters(context.Background(), []string{parent}, run, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(dir); err != nil {
@@ -266,13 +272,13 @@ func TestReapIgnoresOtherUsersFiles(t *testing.T) {
 func TestCloseLeavesNoSharedMemory(t *testing.T) {
 	needLocal(t)
 	s := startT(t, isolated(t, ""))
-	pm := s.local.pm.pid()
+	pm := clusterOf(s).PID()
 	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pm))
 	if err != nil {
 		t.Skipf("no /proc maps: %v", err)
 	}
-	if !strings.Contains(string(maps), filepath.Join(s.local.data(), "pg_dynshmem")) {
-		t.Errorf("the postmaster maps no dynamic shared memory from %s/pg_dynshmem", s.local.data())
+	if !strings.Contains(string(maps), filepath.Join(clusterOf(s).Data(), "pg_dynshmem")) {
+		t.Errorf("the postmaster maps no dynamic shared memory from %s/pg_dynshmem", clusterOf(s).Data())
 	}
 	if strings.Contains(string(maps), "/dev/shm/PostgreSQL.") {
 		t.Errorf("the postmaster maps dynamic shared memory from /dev/shm/PostgreSQL.*")
@@ -283,7 +289,7 @@ func TestCloseLeavesNoSharedMemory(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	assertClusterGone(t, s.local.dir, pm)
+	assertClusterGone(t, clusterOf(s).Dir(), pm)
 }
 
 // TestCancelledStartsLeaveNoSharedMemory runs cancelled starts (cold: in
@@ -410,13 +416,13 @@ func fakeOwner(t *testing.T, dir string, pid int, ticks string, pm int) {
 	if ticks != "" {
 		fmt.Fprintf(&b, "learn_start_ticks=%s\n", ticks)
 	}
-	if id := bootID(); id != "" {
+	if id := owner.BootID(); id != "" {
 		fmt.Fprintf(&b, "boot_id=%s\n", id)
 	}
 	if pm > 0 {
-		fmt.Fprintf(&b, "postmaster_pid=%d\npostmaster_start_ticks=%s\n", pm, startTicks(pm))
+		fmt.Fprintf(&b, "postmaster_pid=%d\npostmaster_start_ticks=%s\n", pm, owner.StartTicks(pm))
 	}
-	writeFile(t, filepath.Join(dir, ownerFile), b.String())
+	writeFile(t, filepath.Join(dir, owner.File), b.String())
 }
 
 // deadPID returns the pid of a process that has exited.

@@ -15,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/learn-idempotency/learn/internal/pgwait"
+	"github.com/learn-idempotency/learn/pgtemp/internal/owner"
+	"github.com/learn-idempotency/learn/pgtemp/internal/pgsql"
 )
 
 // Schema is a schema learn_<16 hex digits> that NewSchema created: one per
@@ -67,7 +69,7 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 	// exists without the owner record ReapSchemas goes by. No lock is held
 	// over the round trip: a server that hangs must not hold up Close.
 	ident := pgx.Identifier{name}.Sanitize()
-	err := s.exec(ctx, "CREATE SCHEMA "+ident+"; COMMENT ON SCHEMA "+ident+" IS "+quoteLiteral(thisSchemaOwner().comment()), "creating schema "+name)
+	err := s.exec(ctx, "CREATE SCHEMA "+ident+"; COMMENT ON SCHEMA "+ident+" IS "+pgsql.QuoteLiteral(owner.ThisSchema().Comment()), "creating schema "+name)
 	sc := &Schema{name: name, connString: withSearchPath(s.connString, name), srv: s}
 	s.mu.Lock()
 	closed := s.closed
@@ -86,10 +88,10 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 	// in a database that outlives learn, drop the name now (a cluster of
 	// learn's own takes its schemas with it). Should that fail too, the
 	// name stays for Close (or, once this process is gone, ReapSchemas).
-	dropped := s.local != nil || s.docker != nil
+	dropped := s.inst.Disposable
 	if !dropped {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-		dropped = s.exec(dctx, dropSQL(name), "dropping schema "+name) == nil
+		dropped = s.exec(dctx, pgsql.DropSchemaSQL(name), "dropping schema "+name) == nil
 		cancel()
 	}
 	if dropped {
@@ -106,8 +108,8 @@ func (s *Server) NewSchema(ctx context.Context) (*Schema, error) {
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "42501" { // insufficient_privilege
 		return nil, fmt.Errorf("could not create schema %s (%s): %w; the database user needs the CREATE privilege on the database (GRANT CREATE ON DATABASE …)", name, s.describe, err)
 	}
-	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == tooManyClients {
-		return nil, fmt.Errorf("could not create schema %s: %s has no free connection for learn, still after %s (%w); end other learn runs or programs using it and try again, or raise max_connections", name, s.describe, connWait, err)
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == pgsql.TooManyClients {
+		return nil, fmt.Errorf("could not create schema %s: %s has no free connection for learn, still after %s (%w); end other learn runs or programs using it and try again, or raise max_connections", name, s.describe, pgsql.ConnWait, err)
 	}
 	return nil, fmt.Errorf("could not create schema %s (%s): %w", name, s.describe, err)
 }
@@ -137,7 +139,7 @@ func (sc *Schema) Drop(ctx context.Context) error {
 	if !mine {
 		return nil
 	}
-	if err := s.exec(ctx, dropSQL(sc.name), "dropping schema "+sc.name); err != nil {
+	if err := s.exec(ctx, pgsql.DropSchemaSQL(sc.name), "dropping schema "+sc.name); err != nil {
 		if s.isClosed() {
 			return nil
 		}
@@ -172,7 +174,7 @@ func (s *Server) Schemas() []string {
 // PostgreSQL 16, for roles with pg_use_reserved_connections. Other clients
 // of a database named by URL take their share of it too.
 func (s *Server) ConnectionLimit(ctx context.Context) (int, error) {
-	conn, err := connectWaiting(ctx, s.cfg, connWait)
+	conn, err := pgsql.ConnectWaiting(ctx, s.cfg, pgsql.ConnWait)
 	if err != nil {
 		return 0, fmt.Errorf("could not read max_connections (%s): %w", s.describe, err)
 	}
@@ -190,14 +192,14 @@ func (s *Server) ConnectionLimit(ctx context.Context) (int, error) {
 // dropSchemas drops the schemas named (IF EXISTS) over one connection;
 // Close uses it.
 func (s *Server) dropSchemas(ctx context.Context, names []string) error {
-	conn, err := connectWaiting(ctx, s.cfg, connWait)
+	conn, err := pgsql.ConnectWaiting(ctx, s.cfg, pgsql.ConnWait)
 	if err != nil {
 		return fmt.Errorf("could not drop learn's schemas (%s): %w", s.describe, err)
 	}
 	defer conn.Close(context.Background())
 	var errs []error
 	for _, name := range names {
-		if _, err := conn.Exec(ctx, dropSQL(name)); err != nil {
+		if _, err := conn.Exec(ctx, pgsql.DropSchemaSQL(name)); err != nil {
 			errs = append(errs, fmt.Errorf("could not drop schema %s (%s): %w; drop it by hand with DROP SCHEMA %s CASCADE", name, s.describe, err, name))
 		}
 	}
@@ -205,11 +207,11 @@ func (s *Server) dropSchemas(ctx context.Context, names []string) error {
 }
 
 // exec runs one statement on a connection of its own, waiting up to
-// connWait for one while the server answers "too many clients". While it
+// pgsql.ConnWait for one while the server answers "too many clients". While it
 // waits past pgwait.After, ctx's teller (pgwait.WithTrace) is told what
 // for; what names the statement for it ("creating schema learn_…").
 func (s *Server) exec(ctx context.Context, sql, what string) error {
-	conn, err := connectWaiting(ctx, s.cfg, connWait)
+	conn, err := pgsql.ConnectWaiting(ctx, s.cfg, pgsql.ConnWait)
 	if err != nil {
 		return err
 	}
@@ -218,10 +220,6 @@ func (s *Server) exec(ctx context.Context, sql, what string) error {
 	defer stop()
 	_, err = conn.Exec(ctx, sql)
 	return err
-}
-
-func dropSQL(name string) string {
-	return "DROP SCHEMA IF EXISTS " + pgx.Identifier{name}.Sanitize() + " CASCADE"
 }
 
 // withSearchPath adds search_path=schema to a connection string in either of
@@ -253,204 +251,5 @@ func withSearchPath(connString, schema string) string {
 		}
 		return out
 	}
-	return strings.TrimRight(connString, " ") + " search_path=" + kvQuote(schema)
-}
-
-// kvQuote quotes a value for a keyword/value connection string when it needs it.
-func kvQuote(v string) string {
-	if v != "" && !strings.ContainsAny(v, " '\\\t\n") {
-		return v
-	}
-	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
-	return "'" + r.Replace(v) + "'"
-}
-
-// isSchemaName reports whether name is one NewSchema gives: "learn_" and 16
-// lowercase hex digits. Other learn_* schemas are never looked at.
-func isSchemaName(name string) bool {
-	h, ok := strings.CutPrefix(name, "learn_")
-	if !ok || len(h) != 16 {
-		return false
-	}
-	for _, r := range h {
-		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// quoteLiteral quotes s as an SQL string literal (COMMENT takes no
-// parameters), whatever standard_conforming_strings is.
-func quoteLiteral(s string) string {
-	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
-	if strings.Contains(s, `\`) {
-		q = "E" + strings.ReplaceAll(q, `\`, `\\`)
-	}
-	return q
-}
-
-// reapLockTimeout bounds how long ReapSchemas waits for a lock on a schema
-// it drops (a session of the dead learn the server has not ended yet); the
-// schema is then left for the next run.
-const reapLockTimeout = 5 * time.Second
-
-// SchemaReport is what ReapSchemas found in a database: every schema
-// learn_<16 hex digits> in it, sorted by name within each list.
-type SchemaReport struct {
-	// Dropped lists the schemas of killed learn runs that were dropped.
-	Dropped []string
-	// InUse lists the schemas whose learn process still runs on this
-	// machine (this one included); they were not touched.
-	InUse []string
-	// Left lists the schemas left alone because learn cannot tell from here
-	// whether the learn that made them still runs (another host, before a
-	// restart, another pid namespace, no owner record), or because the
-	// database user may not drop them. A person decides: LeftSchema.Drop
-	// is the command to run once no learn uses one.
-	Left []LeftSchema
-}
-
-// LeftSchema is one schema ReapSchemas left alone, and why.
-type LeftSchema struct {
-	Name string
-	// Why says why learn did not drop it, e.g. "made by learn pid 4242 on
-	// host build-box-7 at 2026-01-02T03:04:05Z, which learn cannot check
-	// from here".
-	Why string
-}
-
-// Drop is the statement that drops the schema and everything in it. The
-// name is learn_<16 hex digits> (isSchemaName), so it needs no quotes.
-func (l LeftSchema) Drop() string {
-	return "DROP SCHEMA " + l.Name + " CASCADE"
-}
-
-// String is for people: the schema and why it is left, then, on a line of
-// its own, the statement to run once no learn uses it.
-func (l LeftSchema) String() string {
-	return fmt.Sprintf("left %s alone: %s\nonce no learn uses it, drop it: %s", l.Name, l.Why, l.Drop())
-}
-
-// ReapSchemas drops the schemas that learn processes killed outright (SIGKILL,
-// the OOM killer, a crash) left in the database connString names, and
-// reports every schema of learn's it saw. It looks only at schemas
-// learn_<16 hex digits>, and drops one (DROP SCHEMA … CASCADE) only when its
-// comment is the owner record NewSchema writes ("learn owner: {…}"), that
-// owner ran on this machine (same host name, boot id and pid namespace) and
-// its process is gone: the pid does not exist, or now belongs to a process
-// that started at another time. It never drops a schema without such a
-// comment, one made on another host or before a restart, one whose learn is
-// alive (this one, or another terminal's), one the database user may not
-// drop, or anything else in the database; the report lists those in InUse
-// or Left, with the reason and the statement a person may run (another
-// host's learn may still be using its schema, so learn never guesses).
-// logf, when not nil, gets one line per schema dropped, naming the server
-// by host and port, never the password. The error says why the database
-// could not be looked at, or joins the schemas that could not be dropped
-// (the others still are); it is ctx's error when ctx ends. Start runs it in
-// URL mode before anything else; `learn doctor` and the supervising parent
-// of a learn that crashed run it too.
-func ReapSchemas(ctx context.Context, connString string, logf func(format string, args ...any)) (SchemaReport, error) {
-	cfg, err := parseURL(connString)
-	if err != nil {
-		return SchemaReport{}, err
-	}
-	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > urlConnectTimeout {
-		cfg.ConnectTimeout = urlConnectTimeout
-	}
-	conn, err := connectWaiting(ctx, cfg, connWait)
-	if err != nil {
-		if ctx.Err() != nil {
-			return SchemaReport{}, ctx.Err()
-		}
-		return SchemaReport{}, connectError(address(cfg), cfg.Password, err)
-	}
-	defer conn.Close(context.Background())
-	return reapSchemas(ctx, conn, logf)
-}
-
-// reapSchemas is ReapSchemas on an open connection, which it leaves with a
-// lock_timeout set.
-func reapSchemas(ctx context.Context, conn *pgx.Conn, logf func(string, ...any)) (SchemaReport, error) {
-	var rep SchemaReport
-	cfg := conn.Config()
-	where := fmt.Sprintf("the PostgreSQL at %s, database %s", address(cfg), cfg.Database)
-	fail := func(err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("could not look for schemas of killed learn runs in %s: %s", where, scrub(err.Error(), cfg.Password))
-	}
-	stop := pgwait.Watch(ctx, cfg, conn.PgConn().PID(), "looking for the schemas of killed learn runs in "+where)
-	defer stop()
-	rows, err := conn.Query(ctx, `
-		SELECT n.nspname, pg_catalog.obj_description(n.oid, 'pg_namespace'),
-		       pg_catalog.pg_has_role(n.nspowner, 'USAGE'),
-		       pg_catalog.pg_get_userbyid(n.nspowner)::text, current_user::text
-		  FROM pg_catalog.pg_namespace n
-		 WHERE n.nspname LIKE $1
-		 ORDER BY n.nspname`, `learn\_%`)
-	if err != nil {
-		return rep, fail(err)
-	}
-	type orphan struct{ name, why string }
-	var orphans []orphan
-	var name, owner, user string
-	var comment *string
-	var mayDrop bool
-	_, err = pgx.ForEachRow(rows, []any{&name, &comment, &mayDrop, &owner, &user}, func() error {
-		if !isSchemaName(name) {
-			return nil
-		}
-		o, ok := schemaOwner{}, false
-		if comment != nil {
-			o, ok = parseSchemaOwner(*comment)
-		}
-		if !ok {
-			rep.Left = append(rep.Left, LeftSchema{name, "named as learn names its schemas, but its comment holds no owner record of learn's (an older learn made it, or not learn), so learn cannot tell whose it is"})
-			return nil
-		}
-		gone, why, leave := o.gone()
-		switch {
-		case leave != "":
-			rep.Left = append(rep.Left, LeftSchema{name, fmt.Sprintf("%s; learn cannot tell from here whether that learn still runs (%s)", o, leave)})
-		case !gone:
-			rep.InUse = append(rep.InUse, name)
-		case !mayDrop:
-			rep.Left = append(rep.Left, LeftSchema{name, fmt.Sprintf("%s; %s, but the schema belongs to the database role %s, which %s may not drop", o, why, owner, user)})
-		default:
-			orphans = append(orphans, orphan{name, why})
-		}
-		return nil
-	})
-	if err != nil {
-		return rep, fail(err)
-	}
-	if len(orphans) == 0 {
-		return rep, nil
-	}
-	if _, err := conn.Exec(ctx, fmt.Sprintf("SET lock_timeout = %d", reapLockTimeout.Milliseconds())); err != nil {
-		return rep, fail(err)
-	}
-	var errs []error
-	for _, o := range orphans {
-		if _, err := conn.Exec(ctx, dropSQL(o.name)); err != nil {
-			if ctx.Err() != nil {
-				return rep, ctx.Err()
-			}
-			var exists bool
-			if conn.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_catalog.pg_namespace WHERE nspname = $1)", o.name).Scan(&exists) == nil && !exists {
-				continue // another learn dropped it meanwhile
-			}
-			errs = append(errs, fmt.Errorf("could not drop the schema %s of a killed learn (%s) in %s: %s; drop it by hand with DROP SCHEMA %s CASCADE",
-				o.name, o.why, where, scrub(err.Error(), cfg.Password), o.name))
-			continue
-		}
-		rep.Dropped = append(rep.Dropped, o.name)
-		if logf != nil {
-			logf("removed an orphaned schema %s from %s: %s", o.name, where, o.why)
-		}
-	}
-	return rep, errors.Join(errs...)
+	return strings.TrimRight(connString, " ") + " search_path=" + pgsql.KVQuote(schema)
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/learn-idempotency/learn/internal/pgfault"
+	"github.com/learn-idempotency/learn/pgtemp/internal/owner"
+	"github.com/learn-idempotency/learn/pgtemp/internal/pgsql"
 )
 
 func schemaExists(t testing.TB, s *Server, name string) bool {
@@ -159,10 +161,10 @@ func schemasOfThisProcess(t *testing.T, s *Server) []string {
 func TestSearchPathInURLForm(t *testing.T) {
 	needLocal(t)
 	s := needShared(t)
-	if s.local == nil {
+	if !s.inst.Disposable {
 		t.Skip("the shared server is not local")
 	}
-	u := "postgres:///postgres?host=" + s.local.dir + "&user=learn&sslmode=disable"
+	u := "postgres:///postgres?host=" + clusterOf(s).Dir() + "&user=learn&sslmode=disable"
 	us := startT(t, Options{Mode: URL, DatabaseURL: u})
 	sc := newSchemaT(t, us)
 	conn := connect(t, sc.ConnString())
@@ -234,7 +236,7 @@ func startSchemaHelper(t *testing.T, s *Server) (*exec.Cmd, string) {
 		cmd.Process.Kill()
 		cmd.Wait()
 		if name != "" {
-			connect(t, s.ConnString()).Exec(context.Background(), dropSQL(name))
+			connect(t, s.ConnString()).Exec(context.Background(), pgsql.DropSchemaSQL(name))
 		}
 	})
 	line, err := bufio.NewReader(out).ReadString('\n')
@@ -266,8 +268,8 @@ func schemaComment(t *testing.T, s *Server, name string) string {
 func TestURLStartReapsSchemaOfKilledLearn(t *testing.T) {
 	base := needShared(t)
 	cmd, name := startSchemaHelper(t, base)
-	o, ok := parseSchemaOwner(schemaComment(t, base, name))
-	if !ok || o.PID != cmd.Process.Pid || o.Ticks != startTicks(o.PID) || o.BootID != bootID() {
+	o, ok := owner.ParseSchema(schemaComment(t, base, name))
+	if !ok || o.PID != cmd.Process.Pid || o.Ticks != owner.StartTicks(o.PID) || o.BootID != owner.BootID() {
 		t.Fatalf("owner record of the helper's schema: %+v (%v), helper pid %d", o, ok, cmd.Process.Pid)
 	}
 	killSchemaHelper(t, cmd)
@@ -315,12 +317,12 @@ func TestReapSchemasDropsOnlyOrphansOfThisMachine(t *testing.T) {
 	own := newSchemaT(t, base)
 
 	dead := deadPID(t)
-	me := thisSchemaOwner()
-	owned := func(f func(*schemaOwner)) string {
+	me := owner.ThisSchema()
+	owned := func(f func(*owner.Schema)) string {
 		o := me
 		o.PID, o.Ticks = dead, "1"
 		f(&o)
-		return o.comment()
+		return o.Comment()
 	}
 	const (
 		dropped = "dropped"
@@ -333,18 +335,18 @@ func TestReapSchemasDropsOnlyOrphansOfThisMachine(t *testing.T) {
 		want                string
 		why                 string // in the reason, for a schema left
 	}{
-		{"a dead pid of this machine", "", owned(func(*schemaOwner) {}), dropped, ""},
-		{"a dead pid recorded without start ticks", "", owned(func(o *schemaOwner) { o.Ticks = "" }), dropped, ""},
-		{"our pid with another start time (pid reused)", "", owned(func(o *schemaOwner) { o.PID = os.Getpid() }), dropped, ""},
+		{"a dead pid of this machine", "", owned(func(*owner.Schema) {}), dropped, ""},
+		{"a dead pid recorded without start ticks", "", owned(func(o *owner.Schema) { o.Ticks = "" }), dropped, ""},
+		{"our pid with another start time (pid reused)", "", owned(func(o *owner.Schema) { o.PID = os.Getpid() }), dropped, ""},
 		{"no comment", "", "", left, "no owner record"},
 		{"a comment of someone else's", "", "our team's scratch schema", left, "no owner record"},
-		{"a comment that is not learn's JSON", "", schemaOwnerPrefix + "{not json", left, "no owner record"},
-		{"another host", "", owned(func(o *schemaOwner) { o.Host = "build-box-7" }), left, "on host build-box-7"},
-		{"another boot", "", owned(func(o *schemaOwner) { o.BootID = "not-this-boot" }), left, "restarted"},
-		{"no boot id", "", owned(func(o *schemaOwner) { o.BootID = "" }), left, "no boot id"},
-		{"another pid namespace", "", owned(func(o *schemaOwner) { o.PIDNS = "pid:[1]" }), left, "pid namespace"},
-		{"a live pid (the helper)", "", owned(func(o *schemaOwner) { o.PID, o.Ticks = live.Process.Pid, startTicks(live.Process.Pid) }), inUse, ""},
-		{"a name NewSchema never gives", "learn_scratch", owned(func(*schemaOwner) {}), absent, ""},
+		{"a comment that is not learn's JSON", "", owner.SchemaPrefix + "{not json", left, "no owner record"},
+		{"another host", "", owned(func(o *owner.Schema) { o.Host = "build-box-7" }), left, "on host build-box-7"},
+		{"another boot", "", owned(func(o *owner.Schema) { o.BootID = "not-this-boot" }), left, "restarted"},
+		{"no boot id", "", owned(func(o *owner.Schema) { o.BootID = "" }), left, "no boot id"},
+		{"another pid namespace", "", owned(func(o *owner.Schema) { o.PIDNS = "pid:[1]" }), left, "pid namespace"},
+		{"a live pid (the helper)", "", owned(func(o *owner.Schema) { o.PID, o.Ticks = live.Process.Pid, owner.StartTicks(live.Process.Pid) }), inUse, ""},
+		{"a name NewSchema never gives", "learn_scratch", owned(func(*owner.Schema) {}), absent, ""},
 	}
 	for i := range fakes {
 		f := &fakes[i]
@@ -353,12 +355,12 @@ func TestReapSchemasDropsOnlyOrphansOfThisMachine(t *testing.T) {
 		}
 		sql := "CREATE SCHEMA " + f.name
 		if f.comment != "" {
-			sql += "; COMMENT ON SCHEMA " + f.name + " IS " + quoteLiteral(f.comment)
+			sql += "; COMMENT ON SCHEMA " + f.name + " IS " + pgsql.QuoteLiteral(f.comment)
 		}
 		if _, err := conn.Exec(ctx, sql); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { conn.Exec(context.Background(), dropSQL(f.name)) })
+		t.Cleanup(func() { conn.Exec(context.Background(), pgsql.DropSchemaSQL(f.name)) })
 	}
 
 	rep, err := ReapSchemas(ctx, base.ConnString(), t.Logf)
@@ -415,13 +417,13 @@ func TestReapSchemasListsOrphansItMayNotDrop(t *testing.T) {
 	ctx := context.Background()
 	conn := connect(t, base.ConnString())
 	role := fmt.Sprintf("learn_test_role_%x", rand.Uint32())
-	o := thisSchemaOwner()
+	o := owner.ThisSchema()
 	o.PID, o.Ticks = deadPID(t), "1"
 	name := fmt.Sprintf("learn_%016x", rand.Uint64())
-	if _, err := conn.Exec(ctx, "CREATE ROLE "+role+" LOGIN; CREATE SCHEMA "+name+"; COMMENT ON SCHEMA "+name+" IS "+quoteLiteral(o.comment())); err != nil {
+	if _, err := conn.Exec(ctx, "CREATE ROLE "+role+" LOGIN; CREATE SCHEMA "+name+"; COMMENT ON SCHEMA "+name+" IS "+pgsql.QuoteLiteral(o.Comment())); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Exec(context.Background(), dropSQL(name)+"; DROP ROLE IF EXISTS "+role) })
+	t.Cleanup(func() { conn.Exec(context.Background(), pgsql.DropSchemaSQL(name)+"; DROP ROLE IF EXISTS "+role) })
 
 	rep, err := ReapSchemas(ctx, base.ConnString()+" user="+role, nil)
 	if err != nil {
@@ -460,63 +462,11 @@ func TestReapAllReachesTheURLOnlyWhenLearnWouldUseIt(t *testing.T) {
 		if gone := !schemaExists(t, base, name); gone != tt.drop {
 			t.Errorf("%s: the killed learn's schema dropped: %v, want %v (%q)", tt.mode, gone, tt.drop, lines)
 		}
-		connect(t, base.ConnString()).Exec(ctx, dropSQL(name))
+		connect(t, base.ConnString()).Exec(ctx, pgsql.DropSchemaSQL(name))
 	}
 	if err := ReapAll(ctx, Options{Mode: URL, DatabaseURL: "postgres://learn:hunter22@127.0.0.1:1/nowhere"}, nil); err == nil ||
 		!strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "hunter22") {
 		t.Errorf("ReapAll with an unreachable URL: %v", err)
-	}
-}
-
-func TestSchemaOwnerRules(t *testing.T) {
-	me := thisSchemaOwner()
-	if o, ok := parseSchemaOwner(me.comment()); !ok || o != me {
-		t.Fatalf("parseSchemaOwner(%q) = %+v, %v", me.comment(), o, ok)
-	}
-	if me.BootID == "" || me.PIDNS == "" || me.Ticks == "" || me.Host == "" {
-		t.Fatalf("this process's owner record lacks a field on Linux: %+v", me)
-	}
-	dead := deadPID(t)
-	with := func(f func(*schemaOwner)) schemaOwner {
-		o := me
-		f(&o)
-		return o
-	}
-	tests := []struct {
-		name string
-		o    schemaOwner
-		gone bool
-	}{
-		{"this process", me, false},
-		{"a dead pid", with(func(o *schemaOwner) { o.PID = dead }), true},
-		{"our pid, another start time", with(func(o *schemaOwner) { o.Ticks = "1" }), true},
-		{"our pid, no start time recorded", with(func(o *schemaOwner) { o.Ticks = "" }), false},
-		{"another host", with(func(o *schemaOwner) { o.PID, o.Host = dead, "elsewhere" }), false},
-		{"another boot", with(func(o *schemaOwner) { o.PID, o.BootID = dead, "not-this-boot" }), false},
-		{"no boot id", with(func(o *schemaOwner) { o.PID, o.BootID = dead, "" }), false},
-		{"another pid namespace", with(func(o *schemaOwner) { o.PID, o.PIDNS = dead, "pid:[1]" }), false},
-	}
-	for _, tt := range tests {
-		gone, why, leave := tt.o.gone()
-		if gone != tt.gone || (gone && why == "") || (!gone && tt.o.PID == dead && leave == "") {
-			t.Errorf("%s: gone = %v, %q, %q; want %v", tt.name, gone, why, leave, tt.gone)
-		}
-	}
-	for _, c := range []string{"", "learn owner:", "learn owner: {}", `learn owner: {"pid":1}`, `learn owner: {"host":"h"}`, `{"pid":1,"host":"h"}`} {
-		if o, ok := parseSchemaOwner(c); ok {
-			t.Errorf("parseSchemaOwner(%q) = %+v, want not ours", c, o)
-		}
-	}
-}
-
-func TestIsSchemaName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"learn_3f9a0c1d2b4e5f60": true, "learn_3F9A0C1D2B4E5F60": false, "learn_3f9a0c1d2b4e5f6": false,
-		"learn_3f9a0c1d2b4e5f600": false, "learn_scratch": false, "learn": false, "xlearn_3f9a0c1d2b4e5f60": false,
-	} {
-		if got := isSchemaName(name); got != want {
-			t.Errorf("isSchemaName(%q) = %v", name, got)
-		}
 	}
 }
 
@@ -530,7 +480,7 @@ func TestQuoteLiteral(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, v := range []string{"", "plain", "it's", `back\slash`, `\'; DROP TABLE x; --`, "line\nbreak", "ünïcode"} {
-			if got := queryString(t, conn, "SELECT "+quoteLiteral(v)); got != v {
+			if got := queryString(t, conn, "SELECT "+pgsql.QuoteLiteral(v)); got != v {
 				t.Errorf("standard_conforming_strings=%s: %q came back as %q", scs, v, got)
 			}
 		}

@@ -4,42 +4,14 @@ package pgtemp
 
 import (
 	"context"
-	"errors"
 	"net"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/pgfault"
+	"github.com/learn-idempotency/learn/pgtemp/internal/proc"
 )
-
-// A cluster whose every process is stopped (SIGSTOP: a hung server, or a
-// trial's kill -STOP) cannot shut down on request: Close then kills it,
-// the backends too, which lead sessions of their own and so are outside the
-// postmaster's process group. Nothing is left running, stopped or not.
-func TestCloseKillsAStoppedClusterWhole(t *testing.T) {
-	needLocal(t)
-	s := startT(t, isolated(t, ""))
-	conn := connect(t, s.ConnString()) // one backend of a client
-	_ = conn
-	pm := s.local.pm.pid()
-	kids := childPIDs(pm)
-	if len(kids) < 3 { // checkpointer, background writer, walwriter, the client's backend…
-		t.Fatalf("the postmaster %d has %d children %v; want its workers and the client's backend", pm, len(kids), kids)
-	}
-	all := append([]int{pm}, kids...)
-	pgfault.Hang(t, all...)
-	s.Close()
-	for _, p := range all {
-		if running(p) {
-			t.Errorf("process %d of the cluster (postmaster %d) is still there after Close", p, pm)
-		}
-	}
-	if _, err := os.Stat(s.local.dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the cluster's directory %s: %v; want it removed", s.local.dir, err)
-	}
-}
 
 // A Drop waiting on a server that hangs holds up neither Close nor the
 // other schemas' Drops: each runs its own round trip, and once Close has
@@ -59,8 +31,8 @@ func TestStuckDropsHoldUpNeitherCloseNorEachOther(t *testing.T) {
 		}
 		schemas = append(schemas, sc)
 	}
-	pm := s.local.pm.pid()
-	all := append([]int{pm}, childPIDs(pm)...)
+	pm := clusterOf(s).PID()
+	all := append([]int{pm}, proc.ChildPIDs(pm)...)
 	// Each connection the server's own config makes says when it has
 	// reached the server: a Drop is then stuck on the stopped server.
 	reached := make(chan struct{}, 16)
@@ -107,7 +79,7 @@ func TestStuckDropsHoldUpNeitherCloseNorEachOther(t *testing.T) {
 		}
 	}
 	for _, p := range all {
-		if running(p) {
+		if proc.Running(p) {
 			t.Errorf("process %d of the cluster is still there after Close", p)
 		}
 	}

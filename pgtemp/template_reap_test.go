@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/learn-idempotency/learn/pgtemp/internal/runas"
+	"github.com/learn-idempotency/learn/pgtemp/internal/template"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,7 +23,7 @@ import (
 const templateHelper = "template-writer:"
 
 func templateWriter(tmpl string) int {
-	tmp, release, err := newTemplateCopy(tmpl)
+	tmp, release, err := template.NewCopy(tmpl)
 	if err == nil {
 		defer release() // never runs; keeps the lock's file from the finalizer
 
@@ -70,12 +72,12 @@ func startTemplateWriter(t *testing.T, tmpl string) (*exec.Cmd, string) {
 // start that saves a template nor one that copies it touches the copy.
 func TestInterruptedTemplateCopyIsRemovedByTheNextRun(t *testing.T) {
 	bin := needLocal(t)
-	run, err := currentRunner()
+	run, err := runas.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cache := t.TempDir()
-	tmpl := templatePath(cache, bin.major, run.uid)
+	tmpl := template.Path(cache, bin.Major, run.UID)
 	writer, copy := startTemplateWriter(t, tmpl)
 
 	// A cold start, which saves the template, and then a warm one, while
@@ -108,7 +110,7 @@ func TestInterruptedTemplateCopyIsRemovedByTheNextRun(t *testing.T) {
 	if !strings.Contains(said, "removed an interrupted copy of the cluster template, "+copy+" (5.2 MB)") {
 		t.Errorf("the next start did not say what it removed:\n%s", said)
 	}
-	if !templateUsable(tmpl, bin.major) {
+	if !template.Usable(tmpl, bin.Major) {
 		t.Errorf("the template itself is gone")
 	}
 }
@@ -119,24 +121,24 @@ func TestInterruptedTemplateCopyIsRemovedByTheNextRun(t *testing.T) {
 // lock file is made.
 func TestReapTemplateCopiesWaitsForTheLock(t *testing.T) {
 	root := t.TempDir()
-	if got, err := reapTemplateCopies(root, nil); got != nil || err != nil {
+	if got, err := template.ReapCopies(root, nil); got != nil || err != nil {
 		t.Fatalf("an empty cache: %v, %v", got, err)
 	}
-	if _, err := os.Stat(filepath.Join(root, templateLock)); err == nil {
+	if _, err := os.Stat(filepath.Join(root, template.LockFile)); err == nil {
 		t.Errorf("a lock file was made with nothing to remove")
 	}
 
-	tmp, release, err := newTemplateCopy(filepath.Join(root, "pg-template-15-1000"))
+	tmp, release, err := template.NewCopy(filepath.Join(root, "pg-template-15-1000"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := filepath.Join(root, "pg-template-15-1000.old-1-2")
 	mkdirs(t, old)
-	if got, _ := reapTemplateCopies(root, nil); len(got) != 0 {
+	if got, _ := template.ReapCopies(root, nil); len(got) != 0 {
 		t.Errorf("with a save under way, removed %v", got)
 	}
 	release()
-	got, err := reapTemplateCopies(root, nil)
+	got, err := template.ReapCopies(root, nil)
 	if err != nil || len(got) != 2 {
 		t.Errorf("with no save under way: removed %v, %v; want %s and %s", got, err, tmp, old)
 	}
@@ -152,16 +154,16 @@ func TestReapTemplateCopiesWaitsForTheLock(t *testing.T) {
 		if err := os.Chown(theirs, 65534, 65534); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := reapTemplateCopies(root, nil); len(got) != 0 {
+		if got, _ := template.ReapCopies(root, nil); len(got) != 0 {
 			t.Errorf("removed another user's directory: %v", got)
 		}
 	}
 	// The lock is really flock: taken exclusively elsewhere, a save waits.
-	other, err := lockTemplates(root, unix.LOCK_EX|unix.LOCK_NB)
+	other, err := template.Lock(root, unix.LOCK_EX|unix.LOCK_NB)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lockTemplates(root, unix.LOCK_SH|unix.LOCK_NB); err == nil {
+	if _, err := template.Lock(root, unix.LOCK_SH|unix.LOCK_NB); err == nil {
 		t.Errorf("a shared lock was granted while another holds it exclusively")
 	}
 	other()

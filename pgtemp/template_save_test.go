@@ -13,6 +13,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/pgtemp/internal/clusterdir"
+	"github.com/learn-idempotency/learn/pgtemp/internal/runas"
+	"github.com/learn-idempotency/learn/pgtemp/internal/template"
 )
 
 // mountTmpfs mounts a tmpfs of size (e.g. "1m") with extra options (e.g.
@@ -129,7 +133,7 @@ func TestTemplateSaveErrorWords(t *testing.T) {
 		if errors.Is(tt.err, syscall.ENOTDIR) {
 			d = dir
 		}
-		got := templateSaveError(d, tt.err)
+		got := template.SaveError(d, tt.err)
 		if !strings.HasPrefix(got.Error(), tt.want) || !errors.Is(got, tt.err) {
 			t.Errorf("templateSaveError(%v) = %q, want it to start %q and wrap the cause", tt.err, got, tt.want)
 		}
@@ -146,11 +150,11 @@ func TestFullClusterDirIsNamed(t *testing.T) {
 	warm := t.TempDir()
 	s := startT(t, isolated(t, warm))
 	s.Close()
-	run, err := currentRunner()
+	run, err := runas.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := templatePath(warm, bin.major, run.uid)
+	tmpl := template.Path(warm, bin.Major, run.UID)
 
 	cases := []struct {
 		name, size, extra, cache string
@@ -169,8 +173,8 @@ func TestFullClusterDirIsNamed(t *testing.T) {
 				s.Close()
 				t.Fatalf("Start in a full %s worked", full)
 			}
-			d, ok := errors.AsType[*diskFullError](err)
-			if !ok || d.dir != full || !strings.HasPrefix(err.Error(), "no space left on device in "+full+" (") || !errors.Is(err, syscall.ENOSPC) && !strings.Contains(d.err.Error(), "No space left") {
+			d, ok := errors.AsType[*clusterdir.DiskFullError](err)
+			if !ok || d.Dir != full || !strings.HasPrefix(err.Error(), "no space left on device in "+full+" (") || !errors.Is(err, syscall.ENOSPC) && !strings.Contains(d.Err.Error(), "No space left") {
 				t.Errorf("Start in a full directory = %v; want a *diskFullError naming %s", err, full)
 			}
 			if left, _ := os.ReadDir(full); len(left) > 0 {
@@ -179,7 +183,7 @@ func TestFullClusterDirIsNamed(t *testing.T) {
 			if p := processesUsing(full); len(p) > 0 {
 				t.Errorf("processes left behind: %v", p)
 			}
-			if !templateUsable(tmpl, bin.major) {
+			if !template.Usable(tmpl, bin.Major) {
 				t.Errorf("the warm template is gone")
 			}
 		})
@@ -191,7 +195,7 @@ func TestFullClusterDirIsNamed(t *testing.T) {
 // with the directory that is full and how to fix it, and does not tell to
 // install binaries that are installed.
 func TestNoPostgresErrorSaysTheFullDirectoryFirst(t *testing.T) {
-	full := &diskFullError{dir: "/tmp/small", err: syscall.ENOSPC}
+	full := &clusterdir.DiskFullError{Dir: "/tmp/small", Err: syscall.ENOSPC}
 	err := error(&noPostgresError{tried: []attempt{
 		{"DATABASE_URL / --database-url", errors.New("not set")},
 		{TitleLocal, fmt.Errorf("initdb failed: %w", full)},

@@ -94,7 +94,7 @@ func TestURLUnparsableHidesPassword(t *testing.T) {
 
 func TestURLRefused(t *testing.T) {
 	s := needShared(t)
-	if s.local == nil {
+	if !s.inst.Disposable {
 		t.Skip("the shared server is not local")
 	}
 	_, err := Start(context.Background(), Options{Mode: URL, DatabaseURL: s.ConnString() + " dbname=no_such_db"})
@@ -131,20 +131,6 @@ func TestStartHonoursCancelledContext(t *testing.T) {
 	}
 }
 
-// pgx joins the errors of every connection attempt with newlines; the
-// message learn prints is one line, each cause once.
-func TestConnectErrorIsOneLine(t *testing.T) {
-	for in, want := range map[string]string{
-		"hostname resolving error: lookup x on 10.0.0.53:53: no such host\nlookup x on 10.0.0.53:53: no such host": "hostname resolving error: lookup x on 10.0.0.53:53: no such host",
-		"h (a): tls error: server refused TLS connection\nh (a): failed to receive message: invalid body length":   "h (a): tls error: server refused TLS connection; h (a): failed to receive message: invalid body length",
-		"dial error: connection refused\n\n": "dial error: connection refused",
-	} {
-		if got := oneLine(in); got != want {
-			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A URL may carry pgxpool's settings of a pool, as pgx documents them:
 // the timing ones are taken (never sent to PostgreSQL as settings of the
 // session, which refused the connection), a size is refused by name with
@@ -153,7 +139,7 @@ func TestConnectErrorIsOneLine(t *testing.T) {
 // not as a wrong user, password or database.
 func TestURLPoolSettings(t *testing.T) {
 	base := needShared(t)
-	if base.local == nil {
+	if !base.inst.Disposable {
 		t.Skip("the shared server is not local")
 	}
 	s := startT(t, Options{Mode: URL, DatabaseURL: base.ConnString() + " pool_max_conn_lifetime=1h pool_max_conn_idle_time=5m pool_health_check_period=30s pool_max_conn_lifetime_jitter=1s"})

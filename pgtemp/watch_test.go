@@ -7,18 +7,16 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/pgtemp/internal/cluster"
 )
 
 // stopWatching stops the watcher of c, as if the learn that started c were
 // gone: a test that kills c's postmaster to play a killed learn's cluster
 // must not see it started again.
-func stopWatching(c *cluster) {
-	c.watchStop()
-	<-c.watchDone
-}
+func stopWatching(c *cluster.Cluster) { c.StopWatching() }
 
 // waitHealth waits until the server's Health is in state want, and
 // returns every state it went through on the way (want last).
@@ -40,123 +38,6 @@ func waitHealth(t *testing.T, s *Server, want State) (Health, []State) {
 		case <-deadline:
 			t.Fatalf("the server never got %s: %+v (went through %v)", want, h, seen)
 		}
-	}
-}
-
-// A local cluster's postmaster killed outright (kill -9) is noticed at
-// once (Restarting, with how it ended) and started again on the same data:
-// every transaction that had committed, the last ones just before the
-// kill included, is there after the restart, and learn's schemas with it.
-func TestKilledPostmasterIsStartedAgainWithItsData(t *testing.T) {
-	needLocal(t)
-	s := startT(t, isolated(t, ""))
-	if h := s.Health(); h.State != Up || h.Exit != "" {
-		t.Fatalf("a server just started: %+v", h)
-	}
-	ctx := context.Background()
-	sc, err := s.NewSchema(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := connect(t, sc.ConnString())
-	if _, err := conn.Exec(ctx, "CREATE TABLE committed (n int PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
-	const rows = 300
-	for n := range rows { // one transaction each, the last right before the kill
-		if _, err := conn.Exec(ctx, "INSERT INTO committed VALUES ($1)", n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	changed := s.HealthChanged()
-	pid := s.Health().PID
-	if b, err := os.ReadFile(s.local.data() + "/postmaster.pid"); err != nil || !strings.HasPrefix(string(b), fmt.Sprintf("%d\n", pid)) {
-		t.Fatalf("Health().PID = %d, and postmaster.pid holds %q (%v)", pid, b, err)
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-changed
-	if h := s.Health(); h.State == Up {
-		t.Fatalf("after the kill: %+v, want it restarting or gone", h)
-	}
-	h, seen := waitHealth(t, s, Up)
-	if h.Restarts != 1 || !strings.Contains(h.Exit, "killed by signal 9") || h.Exit == "" || len(seen) < 2 || seen[0] != Restarting {
-		t.Errorf("after the restart: %+v (went through %v), want Up after Restarting, once, saying it was killed by signal 9", h, seen)
-	}
-	if h.PID == pid || h.PID == 0 {
-		t.Errorf("the postmaster was %d, and Health().PID = %d after the restart", pid, h.PID)
-	}
-	var n int
-	if err := connect(t, sc.ConnString()).QueryRow(ctx, "SELECT count(*) FROM committed").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != rows {
-		t.Errorf("%d of %d committed rows after the restart", n, rows)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close after a restart: %v", err)
-	}
-	if s.local.pm.pid() != h.PID { // the watcher has returned: pm is Close's now
-		t.Errorf("Health().PID = %d, the postmaster was %d", h.PID, s.local.pm.pid())
-	}
-	if _, err := os.Stat(s.local.dir); !os.IsNotExist(err) {
-		t.Errorf("the cluster directory %s remains: %v", s.local.dir, err)
-	}
-	if processesIn(s.local.data(), s.local.run.uid) != nil {
-		t.Errorf("processes of the cluster remain")
-	}
-}
-
-// A postmaster that exits and cannot be started again (here its data
-// directory's permissions, which PostgreSQL checks at its start, were
-// opened to everyone) is Gone, with why and the end of the log; Close then
-// removes everything all the same.
-func TestPostmasterThatCannotStartAgainIsGone(t *testing.T) {
-	needLocal(t)
-	s := startT(t, isolated(t, ""))
-	if err := os.Chmod(s.local.data(), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Kill(s.Health().PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	h, seen := waitHealth(t, s, Gone)
-	if h.Err == nil || !strings.Contains(h.Log, "permissions") || !strings.Contains(h.Exit, "killed by signal 9") {
-		t.Errorf("gone: %+v (went through %v), want why, with the log", h, seen)
-	}
-	if sum := h.Summary(); !strings.Contains(sum, "could not start it again") {
-		t.Errorf("Summary() = %q", sum)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	if _, err := os.Stat(s.local.dir); !os.IsNotExist(err) {
-		t.Errorf("the cluster directory %s remains: %v", s.local.dir, err)
-	}
-}
-
-// A server that keeps exiting is not started again forever: past
-// maxRestarts exits within restartWindow it is Gone, and says so.
-func TestPostmasterThatKeepsExitingIsGone(t *testing.T) {
-	needLocal(t)
-	s := startT(t, isolated(t, ""))
-	for i := range maxRestarts + 1 {
-		if h := s.Health(); h.State != Up {
-			t.Fatalf("before kill %d: %+v", i+1, h)
-		}
-		changed := s.HealthChanged()
-		if err := syscall.Kill(s.Health().PID, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-changed
-		if i < maxRestarts {
-			waitHealth(t, s, Up)
-		}
-	}
-	h, _ := waitHealth(t, s, Gone)
-	if h.Restarts != maxRestarts || h.Err == nil || !strings.Contains(h.Err.Error(), "times within") {
-		t.Errorf("gone: %+v, want %d restarts and why not one more", h, maxRestarts)
 	}
 }
 
@@ -203,7 +84,7 @@ func TestFullDiskServerIsSaidAsIs(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if _, err := os.Stat(s.local.dir); !os.IsNotExist(err) {
-		t.Errorf("the cluster directory %s remains: %v", s.local.dir, err)
+	if _, err := os.Stat(clusterOf(s).Dir()); !os.IsNotExist(err) {
+		t.Errorf("the cluster directory %s remains: %v", clusterOf(s).Dir(), err)
 	}
 }
