@@ -294,8 +294,11 @@ func inspect(args []string) launch {
 	root.InitDefaultHelpCmd() // learn help is no app
 	root.SilenceErrors, root.SilenceUsage = true, true
 	// Only the app's own process speaks: --help here printed cobra's plain
-	// help, in raw mode, before the child printed fang's.
-	root.SetOut(io.Discard)
+	// help, in raw mode, before the child printed fang's. Standard output
+	// still reads as the terminal it is, so that a command that opens the
+	// app only at a terminal (learn lesson, learn interview) decides here as
+	// it will in the app's process.
+	root.SetOut(quietTerminal{os.Stdout})
 	root.SetErr(io.Discard)
 	l := launch{g: g}
 	cmd, rest, err := root.Find(args)
@@ -320,6 +323,14 @@ func inspect(args []string) launch {
 	l.first, l.postgres = first, opts
 	return l
 }
+
+// quietTerminal is standard output as the inspected command line sees it:
+// the same file descriptor (a terminal or not), and writes that go
+// nowhere.
+type quietTerminal struct{ f *os.File }
+
+func (q quietTerminal) Write(p []byte) (int, error) { return len(p), nil }
+func (q quietTerminal) Fd() uintptr                 { return q.f.Fd() }
 
 func isTerminal(f any) bool {
 	fd, ok := f.(interface{ Fd() uintptr })
