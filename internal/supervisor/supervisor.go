@@ -72,6 +72,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -85,6 +86,11 @@ import (
 
 // EnvChild marks the supervised child process: the parent sets it to "1".
 const EnvChild = "LEARN_SUPERVISED"
+
+// EnvFirstFrameFD names, in the child's environment, the file descriptor
+// whose end says that the parent's first frame is on the screen
+// (AwaitFirstFrame).
+const EnvFirstFrameFD = "LEARN_FIRST_FRAME_FD"
 
 // EnvCrashAfter makes InjectCrash panic after the duration it holds (e.g.
 // "2500ms"): the fault injection of the crash tests, in a build with the
@@ -171,6 +177,22 @@ type Config struct {
 	Reap func(ctx context.Context, logf func(format string, args ...any)) error
 }
 
+// AwaitFirstFrame returns once the parent's first frame is on the screen,
+// in a child the parent starts while it draws (EnvFirstFrameFD); at once
+// anywhere else. The child calls it before it takes the terminal: its own
+// first frame must come after the parent's, never under it. A parent that
+// ends meanwhile ends the wait too.
+func AwaitFirstFrame() {
+	fd, err := strconv.Atoi(os.Getenv(EnvFirstFrameFD))
+	if err != nil || fd < 3 {
+		return
+	}
+	_ = os.Unsetenv(EnvFirstFrameFD)
+	f := os.NewFile(uintptr(fd), "first frame")
+	_, _ = io.Copy(io.Discard, f)
+	_ = f.Close()
+}
+
 // IsChild reports whether this process is the supervised child (EnvChild is
 // set).
 func IsChild() bool { return os.Getenv(EnvChild) != "" }
@@ -221,8 +243,29 @@ func Run(cfg Config) (code int, ok bool) {
 	if fullScreen {
 		jobs = startJobs(child)
 	}
-	drew := fullScreen && saved != nil && cfg.FirstFrame != nil && foreground(cfg.Stdin) && firstFrame(cfg, saved)
+	// The child starts before the first frame is drawn, so that its start
+	// (a second start of the program, package initialisation and all)
+	// runs while the parent draws; it waits on the pipe's end
+	// (AwaitFirstFrame) before it takes the terminal, so its own frame
+	// never goes under the parent's. Without a pipe (no descriptor left)
+	// the parent draws first, as before.
+	draws := fullScreen && saved != nil && cfg.FirstFrame != nil && foreground(cfg.Stdin)
+	var drawn, pending *os.File // the pipe's ends: the parent's closed once the first frame is drawn
+	drew := false
+	if draws {
+		if r, w, err := os.Pipe(); err == nil {
+			child.ExtraFiles = append(child.ExtraFiles, r)
+			child.Env = append(child.Env, EnvFirstFrameFD+"="+strconv.Itoa(3+len(child.ExtraFiles)-1))
+			drawn, pending = w, r
+		} else {
+			drew = firstFrame(cfg, saved)
+		}
+	}
 	if err := child.Start(); err != nil {
+		if drawn != nil {
+			pending.Close()
+			drawn.Close()
+		}
 		if jobs != nil {
 			go jobs.run(cfg, saved, drew, nil) // ends at once: the child's end is closed
 			jobs.close()
@@ -232,6 +275,11 @@ func Run(cfg Config) (code int, ok bool) {
 			_, _ = io.WriteString(cfg.Stdout, leaveFirstFrame)
 		}
 		return 0, false
+	}
+	if drawn != nil {
+		pending.Close()
+		drew = firstFrame(cfg, saved)
+		drawn.Close()
 	}
 	if jobs != nil {
 		go jobs.run(cfg, saved, drew, child.Process)

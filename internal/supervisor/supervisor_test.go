@@ -6,13 +6,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // envTestChild tells the test binary, started as the child, what to do.
@@ -25,11 +30,43 @@ func TestMain(m *testing.M) {
 	if what == "" {
 		os.Exit(m.Run())
 	}
+	if what == "parent-await" {
+		// The parent of TestChildStartsWhileTheFirstFrameIsDrawn, on its pty.
+		os.Setenv(envTestChild, "await")
+		code, ok := Run(Config{Path: os.Args[0], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, FullScreen: true,
+			FirstFrame: func(w io.Writer) bool {
+				b := make([]byte, 1)
+				for b[0] != 'g' {
+					if _, err := os.Stdin.Read(b); err != nil {
+						return false
+					}
+				}
+				_, _ = io.WriteString(w, "FRAME\r\n")
+				return true
+			}})
+		fmt.Printf("exit %d %v\r\n", code, ok)
+		os.Exit(0)
+	}
 	if !IsChild() {
 		fmt.Fprintln(os.Stderr, "the child is not marked", EnvChild)
 		os.Exit(99)
 	}
 	switch what {
+	case "await":
+		// The parent draws its first frame meanwhile: the pipe's end has
+		// not come yet when the child is already running.
+		fd, _ := strconv.Atoi(os.Getenv(EnvFirstFrameFD))
+		pending := "no pipe"
+		if fd >= 3 {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			if n, err := unix.Poll(fds, 0); err == nil && n == 0 {
+				pending = "frame pending"
+			}
+		}
+		fmt.Print("started:" + pending + "\r\n")
+		AwaitFirstFrame()
+		fmt.Print("after\r\n")
+		os.Exit(0)
 	case "exit3":
 		fmt.Fprintln(os.Stderr, "child: nothing to do")
 		os.Exit(3)
@@ -248,5 +285,39 @@ func TestAReleaseBuildHasNoFaultHooks(t *testing.T) {
 	InjectCrash()
 	if n := runtime.NumGoroutine(); n != before {
 		t.Errorf("InjectCrash started %d goroutines in a release build, want none", n-before)
+	}
+}
+
+// The child of a full-screen run starts while the parent draws its first
+// frame, and writes nothing to the terminal before the frame is drawn: its
+// own frame never goes under the parent's. The parent is the test binary
+// on a pty of its own (the terminal's foreground, as learn is at a
+// shell); its first frame waits for a key the test types once the child
+// has said it runs.
+func TestChildStartsWhileTheFirstFrameIsDrawn(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), envTestChild+"=parent-await")
+	ptmx, err := pty.Start(cmd)
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	var lines []string
+	sc := bufio.NewScanner(ptmx)
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		lines = append(lines, l)
+		if strings.HasPrefix(l, "started:") {
+			_, _ = io.WriteString(ptmx, "g") // the first frame may be drawn now
+		}
+		if l == "after" || strings.HasPrefix(l, "exit") {
+			break
+		}
+	}
+	_ = cmd.Wait()
+	_, _ = io.Copy(io.Discard, ptmx) // to the end (EIO): a pty closed unread holds Close up
+	got := strings.Join(lines, "|")
+	if !strings.Contains(got, "started:frame pending|") || !strings.Contains(got, "FRAME|") || strings.Index(got, "FRAME") > strings.Index(got, "after") {
+		t.Errorf("the terminal got %q, want the child started while the frame was pending, then FRAME, then the child's after", got)
 	}
 }

@@ -101,6 +101,9 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	m := New(c, cfg.First)
+	// Learn's supervisor draws the first frame while this process starts:
+	// the app takes the terminal once it is there.
+	supervisor.AwaitFirstFrame()
 	if tty, ok := cfg.In.(*os.File); ok {
 		if err := waitForeground(ctx, tty); err != nil {
 			m.Close()
