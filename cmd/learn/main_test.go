@@ -26,7 +26,18 @@ func TestMain(m *testing.M) {
 }
 
 // packageTests runs the package's tests as TestMain did before the
-// scripts: one tmux server and one PostgreSQL for the whole run.
+// scripts: one tmux server and one PostgreSQL for the whole run, and one
+// build of the learn binary (buildLearn).
+//
+// The end-to-end cases that drive the built binary run in parallel
+// (t.Parallel): each has its binary under a path of its own (so what it
+// finds by the program's name, pkill -f or /proc, is its own), its own
+// tmux session or server, and its own PostgreSQL, or schemas of its own
+// in testDB. The rest run first, one at a time, as Go runs the tests that
+// are not parallel before any that are: those that set the environment
+// (t.Setenv), learn doctor (which reaps what killed runs left), and those
+// that count every schema in testDB that this process did not make (a
+// parallel case's learn makes some).
 type packageTests struct{ m *testing.M }
 
 func (p packageTests) Run() int {
@@ -41,6 +52,7 @@ func (p packageTests) Run() int {
 	}
 	code := pgtemptest.Main(p.m, "cmd/learn", &testDB)
 	_ = exec.Command("tmux", "kill-session", "-t", exactTarget(keep)).Run()
+	removeBuiltLearn()
 	return code
 }
 

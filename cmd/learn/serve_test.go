@@ -137,15 +137,27 @@ func (p *serveProc) wait() int {
 	return 0
 }
 
-// waitStderr waits until stderr contains want.
+// waitStderr waits until stderr contains want, reading it again at each
+// write to it; it fails once learn serve has ended without it.
 func (p *serveProc) waitStderr(want string) {
 	p.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(p.stderr.String(), want) {
-		if time.Now().After(deadline) {
+	guard, stop := testGuard(p.t)
+	defer stop()
+	for {
+		changed := p.stderr.Changed()
+		if strings.Contains(p.stderr.String(), want) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-p.done:
+			if !strings.Contains(p.stderr.String(), want) {
+				p.t.Fatalf("learn serve ended; stderr never showed %q:\n%s", want, p.stderr)
+			}
+			return
+		case <-guard:
 			p.t.Fatalf("stderr never showed %q:\n%s", want, p.stderr)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -217,6 +229,7 @@ func assertServeLeftNothing(t *testing.T, p *serveProc) {
 
 // learn serve as a workshop runs it, from the built binary (built once).
 func TestServe(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	t.Run("books, replays and stops cleanly on Ctrl-C", func(t *testing.T) { testServeSession(t, bin) })
 	t.Run("stops cleanly on SIGTERM", func(t *testing.T) { testServeSIGTERM(t, bin) })

@@ -9,7 +9,8 @@
 //   - [Follow] copies a teatest program's output into a Screen.
 //   - [Key] is the key press Bubble Tea sends for a key's name.
 //   - [Buffer] is a bytes.Buffer safe for a writer and a reader at once (a
-//     process's standard error read while it runs).
+//     process's standard error read while it runs), waited on by its
+//     writes.
 package uitest
 
 import (
@@ -232,15 +233,22 @@ func Key(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: k}
 }
 
-// Buffer is a bytes.Buffer safe for one writer and many readers at once.
+// Buffer is a bytes.Buffer safe for one writer and many readers at once,
+// waited on by its writes (Changed), never by sleeping. The zero Buffer is
+// empty and ready.
 type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed, and made anew, at each write
 }
 
 func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
 	return b.b.Write(p)
 }
 
@@ -256,4 +264,15 @@ func (b *Buffer) Len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.Len()
+}
+
+// Changed is closed at the next write: take it before reading the
+// buffer, so that a write meanwhile is not missed.
+func (b *Buffer) Changed() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.changed == nil {
+		b.changed = make(chan struct{})
+	}
+	return b.changed
 }
