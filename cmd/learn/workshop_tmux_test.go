@@ -569,7 +569,11 @@ func TestWorkshopOneSharedOpenSSHConnectionHoldsOneSeat(t *testing.T) {
 	}
 	// All but the newest end (replaced, or refused past the sessions one
 	// connection may have open); meanwhile never more than one seat.
-	gone, deadline := 0, time.Now().Add(60*time.Second)
+	// The room is looked at again at each of its changes: nobody else
+	// reads its Changed here (no dashboard).
+	guard, stop := testGuard(t)
+	defer stop()
+	gone := 0
 	for gone < more-1 {
 		if c, g := seats(); c > 1 || g > 1 {
 			t.Fatalf("one shared connection holds %d seats (%d given in all)", c, g)
@@ -577,9 +581,8 @@ func TestWorkshopOneSharedOpenSSHConnectionHoldsOneSeat(t *testing.T) {
 		select {
 		case <-exited:
 			gone++
-		case <-time.After(20 * time.Millisecond): // polling the room between exits
-		}
-		if time.Now().After(deadline) {
+		case <-ws.Room().Changed():
+		case <-guard:
 			t.Fatalf("only %d of the %d sessions over the shared connection ended", gone, more)
 		}
 	}
