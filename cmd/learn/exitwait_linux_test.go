@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/learn-idempotency/learn/internal/uitest"
 )
 
 // waitExit returns once one of the processes pids has exited (or none of
@@ -66,7 +68,7 @@ func watchDir(t testing.TB, dir string) *fileWatch {
 // the test binary's -timeout.
 func (w *fileWatch) until(t *testing.T, ok func() bool, failure func() string) {
 	t.Helper()
-	guard, stop := testGuard(t)
+	guard, stop := uitest.Guard(t)
 	defer stop()
 	changed := make(chan error, 1)
 	buf := make([]byte, 64<<10)

@@ -5,6 +5,8 @@ package main
 import (
 	"testing"
 	"time"
+
+	"github.com/learn-idempotency/learn/internal/uitest"
 )
 
 // waitExit returns at once: the end-to-end tests read processes in /proc,
@@ -21,7 +23,7 @@ func watchDir(t testing.TB, dir string) *fileWatch { return &fileWatch{} }
 // fails with failure's words shortly before the test binary's -timeout.
 func (w *fileWatch) until(t *testing.T, ok func() bool, failure func() string) {
 	t.Helper()
-	guard, stop := testGuard(t)
+	guard, stop := uitest.Guard(t)
 	defer stop()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()

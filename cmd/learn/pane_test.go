@@ -7,7 +7,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/learn-idempotency/learn/internal/uitest"
 )
 
 // paneWatch hears each change of a tmux pane: tmux copies everything the
@@ -83,7 +84,7 @@ func (w *paneWatch) next() <-chan struct{} {
 // would end it with no word of the pane.
 func (w *paneWatch) until(t testing.TB, ok func() bool, failure func() string) {
 	t.Helper()
-	guard, stop := testGuard(t)
+	guard, stop := uitest.Guard(t)
 	defer stop()
 	for {
 		changed := w.next()
@@ -96,23 +97,6 @@ func (w *paneWatch) until(t testing.TB, ok func() bool, failure func() string) {
 			t.Fatal(failure())
 		}
 	}
-}
-
-// testGuard fires a little before the test binary's -timeout, so that a
-// wait for what never comes fails saying what it waited for; it never
-// fires without a -timeout. Call stop when the wait is over.
-func testGuard(t testing.TB) (guard <-chan time.Time, stop func()) {
-	tt, ok := t.(interface{ Deadline() (time.Time, bool) })
-	if !ok {
-		return nil, func() {}
-	}
-	end, ok := tt.Deadline()
-	if !ok {
-		return nil, func() {}
-	}
-	left := time.Until(end)
-	timer := time.NewTimer(left - left/20 - 5*time.Second)
-	return timer.C, func() { timer.Stop() }
 }
 
 // counter counts events and is waited on by them, never by sleeping. The
@@ -145,7 +129,7 @@ func (c *counter) Load() int64 {
 // fails with failure's words shortly before the test binary's -timeout.
 func (c *counter) waitAtLeast(t *testing.T, n int64, failure func() string) {
 	t.Helper()
-	guard, stop := testGuard(t)
+	guard, stop := uitest.Guard(t)
 	defer stop()
 	for {
 		c.mu.Lock()

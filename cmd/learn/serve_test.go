@@ -141,7 +141,7 @@ func (p *serveProc) wait() int {
 // write to it; it fails once learn serve has ended without it.
 func (p *serveProc) waitStderr(want string) {
 	p.t.Helper()
-	guard, stop := testGuard(p.t)
+	guard, stop := uitest.Guard(p.t)
 	defer stop()
 	for {
 		changed := p.stderr.Changed()

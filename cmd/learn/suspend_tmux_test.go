@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/learn-idempotency/learn/internal/uitest"
 )
 
 // flag is a tmux format flag of the pane, "0" or "1".
@@ -185,7 +187,7 @@ func readLine(t *testing.T, f *os.File) {
 		_, err := bufio.NewReader(f).ReadString('\n')
 		got <- err
 	}()
-	guard, stop := testGuard(t)
+	guard, stop := uitest.Guard(t)
 	defer stop()
 	select {
 	case err := <-got:

@@ -21,6 +21,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/learn-idempotency/learn/internal/room"
+	"github.com/learn-idempotency/learn/internal/uitest"
 	"github.com/learn-idempotency/learn/internal/workshop"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/quiz"
@@ -571,7 +572,7 @@ func TestWorkshopOneSharedOpenSSHConnectionHoldsOneSeat(t *testing.T) {
 	// connection may have open); meanwhile never more than one seat.
 	// The room is looked at again at each of its changes: nobody else
 	// reads its Changed here (no dashboard).
-	guard, stop := testGuard(t)
+	guard, stop := uitest.Guard(t)
 	defer stop()
 	gone := 0
 	for gone < more-1 {

@@ -198,15 +198,8 @@ func (a *attendee) waitFor(want ...string) string {
 // -timeout would end it with no word of what it waited for.
 func waitUntil(t testing.TB, what string, get func() string, ok func(string) bool) string {
 	t.Helper()
-	var guard <-chan time.Time
-	if tt, has := t.(interface{ Deadline() (time.Time, bool) }); has {
-		if end, has := tt.Deadline(); has {
-			left := time.Until(end)
-			timer := time.NewTimer(left - left/20 - 5*time.Second)
-			defer timer.Stop()
-			guard = timer.C
-		}
-	}
+	guard, stop := uitest.Guard(t)
+	defer stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
