@@ -42,24 +42,37 @@ func playToTheEnd(t *testing.T, bin string, s *sim.Scenario, v sim.Variant, w, h
 	name := fmt.Sprintf("%s/%s at %dx%d", s.Name, v, w, h)
 	ts := startTmuxArgs(t, bin, []string{"play", s.Name, "--variant", string(v), "--database-url", "'" + testDB.ConnString() + "'"}, w, h)
 	ts.waitFor("step 1")
-	summary := ts.stepToTheSummary()
+	ts.stepToTheSummary()
 	mark := "✓ "
 	if v == sim.Broken {
 		mark = "✗ "
 	}
-	if !strings.Contains(summary, mark) || !strings.Contains(summary, "API + Postgres") || !strings.Contains(summary, "answers ") {
-		t.Errorf("%s: the summary lacks its story or its verdict %q:\n%s", name, mark, summary)
-	}
-	checkNothingCut(t, name+", summary", summary)
-	if v == sim.Broken {
-		ts.send("n")
-		d := ts.waitFor("diagnosis · ")
-		for _, want := range []string{"✗ ", "symptom", "cause", "look at", "fix", "broken: "} {
-			if !strings.Contains(d, want) {
-				t.Errorf("%s: the diagnosis lacks %q:\n%s", name, want, d)
+	// tmux takes a frame from the terminal in pieces and shows each as it
+	// comes: a pane read as the summary's header shows may still hold the
+	// step before below it. So the checks are what the wait waits for,
+	// again at each change of the pane, until the whole frame passes them;
+	// one that never does fails with the pane and what it lacks.
+	ts.frameWhere(name+", summary", func(scr string) []string {
+		var lacks []string
+		for _, want := range []string{mark, "API + Postgres", "answers "} {
+			if !strings.Contains(scr, want) {
+				lacks = append(lacks, fmt.Sprintf("the summary lacks its story or its verdict: no %q", want))
 			}
 		}
-		checkNothingCut(t, name+", diagnosis", d)
+		return append(lacks, cutMessages(scr)...)
+	})
+	if v == sim.Broken {
+		ts.send("n")
+		ts.waitFor("diagnosis · ")
+		ts.frameWhere(name+", diagnosis", func(scr string) []string {
+			var lacks []string
+			for _, want := range []string{"✗ ", "symptom", "cause", "look at", "fix", "broken: "} {
+				if !strings.Contains(scr, want) {
+					lacks = append(lacks, fmt.Sprintf("the diagnosis lacks %q", want))
+				}
+			}
+			return append(lacks, cutMessages(scr)...)
+		})
 	}
 	ts.send("q")
 	ts.waitFor("EXIT=0")
@@ -81,22 +94,27 @@ func cutsWithoutWhole(screen string) []string {
 	return out
 }
 
-func checkNothingCut(t *testing.T, what, screen string) {
-	t.Helper()
+// cutMessages says, for each word on screen cut with "…" whose whole
+// text is not on the same screen, that it is cut.
+func cutMessages(screen string) []string {
+	var out []string
 	for _, cut := range cutsWithoutWhole(screen) {
-		t.Errorf("%s: %q is cut and its whole text is not on the screen:\n%s", what, cut, screen)
+		out = append(out, fmt.Sprintf("%q is cut and its whole text is not on the screen", cut))
 	}
+	return out
 }
 
-// The check above can fail: a cut word whose whole is elsewhere passes, one
-// whose whole is nowhere fails.
-func TestCutsWithoutWhole(t *testing.T) {
-	if got := cutsWithoutWhole("409 This idempotency key was already used for a diffe…\nanswers 409 … for a different booking"); len(got) != 0 {
-		t.Errorf("a cut whose whole text is on the screen was reported: %q", got)
-	}
-	if got := cutsWithoutWhole("Play: One key, two events, same insta… · correct"); len(got) != 1 || got[0] != "insta…" {
-		t.Errorf("a cut whose whole text is nowhere: %q", got)
-	}
+// frameWhere waits until the pane passes check (which lists what the
+// pane lacks, nothing once it passes), reading it again at each of its
+// changes, and returns it; what if it never does is said, with the last
+// pane, shortly before the test binary's -timeout.
+func (s *tmuxSession) frameWhere(what string, check func(scr string) []string) string {
+	s.t.Helper()
+	var lacks []string
+	return s.until(func(scr string) bool {
+		lacks = check(scr)
+		return len(lacks) == 0
+	}, func() string { return what + ": " + strings.Join(lacks, "; ") })
 }
 
 // stepNumber is the number of the step the play screen shows in its
