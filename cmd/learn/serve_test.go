@@ -84,15 +84,20 @@ func startServe(t *testing.T, bin string, args ...string) *serveProc {
 		}
 	})
 
-	deadline := time.Now().Add(90 * time.Second)
-	for !strings.Contains(out.String(), "\nlearn serve: ready") {
+	// Its standard output is read again at each write to it.
+	guard, stop := uitest.Guard(t)
+	defer stop()
+	for {
+		written := out.Changed()
+		if strings.Contains(out.String(), "\nlearn serve: ready") {
+			break
+		}
 		select {
 		case <-p.done:
 			t.Fatalf("learn serve %v exited before it was ready (%v)\nstdout:\n%s\nstderr:\n%s", args, p.waitErr, out, p.stderr)
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("learn serve %v not ready in time\nstdout:\n%s\nstderr:\n%s", args, out, p.stderr)
+		case <-written:
+		case <-guard:
+			t.Fatalf("learn serve %v never was ready\nstdout:\n%s\nstderr:\n%s", args, out, p.stderr)
 		}
 	}
 	p.stdout = out.String()
