@@ -1,11 +1,12 @@
 package main
 
 import (
-	"path/filepath"
-
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -41,6 +42,17 @@ func TestMain(m *testing.M) {
 type packageTests struct{ m *testing.M }
 
 func (p packageTests) Run() int {
+	// The end-to-end cases wait on other processes (learn, its PostgreSQL,
+	// tmux, ssh) far more than they compute: unless -test.parallel says
+	// otherwise, three times as many run at once as there are CPUs.
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(3*runtime.GOMAXPROCS(0)))
+	}
 	// One tmux server for the whole run: a server that exits with its last
 	// session races the next test's new session. The session ends by itself
 	// once this process is gone, so a run killed by its timeout (which skips

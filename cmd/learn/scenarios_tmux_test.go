@@ -28,6 +28,7 @@ func TestEveryScenarioEndsInItsStoryAndVerdict(t *testing.T) {
 				}
 				for _, v := range variants {
 					t.Run(s.Name+"/"+string(v), func(t *testing.T) {
+						t.Parallel()
 						playToTheEnd(t, bin, s, v, size[0], size[1])
 					})
 				}
@@ -102,6 +103,17 @@ func cutMessages(screen string) []string {
 		out = append(out, fmt.Sprintf("%q is cut and its whole text is not on the screen", cut))
 	}
 	return out
+}
+
+// The check above can fail: a cut word whose whole is elsewhere passes, one
+// whose whole is nowhere fails.
+func TestCutsWithoutWhole(t *testing.T) {
+	if got := cutsWithoutWhole("409 This idempotency key was already used for a diffe…\nanswers 409 … for a different booking"); len(got) != 0 {
+		t.Errorf("a cut whose whole text is on the screen was reported: %q", got)
+	}
+	if got := cutsWithoutWhole("Play: One key, two events, same insta… · correct"); len(got) != 1 || got[0] != "insta…" {
+		t.Errorf("a cut whose whole text is nowhere: %q", got)
+	}
 }
 
 // frameWhere waits until the pane passes check (which lists what the
