@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -432,9 +435,11 @@ func TestTheLoserIsToldAfterTheWinnersCommit(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The winner is slow to report its COMMIT, as on a busy
-			// machine: the loser's 23505 comes back meanwhile.
+			// machine: the loser's 23505 comes back meanwhile, and the
+			// loser has rolled back, before the winner tells it.
+			answered := loserAnswered(t)
 			for _, in := range run.Stage.Instances {
-				in.API.Engine.OnCommit = func() { time.Sleep(20 * time.Millisecond) }
+				in.API.Engine.OnCommit = answered
 			}
 			if _, err := run.Execute(t.Context()); err != nil {
 				t.Fatal(err)
@@ -453,6 +458,35 @@ func TestTheLoserIsToldAfterTheWinnersCommit(t *testing.T) {
 			}
 			if err := run.Close(); err != nil {
 				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// loserAnswered is an OnCommit that returns once no session of testDB's
+// database waits for a lock or sits in an aborted transaction, asked of
+// PostgreSQL on a connection of its own: once the winner has committed,
+// the loser's INSERT gets its 23505, and the loser rolls back. Each
+// question is a round trip to PostgreSQL; nothing else says when another
+// session's transaction has ended.
+func loserAnswered(t *testing.T) func() {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), testDB.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	var mu sync.Mutex
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for {
+			var waiting int
+			err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND pid <> pg_backend_pid()
+				AND (wait_event_type = 'Lock' OR state = 'idle in transaction (aborted)')`).Scan(&waiting)
+			if err != nil || waiting == 0 {
+				return // an error leaves the order to the run, and the check below says what came of it
 			}
 		}
 	}

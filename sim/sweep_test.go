@@ -61,6 +61,7 @@ func sweepSeed(t *testing.T) uint64 {
 }
 
 func TestSweep(t *testing.T) {
+	t.Parallel() // schemas of its own, beside the property tests'
 	seed := sweepSeed(t)
 	designs := sweepSample(*sweepAll, *sweepDesigns, seed)
 	t.Logf("sweep: %d designs x %d scenarios, seed %d (again: LEARN_SWEEP_SEED=%d go test ./sim -run TestSweep)",

@@ -18,6 +18,7 @@ import (
 // goroutine dump), or too low for a race of 100 copies (ulimit -n 128: the
 // race used to hang, its listener waiting for a free file for ever).
 func TestTooFewOpenFilesAreSaid(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash to set ulimit -n with")
 	}

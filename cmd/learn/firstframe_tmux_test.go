@@ -16,6 +16,7 @@ import (
 // nothing is echoed over the screen. (Keys typed before learn runs at all
 // meet the shell's cooked terminal, as for any program.)
 func TestFirstFrameKeysTypedAheadReachTheApp(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	for _, tc := range []struct {
 		keys []string
@@ -27,14 +28,14 @@ func TestFirstFrameKeysTypedAheadReachTheApp(t *testing.T) {
 		// The app's process takes a second to start, as on a loaded
 		// machine: the keys come while only the first frame is there.
 		s := startTmux(t, bin, 80, 24, supervisor.EnvSlowStart+"=1s")
-		s.waitFor("Lesson: Idempotency", 30*time.Second)
+		s.waitFor("Lesson: Idempotency")
 		s.send(tc.keys...)
-		scr := s.waitFor(tc.want, 30*time.Second)
+		scr := s.waitFor(tc.want)
 		if strings.Contains(scr, "^M") || strings.Contains(scr, "^J") {
 			t.Errorf("a typed-ahead key was echoed:\n%s", scr)
 		}
 		s.send("q")
-		s.waitFor("EXIT=0", 10*time.Second)
+		s.waitFor("EXIT=0")
 	}
 }
 
@@ -42,6 +43,7 @@ func TestFirstFrameKeysTypedAheadReachTheApp(t *testing.T) {
 // take) leaves no frame behind: the error is on the normal screen and the
 // terminal is back in cooked mode.
 func TestFirstFrameNeverOutlivesARefusal(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	requireTool(t, "tmux")
 	name := fmt.Sprintf("learn-refused-%d", time.Now().UnixNano())
@@ -51,7 +53,7 @@ func TestFirstFrameNeverOutlivesARefusal(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", exactTarget(name)).Run() })
 	s := &tmuxSession{t: t, name: name}
-	scr := s.waitFor("MODE=", 30*time.Second)
+	scr := s.waitFor("MODE=")
 	for _, want := range []string{"LEARN_POSTGRES=nonsense", "EXIT=2", "MODE=icanon"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the pane lacks %q:\n%s", want, scr)

@@ -45,6 +45,7 @@ func runAtSilentTerminal(t *testing.T, bin string, env []string, args ...string)
 // cobra's plain help too, in raw mode, before the app's process printed
 // fang's).
 func TestHelpAndUsageErrorsNeverQueryTheTerminal(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	queries := []string{"\x1b]11;?", "\x1b[c"}
 	for _, c := range []struct {

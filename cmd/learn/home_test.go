@@ -14,6 +14,7 @@ import (
 // cache; progress says that it is not kept and what to set; afterwards the
 // home still does not exist.
 func TestAHomeThatDoesNotExistIsNotMade(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	nohome := filepath.Join(t.TempDir(), "nonexistent")
 	env := []string{"HOME=" + nohome, "PATH=" + os.Getenv("PATH"), "DATABASE_URL="}

@@ -203,6 +203,7 @@ func envInt(t *testing.T, name string, def int) int {
 // reported, never checked. A short run by default (CI); LEARN_LOAD=30s for
 // the full one (README, "Test").
 func TestServeUnderLoad(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	dur := loadShort
 	if v := os.Getenv("LEARN_LOAD"); v != "" {
 		d, err := time.ParseDuration(v)

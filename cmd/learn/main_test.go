@@ -1,11 +1,12 @@
 package main
 
 import (
-	"path/filepath"
-
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -27,10 +28,32 @@ func TestMain(m *testing.M) {
 }
 
 // packageTests runs the package's tests as TestMain did before the
-// scripts: one tmux server and one PostgreSQL for the whole run.
+// scripts: one tmux server and one PostgreSQL for the whole run, and one
+// build of the learn binary (buildLearn).
+//
+// The end-to-end cases that drive the built binary run in parallel
+// (t.Parallel): each has its binary under a path of its own (so what it
+// finds by the program's name, pkill -f or /proc, is its own), its own
+// tmux session or server, and its own PostgreSQL, or schemas of its own
+// in testDB. The rest run first, one at a time, as Go runs the tests that
+// are not parallel before any that are: those that set the environment
+// (t.Setenv), learn doctor (which reaps what killed runs left), and those
+// that count every schema in testDB that this process did not make (a
+// parallel case's learn makes some).
 type packageTests struct{ m *testing.M }
 
 func (p packageTests) Run() int {
+	// The end-to-end cases wait on other processes (learn, its PostgreSQL,
+	// tmux, ssh) far more than they compute: unless -test.parallel says
+	// otherwise, three times as many run at once as there are CPUs.
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(3*runtime.GOMAXPROCS(0)))
+	}
 	// One tmux server for the whole run: a server that exits with its last
 	// session races the next test's new session. The session ends by itself
 	// once this process is gone, so a run killed by its timeout (which skips
@@ -49,6 +72,7 @@ func (p packageTests) Run() int {
 	}
 	code := pgtemptest.Main(p.m, "cmd/learn", &testDB)
 	_ = exec.Command("tmux", "kill-session", "-t", exactTarget(keep)).Run()
+	removeBuiltLearn()
 	if report, ok := check.Report(); !ok {
 		fmt.Fprintln(os.Stderr, report)
 		code = max(code, 1)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/learn-idempotency/learn/quiz"
 )
@@ -14,23 +13,24 @@ import (
 // after the summary): a retake asks what the options say, not where the
 // right one sat.
 func TestBinaryInTmuxQuizChoicesComeInANewOrder(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	s := startTmux(t, bin, 80, 24)
-	s.waitFor("Checkpoint (5 questions)", 30*time.Second)
+	s.waitFor("Checkpoint (5 questions)")
 	for range 2 { // past the lesson and play
 		s.send("j")
 	}
-	s.waitFor("▸ Checkpoint (5 questions)", 10*time.Second)
+	s.waitFor("▸ Checkpoint (5 questions)")
 	s.send("Enter")
 	set := quiz.Checkpoint()
 	var orders [2][]string
 	for attempt := range 2 {
 		for i, q := range set.Questions {
-			s.waitFor(fmt.Sprintf("question %d of %d", i+1, len(set.Questions)), 10*time.Second)
+			s.waitFor(fmt.Sprintf("question %d of %d", i+1, len(set.Questions)))
 			if q.Kind == quiz.KindShort {
-				s.waitFor("tab when done", 10*time.Second)
+				s.waitFor("tab when done")
 				s.send("Tab")
-				s.waitFor("The model answer:", 10*time.Second)
+				s.waitFor("The model answer:")
 			} else {
 				var order []string
 				for c := range q.Choices {
@@ -42,10 +42,10 @@ func TestBinaryInTmuxQuizChoicesComeInANewOrder(t *testing.T) {
 				}
 			}
 			s.send("Enter")
-			s.waitFor("enter next", 10*time.Second)
+			s.waitFor("enter next")
 			s.send("Enter")
 		}
-		s.waitFor("Checkpoint: done", 10*time.Second)
+		s.waitFor("Checkpoint: done")
 		if attempt == 0 {
 			s.send("r")
 		}
@@ -60,32 +60,28 @@ func TestBinaryInTmuxQuizChoicesComeInANewOrder(t *testing.T) {
 	}
 	t.Logf("first attempt %q, second %q", orders[0], orders[1])
 	s.send("q")
-	s.waitFor("EXIT=0", 10*time.Second)
+	s.waitFor("EXIT=0")
 }
 
 // shownAt waits until every one of choices is on s's pane and returns the
 // position among them of choices[item].
 func shownAt(t *testing.T, s *tmuxSession, choices []string, item int) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		flat := strings.Join(strings.Fields(s.screen()), " ")
-		all := true
+	pos := 0
+	s.until(func(scr string) bool {
+		flat := strings.Join(strings.Fields(scr), " ")
 		for _, c := range choices {
-			all = all && strings.Count(flat, c) == 1
-		}
-		if all {
-			pos := 0
-			for _, c := range choices {
-				if strings.Index(flat, c) < strings.Index(flat, choices[item]) {
-					pos++
-				}
+			if strings.Count(flat, c) != 1 {
+				return false
 			}
-			return pos
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the choices %q never were all on the pane:\n%s", choices, s.last)
+		pos = 0
+		for _, c := range choices {
+			if strings.Index(flat, c) < strings.Index(flat, choices[item]) {
+				pos++
+			}
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return true
+	}, func() string { return fmt.Sprintf("every one of the choices %q on the pane", choices) })
+	return pos
 }

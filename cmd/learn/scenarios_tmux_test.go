@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/learn-idempotency/learn/sim"
 )
@@ -18,6 +16,7 @@ import (
 // No line of those frames is cut with "…" unless its whole text is on the
 // same screen.
 func TestEveryScenarioEndsInItsStoryAndVerdict(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	for _, size := range [][2]int{{80, 24}, {120, 30}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
@@ -29,6 +28,7 @@ func TestEveryScenarioEndsInItsStoryAndVerdict(t *testing.T) {
 				}
 				for _, v := range variants {
 					t.Run(s.Name+"/"+string(v), func(t *testing.T) {
+						t.Parallel()
 						playToTheEnd(t, bin, s, v, size[0], size[1])
 					})
 				}
@@ -42,36 +42,41 @@ func playToTheEnd(t *testing.T, bin string, s *sim.Scenario, v sim.Variant, w, h
 	t.Helper()
 	name := fmt.Sprintf("%s/%s at %dx%d", s.Name, v, w, h)
 	ts := startTmuxArgs(t, bin, []string{"play", s.Name, "--variant", string(v), "--database-url", "'" + testDB.ConnString() + "'"}, w, h)
-	ts.waitFor("step 1", 60*time.Second)
-	// Presses that come before their step are kept for it: one burst
-	// walks the whole run to its summary.
-	if out, err := exec.Command("tmux", "send-keys", "-t", ts.target(), "-N", "400", "n").CombinedOutput(); err != nil {
-		t.Fatalf("send-keys: %v\n%s", err, out)
-	}
-	// Presses left over when a short run ends go on to its diagnosis, and
-	// tmux hands them over after send-keys returns: wait until the burst
-	// is spent (the pane holds still) before going back to the story.
-	summary := ts.settleOn(60*time.Second, "summary of", "diagnosis · ", "p")
+	ts.waitFor("step 1")
+	ts.stepToTheSummary()
 	mark := "✓ "
 	if v == sim.Broken {
 		mark = "✗ "
 	}
-	if !strings.Contains(summary, mark) || !strings.Contains(summary, "API + Postgres") || !strings.Contains(summary, "answers ") {
-		t.Errorf("%s: the summary lacks its story or its verdict %q:\n%s", name, mark, summary)
-	}
-	checkNothingCut(t, name+", summary", summary)
-	if v == sim.Broken {
-		ts.send("n")
-		d := ts.waitFor("diagnosis · ", 30*time.Second)
-		for _, want := range []string{"✗ ", "symptom", "cause", "look at", "fix", "broken: "} {
-			if !strings.Contains(d, want) {
-				t.Errorf("%s: the diagnosis lacks %q:\n%s", name, want, d)
+	// tmux takes a frame from the terminal in pieces and shows each as it
+	// comes: a pane read as the summary's header shows may still hold the
+	// step before below it. So the checks are what the wait waits for,
+	// again at each change of the pane, until the whole frame passes them;
+	// one that never does fails with the pane and what it lacks.
+	ts.frameWhere(name+", summary", func(scr string) []string {
+		var lacks []string
+		for _, want := range []string{mark, "API + Postgres", "answers "} {
+			if !strings.Contains(scr, want) {
+				lacks = append(lacks, fmt.Sprintf("the summary lacks its story or its verdict: no %q", want))
 			}
 		}
-		checkNothingCut(t, name+", diagnosis", d)
+		return append(lacks, cutMessages(scr)...)
+	})
+	if v == sim.Broken {
+		ts.send("n")
+		ts.waitFor("diagnosis · ")
+		ts.frameWhere(name+", diagnosis", func(scr string) []string {
+			var lacks []string
+			for _, want := range []string{"✗ ", "symptom", "cause", "look at", "fix", "broken: "} {
+				if !strings.Contains(scr, want) {
+					lacks = append(lacks, fmt.Sprintf("the diagnosis lacks %q", want))
+				}
+			}
+			return append(lacks, cutMessages(scr)...)
+		})
 	}
 	ts.send("q")
-	ts.waitFor("EXIT=0", 30*time.Second)
+	ts.waitFor("EXIT=0")
 }
 
 // cutWord is the word an ellipsis ends.
@@ -90,11 +95,14 @@ func cutsWithoutWhole(screen string) []string {
 	return out
 }
 
-func checkNothingCut(t *testing.T, what, screen string) {
-	t.Helper()
+// cutMessages says, for each word on screen cut with "…" whose whole
+// text is not on the same screen, that it is cut.
+func cutMessages(screen string) []string {
+	var out []string
 	for _, cut := range cutsWithoutWhole(screen) {
-		t.Errorf("%s: %q is cut and its whole text is not on the screen:\n%s", what, cut, screen)
+		out = append(out, fmt.Sprintf("%q is cut and its whole text is not on the screen", cut))
 	}
+	return out
 }
 
 // The check above can fail: a cut word whose whole is elsewhere passes, one
@@ -108,29 +116,40 @@ func TestCutsWithoutWhole(t *testing.T) {
 	}
 }
 
-// settleOn waits until the pane shows want and has held still for a
-// second, and returns it. A pane that holds still on other instead gets
-// key, once per time it settles there.
-func (s *tmuxSession) settleOn(timeout time.Duration, want, other, key string) string {
+// frameWhere waits until the pane passes check (which lists what the
+// pane lacks, nothing once it passes), reading it again at each of its
+// changes, and returns it; what if it never does is said, with the last
+// pane, shortly before the test binary's -timeout.
+func (s *tmuxSession) frameWhere(what string, check func(scr string) []string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(timeout)
-	last, since := "", time.Now()
-	for {
-		scr := s.screen()
-		if scr != last {
-			last, since = scr, time.Now()
-		} else if time.Since(since) >= time.Second {
-			switch {
-			case strings.Contains(scr, want):
-				return scr
-			case strings.Contains(scr, other):
-				s.send(key)
-				last = ""
-			}
+	var lacks []string
+	return s.until(func(scr string) bool {
+		lacks = check(scr)
+		return len(lacks) == 0
+	}, func() string { return what + ": " + strings.Join(lacks, "; ") })
+}
+
+// stepNumber is the number of the step the play screen shows in its
+// header ("step 5", "step 5/12", "step 5 of 7 so far"): the first on the
+// pane.
+var stepNumber = regexp.MustCompile(`step (\d+)`)
+
+// stepToTheSummary presses n, each press once the one before has moved
+// the play screen on a step, until the run's summary shows, and returns
+// it. No press is left over to go on to the diagnosis behind it.
+func (s *tmuxSession) stepToTheSummary() string {
+	s.t.Helper()
+	scr := s.screen()
+	for !strings.Contains(scr, "summary of") {
+		m := stepNumber.FindStringSubmatch(scr)
+		if m == nil {
+			s.t.Fatalf("no step number on the play screen:\n%s", scr)
 		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%q never held still on the pane; the pane:\n%s", want, scr)
-		}
-		time.Sleep(50 * time.Millisecond)
+		s.send("n")
+		scr = s.until(func(scr string) bool {
+			now := stepNumber.FindStringSubmatch(scr)
+			return strings.Contains(scr, "summary of") || now != nil && now[1] != m[1]
+		}, func() string { return "the step after step " + m[1] })
 	}
+	return scr
 }

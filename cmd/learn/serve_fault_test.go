@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/learn-idempotency/learn/internal/exit"
@@ -117,11 +116,15 @@ func TestServeThatCannotRemoveItsSchemaExits1(t *testing.T) {
 			pgtemp.Options{Mode: pgtemp.URL, DatabaseURL: url}, stdout, io.Discard)
 		done <- result{code, err}
 	}()
-	for !strings.Contains(stdout.String(), "learn serve: ready") {
+	for {
+		written := stdout.Changed()
+		if strings.Contains(stdout.String(), "learn serve: ready") {
+			break
+		}
 		select {
 		case r := <-done:
 			t.Fatalf("serve ended before it was ready: %d %v", r.code, r.err)
-		case <-time.After(10 * time.Millisecond):
+		case <-written:
 		}
 	}
 	proxy.Close() // the database goes away: connections cut, new ones refused

@@ -84,6 +84,7 @@ func bookUntilAnswered(t *testing.T, base, key, body string) (api.BookingJSON, [
 // the same booking afterwards: nothing lost, nothing doubled. Then it
 // stops on SIGTERM with 0, leaving nothing.
 func TestServeWhosePostgresIsKilledStartsItAgainAndLosesNothing(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	if os.Getenv("LEARN_TEST_DATABASE") != "" {
 		t.Skip("learn serve runs on LEARN_TEST_DATABASE here, not on a cluster of its own")
 	}
@@ -165,6 +166,7 @@ func TestServeWhosePostgresIsKilledStartsItAgainAndLosesNothing(t *testing.T) {
 // itself with exit 1: it says that the database is gone, why, and the end
 // of PostgreSQL's log, and leaves nothing.
 func TestServeWhosePostgresCannotStartAgainExits1(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	if os.Getenv("LEARN_TEST_DATABASE") != "" {
 		t.Skip("learn serve runs on LEARN_TEST_DATABASE here, not on a cluster of its own")
 	}

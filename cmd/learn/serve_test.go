@@ -84,15 +84,20 @@ func startServe(t *testing.T, bin string, args ...string) *serveProc {
 		}
 	})
 
-	deadline := time.Now().Add(90 * time.Second)
-	for !strings.Contains(out.String(), "\nlearn serve: ready") {
+	// Its standard output is read again at each write to it.
+	guard, stop := uitest.Guard(t)
+	defer stop()
+	for {
+		written := out.Changed()
+		if strings.Contains(out.String(), "\nlearn serve: ready") {
+			break
+		}
 		select {
 		case <-p.done:
 			t.Fatalf("learn serve %v exited before it was ready (%v)\nstdout:\n%s\nstderr:\n%s", args, p.waitErr, out, p.stderr)
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("learn serve %v not ready in time\nstdout:\n%s\nstderr:\n%s", args, out, p.stderr)
+		case <-written:
+		case <-guard:
+			t.Fatalf("learn serve %v never was ready\nstdout:\n%s\nstderr:\n%s", args, out, p.stderr)
 		}
 	}
 	p.stdout = out.String()
@@ -137,15 +142,27 @@ func (p *serveProc) wait() int {
 	return 0
 }
 
-// waitStderr waits until stderr contains want.
+// waitStderr waits until stderr contains want, reading it again at each
+// write to it; it fails once learn serve has ended without it.
 func (p *serveProc) waitStderr(want string) {
 	p.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(p.stderr.String(), want) {
-		if time.Now().After(deadline) {
+	guard, stop := uitest.Guard(p.t)
+	defer stop()
+	for {
+		changed := p.stderr.Changed()
+		if strings.Contains(p.stderr.String(), want) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-p.done:
+			if !strings.Contains(p.stderr.String(), want) {
+				p.t.Fatalf("learn serve ended; stderr never showed %q:\n%s", want, p.stderr)
+			}
+			return
+		case <-guard:
 			p.t.Fatalf("stderr never showed %q:\n%s", want, p.stderr)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -237,6 +254,7 @@ func assertServeLeftNothing(t *testing.T, p *serveProc) {
 
 // learn serve as a workshop runs it, from the built binary (built once).
 func TestServe(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	t.Run("books, replays and stops cleanly on Ctrl-C", func(t *testing.T) { testServeSession(t, bin) })
 	t.Run("stops cleanly on SIGTERM", func(t *testing.T) { testServeSIGTERM(t, bin) })

@@ -17,6 +17,7 @@ import (
 type privateTmux struct {
 	t      *testing.T
 	socket string
+	watch  *paneWatch // the changes of the pane "main", heard from the first wait on
 }
 
 func newPrivateTmux(t *testing.T) *privateTmux {
@@ -54,36 +55,41 @@ func (p *privateTmux) screen() string {
 	return string(out)
 }
 
-// waitFor waits until the screen matches re and returns the screen.
-func (p *privateTmux) waitFor(re *regexp.Regexp, timeout time.Duration) string {
+// until waits until ok holds, checking it at once and again at each change
+// of the pane "main" (its first, then, sets up the watch).
+func (p *privateTmux) until(ok func() bool, what func() string) {
 	p.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		scr := p.screen()
-		if re.MatchString(scr) {
-			return scr
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("%s never appeared; the pane:\n%s", re, scr)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if p.watch == nil {
+		p.watch = watchPane(p.t, p.cmd, "main")
 	}
+	p.watch.until(p.t, ok, func() string { return fmt.Sprintf("%s never came; the pane:\n%s", what(), p.screen()) })
 }
 
-// waitGone waits until no process runs bin and dir holds no cluster.
+// waitFor waits until the screen matches re and returns the screen.
+func (p *privateTmux) waitFor(re *regexp.Regexp) string {
+	p.t.Helper()
+	var scr string
+	p.until(func() bool {
+		scr = p.screen()
+		return re.MatchString(scr)
+	}, func() string { return re.String() })
+	return scr
+}
+
+// waitGone waits until no process runs bin and dir holds no cluster:
+// woken by the exits of learn's processes and of those that name dir (its
+// clusters'), it then looks for a cluster left in dir once.
 func waitGone(t *testing.T, bin, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
 	for {
-		procs := processesRunning(bin)
-		left, _ := filepath.Glob(filepath.Join(dir, "learn-*"))
-		if len(procs) == 0 && len(left) == 0 {
-			return
+		procs := append(processesRunning(bin), processesMentioning(filepath.Join(dir, "learn-"))...)
+		if len(procs) == 0 {
+			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("left behind: processes %v, clusters %v", procs, left)
-		}
-		time.Sleep(20 * time.Millisecond)
+		waitExit(t, pidsOf(procs))
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "learn-*")); len(left) > 0 {
+		t.Fatalf("left behind: clusters %v", left)
 	}
 }
 
@@ -108,6 +114,7 @@ var jobEnd = regexp.MustCompile(`\[1\]\+\s+(Exit \d+|Done|Terminated|Killed|Hang
 // SIGCONT) ends it, with its PostgreSQL, rather than leaving it stopped
 // on SIGTTOU until someone types fg.
 func TestBinaryInTmuxBackgroundJobEndsOnSIGTERM(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	tmp := t.TempDir()
 	p := newPrivateTmux(t)
@@ -116,12 +123,12 @@ func TestBinaryInTmuxBackgroundJobEndsOnSIGTERM(t *testing.T) {
 		"bash --norc --noprofile -i")
 	p.run("send-keys", "-t", "main", "PS1='$ '; set -b", "Enter")
 	p.run("send-keys", "-t", "main", bin+" play lost-answer &", "Enter")
-	p.waitFor(regexp.MustCompile(`Stopped.*play lost-answer`), 30*time.Second)
+	p.waitFor(regexp.MustCompile(`Stopped.*play lost-answer`))
 	// The job's end as bash reports it (set -b: at once). Not "wait %1":
 	// bash may still count the job as stopped when the wait begins, and
 	// then answers 150 (SIGTTOU) at once, before the SIGCONT lands.
 	p.run("send-keys", "-t", "main", "kill %1", "Enter")
-	scr := p.waitFor(jobEnd, 30*time.Second)
+	scr := p.waitFor(jobEnd)
 	if m := jobEnd.FindStringSubmatch(scr); m[1] != "Exit 143" || !strings.Contains(scr, "learn: terminated") {
 		t.Errorf("want the job's end as Exit 143 and \"learn: terminated\", got %q; the pane:\n%s", m[1], scr)
 	}
@@ -134,6 +141,7 @@ func TestBinaryInTmuxBackgroundJobEndsOnSIGTERM(t *testing.T) {
 // comes while the runtime itself starts, before learn can catch it, is
 // TestRun/sigint of the supervisor.)
 func TestBinaryInTmuxCtrlCIsInterrupted(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	for _, how := range []string{"key", "signal"} {
 		t.Run(how, func(t *testing.T) {
@@ -142,13 +150,13 @@ func TestBinaryInTmuxCtrlCIsInterrupted(t *testing.T) {
 			p.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30",
 				"-e", "XDG_STATE_HOME="+t.TempDir(), "-e", "TMPDIR="+tmp,
 				bin+"; echo EXIT=$?; sleep 30")
-			p.waitFor(regexp.MustCompile(`Lesson: Idempotency`), 30*time.Second)
+			p.waitFor(regexp.MustCompile(`Lesson: Idempotency`))
 			if how == "key" {
 				p.run("send-keys", "-t", "main", "C-c")
 			} else if out, err := exec.Command("pkill", "-INT", "-f", "^"+bin+"$").CombinedOutput(); err != nil {
 				t.Fatalf("pkill: %v\n%s", err, out)
 			}
-			scr := p.waitFor(exitLine, 30*time.Second)
+			scr := p.waitFor(exitLine)
 			if !strings.Contains(scr, "EXIT=130") || !strings.Contains(scr, "learn: interrupted") {
 				t.Errorf("want exit 130 and \"learn: interrupted\"; the pane:\n%s", scr)
 			}
@@ -170,6 +178,7 @@ func TestBinaryInTmuxCtrlCIsInterrupted(t *testing.T) {
 // reset sequence of seventeen modes was dropped whole by tmux, leaving the
 // mouse on).
 func TestBinaryInTmuxCrashResetsKeyboardModes(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	for _, args := range []string{"", " play lost-answer"} {
 		t.Run("learn"+args, func(t *testing.T) {
@@ -178,12 +187,12 @@ func TestBinaryInTmuxCrashResetsKeyboardModes(t *testing.T) {
 				"-e", "XDG_STATE_HOME="+t.TempDir(), "-e", "TMPDIR="+t.TempDir(), "-e", "LEARN_CRASH_AFTER=1500ms",
 				bin+args+"; echo EXIT=$?; cat -v")
 			p.run("set", "-s", "extended-keys", "on")
-			scr := p.waitFor(exitLine, 30*time.Second)
+			scr := p.waitFor(exitLine)
 			if !strings.Contains(scr, "EXIT=2") || !strings.Contains(scr, "learn crashed") {
 				t.Fatalf("no crash; the pane:\n%s", scr)
 			}
 			p.run("send-keys", "-t", "main", "C-Enter", "after-crash", "Enter")
-			scr = p.waitFor(regexp.MustCompile(`after-crash`), 10*time.Second)
+			scr = p.waitFor(regexp.MustCompile(`after-crash`))
 			for _, extended := range []string{"13;5u", "27;5;13~"} {
 				if strings.Contains(scr, extended) {
 					t.Errorf("Ctrl-Enter arrived as a modified key (%s): a keyboard mode is still on; the pane:\n%s", extended, scr)
@@ -205,6 +214,7 @@ func TestBinaryInTmuxCrashResetsKeyboardModes(t *testing.T) {
 // A headless command whose output is no terminal crashes without a word
 // about a terminal: there was none to restore.
 func TestBinaryHeadlessCrashSaysNothingOfATerminal(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	cmd := exec.Command(bin, "demo", "lost-answer")
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "TMPDIR="+t.TempDir(), "LEARN_CRASH_AFTER=1ms")

@@ -25,6 +25,7 @@ import (
 // workshop stops the cluster under them, as learn serve does, instead of
 // waiting out every run's clean-up first (three runs took 14 s before).
 func TestWorkshopWithAStoppedPostgresEndsAndLeavesNothing(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	cmd, out := startWorkshopBin(t, bin, "--postgres", "local")
 	m := clusterDir.FindStringSubmatch(out)
@@ -101,6 +102,7 @@ func processAlive(pid int) bool {
 // cluster went whole, schemas and all), and leaves no process of the
 // cluster and no cluster directory.
 func TestServeWithAStoppedPostgresEndsAndLeavesNothing(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	if os.Getenv("LEARN_TEST_DATABASE") != "" {
 		t.Skip("learn serve runs on LEARN_TEST_DATABASE here, not on a cluster of its own")
 	}
@@ -130,6 +132,7 @@ func TestServeWithAStoppedPostgresEndsAndLeavesNothing(t *testing.T) {
 // it went with the cluster, which is removed; a warning there (it used to
 // say to drop the schema by hand) would send the presenter after nothing.
 func TestServeWhoseClusterDiedEndsWithoutAWarning(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	if os.Getenv("LEARN_TEST_DATABASE") != "" {
 		t.Skip("learn serve runs on LEARN_TEST_DATABASE here, not on a cluster of its own")
 	}

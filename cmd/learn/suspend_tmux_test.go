@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,7 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/learn-idempotency/learn/internal/uitest"
 )
 
 // flag is a tmux format flag of the pane, "0" or "1".
@@ -21,16 +23,11 @@ func (p *privateTmux) flag(name string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// waitFlag waits until the pane's format flag name is want.
-func (p *privateTmux) waitFlag(name, want string, timeout time.Duration) {
+// waitFlag waits until the pane's format flag name is want: the modes the
+// flags tell of change by what the program writes to the pane.
+func (p *privateTmux) waitFlag(name, want string) {
 	p.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for p.flag(name) != want {
-		if time.Now().After(deadline) {
-			p.t.Fatalf("%s never became %s; the pane:\n%s", name, want, p.screen())
-		}
-		time.Sleep(20 * time.Millisecond) // polling for the event, not waiting for a while
-	}
+	p.until(func() bool { return p.flag(name) == want }, func() string { return name + " at " + want })
 }
 
 // The app suspends as a job, by Ctrl+Z in it or by SIGTSTP to its job from
@@ -42,6 +39,7 @@ func (p *privateTmux) waitFlag(name, want string, timeout time.Duration) {
 // Before, Ctrl+Z did nothing, and a SIGTSTP left the alternate screen on
 // and the terminal in line mode after fg.
 func TestBinaryInTmuxSuspendsAndResumesAsAJob(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	for _, how := range []string{"ctrl+z", "kill -TSTP", "ctrl+z, then kill %1", "kill -TSTP while it starts"} {
 		t.Run(how, func(t *testing.T) {
@@ -55,19 +53,21 @@ func TestBinaryInTmuxSuspendsAndResumesAsAJob(t *testing.T) {
 			if starting {
 				// The supervisor's first frame is up; the app's process
 				// waits (LEARN_SLOW_START) before it takes the terminal.
-				p.run("send-keys", "-t", "main", "LEARN_SLOW_START=3s "+bin+" play lost-answer", "Enter")
-				p.waitFlag("alternate_on", "1", 30*time.Second)
-				waitCatching(t, bin, syscall.SIGTSTP)
+				ready := slowStartReady(t)
+				p.run("send-keys", "-t", "main", "LEARN_SLOW_START=3s LEARN_SLOW_START_READY="+ready.Name()+" "+bin+" play lost-answer", "Enter")
+				p.waitFlag("alternate_on", "1")
+				readLine(t, ready) // the app's process has begun to wait
+				checkCatching(t, bin, syscall.SIGTSTP)
 			} else {
 				p.run("send-keys", "-t", "main", bin+" play lost-answer", "Enter")
-				p.waitFor(regexp.MustCompile(`step 1 ·`), 60*time.Second) // PostgreSQL is up
+				p.waitFor(regexp.MustCompile(`step 1 ·`)) // PostgreSQL is up
 			}
 			if strings.HasPrefix(how, "kill -TSTP") {
 				stopJob(t, bin)
 			} else {
 				p.run("send-keys", "-t", "main", "C-z")
 			}
-			scr := p.waitFor(regexp.MustCompile(`Stopped`), 30*time.Second)
+			scr := p.waitFor(regexp.MustCompile(`Stopped`))
 			if !starting && !strings.Contains(scr, "learn is suspended; its PostgreSQL keeps running") {
 				t.Errorf("the suspension is not said; the pane:\n%s", scr)
 			}
@@ -79,13 +79,13 @@ func TestBinaryInTmuxSuspendsAndResumesAsAJob(t *testing.T) {
 			}
 			// The shell has its line mode: what is typed echoes, Enter runs it.
 			p.run("send-keys", "-t", "main", "echo SHELL-OK", "Enter")
-			p.waitFor(regexp.MustCompile(`(?m)^SHELL-OK`), 10*time.Second)
+			p.waitFor(regexp.MustCompile(`(?m)^SHELL-OK`))
 
 			if how == "ctrl+z, then kill %1" {
 				// A stopped learn ends on SIGTERM (then SIGCONT), with its
 				// PostgreSQL, and leaves the terminal as the shell has it.
 				p.run("send-keys", "-t", "main", "set -b; kill %1", "Enter")
-				scr := p.waitFor(jobEnd, 30*time.Second)
+				scr := p.waitFor(jobEnd)
 				if m := jobEnd.FindStringSubmatch(scr); m[1] != "Exit 143" || !strings.Contains(scr, "learn: terminated") {
 					t.Errorf("want the job's end as Exit 143 and \"learn: terminated\", got %q; the pane:\n%s", m[1], scr)
 				}
@@ -96,12 +96,12 @@ func TestBinaryInTmuxSuspendsAndResumesAsAJob(t *testing.T) {
 				return
 			}
 			p.run("send-keys", "-t", "main", "fg", "Enter")
-			p.waitFlag("alternate_on", "1", 30*time.Second)
-			p.waitFor(regexp.MustCompile(`step \d+ ·`), 30*time.Second) // redrawn
-			p.run("send-keys", "-t", "main", "q")                       // no Enter: raw mode
-			p.waitFlag("alternate_on", "0", 30*time.Second)
+			p.waitFlag("alternate_on", "1")
+			p.waitFor(regexp.MustCompile(`step \d+ ·`)) // redrawn
+			p.run("send-keys", "-t", "main", "q")       // no Enter: raw mode
+			p.waitFlag("alternate_on", "0")
 			p.run("send-keys", "-t", "main", "echo EXIT=$?", "Enter")
-			scr = p.waitFor(exitLine, 30*time.Second)
+			scr = p.waitFor(exitLine)
 			if !strings.Contains(scr, "EXIT=0") {
 				t.Errorf("learn did not quit cleanly after fg; the pane:\n%s", scr)
 			}
@@ -159,33 +159,69 @@ func descendantsRunning(t *testing.T, bin, name string) []string {
 	return found
 }
 
-// waitCatching waits until every process running bin catches sig.
-func waitCatching(t *testing.T, bin string, sig syscall.Signal) {
+// slowStartReady is a FIFO of the test's own for LEARN_SLOW_START_READY,
+// open to read: the app's process writes a line to it as its slow start
+// begins, once both of learn's processes catch SIGTSTP.
+func slowStartReady(t *testing.T) *os.File {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		procs := processesRunning(bin)
-		all := len(procs) == 2 // the supervisor and the app's process
-		for _, p := range procs {
-			status, err := os.ReadFile(filepath.Join("/proc", strings.SplitN(p, ":", 2)[0], "status"))
-			if err != nil {
-				all = false
-				continue
+	path := filepath.Join(t.TempDir(), "ready")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Read and write: the open waits for no writer, and the app's open to
+	// write finds a reader.
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return f
+}
+
+// readLine waits for a line on f; it fails shortly before the test
+// binary's -timeout.
+func readLine(t *testing.T, f *os.File) {
+	t.Helper()
+	got := make(chan error, 1)
+	go func() {
+		_, err := bufio.NewReader(f).ReadString('\n')
+		got <- err
+	}()
+	guard, stop := uitest.Guard(t)
+	defer stop()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("reading %s: %v", f.Name(), err)
+		}
+	case <-guard:
+		t.Fatalf("no line on %s", f.Name())
+	}
+}
+
+// checkCatching checks that both of learn's processes running bin (the
+// supervisor and the app's process) catch sig.
+func checkCatching(t *testing.T, bin string, sig syscall.Signal) {
+	t.Helper()
+	procs := processesRunning(bin)
+	if len(procs) != 2 {
+		t.Fatalf("want learn's two processes, got %v", procs)
+	}
+	for _, p := range procs {
+		status, err := os.ReadFile(filepath.Join("/proc", strings.SplitN(p, ":", 2)[0], "status"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		caught := false
+		for _, l := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(l, "SigCgt:"); ok {
+				mask, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+				caught = mask&(1<<(uint(sig)-1)) != 0
 			}
-			for _, l := range strings.Split(string(status), "\n") {
-				if v, ok := strings.CutPrefix(l, "SigCgt:"); ok {
-					mask, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-					all = all && mask&(1<<(uint(sig)-1)) != 0
-				}
-			}
 		}
-		if all {
-			return
+		if !caught {
+			t.Fatalf("%s does not catch %v", p, sig)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("learn's processes never caught %v: %v", sig, procs)
-		}
-		time.Sleep(10 * time.Millisecond) // polling for the event
 	}
 }
 
@@ -215,23 +251,24 @@ func stopJob(t *testing.T, bin string) {
 // process), and the dashboard still takes keys and attendees. Before, the
 // job stopped, and every attendee with it.
 func TestBinaryInTmuxWorkshopIsNeverSuspended(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	ssh := requireTool(t, "ssh")
 	bin := buildLearn(t)
 	dir := t.TempDir()
 	const code = "kq7m-3hxt"
 	presenter := startTmuxArgs(t, bin, []string{"workshop", "--addr", "127.0.0.1:0", "--code", code,
 		"--database-url", "'" + testDB.ConnString() + "'", "--host-key", dir + "/key", "--summary-dir", dir}, 120, 40)
-	scr := presenter.waitFor("Nobody yet", 30*time.Second)
+	scr := presenter.waitFor("Nobody yet")
 	m := dashboardPort.FindStringSubmatch(scr)
 	if m == nil {
 		t.Fatalf("no port on the dashboard:\n%s", scr)
 	}
 	stopJob(t, bin)
 	presenter.send("?")
-	presenter.waitFor("Keys", 10*time.Second) // the dashboard still takes keys
+	presenter.waitFor("Keys") // the dashboard still takes keys
 	presenter.send("Escape")
 	attendSSH(t, ssh, m[1], "ada", code, 80, 24)
-	presenter.waitFor("1 of 50 connected", 10*time.Second)
+	presenter.waitFor("1 of 50 connected")
 	presenter.send("C-c")
-	presenter.waitFor("EXIT=0", 30*time.Second)
+	presenter.waitFor("EXIT=0")
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,24 +31,66 @@ func requireTool(t *testing.T, name string) string {
 	return p
 }
 
-// buildLearn builds the learn binary once per test run, with the fault
-// hooks of the tests (LEARN_CRASH_AFTER, LEARN_SLOW_START: the learnfaults
-// build tag).
+// builtLearn is the learn binary of this test run, built once by the
+// first test that asks (buildLearn) and removed by TestMain.
+var builtLearn struct {
+	once sync.Once
+	dir  string // where it is built
+	path string
+	err  error
+}
+
+// buildLearn is the learn binary built with the fault hooks of the tests
+// (LEARN_CRASH_AFTER, LEARN_SLOW_START: the learnfaults build tag), once
+// per test run, as a file of the test's own: a hard link (a copy where
+// linking fails) in its temporary directory. The path is the test's own,
+// so a test that finds learn's processes by the program they run (pkill
+// -f, /proc) finds its own and no other's, whatever runs in parallel.
 func buildLearn(t *testing.T) string {
 	t.Helper()
+	b := &builtLearn
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "learn-test-bin-"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "learn")
+		if out, err := exec.Command("go", "build", "-tags", "learnfaults", "-o", b.path, ".").CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
 	bin := filepath.Join(t.TempDir(), "learn")
-	out, err := exec.Command("go", "build", "-tags", "learnfaults", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := os.Link(b.path, bin); err != nil {
+		data, rerr := os.ReadFile(b.path)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return bin
 }
 
+// removeBuiltLearn removes the binary buildLearn built, once the tests
+// are over.
+func removeBuiltLearn() {
+	if builtLearn.dir != "" {
+		_ = os.RemoveAll(builtLearn.dir)
+	}
+}
+
 // tmuxSession is the built binary running in a detached tmux session.
 type tmuxSession struct {
-	t    *testing.T
-	name string
-	last string // the pane as last read, shown when the session is gone
+	t     *testing.T
+	name  string
+	last  string     // the pane as last read, shown when the session is gone
+	watch *paneWatch // the pane's changes, heard from the first wait on
+	// exits says the pane's script prints EXIT=<code> when its program
+	// ends (startTmuxArgs): a wait for anything else then fails at once.
+	exits bool
 }
 
 func startTmux(t *testing.T, bin string, w, h int, env ...string) *tmuxSession {
@@ -62,7 +105,7 @@ var sessions atomic.Int64
 func startTmuxArgs(t *testing.T, bin string, args []string, w, h int, env ...string) *tmuxSession {
 	t.Helper()
 	requireTool(t, "tmux")
-	s := &tmuxSession{t: t, name: fmt.Sprintf("learn-test-%d-%d", os.Getpid(), sessions.Add(1))}
+	s := &tmuxSession{t: t, name: fmt.Sprintf("learn-test-%d-%d", os.Getpid(), sessions.Add(1)), exits: true}
 	// The shell prints the exit code, then waits so the pane can be read.
 	// Each session keeps its progress in a directory of its own: a test
 	// never resumes where another left off, nor touches the user's.
@@ -90,18 +133,23 @@ func startTmuxArgs(t *testing.T, bin string, args []string, w, h int, env ...str
 }
 
 // waitSessionGone waits until no process of session sid is left (zombies
-// aside), polling /proc: the event itself, however long it takes (the test
-// binary's -timeout bounds it; t.Context is already done in a cleanup).
+// aside), woken by each one's exit: the event itself, however long it
+// takes (the test binary's -timeout bounds it; t.Context is already done
+// in a cleanup).
 func waitSessionGone(t *testing.T, sid int) {
 	t.Helper()
-	for len(sessionMembers(sid)) > 0 {
-		time.Sleep(20 * time.Millisecond) // polling for the exit, not waiting for a while
+	for {
+		members := sessionMembers(sid)
+		if len(members) == 0 {
+			return
+		}
+		waitExit(t, members)
 	}
 }
 
 // sessionMembers lists the live processes whose session id is sid.
-func sessionMembers(sid int) []string {
-	var found []string
+func sessionMembers(sid int) []int {
+	var found []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
@@ -114,7 +162,9 @@ func sessionMembers(sid int) []string {
 		}
 		f := strings.Fields(string(stat[i+1:])) // state, ppid, pgrp, session, ...
 		if len(f) > 3 && f[0] != "Z" && f[3] == strconv.Itoa(sid) {
-			found = append(found, e.Name())
+			if pid, err := strconv.Atoi(e.Name()); err == nil {
+				found = append(found, pid)
+			}
 		}
 	}
 	return found
@@ -129,19 +179,39 @@ func (s *tmuxSession) screen() string {
 	return s.last
 }
 
-func (s *tmuxSession) waitFor(want string, timeout time.Duration) string {
-	s.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		scr := s.screen()
-		if strings.Contains(scr, want) {
-			return scr
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%q never appeared; the pane:\n%s", want, scr)
-		}
-		time.Sleep(50 * time.Millisecond)
+// pane is the watch of the session's pane, started at the first wait.
+func (s *tmuxSession) pane() *paneWatch {
+	if s.watch == nil {
+		s.watch = watchPane(s.t, func(args ...string) *exec.Cmd { return exec.Command("tmux", args...) }, s.target())
 	}
+	return s.watch
+}
+
+// until returns the pane once ok holds for it, reading it again at each
+// of its changes. Where the pane's program has ended (its EXIT= line is
+// on the pane) and ok does not hold, it fails at once.
+func (s *tmuxSession) until(ok func(scr string) bool, what func() string) string {
+	s.t.Helper()
+	var scr string
+	ended := false
+	s.pane().until(s.t, func() bool {
+		scr = s.screen()
+		if ok(scr) {
+			return true
+		}
+		ended = s.exits && exitLine.MatchString(scr)
+		return ended
+	}, func() string { return fmt.Sprintf("%s never came; the pane:\n%s", what(), s.last) })
+	if ended {
+		s.t.Fatalf("%s never came: the program ended; the pane:\n%s", what(), scr)
+	}
+	return scr
+}
+
+// waitFor waits until want is on the pane and returns the pane.
+func (s *tmuxSession) waitFor(want string) string {
+	s.t.Helper()
+	return s.until(func(scr string) bool { return strings.Contains(scr, want) }, func() string { return fmt.Sprintf("%q", want) })
 }
 
 func (s *tmuxSession) send(keys ...string) {
@@ -153,21 +223,32 @@ func (s *tmuxSession) send(keys ...string) {
 
 var clusterDir = regexp.MustCompile(`cluster in (/\S+)`)
 
-// assertGone checks that no process runs a cluster in dir and dir is gone.
+// assertGone checks that no process runs a cluster in dir and dir is gone,
+// once learn has ended: it waits for the processes that name dir (the
+// cluster's) to exit, woken by their exits, then looks once.
 func assertGone(t *testing.T, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
 	for {
 		procs := processesMentioning(dir)
-		_, statErr := os.Stat(dir)
-		if len(procs) == 0 && os.IsNotExist(statErr) {
-			return
+		if len(procs) == 0 {
+			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("left behind: processes %v, directory exists: %v", procs, statErr == nil)
-		}
-		time.Sleep(50 * time.Millisecond)
+		waitExit(t, pidsOf(procs))
 	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("left behind: the directory %s (%v)", dir, err)
+	}
+}
+
+// pidsOf is the process ids of a list of processesMentioning.
+func pidsOf(procs []string) []int {
+	var pids []int
+	for _, p := range procs {
+		if pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0]); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // processesMentioning lists the command lines in /proc that contain s.
@@ -190,6 +271,7 @@ func processesMentioning(s string) []string {
 // The built binary in a real terminal: home, the lesson, the play screen,
 // then a way out; PostgreSQL and its directory are gone afterwards.
 func TestBinaryInTmuxLeavesNothingBehind(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	exits := []struct {
 		name  string
@@ -206,22 +288,22 @@ func TestBinaryInTmuxLeavesNothingBehind(t *testing.T) {
 	for _, ex := range exits {
 		t.Run(ex.name, func(t *testing.T) {
 			s := startTmux(t, bin, 200, 50)
-			home := s.waitFor("PostgreSQL ready", 30*time.Second)
+			home := s.waitFor("PostgreSQL ready")
 			m := clusterDir.FindStringSubmatch(home)
 			if m == nil {
 				t.Fatalf("no cluster directory on the home screen:\n%s", home)
 			}
 			dir := strings.TrimRight(m[1], ")…,")
 			s.send("Enter")
-			s.waitFor("In 1 minute", 10*time.Second)
+			s.waitFor("In 1 minute")
 			s.send("Escape")
-			s.waitFor("Play: the lost answer", 10*time.Second)
+			s.waitFor("Play: the lost answer")
 			s.send("j", "Enter")
-			s.waitFor("book 2, key", 20*time.Second)
+			s.waitFor("book 2, key")
 			s.send("n")
-			s.waitFor("BEGIN; lock event 1", 10*time.Second)
+			s.waitFor("BEGIN; lock event 1")
 			ex.leave(s)
-			s.waitFor(ex.code, 15*time.Second)
+			s.waitFor(ex.code)
 			assertGone(t, dir)
 		})
 	}
@@ -239,20 +321,14 @@ func (s *tmuxSession) waitRedrawn(before string, w, h int) {
 		}
 		cut = append(cut, strings.TrimRight(ansi.Truncate(l, w, ""), " "))
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	want := strings.TrimRight(strings.Join(cut, "\n"), "\n")
+	s.until(func(scr string) bool {
 		var now []string
-		for _, l := range strings.Split(strings.TrimRight(s.screen(), "\n"), "\n") {
+		for _, l := range strings.Split(strings.TrimRight(scr, "\n"), "\n") {
 			now = append(now, strings.TrimRight(l, " "))
 		}
-		if strings.TrimRight(strings.Join(now, "\n"), "\n") != strings.TrimRight(strings.Join(cut, "\n"), "\n") {
-			return
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("the app never redrew at %dx%d:\n%s", w, h, s.last)
-		}
-		time.Sleep(20 * time.Millisecond) // polling for the redraw
-	}
+		return strings.TrimRight(strings.Join(now, "\n"), "\n") != want
+	}, func() string { return fmt.Sprintf("the app's redraw at %dx%d", w, h) })
 }
 
 func (s *tmuxSession) resize(w, h int) {
@@ -265,30 +341,31 @@ func (s *tmuxSession) resize(w, h int) {
 // Resizing while reading or playing redraws at the new size at once, and
 // quitting afterwards leaves nothing of the app on the shell's screen.
 func TestBinaryInTmuxResizesAndLeavesAClearScreen(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	for _, where := range []string{"lesson", "play"} {
 		t.Run(where, func(t *testing.T) {
 			s := startTmux(t, bin, 80, 24)
-			s.waitFor("PostgreSQL ready", 30*time.Second)
+			s.waitFor("PostgreSQL ready")
 			if where == "lesson" {
 				s.send("Enter")
-				s.waitFor("In 1 minute", 10*time.Second)
+				s.waitFor("In 1 minute")
 			} else {
 				s.send("j", "Enter")
-				s.waitFor("book 2, key", 20*time.Second)
+				s.waitFor("book 2, key")
 				s.send("+", "+", "Space")
 			}
 			s.resize(120, 40)
 			var wide string
 			if where == "play" {
-				wide = s.waitFor("SQL sent", 10*time.Second) // the wide layout's own pane
+				wide = s.waitFor("SQL sent") // the wide layout's own pane
 			} else {
-				wide = s.waitFor("Idempotency", 10*time.Second)
+				wide = s.waitFor("Idempotency")
 			}
 			s.resize(100, 30)
 			s.waitRedrawn(wide, 100, 30)
 			s.send("q")
-			scr := s.waitFor("EXIT=0", 15*time.Second)
+			scr := s.waitFor("EXIT=0")
 			for _, l := range strings.Split(scr, "\n") {
 				if l = strings.TrimSpace(l); l != "" && l != "EXIT=0" {
 					t.Fatalf("left on the screen after quitting: %q\n%s", l, scr)
@@ -328,6 +405,7 @@ func colourParams(s string) []string {
 
 // With NO_COLOR set, no screen of the app carries a colour escape.
 func TestBinaryInTmuxHonoursNO_COLOR(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	check := func(s *tmuxSession, where string) {
 		t.Helper()
@@ -336,21 +414,21 @@ func TestBinaryInTmuxHonoursNO_COLOR(t *testing.T) {
 		}
 	}
 	s := startTmux(t, bin, 100, 30, "NO_COLOR=1")
-	s.waitFor("PostgreSQL ready", 30*time.Second)
+	s.waitFor("PostgreSQL ready")
 	check(s, "home")
 	s.send("Enter")
-	s.waitFor("In 1 minute", 10*time.Second)
+	s.waitFor("In 1 minute")
 	check(s, "lesson")
 	s.send("Escape") // alone: ESC then j at once would read as alt+j
-	s.waitFor("Race: N copies", 10*time.Second)
+	s.waitFor("Race: N copies")
 	s.send("j", "Enter")
-	s.waitFor("book 2, key", 20*time.Second)
+	s.waitFor("book 2, key")
 	s.send("+", "+", "Space")
-	s.waitFor("summary of 12 steps", 30*time.Second)
+	s.waitFor("summary of 12 steps")
 	check(s, "play")
 	// The same screen in colour does carry colour: the check can fail.
 	c := startTmux(t, bin, 100, 30)
-	c.waitFor("PostgreSQL ready", 30*time.Second)
+	c.waitFor("PostgreSQL ready")
 	if len(colourParams(c.screenWithEscapes())) == 0 {
 		t.Error("no colour escapes without NO_COLOR either: the check proves nothing")
 	}
@@ -358,6 +436,7 @@ func TestBinaryInTmuxHonoursNO_COLOR(t *testing.T) {
 
 // q quits from every screen, and nothing is left behind.
 func TestBinaryInTmuxQuitsFromEveryScreen(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	screens := []struct {
 		name string
@@ -378,13 +457,13 @@ func TestBinaryInTmuxQuitsFromEveryScreen(t *testing.T) {
 	for _, sc := range screens {
 		t.Run(sc.name, func(t *testing.T) {
 			s := startTmux(t, bin, 80, 24)
-			s.waitFor("PostgreSQL ready", 30*time.Second)
+			s.waitFor("PostgreSQL ready")
 			if len(sc.keys) > 0 {
 				s.send(sc.keys...)
 			}
-			s.waitFor(sc.want, 20*time.Second)
+			s.waitFor(sc.want)
 			s.send("q")
-			s.waitFor("EXIT=0", 10*time.Second)
+			s.waitFor("EXIT=0")
 		})
 	}
 }
@@ -392,11 +471,12 @@ func TestBinaryInTmuxQuitsFromEveryScreen(t *testing.T) {
 // learn --present opens in presenter mode: no help line, a clock, and page
 // down steps.
 func TestBinaryInTmuxPresenterFlag(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	s := startTmuxArgs(t, bin, []string{"--present", "play", "lost-answer"}, 80, 24)
-	s.waitFor("step 1 ", 30*time.Second)
+	s.waitFor("step 1 ")
 	s.send("PageDown")
-	scr := s.waitFor("step 2 ", 10*time.Second)
+	scr := s.waitFor("step 2 ")
 	if strings.Contains(scr, "space play/pause") {
 		t.Errorf("presenter mode shows the help line:\n%s", scr)
 	}
@@ -404,13 +484,14 @@ func TestBinaryInTmuxPresenterFlag(t *testing.T) {
 		t.Errorf("no MM:SS clock:\n%s", scr)
 	}
 	s.send("q")
-	s.waitFor("EXIT=0", 10*time.Second)
+	s.waitFor("EXIT=0")
 }
 
 // A panic in a goroutine of learn's (injected) ends the program, yet the
 // terminal is back in cooked mode on the normal screen, the panic is shown,
 // and the cluster is gone.
 func TestBinaryInTmuxCrashRestoresTheTerminal(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	requireTool(t, "tmux")
 	name := fmt.Sprintf("learn-crash-%d", time.Now().UnixNano())
@@ -420,13 +501,13 @@ func TestBinaryInTmuxCrashRestoresTheTerminal(t *testing.T) {
 	}
 	s := &tmuxSession{t: t, name: name}
 	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", exactTarget(name)).Run() })
-	home := s.waitFor("PostgreSQL ready", 30*time.Second)
+	home := s.waitFor("PostgreSQL ready")
 	m := clusterDir.FindStringSubmatch(home)
 	if m == nil {
 		t.Fatalf("no cluster directory on the home screen:\n%s", home)
 	}
 	dir := strings.TrimRight(m[1], ")…,")
-	scr := s.waitFor("MODE=", 30*time.Second)
+	scr := s.waitFor("MODE=")
 	for _, want := range []string{"panic: injected crash", "learn crashed", "EXIT=2", "MODE=icanon"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the pane lacks %q:\n%s", want, scr)
@@ -441,42 +522,43 @@ func TestBinaryInTmuxCrashRestoresTheTerminal(t *testing.T) {
 // Scores and the drill schedule survive a restart, and a damaged progress
 // file is moved aside with a notice while learn goes on.
 func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	state := t.TempDir()
 	env := "XDG_STATE_HOME=" + state
 
 	s := startTmux(t, bin, 80, 24, env)
-	s.waitFor("Redraw it (1 question)", 30*time.Second)
+	s.waitFor("Redraw it (1 question)")
 	for range 3 { // past the lesson, play and the checkpoint
 		s.send("j")
 	}
 	s.send("Enter")
-	s.waitFor("6. ", 10*time.Second)
+	s.waitFor("6. ")
 	for range 6 { // every blank filled with a choice, in the shuffled order
 		s.send("h", "h", "Space", "l", "Space", "l", "Space", "j")
 	}
 	s.send("Enter")
-	s.waitFor("The right order:", 10*time.Second)
+	s.waitFor("The right order:")
 	s.send("Enter")
-	s.waitFor("Redraw it: done", 10*time.Second)
+	s.waitFor("Redraw it: done")
 	s.send("q")
-	s.waitFor("EXIT=0", 10*time.Second)
+	s.waitFor("EXIT=0")
 
 	again := startTmux(t, bin, 80, 24, env)
-	again.waitFor("· 1 attempt", 30*time.Second)
+	again.waitFor("· 1 attempt")
 	again.send("q")
-	again.waitFor("EXIT=0", 10*time.Second)
+	again.waitFor("EXIT=0")
 
 	file := filepath.Join(state, "learn", "progress.json")
 	if err := os.WriteFile(file, []byte(`{"version": 2, "sets": {"redraw": `), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	damaged := startTmux(t, bin, 80, 24, env)
-	damaged.waitFor("! ", 30*time.Second)
+	damaged.waitFor("! ")
 	for range 3 { // down to the redraw, past the lesson, play and the checkpoint
 		damaged.send("j")
 	}
-	scr := damaged.waitFor("▸ Redraw it (1 question)", 10*time.Second)
+	scr := damaged.waitFor("▸ Redraw it (1 question)")
 	if line := scr[strings.Index(scr, "▸ Redraw it"):]; !strings.Contains(line[:strings.Index(line, "\n")], "not taken yet") {
 		t.Errorf("learn did not go on with fresh progress:\n%s", scr)
 	}
@@ -485,15 +567,16 @@ func TestBinaryInTmuxProgressSurvivesRestartAndDamage(t *testing.T) {
 		t.Errorf("damaged file not moved aside: %v", aside)
 	}
 	damaged.send("q")
-	damaged.waitFor("EXIT=0", 10*time.Second)
+	damaged.waitFor("EXIT=0")
 }
 
 // SIGQUIT sent to the process doing the work (Go's goroutine dump) is a
 // crash too: the parent restores the terminal and removes the cluster.
 func TestBinaryInTmuxSIGQUITRestoresTheTerminal(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	s := startTmux(t, bin, 200, 50)
-	home := s.waitFor("PostgreSQL ready", 30*time.Second)
+	home := s.waitFor("PostgreSQL ready")
 	m := clusterDir.FindStringSubmatch(home)
 	if m == nil {
 		t.Fatalf("no cluster directory on the home screen:\n%s", home)
@@ -519,7 +602,7 @@ func TestBinaryInTmuxSIGQUITRestoresTheTerminal(t *testing.T) {
 	if err := exec.Command("kill", "-QUIT", child).Run(); err != nil {
 		t.Fatal(err)
 	}
-	scr := s.waitFor("EXIT=", 20*time.Second)
+	scr := s.waitFor("EXIT=")
 	for _, want := range []string{"learn crashed", "EXIT=2"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the pane lacks %q:\n%s", want, scr)
@@ -531,6 +614,7 @@ func TestBinaryInTmuxSIGQUITRestoresTheTerminal(t *testing.T) {
 // A reader that stops early (learn demo | head -1) ends learn with SIGPIPE:
 // that is no crash, and nothing says it is.
 func TestBinaryBrokenPipeIsNoCrash(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	cmd := exec.Command("sh", "-c", bin+" demo concurrent-copies --copies 50 | head -1")
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // hexRun is the random part of a screen (the idempotency keys).
@@ -36,15 +35,16 @@ func shape(screen string) []string {
 // sequence diagram took them as one: borders at half length, right borders
 // missing, arrow rows split.
 func TestBinaryInTmuxWidthsIgnoreRUNEWIDTH_EASTASIAN(t *testing.T) {
+	t.Parallel() // see packageTests: which tests run in parallel
 	bin := buildLearn(t)
 	screens := map[string]string{}
 	for _, env := range []string{"RUNEWIDTH_EASTASIAN=0", "RUNEWIDTH_EASTASIAN=1"} {
 		s := startTmuxArgs(t, bin, []string{"play", "lost-answer"}, 120, 30, env, "TMPDIR="+t.TempDir())
-		s.waitFor("step 1 ·", 60*time.Second)
+		s.waitFor("step 1 ·")
 		s.send("n")
-		screens[env] = s.waitFor("step 2 ·", 30*time.Second)
+		screens[env] = s.waitFor("step 2 ·")
 		s.send("q")
-		s.waitFor("EXIT=0", 30*time.Second)
+		s.waitFor("EXIT=0")
 	}
 	want, got := shape(screens["RUNEWIDTH_EASTASIAN=0"]), shape(screens["RUNEWIDTH_EASTASIAN=1"])
 	for i := range max(len(want), len(got)) {

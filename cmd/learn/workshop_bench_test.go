@@ -198,9 +198,13 @@ func raceSession(from, addr, user string) (*benchSession, error) {
 	if err := sess.Start("race"); err != nil {
 		return fail(err)
 	}
+	// wait reads the screen again at each of its changes until every one
+	// of want is on it.
 	wait := func(what string, want ...string) error {
-		deadline := time.Now().Add(2 * time.Minute) // a hung session, not a slow one
+		hung := time.NewTimer(2 * time.Minute) // a hung session, not a slow one
+		defer hung.Stop()
 		for {
+			changed := emu.Changed()
 			over := false // the session's output has ended: the screen is final
 			select {
 			case <-ended:
@@ -212,12 +216,18 @@ func raceSession(from, addr, user string) (*benchSession, error) {
 			if missing < 0 {
 				return nil
 			}
-			if over || time.Now().After(deadline) {
-				mu.Lock()
-				defer mu.Unlock()
-				return fmt.Errorf("%s never came (no %q); stderr %q, the screen:\n%s", what, want[missing], stderr.String(), strings.TrimSpace(scr))
+			if !over {
+				select {
+				case <-changed:
+					continue
+				case <-ended:
+					continue
+				case <-hung.C:
+				}
 			}
-			time.Sleep(5 * time.Millisecond) // polling for the frame
+			mu.Lock()
+			defer mu.Unlock()
+			return fmt.Errorf("%s never came (no %q); stderr %q, the screen:\n%s", what, want[missing], stderr.String(), strings.TrimSpace(scr))
 		}
 	}
 	if err := wait("the race's first frame", "Race: copies of one request at once"); err != nil {

@@ -430,17 +430,12 @@ func TestKilledWorkshopLeavesTheRoomsSummaryAndTheNextSaysWhere(t *testing.T) {
 		t.Fatalf("the workshop does not say where it keeps the room's summary:\n%s", out)
 	}
 	kept := m[1]
+	keeping := watchDir(t, summaries)
 	attendPlay(t, joinLine.FindStringSubmatch(out)[1]) // ada, on a play screen
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if s, err := os.ReadFile(kept); err == nil && strings.Contains(string(s), `"name": "ada"`) && strings.Contains(string(s), `"last_screen": "Play`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ada never reached the kept summary %s", kept)
-		}
-		time.Sleep(20 * time.Millisecond) // polling for the event
-	}
+	keeping.until(t, func() bool {
+		s, err := os.ReadFile(kept)
+		return err == nil && strings.Contains(string(s), `"name": "ada"`) && strings.Contains(string(s), `"last_screen": "Play`)
+	}, func() string { return "ada never reached the kept summary " + kept })
 	_ = first.Process.Kill()
 	_ = first.Wait()
 	sum := readSummaryFile(t, kept)

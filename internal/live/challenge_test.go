@@ -18,9 +18,11 @@ import (
 // challenge's text claims (checked here from the runs' reports, apart from
 // the challenge's own goal).
 func TestChallengesHoldOverTheDesignSpace(t *testing.T) {
+	t.Parallel() // runs of its own, on schemas of their own
 	rs := newRuns(t)
 	for _, c := range quiz.Challenges() {
 		t.Run(c.ID, func(t *testing.T) {
+			t.Parallel() // the challenges share the Runs, made for many runs at once
 			if ok, _ := c.Goal(c.Start, rs.Lab(t.Context(), c.Start, nil)); ok {
 				t.Error("the start already passes")
 			}

@@ -66,6 +66,7 @@ func namesOnlyGuardsThatActed(t *testing.T, design string, r sim.LabResult) {
 // lab's scorecard for that design agrees with the scenario's own verdict:
 // the same invariants fail, with the same words.
 func TestTheLabAgreesWithEveryBrokenVariant(t *testing.T) {
+	t.Parallel() // runs of its own, on schemas of their own
 	rs := newRuns(t)
 	for _, s := range sim.Scenarios() {
 		if !s.HasBroken() {
@@ -92,6 +93,7 @@ func TestTheLabAgreesWithEveryBrokenVariant(t *testing.T) {
 // The scorecard of every single-switch deviation from the lesson's design:
 // which scenarios catch it, and why.
 func TestEverySingleSwitchDeviation(t *testing.T) {
+	t.Parallel() // runs of its own, on schemas of their own
 	rs := newRuns(t)
 	tests := []struct {
 		sw, value string

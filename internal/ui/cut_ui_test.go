@@ -23,6 +23,7 @@ var cutMark = regexp.MustCompile(`…( {2,}| *$)`)
 // TestHeadersAreOneLine; the footer may end its hints with an honest "…":
 // the ? overlay has them all.)
 func TestScreensCutNothing(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	screens := []struct {
 		open  common.Open
 		want  string

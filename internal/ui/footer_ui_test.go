@@ -22,6 +22,7 @@ import (
 // `esc` and `q` were lost; at 60x20 the drill's tick screen kept `↑/k up`
 // and `↓/j down` and dropped `space tick` and `enter grade`.
 func TestFootersKeepTheirEssentials(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	screens := []struct {
 		open  common.Open
 		want  string
@@ -50,6 +51,7 @@ func TestFootersKeepTheirEssentials(t *testing.T) {
 		}
 		for i, sc := range screens {
 			t.Run(fmt.Sprintf("%dx%d/%d/%v", w, h, i, sc.open.Page), func(t *testing.T) {
+				t.Parallel()
 				u := startUI(t, sc.open, w, h)
 				want := []string{sc.want, "? help", "q quit"}
 				if sc.back {

@@ -28,6 +28,7 @@ func TestLabBreaksTheDesignOneSwitchAtATime(t *testing.T) {
 // A challenge starts from its design, says what is missing, and once met
 // is saved as passed.
 func TestLabChallengeIsSavedWhenMet(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	u, path := startLastSeats(t)
 	u.press("right", "right", "enter") // lookup → after-seat-check
 	u.waitFor(t, "✓ Challenge passed: The last seats", "safe against 12 of 14 scenarios")
@@ -44,6 +45,7 @@ func TestLabChallengeIsSavedWhenMet(t *testing.T) {
 // the challenge goes on (it used to end it without a word, leaving a
 // design that could no longer pass); outside one, the lesson's design.
 func TestLabStartOverKeepsTheChallenge(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	u, path := startLastSeats(t)
 	u.press("j", "right") // a switch the challenge does not need
 	u.waitFor(t, "the design changed: enter runs it")

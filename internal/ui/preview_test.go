@@ -21,6 +21,7 @@ import (
 // progress as saved, the whole page rendered): the app draws over it with
 // no visible change. Only the top of the page is rendered for it.
 func TestPreviewIsTheAppsFirstFrame(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	store := &progress.Store{Path: filepath.Join(t.TempDir(), "progress.json")}
 	if _, err := store.Update(func(p *progress.Progress) error {
 		p.MarkRead("idempotency", time.Now())

@@ -97,6 +97,7 @@ func (u *uiTest) finish(t *testing.T, path string) *progress.Progress {
 // options in another order than the first, and picking the right option
 // where it is shown is right under either order.
 func TestCheckpointFromStartToEnd(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	path := filepath.Join(t.TempDir(), "progress.json")
 	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetCheckpoint}}, 100, 40, path)
 	set := quiz.Checkpoint()
@@ -315,6 +316,7 @@ func TestRedrawGradesEachPositionAndBlank(t *testing.T) {
 // ticked, then every flashcard rated; the schedule is saved and nothing is
 // due any more.
 func TestDrillCountdownAndFlashcards(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	path := filepath.Join(t.TempDir(), "progress.json")
 	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageDrill}}, 100, 40, path)
 	d := quiz.Interview()
@@ -551,6 +553,7 @@ func slotOrder(t *testing.T, u *uiTest, q quiz.Question, slot int) quiz.Shown {
 // events) is marked wrong beside the run's own answers, and the saved
 // score is the grade from the run.
 func TestPredictThenRun(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	path := filepath.Join(t.TempDir(), "progress.json")
 	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetPredict}}, 80, 24, path)
 	set := quiz.PredictSet()

@@ -14,6 +14,7 @@ import (
 // lookups replayed against unique violations, from the report's Guards)
 // and that its milliseconds are wall time.
 func TestRaceSaysWhatLearnForcesAndWhichGuardActed(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageRace}}, 80, 24)
 	u.waitFor(t, "Copies: 10", "press enter to fire")
 	seen := func(what string, want ...string) {

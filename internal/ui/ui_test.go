@@ -166,6 +166,7 @@ func (u *uiTest) press(keys ...string) {
 func keyPress(k string) tea.KeyPressMsg { return uitest.Key(k) }
 
 func TestHomeOpensTheLessonAt80x24(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 80, 24)
 	u.waitFor(t, "Lesson: Idempotency", "Play: the lost answer", "PostgreSQL ready")
 	u.press("enter")
@@ -173,6 +174,10 @@ func TestHomeOpensTheLessonAt80x24(t *testing.T) {
 	u.press("tab")
 	u.waitFor(t, "Picture it", "Browser")
 	u.press("esc")
+	// The home screen first: a press that comes while the screen still
+	// shows the lesson moves a cursor the screen shows a frame later, and
+	// choose would stop one entry past the card.
+	u.waitFor(t, "Interview card: ", "Play: the lost answer")
 	u.choose(t, "Interview card")
 	u.press("enter")
 	u.waitFor(t, "Say it in 30 seconds")
@@ -212,6 +217,7 @@ func TestTooSmallWindowAsksForMore(t *testing.T) {
 // The picker lists every scenario; v picks the broken variant, which the
 // play screen runs live to its wrong answer.
 func TestPickerPlaysABrokenVariant(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 100, 30)
 	u.waitFor(t, "Scenarios: all 14")
 	u.choose(t, "Scenarios: all 14")
@@ -264,6 +270,7 @@ func TestBurstOfStepsIsNotLost(t *testing.T) {
 // Stepping back shows each kept frame exactly as it was drawn going
 // forward: nothing is run again.
 func TestSteppingBackGivesIdenticalFrames(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "lost-answer"}}, size[0], size[1])
 		u.waitFor(t, "step 1 ·")
@@ -348,6 +355,7 @@ func TestPresenterModeHidesTheChrome(t *testing.T) {
 // scorecard ran past the bottom, the reader's and the play screen's titles
 // wrapped the header onto two lines.
 func TestEveryScreenFitsTheWindow(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	screens := []struct {
 		open  common.Open
 		want  string
@@ -385,6 +393,7 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
 		for i, sc := range screens {
 			t.Run(fmt.Sprintf("%dx%d/%d/%v/%s", size[0], size[1], i, sc.open.Page, sc.open.Name), func(t *testing.T) {
+				t.Parallel()
 				u := startUI(t, sc.open, size[0], size[1])
 				u.waitFor(t, sc.want)
 				if len(sc.press) > 0 {
@@ -571,6 +580,7 @@ func TestPresenterKeyOnlyWhereItWorks(t *testing.T) {
 // of redis-ttl broken showed the last 2 of 4 rows without the column names
 // or a hint, and at 60x20 "p: back to the story" was cut off.
 func TestDiagnosisKeepsItsRowsAndItsKeys(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {100, 30}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			u := startUI(t, common.Open{Place: progress.Place{Page: progress.PagePlay, Name: "redis-ttl", Variant: string(sim.Broken)}}, size[0], size[1])

@@ -15,6 +15,7 @@ import (
 // overlay) only where it switches the design: a scenario with a broken
 // variant, played outside the lab.
 func TestVIsOfferedOnlyWhereItWorks(t *testing.T) {
+	t.Parallel() // an app of its own, its own schemas and progress file
 	const hint, help = "v the other design", "correct/broken"
 	cases := []struct {
 		name  string

@@ -9,7 +9,8 @@
 //   - [Follow] copies a teatest program's output into a Screen.
 //   - [Key] is the key press Bubble Tea sends for a key's name.
 //   - [Buffer] is a bytes.Buffer safe for a writer and a reader at once (a
-//     process's standard error read while it runs).
+//     process's standard error read while it runs), waited on by its
+//     writes.
 package uitest
 
 import (
@@ -102,14 +103,13 @@ func (s *Screen) Close() {
 	}
 }
 
-// waitLimit is how long Wait waits for what never comes before it fails
-// the test: a guard against a hang, far above any wait that passes.
-const waitLimit = 20 * time.Second
-
 // Wait returns once ok holds for the screen's text, checking it again each
 // time the screen changes and, for a condition that also reads what is not
-// on the screen, every tenth of a second; when it never holds, the test
-// fails saying what it waited for, with the screen.
+// on the screen, every tenth of a second. A wait has no limit of its own:
+// what it waits for comes however slowly the machine runs; when it never
+// holds, the test fails saying what it waited for, with the screen,
+// shortly before the test binary's -timeout would end it with no word of
+// either.
 func (s *Screen) Wait(t testing.TB, what string, ok func(screen string) bool) {
 	t.Helper()
 	s.WaitOr(t, ok, func() string { return what + " never happened" })
@@ -118,8 +118,8 @@ func (s *Screen) Wait(t testing.TB, what string, ok func(screen string) bool) {
 // WaitOr is Wait failing with failure's words, asked for when it fails.
 func (s *Screen) WaitOr(t testing.TB, ok func(screen string) bool, failure func() string) {
 	t.Helper()
-	deadline := time.NewTimer(waitLimit)
-	defer deadline.Stop()
+	guard, stop := Guard(t)
+	defer stop()
 	offScreen := time.NewTicker(100 * time.Millisecond)
 	defer offScreen.Stop()
 	for {
@@ -130,10 +130,28 @@ func (s *Screen) WaitOr(t testing.TB, ok func(screen string) bool, failure func(
 		select {
 		case <-changed:
 		case <-offScreen.C:
-		case <-deadline.C:
+		case <-guard:
 			t.Fatalf("%s; the screen:\n%s", failure(), s.String())
 		}
 	}
+}
+
+// Guard fires a little before the test binary's -timeout (a twentieth of
+// the time left, and 5 s), so that a wait for what never comes fails
+// saying what it waited for; it never fires without a -timeout, or for a
+// t that has no deadline. Call stop once the wait is over.
+func Guard(t testing.TB) (guard <-chan time.Time, stop func()) {
+	tt, ok := t.(interface{ Deadline() (time.Time, bool) })
+	if !ok {
+		return nil, func() {}
+	}
+	end, ok := tt.Deadline()
+	if !ok {
+		return nil, func() {}
+	}
+	left := time.Until(end)
+	timer := time.NewTimer(left - left/20 - 5*time.Second)
+	return timer.C, func() { timer.Stop() }
 }
 
 // WaitFor waits until every one of want is on the screen.
@@ -234,6 +252,7 @@ func Key(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: k}
 }
 
-// Buffer is a bytes.Buffer safe for one writer and many readers at once
+// Buffer is a bytes.Buffer safe for one writer and many readers at once,
+// waited on by its writes (Changed), never by sleeping
 // (syncbuf.Buffer, which the tests outside the UI use too).
 type Buffer = syncbuf.Buffer

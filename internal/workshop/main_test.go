@@ -189,19 +189,29 @@ func (a *attendee) waitFor(want ...string) string {
 	return a.screen()
 }
 
-// waitUntil polls get until ok holds; it fails with the last value.
+// waitUntil reads get until ok holds for what it returns, and returns
+// that. What it reads (the room's state, a budget, a socket, a screen)
+// says nothing to a second reader when it changes (the room's Changed has
+// one reader, the dashboard), so it is read again at each tick of a
+// ticker, a poll that takes no pause of its own. A wait has no limit of
+// its own: it fails with the last value shortly before the test binary's
+// -timeout would end it with no word of what it waited for.
 func waitUntil(t testing.TB, what string, get func() string, ok func(string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	guard, stop := uitest.Guard(t)
+	defer stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		s := get()
 		if ok(s) {
 			return s
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-tick.C:
+		case <-guard:
 			t.Fatalf("%s never came; last:\n%s", what, s)
 		}
-		time.Sleep(20 * time.Millisecond) // polling for the event, not waiting for a while
 	}
 }
 
