@@ -147,6 +147,8 @@ type Guard struct {
 	inter bool
 	par   []byte
 	long  bool // more parameter bytes than par keeps
+	c1    bool // the CSI came as its one byte, 0x9b
+	skip  int  // bytes still to drop: an X10 mouse report's (final)
 
 	paste pasting
 	size  int       // bytes of the paste let through
@@ -196,6 +198,10 @@ func MaxOut(n int) int { return n*(1+maxInject) + len(pasteEnd) }
 
 // step takes one byte of input and appends what of it goes through.
 func (g *Guard) step(dst []byte, c byte) []byte {
+	if g.skip > 0 {
+		g.skip--
+		return dst
+	}
 	pass := g.paste != dropping
 	switch g.st {
 	case escape:
@@ -262,6 +268,7 @@ func (g *Guard) step(dst []byte, c byte) []byte {
 			g.st = escape
 		case csi8, dcs8:
 			g.begin(c == dcs8)
+			g.c1 = c == csi8
 		case 0x9d, 0x98, 0x9e, 0x9f: // the one-byte OSC, SOS, PM, APC
 			g.beginString(c == 0x9d)
 		case ctrlC:
@@ -292,7 +299,7 @@ func (g *Guard) put(dst []byte, c byte) []byte {
 
 // begin starts a CSI or (dcs) a DCS sequence.
 func (g *Guard) begin(dcs bool) {
-	g.st, g.n, g.dcs, g.pfx, g.inter, g.par, g.long = prefix, 0, dcs, 0, false, g.par[:0], false
+	g.st, g.n, g.dcs, g.pfx, g.inter, g.par, g.long, g.c1 = prefix, 0, dcs, 0, false, g.par[:0], false, false
 }
 
 // beginString starts a string's data (osc: an OSC's).
@@ -368,6 +375,19 @@ func (g *Guard) final(dst []byte, c byte, pass bool) []byte {
 		}
 		g.paste = notPasting
 		return append(dst, c)
+	case plain && c == 'M' && g.c1 && len(g.par) == 0:
+		// An X10 mouse report after the one-byte CSI: the decoder reads
+		// its three bytes as if the CSI were ESC [ (ultraviolet's
+		// parseX10MouseEvent takes buf[3:6]) and panics on the last one.
+		// Guard ends the sequence with a final the decoder takes for an
+		// unknown key and drops the report's three bytes, as the decoder
+		// would have consumed them. learn asks for SGR mouse reports,
+		// never X10 ones.
+		g.skip = 3
+		if pass {
+			dst = append(dst, '~')
+		}
+		return dst
 	case g.paste != notPasting && plain && isCtrlC(g.par, c):
 		if pass {
 			dst = append(dst, c) // the sequence's start went into the paste

@@ -300,3 +300,29 @@ func TestALongDCSNeverLeaksKeys(t *testing.T) {
 		}
 	}
 }
+
+// An X10 mouse report after the one-byte CSI (0x9b M and three bytes)
+// panicked the decoder behind Guard: ultraviolet reads the report as if
+// the CSI were ESC [ (buf[3:6]) and runs past the end. Guard ends such a
+// sequence with a final the decoder takes for an unknown key and drops
+// the report's three bytes; what follows goes through. (Found by
+// TestGuardRandomInput, LEARN_INPUT_SEED=1796177209066523066.)
+func TestGuardDropsX10ReportsAfterTheOneByteCSI(t *testing.T) {
+	for _, reads := range [][]string{
+		{"\x9bM\nc\x1b"},
+		{"\x9b", "M\nc", "\x1b"},
+		{"\x9bM", "\n", "c\x1b"},
+	} {
+		var in []chunk
+		for _, r := range reads {
+			in = append(in, chunk{b: r})
+		}
+		if _, p := decode(true, in...); p != nil {
+			t.Errorf("%q: the decoder panicked behind Guard: %v", reads, p)
+		}
+	}
+	g := NewGuard(func() time.Time { return time.Unix(0, 0) })
+	if got := string(g.Filter(nil, []byte("\x9bM !!x\x1b[M !!y"))); got != "\x9b~x\x1b[M !!y" {
+		t.Errorf("Guard let %q through, want the one-byte CSI's report dropped and ESC ['s kept", got)
+	}
+}
