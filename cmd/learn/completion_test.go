@@ -40,12 +40,16 @@ func complete(t *testing.T, args ...string) ([]string, cobra.ShellCompDirective)
 // directory's files for race, doctor, serve, workshop, version and lab, and
 // for lab --set.
 func TestCompletionOffersNoFilesWhereNoneAreTaken(t *testing.T) {
-	for _, cmd := range []string{"race", "doctor", "serve", "workshop", "version", "lab", "progress reset", "progress export"} {
+	for _, cmd := range []string{"race", "doctor", "workshop", "version", "lab", "progress reset", "progress export"} {
 		args := append(strings.Fields(cmd), "")
 		names, d := complete(t, args...)
 		if d&cobra.ShellCompDirectiveNoFileComp == 0 || len(names) > 0 {
 			t.Errorf("learn %s <TAB> offers %q with directive %d: files, or names it does not take", cmd, names, d)
 		}
+	}
+	// learn serve takes one scenario name, whose design it serves.
+	if names, d := complete(t, "serve", ""); d&cobra.ShellCompDirectiveNoFileComp == 0 || len(names) != len(sim.Scenarios()) {
+		t.Errorf("learn serve <TAB> offers %q with directive %d, want the %d scenarios and no files", names, d, len(sim.Scenarios()))
 	}
 	var want []string
 	for _, s := range sim.LabSwitches() {

@@ -68,7 +68,14 @@ func newFetcher(env *way.Env, repo string) *fetcher {
 	if env.DownloadIdle > 0 {
 		idle = env.DownloadIdle
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// Go's default transport's settings (a proxy from the environment,
+	// its timeouts), in a transport of the fetcher's own; a default
+	// transport that is no *http.Transport (a test's wrapper) is used as
+	// it is.
+	var tr http.RoundTripper = http.DefaultTransport
+	if t, ok := tr.(*http.Transport); ok {
+		tr = t.Clone()
+	}
 	return &fetcher{client: &http.Client{Transport: tr}, idle: idle, repo: repo}
 }
 

@@ -107,7 +107,10 @@ func New(upstream string) (*Proxy, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%q is not an http:// or https:// base URL, such as http://127.0.0.1:8080", upstream)
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := &http.Transport{}
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		tr = t.Clone()
+	}
 	tr.DisableCompression = true // the body is passed on as the API sent it
 	return &Proxy{upstream: u, client: &http.Client{
 		Transport: tr,
