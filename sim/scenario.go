@@ -94,6 +94,10 @@ type Scenario struct {
 	run     func(ctx context.Context, r *Run) ([]client.Outcome, error)
 }
 
+// Instances is how many API instances the scenario's world has (a retry
+// on another instance needs two).
+func (s *Scenario) Instances() int { return max(s.world(Options{}).Instances, 1) }
+
 // Design is the design variant v runs: the correct variant's, or the broken
 // one's.
 func (s *Scenario) Design(v Variant) Switches {

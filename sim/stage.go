@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -58,6 +59,10 @@ type StageConfig struct {
 	Clock     clock.Clock      // default: a clock.Fake at the current second
 	Trace     *trace.Trace     // may be nil
 	Addr      func(int) string // listen address of instance n (1 for api-1); default "127.0.0.1:0"
+	// Listeners, when set, are the instances' listeners, open already:
+	// instance n serves on Listeners[n-1] (Addr is not used). The stage
+	// closes them with the instances, also when NewStage fails.
+	Listeners []net.Listener
 	// Limits bound each instance's listener and its waits for the
 	// database (learn serve: WorkshopLimits). The zero value, for the
 	// scenarios, has none: a held step waits as long as the learner likes.
@@ -75,7 +80,10 @@ type StageConfig struct {
 	// level applies; the trace gets every level.
 	Log slog.Handler
 
-	Design     engine.Design     // how each engine books; zero: correct
+	Design engine.Design // how each engine books; zero: correct
+	// DesignName names the design when it is not the lesson's: every
+	// instance's /openapi.json says so (learn serve --set).
+	DesignName string
 	Constraint engine.Constraint // the key constraint of the schema; zero: UNIQUE (user_id, idempotency_key)
 	Keys       KeyPlace          // where instances keep keys; zero: in the booking row
 	RedisTTL   time.Duration
@@ -138,6 +146,14 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 	if cfg.Addr == nil {
 		cfg.Addr = func(int) string { return "127.0.0.1:0" }
 	}
+	used := 0 // of cfg.Listeners, handed to an instance (which closes it)
+	defer func() {
+		if err != nil {
+			for _, ln := range cfg.Listeners[used:] {
+				_ = ln.Close()
+			}
+		}
+	}()
 	if cfg.ConnWait <= 0 {
 		cfg.ConnWait = DefaultConnWait
 	}
@@ -230,6 +246,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			Log:    slog.New(h).With("instance", lane),
 		}
 		a.Engine.Design = cfg.Design
+		a.Design = cfg.DesignName
 		if r, ok := db.(api.OutageReporter); ok {
 			a.Outage = r.Outage
 		}
@@ -240,8 +257,11 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			a.Keys = &api.RedisKeys{Client: st.redis, TTL: cfg.RedisTTL}
 		}
 		needs = append(needs, poolNeed{pool, cfg.MaxConns, "API instance " + lane})
-		inst, err := api.StartInstance(lane, cfg.Addr(n), a, cfg.Limits)
-		if err != nil {
+		var inst *api.Instance
+		if n <= len(cfg.Listeners) {
+			inst = api.StartInstanceOn(lane, cfg.Listeners[n-1], a, cfg.Limits)
+			used = n
+		} else if inst, err = api.StartInstance(lane, cfg.Addr(n), a, cfg.Limits); err != nil {
 			return nil, err
 		}
 		st.Instances = append(st.Instances, inst)

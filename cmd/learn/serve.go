@@ -25,9 +25,9 @@ func serveCmd(g *globals) *cobra.Command {
 	cfg := serve.Config{Drain: serve.Drain, Limits: api.WorkshopLimits(),
 		Download: func(say func(string)) func(pgtemp.DownloadProgress) { return headless.NewDownloadLines(say).Update }}
 	cmd := &cobra.Command{
-		Use:   "serve",
+		Use:   "serve [SCENARIO]",
 		Short: "Run the booking API for curl: N API instances behind a round-robin front door",
-		Long: "Run the booking API on a throwaway PostgreSQL for a workshop to curl: N API instances on loopback ports of their own, behind a round-robin front door at --addr. " +
+		Long: "Run the booking API on a throwaway PostgreSQL for a workshop to curl: N API instances on loopback ports of their own (or the --instance-addr given), behind a round-robin front door at --addr. " +
 			"It prints the demo users' tokens and curl commands to paste, and logs every request to standard error (the replays at debug level). " +
 			fmt.Sprintf("Every connection has limits (%s for the headers, %s for the whole request, %s for the answer, %s idle, %d at once; %s to get a database connection and %s for the event's row lock, the whole wait however many queue for it, then 503 with Retry-After), so slow or idle clients cannot hold it. ",
 				cfg.Limits.ReadHeader, cfg.Limits.Read, cfg.Limits.Write, cfg.Limits.Idle, cfg.Limits.MaxConns, cfg.Limits.DBWait, cfg.Limits.LockWait) +
@@ -48,6 +48,13 @@ func serveCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if n := len(cfg.InstanceAddrs); n > 0 {
+				seen := map[string]string{cfg.Addr: "--addr"}
+				for _, a := range cfg.InstanceAddrs {
+					if prev, twice := seen[a]; twice && !strings.HasSuffix(a, ":0") {
+						return usageErrorf(cmd, "--instance-addr %s is given twice (it is %s's already): give each API instance an address of its own", a, prev)
+					}
+					seen[a] = "another --instance-addr"
+				}
 				if cmd.Flags().Changed("instances") && cfg.Instances != n {
 					return usageErrorf(cmd, "--instances %d and %d --instance-addr: give one address per API instance, or leave --instances out", cfg.Instances, n)
 				}
@@ -87,7 +94,7 @@ func serveDesign(cmd *cobra.Command, cfg *serve.Config, sets []string, variant s
 	case len(sets) > 0 && len(args) > 0:
 		return usageErrorf(cmd, "serve a scenario's design or a design of --set, not both")
 	case len(args) == 0 && cmd.Flags().Changed("variant"):
-		return usageErrorf(cmd, "--variant needs a scenario name: learn serve --variant broken SCENARIO (those with a broken variant: %s)", brokenNames())
+		return usageErrorf(cmd, "--variant needs a scenario name: learn serve SCENARIO --variant broken (those whose broken design is the server's: %s)", serverBrokenNames())
 	case len(args) > 0:
 		s, v, err := lookupScenario(cmd, args[0], variant)
 		if err != nil {
@@ -95,7 +102,15 @@ func serveDesign(cmd *cobra.Command, cfg *serve.Config, sets []string, variant s
 		}
 		cfg.Design = s.Design(v)
 		cfg.DesignName = fmt.Sprintf("the %s variant of %s (%s)", v, s.Name, cfg.Design)
+		if !cmd.Flags().Changed("instances") && len(cfg.InstanceAddrs) == 0 {
+			cfg.Instances = max(cfg.Instances, s.Instances()) // a retry on another instance needs two
+		}
 	default:
+		for _, set := range sets {
+			if name, _, _ := strings.Cut(set, "="); sim.ClientSwitch(strings.TrimSpace(name)) {
+				return usageErrorf(cmd, "%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store); the client is yours to write against it, or try the switch in learn lab", strings.TrimSpace(name))
+			}
+		}
 		d, err := sim.ParseSwitches(sets)
 		if err != nil {
 			return usageErrorf(cmd, "%v", err)
@@ -106,4 +121,16 @@ func serveDesign(cmd *cobra.Command, cfg *serve.Config, sets []string, variant s
 		return usageErrorf(cmd, "%v", err)
 	}
 	return nil
+}
+
+// serverBrokenNames lists the scenarios whose broken variant changes the
+// server (the designs learn serve can serve), not only the client.
+func serverBrokenNames() string {
+	var names []string
+	for _, s := range sim.Scenarios() {
+		if s.HasBroken() && s.Design(sim.Broken).ServerDesign(&sim.StageConfig{}) == nil {
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -65,6 +65,23 @@ func TestServeRunsALabDesign(t *testing.T) {
 	if len(broken.instances) != 2 || broken.instances[0] != "http://"+a1 || broken.instances[1] != "http://"+a2 {
 		t.Errorf("instances on %v, want http://%s and http://%s", broken.instances, a1, a2)
 	}
+	for _, want := range []string{"the lesson's design replays it", "does this one?"} {
+		if !strings.Contains(broken.stdout, want) {
+			t.Errorf("the intro of a broken design lacks %q (it must not promise the lesson's answers):\n%s", want, broken.stdout)
+		}
+	}
+	if strings.Contains(broken.stdout, "same booking, replayed") {
+		t.Errorf("the intro of a broken design promises the lesson's replay:\n%s", broken.stdout)
+	}
+	var doc struct {
+		Info struct {
+			Description string `json:"description"`
+		} `json:"info"`
+	}
+	getJSON(t, broken.front+"/openapi.json", "", &doc)
+	if !strings.Contains(doc.Info.Description, "lookup=after-seat-check, NOT the lesson's") {
+		t.Errorf("/openapi.json of a broken design does not say so: %.200s", doc.Info.Description)
+	}
 	key = uuid.NewString()
 	if r, b := post(t, broken.instances[0], key, body); r.StatusCode != 200 {
 		t.Fatalf("the first booking: %d %s", r.StatusCode, b)

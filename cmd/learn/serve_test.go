@@ -274,7 +274,7 @@ func testServeSession(t *testing.T, bin string) {
 		`-H "Authorization: Bearer tok-ada" -H "Idempotency-Key: $KEY" -d '{"event_id": 1, "quantity": 2}'`,
 		`-H "Idempotency-Key: $KEY" -d '{"event_id": 1, "quantity": 3}'`,
 		"Run it again: same booking, replayed",
-		"409 " + engine.MsgKeyReused,
+		"409 " + engine.CodeKeyReused,
 		"curl -s " + p.front + "/events",
 		"curl -s " + p.front + `/bookings -H "Authorization: Bearer tok-ada"`,
 		"learn serve 2>&1 | grep replayed",
@@ -441,7 +441,7 @@ func TestServeBadCommandLines(t *testing.T) {
 		{[]string{"--seats", "lots"}, `--seats must be a whole number from 1 to 1000000, got "lots"`},
 		{[]string{"now"}, `unknown scenario "now"`},
 		{[]string{"last-seats", "now"}, "serve takes at most one scenario name"},
-		{[]string{"--set", "retry=none"}, "retry=none is the browser client's switch, not the server's"},
+		{[]string{"--set", "retry=none"}, "retry is the browser client's switch, not the server's"},
 		{[]string{"--set", "lookup=sometimes"}, "switch lookup has no value \"sometimes\""},
 		{[]string{"--variant", "broken"}, "--variant needs a scenario name"},
 		{[]string{"--set", "lookup=none", "last-seats"}, "not both"},
@@ -449,6 +449,9 @@ func TestServeBadCommandLines(t *testing.T) {
 		{[]string{"--variant", "broken", "replay-after-sellout"}, "has no broken variant"},
 		{[]string{"--instances", "3", "--instance-addr", "127.0.0.1:0", "--instance-addr", "127.0.0.1:0"}, "--instances 3 and 2 --instance-addr"},
 		{[]string{"--instance-addr", "8081"}, `--instance-addr "8081" is not host:port`},
+		{[]string{"--set", "client-key=per-intent"}, "client-key is the browser client's switch"},
+		{[]string{"--addr", "127.0.0.1:18095", "--instance-addr", "127.0.0.1:18095"}, "is given twice (it is --addr's already)"},
+		{[]string{"--instances", "2", "--instance-addr", "127.0.0.1:18091", "--instance-addr", "127.0.0.1:18091"}, "given twice"},
 		{[]string{"--postgres", "cloud"}, "auto"},
 	}
 	for _, tt := range tests {

@@ -94,14 +94,43 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 		return exit.Failure, fmt.Errorf("cannot listen on %s: %w; pass --addr 127.0.0.1:0 for any free port, or another address", addr, err)
 	}
 	defer ln.Close()
+	// The instances' own addresses too, before anything starts: a busy
+	// one is said now, not once PostgreSQL is up.
+	var instLns []net.Listener
+	for i, a := range cfg.InstanceAddrs {
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			for _, l := range instLns {
+				l.Close()
+			}
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return exit.Failure, fmt.Errorf("--instance-addr %s (API instance api-%d) is already in use: pass another address, or leave --instance-addr out for free ports", a, i+1)
+			}
+			return exit.Failure, fmt.Errorf("API instance api-%d cannot listen on --instance-addr %s: %w", i+1, a, err)
+		}
+		instLns = append(instLns, l)
+	}
+	handed := false // the stage has the instances' listeners, and closes them
+	defer func() {
+		if !handed {
+			for _, l := range instLns {
+				l.Close()
+			}
+		}
+	}()
 
 	// One logger for every line on stderr: the API instances and the front
 	// door derive theirs from its handler (WithAttrs), so the handler's one
 	// mutex keeps the lines whole.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	say := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
-	if host, _, _ := net.SplitHostPort(addr); host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
+	if everyInterface(addr) {
 		log.Warn(fmt.Sprintf("%s listens on every network interface: anyone who can reach this machine can book with the demo tokens printed below. Use --addr 127.0.0.1:PORT to keep it local.", addr))
+	}
+	for i, a := range cfg.InstanceAddrs {
+		if everyInterface(a) {
+			log.Warn(fmt.Sprintf("API instance api-%d on %s listens on every network interface, past the front door: anyone who can reach this machine can book there with the demo tokens. Use --instance-addr 127.0.0.1:PORT to keep it local.", i+1, a))
+		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -183,15 +212,15 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 	if err := cfg.Design.ServerDesign(&stageCfg); err != nil {
 		return exit.Usage, err
 	}
-	if len(cfg.InstanceAddrs) > 0 {
-		stageCfg.Instances = len(cfg.InstanceAddrs)
-		stageCfg.Addr = func(n int) string { return cfg.InstanceAddrs[n-1] } // n is 1 for api-1
+	if len(cfg.Design.Changed()) > 0 {
+		stageCfg.DesignName = cfg.DesignName
 	}
+	if len(instLns) > 0 {
+		stageCfg.Instances, stageCfg.Listeners = len(instLns), instLns
+	}
+	handed = true
 	st, err := sim.NewStage(ctx, live.Database(srv), stageCfg)
 	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return exit.Failure, fmt.Errorf("%w: pass other --instance-addr values, or leave them out for free ports", err)
-		}
 		if ctx.Err() != nil {
 			return exit.OK, nil
 		}
@@ -241,7 +270,7 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 
 	printIntro(stdout, intro{
 		db: srv.Describe(), front: "http://" + ln.Addr().String(), instances: st.Instances,
-		design: cfg.DesignName, broken: len(cfg.Design.Changed()) > 0,
+		design: cfg.DesignName, broken: len(cfg.Design.Changed()) > 0, notApplying: cfg.Design.NotApplying(),
 		eventID: eventID, seats: cfg.Seats, startsAt: startsAt,
 	})
 
@@ -281,6 +310,14 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 	return exit.OK, nil
 }
 
+// everyInterface reports whether addr listens on every network interface
+// (no host, 0.0.0.0 or ::).
+func everyInterface(addr string) bool {
+	host, _, _ := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	return host == "" || ip != nil && ip.IsUnspecified()
+}
+
 // otherPort suggests the port after addr's, e.g. 127.0.0.1:8081 for
 // 127.0.0.1:8080.
 func otherPort(addr string) string {
@@ -297,14 +334,15 @@ func otherPort(addr string) string {
 
 // intro is what learn serve prints once it is ready.
 type intro struct {
-	design    string // "" for the lesson's
-	broken    bool   // a design other than the lesson's
-	db        string
-	front     string
-	instances []*api.Instance
-	eventID   int64
-	seats     int
-	startsAt  time.Time
+	design      string // "" for the lesson's
+	broken      bool   // a design other than the lesson's
+	notApplying []sim.NotApplying
+	db          string
+	front       string
+	instances   []*api.Instance
+	eventID     int64
+	seats       int
+	startsAt    time.Time
 }
 
 // printIntro prints where everything listens and the commands to paste.
@@ -319,6 +357,9 @@ func printIntro(w io.Writer, in intro) {
 	switch {
 	case in.broken:
 		p("learn serve: design: %s, NOT the lesson's: a practice target, unsafe on purpose", in.design)
+		for _, na := range in.notApplying {
+			p("learn serve: %s acts on nothing here: %s", na.Switch, na.Why)
+		}
 	default:
 		p("learn serve: design: the lesson's")
 	}
@@ -343,14 +384,24 @@ func printIntro(w io.Writer, in intro) {
 	p("Try it from another terminal. One key per booking intent:")
 	p("  KEY=$(uuidgen 2>/dev/null || cat /proc/sys/kernel/random/uuid)")
 	p("")
+	// The lesson's design answers as these lines say; another design is
+	// there to be found out, so its lines say what to look for.
+	again, changed, other := fmt.Sprintf("Run it again: same booking, replayed (the same 200, and the header %s: true):", api.HeaderReplayed),
+		fmt.Sprintf("The same key with quantity 3 (409 %s):", engine.CodeKeyReused),
+		"A retry that lands on another API instance gets the same booking:"
+	if in.broken {
+		again = fmt.Sprintf("Run it again: the lesson's design replays it (the same 200, %s: true); does this one?", api.HeaderReplayed)
+		changed = fmt.Sprintf("The same key with quantity 3: the lesson's design refuses it (409 %s); does this one?", engine.CodeKeyReused)
+		other = "A retry on another API instance: the lesson's design gives the same booking; does this one? (GET /bookings shows every row)"
+	}
 	p("Book 2 seats (200 and the booking):")
 	p("  %s", book(in.front, 2))
-	p("Run it again: same booking, replayed (the same 200, and the header %s: true):", api.HeaderReplayed)
+	p("%s", again)
 	p("  %s", book(in.front, 2))
-	p("The same key with quantity 3 (409 %s):", engine.MsgKeyReused)
+	p("%s", changed)
 	p("  %s", book(in.front, 3))
 	if len(in.instances) > 1 {
-		p("A retry that lands on another API instance gets the same booking:")
+		p("%s", other)
 		for _, inst := range in.instances[:2] {
 			p("  %s", book(inst.URL, 2))
 		}

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -72,6 +73,12 @@ type API struct {
 	// keys outside the row, where the lookup is the store's, not the
 	// engine's (Engine.Barrier).
 	Barrier *engine.Barrier
+	// Design names the design this instance runs when it is not the
+	// lesson's (learn serve --set): its /openapi.json says so.
+	Design string
+
+	contractOnce sync.Once
+	contractDoc  []byte
 }
 
 // Handler returns the API's routes.
@@ -81,7 +88,7 @@ func (a *API) Handler() http.Handler {
 	mux.HandleFunc("GET /bookings", a.handleListBookings)
 	mux.HandleFunc("GET /events", a.handleListEvents)
 	mux.HandleFunc("GET /events/{id}", a.handleGetEvent)
-	mux.HandleFunc("GET /openapi.json", handleOpenAPI)
+	mux.HandleFunc("GET /openapi.json", a.handleOpenAPI)
 	// Every other answer is JSON too: a wrong method on a known path (with
 	// the Allow that RFC 9110 asks of a 405), and any unknown path.
 	for path, allow := range map[string]string{"/bookings": "GET, POST", "/events": "GET", "/events/{id}": "GET", "/openapi.json": "GET"} {

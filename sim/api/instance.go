@@ -41,8 +41,14 @@ func StartInstance(name, addr string, a *API, limits ServeLimits) (*Instance, er
 	if err != nil {
 		return nil, fmt.Errorf("API instance %s cannot listen on %s: %w", name, addr, err)
 	}
+	return StartInstanceOn(name, ln, a, limits), nil
+}
+
+// StartInstanceOn is StartInstance on a listener that is open already
+// (learn serve listens on every address before it starts anything).
+func StartInstanceOn(name string, ln net.Listener, a *API, limits ServeLimits) *Instance {
 	srv := Serve(ln, a.Handler(), limits, a.Log)
-	return &Instance{Name: name, URL: "http://" + srv.Addr().String(), API: a, srv: srv}, nil
+	return &Instance{Name: name, URL: "http://" + srv.Addr().String(), API: a, srv: srv}
 }
 
 // Shutdown stops accepting requests and waits for those in flight until

@@ -44,7 +44,7 @@ type ProblemType struct {
 // answers has one of these codes (TestEveryErrorHasAProblemType).
 var problemTypes = []ProblemType{
 	{engine.CodeInvalidKey, 400, "Invalid idempotency key", "nothing", "Send one Idempotency-Key header holding a UUID (bare or as a structured-field string); make one per booking intent and reuse it on every retry", false},
-	{engine.CodeInvalidQty, 400, "Invalid quantity", "nothing", "Send a quantity from 1 to the event's capacity", false},
+	{engine.CodeInvalidQty, 400, "Invalid quantity", "nothing", "Send a quantity, a whole number from 1 to 10", false},
 	{CodeInvalidBody, 400, "Invalid body", "nothing", `Send a JSON object {"event_id": 1, "quantity": 2} and nothing else`, false},
 	{CodeInvalidEvent, 400, "Invalid event id", "nothing", "Send an event_id that is a whole number from 1; GET /events lists them", false},
 	{CodeBadRequest, 400, "Unreadable request", "nothing", "Send well-formed HTTP/1.1", false},

@@ -111,10 +111,14 @@ func (v *Validator) Transport(base http.RoundTripper) http.RoundTripper {
 	})
 }
 
-// isAPI reports whether resp comes from learn's API (its instances and
-// its front door name the instance on every answer), and not from another
-// server a test talks to.
-func isAPI(resp *http.Response) bool { return resp.Header.Get(api.HeaderInstance) != "" }
+// isAPI reports whether resp comes from learn's API, and not from another
+// server a test talks to: its instances and its front door name the
+// instance on every answer they write through net/http, and every answer
+// written below it (net/http's own refusals rewritten, a full listener's
+// 503, the front door's own) is problem details.
+func isAPI(resp *http.Response) bool {
+	return resp.Header.Get(api.HeaderInstance) != "" || resp.Header.Get("Content-Type") == api.ContentTypeProblem
+}
 
 type roundTripper func(*http.Request) (*http.Response, error)
 
