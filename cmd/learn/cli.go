@@ -87,6 +87,15 @@ func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
 	return exit.Usagef(cmd.CommandPath(), format, args...)
 }
 
+// usageOf is err as a usage error of cmd (nil stays nil; an error that
+// carries its exit code already keeps it).
+func usageOf(cmd *cobra.Command, err error) error {
+	if _, ok := errors.AsType[*exit.Error](err); ok || err == nil {
+		return err
+	}
+	return usageErrorf(cmd, "%v", err)
+}
+
 // flagError is cobra's FlagErrorFunc: every flag that cannot be parsed is a
 // usage error. A value one of learn's flag types refused says so in its own
 // words ("--copies must be from 2 to 100, got 500").

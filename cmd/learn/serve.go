@@ -10,7 +10,6 @@ import (
 	"github.com/learn-idempotency/learn/internal/headless"
 	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/pgtemp"
-	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/api"
 )
 
@@ -87,50 +86,19 @@ func serveCmd(g *globals) *cobra.Command {
 }
 
 // serveDesign sets cfg's design from --set, or from the scenario named in
-// args and --variant: a usage error when both are given, for a switch of
-// the browser client, or for a scenario or variant that does not exist.
+// args and --variant (serve.SwitchesDesign, serve.ScenarioDesign).
 func serveDesign(cmd *cobra.Command, cfg *serve.Config, sets []string, variant string, args []string) error {
 	switch {
 	case len(sets) > 0 && len(args) > 0:
 		return usageErrorf(cmd, "serve a scenario's design or a design of --set, not both")
 	case len(args) == 0 && cmd.Flags().Changed("variant"):
-		return usageErrorf(cmd, "--variant needs a scenario name: learn serve SCENARIO --variant broken (those whose broken design is the server's: %s)", serverBrokenNames())
+		return usageErrorf(cmd, "--variant needs a scenario name: learn serve SCENARIO --variant broken (those whose broken design is the server's: %s)", serve.BrokenScenarios())
 	case len(args) > 0:
 		s, v, err := lookupScenario(cmd, args[0], variant)
-		if err != nil {
-			return err
+		if err == nil {
+			err = serve.ScenarioDesign(cfg, s, v, cmd.Flags().Changed("instances"))
 		}
-		cfg.Design = s.Design(v)
-		cfg.DesignName = fmt.Sprintf("the %s variant of %s (%s)", v, s.Name, cfg.Design)
-		if !cmd.Flags().Changed("instances") && len(cfg.InstanceAddrs) == 0 {
-			cfg.Instances = max(cfg.Instances, s.Instances()) // a retry on another instance needs two
-		}
-	default:
-		for _, set := range sets {
-			if name, _, _ := strings.Cut(set, "="); sim.ClientSwitch(strings.TrimSpace(name)) {
-				return usageErrorf(cmd, "%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store); the client is yours to write against it, or try the switch in learn lab", strings.TrimSpace(name))
-			}
-		}
-		d, err := sim.ParseSwitches(sets)
-		if err != nil {
-			return usageErrorf(cmd, "%v", err)
-		}
-		cfg.Design, cfg.DesignName = d, d.String()
+		return usageOf(cmd, err)
 	}
-	if err := cfg.Design.ServerDesign(&sim.StageConfig{}); err != nil {
-		return usageErrorf(cmd, "%v", err)
-	}
-	return nil
-}
-
-// serverBrokenNames lists the scenarios whose broken variant changes the
-// server (the designs learn serve can serve), not only the client.
-func serverBrokenNames() string {
-	var names []string
-	for _, s := range sim.Scenarios() {
-		if s.HasBroken() && s.Design(sim.Broken).ServerDesign(&sim.StageConfig{}) == nil {
-			names = append(names, s.Name)
-		}
-	}
-	return strings.Join(names, ", ")
+	return usageOf(cmd, serve.SwitchesDesign(cfg, sets))
 }

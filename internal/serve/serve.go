@@ -310,6 +310,47 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 	return exit.OK, nil
 }
 
+// SwitchesDesign sets cfg's design from --set's name=value settings: a
+// switch of the browser client (whatever its value) and a design that is
+// no server's are errors that say what to do instead.
+func SwitchesDesign(cfg *Config, sets []string) error {
+	for _, set := range sets {
+		if name, _, _ := strings.Cut(set, "="); sim.ClientSwitch(strings.TrimSpace(name)) {
+			return fmt.Errorf("%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store); the client is yours to write against it, or try the switch in learn lab", strings.TrimSpace(name))
+		}
+	}
+	d, err := sim.ParseSwitches(sets)
+	if err != nil {
+		return err
+	}
+	cfg.Design, cfg.DesignName = d, d.String()
+	return d.ServerDesign(&sim.StageConfig{})
+}
+
+// ScenarioDesign sets cfg's design to the one variant v of s runs, with
+// the API instances its world needs unless they were given (a retry on
+// another instance needs two); a design of the client is an error.
+func ScenarioDesign(cfg *Config, s *sim.Scenario, v sim.Variant, instancesGiven bool) error {
+	cfg.Design = s.Design(v)
+	cfg.DesignName = fmt.Sprintf("the %s variant of %s (%s)", v, s.Name, cfg.Design)
+	if !instancesGiven && len(cfg.InstanceAddrs) == 0 {
+		cfg.Instances = max(cfg.Instances, s.Instances())
+	}
+	return cfg.Design.ServerDesign(&sim.StageConfig{})
+}
+
+// BrokenScenarios lists the scenarios whose broken variant changes the
+// server (the designs learn serve can serve), not only the client.
+func BrokenScenarios() string {
+	var names []string
+	for _, s := range sim.Scenarios() {
+		if s.HasBroken() && s.Design(sim.Broken).ServerDesign(&sim.StageConfig{}) == nil {
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 // everyInterface reports whether addr listens on every network interface
 // (no host, 0.0.0.0 or ::).
 func everyInterface(addr string) bool {
