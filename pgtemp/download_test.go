@@ -25,7 +25,7 @@ func newMirror(t *testing.T) *mirrortest.Mirror {
 	if err != nil {
 		t.Skip(err)
 	}
-	m := mirrortest.New(t, mirrortest.Jar(t), path)
+	m := mirrortest.New(t, mirrortest.StoredJar(t), path)
 	t.Setenv(RepositoryEnv, m.URL)
 	return m
 }

@@ -55,7 +55,9 @@ func (l *logs) find(s string) string {
 // The first start downloads the archive from the mirror, announces it
 // (what, how big, from where, kept where), reports its progress, and starts
 // a cluster that works; the second starts from the cache without a single
-// request. Both leave nothing behind but the cache.
+// request. Both leave nothing behind but the cache. The jar is the
+// LZMA-compressed one, as Maven Central's are; the other tests get the
+// stored one (mirrortest.StoredJar), read by the same code.
 func TestDownloadThenStartFromCache(t *testing.T) {
 	jar := mirrortest.Jar(t)
 	m := newMirror(t, jar)
@@ -130,8 +132,7 @@ func TestDownloadThenStartFromCache(t *testing.T) {
 // /root is): the binaries are copied into the cluster's own directory, and
 // go with it. When it can reach the cache, they run from there.
 func TestDownloadedBinariesReachTheClusterUser(t *testing.T) {
-	mirrortest.Jar(t)
-	newMirror(t, mirrortest.Jar(t))
+	newMirror(t, mirrortest.StoredJar(t))
 	for _, reachable := range []bool{false, true} {
 		cache := t.TempDir()
 		if reachable {
@@ -160,7 +161,7 @@ func TestDownloadedBinariesReachTheClusterUser(t *testing.T) {
 // bytes that do not match the published checksum) is removed and fetched
 // again.
 func TestDamagedDownloadIsFetchedAgain(t *testing.T) {
-	jar := mirrortest.Jar(t)
+	jar := mirrortest.StoredJar(t)
 	bad := append([]byte(nil), jar...)
 	bad[len(bad)/2] ^= 0xff
 	for name, first := range map[string]func(int64, http.ResponseWriter, *http.Request) bool{
@@ -199,7 +200,7 @@ func TestDamagedDownloadIsFetchedAgain(t *testing.T) {
 // A repository that always sends a damaged archive is given up after
 // downloadTries, with an error that says so; nothing stays.
 func TestAlwaysDamagedDownloadFails(t *testing.T) {
-	jar := mirrortest.Jar(t)
+	jar := mirrortest.StoredJar(t)
 	m := newMirror(t, jar)
 	m.OnJar(func(_ int64, w http.ResponseWriter, r *http.Request) bool { return mirrortest.CutShort(jar)(0, w, r) })
 	cache := t.TempDir()
@@ -221,7 +222,7 @@ func TestAlwaysDamagedDownloadFails(t *testing.T) {
 // A cached archive whose files changed (a file cut short, one removed) is
 // not used: it is removed and downloaded again.
 func TestDamagedCacheIsDownloadedAgain(t *testing.T) {
-	m := newMirror(t, mirrortest.Jar(t))
+	m := newMirror(t, mirrortest.StoredJar(t))
 	cache := t.TempDir()
 	opts := downloadOpts(t, cache)
 	startD(t, opts).Close()
@@ -256,7 +257,7 @@ func TestDamagedCacheIsDownloadedAgain(t *testing.T) {
 // Ctrl-C in the middle of the download stops it at once and leaves no
 // partial file, no extraction and no cluster.
 func TestCancelledDownloadLeavesNothing(t *testing.T) {
-	jar := mirrortest.Jar(t)
+	jar := mirrortest.StoredJar(t)
 	m := newMirror(t, jar)
 	m.OnJar(func(_ int64, w http.ResponseWriter, r *http.Request) bool {
 		w.Header().Set("Content-Length", fmt.Sprint(len(jar)))
@@ -383,7 +384,7 @@ func TestCacheOnlyDownloadsNothing(t *testing.T) {
 // A killed learn's partial download and extraction are removed by the
 // next download.
 func TestLeftoversOfAKilledDownloadGo(t *testing.T) {
-	newMirror(t, mirrortest.Jar(t))
+	newMirror(t, mirrortest.StoredJar(t))
 	cache := t.TempDir()
 	base := downloadsDir(cache)
 	os.MkdirAll(filepath.Join(base, ".extract-123", "bin"), 0o700)
@@ -396,15 +397,27 @@ func TestLeftoversOfAKilledDownloadGo(t *testing.T) {
 
 // The cache as the doctor lists it, and --clean-cache.
 func TestDownloadCacheAndClean(t *testing.T) {
-	m := newMirror(t, mirrortest.Jar(t))
+	m := newMirror(t, mirrortest.StoredJar(t))
 	cache := t.TempDir()
 	if _, got := Cache(cache); len(got) != 0 {
 		t.Fatalf("empty cache lists %v", got)
 	}
 	startD(t, downloadOpts(t, cache)).Close()
 	_, got := Cache(cache)
-	if len(got) != 1 || !got[0].Whole || got[0].Size < int64(len(m.Jar())) || filepath.Base(got[0].Dir) != thisArchiveName(t) {
+	if len(got) != 1 || !got[0].Whole || filepath.Base(got[0].Dir) != thisArchiveName(t) {
 		t.Fatalf("cache lists %+v", got)
+	}
+	// Its size is what its files take: those extracted and the manifest.
+	mf, err := verifyArchiveDir(got[0].Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fileSize(t, filepath.Join(got[0].Dir, archiveManifest))
+	for _, f := range mf.Files {
+		want += f.Size
+	}
+	if got[0].Size != want || want < int64(len(m.Jar()))/2 {
+		t.Fatalf("cache lists %d bytes in %s, want the %d its files take (the jar has %d)", got[0].Size, got[0].Dir, want, len(m.Jar()))
 	}
 	dir, freed, err := CleanCache(cache)
 	if err != nil || dir != template.CacheRoot(cache) || freed < got[0].Size {
@@ -416,6 +429,16 @@ func TestDownloadCacheAndClean(t *testing.T) {
 	if _, _, err := CleanCache(cache); err != nil {
 		t.Errorf("cleaning an empty cache: %v", err)
 	}
+}
+
+// fileSize is the size of the file name.
+func fileSize(t testing.TB, name string) int64 {
+	t.Helper()
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }
 
 // Entries that would land outside the archive's directory make it damaged.
@@ -468,7 +491,8 @@ func writeJar(t testing.TB, name string, tarData []byte) {
 }
 
 // Without a published checksum, a jar of the right size whose bytes are
-// wrong is found damaged while extracting it, and fetched again.
+// wrong is found damaged while extracting it, and fetched again: by the
+// LZMA decoder, so the jar is the compressed one.
 func TestCorruptArchiveWithoutChecksumIsFetchedAgain(t *testing.T) {
 	jar := mirrortest.Jar(t)
 	bad := append([]byte(nil), jar...)

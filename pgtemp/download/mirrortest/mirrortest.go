@@ -46,21 +46,61 @@ import (
 // the archive but the system's shared libraries.
 
 var (
-	jarOnce sync.Once
-	jarData []byte
-	jarErr  error
+	tarOnce sync.Once
+	tarData []byte
+	tarErr  error
+
+	jarOnce, storedOnce sync.Once
+	jarData, storedData []byte
+	jarErr, storedErr   error
 )
 
-// Jar returns the jar built from this machine's PostgreSQL, once per test
-// binary. It skips the test when there are no local binaries.
+// Jar returns the jar built from this machine's PostgreSQL, its .txz
+// compressed with xz (LZMA2, preset 1) as zonky's are, once per test
+// binary. Reading it costs LZMA decoding, seconds under -race: give it to
+// the tests whose subject is that decoding, and [StoredJar] to the others.
+// It skips the test when there are no local binaries.
 func Jar(t testing.TB) []byte {
 	t.Helper()
-	bindir := serverBinaries(t)
-	jarOnce.Do(func() { jarData, jarErr = buildZonkyJar(bindir) })
+	tr := archiveTar(t)
+	jarOnce.Do(func() {
+		var txz []byte
+		if txz, jarErr = compressXZ(tr); jarErr == nil {
+			jarData, jarErr = wrapJar(txz)
+		}
+	})
 	if jarErr != nil {
 		t.Fatalf("building the test archive: %v", jarErr)
 	}
 	return jarData
+}
+
+// StoredJar returns the jar [Jar] returns with its .txz holding the same
+// tar in LZMA2's uncompressed chunks ([StoredXZ]): a jar in the zonky
+// layout that the download way fetches, checks and extracts exactly as
+// the compressed one (xz container, block check, tar), whose reading is a
+// copy rather than LZMA decoding. Built once per test binary; it skips
+// the test when there are no local binaries.
+func StoredJar(t testing.TB) []byte {
+	t.Helper()
+	tr := archiveTar(t)
+	storedOnce.Do(func() { storedData, storedErr = wrapJar(StoredXZ(tr)) })
+	if storedErr != nil {
+		t.Fatalf("building the stored test archive: %v", storedErr)
+	}
+	return storedData
+}
+
+// archiveTar is the tar of this machine's PostgreSQL in the zonky layout,
+// built once per test binary.
+func archiveTar(t testing.TB) []byte {
+	t.Helper()
+	bindir := serverBinaries(t)
+	tarOnce.Do(func() { tarData, tarErr = buildZonkyTar(bindir) })
+	if tarErr != nil {
+		t.Fatalf("building the test archive: %v", tarErr)
+	}
+	return tarData
 }
 
 // serverBinaries is the newest directory of PostgreSQL server binaries
@@ -85,10 +125,10 @@ func serverBinaries(t testing.TB) string {
 	return ""
 }
 
-// buildZonkyJar builds the jar from the binaries in bindir, their
-// libraries and share directory (pg_config says where), without the LLVM
-// JIT and its bitcode (PostgreSQL runs without them).
-func buildZonkyJar(bindir string) ([]byte, error) {
+// buildZonkyTar builds the tar of the binaries in bindir, their libraries
+// and share directory (pg_config says where), without the LLVM JIT and
+// its bitcode (PostgreSQL runs without them).
+func buildZonkyTar(bindir string) ([]byte, error) {
 	out, err := exec.Command(filepath.Join(bindir, "pg_config"), "--bindir", "--sharedir", "--pkglibdir").Output()
 	if err != nil {
 		return nil, fmt.Errorf("pg_config: %v", err)
@@ -159,27 +199,37 @@ func buildZonkyJar(bindir string) ([]byte, error) {
 		return nil, err
 	}
 
+	return tarBuf.Bytes(), nil
+}
+
+// compressXZ compresses data with xz at preset 1, with the xz program when
+// there is one (ZZGO unset), else with github.com/ulikunitz/xz.
+func compressXZ(data []byte) ([]byte, error) {
 	var txz bytes.Buffer
 	if p, err := exec.LookPath("xz"); err == nil && os.Getenv("ZZGO") == "" {
 		cmd := exec.Command(p, "-T0", "-1", "-c")
-		cmd.Stdin = &tarBuf
+		cmd.Stdin = bytes.NewReader(data)
 		cmd.Stdout = &txz
 		if err := cmd.Run(); err != nil {
 			return nil, err
 		}
-	} else {
-		xw, err := xz.NewWriter(&txz)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := xw.Write(tarBuf.Bytes()); err != nil {
-			return nil, err
-		}
-		if err := xw.Close(); err != nil {
-			return nil, err
-		}
+		return txz.Bytes(), nil
 	}
+	xw, err := xz.NewWriter(&txz)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := xw.Write(data); err != nil {
+		return nil, err
+	}
+	if err := xw.Close(); err != nil {
+		return nil, err
+	}
+	return txz.Bytes(), nil
+}
 
+// wrapJar is the jar holding txz as postgres-<os>-<arch>.txz, stored.
+func wrapJar(txz []byte) ([]byte, error) {
 	var jar bytes.Buffer
 	zw := zip.NewWriter(&jar)
 	mf, _ := zw.Create("META-INF/MANIFEST.MF")
@@ -188,7 +238,7 @@ func buildZonkyJar(bindir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.Write(txz.Bytes())
+	w.Write(txz)
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
