@@ -97,6 +97,15 @@ func Repository() string {
 	return DefaultRepository
 }
 
+// repository is the repository the download way fetches from with env:
+// env.Repository when set, else Repository().
+func repository(env *way.Env) string {
+	if r := strings.TrimSpace(env.Repository); r != "" {
+		return strings.TrimRight(r, "/")
+	}
+	return Repository()
+}
+
 // checkRepository says when repo, the repository Repository gave,
 // is no http(s) URL: only $LEARN_POSTGRES_REPOSITORY can make it one, and
 // fetching from it would fail as if offline.
@@ -190,7 +199,7 @@ var _ way.Way = Way{}
 // cannot reach the cache (it is in root's home), the binaries are copied
 // into the cluster's own directory first.
 func (Way) Start(ctx context.Context, env *way.Env) (*way.Instance, error) {
-	a, err := thisArchive(Repository())
+	a, err := thisArchive(repository(env))
 	if err != nil {
 		return nil, err
 	}
@@ -417,13 +426,16 @@ func BytesText(n int64) string {
 // With env.CacheOnly and nothing cached, the way is not available (trying
 // it would download).
 func (Way) Inspect(_ context.Context, env *way.Env) (in way.Inspection) {
-	a, err := thisArchive(Repository())
+	a, err := thisArchive(repository(env))
 	if err != nil {
 		in.Err, in.Missing = err, true
 		return in
 	}
 	from := "Maven Central"
-	if os.Getenv(RepositoryEnv) != "" {
+	switch {
+	case env.Repository != "":
+		from = "given by the caller"
+	case os.Getenv(RepositoryEnv) != "":
 		from = "from " + RepositoryEnv
 	}
 	in.Details = append(in.Details, fmt.Sprintf("%s from %s (%s)", a, a.url(), from))

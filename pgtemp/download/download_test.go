@@ -59,10 +59,11 @@ func (l *logs) find(s string) string {
 // LZMA-compressed one, as Maven Central's are; the other tests get the
 // stored one (mirrortest.StoredJar), read by the same code.
 func TestDownloadThenStartFromCache(t *testing.T) {
+	t.Parallel()
 	jar := mirrortest.Jar(t)
 	m := newMirror(t, jar)
 	cache := t.TempDir()
-	opts := downloadOpts(t, cache)
+	opts := mirrorOpts(t, cache, m)
 	var l logs
 	opts.Logf = l.logf(t)
 	var mu sync.Mutex
@@ -132,7 +133,8 @@ func TestDownloadThenStartFromCache(t *testing.T) {
 // /root is): the binaries are copied into the cluster's own directory, and
 // go with it. When it can reach the cache, they run from there.
 func TestDownloadedBinariesReachTheClusterUser(t *testing.T) {
-	newMirror(t, mirrortest.StoredJar(t))
+	t.Parallel()
+	m := newMirror(t, mirrortest.StoredJar(t))
 	for _, reachable := range []bool{false, true} {
 		cache := t.TempDir()
 		if reachable {
@@ -141,7 +143,7 @@ func TestDownloadedBinariesReachTheClusterUser(t *testing.T) {
 			os.MkdirAll(downloadsDir(cache), 0o755)
 			os.Chmod(template.CacheRoot(cache), 0o755)
 		}
-		opts := downloadOpts(t, cache)
+		opts := mirrorOpts(t, cache, m)
 		var l logs
 		opts.Logf = l.logf(t)
 		s := startD(t, opts)
@@ -161,6 +163,7 @@ func TestDownloadedBinariesReachTheClusterUser(t *testing.T) {
 // bytes that do not match the published checksum) is removed and fetched
 // again.
 func TestDamagedDownloadIsFetchedAgain(t *testing.T) {
+	t.Parallel()
 	jar := mirrortest.StoredJar(t)
 	bad := append([]byte(nil), jar...)
 	bad[len(bad)/2] ^= 0xff
@@ -172,12 +175,13 @@ func TestDamagedDownloadIsFetchedAgain(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			m := newMirror(t, jar)
 			m.OnJar(func(n int64, w http.ResponseWriter, r *http.Request) bool {
 				return n == 1 && first(n, w, r)
 			})
 			cache := t.TempDir()
-			opts := downloadOpts(t, cache)
+			opts := mirrorOpts(t, cache, m)
 			var l logs
 			opts.Logf = l.logf(t)
 			s := startD(t, opts)
@@ -200,11 +204,12 @@ func TestDamagedDownloadIsFetchedAgain(t *testing.T) {
 // A repository that always sends a damaged archive is given up after
 // downloadTries, with an error that says so; nothing stays.
 func TestAlwaysDamagedDownloadFails(t *testing.T) {
+	t.Parallel()
 	jar := mirrortest.StoredJar(t)
 	m := newMirror(t, jar)
 	m.OnJar(func(_ int64, w http.ResponseWriter, r *http.Request) bool { return mirrortest.CutShort(jar)(0, w, r) })
 	cache := t.TempDir()
-	_, err := start(context.Background(), downloadOpts(t, cache))
+	_, err := start(context.Background(), mirrorOpts(t, cache, m))
 	if !errors.Is(err, errDamaged) {
 		t.Fatalf("Start = %v; want a damaged download", err)
 	}
@@ -222,9 +227,10 @@ func TestAlwaysDamagedDownloadFails(t *testing.T) {
 // A cached archive whose files changed (a file cut short, one removed) is
 // not used: it is removed and downloaded again.
 func TestDamagedCacheIsDownloadedAgain(t *testing.T) {
+	t.Parallel()
 	m := newMirror(t, mirrortest.StoredJar(t))
 	cache := t.TempDir()
-	opts := downloadOpts(t, cache)
+	opts := mirrorOpts(t, cache, m)
 	startD(t, opts).Close()
 	dir := filepath.Join(downloadsDir(cache), thisArchiveName(t))
 	mf, err := verifyArchiveDir(dir)
@@ -257,6 +263,7 @@ func TestDamagedCacheIsDownloadedAgain(t *testing.T) {
 // Ctrl-C in the middle of the download stops it at once and leaves no
 // partial file, no extraction and no cluster.
 func TestCancelledDownloadLeavesNothing(t *testing.T) {
+	t.Parallel()
 	jar := mirrortest.StoredJar(t)
 	m := newMirror(t, jar)
 	m.OnJar(func(_ int64, w http.ResponseWriter, r *http.Request) bool {
@@ -267,7 +274,7 @@ func TestCancelledDownloadLeavesNothing(t *testing.T) {
 		return true
 	})
 	cache := t.TempDir()
-	opts := downloadOpts(t, cache)
+	opts := mirrorOpts(t, cache, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opts.OnDownload = func(p way.DownloadProgress) {
@@ -293,6 +300,7 @@ func TestCancelledDownloadLeavesNothing(t *testing.T) {
 // A repository that accepts the connection and never answers fails the
 // download after the configured silence, with a message that says so.
 func TestSilentRepositoryTimesOut(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	m := newStubMirror(t, nil, func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -301,7 +309,7 @@ func TestSilentRepositoryTimesOut(t *testing.T) {
 		}
 	})
 	t.Cleanup(func() { close(release) }) // before the server's Close, which waits for the handler
-	opts := downloadOpts(t, t.TempDir())
+	opts := mirrorOpts(t, t.TempDir(), m)
 	opts.DownloadIdle = 200 * time.Millisecond
 	_, err := Way{}.Start(context.Background(), &opts)
 	if !errors.Is(err, errStalled) {
@@ -320,6 +328,7 @@ func TestSilentRepositoryTimesOut(t *testing.T) {
 // Offline, refused, or not there: one line that says which (pgtemp names
 // the other ways after it).
 func TestUnreachableRepositorySaysSoInOneLine(t *testing.T) {
+	t.Parallel()
 	closed := mirrortest.ClosedURL(t)
 	for _, tt := range []struct {
 		name   string
@@ -331,12 +340,12 @@ func TestUnreachableRepositorySaysSoInOneLine(t *testing.T) {
 		{"not there", http.StatusNotFound, "has no PostgreSQL " + Version},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.status == 0 {
-				t.Setenv(RepositoryEnv, closed)
-			} else {
-				newStubMirror(t, nil, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tt.status) })
-			}
+			t.Parallel()
 			opts := downloadOpts(t, t.TempDir())
+			opts.Repository = closed
+			if tt.status != 0 {
+				opts.Repository = newStubMirror(t, nil, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tt.status) }).URL
+			}
 			_, err := Way{}.Start(context.Background(), &opts)
 			if err == nil {
 				t.Fatal("Start worked")
@@ -369,8 +378,9 @@ func TestRepositoryThatIsNoURLIsSaidSo(t *testing.T) {
 
 // CacheOnly never downloads.
 func TestCacheOnlyDownloadsNothing(t *testing.T) {
+	t.Parallel()
 	m := newMirror(t, nil)
-	opts := downloadOpts(t, t.TempDir())
+	opts := mirrorOpts(t, t.TempDir(), m)
 	opts.CacheOnly = true
 	_, err := Way{}.Start(context.Background(), &opts)
 	if !errors.Is(err, errNotCached) {
@@ -384,12 +394,13 @@ func TestCacheOnlyDownloadsNothing(t *testing.T) {
 // A killed learn's partial download and extraction are removed by the
 // next download.
 func TestLeftoversOfAKilledDownloadGo(t *testing.T) {
-	newMirror(t, mirrortest.StoredJar(t))
+	t.Parallel()
+	m := newMirror(t, mirrortest.StoredJar(t))
 	cache := t.TempDir()
 	base := downloadsDir(cache)
 	os.MkdirAll(filepath.Join(base, ".extract-123", "bin"), 0o700)
 	os.WriteFile(filepath.Join(base, ".part-456"), []byte("half a jar"), 0o600)
-	startD(t, downloadOpts(t, cache)).Close()
+	startD(t, mirrorOpts(t, cache, m)).Close()
 	if left := leftovers(t, cache); len(left) > 0 {
 		t.Errorf("left: %v", left)
 	}
@@ -397,12 +408,13 @@ func TestLeftoversOfAKilledDownloadGo(t *testing.T) {
 
 // The cache as the doctor lists it, and --clean-cache.
 func TestDownloadCacheAndClean(t *testing.T) {
+	t.Parallel()
 	m := newMirror(t, mirrortest.StoredJar(t))
 	cache := t.TempDir()
 	if _, got := Cache(cache); len(got) != 0 {
 		t.Fatalf("empty cache lists %v", got)
 	}
-	startD(t, downloadOpts(t, cache)).Close()
+	startD(t, mirrorOpts(t, cache, m)).Close()
 	_, got := Cache(cache)
 	if len(got) != 1 || !got[0].Whole || filepath.Base(got[0].Dir) != thisArchiveName(t) {
 		t.Fatalf("cache lists %+v", got)
@@ -443,6 +455,7 @@ func fileSize(t testing.TB, name string) int64 {
 
 // Entries that would land outside the archive's directory make it damaged.
 func TestExtractRefusesEntriesOutsideItsDirectory(t *testing.T) {
+	t.Parallel()
 	for _, h := range []tar.Header{
 		{Typeflag: tar.TypeReg, Name: "../evil"},
 		{Typeflag: tar.TypeReg, Name: "/etc/evil"},
@@ -491,15 +504,18 @@ func writeJar(t testing.TB, name string, tarData []byte) {
 }
 
 // Without a published checksum, a jar of the right size whose bytes are
-// wrong is found damaged while extracting it, and fetched again: by the
-// LZMA decoder, so the jar is the compressed one.
+// wrong is found damaged while extracting it, and fetched again. The
+// damaged jar is the LZMA-compressed one, its damage early in its .txz,
+// so that the decoder meets it (and the tar reader the garbage it makes)
+// within the first megabytes; the good one is the stored jar.
 func TestCorruptArchiveWithoutChecksumIsFetchedAgain(t *testing.T) {
-	jar := mirrortest.Jar(t)
-	bad := append([]byte(nil), jar...)
-	bad[len(bad)/2] ^= 0xff
+	t.Parallel()
+	jar := mirrortest.StoredJar(t)
+	bad := append([]byte(nil), mirrortest.Jar(t)...)
+	bad[len(bad)/16] ^= 0xff
 	a, _ := thisArchive("")
 	var n atomic.Int64
-	newStubMirror(t, jar, func(w http.ResponseWriter, r *http.Request) {
+	m := newStubMirror(t, jar, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != a.url() {
 			http.NotFound(w, r) // no checksum files at all
 			return
@@ -511,7 +527,7 @@ func TestCorruptArchiveWithoutChecksumIsFetchedAgain(t *testing.T) {
 		w.Write(jar)
 	})
 	var l logs
-	opts := downloadOpts(t, t.TempDir())
+	opts := mirrorOpts(t, t.TempDir(), m)
 	opts.Logf = l.logf(t)
 	s := startD(t, opts)
 	if err := use(context.Background(), s); err != nil {

@@ -35,8 +35,9 @@ func start(ctx context.Context, env way.Env) (*way.Instance, error) {
 	return Way{}.Start(ctx, &env)
 }
 
-// newMirror serves jar as this machine's archive, and points
-// LEARN_POSTGRES_REPOSITORY at it for the test.
+// newMirror serves jar as this machine's archive; the test points the
+// download way at it with mirrorOpts (not the environment, so that tests
+// run in parallel).
 func newMirror(t testing.TB, jar []byte) *mirrortest.Mirror {
 	t.Helper()
 	return newStubMirror(t, jar, nil)
@@ -49,9 +50,15 @@ func newStubMirror(t testing.TB, jar []byte, h http.HandlerFunc) *mirrortest.Mir
 	if err != nil {
 		t.Skip(err)
 	}
-	m := mirrortest.NewStub(t, jar, a.path(), h)
-	t.Setenv(RepositoryEnv, m.URL)
-	return m
+	return mirrortest.NewStub(t, jar, a.path(), h)
+}
+
+// mirrorOpts is downloadOpts fetching from m.
+func mirrorOpts(t testing.TB, cacheDir string, m *mirrortest.Mirror) way.Env {
+	t.Helper()
+	env := downloadOpts(t, cacheDir)
+	env.Repository = m.URL
+	return env
 }
 
 // thisArchiveName is the directory of this machine's archive in the cache.

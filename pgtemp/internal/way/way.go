@@ -72,6 +72,10 @@ type Env struct {
 	// TmpParent replaces the automatic choice of the cluster directory's
 	// parent when not empty (tests).
 	TmpParent string
+	// Repository, when not empty, replaces the Maven repository the
+	// download way fetches from ($LEARN_POSTGRES_REPOSITORY or Maven
+	// Central), so that tests in parallel each have a mirror of their own.
+	Repository string
 	// DownloadIdle, when > 0, replaces how long a repository may stay
 	// silent during a download (tests).
 	DownloadIdle time.Duration
