@@ -205,6 +205,7 @@ func fakeBinaries(t *testing.T, initdb string, postgresFails bool) *local.Finder
 // Every step of a local start fails once, for real: Start returns the
 // cause, and leaves no directory and no process behind.
 func TestLocalStartFailsAtEveryStep(t *testing.T) {
+	t.Parallel()
 	needLocal(t)
 	rows := []struct {
 		name string

@@ -109,6 +109,7 @@ func TestLocalCluster(t *testing.T) {
 }
 
 func TestWarmStartCopiesTemplate(t *testing.T) {
+	t.Parallel()
 	bin := needLocal(t)
 	cache := t.TempDir()
 
@@ -134,6 +135,7 @@ func TestWarmStartCopiesTemplate(t *testing.T) {
 }
 
 func TestBrokenTemplateIsRebuilt(t *testing.T) {
+	t.Parallel()
 	bin := needLocal(t)
 	cache := t.TempDir()
 	run, err := runas.Current()
@@ -287,6 +289,7 @@ func TestPostmasterDiesWithLearn(t *testing.T) {
 // A workshop raises max_connections for its attendees' runs; the default
 // leaves room for a race of 100 copies.
 func TestMaxConnectionsIsTheServers(t *testing.T) {
+	t.Parallel()
 	needLocal(t)
 	cache := t.TempDir()
 	for _, tc := range []struct{ set, want int }{{0, DefaultMaxConnections}, {600, 600}} {

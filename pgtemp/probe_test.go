@@ -39,6 +39,7 @@ func TestProbeURL(t *testing.T) {
 }
 
 func TestProbeLocalColdThenWarm(t *testing.T) {
+	t.Parallel()
 	needLocal(t)
 	opts := isolated(t, t.TempDir())
 	w := Probe(context.Background(), Local, opts, time.Minute)

@@ -298,6 +298,7 @@ func TestCloseLeavesNoSharedMemory(t *testing.T) {
 // clusters', and checks that none is left. (Without the namespace, other
 // PostgreSQL servers on this machine would make the count meaningless.)
 func TestCancelledStartsLeaveNoSharedMemory(t *testing.T) {
+	t.Parallel()
 	needLocal(t)
 	if os.Geteuid() != 0 {
 		t.Skip("an IPC namespace needs root")

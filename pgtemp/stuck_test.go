@@ -20,6 +20,7 @@ import (
 // trip, so Close waited for every stuck Drop's deadline, one after
 // another.
 func TestStuckDropsHoldUpNeitherCloseNorEachOther(t *testing.T) {
+	t.Parallel()
 	needLocal(t)
 	s := startT(t, isolated(t, ""))
 	ctx := t.Context()

@@ -71,6 +71,7 @@ func startTemplateWriter(t *testing.T, tmpl string) (*exec.Cmd, string) {
 // only once its writer is proven gone: while the writer lives, neither a
 // start that saves a template nor one that copies it touches the copy.
 func TestInterruptedTemplateCopyIsRemovedByTheNextRun(t *testing.T) {
+	t.Parallel()
 	bin := needLocal(t)
 	run, err := runas.Current()
 	if err != nil {

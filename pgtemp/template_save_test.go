@@ -70,26 +70,30 @@ func readOnlyDir(t *testing.T) (dir, why string) {
 func TestColdStartSaysWhyNoTemplateWasSaved(t *testing.T) {
 	needLocal(t)
 	cases := []struct {
-		name  string
-		cache func(t *testing.T) (cacheDir, why string)
+		name    string
+		cache   func(t *testing.T) (cacheDir, why string)
+		setsEnv bool // t.Setenv rules out t.Parallel
 	}{
 		{"a file in the way", func(t *testing.T) (string, string) {
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "learn"), "not a directory")
 			return dir, filepath.Join(dir, "learn") + " is a file, not a directory"
-		}},
-		{"a read-only cache directory", func(t *testing.T) (string, string) { return readOnlyDir(t) }},
+		}, false},
+		{"a read-only cache directory", func(t *testing.T) (string, string) { return readOnlyDir(t) }, false},
 		{"a full cache directory", func(t *testing.T) (string, string) {
 			return mountTmpfs(t, "1m", ""), "no space left on device in "
-		}},
+		}, false},
 		{"no user cache directory", func(t *testing.T) (string, string) {
 			t.Setenv("XDG_CACHE_HOME", "")
 			t.Setenv("HOME", "")
 			return "", "no user cache directory"
-		}},
+		}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if !c.setsEnv {
+				t.Parallel()
+			}
 			cache, why := c.cache(t)
 			opts := isolated(t, cache)
 			w := Probe(context.Background(), Local, opts, time.Minute)
@@ -146,6 +150,7 @@ func TestTemplateSaveErrorWords(t *testing.T) {
 // initdb (cold); and it leaves nothing there. A warm template is never
 // discarded for it.
 func TestFullClusterDirIsNamed(t *testing.T) {
+	t.Parallel()
 	bin := needLocal(t)
 	warm := t.TempDir()
 	s := startT(t, isolated(t, warm))
