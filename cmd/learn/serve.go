@@ -33,7 +33,7 @@ func serveCmd(g *globals) *cobra.Command {
 			fmt.Sprintf("Ctrl-C, SIGTERM or SIGHUP stop it within %s: requests in flight get %s to finish, the rest are cut, the database is removed, and it exits 0 (1 if something could not be removed). A PostgreSQL that no longer answers is stopped by force, which can take 5s more. ", serve.StopWithin, serve.Drain) +
 			"Should learn's own PostgreSQL exit (killed, a full disk), it says so at once with the end of PostgreSQL's log, answers 503 database_down meanwhile, and starts it again on the same data; one that cannot start again ends it with exit 1.",
 		Example: "learn serve\nlearn serve --instances 2 --addr 127.0.0.1:8080\nlearn serve --seats 3   # sold out after a few bookings\nlearn serve 2>&1 | grep replayed\n" +
-			"learn serve --set lookup=after-seat-check   # a broken design to practise learn check against\nlearn serve --variant broken last-seats     # the design a scenario's broken variant runs\n" +
+			"learn serve --set lookup=after-seat-check   # a broken design to practise a client against\nlearn serve --variant broken last-seats     # the design a scenario's broken variant runs\n" +
 			"learn serve --instances 2 --instance-addr 127.0.0.1:8081 --instance-addr 127.0.0.1:8082",
 		ValidArgsFunction: completeOne(scenarioList()),
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"net/http"
+	"slices"
 )
 
 // OpenAPI is the API's OpenAPI 3.1 document (openapi.json, served at GET
@@ -24,20 +26,25 @@ func OpenAPIFor(design string) []byte {
 	if design == "" {
 		return OpenAPI
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(OpenAPI, &doc); err != nil {
-		return OpenAPI
+	// The document as it is, key for key in its order, with the warning
+	// put first in info's summary and description: what a person reads on
+	// top of it.
+	warn := "This learn serve runs the design " + design + ", NOT the lesson's: it breaks the contract below on purpose, as a practice target. "
+	out := OpenAPI
+	for _, field := range []string{`"summary": "`, `"description": "`} {
+		info := bytes.Index(out, []byte(`"info": {`))
+		if info < 0 {
+			return OpenAPI
+		}
+		at := bytes.Index(out[info:], []byte(field))
+		if at < 0 {
+			return OpenAPI
+		}
+		at += info + len(field)
+		esc, _ := json.Marshal(warn)
+		out = slices.Concat(out[:at], esc[1:len(esc)-1], out[at:])
 	}
-	if info, ok := doc["info"].(map[string]any); ok {
-		desc, _ := info["description"].(string)
-		info["description"] = "**This learn serve runs the design " + design + ", NOT the lesson's: it breaks the contract below on purpose, as a practice target.** The contract below is the lesson's design's.\n\n" + desc
-		info["x-learn-design"] = design
-	}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return OpenAPI
-	}
-	return append(b, '\n')
+	return out
 }
 
 func (a *API) handleOpenAPI(w http.ResponseWriter, r *http.Request) {

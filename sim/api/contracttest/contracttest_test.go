@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 
 	"github.com/learn-idempotency/learn/sim/api"
@@ -104,5 +105,21 @@ func TestValidatorCatchesWhatTheDocumentDoesNotSay(t *testing.T) {
 	}
 	if report, ok := v2.Report(); !ok || !strings.Contains(report, ": 3 answers") { // DELETE is no operation of the document
 		t.Errorf("%s", report)
+	}
+}
+
+// The document a broken design serves says so on top (its summary and
+// description begin with the warning), keeps its order, and is still a
+// valid document.
+func TestABrokenDesignsDocumentSaysSoOnTop(t *testing.T) {
+	doc := api.OpenAPIFor("lookup=after-seat-check")
+	head := string(doc[:min(len(doc), 600)])
+	if !strings.HasPrefix(string(doc), `{
+  "openapi": "3.1.0",`) || !strings.Contains(head, `"summary": "This learn serve runs the design lookup=after-seat-check, NOT the lesson's`) {
+		t.Errorf("the top of the document:\n%s", head)
+	}
+	loaded, err := openapi3.NewLoader().LoadFromData(doc)
+	if err != nil || loaded.Validate(t.Context()) != nil || !strings.HasPrefix(loaded.Info.Description, "This learn serve runs the design") {
+		t.Errorf("the broken design's document: %v", err)
 	}
 }
