@@ -239,7 +239,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.fire()
 	case m.running:
 	case key.Matches(msg, k.Variant):
+		// The race on screen was of the other design: its tally and
+		// verdict go with it, so that none reads as the new design's.
 		m.variant = m.variant.Other()
+		m.cells, m.report, m.err, m.holds, m.took = nil, nil, nil, "", 0
 	case key.Matches(msg, k.Faster), msg.String() == "right":
 		m.n = min(m.n+1, sim.MaxCopies)
 	case key.Matches(msg, k.Slower), msg.String() == "left":

@@ -176,3 +176,20 @@ func TestRaceSaysWhereLearnHoldsTheCopies(t *testing.T) {
 // flat is s with runs of white space made one space: a sentence wrapped
 // across lines reads whole.
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// v after a race switches the design and takes the race on screen with it:
+// the broken design's 30 bookings and its ✗ do not stay under the correct
+// design's header, reading as its result.
+func TestSwitchingTheDesignTakesTheLastRaceAway(t *testing.T) {
+	c := &common.Common{Width: 80, Height: 24, Styles: common.NewStyles(true), Keys: common.NewKeyMap()}
+	m := finished(c, 30, sim.Broken, 2)
+	before := ansi.Strip(m.View())
+	if !strings.Contains(before, "charged 30 times") {
+		t.Fatalf("the broken race is not on screen:\n%s", before)
+	}
+	m.key(press("v"))
+	after := ansi.Strip(m.View())
+	if m.variant != sim.Correct || strings.Contains(after, "charged 30 times") || strings.Contains(after, "✗") {
+		t.Errorf("after v, the correct design's screen still shows the broken race:\n%s", after)
+	}
+}
