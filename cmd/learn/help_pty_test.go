@@ -57,7 +57,7 @@ func TestHelpAndUsageErrorsNeverQueryTheTerminal(t *testing.T) {
 		{[]string{"--help"}, nil, 0, "Exit codes:"},
 		{[]string{"help", "play"}, nil, 0, "Open the play screen on a scenario"},
 		{[]string{"play", "--help"}, []string{"TERM=dumb"}, 0, "Open the play screen on a scenario"},
-		{[]string{"serve", "-h"}, []string{"NO_COLOR=1"}, 0, "learn serve [--flags]"},
+		{[]string{"serve", "-h"}, []string{"NO_COLOR=1"}, 0, "learn serve [SCENARIO] [--flags]"},
 		{[]string{"--bogus"}, nil, 2, "bogus"},
 		{[]string{"race", "extra"}, nil, 2, "race takes no names"},
 		{[]string{"nosuchcommand"}, nil, 2, "unknown command"},

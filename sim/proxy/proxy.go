@@ -170,8 +170,8 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		fault = p.Plan(r, body)
 	}
 	ps := Passage{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, Fault: fault, At: time.Now()}
-	defer func() { p.keep(ps) }()
-
+	// The passage is kept before the client gets anything: once its
+	// answer, reset or cut has arrived, Passages has it.
 	if fault == Duplicate {
 		answers := make(chan Answer, 2)
 		for range 2 {
@@ -179,11 +179,15 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		first := <-answers
 		ps.Answers = append(ps.Answers, first, <-answers)
-		ps.Delivered = pass(w, first)
+		ps.Delivered = first.Err == nil
+		p.keep(ps)
+		pass(w, first)
 		return
 	}
 	a := p.send(r, body)
 	ps.Answers = append(ps.Answers, a)
+	ps.Delivered = a.Err == nil && fault == Deliver
+	p.keep(ps)
 	switch {
 	case a.Err != nil:
 		// No answer from the API: the client's connection goes the same way.
@@ -193,7 +197,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	case fault == CutHeaders:
 		cut(w, a)
 	default:
-		ps.Delivered = pass(w, a)
+		pass(w, a)
 	}
 }
 
@@ -223,11 +227,12 @@ func (p *Proxy) send(r *http.Request, body []byte) Answer {
 	return Answer{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
-// pass writes a to the client; false when a is no answer.
-func pass(w http.ResponseWriter, a Answer) bool {
+// pass writes a to the client, or resets the connection when a is no
+// answer.
+func pass(w http.ResponseWriter, a Answer) {
 	if a.Err != nil {
 		reset(w)
-		return false
+		return
 	}
 	for k, vs := range a.Header {
 		for _, v := range vs {
@@ -239,7 +244,6 @@ func pass(w http.ResponseWriter, a Answer) bool {
 	}
 	w.WriteHeader(a.Status)
 	_, _ = w.Write(a.Body)
-	return true
 }
 
 // reset closes the client's connection with a TCP reset, writing nothing.
