@@ -3,6 +3,7 @@ package quiz
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/lessons"
@@ -56,7 +57,7 @@ func (s Set) Question(id string) (Question, bool) {
 // Checkpoint panics if the embedded lesson page no longer has the shape
 // the set relies on (five checkpoint questions); the package tests build
 // every set, so a page edit that breaks it fails `go test` first.
-func Checkpoint() Set { return must(buildCheckpoint()) }
+func Checkpoint() Set { return checkpoint() }
 
 // Redraw is the lost-answer sequence to rebuild from memory: one order
 // question whose six steps (with who sends what to whom) are the messages
@@ -64,13 +65,13 @@ func Checkpoint() Set { return must(buildCheckpoint()) }
 // the words that give their place away, each with blanks to fill in: what
 // its arrow carries. It panics like [Checkpoint] if the page's diagram
 // changes shape or no longer says what a blank's right choice stands for.
-func Redraw() Set { return must(buildRedraw()) }
+func Redraw() Set { return redraw() }
 
 // BreakIt is the debugging set: six live questions, the three symptoms of
 // the lesson's Break it table and three more from the sim scenarios
 // (another API instance, keys in Redis with a TTL, one key for two events).
 // It panics like [Checkpoint] if the table changes shape.
-func BreakIt() Set { return must(buildBreakIt()) }
+func BreakIt() Set { return breakIt() }
 
 // Sets returns Checkpoint, BreakIt, PredictSet and Redraw, in the order of
 // the home menu.
@@ -93,6 +94,15 @@ func SetTitle(id string) string {
 	}
 	return id
 }
+
+// The sets are built once per process from the embedded pages (about
+// 3 ms for the four, on every start of the app and of its first frame
+// before): callers read them and never change them.
+var (
+	checkpoint = sync.OnceValue(func() Set { return must(buildCheckpoint()) })
+	redraw     = sync.OnceValue(func() Set { return must(buildRedraw()) })
+	breakIt    = sync.OnceValue(func() Set { return must(buildBreakIt()) })
+)
 
 func must[T any](v T, err error) T {
 	if err != nil {
