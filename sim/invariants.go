@@ -37,6 +37,35 @@ type Facts struct {
 	// bookings in the trace). Nil when the run kept no trace: then the
 	// invariant that needs it is not checked.
 	Created map[TryRef][]string
+	// Unseen says which of these facts the run could not read: learn check
+	// of a black box reads only what its config lets it. An invariant
+	// that needs an unseen fact is not checked, never passed.
+	Unseen Unseen
+}
+
+// Unseen names the facts of a run that were not read. The zero value is
+// a run of learn's own engine, where every fact is read.
+type Unseen struct {
+	// Rows: the bookings table (Facts.Bookings holds only what was read
+	// of it, or nothing).
+	Rows bool
+	// Seats: the seats at the start and afterwards.
+	Seats bool
+	// Created: which try created which booking (the engine's trace);
+	// with Created nil and this false the invariant that needs it is
+	// left out, as for a run that kept no trace.
+	Created bool
+	// Design: the design behind the API is not known (a black box), so a
+	// verdict cannot name the scenario's broken design as the cause.
+	Design bool
+}
+
+// checked is inv, or inv not checked for want of the named fact.
+func checked(inv Invariant, unseen bool, fact string) Invariant {
+	if unseen {
+		return Invariant{Name: inv.Name, NotChecked: true, Detail: "not checked: " + fact + " could not be read"}
+	}
+	return inv
 }
 
 // TryRef names one try of one copy of one intent.
@@ -185,10 +214,18 @@ func Judge(f Facts) []Invariant {
 		}
 	}
 	taken := f.SeatsAtStart - f.SeatsLeft
+	rows, seats := "the bookings", "the seats"
+	both := seats // what the first invariant misses
+	if f.Unseen.Rows {
+		both = rows
+	}
 	inv := []Invariant{
-		{InvSeatsMatchBookings, taken == booked, fmt.Sprintf("%d seats taken, %d booked", taken, booked)},
-		{InvOnePerKey, dupKeys == 0, fmt.Sprintf("%s with more than one booking", english.Plural(dupKeys, "(user, key) pair", ""))},
-		{InvSeatsNotNegative, f.LowestSeatsLeft >= 0, fmt.Sprintf("lowest seats_left %d", f.LowestSeatsLeft)},
+		checked(Invariant{Name: InvSeatsMatchBookings, Pass: taken == booked, Detail: fmt.Sprintf("%d seats taken, %d booked", taken, booked)},
+			f.Unseen.Rows || f.Unseen.Seats, both),
+		checked(Invariant{Name: InvOnePerKey, Pass: dupKeys == 0, Detail: fmt.Sprintf("%s with more than one booking", english.Plural(dupKeys, "(user, key) pair", ""))},
+			f.Unseen.Rows, rows),
+		checked(Invariant{Name: InvSeatsNotNegative, Pass: f.LowestSeatsLeft >= 0, Detail: fmt.Sprintf("lowest seats_left %d", f.LowestSeatsLeft)},
+			f.Unseen.Seats, seats),
 	}
 
 	// Every count below is of intents: the copies of one intent (sent at
@@ -212,17 +249,27 @@ func Judge(f Facts) []Invariant {
 		}
 	}
 	inv = append(inv,
-		Invariant{InvOneBookingPerTry, split.none(), split.say("intent got", "intents got", "more than one booking")},
-		Invariant{InvOneBookingPerIntent, twice.none(), twice.say("intent booked", "intents booked", "more than once")})
+		Invariant{Name: InvOneBookingPerTry, Pass: split.none(), Detail: split.say("intent got", "intents got", "more than one booking")},
+		checked(Invariant{Name: InvOneBookingPerIntent, Pass: twice.none(), Detail: twice.say("intent booked", "intents booked", "more than once")},
+			f.Unseen.Rows, rows))
 
 	// The answers: whose booking, of what, stored or not.
+	// An answer whose booking the table does not hold, and which does not
+	// say whose it is (or of what), cannot be judged on that: a black box
+	// whose config points at no user (or event and quantity) in answers.
 	var leaks []string
-	mismatched, unstored := 0, 0
+	mismatched, unstored, whoseUnknown, whatUnknown := 0, 0, 0, 0
 	for _, a := range answers {
-		if asker := a.in.user; a.booking.UserID != asker {
+		switch asker := a.in.user; {
+		case a.booking.UserID == "":
+			whoseUnknown++
+		case a.booking.UserID != asker:
 			leaks = append(leaks, fmt.Sprintf("%s got %s's booking %s", asker, a.booking.UserID, a.booking.ID))
 		}
-		if a.booking.EventID != a.in.event || a.booking.Quantity != a.in.quantity {
+		switch {
+		case a.booking.EventID == 0 || a.booking.Quantity == 0:
+			whatUnknown++
+		case a.booking.EventID != a.in.event || a.booking.Quantity != a.in.quantity:
 			mismatched++
 		}
 		if !a.stored {
@@ -248,10 +295,14 @@ func Judge(f Facts) []Invariant {
 		}
 	}
 	inv = append(inv,
-		Invariant{InvAnswerIsOwn, len(leaks) == 0, leakDetail},
-		Invariant{InvAnswerMatches, mismatched == 0, fmt.Sprintf("%s a booking of another event or quantity", english.Plural(mismatched, "answer carries", "answers carry"))},
-		Invariant{InvAnswerStored, unstored == 0, fmt.Sprintf("%s a booking the table does not hold", english.Plural(unstored, "answer names", "answers name"))},
-		Invariant{InvIntentGetsItsBook, wrong.none(), wrong.say("intent booked", "intents booked", "but got another answer")})
+		checked(Invariant{Name: InvAnswerIsOwn, Pass: len(leaks) == 0, Detail: leakDetail},
+			len(leaks) == 0 && whoseUnknown > 0, "whose booking an answer carries"),
+		checked(Invariant{Name: InvAnswerMatches, Pass: mismatched == 0, Detail: fmt.Sprintf("%s a booking of another event or quantity", english.Plural(mismatched, "answer carries", "answers carry"))},
+			mismatched == 0 && whatUnknown > 0, "the event and quantity of a booking answered"),
+		checked(Invariant{Name: InvAnswerStored, Pass: unstored == 0, Detail: fmt.Sprintf("%s a booking the table does not hold", english.Plural(unstored, "answer names", "answers name"))},
+			f.Unseen.Rows, rows),
+		checked(Invariant{Name: InvIntentGetsItsBook, Pass: wrong.none(), Detail: wrong.say("intent booked", "intents booked", "but got another answer")},
+			f.Unseen.Rows, rows))
 
 	// A refusal writes nothing: no try bookingAnswer 4xx created a booking.
 	if f.Created != nil {
@@ -266,7 +317,9 @@ func Judge(f Facts) []Invariant {
 				}
 			}
 		}
-		inv = append(inv, Invariant{InvRefusalWritesNothing, wrote.none(), wrote.say("intent was", "intents were", "refused by a try that stored a booking")})
+		inv = append(inv, Invariant{Name: InvRefusalWritesNothing, Pass: wrote.none(), Detail: wrote.say("intent was", "intents were", "refused by a try that stored a booking")})
+	} else if f.Unseen.Created {
+		inv = append(inv, checked(Invariant{Name: InvRefusalWritesNothing}, true, "which try stored a booking"))
 	}
 
 	// The client: what it sent again, what it gave up on, and the 409s
@@ -285,13 +338,30 @@ func Judge(f Facts) []Invariant {
 				break
 			}
 		}
-		if o.Answer != nil && o.Answer.Error != nil && o.Answer.Error.Code == engine.CodeKeyReused && !keyUsedBy(f.Outcomes, o) {
+		if keyRefusal(o.Answer) && !keyUsedBy(f.Outcomes, o) {
 			blocked.copy(o)
 		}
 	}
 	inv = append(inv,
-		Invariant{InvRefusalFinal, resent.none(), resent.say("intent", "intents", "sent again after a 4xx")},
-		Invariant{InvNoAnswerRetried, abandoned.none(), abandoned.say("intent", "intents", "given up after a try with no answer, with tries left")},
-		Invariant{InvKeysPerUser, blocked.none(), blocked.say("intent got", "intents got", "409 for a key only another user had used")})
+		Invariant{Name: InvRefusalFinal, Pass: resent.none(), Detail: resent.say("intent", "intents", "sent again after a 4xx")},
+		Invariant{Name: InvNoAnswerRetried, Pass: abandoned.none(), Detail: abandoned.say("intent", "intents", "given up after a try with no answer, with tries left")},
+		Invariant{Name: InvKeysPerUser, Pass: blocked.none(), Detail: blocked.say("intent got", "intents got", "409 for a key only another user had used")})
 	return inv
+}
+
+// keyRefusal reports whether a is a refusal for the key: learn's 409
+// key_reused, or, from an API that is not learn's, a 409 or 422 with no
+// booking and no code that names another reason (learn's own codes for
+// seats, events and input).
+func keyRefusal(a *client.Answer) bool {
+	if a == nil || a.Error == nil || a.Booking != nil {
+		return false
+	}
+	switch a.Error.Code {
+	case engine.CodeKeyReused:
+		return true
+	case engine.CodeNotEnoughSeats, engine.CodeEventStarted, engine.CodeEventNotFound, engine.CodeInvalidKey, engine.CodeInvalidQty, engine.CodeUnauthorized:
+		return false
+	}
+	return a.Status == 409 || a.Status == 422
 }

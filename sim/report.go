@@ -108,9 +108,13 @@ func GuardsOf(events []trace.Event) Guards {
 // and from the tries. The correct design keeps them all; a broken variant
 // shows which one it breaks.
 type Invariant struct {
-	Name   string `json:"name"`
-	Pass   bool   `json:"pass"`
-	Detail string `json:"detail"`
+	Name string `json:"name"`
+	Pass bool   `json:"pass"`
+	// NotChecked says the run could not read a fact the invariant needs
+	// (learn check of a black box): Pass is false, and the invariant did
+	// not fail either. Detail says what was missing.
+	NotChecked bool   `json:"not_checked,omitempty"`
+	Detail     string `json:"detail"`
 }
 
 // The invariants, by name.
@@ -130,7 +134,7 @@ const (
 	InvNoAnswerRetried      = "a try that got no answer is tried again while tries are left"
 )
 
-// Passed reports whether every invariant held.
+// Passed reports whether every invariant was checked and held.
 func (r *Report) Passed() bool {
 	for _, inv := range r.Invariants {
 		if !inv.Pass {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/dustin/go-humanize/english"
 )
@@ -32,6 +33,10 @@ type Verdict struct {
 	// checked: empty, never nil, when every one held (so JSON has
 	// "failed": [], the field a script reads).
 	Failed []Invariant `json:"failed"`
+	// NotChecked are the invariants the run could not check (learn check
+	// of a black box that shows too little): a run with one is never
+	// Held, and when nothing failed Says names what was not seen.
+	NotChecked []Invariant `json:"not_checked,omitempty"`
 	// Diagnosis is the design's mistake behind a failed run; on a run that held
 	// it is a mistake the design caught (the client's reused key, refused
 	// with 409). Nil when there is none.
@@ -62,17 +67,23 @@ func (s *Scenario) Verdict(r *Report) Verdict {
 	m := meanings[s.Name]
 	v := Verdict{Held: r.Passed(), Failed: []Invariant{}}
 	for _, inv := range r.Invariants {
-		if !inv.Pass {
+		switch {
+		case inv.NotChecked:
+			v.NotChecked = append(v.NotChecked, inv)
+		case !inv.Pass:
 			v.Failed = append(v.Failed, inv)
 		}
 	}
-	own := s.broken != nil && r.Design == *s.broken
+	blackBox := r.Facts != nil && r.Facts.Unseen.Design
+	own := !blackBox && s.broken != nil && r.Design == *s.broken
 	switch {
+	case len(v.Failed) == 0 && len(v.NotChecked) > 0:
+		v.Says = "not checked: " + notSeen(v.NotChecked)
 	case v.Held && own && m.consequence != nil:
 		v.Says = "this run did not show the broken design's fault: " + r.Summary()
 	case v.Held:
 		v.Says = m.guarantee(r)
-		if r.Design == s.correct {
+		if !blackBox && r.Design == s.correct {
 			v.Diagnosis = m.caught
 		}
 		if n := outsideFaults(r); n > 0 && !m.faults {
@@ -83,12 +94,25 @@ func (s *Scenario) Verdict(r *Report) Verdict {
 		}
 	case own && m.consequence != nil:
 		v.Says, v.Diagnosis = m.consequence(r), m.diagnosis
-	case r.Design == s.correct:
+	case !blackBox && r.Design == s.correct:
 		v.Says = fmt.Sprintf("the correct design broke %s: this is a bug in learn, please report it", english.Plural(len(v.Failed), "invariant", ""))
 	default:
 		v.Says = consequenceOf(worst(v.Failed), r)
 	}
 	return v
+}
+
+// notSeen says which facts the not-checked invariants missed, each once:
+// "the bookings and the seats could not be read".
+func notSeen(invs []Invariant) string {
+	var said []string
+	for _, inv := range invs {
+		d := strings.TrimSuffix(strings.TrimPrefix(inv.Detail, "not checked: "), " could not be read")
+		if !slices.Contains(said, d) {
+			said = append(said, d)
+		}
+	}
+	return english.OxfordWordSeries(said, "and") + " could not be read"
 }
 
 // harm ranks the invariants by what their failure does to the user, the
