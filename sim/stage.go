@@ -290,13 +290,8 @@ func (st *Stage) createTables(ctx context.Context, c engine.Constraint) error {
 // AddEvent inserts an event with seats seats that starts at startsAt and
 // returns its id.
 func (st *Stage) AddEvent(ctx context.Context, name string, seats int, startsAt time.Time) (int64, error) {
-	var id int64
-	err := st.Admin.QueryRow(ctx, `INSERT INTO events (name, seats_left, starts_at) VALUES ($1, $2, $3) RETURNING id`,
-		name, seats, startsAt).Scan(&id)
-	if err != nil {
-		return 0, fmt.Errorf("add event %q: %w", name, err)
-	}
-	return id, nil
+	ev, err := engine.AddEvent(ctx, st.Admin, name, seats, startsAt)
+	return ev.ID, err
 }
 
 // Browser returns a client for the user of token whose tries go through a

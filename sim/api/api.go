@@ -87,20 +87,21 @@ func (a *API) Handler() http.Handler {
 	mux.HandleFunc("POST /bookings", a.handleBook)
 	mux.HandleFunc("GET /bookings", a.handleListBookings)
 	mux.HandleFunc("GET /events", a.handleListEvents)
+	mux.HandleFunc("POST /events", a.handleAddEvent)
 	mux.HandleFunc("GET /events/{id}", a.handleGetEvent)
 	mux.HandleFunc("GET /openapi.json", a.handleOpenAPI)
 	// Every other answer is JSON too: a wrong method on a known path (with
 	// the Allow that RFC 9110 asks of a 405), and any unknown path.
-	for path, allow := range map[string]string{"/bookings": "GET, POST", "/events": "GET", "/events/{id}": "GET", "/openapi.json": "GET"} {
+	for path, allow := range map[string]string{"/bookings": "GET, POST", "/events": "GET, POST", "/events/{id}": "GET", "/openapi.json": "GET"} {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			a.fail(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: CodeBadMethod,
-				Message: fmt.Sprintf("%s is not allowed on %s: POST /bookings books, GET /bookings and GET /events read", cutForLog(r.Method), cutForLog(r.URL.Path))})
+				Message: fmt.Sprintf("%s is not allowed on %s: POST /bookings books, POST /events adds an event, GET /bookings and GET /events read", cutForLog(r.Method), cutForLog(r.URL.Path))})
 		})
 	}
 	notFound := func(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
-			Message: fmt.Sprintf("No %s here: the API has POST /bookings, GET /bookings, GET /events and GET /events/{id}", cutForLog(r.URL.Path))})
+			Message: fmt.Sprintf("No %s here: the API has POST /bookings, GET /bookings, POST /events, GET /events and GET /events/{id}", cutForLog(r.URL.Path))})
 	}
 	mux.HandleFunc("/", notFound)
 	// The mux answers a path that is not clean ("/../../etc/passwd",

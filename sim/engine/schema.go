@@ -129,6 +129,21 @@ func bookingRow(row pgx.CollectableRow) (BookingRow, error) {
 		Key: r.Key, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano)}, err
 }
 
+// AddEvent inserts an event named name with seats seats that starts at
+// startsAt, and returns it as ReadEvent would.
+func AddEvent(ctx context.Context, db Querier, name string, seats int, startsAt time.Time) (EventRow, error) {
+	rows, err := db.Query(ctx, `INSERT INTO events (name, seats_left, starts_at) VALUES ($1, $2, $3) RETURNING id, name, seats_left, starts_at`,
+		name, seats, startsAt)
+	if err != nil {
+		return EventRow{}, fmt.Errorf("add event %q: %w", name, err)
+	}
+	ev, err := pgx.CollectOneRow(rows, eventRow)
+	if err != nil {
+		return EventRow{}, fmt.Errorf("add event %q: %w", name, err)
+	}
+	return ev, nil
+}
+
 // ReadEvent reads event id; found is false when there is none.
 func ReadEvent(ctx context.Context, db Querier, id int64) (ev EventRow, found bool, err error) {
 	rows, err := db.Query(ctx, sqlEvent, id)
