@@ -28,6 +28,10 @@ type Config struct {
 	Answer  Answer    `toml:"answer"`
 	Event   Event     `toml:"event"`
 	Read    *Bookings `toml:"bookings"`
+	Seats   *Seats    `toml:"seats"`
+	// Database reads the bookings and seats with SQL, against the API's
+	// database (learn check --database-url), in place of Read and Seats.
+	Database *Database `toml:"database"`
 }
 
 // Request is the shape of one try of a booking.
@@ -43,8 +47,19 @@ type Request struct {
 
 // User is one user of the API: the headers that make a request theirs.
 type User struct {
-	Name    string            `toml:"name"`
+	Name string `toml:"name"`
+	// ID is the user's id as the API stores it and its answers show it;
+	// "" is Name.
+	ID      string            `toml:"id"`
 	Headers map[string]string `toml:"headers"`
+}
+
+// UserID is u's id as the API has it.
+func (u User) UserID() string {
+	if u.ID != "" {
+		return u.ID
+	}
+	return u.Name
 }
 
 // Answer says how an answer reads.
@@ -62,9 +77,40 @@ type Answer struct {
 	Quantity  string `toml:"quantity"`
 }
 
-// Event is the resource the check books, a few seats at a time.
+// Event is the resource the check books, a few seats at a time: a
+// fresh one per scenario made with Create, or the one ID names (then the
+// scenarios that need an event of their own, with a known number of seats,
+// are not run).
 type Event struct {
-	ID int64 `toml:"id"`
+	ID     int64        `toml:"id"`
+	Create *CreateEvent `toml:"create"`
+}
+
+// CreateEvent says how to add an event: a POST of Path with the first
+// user's headers and Body ({seats} filled in), the new event's id at the
+// JSON pointer ID of the answer.
+type CreateEvent struct {
+	Path string `toml:"path"`
+	Body string `toml:"body"`
+	ID   string `toml:"id"`
+}
+
+// Seats says how to read an event's seats left: a GET of Path ({event}
+// filled in) with the first user's headers, the number at the JSON
+// pointer Left.
+type Seats struct {
+	Path string `toml:"path"`
+	Left string `toml:"left"`
+}
+
+// Database holds the SQL that reads what the API stored, run against its
+// database: Bookings gets $1, the keys the check sent (text[]), and
+// returns id, user_id, idempotency_key, event_id and quantity (any types
+// that read as text); Seats gets $1, an event id, and returns its seats
+// left. Either may be left out.
+type Database struct {
+	Bookings string `toml:"bookings"`
+	Seats    string `toml:"seats"`
 }
 
 // Bookings says how to read back a user's bookings: a GET of Path with
@@ -176,11 +222,39 @@ func (c *Config) validate() error {
 			bad("answer.refused: %d is not a 4xx status", s)
 		}
 	}
-	if c.Event.ID < 1 {
-		bad("event.id: the id of the event (the resource) the check books, put in {event}")
+	switch ce := c.Event.Create; {
+	case ce == nil && c.Event.ID < 1:
+		bad("event: give [event.create], how to add an event for each scenario, or event.id, the id of the event (the resource) the check books, put in {event}")
+	case ce != nil:
+		if !strings.HasPrefix(ce.Path, "/") {
+			bad(`event.create.path: the path that adds an event, e.g. path = "/events"`)
+		}
+		if !strings.Contains(ce.Body, "{seats}") {
+			bad("event.create.body: it must hold {seats}, where the check puts the new event's seats")
+		}
+		if ce.ID == "" {
+			bad(`event.create.id: the JSON pointer to the new event's id in the answer, e.g. id = "/id"`)
+		}
+	}
+	if st := c.Seats; st != nil {
+		if !strings.HasPrefix(st.Path, "/") || !strings.Contains(st.Path, "{event}") {
+			bad(`seats.path: the path that reads one event, with {event} for its id, e.g. path = "/events/{event}"`)
+		}
+		if st.Left == "" {
+			bad(`seats.left: the JSON pointer to the event's seats left, e.g. left = "/seats_left"`)
+		}
+	}
+	if db := c.Database; db != nil && db.Bookings == "" && db.Seats == "" {
+		bad("database: give bookings or seats, the SQL that reads them (or leave the table out)")
 	}
 	pointers := map[string]string{"answer.booking_id": c.Answer.BookingID, "answer.user": c.Answer.User,
 		"answer.event": c.Answer.Event, "answer.quantity": c.Answer.Quantity}
+	if ce := c.Event.Create; ce != nil {
+		pointers["event.create.id"] = ce.ID
+	}
+	if st := c.Seats; st != nil {
+		pointers["seats.left"] = st.Left
+	}
 	if r := c.Read; r != nil {
 		if !strings.HasPrefix(r.Path, "/") {
 			bad(`bookings.path: the path that lists a user's bookings, e.g. path = "/bookings"`)

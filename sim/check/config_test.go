@@ -12,9 +12,10 @@ func TestExampleParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.URLs) != 1 || c.URLs[0] != "http://127.0.0.1:8080" || c.Request.Path != "/bookings" || len(c.Users) != 2 ||
-		c.Users[0].Headers["Authorization"] != "Bearer tok-ada" || c.Answer.BookingID != "/booking/id" || c.Event.ID != 1 ||
-		c.Read == nil || c.Read.Key != "/idempotency_key" {
+	if len(c.URLs) != 2 || c.URLs[0] != "http://127.0.0.1:8081" || c.Request.Path != "/bookings" || len(c.Users) != 2 ||
+		c.Users[0].Headers["Authorization"] != "Bearer tok-ada" || c.Users[1].UserID() != "ben" || c.Answer.BookingID != "/booking/id" ||
+		c.Event.Create == nil || c.Event.Create.Path != "/events" || c.Seats == nil || c.Seats.Left != "/seats_left" ||
+		c.Read == nil || c.Read.Key != "/idempotency_key" || c.Database != nil {
 		t.Errorf("%+v", c)
 	}
 }
@@ -33,16 +34,19 @@ func TestParseRefusesWhatItCannotUse(t *testing.T) {
 	}{
 		{"not TOML", "urls = [", "is not TOML"},
 		{"a typo", edit("key_header =", "keyheader ="), "keys learn check does not know: request.keyheader"},
-		{"no URL", edit(`urls = ["http://127.0.0.1:8080"]`, `urls = []`), "urls: give the API's base URL"},
-		{"a URL with the path", edit(`urls = ["http://127.0.0.1:8080"]`, `urls = ["http://127.0.0.1:8080/bookings"]`), "the path goes in request.path"},
-		{"three URLs", edit(`urls = ["http://127.0.0.1:8080"]`, `urls = ["http://a:1", "http://b:1", "http://c:1"]`), "got 3"},
+		{"no URL", edit(`urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`, `urls = []`), "urls: give the API's base URL"},
+		{"a URL with the path", edit(`urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`, `urls = ["http://127.0.0.1:8080/bookings"]`), "the path goes in request.path"},
+		{"three URLs", edit(`urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`, `urls = ["http://a:1", "http://b:1", "http://c:1"]`), "got 3"},
 		{"no placeholder", edit(`"quantity": {quantity}`, `"quantity": 2`), "request.body: it must hold {quantity}"},
 		{"one user", edit("[[users]]\nname = \"ben\"\nheaders = { Authorization = \"Bearer tok-ben\" }\n", ""), "at least two users"},
 		{"two users of one name", edit(`name = "ben"`, `name = "ada"`), "users[1]: each user needs a name of its own"},
 		{"no booking id", edit(`booking_id = "/booking/id"`, `booking_id = ""`), "answer.booking_id"},
 		{"a bad pointer", edit(`booking_id = "/booking/id"`, `booking_id = "booking.id"`), `answer.booking_id: "booking.id" is not a JSON pointer`},
 		{"a booked 409", edit("booked = [200, 201]", "booked = [200, 409]"), "409 is not a 2xx status"},
-		{"no event", edit("id = 1", "id = 0"), "event.id"},
+		{"no event", edit("[event.create]\npath = \"/events\"\nbody = '{\"name\": \"learn check\", \"seats\": {seats}}'\nid = \"/id\"\n", ""), "event: give [event.create]"},
+		{"an event made without its seats", edit(`"seats": {seats}`, `"seats": 10`), "event.create.body: it must hold {seats}"},
+		{"seats read without the event", edit(`path = "/events/{event}"`, `path = "/events/1"`), "seats.path"},
+		{"an empty database table", edit("[seats]", "[database]\n[seats]"), "database: give bookings or seats"},
 		{"a listing without the key", edit(`key = "/idempotency_key"`, `key = ""`), "bookings: id and key"},
 	} {
 		_, err := Parse([]byte(tt.config))

@@ -4,7 +4,8 @@
 // the client sends a real request over a real connection, the API gets it
 // and answers, and the proxy then drops the answer (the connection is
 // reset, so the client cannot tell whether the API acted), cuts it in the
-// middle of its headers, or sends two copies of the request at once.
+// middle of its headers, answers 502 in its place, or sends two copies of
+// the request at once.
 //
 // [Proxy] is the whole of it: [Proxy.Start] listens, [Proxy.Plan] picks a
 // [Fault] per request, and every request it carries is kept as a [Passage]
@@ -44,6 +45,10 @@ const (
 	// passes on the answer that arrives first; the other is kept, unread
 	// by the client.
 	Duplicate
+	// GatewayError carries the request, reads the API's whole answer, and
+	// answers 502 Bad Gateway in its place, as a gateway does whose
+	// upstream acted and then failed it: a 5xx after the booking was made.
+	GatewayError
 )
 
 func (f Fault) String() string {
@@ -56,6 +61,8 @@ func (f Fault) String() string {
 		return "cut the answer's headers"
 	case Duplicate:
 		return "duplicate"
+	case GatewayError:
+		return "answer 502 in its place"
 	}
 	return fmt.Sprintf("Fault(%d)", int(f))
 }
@@ -196,6 +203,10 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		reset(w)
 	case fault == CutHeaders:
 		cut(w, a)
+	case fault == GatewayError:
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(w, "learn's proxy: 502 Bad Gateway in place of the API's answer (the API acted; its answer was not passed on)\n")
 	default:
 		pass(w, a)
 	}

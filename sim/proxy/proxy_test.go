@@ -99,6 +99,16 @@ func TestFaults(t *testing.T) {
 			t.Errorf("the API saw %d requests, want 1", up.count())
 		}
 	})
+	t.Run("answer 502 in its place", func(t *testing.T) {
+		p, base, up := start(t, GatewayError)
+		resp, b, err := book(base)
+		if err != nil || resp.StatusCode != http.StatusBadGateway || resp.Header.Get("X-Seen") != "" || !strings.Contains(string(b), "502") {
+			t.Fatalf("%v %v %s; want the proxy's own 502", resp, err, b)
+		}
+		if ps := p.Passages(); up.count() != 1 || len(ps) != 1 || ps[0].Delivered || ps[0].Answers[0].Status != 201 {
+			t.Errorf("seen %d, passages %+v; want the API's 201 kept and not delivered", up.count(), ps)
+		}
+	})
 	t.Run("duplicate", func(t *testing.T) {
 		p, base, up := start(t, Duplicate)
 		resp, _, err := book(base)
