@@ -52,8 +52,10 @@ type Unseen struct {
 	// Seats: the seats at the start and afterwards.
 	Seats bool
 	// Created: which try created which booking (the engine's trace);
-	// with Created nil and this false the invariant that needs it is
-	// left out, as for a run that kept no trace.
+	// with Created nil and this set, a refusal that wrote is read off the
+	// rows, for the intents whose every try was refused; with Created nil
+	// and this false the invariant is left out, as for a run that kept no
+	// trace.
 	Created bool
 	// Design: the design behind the API is not known (a black box), so a
 	// verdict cannot name the scenario's broken design as the cause.
@@ -319,7 +321,17 @@ func Judge(f Facts) []Invariant {
 		}
 		inv = append(inv, Invariant{Name: InvRefusalWritesNothing, Pass: wrote.none(), Detail: wrote.say("intent was", "intents were", "refused by a try that stored a booking")})
 	} else if f.Unseen.Created {
-		inv = append(inv, checked(Invariant{Name: InvRefusalWritesNothing}, true, "which try stored a booking"))
+		// Without the trace, the rows still show it for an intent whose
+		// every try, of every copy, was answered with a 4xx: nothing
+		// else of it could have booked.
+		wrote := newTally()
+		for _, in := range intents {
+			if len(in.rows) > 0 && onlyRefused(in) {
+				wrote.intent(in.number)
+			}
+		}
+		inv = append(inv, checked(Invariant{Name: InvRefusalWritesNothing, Pass: wrote.none(), Detail: wrote.say("intent was", "intents were", "refused on every try, and a booking was stored for it")},
+			f.Unseen.Rows, rows))
 	}
 
 	// The client: what it sent again, what it gave up on, and the 409s
@@ -347,6 +359,18 @@ func Judge(f Facts) []Invariant {
 		Invariant{Name: InvNoAnswerRetried, Pass: abandoned.none(), Detail: abandoned.say("intent", "intents", "given up after a try with no answer, with tries left")},
 		Invariant{Name: InvKeysPerUser, Pass: blocked.none(), Detail: blocked.say("intent got", "intents got", "409 for a key only another user had used")})
 	return inv
+}
+
+// onlyRefused reports whether every try of every copy of in got a 4xx.
+func onlyRefused(in *intentFacts) bool {
+	for _, o := range in.outs {
+		for _, t := range o.Tries {
+			if t.Status < 400 || t.Status > 499 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // keyRefusal reports whether a is a refusal for the key: learn's 409

@@ -161,35 +161,77 @@ func (r *Run) report(ctx context.Context, outcomes []client.Outcome) (*Report, e
 		}
 		rep.Answers = append(rep.Answers, a)
 	}
+	rep.Attempts, rep.Unanswered = attemptsOf(outcomes, api.DemoUsers())
+	facts, err := ReadFacts(ctx, r.Stage.Admin, r.seats, outcomes, r.Trace.Recorded())
+	if err != nil {
+		return nil, err
+	}
+	rep.Guards = GuardsOf(r.Trace.Recorded())
+	rep.NotApplying = nonNil(r.Design.NotApplying())
+	rep.judge(r.Scenario, facts)
+	return rep, nil
+}
+
+// judge fills in what rep says of facts, a run of s: the invariants, the
+// rows and seats, and the verdict.
+func (rep *Report) judge(s *Scenario, facts Facts) {
+	rep.Facts = &facts
+	rep.Invariants = Judge(facts)
+	rep.Bookings = nonNil(facts.Bookings)
+	rep.BookingRows, rep.SeatsTaken = len(facts.Bookings), facts.SeatsAtStart-facts.SeatsLeft
+	v := s.Verdict(rep)
+	rep.Verdict = &v
+}
+
+// ReportOf is the report of a run of s's world whose facts were read from
+// outside the API (learn check of a black box, f.Unseen saying what could
+// not be read): every answer in the order of the tries, no guards (the
+// engine's trace is not seen), and the verdict in s's words.
+func ReportOf(s *Scenario, f Facts) *Report {
+	rep := &Report{Scenario: s.Name, Answers: []AnswerReport{}}
+	rep.Attempts, rep.Unanswered = attemptsOf(f.Outcomes, f.Users)
+	for _, a := range rep.Attempts {
+		for _, t := range a.Tries {
+			if t.Error != "" {
+				continue
+			}
+			ans := AnswerReport{Status: t.Status, Replayed: t.Replayed}
+			if t.BookingID != "" {
+				id := t.BookingID
+				ans.BookingID = &id
+			}
+			if t.Answer != nil && t.Answer.Error != nil {
+				ans.Message = t.Answer.Error.Message
+			}
+			rep.Answers = append(rep.Answers, ans)
+		}
+	}
+	rep.judge(s, f)
+	return rep
+}
+
+// attemptsOf is every try of outcomes, by intent and copy, with the user
+// of each intent's token (users), and how many tries got no answer. It
+// sorts outcomes by intent and copy.
+func attemptsOf(outcomes []client.Outcome, users map[string]string) ([]IntentReport, int) {
 	sort.SliceStable(outcomes, func(i, j int) bool {
 		a, b := outcomes[i].Intent, outcomes[j].Intent
 		return a.Number < b.Number || (a.Number == b.Number && a.Copy < b.Copy)
 	})
+	attempts, unanswered := []IntentReport{}, 0
 	for _, o := range outcomes {
 		if o.Intent.Number == 0 {
 			continue // an outcome that never ran
 		}
 		for _, t := range o.Tries {
 			if t.Error != "" {
-				rep.Unanswered++
+				unanswered++
 			}
 		}
-		rep.Attempts = append(rep.Attempts, IntentReport{Intent: o.Intent.Number, Copy: o.Intent.Copy, User: api.DemoUsers()[o.Token],
+		attempts = append(attempts, IntentReport{Intent: o.Intent.Number, Copy: o.Intent.Copy, User: users[o.Token],
 			EventID: o.Intent.EventID, Quantity: o.Intent.Quantity, Key: o.Intent.Key.String(), Tries: o.Tries})
 	}
-	facts, err := ReadFacts(ctx, r.Stage.Admin, r.seats, outcomes, r.Trace.Recorded())
-	if err != nil {
-		return nil, err
-	}
-	rep.Facts = &facts
-	rep.Invariants = Judge(facts)
-	rep.Guards = GuardsOf(r.Trace.Recorded())
-	rep.Bookings = nonNil(facts.Bookings)
-	rep.BookingRows, rep.SeatsTaken = len(facts.Bookings), facts.SeatsAtStart-facts.SeatsLeft
-	rep.NotApplying = nonNil(r.Design.NotApplying())
-	v := r.Scenario.Verdict(rep)
-	rep.Verdict = &v
-	return rep, nil
+	return attempts, unanswered
 }
 
 // tally counts intents, and the copies of them, that an invariant found

@@ -53,7 +53,7 @@ func TestWhatWasNotSeenIsNotChecked(t *testing.T) {
 	if v.Held || len(v.Failed) != 0 || len(v.NotChecked) != len(want) {
 		t.Errorf("verdict held %v, %d failed, %d not checked; want not held, 0 failed, %d not checked", v.Held, len(v.Failed), len(v.NotChecked), len(want))
 	}
-	if w := "not checked: the bookings, the seats, whose booking an answer carries, the event and quantity of a booking answered, and which try stored a booking could not be read"; v.Says != w {
+	if w := "not checked: the bookings, the seats, whose booking an answer carries, and the event and quantity of a booking answered could not be read"; v.Says != w {
 		t.Errorf("says %q\nwant %q", v.Says, w)
 	}
 }
@@ -72,7 +72,7 @@ func TestABlackBoxIsJudgedByItsRows(t *testing.T) {
 	ben := lostThenReplayed(key, "b1")
 	ben.Token, ben.Intent.Number = "ben", 2
 	f := Facts{Outcomes: []client.Outcome{ada, ben}, Users: map[string]string{"ada": "ada", "ben": "ben"},
-		Bookings: []engine.BookingRow{{ID: "b1", UserID: "ada", EventID: 7, Quantity: 2, Key: key.String()}},
+		Bookings:     []engine.BookingRow{{ID: "b1", UserID: "ada", EventID: 7, Quantity: 2, Key: key.String()}},
 		SeatsAtStart: 10, SeatsLeft: 8, LowestSeatsLeft: 8, Unseen: Unseen{Created: true, Design: true}}
 	r := &Report{Scenario: s.Name, Invariants: Judge(f), Facts: &f, BookingRows: 1, SeatsTaken: 2}
 	v := s.Verdict(r)

@@ -360,7 +360,7 @@ func (a *API) logged(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		reqID := r.Header.Get(HeaderRequestID)
-		if at, ok := parseRequestID(reqID); ok {
+		if at, ok := ParseRequestID(reqID); ok {
 			ctx = trace.WithAttempt(ctx, at)
 		}
 		w.Header().Set(HeaderInstance, a.Engine.Lane)
@@ -389,7 +389,9 @@ func RequestID(at trace.Attempt) string {
 	return fmt.Sprintf("%d.%d", at.Intent, at.Try)
 }
 
-func parseRequestID(v string) (trace.Attempt, bool) {
+// ParseRequestID reads an X-Request-Id value that RequestID wrote; ok is
+// false for any other.
+func ParseRequestID(v string) (trace.Attempt, bool) {
 	parts := strings.Split(v, ".")
 	if len(parts) < 2 || len(parts) > 3 {
 		return trace.Attempt{}, false

@@ -114,8 +114,9 @@ type Database struct {
 }
 
 // Bookings says how to read back a user's bookings: a GET of Path with
-// the user's headers, the list at List in its body, and in each item the
-// pointers to its id, key, event and quantity.
+// the user's headers, the list at List in its body ("" is the body), and
+// in each item the pointers to its id, key, event and quantity (all four
+// are needed to tell whose intent a booking is).
 type Bookings struct {
 	Path     string `toml:"path"`
 	List     string `toml:"list"`
@@ -259,8 +260,8 @@ func (c *Config) validate() error {
 		if !strings.HasPrefix(r.Path, "/") {
 			bad(`bookings.path: the path that lists a user's bookings, e.g. path = "/bookings"`)
 		}
-		if r.ID == "" || r.Key == "" {
-			bad(`bookings: id and key are the JSON pointers to each listed booking's id and idempotency key, e.g. id = "/id", key = "/idempotency_key"`)
+		if r.ID == "" || r.Key == "" || r.Event == "" || r.Quantity == "" {
+			bad(`bookings: id, key, event and quantity are the JSON pointers into each listed booking, e.g. id = "/id", key = "/idempotency_key", event = "/event_id", quantity = "/quantity"`)
 		}
 		for k, v := range map[string]string{"bookings.list": r.List, "bookings.id": r.ID, "bookings.key": r.Key, "bookings.event": r.Event, "bookings.quantity": r.Quantity} {
 			pointers[k] = v

@@ -47,7 +47,7 @@ func TestParseRefusesWhatItCannotUse(t *testing.T) {
 		{"an event made without its seats", edit(`"seats": {seats}`, `"seats": 10`), "event.create.body: it must hold {seats}"},
 		{"seats read without the event", edit(`path = "/events/{event}"`, `path = "/events/1"`), "seats.path"},
 		{"an empty database table", edit("[seats]", "[database]\n[seats]"), "database: give bookings or seats"},
-		{"a listing without the key", edit(`key = "/idempotency_key"`, `key = ""`), "bookings: id and key"},
+		{"a listing without the key", edit(`key = "/idempotency_key"`, `key = ""`), "bookings: id, key, event and quantity"},
 	} {
 		_, err := Parse([]byte(tt.config))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

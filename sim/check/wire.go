@@ -125,5 +125,15 @@ func pointed(doc any, p string) (string, bool) {
 	return "", false
 }
 
+// pointedValue is the JSON value at pointer p in doc, whatever it is.
+func pointedValue(doc any, p string) (any, error) {
+	ptr, err := jsonpointer.New(p)
+	if err != nil {
+		return nil, err
+	}
+	v, _, err := ptr.Get(doc)
+	return v, err
+}
+
 // The wire must be a client.Wire.
 var _ client.Wire = (*Wire)(nil)

@@ -16,6 +16,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -49,6 +50,13 @@ const (
 	// answers 502 Bad Gateway in its place, as a gateway does whose
 	// upstream acted and then failed it: a 5xx after the booking was made.
 	GatewayError
+	// Together holds the request until Group requests marked Together
+	// have arrived, then sends them all at once by last-byte sync: each
+	// goes out on its own connection with its headers and all but the
+	// last byte of its body, and when every one is that far, the last
+	// bytes are written together, so the API starts them within
+	// microseconds of each other. The answers are passed on.
+	Together
 )
 
 func (f Fault) String() string {
@@ -63,6 +71,8 @@ func (f Fault) String() string {
 		return "duplicate"
 	case GatewayError:
 		return "answer 502 in its place"
+	case Together:
+		return "send together"
 	}
 	return fmt.Sprintf("Fault(%d)", int(f))
 }
@@ -105,6 +115,88 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	passages []Passage
+	size     int    // of a group of Together requests (SetGroup)
+	group    *group // the Together requests gathering now
+}
+
+// SetGroup sets how many requests Together holds for, from the next group
+// on. A request marked Together while it is below 2 is delivered at once.
+func (p *Proxy) SetGroup(n int) {
+	p.mu.Lock()
+	p.size = n
+	p.mu.Unlock()
+}
+
+// group is one gathering of Together requests: arrived counts them in,
+// ready counts those whose body is sent but its last byte, and release
+// lets the last bytes go.
+type group struct {
+	size           int
+	arrived, ready int
+	all, release   chan struct{}
+	mu             sync.Mutex
+}
+
+// join counts a request into p's current group, and returns the group;
+// nil when there are no groups (SetGroup below 2).
+func (p *Proxy) join() *group {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.size < 2 {
+		return nil
+	}
+	if p.group == nil {
+		p.group = &group{size: p.size, all: make(chan struct{}), release: make(chan struct{})}
+	}
+	g := p.group
+	g.arrived++
+	if g.arrived == g.size {
+		close(g.all)
+		p.group = nil // the next Together request starts a new group
+	}
+	return g
+}
+
+// atLastByte is called when a request of g has sent all but its last
+// byte; the last one to get there releases them all.
+func (g *group) atLastByte() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ready++
+	if g.ready == g.size {
+		close(g.release)
+	}
+}
+
+// heldBody reads body, holding its last byte until g releases it.
+type heldBody struct {
+	body    []byte
+	off     int
+	g       *group
+	waited  bool
+	ctxDone <-chan struct{}
+}
+
+func (b *heldBody) Read(p []byte) (int, error) {
+	if b.off >= len(b.body) {
+		return 0, io.EOF
+	}
+	if b.off == len(b.body)-1 && !b.waited {
+		b.waited = true
+		b.g.atLastByte()
+		select {
+		case <-b.g.release:
+		case <-b.ctxDone:
+			return 0, errors.New("learn's proxy: the client left while its request was held")
+		}
+	}
+	end := len(b.body) - 1 // all but the last byte, then the last
+	if b.off == end || b.waited {
+		end = len(b.body)
+	}
+	n := copy(p, b.body[b.off:end])
+	b.off += n
+	return n, nil
 }
 
 // New returns a proxy in front of the API at upstream (a base URL such
@@ -191,9 +283,14 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		pass(w, first)
 		return
 	}
-	a := p.send(r, body)
+	var a Answer
+	if fault == Together && len(body) > 0 {
+		a = p.sendTogether(r, body)
+	} else {
+		a = p.send(r, body)
+	}
 	ps.Answers = append(ps.Answers, a)
-	ps.Delivered = a.Err == nil && fault == Deliver
+	ps.Delivered = a.Err == nil && (fault == Deliver || fault == Together)
 	p.keep(ps)
 	switch {
 	case a.Err != nil:
@@ -212,15 +309,39 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// sendTogether waits for the rest of r's group, then sends r with its
+// last byte held until the whole group is that far (Together).
+func (p *Proxy) sendTogether(r *http.Request, body []byte) Answer {
+	g := p.join()
+	if g == nil {
+		return p.send(r, body)
+	}
+	select {
+	case <-g.all:
+	case <-r.Context().Done():
+		return Answer{Err: errors.New("learn's proxy: the client left before its group had gathered")}
+	}
+	return p.sendBody(r, &heldBody{body: body, g: g, ctxDone: r.Context().Done()}, int64(len(body)))
+}
+
 // send sends one copy of r (with body) to the API and reads its whole
 // answer.
 func (p *Proxy) send(r *http.Request, body []byte) Answer {
+	return p.sendBody(r, bytes.NewReader(body), int64(len(body)))
+}
+
+// sendBody sends r with the body read from body, of length n.
+func (p *Proxy) sendBody(r *http.Request, body io.Reader, n int64) Answer {
 	target := *p.upstream
 	target.Path = strings.TrimSuffix(p.upstream.Path, "/") + r.URL.Path
 	target.RawQuery = r.URL.RawQuery
-	out, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, target.String(), bytes.NewReader(body))
+	out, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, target.String(), body)
 	if err != nil {
 		return Answer{Err: err}
+	}
+	out.ContentLength = n
+	if n == 0 {
+		out.Body = http.NoBody
 	}
 	out.Header = r.Header.Clone()
 	for _, h := range hopHeaders {

@@ -1,0 +1,142 @@
+package check
+
+import (
+	"flag"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/learn-idempotency/learn/sim"
+)
+
+// The proof of the checker: every design of the lab that a client can
+// tell apart over HTTP (its server side; the client switches are the
+// checker's own), or a seeded sample of them.
+//
+//	go test ./sim/check -run TestTheCheckCatchesWhatTheLabCatches -args -proof.all
+//	LEARN_PROOF_SEED=42 go test ./sim/check -run TestTheCheckCatchesWhatTheLabCatches -v
+var (
+	proofAll     = flag.Bool("proof.all", false, "check every server design of the lab, not a sample")
+	proofDesigns = flag.Int("proof.designs", 2, "designs in the sample besides the scenarios' own broken ones")
+)
+
+// serverDesigns are the distinct server designs of the lab (by what they
+// run), the lesson's first, with the client switches at the lesson's.
+func serverDesigns() []sim.Switches {
+	seen := map[sim.Switches]bool{}
+	var out []sim.Switches
+	for _, d := range sim.AllDesigns() {
+		if d.KeyPerRetry || d.Retry != sim.RetryNetwork5xx {
+			continue
+		}
+		if e := d.Effective(); !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// proofSample is the designs the proof runs: the broken designs of the
+// lab's scenarios that a server can run, and n more drawn with seed (all
+// with -proof.all).
+func proofSample(t *testing.T) []sim.Switches {
+	all := serverDesigns()
+	if *proofAll {
+		return all
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("LEARN_PROOF_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("LEARN_PROOF_SEED=%q is not a whole number", s)
+		}
+	}
+	t.Logf("the sample's seed: LEARN_PROOF_SEED=%d", seed)
+	seen := map[sim.Switches]bool{}
+	var out []sim.Switches
+	for _, s := range sim.Scenarios() {
+		if !s.HasBroken() {
+			continue
+		}
+		d := s.Design(sim.Broken).Effective()
+		if d.ServerDesign(&sim.StageConfig{}) == nil && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	r := rand.New(rand.NewPCG(seed, 0xc4ec))
+	r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	own := len(out)
+	for _, d := range all {
+		if len(out) >= own+*proofDesigns {
+			break
+		}
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// For every sampled design, the check against learn's API running it
+// fails exactly the scenarios whose lab run under the same design fails:
+// it catches every unsafe design the lab shows unsafe in a scenario the
+// check has, with that scenario, and never fails a safe one.
+func TestTheCheckCatchesWhatTheLabCatches(t *testing.T) {
+	for _, d := range proofSample(t) {
+		t.Run(d.String(), func(t *testing.T) {
+			cfg, _ := stageFor(t, d)
+			res, err := Run(t.Context(), cfg, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, row := range res.Rows {
+				if row.Power {
+					if row.State != Pass {
+						t.Errorf("%s: %s %s", row.Name, row.State, row.Says)
+					}
+					continue
+				}
+				s, err := sim.Lookup(row.Name)
+				if err != nil {
+					s, _ = sim.Lookup(lesson(row.Name))
+				}
+				lab := labHolds(t, s, d)
+				switch {
+				case row.State == NotRun || row.State == NotChecked:
+					t.Errorf("%s: %s: %s", row.Name, row.State, row.Says)
+				case lab && row.State == Fail:
+					t.Errorf("%s: the check fails a design the lab holds safe in %s: %s", row.Name, s.Name, row.Says)
+				case !lab && row.State == Pass:
+					t.Errorf("%s: the lab shows %s unsafe in %s, and the check passed it: %s", row.Name, d, s.Name, row.Says)
+				}
+			}
+		})
+	}
+}
+
+// lesson is the lab scenario of the check's scenario called name.
+func lesson(name string) string {
+	s, _ := lookup(name)
+	return s.lesson
+}
+
+// labHolds runs s's world under design d, as the lab does, and reports
+// whether its verdict held.
+func labHolds(t *testing.T, s *sim.Scenario, d sim.Switches) bool {
+	t.Helper()
+	r, err := s.Prepare(t.Context(), sim.DatabaseOf(testDB.NewSchema), sim.Options{Design: &d})
+	if err != nil {
+		t.Fatalf("the lab's %s under %s: %v", s.Name, d, err)
+	}
+	defer r.Close()
+	rep, err := r.Execute(t.Context())
+	if err != nil {
+		t.Fatalf("the lab's %s under %s: %v", s.Name, d, err)
+	}
+	return rep.Verdict.Held
+}

@@ -1,0 +1,236 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/learn-idempotency/learn/sim/engine"
+)
+
+// reader reads what the checked API did, straight from the API (not
+// through the proxy) or from its database: the events it adds, their
+// seats, and the bookings that hold the check's keys. What the config
+// gives no way to read is reported unseen.
+type reader struct {
+	cfg  *Config
+	http *http.Client
+	db   *pgx.Conn // nil without Config.Database
+}
+
+// maxRead is the largest answer the reader reads.
+const maxRead = 16 << 20
+
+// newReader connects to the API's database when the config reads it with
+// SQL; databaseURL is then required.
+func newReader(ctx context.Context, cfg *Config, hc *http.Client, databaseURL string) (*reader, error) {
+	r := &reader{cfg: cfg, http: hc}
+	if cfg.Database == nil {
+		return r, nil
+	}
+	if databaseURL == "" {
+		return nil, errors.New("the config has a [database] table: give the API's database with --database-url (or the DATABASE_URL environment variable)")
+	}
+	pc, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("--database-url: %w", err)
+	}
+	// The simple protocol: every column arrives as text, whatever its
+	// type, which is how the check compares them.
+	pc.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	r.db, err = pgx.ConnectConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("could not reach the API's database (--database-url): %w", err)
+	}
+	return r, nil
+}
+
+func (r *reader) close() {
+	if r.db != nil {
+		_ = r.db.Close(context.Background())
+	}
+}
+
+// seesRows and seesSeats say whether the config gives a way to read the
+// bookings and the seats.
+func (r *reader) seesRows() bool {
+	return r.cfg.Read != nil || (r.db != nil && r.cfg.Database.Bookings != "")
+}
+
+func (r *reader) seesSeats() bool {
+	return r.cfg.Seats != nil || (r.db != nil && r.cfg.Database.Seats != "")
+}
+
+// get sends a request of the first user's to the API's first base URL
+// and decodes its JSON answer, which must have a 2xx status.
+func (r *reader) do(ctx context.Context, method, path string, user User, body string) (any, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(r.cfg.URLs[0], "/")+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range user.Headers {
+		req.Header.Set(k, v)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", r.cfg.Request.ContentType)
+	}
+	resp, err := r.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRead))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, fmt.Errorf("%s %s answered %d: %s", method, path, resp.StatusCode, cut(string(b), 200))
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s %s answered %d with no JSON: %s", method, path, resp.StatusCode, cut(string(b), 200))
+	}
+	return doc, nil
+}
+
+// addEvent adds an event with seats seats (Config.Event.Create) and
+// returns its id.
+func (r *reader) addEvent(ctx context.Context, seats int) (int64, error) {
+	ce := r.cfg.Event.Create
+	doc, err := r.do(ctx, http.MethodPost, ce.Path, r.cfg.Users[0], strings.ReplaceAll(ce.Body, "{seats}", strconv.Itoa(seats)))
+	if err != nil {
+		return 0, fmt.Errorf("add an event (event.create): %w", err)
+	}
+	v, ok := pointed(doc, ce.ID)
+	id, err := strconv.ParseInt(v, 10, 64)
+	if !ok || err != nil || id < 1 {
+		return 0, fmt.Errorf("add an event (event.create): the answer has no event id at %s", ce.ID)
+	}
+	return id, nil
+}
+
+// seatsLeft reads the seats left of event; ok is false when the config
+// gives no way to read them.
+func (r *reader) seatsLeft(ctx context.Context, event int64) (n int, ok bool, err error) {
+	switch {
+	case r.cfg.Seats != nil:
+		path := strings.ReplaceAll(r.cfg.Seats.Path, "{event}", strconv.FormatInt(event, 10))
+		doc, err := r.do(ctx, http.MethodGet, path, r.cfg.Users[0], "")
+		if err != nil {
+			return 0, true, fmt.Errorf("read the seats (seats): %w", err)
+		}
+		v, found := pointed(doc, r.cfg.Seats.Left)
+		n, err := strconv.Atoi(v)
+		if !found || err != nil {
+			return 0, true, fmt.Errorf("read the seats (seats): GET %s has no whole number at %s", path, r.cfg.Seats.Left)
+		}
+		return n, true, nil
+	case r.db != nil && r.cfg.Database.Seats != "":
+		var s string
+		if err := r.db.QueryRow(ctx, r.cfg.Database.Seats, event).Scan(&s); err != nil {
+			return 0, true, fmt.Errorf("read the seats (database.seats): %w", err)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return 0, true, fmt.Errorf("read the seats (database.seats): %q is not a whole number", s)
+		}
+		return n, true, nil
+	}
+	return 0, false, nil
+}
+
+// bookings reads the bookings that hold one of keys, oldest first as the
+// API lists them; ok is false when the config gives no way to read them.
+func (r *reader) bookings(ctx context.Context, keys []string) (rows []engine.BookingRow, ok bool, err error) {
+	switch {
+	case r.cfg.Read != nil:
+		for _, u := range r.cfg.Users {
+			got, err := r.listed(ctx, u)
+			if err != nil {
+				return nil, true, err
+			}
+			for _, b := range got {
+				if slices.Contains(keys, b.Key) {
+					rows = append(rows, b)
+				}
+			}
+		}
+		return rows, true, nil
+	case r.db != nil && r.cfg.Database.Bookings != "":
+		res, err := r.db.Query(ctx, r.cfg.Database.Bookings, keys)
+		if err != nil {
+			return nil, true, fmt.Errorf("read the bookings (database.bookings): %w", err)
+		}
+		defer res.Close()
+		for res.Next() {
+			var id, user, key, event, quantity string
+			if err := res.Scan(&id, &user, &key, &event, &quantity); err != nil {
+				return nil, true, fmt.Errorf("read the bookings (database.bookings: id, user_id, idempotency_key, event_id, quantity): %w", err)
+			}
+			b := engine.BookingRow{ID: id, UserID: user, Key: key}
+			b.EventID, _ = strconv.ParseInt(event, 10, 64)
+			b.Quantity, _ = strconv.Atoi(quantity)
+			rows = append(rows, b)
+		}
+		if err := res.Err(); err != nil {
+			return nil, true, fmt.Errorf("read the bookings (database.bookings): %w", err)
+		}
+		return rows, true, nil
+	}
+	return nil, false, nil
+}
+
+// listed is user's bookings as the API lists them (Config.Read).
+func (r *reader) listed(ctx context.Context, u User) ([]engine.BookingRow, error) {
+	rd := r.cfg.Read
+	doc, err := r.do(ctx, http.MethodGet, rd.Path, u, "")
+	if err != nil {
+		return nil, fmt.Errorf("read %s's bookings (bookings): %w", u.Name, err)
+	}
+	list := doc
+	if rd.List != "" {
+		if list, err = pointedValue(doc, rd.List); err != nil {
+			return nil, fmt.Errorf("read %s's bookings (bookings.list): %w", u.Name, err)
+		}
+	}
+	items, ok := list.([]any)
+	if !ok {
+		return nil, fmt.Errorf("read %s's bookings: GET %s has no list at %q (bookings.list)", u.Name, rd.Path, rd.List)
+	}
+	var out []engine.BookingRow
+	for i, it := range items {
+		id, ok1 := pointed(it, rd.ID)
+		key, ok2 := pointed(it, rd.Key)
+		ev, ok3 := pointed(it, rd.Event)
+		qty, ok4 := pointed(it, rd.Quantity)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return nil, fmt.Errorf("read %s's bookings: item %d of GET %s lacks its id, key, event or quantity at the pointers of [bookings]", u.Name, i, rd.Path)
+		}
+		b := engine.BookingRow{ID: id, UserID: u.UserID(), Key: key}
+		b.EventID, _ = strconv.ParseInt(ev, 10, 64)
+		b.Quantity, _ = strconv.Atoi(qty)
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// cut is s cut to n bytes, marked.
+func cut(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

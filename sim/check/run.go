@@ -1,0 +1,440 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dustin/go-humanize/english"
+
+	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
+	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/proxy"
+	"github.com/learn-idempotency/learn/sim/trace"
+)
+
+// Options shape one check.
+type Options struct {
+	// Copies is how many copies concurrent-copies sends at once; 0 is
+	// sim.DefaultCopies.
+	Copies int
+	// DatabaseURL is the API's database, for Config.Database's SQL.
+	DatabaseURL string
+	// Only runs the named scenarios, in the check's order; nil runs all.
+	Only []string
+	// Backoff is the client's waits before its second and third tries;
+	// nil is Backoff.
+	Backoff []time.Duration
+	// Timeout bounds each try; a try that takes longer got no answer. 0
+	// is 10 s.
+	Timeout time.Duration
+	// Done, when set, is told each row as soon as it is known.
+	Done func(Row)
+}
+
+// Backoff is the check's client's waits: the lesson's rule (at most 3
+// tries, retry only network errors and 5xx) at a tenth of the lesson's
+// waits, since the API cannot tell how long a client waited.
+var Backoff = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}
+
+// State is how a row of the check ended.
+type State string
+
+// The states.
+const (
+	Pass       State = "pass"        // every invariant checked and held
+	Fail       State = "fail"        // an invariant failed
+	NotChecked State = "not checked" // nothing failed, but what the verdict needs could not be read
+	NotRun     State = "not run"     // the API or the config cannot give the scenario its world
+)
+
+// Mark is the row's mark on a scorecard: ✓, ✗, ? or –.
+func (s State) Mark() string {
+	return map[State]string{Pass: "✓", Fail: "✗", NotChecked: "?", NotRun: "–"}[s]
+}
+
+// Row is one scenario of a check: what it sent, its verdict, and every
+// request the proxy carried.
+type Row struct {
+	Name       string   `json:"name"`
+	Title      string   `json:"title"`
+	Sends      string   `json:"sends"`
+	State      State    `json:"state"`
+	Says       string   `json:"says"` // the verdict's one line, or why the scenario did not run
+	Failed     []string `json:"failed_invariants"`
+	NotChecked []string `json:"not_checked"`
+	// Power marks the check of the checker's own power (a broken client
+	// that must book twice): Pass means the check saw it do so.
+	Power bool `json:"power,omitempty"`
+	// Report is the run as the judge saw it: every try, the bookings
+	// read back, the invariants and the verdict; nil when not run.
+	Report   *sim.Report `json:"report"`
+	Passages []Passage   `json:"passages"`
+}
+
+// Passage is one request the proxy carried, as a report shows it.
+type Passage struct {
+	Instance  string `json:"instance"` // the base URL's lane: api-1, api-2
+	Method    string `json:"method"`
+	Path      string `json:"path"`
+	RequestID string `json:"request_id"` // intent.try or intent.copy.try
+	Key       string `json:"key"`
+	Fault     string `json:"fault"`
+	Status    int    `json:"status"` // the API's answer; 0 when it gave none
+	Delivered bool   `json:"delivered"`
+	Answer    string `json:"answer"` // the API's answer's body, cut
+	At        string `json:"at"`
+}
+
+// Result is a whole check: a row per scenario, in order.
+type Result struct {
+	Rows    []Row  `json:"scenarios"`
+	Summary string `json:"summary"`
+	Failed  int    `json:"failed"`
+	Took    string `json:"took"`
+}
+
+// Run runs the check's scenarios (opts.Only, or all) against the API cfg
+// describes, one after another, and judges each. Its error is for a check
+// that could not start (the API's database unreachable); a scenario that
+// cannot run is a row that says why.
+func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
+	start := time.Now()
+	if opts.Copies == 0 {
+		opts.Copies = sim.DefaultCopies
+	}
+	if opts.Copies < sim.MinCopies || opts.Copies > sim.MaxCopies {
+		return nil, fmt.Errorf("copies must be from %d to %d, got %d", sim.MinCopies, sim.MaxCopies, opts.Copies)
+	}
+	if opts.Backoff == nil {
+		opts.Backoff = Backoff
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	todo := scenarios
+	if opts.Only != nil {
+		todo = nil
+		for _, name := range opts.Only {
+			s, err := lookup(name)
+			if err != nil {
+				return nil, err
+			}
+			todo = append(todo, s)
+		}
+	}
+	rd, err := newReader(ctx, cfg, &http.Client{Timeout: opts.Timeout}, opts.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.close()
+	res := &Result{Rows: []Row{}}
+	counts := map[State]int{}
+	for _, s := range todo {
+		row := runOne(ctx, cfg, rd, s, opts)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		counts[row.State]++
+		res.Rows = append(res.Rows, row)
+		if opts.Done != nil {
+			opts.Done(row)
+		}
+	}
+	res.Failed = counts[Fail]
+	var said []string
+	for _, st := range []State{Pass, Fail, NotChecked, NotRun} {
+		if n := counts[st]; n > 0 {
+			said = append(said, fmt.Sprintf("%d %s", n, st.Mark()))
+		}
+	}
+	res.Summary = fmt.Sprintf("%s: %s", english.Plural(len(res.Rows), "scenario", ""), strings.Join(said, ", "))
+	res.Took = time.Since(start).Round(time.Millisecond).String()
+	return res, nil
+}
+
+// run is one scenario's run: its event, its proxies (one per base URL)
+// and its clients' trace.
+type run struct {
+	cfg    *Config
+	opts   Options
+	event  int64
+	copies int
+	rd     *reader
+	// events are the run's events, the first r.event; seatsBefore their
+	// seats at the start, summed.
+	events      []int64
+	seatsBefore int
+	proxies     []*api.Instance // the proxies, as the client picks them
+	pxs         []*proxy.Proxy
+	plan        func(trace.Attempt) proxy.Fault
+	trace       *trace.Trace
+	// other sends every try after the first to the second base URL.
+	other bool
+
+	mu         sync.Mutex
+	transports []*http.Transport // the clients', closed when the run ends
+}
+
+// runOne runs scenario s and judges it: once, or, for a race, round
+// after round until one fails or s.rounds have held (a race a black box
+// cannot force is run often enough to show).
+func runOne(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Options) Row {
+	rounds := max(s.rounds, 1)
+	for i := 1; ; i++ {
+		row := runRound(ctx, cfg, rd, s, opts)
+		if rounds == 1 || ctx.Err() != nil || row.State == NotRun {
+			return row
+		}
+		if row.State != Pass || i == rounds {
+			if row.State == Pass {
+				row.Says = fmt.Sprintf("%d rounds, each held: %s", rounds, row.Says)
+			} else {
+				row.Says = fmt.Sprintf("round %d of %d: %s", i, rounds, row.Says)
+			}
+			return row
+		}
+	}
+}
+
+// runRound runs scenario s once and judges it.
+func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Options) Row {
+	row := Row{Name: s.name, Title: s.title, Sends: s.sends, Power: s.power, Failed: []string{}, NotChecked: []string{}, Passages: []Passage{}}
+	notRun := func(why string) Row {
+		row.State, row.Says = NotRun, why
+		return row
+	}
+	if s.instances > len(cfg.URLs) {
+		return notRun("not run: give two base URLs of the same API in urls, so that the retry can land on another API instance")
+	}
+	if s.ownEvent && cfg.Event.Create == nil {
+		return notRun(fmt.Sprintf("not run: it needs an event of its own with exactly %s: give [event.create], how the API adds an event", english.Plural(s.seats, "seat", "")))
+	}
+	lesson, err := sim.Lookup(s.lesson)
+	if err != nil {
+		return notRun(err.Error())
+	}
+	r := &run{cfg: cfg, opts: opts, rd: rd, copies: opts.Copies, trace: trace.New(clock.Real{}, trace.Options{}), other: s.instances == 2}
+	seats := s.seats
+	if seats == 0 {
+		seats = 2 * opts.Copies
+	}
+	r.event = cfg.Event.ID
+	if cfg.Event.Create != nil {
+		if r.event, err = rd.addEvent(ctx, seats); err != nil {
+			return notRun("not run: " + err.Error())
+		}
+	}
+	before, seesSeats, err := rd.seatsLeft(ctx, r.event)
+	if err != nil {
+		return notRun("not run: " + err.Error())
+	}
+	r.events, r.seatsBefore = []int64{r.event}, before
+
+	// The proxies: one per base URL, each a lane of the run.
+	var proxies []*proxy.Proxy
+	defer func() {
+		for _, p := range proxies {
+			_ = p.Close()
+		}
+	}()
+	for i, u := range cfg.URLs {
+		p, err := proxy.New(u)
+		if err != nil {
+			return notRun("not run: " + err.Error())
+		}
+		p.Plan = func(req *http.Request, _ []byte) proxy.Fault {
+			at, ok := api.ParseRequestID(req.Header.Get(api.HeaderRequestID))
+			if !ok || r.plan == nil {
+				return proxy.Deliver
+			}
+			return r.plan(at)
+		}
+		base, err := p.Start()
+		if err != nil {
+			return notRun("not run: learn's proxy could not listen: " + err.Error())
+		}
+		proxies = append(proxies, p)
+		r.pxs = append(r.pxs, p)
+		r.proxies = append(r.proxies, &api.Instance{Name: trace.LaneAPI(i + 1), URL: base})
+	}
+
+	outcomes, err := s.run(ctx, r)
+	r.trace.Close()
+	for _, t := range r.transports {
+		t.CloseIdleConnections()
+	}
+	type carried struct {
+		lane string
+		ps   proxy.Passage
+	}
+	var all []carried
+	for i, p := range proxies {
+		for _, ps := range p.Passages() {
+			all = append(all, carried{r.proxies[i].Name, ps})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b carried) int { return a.ps.At.Compare(b.ps.At) })
+	for _, c := range all {
+		row.Passages = append(row.Passages, passageOf(c.lane, cfg, c.ps))
+	}
+	if ctx.Err() != nil {
+		return row
+	}
+	if err != nil {
+		return notRun("not run: " + err.Error())
+	}
+
+	f := sim.Facts{Outcomes: outcomes, Users: map[string]string{}, Unseen: sim.Unseen{Created: true, Design: true}}
+	for _, u := range cfg.Users {
+		f.Users[u.Name] = u.UserID()
+	}
+	var keys []string
+	for _, o := range outcomes {
+		keys = append(keys, o.Intent.Key.String())
+		for _, t := range o.Tries {
+			if t.Key != "" {
+				keys = append(keys, t.Key)
+			}
+		}
+	}
+	rows, seesRows, err := rd.bookings(ctx, slices.Compact(slices.Sorted(slices.Values(keys))))
+	if err != nil {
+		return notRun("not judged: " + err.Error())
+	}
+	f.Bookings, f.Unseen.Rows = rows, !seesRows
+	f.Unseen.Seats = !seesSeats
+	f.SeatsAtStart = r.seatsBefore
+	for i, ev := range r.events {
+		after, _, err := rd.seatsLeft(ctx, ev)
+		if err != nil {
+			return notRun("not judged: " + err.Error())
+		}
+		f.SeatsLeft += after
+		if i == 0 || after < f.LowestSeatsLeft {
+			f.LowestSeatsLeft = after
+		}
+	}
+
+	rep := sim.ReportOf(lesson, f)
+	rep.Scenario = s.name
+	row.Report = rep
+	v := rep.Verdict
+	for _, inv := range v.Failed {
+		row.Failed = append(row.Failed, inv.Name)
+	}
+	for _, inv := range v.NotChecked {
+		row.NotChecked = append(row.NotChecked, inv.Name)
+	}
+	row.Says = v.Says
+	switch {
+	case s.power:
+		row.State, row.Says = powerOf(row)
+	case len(row.Failed) > 0:
+		row.State = Fail
+	case len(row.NotChecked) > 0:
+		row.State = NotChecked
+	default:
+		row.State = Pass
+	}
+	return row
+}
+
+// powerOf is the state of the power row: the broken client must have
+// booked twice, and the judge must have seen it.
+func powerOf(row Row) (State, string) {
+	switch {
+	case slices.Contains(row.Failed, sim.InvOneBookingPerIntent):
+		return Pass, "the check sees a double booking: the broken client was " + row.Says
+	case slices.Contains(row.NotChecked, sim.InvOneBookingPerIntent):
+		return NotChecked, row.Says
+	}
+	return Fail, "the client that makes a new key per try booked only once: the check cannot see the double booking it exists to find (do [bookings] or [database] read every booking?), or the API deduplicates by something other than the key"
+}
+
+// client is a browser for user (an index into the config's users) whose
+// tries meet plan's faults at the proxy (nil: none), over a transport of
+// its own.
+func (r *run) client(user int, plan func(trace.Attempt) proxy.Fault) *client.Client {
+	if plan != nil {
+		r.plan = plan
+	}
+	u := r.cfg.Users[user]
+	tr := &http.Transport{}
+	r.mu.Lock()
+	r.transports = append(r.transports, tr)
+	r.mu.Unlock()
+	return &client.Client{
+		Token: u.Name, User: u.Name, Wire: NewWire(r.cfg), Clock: clock.Real{}, Trace: r.trace, Backoff: r.opts.Backoff,
+		HTTP:   &http.Client{Transport: tr, Timeout: r.opts.Timeout},
+		Picker: &picker{instances: r.proxies, other: r.other},
+	}
+}
+
+// together sends intents at the same instant, each from its own client
+// and connection, and returns their outcomes in order.
+func (r *run) together(ctx context.Context, intents []client.Intent) []client.Outcome {
+	for _, p := range r.pxs {
+		p.SetGroup(len(intents))
+	}
+	outs := make([]client.Outcome, len(intents))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, in := range intents {
+		c := r.client(0, nil)
+		wg.Go(func() {
+			<-start
+			outs[i] = c.Book(ctx, in)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return outs
+}
+
+// addEvent adds one more event with seats seats, for a scenario that
+// books two, and counts its seats in.
+func (r *run) addEvent(ctx context.Context, seats int) (int64, error) {
+	id, err := r.rd.addEvent(ctx, seats)
+	if err != nil {
+		return 0, err
+	}
+	n, _, err := r.rd.seatsLeft(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	r.events, r.seatsBefore = append(r.events, id), r.seatsBefore+n
+	return id, nil
+}
+
+// picker sends a client's first try to the first instance, and, when
+// other is set, every later try to the second.
+type picker struct {
+	instances []*api.Instance
+	other     bool
+	picked    int
+}
+
+func (p *picker) Pick() *api.Instance {
+	p.picked++
+	if p.other && p.picked > 1 && len(p.instances) > 1 {
+		return p.instances[1]
+	}
+	return p.instances[0]
+}
+
+// passageOf is ps, carried by the proxy of lane, as a report shows it.
+func passageOf(lane string, cfg *Config, ps proxy.Passage) Passage {
+	p := Passage{Instance: lane, Method: ps.Method, Path: ps.Path, RequestID: ps.Header.Get(api.HeaderRequestID),
+		Key: ps.Header.Get(cfg.Request.KeyHeader), Fault: ps.Fault.String(), Delivered: ps.Delivered, At: ps.At.UTC().Format(time.RFC3339Nano)}
+	if len(ps.Answers) > 0 {
+		p.Status, p.Answer = ps.Answers[0].Status, cut(string(ps.Answers[0].Body), 500)
+	}
+	return p
+}

@@ -1,0 +1,204 @@
+package check
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/learn-idempotency/learn/sim/client"
+	"github.com/learn-idempotency/learn/sim/proxy"
+	"github.com/learn-idempotency/learn/sim/trace"
+)
+
+// A scenario is one of the lesson's scenarios as an HTTP client can run
+// it against any API: its world (the events it needs, the API instances)
+// and what its browsers send through learn's proxy. lesson names the
+// scenario of package sim whose words and meaning judge it.
+type scenario struct {
+	name, title string
+	// lesson is the sim scenario whose verdict judges this one.
+	lesson string
+	// sends says in one line what the scenario sends.
+	sends string
+	// seats of the event it books (one of its own per run, when the API
+	// can add events); ownEvent says it needs exactly these seats, so it
+	// does not run on a shared event.
+	seats    int
+	ownEvent bool
+	// instances is 2 for a retry that lands on another API instance.
+	instances int
+	// rounds is how many times a race is run, at most, to show what a
+	// black box cannot be forced to show once (0: once).
+	rounds int
+	// power marks the check of the checker: a broken client that must
+	// double-book, so that a ✓ elsewhere means something.
+	power bool
+	run   func(ctx context.Context, r *run) ([]client.Outcome, error)
+}
+
+// loseFirst loses the answer of try 1 of every intent.
+func loseFirst(at trace.Attempt) proxy.Fault {
+	if at.Try == 1 {
+		return proxy.LoseAnswer
+	}
+	return proxy.Deliver
+}
+
+// raceRounds is how often a race is run at most: on this machine a
+// black-box race of 10 copies shows a missing row lock in about half of
+// its rounds, so 20 rounds miss it about once in a million checks.
+const raceRounds = 20
+
+// togetherFirst sends every first try together (last-byte sync) and
+// delivers the rest.
+func togetherFirst(at trace.Attempt) proxy.Fault {
+	if at.Try == 1 {
+		return proxy.Together
+	}
+	return proxy.Deliver
+}
+
+// scenarios are the check's, in the lesson's order, the check of its own
+// power last.
+var scenarios = []scenario{
+	{
+		name: "lost-answer", title: "The lost answer", lesson: "lost-answer", seats: 10,
+		sends: "book 2 seats; the proxy delivers the request and drops the answer; the client retries with the same key",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			return []client.Outcome{r.client(0, loseFirst).Book(ctx, client.NewIntent(1, r.event, 2))}, nil
+		},
+	},
+	{
+		name: "concurrent-copies", title: "Simultaneous copies", lesson: "concurrent-copies", seats: 0, rounds: raceRounds, // Copies × 2
+		sends: "N copies of one request (one key) at the same instant, each on its own connection, their last bytes sent together",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			r.plan = togetherFirst
+			in := client.NewIntent(1, r.event, 2)
+			copies := make([]client.Intent, r.copies)
+			for i := range copies {
+				copies[i] = in
+				copies[i].Copy = i + 1
+			}
+			return r.together(ctx, copies), nil
+		},
+	},
+	{
+		name: "key-reuse-two-events", title: "One key, two events, same instant", lesson: "key-reuse-two-events", seats: 10, ownEvent: true, rounds: raceRounds,
+		sends: "one key sent for two different events at the same instant: one may book, the other must be refused and write nothing",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			r.plan = togetherFirst
+			other, err := r.addEvent(ctx, 10)
+			if err != nil {
+				return nil, err
+			}
+			key := uuid.New()
+			return r.together(ctx, []client.Intent{
+				{Number: 1, EventID: r.event, Quantity: 2, Key: key},
+				{Number: 2, EventID: other, Quantity: 2, Key: key},
+			}), nil
+		},
+	},
+	{
+		name: "lookup-before-lock", title: "Two copies at the same instant", lesson: "lookup-before-lock", seats: 10, rounds: raceRounds,
+		sends: "two copies of one request at the same instant: one booking, both answered with it",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			r.plan = togetherFirst
+			in := client.NewIntent(1, r.event, 2)
+			copies := []client.Intent{in, in}
+			copies[0].Copy, copies[1].Copy = 1, 2
+			return r.together(ctx, copies), nil
+		},
+	},
+	{
+		name: "different-quantity", title: "Same key, other quantity", lesson: "different-quantity", seats: 10,
+		sends: "book 2 seats with key K, then 3 seats with the same K: the second must be refused (409 or 422) and write nothing",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			c := r.client(0, nil)
+			first := client.NewIntent(1, r.event, 2)
+			o1 := c.Book(ctx, first)
+			return []client.Outcome{o1, c.Book(ctx, client.Intent{Number: 2, EventID: r.event, Quantity: 3, Key: first.Key})}, nil
+		},
+	},
+	{
+		name: "last-seats", title: "The last seats", lesson: "last-seats", seats: 2, ownEvent: true,
+		sends: "book the event's last 2 seats; the answer is lost; the retry must get the booking back, not a refusal",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			return []client.Outcome{r.client(0, loseFirst).Book(ctx, client.NewIntent(1, r.event, 2))}, nil
+		},
+	},
+	{
+		name: "replay-after-sellout", title: "Replay after sell-out", lesson: "replay-after-sellout", seats: 4, ownEvent: true,
+		sends: "the first user's answer is lost; while they wait, the second user books the last 2 seats; the retry must still get its booking",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			var other client.Outcome
+			first := r.client(0, loseFirst)
+			first.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
+				if at.Try == 1 {
+					other = r.client(1, nil).Book(ctx, client.NewIntent(2, r.event, 2))
+				}
+				return nil
+			}
+			o := first.Book(ctx, client.NewIntent(1, r.event, 2))
+			return []client.Outcome{o, other}, nil
+		},
+	},
+	{
+		name: "two-users-same-key", title: "Two users, same key", lesson: "two-users-same-key", seats: 10,
+		sends: "two users send the same key: each must get a booking of their own, never the other's",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			key := uuid.New()
+			a := r.client(0, nil).Book(ctx, client.Intent{Number: 1, EventID: r.event, Quantity: 2, Key: key})
+			b := r.client(1, nil).Book(ctx, client.Intent{Number: 2, EventID: r.event, Quantity: 2, Key: key})
+			return []client.Outcome{a, b}, nil
+		},
+	},
+	{
+		name: "server-error", title: "A 5xx after the booking, then a retry", lesson: "lost-answer", seats: 10,
+		sends: "book 2 seats; the API acts, and the proxy answers 502 in its place; the client retries with the same key",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			plan := func(at trace.Attempt) proxy.Fault {
+				if at.Try == 1 {
+					return proxy.GatewayError
+				}
+				return proxy.Deliver
+			}
+			return []client.Outcome{r.client(0, plan).Book(ctx, client.NewIntent(1, r.event, 2))}, nil
+		},
+	},
+	{
+		name: "other-instance", title: "The retry lands on another API instance", lesson: "other-instance", seats: 10, instances: 2,
+		sends: "book 2 seats on the first base URL; the answer is lost; the retry goes to the second",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			return []client.Outcome{r.client(0, loseFirst).Book(ctx, client.NewIntent(1, r.event, 2))}, nil
+		},
+	},
+	{
+		name: "new-key-per-retry", title: "The check's own power: a client with a new key per try", lesson: "new-key-per-retry", seats: 10, power: true,
+		sends: "a broken client that makes a new key for its retry after a lost answer: it must book twice, or the check cannot see a double booking",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			c := r.client(0, loseFirst)
+			c.NewKeyPerTry = true
+			return []client.Outcome{c.Book(ctx, client.NewIntent(1, r.event, 2))}, nil
+		},
+	},
+}
+
+// Names are the check's scenarios, in order.
+func Names() []string {
+	out := make([]string, len(scenarios))
+	for i, s := range scenarios {
+		out[i] = s.name
+	}
+	return out
+}
+
+// lookup finds the check's scenario called name.
+func lookup(name string) (scenario, error) {
+	for _, s := range scenarios {
+		if s.name == name {
+			return s, nil
+		}
+	}
+	return scenario{}, fmt.Errorf("learn check has no scenario %q; its scenarios are %v", name, Names())
+}
