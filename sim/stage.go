@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -118,8 +117,8 @@ type Stage struct {
 	Trace     *trace.Trace
 	Instances []*api.Instance
 	// Redis is the in-process Redis server when keys are kept in Redis;
-	// FastForward expires its keys.
-	Redis *miniredis.Miniredis
+	// its keys expire by Clock, so moving a fake Clock expires them.
+	Redis *resp.Server
 	redis *resp.Client
 	pools []*pgxpool.Pool
 }
@@ -206,8 +205,8 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		return nil, err
 	}
 	if cfg.Keys == KeysInRedis {
-		st.Redis, err = miniredis.Run()
-		if err != nil {
+		st.Redis = resp.NewServer(cfg.Clock)
+		if err := st.Redis.Start(); err != nil {
 			return nil, fmt.Errorf("start the in-process Redis: %w", err)
 		}
 		st.redis = resp.New(st.Redis.Addr())
@@ -365,7 +364,7 @@ func (st *Stage) Close() error {
 		errs = append(errs, st.redis.Close())
 	}
 	if st.Redis != nil {
-		st.Redis.Close()
+		errs = append(errs, st.Redis.Close())
 	}
 	if st.Admin != nil {
 		st.Admin.Close()

@@ -1,11 +1,3 @@
-// Package resp is a client of the Redis protocol (RESP2), enough of it for
-// learn's redis-ttl scenario: one [Client] on one TCP connection, sending
-// one command at a time ([Client.Do]: GET, SET … PX and the like) and
-// reading its reply as a string, an int64, an array, [ErrNil] or an
-// [Error]. The keys of the broken "keys in Redis" design really cross a
-// wire to a separate store, so a crash between the two writes loses what
-// it loses in production. It replaces a full Redis client library (a
-// fifth of learn's code, for two commands).
 package resp
 
 import (
