@@ -147,6 +147,9 @@ func consequenceOf(inv Invariant, r *Report) string {
 		}
 		return fmt.Sprintf("charged more than once: %s for %s", english.Plural(r.BookingRows, "booking", ""), clicks)
 	case InvIntentGetsItsBook:
+		if said := refusalOf(r); said != "" {
+			return "told “" + said + "” for the booking that was made for them"
+		}
 		return "told something other than the booking that was made for them"
 	case InvNoAnswerRetried:
 		return "left without an answer: a try whose answer was lost was never tried again, though a booking may exist"
@@ -172,6 +175,23 @@ func consequenceOf(inv Invariant, r *Report) string {
 		return "the answers to one click named different bookings"
 	}
 	return inv.Name
+}
+
+// refusalOf is the first 4xx answer of r's tries as a person reads it
+// ("409 Not enough seats left: …"), or "" when there is none.
+func refusalOf(r *Report) string {
+	for _, a := range r.Attempts {
+		for _, t := range a.Tries {
+			if t.Status < 400 || t.Status > 499 {
+				continue
+			}
+			if t.Answer != nil && t.Answer.Error != nil && t.Answer.Error.Message != "" {
+				return fmt.Sprintf("%d %s", t.Status, t.Answer.Error.Message)
+			}
+			return fmt.Sprint(t.Status)
+		}
+	}
+	return ""
 }
 
 // intents is how many intents the run's browser had.

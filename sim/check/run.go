@@ -120,14 +120,12 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	}
 	todo := scenarios
 	if opts.Only != nil {
-		todo = nil
 		for _, name := range opts.Only {
-			s, err := lookup(name)
-			if err != nil {
+			if _, err := lookup(name); err != nil {
 				return nil, err
 			}
-			todo = append(todo, s)
 		}
+		todo = slices.DeleteFunc(slices.Clone(scenarios), func(s scenario) bool { return !slices.Contains(opts.Only, s.name) })
 	}
 	rd, err := newReader(ctx, cfg, &http.Client{Timeout: opts.Timeout}, opts.DatabaseURL)
 	if err != nil {

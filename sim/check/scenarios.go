@@ -37,7 +37,8 @@ type scenario struct {
 	run   func(ctx context.Context, r *run) ([]client.Outcome, error)
 }
 
-// loseFirst loses the answer of try 1 of every intent.
+// loseFirst loses the answer of try 1 of every intent. A run has one
+// plan, for all its clients: the last one given to run.client.
 func loseFirst(at trace.Attempt) proxy.Fault {
 	if at.Try == 1 {
 		return proxy.LoseAnswer
@@ -132,7 +133,12 @@ var scenarios = []scenario{
 		sends: "the first user's answer is lost; while they wait, the second user books the last 2 seats; the retry must still get its booking",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			var other client.Outcome
-			first := r.client(0, loseFirst)
+			first := r.client(0, func(at trace.Attempt) proxy.Fault {
+				if at.Intent == 1 && at.Try == 1 {
+					return proxy.LoseAnswer
+				}
+				return proxy.Deliver
+			})
 			first.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
 				if at.Try == 1 {
 					other = r.client(1, nil).Book(ctx, client.NewIntent(2, r.event, 2))
@@ -174,7 +180,7 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "new-key-per-retry", title: "The check's own power: a client with a new key per try", lesson: "new-key-per-retry", seats: 10, power: true,
+		name: "new-key-per-retry", title: "The check's power: a new key per try", lesson: "new-key-per-retry", seats: 10, power: true,
 		sends: "a broken client that makes a new key for its retry after a lost answer: it must book twice, or the check cannot see a double booking",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			c := r.client(0, loseFirst)

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/headless"
+	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/check"
+)
+
+// checkCmd is learn check: the lesson's scenarios that an HTTP client can
+// run, against any booking API, through learn's lossy proxy.
+func checkCmd(g *globals) *cobra.Command {
+	var configFile string
+	var only []string
+	var initConfig, asJSON bool
+	var copies int
+	cmd := &cobra.Command{
+		Use:   "check [BOOKING-URL [BOOKING-URL]]",
+		Short: "Run the lesson's scenarios against any HTTP booking API",
+		Long: "learn check runs the lesson's scenarios that an HTTP client can run against a booking API, yours or learn serve's: a lost answer and its retry, N copies at once, the same key with another quantity, the last seats, a retry after a sell-out, two users with one key, a 502 after the booking, a retry on another API instance, and a client that makes a new key per try (which must book twice: the check's own power). Every request goes through a real proxy of learn's on loopback, which delivers it and drops the answer, answers 502 in its place, or sends copies by last-byte sync; the bookings and seats are read back by GET (or SQL against the API's database, --database-url), and each verdict comes from the same invariants as the lab's.\n\n" +
+			"The config (TOML) says what a booking request of the API looks like: learn check --init writes a commented one for learn serve. Without --config, the booking URLs given are learn serve's shape (the example's).\n\n" +
+			"Exit 0 when no scenario failed, 1 when one did (run it in CI against a staging API), 2 for a config or command line it cannot use. A scenario the API cannot be given (two base URLs, an event of its own) is \"not run\"; what the config gives no way to read is \"not checked\", never ✓.\n\n" +
+			"Scenarios: " + strings.Join(check.Names(), ", "),
+		Example: "learn check --init > check.toml\nlearn check --config check.toml\nlearn check http://127.0.0.1:8080/bookings\nlearn check --config check.toml --json --only lost-answer,concurrent-copies",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 2 {
+				return usageErrorf(cmd, "check takes one booking URL, or two of two API instances, got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if initConfig {
+				if len(args) > 0 || configFile != "" {
+					return usageErrorf(cmd, "--init writes the example config and takes no URL or --config")
+				}
+				_, err := fmt.Fprint(cmd.OutOrStdout(), check.Example)
+				return err
+			}
+			if len(args) == 0 && configFile == "" {
+				return usageErrorf(cmd, "give the API: learn check --config check.toml (learn check --init writes one), or learn check http://127.0.0.1:8080/bookings for learn serve's shape")
+			}
+			for _, name := range only {
+				if !slices.Contains(check.Names(), name) {
+					return usageErrorf(cmd, "--only: learn check has no scenario %q; its scenarios are %s", name, strings.Join(check.Names(), ", "))
+				}
+			}
+			if copies != 0 && (copies < sim.MinCopies || copies > sim.MaxCopies) {
+				return usageErrorf(cmd, "--copies must be from %d to %d, got %d", sim.MinCopies, sim.MaxCopies, copies)
+			}
+			cfg, err := checkConfig(configFile, args)
+			if err != nil {
+				return usageErrorf(cmd, "%v", err)
+			}
+			opts := check.Options{Copies: copies, DatabaseURL: g.databaseURL, Only: only}
+			return exit.New(headless.Check(cmd.Context(), cfg, opts, asJSON, cmd.OutOrStdout()))
+		},
+	}
+	cmd.Flags().StringVar(&configFile, "config", "", "the config of the API (TOML); learn check --init writes one")
+	cmd.Flags().BoolVar(&initConfig, "init", false, "print a commented example config for learn serve, and exit")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object: every scenario with its verdict, tries and the proxy's passages")
+	cmd.Flags().IntVar(&copies, "copies", 0, fmt.Sprintf("copies sent at once by concurrent-copies (%d to %d; default %d)", sim.MinCopies, sim.MaxCopies, sim.DefaultCopies))
+	cmd.Flags().StringSliceVar(&only, "only", nil, "run only these scenarios (comma-separated)")
+	_ = cmd.RegisterFlagCompletionFunc("only", cobra.FixedCompletions(check.Names(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// checkConfig is the config of learn check: the file's, or the
+// example's, with the booking URLs given (if any) as its base URLs and
+// booking path.
+func checkConfig(file string, bookingURLs []string) (*check.Config, error) {
+	data := []byte(check.Example)
+	if file != "" {
+		var err error
+		if data, err = os.ReadFile(file); err != nil {
+			return nil, fmt.Errorf("--config: %w", err)
+		}
+	}
+	cfg, err := check.Parse(data)
+	if err != nil {
+		if file != "" {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		return nil, err
+	}
+	if len(bookingURLs) == 0 {
+		return cfg, nil
+	}
+	cfg.URLs = nil
+	for i, raw := range bookingURLs {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
+			return nil, fmt.Errorf("%q is not a booking URL such as http://127.0.0.1:8080/bookings", raw)
+		}
+		path := u.Path
+		if path == "" || path == "/" {
+			path = cfg.Request.Path
+		}
+		if i > 0 && path != cfg.Request.Path {
+			return nil, fmt.Errorf("the two booking URLs have different paths (%s and %s): give two API instances of the same API", cfg.Request.Path, path)
+		}
+		cfg.Request.Path = path
+		cfg.URLs = append(cfg.URLs, u.Scheme+"://"+u.Host)
+	}
+	return cfg, nil
+}
