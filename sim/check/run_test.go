@@ -12,7 +12,7 @@ import (
 
 // stageConfig is the example config pointed at a stage of learn's own
 // API with design d, on two API instances.
-func stageFor(t *testing.T, d sim.Switches) (*Config, *sim.Stage) {
+func stageFor(t testing.TB, d sim.Switches) (*Config, *sim.Stage) {
 	t.Helper()
 	cfg := sim.StageConfig{Instances: 2, MaxConns: 2*sim.DefaultCopies + 2, Clock: clock.Real{}}
 	if err := d.ServerDesign(&cfg); err != nil {
