@@ -1,20 +1,30 @@
-// Package check is learn check's side of the booking world: the lesson's
-// scenarios run as a test of any HTTP booking API, with learn's own
-// client, retry rule and lossy proxy, judged by the same invariants as
-// every scenario (design.md, "learn check: how it is built").
+// Package check is learn check: the lesson's scenarios that an HTTP
+// client can run, as a test of any booking API, with learn's own client,
+// retry rule and lossy proxy (sim/proxy), judged by the same invariants
+// and words as every scenario (sim.Judge, sim.ReportOf).
 //
-// It holds so far:
+// Start with [Run] (run.go): for each scenario of scenarios.go, an event
+// of its own, a proxy per base URL, the scenario's browsers, then the
+// facts read back and the verdict; a race is run round after round
+// (scenario.rounds) since a black box cannot be forced to interleave.
+//
+// It holds:
 //
 //   - [Config] (config.go): what the check knows of the API, read from
 //     TOML by [Parse] (every key checked, every needed field asked for by
 //     name); [Example] is the commented config for learn serve that
 //     learn check --init writes (example.toml).
 //   - [Wire] (wire.go): the API's shape made from a Config, as the
-//     client.Wire that learn's client and lossy network speak: the body
-//     template, each user's headers, the key header, and JSON pointers
-//     into a booked answer; problem details read where the API gives
-//     them.
-//
-// The scenarios' runner through sim/proxy, the facts it reads back
-// (Config.Read) and the verdicts come next (issue 23).
+//     client.Wire that learn's client speaks: the body template, each
+//     user's headers, the key header, and JSON pointers into a booked
+//     answer; problem details read where the API gives them.
+//   - the scenarios (scenarios.go), each named after the lab scenario
+//     whose verdict judges it, and [Names].
+//   - the reader (read.go): what the API did, read straight from it by
+//     GET or from its database by SQL (the events it adds, their seats,
+//     the bookings holding the check's keys); what the config gives no
+//     way to read is unseen, and the judge says "not checked".
+//   - [Result], [Row] and [State]: a row per scenario (✓, ✗, not
+//     checked, not run), with its report and every request the proxy
+//     carried ([Passage]).
 package check
