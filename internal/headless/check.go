@@ -19,8 +19,9 @@ const BlackBox = "What a check over HTTP cannot show (learn lab can): a crash be
 // prints a line per scenario as it ends (or, with asJSON, one JSON object
 // at the end). It returns 1 when a scenario failed, 0 otherwise (a row
 // not checked or not run is said, and is no failure), and 128 + the
-// signal when interrupted.
-func Check(ctx context.Context, cfg *check.Config, opts check.Options, asJSON bool, stdout io.Writer) (int, error) {
+// signal when interrupted. show, when set, is given the finished result
+// after the summary is printed (the scorecard screen, in a terminal).
+func Check(ctx context.Context, cfg *check.Config, opts check.Options, asJSON bool, stdout io.Writer, show func(context.Context, *check.Result) error) (int, error) {
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
 	if !asJSON {
@@ -45,6 +46,14 @@ func Check(ctx context.Context, cfg *check.Config, opts check.Options, asJSON bo
 	}
 	fmt.Fprintf(stdout, "\n%s (took %s)\n", res.Summary, res.Took)
 	fmt.Fprintf(stdout, "%s\n", BlackBox)
+	if show != nil {
+		if err := show(ctx, res); err != nil {
+			return exit.Failure, err
+		}
+		if ctx.Err() != nil {
+			return exit.OK, exit.Interrupted(ctx, " while the scorecard was on screen")
+		}
+	}
 	return code, nil
 }
 
