@@ -59,18 +59,8 @@ func (r *reader) close() {
 	}
 }
 
-// seesRows and seesSeats say whether the config gives a way to read the
-// bookings and the seats.
-func (r *reader) seesRows() bool {
-	return r.cfg.Read != nil || (r.db != nil && r.cfg.Database.Bookings != "")
-}
-
-func (r *reader) seesSeats() bool {
-	return r.cfg.Seats != nil || (r.db != nil && r.cfg.Database.Seats != "")
-}
-
-// get sends a request of the first user's to the API's first base URL
-// and decodes its JSON answer, which must have a 2xx status.
+// do sends a request of user's to the API's first base URL and decodes
+// its JSON answer, which must have a 2xx status.
 func (r *reader) do(ctx context.Context, method, path string, user User, body string) (any, error) {
 	var rd io.Reader
 	if body != "" {
