@@ -11,10 +11,6 @@ import (
 	"github.com/learn-idempotency/learn/sim/check"
 )
 
-// BlackBox is what learn check cannot see of any API, said after every
-// check: what the lab shows and an HTTP client cannot make happen.
-const BlackBox = "What a check over HTTP cannot show (learn lab can): a crash between the booking and the key's write (crash-before-commit, redis-ttl), a key that expires after hours, a retry whose tries all fail (retries-exhausted), and a client's own retry rule (no-retry-on-4xx is about your client, not your API)."
-
 // Check runs learn check's scenarios against the API cfg describes and
 // prints a line per scenario as it ends (or, with asJSON, one JSON object
 // at the end). It returns 1 when a scenario failed, 0 otherwise (a row
@@ -45,7 +41,7 @@ func Check(ctx context.Context, cfg *check.Config, opts check.Options, asJSON bo
 		return code, enc.Encode(res)
 	}
 	fmt.Fprintf(stdout, "\n%s (took %s)\n", res.Summary, res.Took)
-	fmt.Fprintf(stdout, "%s\n", BlackBox)
+	fmt.Fprintf(stdout, "%s\n", res.CannotSee)
 	if show != nil {
 		if err := show(ctx, res); err != nil {
 			return exit.Failure, err

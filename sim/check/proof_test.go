@@ -94,6 +94,13 @@ func TestTheCheckCatchesWhatTheLabCatches(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var caught []string
+			for _, row := range res.Rows {
+				if row.State == Fail && !row.Power {
+					caught = append(caught, row.Name)
+				}
+			}
+			t.Logf("caught by: %v", caught)
 			for _, row := range res.Rows {
 				if row.Power {
 					if row.State != Pass {

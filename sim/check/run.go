@@ -98,7 +98,14 @@ type Result struct {
 	Summary string `json:"summary"`
 	Failed  int    `json:"failed"`
 	Took    string `json:"took"`
+	// CannotSee is what no check over HTTP can show (CannotSee).
+	CannotSee string `json:"cannot_see"`
 }
+
+// CannotSee is what learn check cannot see of any API, said with every
+// result: what the lab shows and an HTTP client cannot make happen.
+const CannotSee = "What a check over HTTP cannot show (learn lab can): a crash between the booking and the key's write (crash-before-commit, redis-ttl), a key that expires after hours, a retry whose tries all fail (retries-exhausted), and a client's own retry rule (no-retry-on-4xx is about your client, not your API)."
+
 
 // Run runs the check's scenarios (opts.Only, or all) against the API cfg
 // describes, one after another, and judges each. Its error is for a check
@@ -132,7 +139,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer rd.close()
-	res := &Result{Rows: []Row{}}
+	res := &Result{Rows: []Row{}, CannotSee: CannotSee}
 	counts := map[State]int{}
 	for _, s := range todo {
 		row := runOne(ctx, cfg, rd, s, opts)
