@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
@@ -25,6 +27,7 @@ func checkCmd(g *globals) *cobra.Command {
 	var only []string
 	var initConfig, asJSON, plain bool
 	var copies int
+	var databaseURL string
 	cmd := &cobra.Command{
 		Use:   "check [BOOKING-URL [BOOKING-URL]]",
 		Short: "Run the lesson's scenarios against any HTTP booking API",
@@ -48,6 +51,9 @@ func checkCmd(g *globals) *cobra.Command {
 				_, err := fmt.Fprint(cmd.OutOrStdout(), check.Example)
 				return err
 			}
+			if cmd.Flags().Changed("only") && len(only) == 0 {
+				return usageErrorf(cmd, "--only: give the scenarios to run, comma-separated: %s", strings.Join(check.Names(), ", "))
+			}
 			if len(args) == 0 && configFile == "" {
 				return usageErrorf(cmd, "give the API: learn check --config check.toml (learn check --init writes one), or learn check http://127.0.0.1:8080/bookings for learn serve's shape")
 			}
@@ -56,18 +62,33 @@ func checkCmd(g *globals) *cobra.Command {
 					return usageErrorf(cmd, "--only: learn check has no scenario %q; its scenarios are %s", name, strings.Join(check.Names(), ", "))
 				}
 			}
-			if copies != 0 && (copies < sim.MinCopies || copies > sim.MaxCopies) {
+			if (copies != 0 || cmd.Flags().Changed("copies")) && (copies < sim.MinCopies || copies > sim.MaxCopies) {
 				return usageErrorf(cmd, "--copies must be from %d to %d, got %d", sim.MinCopies, sim.MaxCopies, copies)
 			}
 			cfg, err := checkConfig(configFile, args)
 			if err != nil {
 				return usageErrorf(cmd, "%v", err)
 			}
-			opts := check.Options{Copies: copies, DatabaseURL: g.databaseURL, Only: only}
+			if cfg.Database != nil && databaseURL == "" {
+				return usageErrorf(cmd, "the config has a [database] table: give the API's database with --database-url URL")
+			}
+			if databaseURL != "" {
+				if _, err := pgx.ParseConfig(databaseURL); err != nil {
+					return usageErrorf(cmd, "--database-url: %v", err)
+				}
+				if cfg.Database == nil {
+					return usageErrorf(cmd, "--database-url is for the config's [database] table, which it has not: add one (learn check --init shows it), or leave the flag out")
+				}
+			}
+			opts := check.Options{Copies: copies, DatabaseURL: databaseURL, Only: only}
 			var show func(context.Context, *check.Result) error
-			if in, out, ok := terminal(cmd); ok && !asJSON && !plain {
+			if in, out, ok := terminal(cmd); ok && !asJSON && !plain && os.Getenv("TERM") != "dumb" {
 				show = func(ctx context.Context, res *check.Result) error {
-					return checkcard.Run(ctx, res, strings.Join(cfg.URLs, " and "), in, out)
+					interrupted, err := checkcard.Run(ctx, res, strings.Join(cfg.URLs, " and "), in, out)
+					if interrupted {
+						return exit.Interrupted(ctx, " on the scorecard")
+					}
+					return err
 				}
 			}
 			return exit.New(headless.Check(cmd.Context(), cfg, opts, asJSON, cmd.OutOrStdout(), show))
@@ -76,11 +97,35 @@ func checkCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&configFile, "config", "", "the config of the API (TOML); learn check --init writes one")
 	cmd.Flags().BoolVar(&initConfig, "init", false, "print a commented example config for learn serve, and exit")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object: every scenario with its verdict, tries and the proxy's passages")
+	// The API's own database: a flag of check's, in place of the global
+	// --database-url (learn's throwaway PostgreSQL, which check does not
+	// start).
+	cmd.Flags().StringVar(&databaseURL, "database-url", "", "the checked API's own database, for the config's [database] SQL (read only: learn check only runs those queries)")
 	cmd.Flags().BoolVar(&plain, "plain", false, "print the rows only, without the scorecard screen that opens in a terminal")
 	cmd.Flags().IntVar(&copies, "copies", 0, fmt.Sprintf("copies sent at once by concurrent-copies (%d to %d; default %d)", sim.MinCopies, sim.MaxCopies, sim.DefaultCopies))
 	cmd.Flags().StringSliceVar(&only, "only", nil, "run only these scenarios (comma-separated)")
 	_ = cmd.RegisterFlagCompletionFunc("only", cobra.FixedCompletions(check.Names(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// maxConfig is the largest config learn check reads.
+const maxConfig = 1 << 20
+
+// readConfig reads the config file, of at most maxConfig bytes.
+func readConfig(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfig+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxConfig {
+		return nil, fmt.Errorf("%s is over 1 MiB: a config of learn check is a page of TOML (learn check --init writes one)", file)
+	}
+	return data, nil
 }
 
 // terminal is the command's standard input and output when both are a
@@ -101,7 +146,7 @@ func checkConfig(file string, bookingURLs []string) (*check.Config, error) {
 	data := []byte(check.Example)
 	if file != "" {
 		var err error
-		if data, err = os.ReadFile(file); err != nil {
+		if data, err = readConfig(file); err != nil {
 			return nil, fmt.Errorf("--config: %w", err)
 		}
 	}

@@ -268,8 +268,14 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 	}
 	hs := front.Serve(ln)
 
+	tables := ""
+	if opts.DatabaseURL == "" && st.Schema != nil {
+		// learn's own throwaway PostgreSQL, with no password to keep: its
+		// tables' address, for learn check's [database] or psql.
+		tables = st.Schema.ConnString()
+	}
 	printIntro(stdout, intro{
-		db: srv.Describe(), front: "http://" + ln.Addr().String(), instances: st.Instances,
+		tables: tables, db: srv.Describe(), front: "http://" + ln.Addr().String(), instances: st.Instances,
 		design: cfg.DesignName, broken: len(cfg.Design.Changed()) > 0, notApplying: cfg.Design.NotApplying(),
 		eventID: eventID, seats: cfg.Seats, startsAt: startsAt,
 	})
@@ -384,6 +390,7 @@ type intro struct {
 	eventID     int64
 	seats       int
 	startsAt    time.Time
+	tables      string // the connection string of the run's schema; "" when not learn's to print
 }
 
 // printIntro prints where everything listens and the commands to paste.
@@ -391,6 +398,9 @@ type intro struct {
 func printIntro(w io.Writer, in intro) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 	p("learn serve: PostgreSQL: %s", in.db)
+	if in.tables != "" {
+		p("learn serve: its tables: %s (for learn check --database-url)", in.tables)
+	}
 	p("learn serve: listening on %s (round-robin over %d API instance%s)", in.front, len(in.instances), map[bool]string{true: "", false: "s"}[len(in.instances) == 1])
 	for _, inst := range in.instances {
 		p("learn serve: %s on %s", inst.Name, inst.URL)

@@ -270,7 +270,7 @@ func (c *Config) validate() error {
 	for _, name := range slices.Sorted(maps.Keys(pointers)) {
 		if p := pointers[name]; p != "" {
 			if _, err := jsonpointer.New(p); err != nil {
-				bad("%s: %q is not a JSON pointer (RFC 6901), such as /booking/id: %v", name, p, err)
+				bad("%s: %q is not a JSON pointer (RFC 6901), such as /booking/id: %s", name, p, strings.Join(strings.Fields(err.Error()), " "))
 			}
 		}
 	}

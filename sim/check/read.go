@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,7 +79,10 @@ func (r *reader) do(ctx context.Context, method, path string, user User, body st
 	}
 	resp, err := r.http.Do(req)
 	if err != nil {
-		return nil, err
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("the API at %s did not answer %s %s: %w", r.cfg.URLs[0], method, path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRead))
@@ -216,11 +220,12 @@ func (r *reader) listed(ctx context.Context, u User) ([]engine.BookingRow, error
 	return out, nil
 }
 
-// cut is s cut to n bytes, marked.
+// cut is s on one line (its runs of white space one space), cut to n
+// bytes, marked.
 func cut(s string, n int) string {
-	s = strings.TrimSpace(s)
+	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
-		return s[:n] + "…"
+		return strings.ToValidUTF8(s[:n], "") + "…"
 	}
 	return s
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/proxy"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -51,12 +53,17 @@ const (
 	Pass       State = "pass"        // every invariant checked and held
 	Fail       State = "fail"        // an invariant failed
 	NotChecked State = "not checked" // nothing failed, but what the verdict needs could not be read
-	NotRun     State = "not run"     // the API or the config cannot give the scenario its world
+	NotRun     State = "not run"     // the config cannot give the scenario its world (two base URLs, an event of its own)
+	// Error: the scenario could not be run or judged: the API did not
+	// answer, answered what the config does not expect, or what the check
+	// reads back could not be read. A check with one fails (exit 1): in
+	// CI, an API that cannot be checked is no pass.
+	Error State = "error"
 )
 
-// Mark is the row's mark on a scorecard: ✓, ✗, ? or –.
+// Mark is the row's mark on a scorecard: ✓, ✗, ?, – or !.
 func (s State) Mark() string {
-	return map[State]string{Pass: "✓", Fail: "✗", NotChecked: "?", NotRun: "–"}[s]
+	return map[State]string{Pass: "✓", Fail: "✗", NotChecked: "?", NotRun: "–", Error: "!"}[s]
 }
 
 // Row is one scenario of a check: what it sent, its verdict, and every
@@ -74,8 +81,23 @@ type Row struct {
 	Power bool `json:"power,omitempty"`
 	// Report is the run as the judge saw it: every try, the bookings
 	// read back, the invariants and the verdict; nil when not run.
-	Report   *sim.Report `json:"report"`
-	Passages []Passage   `json:"passages"`
+	Report   *sim.Report `json:"-"`
+	// Judged is the report's part that a black box shows: every try,
+	// the bookings read back, the invariants and the verdict.
+	Judged   *Judged   `json:"report"`
+	Passages []Passage `json:"passages"`
+	// answered counts the passages the API answered.
+	answered int
+}
+
+// Judged is what the judge read and said of a row's run.
+type Judged struct {
+	Attempts    []sim.IntentReport  `json:"attempts"`
+	Bookings    []engine.BookingRow `json:"bookings"`
+	BookingRows int                 `json:"booking_rows"`
+	SeatsTaken  int                 `json:"seats_taken"`
+	Invariants  []sim.Invariant     `json:"invariants"`
+	Verdict     *sim.Verdict        `json:"verdict"`
 }
 
 // Passage is one request the proxy carried, as a report shows it.
@@ -96,7 +118,7 @@ type Passage struct {
 type Result struct {
 	Rows    []Row  `json:"scenarios"`
 	Summary string `json:"summary"`
-	Failed  int    `json:"failed"`
+	Failed  int    `json:"failed"` // rows that failed or could not be run
 	Took    string `json:"took"`
 	// CannotSee is what no check over HTTP can show (CannotSee).
 	CannotSee string `json:"cannot_see"`
@@ -141,10 +163,20 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	defer rd.close()
 	res := &Result{Rows: []Row{}, CannotSee: CannotSee}
 	counts := map[State]int{}
+	silent := "" // the title of the first row in which the API gave no answer at all
 	for _, s := range todo {
-		row := runOne(ctx, cfg, rd, s, opts)
+		var row Row
+		if silent != "" && cannotRun(cfg, s) == "" {
+			row = Row{Name: s.name, Title: s.title, Sends: s.sends, Power: s.power, State: Error, Failed: []string{}, NotChecked: []string{}, Passages: []Passage{},
+				Says: "not run: the API gave no answer in " + silent}
+		} else {
+			row = runOne(ctx, cfg, rd, s, opts)
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if row.State == Error && row.answered == 0 && silent == "" {
+			silent = s.title
 		}
 		counts[row.State]++
 		res.Rows = append(res.Rows, row)
@@ -152,9 +184,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 			opts.Done(row)
 		}
 	}
-	res.Failed = counts[Fail]
+	res.Failed = counts[Fail] + counts[Error]
 	var said []string
-	for _, st := range []State{Pass, Fail, NotChecked, NotRun} {
+	for _, st := range []State{Pass, Fail, NotChecked, NotRun, Error} {
 		if n := counts[st]; n > 0 {
 			said = append(said, fmt.Sprintf("%d %s", n, st.Mark()))
 		}
@@ -185,6 +217,34 @@ type run struct {
 
 	mu         sync.Mutex
 	transports []*http.Transport // the clients', closed when the run ends
+	carried    []proxy.Passage   // what the proxies carried, in order
+}
+
+// unbooked says why the run cannot be judged when the API booked none of
+// its intents (every scenario has one the API must book): no answer at
+// all, or only answers that the config does not read as a booking. ""
+// when it booked, whether or not the answer reached the client.
+func (r *run) unbooked() string {
+	w := NewWire(r.cfg)
+	var last string
+	for _, p := range r.carried {
+		for _, a := range p.Answers {
+			switch {
+			case a.Err != nil:
+				last = fmt.Sprintf("%s %s got no answer from the API: %v", p.Method, p.Path, a.Err)
+			case w.Answer(a.Status, a.Header, a.Body).Booking != nil:
+				return ""
+			case slices.Contains(r.cfg.Answer.Booked, a.Status):
+				last = fmt.Sprintf("the API answered %d, a booked status, with no booking id at %s (answer.booking_id): %s", a.Status, r.cfg.Answer.BookingID, cut(string(a.Body), 200))
+			default:
+				last = fmt.Sprintf("the API answered %d to %s %s, neither booked (answer.booked) nor a booking's refusal: %s", a.Status, p.Method, p.Path, cut(string(a.Body), 200))
+			}
+		}
+	}
+	if last == "" {
+		return fmt.Sprintf("not judged: no answer from the API to any try within %s (it hangs, or cannot be reached)", r.opts.Timeout)
+	}
+	return "not judged: the API booked nothing: " + last
 }
 
 // runOne runs scenario s and judges it: once, or, for a race, round
@@ -215,15 +275,16 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 		row.State, row.Says = NotRun, why
 		return row
 	}
-	if s.instances > len(cfg.URLs) {
-		return notRun("not run: give two base URLs of the same API in urls, so that the retry can land on another API instance")
+	failed := func(why string) Row {
+		row.State, row.Says = Error, cut(why, 300)
+		return row
 	}
-	if s.ownEvent && cfg.Event.Create == nil {
-		return notRun(fmt.Sprintf("not run: it needs an event of its own with exactly %s: give [event.create], how the API adds an event", english.Plural(s.seats, "seat", "")))
+	if why := cannotRun(cfg, s); why != "" {
+		return notRun(why)
 	}
 	lesson, err := sim.Lookup(s.lesson)
 	if err != nil {
-		return notRun(err.Error())
+		return failed(err.Error())
 	}
 	r := &run{cfg: cfg, opts: opts, rd: rd, copies: opts.Copies, trace: trace.New(clock.Real{}, trace.Options{}), other: s.instances == 2}
 	seats := s.seats
@@ -233,12 +294,12 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	r.event = cfg.Event.ID
 	if cfg.Event.Create != nil {
 		if r.event, err = rd.addEvent(ctx, seats); err != nil {
-			return notRun("not run: " + err.Error())
+			return failed("not run: " + err.Error())
 		}
 	}
 	before, seesSeats, err := rd.seatsLeft(ctx, r.event)
 	if err != nil {
-		return notRun("not run: " + err.Error())
+		return failed("not run: " + err.Error())
 	}
 	r.events, r.seatsBefore = []int64{r.event}, before
 
@@ -252,7 +313,7 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	for i, u := range cfg.URLs {
 		p, err := proxy.New(u)
 		if err != nil {
-			return notRun("not run: " + err.Error())
+			return failed("not run: " + err.Error())
 		}
 		p.Plan = func(req *http.Request, _ []byte) proxy.Fault {
 			at, ok := api.ParseRequestID(req.Header.Get(api.HeaderRequestID))
@@ -263,7 +324,7 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 		}
 		base, err := p.Start()
 		if err != nil {
-			return notRun("not run: learn's proxy could not listen: " + err.Error())
+			return failed("not run: learn's proxy could not listen: " + err.Error())
 		}
 		proxies = append(proxies, p)
 		r.pxs = append(r.pxs, p)
@@ -288,12 +349,19 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	slices.SortStableFunc(all, func(a, b carried) int { return a.ps.At.Compare(b.ps.At) })
 	for _, c := range all {
 		row.Passages = append(row.Passages, passageOf(c.lane, cfg, c.ps))
+		r.carried = append(r.carried, c.ps)
+		if len(c.ps.Answers) > 0 && c.ps.Answers[0].Err == nil {
+			row.answered++
+		}
 	}
 	if ctx.Err() != nil {
 		return row
 	}
 	if err != nil {
-		return notRun("not run: " + err.Error())
+		return failed("not run: " + err.Error())
+	}
+	if why := r.unbooked(); why != "" {
+		return failed(why)
 	}
 
 	f := sim.Facts{Outcomes: outcomes, Users: map[string]string{}, Unseen: sim.Unseen{Created: true, Design: true}}
@@ -311,7 +379,7 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	}
 	rows, seesRows, err := rd.bookings(ctx, slices.Compact(slices.Sorted(slices.Values(keys))))
 	if err != nil {
-		return notRun("not judged: " + err.Error())
+		return failed("not judged: " + err.Error())
 	}
 	f.Bookings, f.Unseen.Rows = rows, !seesRows
 	f.Unseen.Seats = !seesSeats
@@ -319,7 +387,7 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	for i, ev := range r.events {
 		after, _, err := rd.seatsLeft(ctx, ev)
 		if err != nil {
-			return notRun("not judged: " + err.Error())
+			return failed("not judged: " + err.Error())
 		}
 		f.SeatsLeft += after
 		if i == 0 || after < f.LowestSeatsLeft {
@@ -330,6 +398,8 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	rep := sim.ReportOf(lesson, f)
 	rep.Scenario = s.name
 	row.Report = rep
+	row.Judged = &Judged{Attempts: rep.Attempts, Bookings: rep.Bookings, BookingRows: rep.BookingRows, SeatsTaken: rep.SeatsTaken,
+		Invariants: rep.Invariants, Verdict: rep.Verdict}
 	v := rep.Verdict
 	for _, inv := range v.Failed {
 		row.Failed = append(row.Failed, inv.Name)
@@ -345,10 +415,22 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 		row.State = Fail
 	case len(row.NotChecked) > 0:
 		row.State = NotChecked
+		row.Says += " (the config gives no way to read them: [bookings] and [seats], or [database])"
 	default:
 		row.State = Pass
 	}
 	return row
+}
+
+// cannotRun says why the config cannot give s its world, or "".
+func cannotRun(cfg *Config, s scenario) string {
+	switch {
+	case s.instances > len(cfg.URLs):
+		return "not run: it needs two API instances of the same API: two base URLs in urls (or a second BOOKING-URL)"
+	case s.ownEvent && cfg.Event.Create == nil:
+		return fmt.Sprintf("not run: it needs an event of its own with exactly %s: give [event.create], how the API adds an event", english.Plural(s.seats, "seat", ""))
+	}
+	return ""
 }
 
 // powerOf is the state of the power row: the broken client must have
@@ -377,6 +459,14 @@ func (r *run) client(user int, plan func(trace.Attempt) proxy.Fault) *client.Cli
 	r.mu.Unlock()
 	return &client.Client{
 		Token: u.Name, User: u.Name, Wire: NewWire(r.cfg), Clock: clock.Real{}, Trace: r.trace, Backoff: r.opts.Backoff,
+		// The lesson's rule, and a try that timed out (Options.Timeout)
+		// is one that got no answer: it is retried too.
+		Retry: func(status int, err error) bool {
+			if err != nil {
+				return !errors.Is(err, context.Canceled)
+			}
+			return status >= 500
+		},
 		HTTP:   &http.Client{Transport: tr, Timeout: r.opts.Timeout},
 		Picker: &picker{instances: r.proxies, other: r.other},
 	}

@@ -247,9 +247,27 @@ func (c *Client) send(ctx context.Context, inst *api.Instance, in Intent) (Answe
 		return Answer{}, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	b, err := ReadAnswer(resp.Body)
 	if err != nil {
 		return Answer{}, err
 	}
 	return wire.Answer(resp.StatusCode, resp.Header, b), nil
+}
+
+// MaxAnswer is the largest answer body the browser reads: a booking API's
+// answers are a few hundred bytes, and one without a bound could take all
+// the memory there is.
+const MaxAnswer = 4 << 20
+
+// ErrAnswerTooLarge is the error of an answer over MaxAnswer: the browser
+// stops reading it, as if the connection had failed.
+var ErrAnswerTooLarge = errors.New("the answer is over 4 MiB: the client stopped reading it")
+
+// ReadAnswer reads a whole answer body of at most MaxAnswer bytes.
+func ReadAnswer(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxAnswer+1))
+	if err == nil && len(b) > MaxAnswer {
+		return nil, ErrAnswerTooLarge
+	}
+	return b, err
 }

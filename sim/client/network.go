@@ -164,7 +164,7 @@ func roundTrip(base http.RoundTripper, req *http.Request) (read, error) {
 		return read{}, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := ReadAnswer(resp.Body)
 	return read{resp.StatusCode, resp.Header, body}, err
 }
 

@@ -81,6 +81,13 @@ func (f Fault) String() string {
 // answered 413 by the proxy itself.
 const MaxBody = 1 << 20
 
+// MaxAnswer is the largest answer of the API the proxy reads; a bigger
+// one is no answer (the client's connection is reset), and its passage
+// says why.
+const MaxAnswer = 4 << 20
+
+var errAnswerTooLarge = errors.New("the API's answer is over 4 MiB: learn's proxy stopped reading it")
+
 // Answer is an answer of the API as the proxy read it.
 type Answer struct {
 	Status int
@@ -110,6 +117,11 @@ type Proxy struct {
 
 	upstream *url.URL
 	client   *http.Client
+	// ctx bounds every request to the API: not the client's (the API
+	// finishes what it got even when the client has left), but cancelled
+	// by Close, which cuts what the proxy still carries.
+	ctx    context.Context
+	cancel context.CancelFunc
 	srv      *http.Server
 	ln       net.Listener
 
@@ -211,7 +223,8 @@ func New(upstream string) (*Proxy, error) {
 		tr = t.Clone()
 	}
 	tr.DisableCompression = true // the body is passed on as the API sent it
-	return &Proxy{upstream: u, client: &http.Client{
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Proxy{upstream: u, ctx: ctx, cancel: cancel, client: &http.Client{
 		Transport: tr,
 		// A redirect is the API's answer, passed on as it is.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -233,6 +246,7 @@ func (p *Proxy) Start() (string, error) {
 
 // Close stops the proxy and cuts what it still carries.
 func (p *Proxy) Close() error {
+	p.cancel()
 	if p.srv == nil {
 		return nil
 	}
@@ -335,7 +349,7 @@ func (p *Proxy) sendBody(r *http.Request, body io.Reader, n int64) Answer {
 	target := *p.upstream
 	target.Path = strings.TrimSuffix(p.upstream.Path, "/") + r.URL.Path
 	target.RawQuery = r.URL.RawQuery
-	out, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, target.String(), body)
+	out, err := http.NewRequestWithContext(p.ctx, r.Method, target.String(), body)
 	if err != nil {
 		return Answer{Err: err}
 	}
@@ -352,7 +366,10 @@ func (p *Proxy) sendBody(r *http.Request, body io.Reader, n int64) Answer {
 		return Answer{Err: err}
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer+1))
+	if err == nil && len(b) > MaxAnswer {
+		err = errAnswerTooLarge
+	}
 	if err != nil {
 		return Answer{Status: resp.StatusCode, Header: resp.Header, Err: err}
 	}

@@ -34,6 +34,7 @@ type Model struct {
 	detail  bool // the row's sequence is open
 	scroll  int  // the first line of the sequence shown
 	quitted bool
+	ctrlC   bool // quit by Ctrl-C: an interrupt, not a quit
 }
 
 // New is the scorecard of res, headed by header (the URLs checked).
@@ -52,7 +53,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		switch k := msg.String(); {
 		case k == "ctrl+c" || k == "q" || (k == "esc" && !m.detail):
-			m.quitted = true
+			m.quitted, m.ctrlC = true, k == "ctrl+c"
 			return m, tea.Quit
 		case k == "esc" || k == "backspace" || k == "left" || (k == "enter" && m.detail):
 			m.detail, m.scroll = false, 0
@@ -150,13 +151,24 @@ func (m *Model) cardView() []string {
 }
 
 // bodyHeight is how many lines of a sequence fit under its header.
-func (m *Model) bodyHeight() int { return max(m.h-1-4, 1) }
+func (m *Model) bodyHeight() int {
+	head := 5
+	if r := m.res.Rows[m.row]; r.Report != nil && !r.Power {
+		head += len(r.Report.Verdict.Failed)
+	}
+	return max(m.h-head, 1)
+}
 
 // detailView is the open row's title, verdict and its sequence from the
 // line scrolled to.
 func (m *Model) detailView() []string {
 	r := m.res.Rows[m.row]
 	out := []string{m.styles.Title.Render(fit(r.Title+" "+r.State.Mark(), m.w)), fit(r.Says, m.w)}
+	if r.Report != nil && !r.Power {
+		for _, inv := range r.Report.Verdict.Failed {
+			out = append(out, m.styles.Bad.Render(fit("failed: "+inv.Name+" ("+inv.Detail+")", m.w)))
+		}
+	}
 	seq := m.sequence()
 	out = append(out, seq[:min(1, len(seq))]...) // the lanes' header stays
 	body := seq[min(1, len(seq)):]
@@ -250,14 +262,14 @@ func wrap(s string, w int) []string {
 }
 
 // Run shows the scorecard of res in the terminal (in, out) until q, Esc
-// or Ctrl-C, or until ctx ends. Its input goes through learn's guard
-// (ttyin), as the app's does.
-func Run(ctx context.Context, res *check.Result, header string, in io.Reader, out io.Writer) error {
+// or Ctrl-C, or until ctx ends; interrupted says it was Ctrl-C. Its input
+// goes through learn's guard (ttyin), as the app's does.
+func Run(ctx context.Context, res *check.Result, header string, in io.Reader, out io.Writer) (interrupted bool, err error) {
 	m := New(res, header, true)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(ttyin.Wrap(in)), tea.WithOutput(out), tea.WithoutSignalHandler())
-	_, err := p.Run()
+	_, err = p.Run()
 	if ctx.Err() != nil {
-		return nil // the caller says what ended it
+		return false, nil // the caller says what ended it
 	}
-	return err
+	return m.ctrlC, err
 }
