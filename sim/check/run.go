@@ -81,7 +81,7 @@ type Row struct {
 	Power bool `json:"power,omitempty"`
 	// Report is the run as the judge saw it: every try, the bookings
 	// read back, the invariants and the verdict; nil when not run.
-	Report   *sim.Report `json:"-"`
+	Report *sim.Report `json:"-"`
 	// Judged is the report's part that a black box shows: every try,
 	// the bookings read back, the invariants and the verdict.
 	Judged   *Judged   `json:"report"`
@@ -127,7 +127,6 @@ type Result struct {
 // CannotSee is what learn check cannot see of any API, said with every
 // result: what the lab shows and an HTTP client cannot make happen.
 const CannotSee = "What a check over HTTP cannot show (learn lab can): a crash between the booking and the key's write (crash-before-commit, redis-ttl), a key that expires after hours, a retry whose tries all fail (retries-exhausted), and a client's own retry rule (no-retry-on-4xx is about your client, not your API)."
-
 
 // Run runs the check's scenarios (opts.Only, or all) against the API cfg
 // describes, one after another, and judges each. Its error is for a check

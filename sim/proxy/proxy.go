@@ -122,8 +122,8 @@ type Proxy struct {
 	// by Close, which cuts what the proxy still carries.
 	ctx    context.Context
 	cancel context.CancelFunc
-	srv      *http.Server
-	ln       net.Listener
+	srv    *http.Server
+	ln     net.Listener
 
 	mu       sync.Mutex
 	passages []Passage
