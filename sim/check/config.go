@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/go-openapi/jsonpointer"
 )
 
 // Config is what learn check knows of the API it checks: where it books,
@@ -269,7 +268,7 @@ func (c *Config) validate() error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(pointers)) {
 		if p := pointers[name]; p != "" {
-			if _, err := jsonpointer.New(p); err != nil {
+			if _, err := parsePointer(p); err != nil {
 				bad("%s: %q is not a JSON pointer (RFC 6901), such as /booking/id: %s", name, p, strings.Join(strings.Fields(err.Error()), " "))
 			}
 		}

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-openapi/jsonpointer"
-
 	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -106,11 +104,11 @@ func pointed(doc any, p string) (string, bool) {
 	if p == "" {
 		return "", false
 	}
-	ptr, err := jsonpointer.New(p)
+	ptr, err := parsePointer(p)
 	if err != nil {
 		return "", false
 	}
-	v, _, err := ptr.Get(doc)
+	v, err := ptr.get(doc)
 	if err != nil {
 		return "", false
 	}
@@ -127,12 +125,11 @@ func pointed(doc any, p string) (string, bool) {
 
 // pointedValue is the JSON value at pointer p in doc, whatever it is.
 func pointedValue(doc any, p string) (any, error) {
-	ptr, err := jsonpointer.New(p)
+	ptr, err := parsePointer(p)
 	if err != nil {
 		return nil, err
 	}
-	v, _, err := ptr.Get(doc)
-	return v, err
+	return ptr.get(doc)
 }
 
 // The wire must be a client.Wire.
