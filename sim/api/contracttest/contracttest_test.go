@@ -114,8 +114,7 @@ func TestValidatorCatchesWhatTheDocumentDoesNotSay(t *testing.T) {
 func TestABrokenDesignsDocumentSaysSoOnTop(t *testing.T) {
 	doc := api.OpenAPIFor("lookup=after-seat-check")
 	head := string(doc[:min(len(doc), 600)])
-	if !strings.HasPrefix(string(doc), `{
-  "openapi": "3.1.0",`) || !strings.Contains(head, `"summary": "This learn serve runs the design lookup=after-seat-check, NOT the lesson's`) {
+	if !strings.HasPrefix(string(doc), "{\n\t\"openapi\": \"3.1.0\",") || !strings.Contains(head, `"summary": "This learn serve runs the design lookup=after-seat-check, NOT the lesson's`) {
 		t.Errorf("the top of the document:\n%s", head)
 	}
 	loaded, err := openapi3.NewLoader().LoadFromData(doc)
