@@ -24,7 +24,7 @@
 //     GET or from its database by SQL (the events it adds, their seats,
 //     the bookings holding the check's keys); what the config gives no
 //     way to read is unseen, and the judge says "not checked".
-//   - [Result], [Row] and [State]: a row per scenario (✓, ✗, not
-//     checked, not run), with its report and every request the proxy
+//   - [Result], [Row] and [State] (result.go): a row per scenario (✓, ✗, ?, –, !: pass, fail, not
+//     checked, not run, error), with its report and every request the proxy
 //     carried ([Passage]).
 package check
