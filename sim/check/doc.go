@@ -24,7 +24,9 @@
 //     GET or from its database by SQL (the events it adds, their seats,
 //     the bookings holding the check's keys); what the config gives no
 //     way to read is unseen, and the judge says "not checked".
-//   - [Result], [Row] and [State] (result.go): a row per scenario (✓, ✗, ?, –, !: pass, fail, not
-//     checked, not run, error), with its report and every request the proxy
-//     carried ([Passage]).
+//   - [Result], [Row] and [State] (result.go): a row per scenario (✓
+//     pass, ✗ fail, ? not checked, – not run, ! error), with what the
+//     judge read and said, and every request the proxy carried
+//     ([Passage]).
+//   - [pointer] (pointer.go): the JSON pointers (RFC 6901) of the config.
 package check
