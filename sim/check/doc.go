@@ -28,5 +28,5 @@
 //     pass, ✗ fail, ? not checked, – not run, ! error), with what the
 //     judge read and said, and every request the proxy carried
 //     ([Passage]).
-//   - [pointer] (pointer.go): the JSON pointers (RFC 6901) of the config.
+//   - pointer (pointer.go): the JSON pointers (RFC 6901) of the config.
 package check
