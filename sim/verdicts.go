@@ -142,7 +142,11 @@ var meanings = map[string]meaning{
 	"replay-after-sellout": {
 		faults: true,
 		guarantee: func(r *Report) string {
-			return withGuards(fmt.Sprintf("ada's retry got her booking back with %s left", seats(r.Facts.seatsLeftOr(0))), r)
+			who := "the first user" // the user of intent 1: ada in the lesson's runs
+			if len(r.Attempts) > 0 && r.Attempts[0].User != "" {
+				who = r.Attempts[0].User
+			}
+			return withGuards(fmt.Sprintf("%s's retry got the booking back with %s left", who, seats(r.Facts.seatsLeftOr(0))), r)
 		},
 	},
 	"no-retry-on-4xx": {
