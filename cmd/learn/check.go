@@ -113,6 +113,15 @@ const maxConfig = 1 << 20
 
 // readConfig reads the config file, of at most maxConfig bytes.
 func readConfig(file string) ([]byte, error) {
+	// A FIFO or a device would block the open or the read for as long
+	// as its writer likes, past Ctrl-C: only a regular file is read.
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: give the config as a file (learn check --init > check.toml)", file)
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err

@@ -56,11 +56,11 @@ func Check(ctx context.Context, cfg *check.Config, opts check.Options, asJSON bo
 // printCheckRow writes one row for a person: its mark, title and verdict,
 // and under a failure the invariants that failed.
 func printCheckRow(w io.Writer, row check.Row) {
-	fmt.Fprintf(w, "  %s %-44s %s\n", row.State.Mark(), row.Title, row.Says)
+	fmt.Fprintf(w, "  %s %-44s %s\n", row.State.Mark(), row.Title, check.Printable(row.Says))
 	if row.Report == nil || row.Power { // the power row's failures are the ones it must see
 		return
 	}
 	for _, inv := range row.Report.Verdict.Failed {
-		fmt.Fprintf(w, "      failed: %s (%s)\n", inv.Name, inv.Detail)
+		fmt.Fprintf(w, "      failed: %s (%s)\n", inv.Name, check.Printable(inv.Detail))
 	}
 }

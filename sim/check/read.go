@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,6 +27,8 @@ type reader struct {
 	cfg  *Config
 	http *http.Client
 	db   *pgx.Conn // nil without Config.Database
+	// answered says the API answered one of the reader's requests.
+	answered bool
 }
 
 // maxRead is the largest answer the reader reads.
@@ -60,6 +64,23 @@ func (r *reader) close() {
 	}
 }
 
+// sqlTimeout bounds each of the config's queries.
+const sqlTimeout = 10 * time.Second
+
+// readOnly runs f in a read-only transaction with a statement timeout,
+// then rolls it back: the config's SQL reads, whatever it says.
+func (r *reader) readOnly(ctx context.Context, f func(pgx.Tx) error) error {
+	tx, err := r.db.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", sqlTimeout.Milliseconds())); err != nil {
+		return err
+	}
+	return f(tx)
+}
+
 // do sends a request of user's to the API's first base URL and decodes
 // its JSON answer, which must have a 2xx status.
 func (r *reader) do(ctx context.Context, method, path string, user User, body string) (any, error) {
@@ -85,9 +106,13 @@ func (r *reader) do(ctx context.Context, method, path string, user User, body st
 		return nil, fmt.Errorf("the API at %s did not answer %s %s: %w", r.cfg.URLs[0], method, path, err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRead))
+	r.answered = true
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRead+1))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the API's answer to %s %s broke off: %w", method, path, err)
+	}
+	if len(b) > maxRead {
+		return nil, fmt.Errorf("the API's answer to %s %s is over 16 MiB: learn check stopped reading it", method, path)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, fmt.Errorf("%s %s answered %d: %s", method, path, resp.StatusCode, cut(string(b), 200))
@@ -133,8 +158,9 @@ func (r *reader) seatsLeft(ctx context.Context, event int64) (n int, ok bool, er
 		return n, true, nil
 	case r.db != nil && r.cfg.Database.Seats != "":
 		var s string
-		if err := r.db.QueryRow(ctx, r.cfg.Database.Seats, event).Scan(&s); err != nil {
-			return 0, true, fmt.Errorf("read the seats (database.seats): %w", err)
+		err := r.readOnly(ctx, func(tx pgx.Tx) error { return tx.QueryRow(ctx, r.cfg.Database.Seats, event).Scan(&s) })
+		if err != nil {
+			return 0, true, fmt.Errorf("read the seats (database.seats, given $1, the event's id, and returning its seats left): %w", err)
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
@@ -163,23 +189,26 @@ func (r *reader) bookings(ctx context.Context, keys []string) (rows []engine.Boo
 		}
 		return rows, true, nil
 	case r.db != nil && r.cfg.Database.Bookings != "":
-		res, err := r.db.Query(ctx, r.cfg.Database.Bookings, keys)
-		if err != nil {
-			return nil, true, fmt.Errorf("read the bookings (database.bookings): %w", err)
-		}
-		defer res.Close()
-		for res.Next() {
-			var id, user, key, event, quantity string
-			if err := res.Scan(&id, &user, &key, &event, &quantity); err != nil {
-				return nil, true, fmt.Errorf("read the bookings (database.bookings: id, user_id, idempotency_key, event_id, quantity): %w", err)
+		err := r.readOnly(ctx, func(tx pgx.Tx) error {
+			res, err := tx.Query(ctx, r.cfg.Database.Bookings, keys)
+			if err != nil {
+				return err
 			}
-			b := engine.BookingRow{ID: id, UserID: user, Key: key}
-			b.EventID, _ = strconv.ParseInt(event, 10, 64)
-			b.Quantity, _ = strconv.Atoi(quantity)
-			rows = append(rows, b)
-		}
-		if err := res.Err(); err != nil {
-			return nil, true, fmt.Errorf("read the bookings (database.bookings): %w", err)
+			defer res.Close()
+			for res.Next() {
+				var id, user, key, event, quantity string
+				if err := res.Scan(&id, &user, &key, &event, &quantity); err != nil {
+					return err
+				}
+				b := engine.BookingRow{ID: id, UserID: user, Key: key}
+				b.EventID, _ = strconv.ParseInt(event, 10, 64)
+				b.Quantity, _ = strconv.Atoi(quantity)
+				rows = append(rows, b)
+			}
+			return res.Err()
+		})
+		if err != nil {
+			return nil, true, fmt.Errorf("read the bookings (database.bookings, given $1, the keys sent, and returning id, user_id, idempotency_key, event_id, quantity): %w", err)
 		}
 		return rows, true, nil
 	}
@@ -220,10 +249,21 @@ func (r *reader) listed(ctx context.Context, u User) ([]engine.BookingRow, error
 	return out, nil
 }
 
-// cut is s on one line (its runs of white space one space), cut to n
-// bytes, marked.
+// Printable is s as learn check shows what came from an API: on one
+// line, with no control character (cut).
+func Printable(s string) string { return cut(s, 2000) }
+
+// cut is s on one line (its runs of white space one space, any other
+// control character, an escape sequence's ESC included, shown as �), cut
+// to n bytes, marked: an API's words never reach the terminal as codes.
 func cut(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '�'
+		}
+		return r
+	}, s)
 	if len(s) > n {
 		return strings.ToValidUTF8(s[:n], "") + "…"
 	}

@@ -90,7 +90,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if row.State == Error && row.answered == 0 && silent == "" {
+		if row.State == Error && row.answered == 0 && !rd.answered && silent == "" {
 			silent = s.title
 		}
 		counts[row.State]++
@@ -148,18 +148,31 @@ func (r *run) unbooked() string {
 			case a.Err != nil:
 				last = fmt.Sprintf("%s %s got no answer from the API: %v", p.Method, p.Path, a.Err)
 			case w.Answer(a.Status, a.Header, a.Body).Booking != nil:
-				return ""
+				return w.pointersOf(a.Body)
+			case slices.Contains(r.cfg.Answer.Refused, a.Status):
+				last = fmt.Sprintf("the API refused it with %d: %s", a.Status, cut(string(a.Body), 200))
 			case slices.Contains(r.cfg.Answer.Booked, a.Status):
 				last = fmt.Sprintf("the API answered %d, a booked status, with no booking id at %s (answer.booking_id): %s", a.Status, r.cfg.Answer.BookingID, cut(string(a.Body), 200))
 			default:
-				last = fmt.Sprintf("the API answered %d to %s %s, neither booked (answer.booked) nor a booking's refusal: %s", a.Status, p.Method, p.Path, cut(string(a.Body), 200))
+				last = fmt.Sprintf("the API answered %d to %s %s, neither booked (answer.booked) nor refused (answer.refused): %s", a.Status, p.Method, p.Path, orNothing(cut(string(a.Body), 200), a.Header))
 			}
 		}
 	}
 	if last == "" {
 		return fmt.Sprintf("not judged: no answer from the API to any try within %s (it hangs, or cannot be reached)", r.opts.Timeout)
 	}
-	return "not judged: the API booked nothing: " + last
+	return "not judged: no answer the config reads as a booking: " + last
+}
+
+// orNothing is body, or what a bodiless answer says (its Location).
+func orNothing(body string, h http.Header) string {
+	switch {
+	case body != "":
+		return body
+	case h.Get("Location") != "":
+		return "no body; Location: " + cut(h.Get("Location"), 200)
+	}
+	return "no body"
 }
 
 // runOne runs scenario s and judges it: once, or, for a race, round

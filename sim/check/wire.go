@@ -94,6 +94,31 @@ func (w *Wire) Answer(status int, _ http.Header, body []byte) client.Answer {
 	return a
 }
 
+// pointersOf says which of the config's answer pointers (user, event,
+// quantity) name nothing in a booked answer's body, or "" when each that
+// is set names a value: a pointer that is given and wrong would leave
+// what it reads unchecked.
+func (w *Wire) pointersOf(body []byte) string {
+	var doc any
+	if json.Unmarshal(body, &doc) != nil {
+		return ""
+	}
+	var bad []string
+	for _, p := range []struct{ name, ptr string }{{"answer.user", w.c.Answer.User}, {"answer.event", w.c.Answer.Event}, {"answer.quantity", w.c.Answer.Quantity}} {
+		if p.ptr == "" {
+			continue
+		}
+		v, ok := pointed(doc, p.ptr)
+		if _, err := strconv.ParseInt(v, 10, 64); !ok || (p.name != "answer.user" && err != nil) {
+			bad = append(bad, fmt.Sprintf("%s %s", p.name, p.ptr))
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	return "not judged: in the API's booked answer, " + strings.Join(bad, " and ") + " name no value of that kind (fix the pointer, or leave it out): " + cut(string(body), 200)
+}
+
 // Refused reports whether status is one the config says refuses.
 func (w *Wire) Refused(status int) bool { return slices.Contains(w.c.Answer.Refused, status) }
 

@@ -124,7 +124,7 @@ func (m *Model) cardView() []string {
 	}
 	titleW = min(titleW, m.w/2)
 	for i, r := range m.res.Rows {
-		line := fmt.Sprintf("%s %s  %s", m.mark(r.State), pad(fit(r.Title, titleW), titleW), r.Says)
+		line := fmt.Sprintf("%s %s  %s", m.mark(r.State), pad(fit(r.Title, titleW), titleW), check.Printable(r.Says))
 		cursor := "  "
 		if i == m.row {
 			cursor = m.styles.Cursor.Render("› ")
@@ -136,10 +136,10 @@ func (m *Model) cardView() []string {
 	}
 	r := m.res.Rows[m.row]
 	out = append(out, "", m.styles.Caption.Render(fit(r.Title, m.w)))
-	out = append(out, wrap(r.Says, m.w)...)
+	out = append(out, wrap(check.Printable(r.Says), m.w)...)
 	if r.Report != nil && !r.Power {
 		for _, inv := range r.Report.Verdict.Failed {
-			for _, l := range wrap("failed: "+inv.Name+" ("+inv.Detail+")", m.w) {
+			for _, l := range wrap("failed: "+inv.Name+" ("+check.Printable(inv.Detail)+")", m.w) {
 				out = append(out, m.styles.Bad.Render(l))
 			}
 		}
@@ -163,10 +163,10 @@ func (m *Model) bodyHeight() int {
 // line scrolled to.
 func (m *Model) detailView() []string {
 	r := m.res.Rows[m.row]
-	out := []string{m.styles.Title.Render(fit(r.Title+" "+r.State.Mark(), m.w)), fit(r.Says, m.w)}
+	out := []string{m.styles.Title.Render(fit(r.Title+" "+r.State.Mark(), m.w)), fit(check.Printable(r.Says), m.w)}
 	if r.Report != nil && !r.Power {
 		for _, inv := range r.Report.Verdict.Failed {
-			out = append(out, m.styles.Bad.Render(fit("failed: "+inv.Name+" ("+inv.Detail+")", m.w)))
+			out = append(out, m.styles.Bad.Render(fit("failed: "+inv.Name+" ("+check.Printable(inv.Detail)+")", m.w)))
 		}
 	}
 	seq := m.sequence()
