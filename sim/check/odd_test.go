@@ -47,28 +47,29 @@ func TestAnAPIThatDoesNotBookIsAnError(t *testing.T) {
 		name    string
 		handler http.HandlerFunc
 		want    string
+		timeout time.Duration // a try's time: short only where no answer ever comes
 	}{
-		{"404", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, "the API answered 404 to POST /bookings, neither booked"},
+		{"404", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, "the API answered 404 to POST /bookings, neither booked", time.Minute},
 		{"no id", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(201)
 			io.WriteString(w, `{"booking": {"idd": 7}}`)
-		}, "the API answered 201, a booked status, with no booking id at /booking/id"},
+		}, "the API answered 201, a booked status, with no booking id at /booking/id", time.Minute},
 		{"5 MiB", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(201)
 			io.WriteString(w, `{"booking": {"id": "`+strings.Repeat("x", 5<<20)+`"}}`)
-		}, "got no answer from the API: the API's answer is over 4 MiB"},
+		}, "got no answer from the API: the API's answer is over 4 MiB", time.Minute},
 		{"hang", func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body) // then the server sees the proxy leave
 			select {
 			case <-hang:
 			case <-r.Context().Done():
 			}
-		}, "no answer from the API to any try within 200ms"},
+		}, "no answer from the API to any try within 200ms", 200 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.handler)
 			defer srv.Close()
-			res, err := Run(t.Context(), oddConfig(t, srv.URL), Options{Only: []string{"lost-answer", "different-quantity"}, Timeout: 200 * time.Millisecond, Backoff: []time.Duration{0, 0}})
+			res, err := Run(t.Context(), oddConfig(t, srv.URL), Options{Only: []string{"lost-answer", "different-quantity"}, Timeout: tc.timeout, Backoff: []time.Duration{0, 0}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +96,7 @@ func TestATryThatTimedOutIsRetried(t *testing.T) {
 		io.WriteString(w, `{"booking": {"id": "b1"}}`)
 	}))
 	defer srv.Close()
-	res, err := Run(t.Context(), oddConfig(t, srv.URL), Options{Only: []string{"lost-answer"}, Timeout: 200 * time.Millisecond, Backoff: []time.Duration{0, 0}})
+	res, err := Run(t.Context(), oddConfig(t, srv.URL), Options{Only: []string{"lost-answer"}, Timeout: 2 * time.Second, Backoff: []time.Duration{0, 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
