@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/fdlimit"
@@ -332,19 +331,11 @@ func (r *Run) note(ctx context.Context, lane, label, text string) error {
 // together books intents at the same instant, each from its own client and
 // connection, and returns their outcomes in intent order.
 func (r *Run) together(ctx context.Context, token []string, intents []client.Intent) []client.Outcome {
-	outs := make([]client.Outcome, len(intents))
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, in := range intents {
-		c := r.browser(token[i%len(token)], nil)
-		wg.Go(func() {
-			<-start
-			outs[i] = c.Book(ctx, in)
-		})
+	clients := make([]*client.Client, len(intents))
+	for i := range intents {
+		clients[i] = r.browser(token[i%len(token)], nil)
 	}
-	close(start)
-	wg.Wait()
-	return outs
+	return client.BookTogether(ctx, clients, intents)
 }
 
 // loseFirst loses the answer of try 1 of the given intents (all when none

@@ -51,6 +51,9 @@ func checkCmd(g *globals) *cobra.Command {
 				_, err := fmt.Fprint(cmd.OutOrStdout(), check.Example)
 				return err
 			}
+			if cmd.Flags().Changed("postgres") {
+				return usageErrorf(cmd, "--postgres: learn check starts no PostgreSQL; it reads the checked API's own database, given with --database-url")
+			}
 			if cmd.Flags().Changed("only") && len(only) == 0 {
 				return usageErrorf(cmd, "--only: give the scenarios to run, comma-separated: %s", strings.Join(check.Names(), ", "))
 			}
@@ -101,6 +104,10 @@ func checkCmd(g *globals) *cobra.Command {
 	// --database-url (learn's throwaway PostgreSQL, which check does not
 	// start).
 	cmd.Flags().StringVar(&databaseURL, "database-url", "", "the checked API's own database, for the config's [database] SQL (read only: learn check only runs those queries)")
+	// learn check starts no PostgreSQL: a hidden flag of its own in place
+	// of the global --postgres keeps it out of the help and refuses it.
+	cmd.Flags().String("postgres", "", "")
+	_ = cmd.Flags().MarkHidden("postgres")
 	cmd.Flags().BoolVar(&plain, "plain", false, "print the rows only, without the scorecard screen that opens in a terminal")
 	cmd.Flags().IntVar(&copies, "copies", 0, fmt.Sprintf("copies sent at once by concurrent-copies (%d to %d; default %d)", sim.MinCopies, sim.MaxCopies, sim.DefaultCopies))
 	cmd.Flags().StringSliceVar(&only, "only", nil, "run only these scenarios (comma-separated)")

@@ -53,9 +53,22 @@ func newReader(ctx context.Context, cfg *Config, hc *http.Client, databaseURL st
 	pc.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	r.db, err = pgx.ConnectConfig(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("could not reach the API's database (--database-url): %w", err)
+		return nil, fmt.Errorf("could not reach the API's database (--database-url): %s", oneEach(err))
 	}
 	return r, nil
+}
+
+// oneEach is err's message with each of its lines once, on one line:
+// pgx tries an address again without TLS (sslmode=prefer) and says the
+// same dial error for each try.
+func oneEach(err error) string {
+	var lines []string
+	for l := range strings.Lines(err.Error()) {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, " ")
 }
 
 func (r *reader) close() {
@@ -84,11 +97,16 @@ func (r *reader) readOnly(ctx context.Context, f func(pgx.Tx) error) error {
 // do sends a request of user's to the API's first base URL and decodes
 // its JSON answer, which must have a 2xx status.
 func (r *reader) do(ctx context.Context, method, path string, user User, body string) (any, error) {
+	return r.doAt(ctx, r.cfg.URLs[0], method, path, user, body)
+}
+
+// doAt is do at the base URL base.
+func (r *reader) doAt(ctx context.Context, base, method, path string, user User, body string) (any, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(r.cfg.URLs[0], "/")+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(base, "/")+path, rd)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +121,7 @@ func (r *reader) do(ctx context.Context, method, path string, user User, body st
 		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err
 		}
-		return nil, fmt.Errorf("the API at %s did not answer %s %s: %w", r.cfg.URLs[0], method, path, err)
+		return nil, fmt.Errorf("the API at %s did not answer %s %s: %w", base, method, path, err)
 	}
 	defer resp.Body.Close()
 	r.answered = true
@@ -145,17 +163,8 @@ func (r *reader) addEvent(ctx context.Context, seats int) (int64, error) {
 func (r *reader) seatsLeft(ctx context.Context, event int64) (n int, ok bool, err error) {
 	switch {
 	case r.cfg.Seats != nil:
-		path := strings.ReplaceAll(r.cfg.Seats.Path, "{event}", strconv.FormatInt(event, 10))
-		doc, err := r.do(ctx, http.MethodGet, path, r.cfg.Users[0], "")
-		if err != nil {
-			return 0, true, fmt.Errorf("read the seats (seats): %w", err)
-		}
-		v, found := pointed(doc, r.cfg.Seats.Left)
-		n, err := strconv.Atoi(v)
-		if !found || err != nil {
-			return 0, true, fmt.Errorf("read the seats (seats): GET %s has no whole number at %s", path, r.cfg.Seats.Left)
-		}
-		return n, true, nil
+		n, err := r.seatsAt(ctx, r.cfg.URLs[0], event)
+		return n, true, err
 	case r.db != nil && r.cfg.Database.Seats != "":
 		var s string
 		err := r.readOnly(ctx, func(tx pgx.Tx) error { return tx.QueryRow(ctx, r.cfg.Database.Seats, event).Scan(&s) })
@@ -171,9 +180,28 @@ func (r *reader) seatsLeft(ctx context.Context, event int64) (n int, ok bool, er
 	return 0, false, nil
 }
 
+// seatsAt reads the seats left of event with a GET of [seats] at the
+// base URL base.
+func (r *reader) seatsAt(ctx context.Context, base string, event int64) (int, error) {
+	path := strings.ReplaceAll(r.cfg.Seats.Path, "{event}", strconv.FormatInt(event, 10))
+	doc, err := r.doAt(ctx, base, http.MethodGet, path, r.cfg.Users[0], "")
+	if err != nil {
+		return 0, fmt.Errorf("read the seats (seats): %w", err)
+	}
+	v, found := pointed(doc, r.cfg.Seats.Left)
+	n, err := strconv.Atoi(v)
+	if !found || err != nil {
+		return 0, fmt.Errorf("read the seats (seats): GET %s has no whole number at %s", path, r.cfg.Seats.Left)
+	}
+	return n, nil
+}
+
 // bookings reads the bookings that hold one of keys, oldest first as the
 // API lists them; ok is false when the config gives no way to read them.
-func (r *reader) bookings(ctx context.Context, keys []string) (rows []engine.BookingRow, ok bool, err error) {
+// answered are the booking ids the API answered to the check's keys: one
+// listed under a key the check never sent says bookings.key points
+// elsewhere, an error of the config's, not a booking lost by the API.
+func (r *reader) bookings(ctx context.Context, keys, answered []string) (rows []engine.BookingRow, ok bool, err error) {
 	switch {
 	case r.cfg.Read != nil:
 		for _, u := range r.cfg.Users {
@@ -182,8 +210,12 @@ func (r *reader) bookings(ctx context.Context, keys []string) (rows []engine.Boo
 				return nil, true, err
 			}
 			for _, b := range got {
-				if slices.Contains(keys, b.Key) {
+				switch {
+				case slices.Contains(keys, b.Key):
 					rows = append(rows, b)
+				case slices.Contains(answered, b.ID):
+					return nil, true, fmt.Errorf("read %s's bookings: GET %s lists booking %s, which the API answered to one of the check's keys, with %q at %s (bookings.key), a key the check never sent: point bookings.key at each booking's idempotency key",
+						u.Name, r.cfg.Read.Path, cut(b.ID, 60), cut(b.Key, 60), r.cfg.Read.Key)
 				}
 			}
 		}

@@ -71,7 +71,9 @@ type Passage struct {
 	Status    int    `json:"status"` // the API's answer; 0 when it gave none
 	Delivered bool   `json:"delivered"`
 	Answer    string `json:"answer"` // the API's answer's body, cut
-	At        string `json:"at"`
+	// Error is why the API gave no answer (connection refused, reset).
+	Error string `json:"error,omitempty"`
+	At    string `json:"at"`
 }
 
 // Result is a whole check: a row per scenario, in order.

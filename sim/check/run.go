@@ -230,6 +230,9 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 		return failed("not run: " + err.Error())
 	}
 	r.events, r.seatsBefore = []int64{r.event}, before
+	if why := sameAPI(ctx, cfg, rd, s, r.event, before, seesSeats); why != "" {
+		return failed(why)
+	}
 
 	// The proxies: one per base URL, each a lane of the run.
 	var proxies []*proxy.Proxy
@@ -291,21 +294,30 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	if why := r.unbooked(); why != "" {
 		return failed(why)
 	}
+	if why := unanswered(cfg, outcomes, row.Passages); why != "" {
+		return failed(why)
+	}
+	if why := strangerAnswered(cfg, s, row.Passages); why != "" {
+		return failed(why)
+	}
 
 	f := sim.Facts{Outcomes: outcomes, Users: map[string]string{}, Unseen: sim.Unseen{Created: true, Design: true}}
 	for _, u := range cfg.Users {
 		f.Users[u.Name] = u.UserID()
 	}
-	var keys []string
+	var keys, answered []string
 	for _, o := range outcomes {
 		keys = append(keys, o.Intent.Key.String())
 		for _, t := range o.Tries {
 			if t.Key != "" {
 				keys = append(keys, t.Key)
 			}
+			if t.BookingID != "" {
+				answered = append(answered, t.BookingID)
+			}
 		}
 	}
-	rows, seesRows, err := rd.bookings(ctx, slices.Compact(slices.Sorted(slices.Values(keys))))
+	rows, seesRows, err := rd.bookings(ctx, slices.Compact(slices.Sorted(slices.Values(keys))), answered)
 	if err != nil {
 		return failed("not judged: " + err.Error())
 	}
@@ -348,6 +360,80 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 		row.State = Pass
 	}
 	return row
+}
+
+// sameAPI says why the second base URL is not an instance of the API at
+// the first, for a scenario that retries on it, or "": it must show the
+// event the first added with the same seats left (when [seats] reads
+// them), or the retry's answer there would blame the API for the config.
+func sameAPI(ctx context.Context, cfg *Config, rd *reader, s scenario, event int64, seats int, seesSeats bool) string {
+	if s.instances < 2 || cfg.Seats == nil || !seesSeats {
+		return ""
+	}
+	n, err := rd.seatsAt(ctx, cfg.URLs[1], event)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("not run: the second base URL, %s, does not show event %d, which the first shows: both urls must be instances of one API, over one database (%v)", cfg.URLs[1], event, err)
+	case n != seats:
+		return fmt.Sprintf("not run: the second base URL, %s, shows event %d with %d seats left, the first with %d: both urls must be instances of one API, over one database", cfg.URLs[1], event, n, seats)
+	}
+	return ""
+}
+
+// strangerAnswered says why a scenario that retries on the second base
+// URL cannot be judged when that URL answered neither booked nor refused
+// (a 404 for an event it does not know), or "": another instance of the
+// API books or refuses, as the first does.
+func strangerAnswered(cfg *Config, s scenario, passages []Passage) string {
+	if s.instances < 2 {
+		return ""
+	}
+	for _, p := range passages {
+		if p.Instance != trace.LaneAPI(2) || p.Status == 0 || slices.Contains(cfg.Answer.Booked, p.Status) || slices.Contains(cfg.Answer.Refused, p.Status) {
+			continue
+		}
+		return fmt.Sprintf("not judged: the second base URL, %s, answered the retry %d, neither booked nor refused: both urls must be instances of one API, over one database (it said: %s)", cfg.URLs[1], p.Status, cut(p.Answer, 160))
+	}
+	return ""
+}
+
+// unanswered says why a run cannot be judged when an intent's last try
+// got no answer, or "": every scenario of the check ends each intent on
+// an answer, so a retry that got none (the base URL refused the
+// connection, or the API hung up) shows nothing of what it would have
+// answered, and no verdict may claim it.
+func unanswered(cfg *Config, outcomes []client.Outcome, passages []Passage) string {
+	for _, o := range outcomes {
+		if len(o.Tries) == 0 {
+			continue
+		}
+		last := o.Tries[len(o.Tries)-1]
+		if last.Error == "" {
+			continue
+		}
+		at := trace.Attempt{Intent: o.Intent.Number, Copy: o.Intent.Copy, Try: last.Try}
+		why := last.Error
+		url := ""
+		for i, p := range passages {
+			if p.RequestID == api.RequestID(at) {
+				url = cfg.URLs[min(laneIndex(p.Instance), len(cfg.URLs)-1)]
+				if passages[i].Error != "" {
+					why = passages[i].Error
+				}
+			}
+		}
+		return fmt.Sprintf("not judged: the last try of intent %d (try %d, to %s %s) got no answer: %s; the check cannot see what the API answers its retry", o.Intent.Number, last.Try, last.Instance, url, cut(why, 200))
+	}
+	return ""
+}
+
+// laneIndex is the index in the config's urls of lane api-N.
+func laneIndex(lane string) int {
+	var n int
+	if _, err := fmt.Sscanf(lane, "api-%d", &n); err != nil || n < 1 {
+		return 0
+	}
+	return n - 1
 }
 
 // cannotRun says why the config cannot give s its world, or "".
@@ -406,19 +492,11 @@ func (r *run) together(ctx context.Context, intents []client.Intent) []client.Ou
 	for _, p := range r.pxs {
 		p.SetGroup(len(intents))
 	}
-	outs := make([]client.Outcome, len(intents))
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, in := range intents {
-		c := r.client(0, nil)
-		wg.Go(func() {
-			<-start
-			outs[i] = c.Book(ctx, in)
-		})
+	clients := make([]*client.Client, len(intents))
+	for i := range intents {
+		clients[i] = r.client(0, nil)
 	}
-	close(start)
-	wg.Wait()
-	return outs
+	return client.BookTogether(ctx, clients, intents)
 }
 
 // addEvent adds one more event with seats seats, for a scenario that
@@ -458,6 +536,9 @@ func passageOf(lane string, cfg *Config, ps proxy.Passage) Passage {
 		Key: ps.Header.Get(cfg.Request.KeyHeader), Fault: ps.Fault.String(), Delivered: ps.Delivered, At: ps.At.UTC().Format(time.RFC3339Nano)}
 	if len(ps.Answers) > 0 {
 		p.Status, p.Answer = ps.Answers[0].Status, cut(string(ps.Answers[0].Body), 500)
+		if err := ps.Answers[0].Err; err != nil {
+			p.Error = cut(err.Error(), 300)
+		}
 	}
 	return p
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/dustin/go-humanize/english"
@@ -270,4 +271,23 @@ func ReadAnswer(r io.Reader) ([]byte, error) {
 		return nil, ErrAnswerTooLarge
 	}
 	return b, err
+}
+
+// BookTogether books intents[i] with clients[i], all released at the same
+// instant (each on its own connection when each client has its own
+// transport), and returns their outcomes in intent order.
+func BookTogether(ctx context.Context, clients []*Client, intents []Intent) []Outcome {
+	outs := make([]Outcome, len(intents))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, in := range intents {
+		c := clients[i]
+		wg.Go(func() {
+			<-start
+			outs[i] = c.Book(ctx, in)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return outs
 }
