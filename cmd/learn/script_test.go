@@ -18,6 +18,9 @@ import (
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		// testscript removes each script's directory but leaves its own
+		// root in the temp directory: t.TempDir removes both.
+		WorkdirRoot: t.TempDir(),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))
