@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,6 +41,56 @@ func ChildPIDs(pid int) []int {
 		}
 	}
 	return kids
+}
+
+// GroupPIDs returns the processes of process group pgid, from
+// /proc/*/stat (the group is the third field after the command).
+func GroupPIDs(pgid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var pids []int
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		fields := bytes.Fields(b[i+1:]) // state, ppid, pgrp, …
+		if len(fields) < 3 {
+			continue
+		}
+		if g, err := strconv.Atoi(string(fields[2])); err == nil && g == pgid {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// MappedShm returns the PostgreSQL POSIX shared memory files
+// (/dev/shm/PostgreSQL.*) that any of pids maps, from /proc/PID/maps.
+func MappedShm(pids []int) []string {
+	var files []string
+	for _, pid := range pids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/maps")
+		if err != nil {
+			continue
+		}
+		for line := range bytes.Lines(b) {
+			fields := bytes.Fields(line)
+			if len(fields) < 6 {
+				continue
+			}
+			f := string(fields[5])
+			if strings.HasPrefix(f, "/dev/shm/PostgreSQL.") && !slices.Contains(files, f) {
+				files = append(files, f)
+			}
+		}
+	}
+	return files
 }
 
 // WaitEnded waits up to d until every one of pids has ended (gone, or a

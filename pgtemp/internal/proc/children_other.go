@@ -15,3 +15,9 @@ func WaitEnded([]int, time.Duration) {}
 // the backends of a killed postmaster ending by themselves (PostgreSQL
 // refuses to start while they run).
 func ProcessesIn(string, int) []int { return nil }
+
+// GroupPIDs finds none where there is no /proc.
+func GroupPIDs(int) []int { return nil }
+
+// MappedShm finds none where there is no /proc (macOS has no /dev/shm).
+func MappedShm([]int) []string { return nil }

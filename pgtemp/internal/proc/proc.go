@@ -16,6 +16,7 @@ package proc
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -105,9 +106,21 @@ func (p *Proc) Signal(sig syscall.Signal) {
 // InitPostmasterChild calls setsid), so the group's SIGKILL misses them,
 // and a backend that cannot act on the postmaster's SIGQUIT (stopped,
 // hung) would outlive it, re-parented to init.
+//
+// A process that SIGKILL ends cannot remove its POSIX shared memory
+// (/dev/shm/PostgreSQL.*, the dynamic shared memory of initdb's
+// bootstrap backend), which the kernel then keeps until the machine
+// restarts: the processes are stopped first, the files they map read,
+// and once they are killed those files are removed (a file still mapped
+// is freed when its last mapping ends).
 func (p *Proc) KillGroup() {
 	if !p.Exited() {
 		kids := ChildPIDs(p.PID())
+		for _, c := range kids {
+			syscall.Kill(c, syscall.SIGSTOP)
+		}
+		syscall.Kill(-p.PID(), syscall.SIGSTOP)
+		shm := MappedShm(append(GroupPIDs(p.PID()), kids...))
 		for _, c := range kids {
 			syscall.Kill(c, syscall.SIGKILL)
 		}
@@ -115,6 +128,9 @@ func (p *Proc) KillGroup() {
 		// SIGKILL ends them asynchronously; they are not ours to wait
 		// for, so watch them end (at most a second).
 		WaitEnded(kids, time.Second)
+		for _, f := range shm {
+			_ = os.Remove(f)
+		}
 	}
 }
 
