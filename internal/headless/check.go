@@ -21,7 +21,7 @@ func Check(ctx context.Context, cfg *check.Config, opts check.Options, asJSON bo
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
 	if !asJSON {
-		fmt.Fprintf(stdout, "learn check: %s, through learn's lossy proxy\n\n", strings.Join(cfg.URLs, " and "))
+		fmt.Fprintf(stdout, "learn check: %s %s at %s, through learn's lossy proxy\n\n", cfg.Request.Method, cfg.Request.Path, strings.Join(cfg.URLs, " and "))
 		opts.Done = func(row check.Row) { printCheckRow(stdout, row) }
 	}
 	res, err := check.Run(ctx, cfg, opts)
@@ -32,8 +32,8 @@ func Check(ctx context.Context, cfg *check.Config, opts check.Options, asJSON bo
 		return exit.Failure, err
 	}
 	code := exit.OK
-	if res.Failed > 0 {
-		code = exit.Failure
+	if res.Failed > 0 || res.Passed == 0 {
+		code = exit.Failure // a check in which nothing held is no pass in CI
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)

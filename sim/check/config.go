@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -36,8 +37,9 @@ type Config struct {
 // Request is the shape of one try of a booking.
 type Request struct {
 	Method string `toml:"method"`
-	Path   string `toml:"path"`
-	// Body is the body of a try, with {event} and {quantity} filled in.
+	// Path and Body are a try's, with {event} and {quantity} filled in
+	// as they are (a JSON string needs its quotes around them).
+	Path        string `toml:"path"`
 	Body        string `toml:"body"`
 	ContentType string `toml:"content_type"`
 	// KeyHeader carries the idempotency key, a new UUID per intent.
@@ -182,18 +184,24 @@ func (c *Config) validate() error {
 	case n > 2:
 		bad("urls: give one base URL, or two API instances of the same API (got %d)", n)
 	}
+	var hosts []string
 	for _, u := range c.URLs {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || (p.Path != "" && p.Path != "/") || p.RawQuery != "" {
 			bad("urls: %q is not a base URL such as http://127.0.0.1:8080 (the path goes in request.path)", u)
+			continue
 		}
+		hosts = append(hosts, strings.ToLower(p.Scheme+"://"+hostPort(p)))
+	}
+	if len(hosts) == 2 && hosts[0] == hosts[1] {
+		bad("urls: %q and %q are one API instance: give two instances of one API (or one URL)", c.URLs[0], c.URLs[1])
 	}
 	if !strings.HasPrefix(c.Request.Path, "/") {
 		bad(`request.path: the path that books, from the base URL, e.g. path = "/bookings"`)
 	}
 	for _, p := range []string{"{event}", "{quantity}"} {
-		if !strings.Contains(c.Request.Body, p) {
-			bad("request.body: it must hold %s, where the check puts the booking's %s", p, strings.Trim(p, "{}"))
+		if !strings.Contains(c.Request.Body+c.Request.Path, p) {
+			bad("request.body (or request.path): it must hold %s, where the check puts the booking's %s", p, strings.Trim(p, "{}"))
 		}
 	}
 	if len(c.Users) < 2 {
@@ -205,6 +213,13 @@ func (c *Config) validate() error {
 			bad("users[%d]: each user needs a name of its own", i)
 		}
 		seen[u.Name] = true
+		for j, v := range c.Users[:i] {
+			if maps.Equal(u.Headers, v.Headers) {
+				bad("users: %s and %s send the same headers, so the API sees one user: give each the headers (a token) that make a request theirs", v.Name, u.Name)
+			} else if u.UserID() == v.UserID() {
+				bad("users[%d]: %s has the id %q, as %s has: give each user's id as the API stores it", i, u.Name, u.UserID(), c.Users[j].Name)
+			}
+		}
 	}
 	if c.Answer.BookingID == "" {
 		bad(`answer.booking_id: the JSON pointer to the booking's id in a booked answer, e.g. booking_id = "/booking/id"`)
@@ -223,6 +238,8 @@ func (c *Config) validate() error {
 		}
 	}
 	switch ce := c.Event.Create; {
+	case ce != nil && c.Event.ID != 0:
+		bad("event: give event.id or [event.create], not both")
 	case ce == nil && c.Event.ID < 1:
 		bad("event: give [event.create], how to add an event for each scenario, or event.id, the id of the event (the resource) the check books, put in {event}")
 	case ce != nil:
@@ -274,4 +291,14 @@ func (c *Config) validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// hostPort is u's host and port, the scheme's default port written out:
+// http://h and http://h:80 are one instance.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }

@@ -37,7 +37,7 @@ func TestParseRefusesWhatItCannotUse(t *testing.T) {
 		{"no URL", edit(`urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`, `urls = []`), "urls: give the API's base URL"},
 		{"a URL with the path", edit(`urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`, `urls = ["http://127.0.0.1:8080/bookings"]`), "the path goes in request.path"},
 		{"three URLs", edit(`urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`, `urls = ["http://a:1", "http://b:1", "http://c:1"]`), "got 3"},
-		{"no placeholder", edit(`"quantity": {quantity}`, `"quantity": 2`), "request.body: it must hold {quantity}"},
+		{"no placeholder", edit(`"quantity": {quantity}`, `"quantity": 2`), "request.body (or request.path): it must hold {quantity}"},
 		{"one user", edit("[[users]]\nname = \"ben\"\nheaders = { Authorization = \"Bearer tok-ben\" }\n", ""), "at least two users"},
 		{"two users of one name", edit(`name = "ben"`, `name = "ada"`), "users[1]: each user needs a name of its own"},
 		{"no booking id", edit(`booking_id = "/booking/id"`, `booking_id = ""`), "answer.booking_id"},
@@ -48,6 +48,10 @@ func TestParseRefusesWhatItCannotUse(t *testing.T) {
 		{"seats read without the event", edit(`path = "/events/{event}"`, `path = "/events/1"`), "seats.path"},
 		{"an empty database table", edit("[seats]", "[database]\n[seats]"), "database: give bookings or seats"},
 		{"a listing without the key", edit(`key = "/idempotency_key"`, `key = ""`), "bookings: id, key, event and quantity"},
+		{"one instance twice", edit(`urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`, `urls = ["http://127.0.0.1:80/", "HTTP://127.0.0.1"]`), "are one API instance"},
+		{"two users of one token", edit("Bearer tok-ben", "Bearer tok-ada"), "ada and ben send the same headers, so the API sees one user"},
+		{"two users of one id", edit("name = \"ben\"\n", "name = \"ben\"\nid = \"ada\"\n"), `ben has the id "ada", as ada has`},
+		{"an event given and made", edit("[event.create]\n", "[event]\nid = 3\n[event.create]\n"), "give event.id or [event.create], not both"},
 	} {
 		_, err := Parse([]byte(tt.config))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -22,8 +22,10 @@ path = "/bookings"
 body = '{"event_id": {event}, "quantity": {quantity}}'
 [[users]]
 name = "ada"
+headers = { Authorization = "Bearer tok-ada" }
 [[users]]
 name = "ben"
+headers = { Authorization = "Bearer tok-ben" }
 [answer]
 booking_id = "/booking/id"
 [event]

@@ -249,8 +249,13 @@ func (r *reader) bookings(ctx context.Context, keys, answered []string) (rows []
 
 // listed is user's bookings as the API lists them (Config.Read).
 func (r *reader) listed(ctx context.Context, u User) ([]engine.BookingRow, error) {
+	return r.listedAt(ctx, r.cfg.URLs[0], u)
+}
+
+// listedAt is listed at the base URL base.
+func (r *reader) listedAt(ctx context.Context, base string, u User) ([]engine.BookingRow, error) {
 	rd := r.cfg.Read
-	doc, err := r.do(ctx, http.MethodGet, rd.Path, u, "")
+	doc, err := r.doAt(ctx, base, http.MethodGet, rd.Path, u, "")
 	if err != nil {
 		return nil, fmt.Errorf("read %s's bookings (bookings): %w", u.Name, err)
 	}

@@ -44,7 +44,10 @@ type Row struct {
 	Report *sim.Report `json:"-"`
 	// Judged is the report's part that a black box shows: every try,
 	// the bookings read back, the invariants and the verdict.
-	Judged   *Judged   `json:"report"`
+	Judged *Judged `json:"report"`
+	// Round is the round of a race that Judged and Passages are of: the
+	// one that failed, or the last of those that held (0: not a race).
+	Round    int       `json:"round,omitempty"`
 	Passages []Passage `json:"passages"`
 	// answered counts the passages the API answered.
 	answered int
@@ -80,7 +83,8 @@ type Passage struct {
 type Result struct {
 	Rows    []Row  `json:"scenarios"`
 	Summary string `json:"summary"`
-	Failed  int    `json:"failed"` // rows that failed or could not be run
+	Failed  int    `json:"failed"` // rows ✗ or ! (that failed, or could not be run or judged)
+	Passed  int    `json:"passed"` // rows ✓: with none, the check fails as well
 	Took    string `json:"took"`
 	// CannotSee is what no check over HTTP can show (CannotSee).
 	CannotSee string `json:"cannot_see"`

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +19,7 @@ import (
 	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/proxy"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -79,11 +83,26 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	res := &Result{Rows: []Row{}, CannotSee: CannotSee}
 	counts := map[State]int{}
 	silent := "" // the title of the first row in which the API gave no answer at all
+	stop := ""   // why no scenario can be judged
+	if cfg.Event.Create == nil {
+		if left, ok, err := rd.seatsLeft(ctx, cfg.Event.ID); err == nil && ok && left < seatsNeeded(todo) {
+			stop = fmt.Sprintf("could not run: event %d has %d seats left, and these scenarios take %d of it from an API that books each intent once (more from one that does not): give an event with at least %d seats, or [event.create]", cfg.Event.ID, left, seatsNeeded(todo), seatsNeeded(todo))
+		}
+	}
+	if stop == "" {
+		if why := readBack(ctx, cfg, rd, opts); why != "" {
+			stop = "could not run: " + why
+		}
+	}
 	for _, s := range todo {
 		var row Row
-		if silent != "" && cannotRun(cfg, s) == "" {
-			row = Row{Name: s.name, Title: s.title, Sends: s.sends, Power: s.power, State: Error, Failed: []string{}, NotChecked: []string{}, Passages: []Passage{},
-				Says: "not run: the API gave no answer in " + silent}
+		blank := Row{Name: s.name, Title: s.title, Sends: s.sends, Power: s.power, State: Error, Failed: []string{}, NotChecked: []string{}, Passages: []Passage{}}
+		if stop != "" && cannotRun(cfg, s) == "" {
+			row = blank
+			row.Says = stop
+		} else if silent != "" && cannotRun(cfg, s) == "" {
+			row = blank
+			row.Says = "could not run: the API gave no answer in " + silent
 		} else {
 			row = runOne(ctx, cfg, rd, s, opts)
 		}
@@ -107,6 +126,10 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		}
 	}
 	res.Summary = fmt.Sprintf("%s: %s", english.Plural(len(res.Rows), "scenario", ""), strings.Join(said, ", "))
+	res.Passed = counts[Pass]
+	if res.Passed == 0 && len(res.Rows) > 0 {
+		res.Summary += ": none passed, so nothing was shown to hold"
+	}
 	res.Took = time.Since(start).Round(time.Millisecond).String()
 	return res, nil
 }
@@ -129,6 +152,11 @@ type run struct {
 	trace       *trace.Trace
 	// other sends every try after the first to the second base URL.
 	other bool
+	// apart says why the two base URLs are not one API, seen during the
+	// run (sharedState); unverified, that nothing could show whether
+	// they are.
+	apart      string
+	unverified bool
 
 	mu         sync.Mutex
 	transports []*http.Transport // the clients', closed when the run ends
@@ -186,9 +214,11 @@ func runOne(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Optio
 			return row
 		}
 		if row.State != Pass || i == rounds {
-			if row.State == Pass {
+			row.Round = i
+			switch {
+			case row.State == Pass:
 				row.Says = fmt.Sprintf("%d rounds, each held: %s", rounds, row.Says)
-			} else {
+			case row.State == Fail || i > 1:
 				row.Says = fmt.Sprintf("round %d of %d: %s", i, rounds, row.Says)
 			}
 			return row
@@ -222,12 +252,12 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	r.event = cfg.Event.ID
 	if cfg.Event.Create != nil {
 		if r.event, err = rd.addEvent(ctx, seats); err != nil {
-			return failed("not run: " + err.Error())
+			return failed("could not run: " + err.Error())
 		}
 	}
 	before, seesSeats, err := rd.seatsLeft(ctx, r.event)
 	if err != nil {
-		return failed("not run: " + err.Error())
+		return failed("could not run: " + err.Error())
 	}
 	r.events, r.seatsBefore = []int64{r.event}, before
 	if why := sameAPI(ctx, cfg, rd, s, r.event, before, seesSeats); why != "" {
@@ -244,7 +274,7 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	for i, u := range cfg.URLs {
 		p, err := proxy.New(u)
 		if err != nil {
-			return failed("not run: " + err.Error())
+			return failed("could not run: " + err.Error())
 		}
 		p.Plan = func(req *http.Request, _ []byte) proxy.Fault {
 			at, ok := api.ParseRequestID(req.Header.Get(api.HeaderRequestID))
@@ -255,7 +285,7 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 		}
 		base, err := p.Start()
 		if err != nil {
-			return failed("not run: learn's proxy could not listen: " + err.Error())
+			return failed("could not run: learn's proxy could not listen: " + err.Error())
 		}
 		proxies = append(proxies, p)
 		r.pxs = append(r.pxs, p)
@@ -289,7 +319,10 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 		return row
 	}
 	if err != nil {
-		return failed("not run: " + err.Error())
+		return failed("could not run: " + err.Error())
+	}
+	if r.apart != "" {
+		return failed(r.apart)
 	}
 	if why := r.unbooked(); why != "" {
 		return failed(why)
@@ -356,10 +389,53 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	case len(row.NotChecked) > 0:
 		row.State = NotChecked
 		row.Says += " (the config gives no way to read them: [bookings] and [seats], or [database])"
+	case r.unverified:
+		row.State = NotChecked
+		row.NotChecked = append(row.NotChecked, notShownShared)
+		row.Says = "not checked: nothing showed that the two base URLs are one API (the config reads nothing through the second: give [seats] or [bookings]); " + row.Says
 	default:
 		row.State = Pass
 	}
 	return row
+}
+
+// notShownShared is what a retry on another instance cannot show when the
+// config reads nothing through the second base URL.
+const notShownShared = "the second base URL shows the state the first booking made (one API, one database)"
+
+// sharedState says why the second base URL is not an instance of the API
+// at the first, read straight from both once in's first try has booked
+// there, or ""; unverified when the config gives no way to read through
+// the second ([seats] or [bookings]). Two separate APIs that happen to
+// number their events and bookings alike would otherwise pass: the retry
+// on the second books there and answers a booking of the same id.
+func (r *run) sharedState(ctx context.Context, in client.Intent) (apart string, unverified bool) {
+	first, second := r.cfg.URLs[0], r.cfg.URLs[1]
+	switch {
+	case r.cfg.Seats != nil:
+		a, err := r.rd.seatsAt(ctx, first, in.EventID)
+		if err != nil {
+			return "", false // the judge reads the seats again, and says
+		}
+		b, err := r.rd.seatsAt(ctx, second, in.EventID)
+		if err != nil {
+			return fmt.Sprintf("could not run: the second base URL, %s, does not show event %d after the booking on the first, %s: both urls must be instances of one API, over one database (%s)", second, in.EventID, first, cut(err.Error(), 120)), false
+		}
+		if a != b {
+			return fmt.Sprintf("could not run: after the booking on the first base URL, event %d has %d seats left there and %d at the second, %s: both urls must be instances of one API, over one database", in.EventID, a, b, second), false
+		}
+	case r.cfg.Read != nil:
+		rows, err := r.rd.listedAt(ctx, second, r.cfg.Users[0])
+		if err != nil {
+			return fmt.Sprintf("could not run: the second base URL, %s, does not list %s's bookings after the booking on the first, %s: both urls must be instances of one API, over one database (%s)", second, r.cfg.Users[0].Name, first, cut(err.Error(), 120)), false
+		}
+		if !slices.ContainsFunc(rows, func(b engine.BookingRow) bool { return b.Key == in.Key.String() }) {
+			return fmt.Sprintf("could not run: after the booking on the first base URL, the second, %s, lists no booking with its key: both urls must be instances of one API, over one database", second), false
+		}
+	default:
+		return "", true
+	}
+	return "", false
 }
 
 // sameAPI says why the second base URL is not an instance of the API at
@@ -367,17 +443,50 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 // event the first added with the same seats left (when [seats] reads
 // them), or the retry's answer there would blame the API for the config.
 func sameAPI(ctx context.Context, cfg *Config, rd *reader, s scenario, event int64, seats int, seesSeats bool) string {
-	if s.instances < 2 || cfg.Seats == nil || !seesSeats {
+	if s.instances < 2 {
+		return ""
+	}
+	if a, b := addrsOf(ctx, cfg.URLs[0]), addrsOf(ctx, cfg.URLs[1]); len(a) > 0 && slices.ContainsFunc(a, func(x string) bool { return slices.Contains(b, x) }) {
+		return fmt.Sprintf("could not run: %s and %s reach one address, so one API instance: give two instances of one API", cfg.URLs[0], cfg.URLs[1])
+	}
+	if cfg.Seats == nil || !seesSeats {
 		return ""
 	}
 	n, err := rd.seatsAt(ctx, cfg.URLs[1], event)
 	switch {
 	case err != nil:
-		return fmt.Sprintf("not run: the second base URL, %s, does not show event %d, which the first shows: both urls must be instances of one API, over one database (%v)", cfg.URLs[1], event, err)
+		return fmt.Sprintf("could not run: the second base URL, %s, does not show event %d, which the first shows: both urls must be instances of one API, over one database (%s)", cfg.URLs[1], event, cut(err.Error(), 120))
 	case n != seats:
-		return fmt.Sprintf("not run: the second base URL, %s, shows event %d with %d seats left, the first with %d: both urls must be instances of one API, over one database", cfg.URLs[1], event, n, seats)
+		return fmt.Sprintf("could not run: the second base URL, %s, shows event %d with %d seats left, the first with %d: both urls must be instances of one API, over one database", cfg.URLs[1], event, n, seats)
 	}
 	return ""
+}
+
+// addrsOf is the addresses (ip:port) that base URL u reaches, its host
+// looked up; none when the look-up fails.
+func addrsOf(ctx context.Context, u string) []string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return nil
+	}
+	hp := hostPort(p)
+	host, port, _ := net.SplitHostPort(hp)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupHost(ctx, host)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, ip := range ips {
+		if a, err := netip.ParseAddr(ip); err == nil {
+			if a.IsLoopback() {
+				ip = "loopback" // localhost is 127.0.0.1 and ::1, which a server on either may answer
+			}
+			out = append(out, net.JoinHostPort(ip, port))
+		}
+	}
+	return out
 }
 
 // strangerAnswered says why a scenario that retries on the second base
@@ -452,7 +561,7 @@ func cannotRun(cfg *Config, s scenario) string {
 func powerOf(row Row) (State, string) {
 	switch {
 	case slices.Contains(row.Failed, sim.InvOneBookingPerIntent):
-		return Pass, "the check sees a double booking: the broken client was " + row.Says
+		return Pass, "the broken client booked twice, as it must, and the check saw it: it was " + row.Says
 	case slices.Contains(row.NotChecked, sim.InvOneBookingPerIntent):
 		return NotChecked, row.Says
 	}

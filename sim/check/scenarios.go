@@ -31,6 +31,9 @@ type scenario struct {
 	// rounds is how many times a race is run, at most, to show what a
 	// black box cannot be forced to show once (0: once).
 	rounds int
+	// takes is how many seats a round takes from an API that books
+	// each intent once.
+	takes int
 	// power marks the check of the checker: a broken client that must
 	// double-book, so that a ✓ elsewhere means something.
 	power bool
@@ -67,14 +70,14 @@ func togetherFirst(at trace.Attempt) proxy.Fault {
 // power last.
 var scenarios = []scenario{
 	{
-		name: "lost-answer", title: "The lost answer", lesson: "lost-answer", seats: 10,
+		name: "lost-answer", takes: 2, title: "The lost answer", lesson: "lost-answer", seats: 10,
 		sends: "book 2 seats; the proxy delivers the request and drops the answer; the client retries with the same key",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			return []client.Outcome{r.client(0, loseFirst).Book(ctx, client.NewIntent(1, r.event, 2))}, nil
 		},
 	},
 	{
-		name: "concurrent-copies", title: "Simultaneous copies", lesson: "concurrent-copies", seats: 0, rounds: raceRounds, // Copies × 2
+		name: "concurrent-copies", takes: 2, title: "Simultaneous copies", lesson: "concurrent-copies", seats: 0, rounds: raceRounds, // Copies × 2
 		sends: "N copies of one request (one key) at the same instant, each on its own connection, their last bytes sent together",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			r.plan = togetherFirst
@@ -88,7 +91,7 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "key-reuse-two-events", title: "One key, two events, same instant", lesson: "key-reuse-two-events", seats: 10, ownEvent: true, rounds: raceRounds,
+		name: "key-reuse-two-events", takes: 2, title: "One key, two events, same instant", lesson: "key-reuse-two-events", seats: 10, ownEvent: true, rounds: raceRounds,
 		sends: "one key sent for two different events at the same instant: one may book, the other must be refused and write nothing",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			r.plan = togetherFirst
@@ -104,7 +107,7 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "lookup-before-lock", title: "Two copies at the same instant", lesson: "lookup-before-lock", seats: 10, rounds: raceRounds,
+		name: "lookup-before-lock", takes: 2, title: "Two copies at the same instant", lesson: "lookup-before-lock", seats: 10, rounds: raceRounds,
 		sends: "two copies of one request at the same instant: one booking, both answered with it",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			r.plan = togetherFirst
@@ -115,7 +118,7 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "different-quantity", title: "Same key, other quantity", lesson: "different-quantity", seats: 10,
+		name: "different-quantity", takes: 2, title: "Same key, other quantity", lesson: "different-quantity", seats: 10,
 		sends: "book 2 seats with key K, then 3 seats with the same K: the second must be refused (409 or 422) and write nothing",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			c := r.client(0, nil)
@@ -125,14 +128,14 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "last-seats", title: "The last seats", lesson: "last-seats", seats: 2, ownEvent: true,
+		name: "last-seats", takes: 2, title: "The last seats", lesson: "last-seats", seats: 2, ownEvent: true,
 		sends: "book the event's last 2 seats; the answer is lost; the retry must get the booking back, not a refusal",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			return []client.Outcome{r.client(0, loseFirst).Book(ctx, client.NewIntent(1, r.event, 2))}, nil
 		},
 	},
 	{
-		name: "replay-after-sellout", title: "Replay after sell-out", lesson: "replay-after-sellout", seats: 4, ownEvent: true,
+		name: "replay-after-sellout", takes: 4, title: "Replay after sell-out", lesson: "replay-after-sellout", seats: 4, ownEvent: true,
 		sends: "the first user's answer is lost; while they wait, the second user books the last 2 seats; the retry must still get its booking",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			var other client.Outcome
@@ -153,7 +156,7 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "two-users-same-key", title: "Two users, same key", lesson: "two-users-same-key", seats: 10,
+		name: "two-users-same-key", takes: 4, title: "Two users, same key", lesson: "two-users-same-key", seats: 10,
 		sends: "two users send the same key: each must get a booking of their own, never the other's",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			key := uuid.New()
@@ -163,7 +166,7 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "server-error", title: "A 5xx after the booking, then a retry", lesson: "lost-answer", seats: 10,
+		name: "server-error", takes: 2, title: "A 5xx after the booking, then a retry", lesson: "lost-answer", seats: 10,
 		sends: "book 2 seats; the API acts, and the proxy answers 502 in its place; the client retries with the same key",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			plan := func(at trace.Attempt) proxy.Fault {
@@ -176,14 +179,22 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "other-instance", title: "The retry lands on another API instance", lesson: "other-instance", seats: 10, instances: 2,
+		name: "other-instance", takes: 2, title: "The retry lands on another API instance", lesson: "other-instance", seats: 10, instances: 2,
 		sends: "book 2 seats on the first base URL; the answer is lost; the retry goes to the second",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
-			return []client.Outcome{r.client(0, loseFirst).Book(ctx, client.NewIntent(1, r.event, 2))}, nil
+			c := r.client(0, loseFirst)
+			in := client.NewIntent(1, r.event, 2)
+			c.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
+				if at.Try == 1 {
+					r.apart, r.unverified = r.sharedState(ctx, in)
+				}
+				return nil
+			}
+			return []client.Outcome{c.Book(ctx, in)}, nil
 		},
 	},
 	{
-		name: "new-key-per-retry", title: "The check's power: a new key per try", lesson: "new-key-per-retry", seats: 10, power: true,
+		name: "new-key-per-retry", takes: 4, title: "The check's power: a new key per try", lesson: "new-key-per-retry", seats: 10, power: true,
 		sends: "a broken client that makes a new key for its retry after a lost answer: it must book twice, or the check cannot see a double booking",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
 			c := r.client(0, loseFirst)

@@ -30,8 +30,8 @@ func (w *Wire) Request(ctx context.Context, base, token string, in client.Intent
 	if i < 0 {
 		return nil, fmt.Errorf("no user %q in the config", token)
 	}
-	body := strings.NewReplacer("{event}", strconv.FormatInt(in.EventID, 10), "{quantity}", strconv.Itoa(in.Quantity)).Replace(w.c.Request.Body)
-	req, err := http.NewRequestWithContext(ctx, w.c.Request.Method, strings.TrimSuffix(base, "/")+w.c.Request.Path, strings.NewReader(body))
+	fill := strings.NewReplacer("{event}", strconv.FormatInt(in.EventID, 10), "{quantity}", strconv.Itoa(in.Quantity))
+	req, err := http.NewRequestWithContext(ctx, w.c.Request.Method, strings.TrimSuffix(base, "/")+fill.Replace(w.c.Request.Path), strings.NewReader(fill.Replace(w.c.Request.Body)))
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,11 @@ func (w *Wire) pointersOf(body []byte) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	return "not judged: in the API's booked answer, " + strings.Join(bad, " and ") + " name no value of that kind (fix the pointer, or leave it out): " + cut(string(body), 200)
+	verb := "names"
+	if len(bad) > 1 {
+		verb = "name"
+	}
+	return "not judged: in the API's booked answer, " + strings.Join(bad, " and ") + " " + verb + " no value of that kind (fix the pointer, or leave it out): " + cut(string(body), 200)
 }
 
 // Refused reports whether status is one the config says refuses.
