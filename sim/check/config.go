@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -299,6 +300,9 @@ func hostPort(u *url.URL) string {
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if n, err := strconv.Atoi(port); err == nil {
+		port = strconv.Itoa(n) // 038081 dials 38081
 	}
 	return net.JoinHostPort(u.Hostname(), port)
 }

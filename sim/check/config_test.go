@@ -49,6 +49,7 @@ func TestParseRefusesWhatItCannotUse(t *testing.T) {
 		{"an empty database table", edit("[seats]", "[database]\n[seats]"), "database: give bookings or seats"},
 		{"a listing without the key", edit(`key = "/idempotency_key"`, `key = ""`), "bookings: id, key, event and quantity"},
 		{"one instance twice", edit(`urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`, `urls = ["http://127.0.0.1:80/", "HTTP://127.0.0.1"]`), "are one API instance"},
+		{"one instance, its port with a zero", edit(`urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`, `urls = ["http://127.0.0.1:8081", "http://127.0.0.1:08081"]`), "are one API instance"},
 		{"two users of one token", edit("Bearer tok-ben", "Bearer tok-ada"), "ada and ben send the same headers, so the API sees one user"},
 		{"two users of one id", edit("name = \"ben\"\n", "name = \"ben\"\nid = \"ada\"\n"), `ben has the id "ada", as ada has`},
 		{"an event given and made", edit("[event.create]\n", "[event]\nid = 3\n[event.create]\n"), "give event.id or [event.create], not both"},

@@ -64,7 +64,7 @@ func readBack(ctx context.Context, cfg *Config, rd *reader, opts Options) string
 			return "" // the scenarios say what came back
 		}
 		said := func(what string, args ...any) string {
-			return fmt.Sprintf("a plain booking of %s for %s, sent once, was answered %s: %s", english.Plural(in.Quantity, "seat", ""), u.Name, b.ID, fmt.Sprintf(what, args...))
+			return fmt.Sprintf("a plain booking of %s for %s, sent once, was answered with booking %s: %s", english.Plural(in.Quantity, "seat", ""), u.Name, b.ID, fmt.Sprintf(what, args...))
 		}
 		switch {
 		case cfg.Answer.User != "" && b.UserID != u.UserID():
@@ -85,7 +85,7 @@ func readBack(ctx context.Context, cfg *Config, rd *reader, opts Options) string
 		for _, s := range all {
 			i := slices.IndexFunc(rows, func(b engine.BookingRow) bool { return b.Key == s.in.Key.String() })
 			said := func(what string, args ...any) string {
-				return fmt.Sprintf("a plain booking of %s for %s, sent once and answered %s, reads back %s (fix the config, or the API if it stores it so)", english.Plural(s.in.Quantity, "seat", ""), s.user.Name, s.id, fmt.Sprintf(what, args...))
+				return fmt.Sprintf("a plain booking of %s for %s, sent once and answered with booking %s, reads back %s (fix the config, or the API if it stores it so)", english.Plural(s.in.Quantity, "seat", ""), s.user.Name, s.id, fmt.Sprintf(what, args...))
 			}
 			if i < 0 {
 				return said("with no booking that holds its key %s: do [bookings] (database.bookings) read every booking of the user, with its idempotency key?", s.in.Key)

@@ -333,6 +333,22 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	if why := strangerAnswered(cfg, s, row.Passages); why != "" {
 		return failed(why)
 	}
+	if s.instances == 2 {
+		// An API that names its instance on each answer (learn serve's
+		// X-Learn-Instance) shows when both base URLs reach one: a front
+		// door and the instance behind it.
+		seen := map[string]string{}
+		for _, c := range all {
+			for _, a := range c.ps.Answers {
+				if name := a.Header.Get(api.HeaderInstance); name != "" {
+					seen[c.lane] = name
+				}
+			}
+		}
+		if a, b := seen[trace.LaneAPI(1)], seen[trace.LaneAPI(2)]; a != "" && a == b {
+			return failed(fmt.Sprintf("could not run: both base URLs were answered by one API instance (%s: %s at each), so the retry did not land on another: give the addresses of two instances of one API (not a front door and one behind it)", api.HeaderInstance, cut(a, 40)))
+		}
+	}
 
 	f := sim.Facts{Outcomes: outcomes, Users: map[string]string{}, Unseen: sim.Unseen{Created: true, Design: true}}
 	for _, u := range cfg.Users {
@@ -384,6 +400,12 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	switch {
 	case s.power:
 		row.State, row.Says = powerOf(row)
+	case r.unverified && slices.Contains(row.Failed, sim.InvAnswerStored):
+		// The second base URL answered a booking the database read does
+		// not hold, and nothing read through it showed it shares that
+		// database: the config's, as likely as the API's.
+		row.State = Error
+		row.Says = "could not judge: the second base URL answered a booking that the database the check reads does not hold, and the config reads nothing through it ([seats] or [bookings]): are both urls instances of one API, over that database?"
 	case len(row.Failed) > 0:
 		row.State = Fail
 	case len(row.NotChecked) > 0:
@@ -480,8 +502,8 @@ func addrsOf(ctx context.Context, u string) []string {
 	var out []string
 	for _, ip := range ips {
 		if a, err := netip.ParseAddr(ip); err == nil {
-			if a.IsLoopback() {
-				ip = "loopback" // localhost is 127.0.0.1 and ::1, which a server on either may answer
+			if a == netip.IPv6Loopback() {
+				ip = "127.0.0.1" // localhost is 127.0.0.1 and ::1, which a server on either may answer
 			}
 			out = append(out, net.JoinHostPort(ip, port))
 		}

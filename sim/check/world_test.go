@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -224,5 +227,73 @@ func TestASharedEventTooSmallIsSaidFirst(t *testing.T) {
 	}
 	if left, _, _ := rd.seatsLeft(t.Context(), id); left != 20 || res.Passed != 0 || !strings.HasSuffix(res.Summary, "none passed, so nothing was shown to hold") {
 		t.Errorf("%d seats left after; %d passed, %q", left, res.Passed, res.Summary)
+	}
+}
+
+// Two base URLs reach one address when their hosts look up to one: a
+// name and its address, localhost's ::1 and 127.0.0.1; two loopback
+// addresses of their own are two.
+func TestAddressesOfBaseURLs(t *testing.T) {
+	overlap := func(a, b string) bool {
+		x, y := addrsOf(t.Context(), a), addrsOf(t.Context(), b)
+		return slices.ContainsFunc(x, func(v string) bool { return slices.Contains(y, v) })
+	}
+	for _, tc := range []struct {
+		a, b string
+		one  bool
+	}{
+		{"http://localhost:8081", "http://127.0.0.1:8081", true},
+		{"http://[::1]:8081", "http://127.0.0.1:8081", true},
+		{"http://127.0.0.1:8081", "http://127.0.0.1:08081", true},
+		{"http://127.0.0.1:8081", "http://127.0.0.2:8081", false},
+		{"http://127.0.0.1:8081", "http://127.0.0.1:8082", false},
+	} {
+		if got := overlap(tc.a, tc.b); got != tc.one {
+			t.Errorf("%s and %s: one address %v, want %v", tc.a, tc.b, got, tc.one)
+		}
+	}
+}
+
+// A front door and the one instance behind it are no two instances: an
+// API that names its instance on each answer (learn's X-Learn-Instance)
+// shows that both base URLs reached one, and the row says so.
+func TestAFrontDoorAndItsInstanceAreNoPair(t *testing.T) {
+	cfg, st := stageFor(t, sim.Switches{})
+	u, err := url.Parse(st.Instances[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	door := httptest.NewServer(httputil.NewSingleHostReverseProxy(u))
+	defer door.Close()
+	cfg.URLs[1] = door.URL
+	res, err := Run(t.Context(), cfg, Options{Only: []string{"other-instance"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := res.Rows[0]; row.State != Error || !strings.Contains(row.Says, "both base URLs were answered by one API instance (X-Learn-Instance: api-1 at each)") {
+		t.Errorf("%s %q", row.State, row.Says)
+	}
+}
+
+// Two separate APIs, each with its own event 1, read back only through
+// the first one's database: the second's booking is not in it, and
+// nothing read through the second shows it shares it, so the row cannot
+// judge, never the ✗ "told of a booking that the table does not hold".
+func TestTwoAPIsReadBySQLAreNotJudged(t *testing.T) {
+	cfg, st := stageFor(t, sim.Switches{})
+	_, other := stageFor(t, sim.Switches{})
+	for _, s := range []*sim.Stage{st, other} {
+		if _, err := s.AddEvent(t.Context(), "Same", 300, time.Now().Add(24*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.URLs[1] = other.Instances[1].URL // api-2, as a second instance of one API would say
+	cfg.Event, cfg.Read, cfg.Seats, cfg.Database = Event{ID: 1}, nil, nil, sqlRead
+	res, err := Run(t.Context(), cfg, Options{Only: []string{"other-instance"}, DatabaseURL: st.Schema.ConnString()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := res.Rows[0]; row.State != Error || !strings.Contains(row.Says, "the second base URL answered a booking that the database the check reads does not hold") {
+		t.Errorf("%s %q", row.State, row.Says)
 	}
 }
