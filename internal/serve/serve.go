@@ -89,7 +89,7 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return exit.Failure, fmt.Errorf("%s is already in use (another learn serve?): pass --addr 127.0.0.1:0 for any free port, or another port such as --addr %s", addr, otherPort(addr))
+			return exit.Failure, fmt.Errorf("%s is already in use (another learn serve?): pass --addr 127.0.0.1:0 for any free port, or another port such as --addr %s", addr, otherPort(addr, cfg.InstanceAddrs...))
 		}
 		return exit.Failure, fmt.Errorf("cannot listen on %s: %w; pass --addr 127.0.0.1:0 for any free port, or another address", addr, err)
 	}
@@ -367,7 +367,7 @@ func everyInterface(addr string) bool {
 
 // otherPort suggests the port after addr's, e.g. 127.0.0.1:8081 for
 // 127.0.0.1:8080.
-func otherPort(addr string) string {
+func otherPort(addr string, taken ...string) string {
 	host, port, err := net.SplitHostPort(addr)
 	var p int
 	if err != nil || host == "" {
@@ -376,7 +376,24 @@ func otherPort(addr string) string {
 	if _, err := fmt.Sscan(port, &p); err != nil || p <= 0 || p >= 65535 {
 		p = 8080
 	}
-	return net.JoinHostPort(host, fmt.Sprint(p+1))
+	next := net.JoinHostPort(host, fmt.Sprint(p+1))
+	for q := p + 1; q < min(p+100, 65536); q++ {
+		a := net.JoinHostPort(host, fmt.Sprint(q))
+		if slices.ContainsFunc(taken, func(t string) bool { return samePort(t, q) }) {
+			continue
+		}
+		if ln, err := net.Listen("tcp", a); err == nil {
+			ln.Close()
+			return a
+		}
+	}
+	return next
+}
+
+// samePort reports whether the address addr has port q.
+func samePort(addr string, q int) bool {
+	_, port, err := net.SplitHostPort(addr)
+	return err == nil && port == fmt.Sprint(q)
 }
 
 // intro is what learn serve prints once it is ready.
