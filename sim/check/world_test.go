@@ -104,13 +104,7 @@ var sqlRead = &Database{
 func TestOneInstanceUnderTwoNamesIsNoPair(t *testing.T) {
 	cfg, _ := stageFor(t, sim.Switches{})
 	cfg.URLs[1] = strings.Replace(cfg.URLs[0], "127.0.0.1", "localhost", 1)
-	res, err := Run(t.Context(), cfg, Options{Only: []string{"other-instance"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if row := res.Rows[0]; row.State != Error || !strings.Contains(row.Says, "reach one address, so one API instance") {
-		t.Errorf("%s %q", row.State, row.Says)
-	}
+	wantError(t, firstRow(t, cfg, Options{Only: []string{"other-instance"}}), "reach one address, so one API instance")
 }
 
 // Two separate APIs that number their events alike (a fixed event.id,
@@ -135,13 +129,7 @@ func TestTwoAPIsThatLookAlikeAreToldApart(t *testing.T) {
 	}
 	cfg.URLs[1] = other.Instances[0].URL
 	cfg.Event = Event{ID: ids[0]}
-	res, err := Run(t.Context(), cfg, Options{Only: []string{"other-instance"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if row := res.Rows[0]; row.State != Error || !strings.Contains(row.Says, "event 1 has 295 seats left there and 297 at the second") {
-		t.Errorf("%s %q", row.State, row.Says)
-	}
+	wantError(t, firstRow(t, cfg, Options{Only: []string{"other-instance"}}), "event 1 has 295 seats left there and 297 at the second")
 }
 
 // With the bookings and seats read from the first API's database only,
@@ -266,13 +254,7 @@ func TestAFrontDoorAndItsInstanceAreNoPair(t *testing.T) {
 	door := httptest.NewServer(httputil.NewSingleHostReverseProxy(u))
 	defer door.Close()
 	cfg.URLs[1] = door.URL
-	res, err := Run(t.Context(), cfg, Options{Only: []string{"other-instance"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if row := res.Rows[0]; row.State != Error || !strings.Contains(row.Says, "both base URLs were answered by one API instance (X-Learn-Instance: api-1 at each)") {
-		t.Errorf("%s %q", row.State, row.Says)
-	}
+	wantError(t, firstRow(t, cfg, Options{Only: []string{"other-instance"}}), "both base URLs were answered by one API instance (X-Learn-Instance: api-1 at each)")
 }
 
 // Two separate APIs, each with its own event 1, read back only through
@@ -289,11 +271,23 @@ func TestTwoAPIsReadBySQLAreNotJudged(t *testing.T) {
 	}
 	cfg.URLs[1] = other.Instances[1].URL // api-2, as a second instance of one API would say
 	cfg.Event, cfg.Read, cfg.Seats, cfg.Database = Event{ID: 1}, nil, nil, sqlRead
-	res, err := Run(t.Context(), cfg, Options{Only: []string{"other-instance"}, DatabaseURL: st.Schema.ConnString()})
+	wantError(t, firstRow(t, cfg, Options{Only: []string{"other-instance"}, DatabaseURL: st.Schema.ConnString()}), "the second base URL answered a booking that the database the check reads does not hold")
+}
+
+// firstRow runs the check of cfg with opts and returns its first row.
+func firstRow(t *testing.T, cfg *Config, opts Options) Row {
+	t.Helper()
+	res, err := Run(t.Context(), cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row := res.Rows[0]; row.State != Error || !strings.Contains(row.Says, "the second base URL answered a booking that the database the check reads does not hold") {
-		t.Errorf("%s %q", row.State, row.Says)
+	return res.Rows[0]
+}
+
+// wantError fails t unless row is an error that says want.
+func wantError(t *testing.T, row Row, want string) {
+	t.Helper()
+	if row.State != Error || !strings.Contains(row.Says, want) {
+		t.Errorf("%s: %s %q\nwant an error with %q", row.Name, row.State, row.Says, want)
 	}
 }

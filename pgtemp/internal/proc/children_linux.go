@@ -14,38 +14,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ChildPIDs returns the processes whose parent is pid, from /proc/*/stat
-// (the fourth field, after the command's closing parenthesis, which may
-// itself hold spaces and parentheses). A process that ends meanwhile is
-// skipped.
-func ChildPIDs(pid int) []int {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var kids []int
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		fields := bytes.Fields(b[i+1:]) // state, ppid, …
-		if len(fields) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(string(fields[1])); err == nil && ppid == pid {
-			if c, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
-				kids = append(kids, c)
-			}
-		}
-	}
-	return kids
-}
+// ChildPIDs returns the processes whose parent is pid.
+func ChildPIDs(pid int) []int { return pidsWhere(1, pid) }
 
-// GroupPIDs returns the processes of process group pgid, from
-// /proc/*/stat (the group is the third field after the command).
-func GroupPIDs(pgid int) []int {
+// GroupPIDs returns the processes of process group pgid.
+func GroupPIDs(pgid int) []int { return pidsWhere(2, pgid) }
+
+// pidsWhere returns the processes whose field i after the command in
+// /proc/*/stat (state 0, ppid 1, pgrp 2, …; the command, in parentheses,
+// may itself hold spaces and parentheses) is v. A process that ends
+// meanwhile is skipped.
+func pidsWhere(i, v int) []int {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var pids []int
 	for _, f := range stats {
@@ -53,15 +32,15 @@ func GroupPIDs(pgid int) []int {
 		if err != nil {
 			continue
 		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
+		end := bytes.LastIndexByte(b, ')')
+		if end < 0 {
 			continue
 		}
-		fields := bytes.Fields(b[i+1:]) // state, ppid, pgrp, …
-		if len(fields) < 3 {
+		fields := bytes.Fields(b[end+1:])
+		if len(fields) <= i {
 			continue
 		}
-		if g, err := strconv.Atoi(string(fields[2])); err == nil && g == pgid {
+		if n, err := strconv.Atoi(string(fields[i])); err == nil && n == v {
 			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
 				pids = append(pids, pid)
 			}
