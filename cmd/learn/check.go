@@ -32,7 +32,7 @@ func checkCmd(g *globals) *cobra.Command {
 		Use:   "check [BOOKING-URL [BOOKING-URL]]",
 		Short: "Run the lesson's scenarios against any HTTP booking API",
 		Long: "learn check runs the lesson's scenarios that an HTTP client can run against a booking API, yours or learn serve's: a lost answer and its retry, N copies at once, the same key with another quantity, the last seats, a retry after a sell-out, two users with one key, a 502 after the booking, a retry on another API instance, and a client that makes a new key per try (which must book twice: the check's own power). Every request goes through a real proxy of learn's on loopback, which delivers it and drops the answer, answers 502 in its place, or sends copies by last-byte sync; the bookings and seats are read back by GET (or SQL against the API's database, --database-url), and each verdict comes from the same invariants as the lab's.\n\n" +
-			"The config (TOML) says what a booking request of the API looks like: learn check --init writes a commented one for learn serve. Without --config, the booking URLs given are learn serve's shape (the example's).\n\n" +
+			"The config (TOML) says what a booking request of the API looks like: learn check --init writes a commented one for learn serve. Without --config, the booking URLs given are learn serve's shape (the example's); with --config, they replace its urls and request.path.\n\n" +
 			"In a terminal, the scorecard screen opens once the rows are printed: Enter on a row shows its sequence, every request the proxy carried and what came back (--plain: the rows only).\n\n" +
 			"Exit 0 when no scenario failed, 1 when one did (run it in CI against a staging API), 2 for a config or command line it cannot use. A scenario the API cannot be given (two base URLs, an event of its own) is \"not run\"; what the config gives no way to read is \"not checked\", never ✓.\n\n" +
 			"Scenarios: " + strings.Join(check.Names(), ", "),
@@ -67,6 +67,9 @@ func checkCmd(g *globals) *cobra.Command {
 			}
 			if (copies != 0 || cmd.Flags().Changed("copies")) && (copies < sim.MinCopies || copies > sim.MaxCopies) {
 				return usageErrorf(cmd, "--copies must be from %d to %d, got %d", sim.MinCopies, sim.MaxCopies, copies)
+			}
+			if cmd.Flags().Changed("copies") && len(only) > 0 && !slices.Contains(only, "concurrent-copies") {
+				return usageErrorf(cmd, "--copies is how many copies concurrent-copies sends, and --only leaves it out: add it to --only, or leave --copies out")
 			}
 			cfg, err := checkConfig(configFile, args)
 			if err != nil {
