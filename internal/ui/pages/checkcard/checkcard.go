@@ -115,15 +115,34 @@ func (m *Model) mark(s check.State) string {
 }
 
 // cardView is the header, a line per row, and the cursor's row's verdict
-// and failed invariants, wrapped, within the screen.
+// and failed invariants, wrapped, within the screen: on a small one the
+// rows scroll with the cursor, so that the verdict is read whole.
 func (m *Model) cardView() []string {
 	out := []string{m.styles.Title.Render(fit("learn check: "+m.header, m.w)), m.styles.Subtle.Render(fit(m.res.Summary+" · took "+m.res.Took, m.w)), ""}
+	if len(m.res.Rows) == 0 {
+		return out
+	}
 	titleW := 0
 	for _, r := range m.res.Rows {
 		titleW = max(titleW, ansi.StringWidth(r.Title))
 	}
 	titleW = min(titleW, m.w/2)
-	for i, r := range m.res.Rows {
+	r := m.res.Rows[m.row]
+	detail := []string{"", m.styles.Caption.Render(fit(r.Title, m.w))}
+	detail = append(detail, m.verdict(r)...)
+	for _, l := range wrap("sends: "+r.Sends, m.w) {
+		detail = append(detail, m.styles.Subtle.Render(l))
+	}
+	// The rows get what the header and the verdict leave, at least three.
+	room := m.h - 1 - len(out) - len(detail)
+	if least := min(3, len(m.res.Rows)); room < least {
+		detail = detail[:max(len(detail)-(least-room), 0)]
+		room = least
+	}
+	room = min(room, len(m.res.Rows))
+	first := min(max(m.row-room/2, 0), len(m.res.Rows)-room)
+	for i := first; i < first+room; i++ {
+		r := m.res.Rows[i]
 		line := fmt.Sprintf("%s %s  %s", m.mark(r.State), pad(fit(r.Title, titleW), titleW), check.Printable(r.Says))
 		cursor := "  "
 		if i == m.row {
@@ -131,12 +150,13 @@ func (m *Model) cardView() []string {
 		}
 		out = append(out, cursor+fit(line, m.w-2))
 	}
-	if len(m.res.Rows) == 0 {
-		return out
-	}
-	r := m.res.Rows[m.row]
-	out = append(out, "", m.styles.Caption.Render(fit(r.Title, m.w)))
-	out = append(out, wrap(check.Printable(r.Says), m.w)...)
+	return append(out, detail...)
+}
+
+// verdict is row r's verdict and failed invariants, wrapped to the
+// screen's width.
+func (m *Model) verdict(r check.Row) []string {
+	out := wrap(check.Printable(r.Says), m.w)
 	if r.Report != nil && !r.Power {
 		for _, inv := range r.Report.Verdict.Failed {
 			for _, l := range wrap("failed: "+inv.Name+" ("+check.Printable(inv.Detail)+")", m.w) {
@@ -144,37 +164,30 @@ func (m *Model) cardView() []string {
 			}
 		}
 	}
-	for _, l := range wrap("sends: "+r.Sends, m.w) {
-		out = append(out, m.styles.Subtle.Render(l))
-	}
 	return out
 }
 
-// bodyHeight is how many lines of a sequence fit under its header.
+// detailHead is the open row's title and its verdict, wrapped.
+func (m *Model) detailHead() []string {
+	r := m.res.Rows[m.row]
+	return append([]string{m.styles.Title.Render(fit(r.Title+" "+r.State.Mark(), m.w))}, m.verdict(r)...)
+}
+
+// bodyHeight is how many lines of a sequence fit under its header (the
+// row's title and verdict, and the lanes).
 func (m *Model) bodyHeight() int {
-	head := 5
-	if r := m.res.Rows[m.row]; r.Report != nil && !r.Power {
-		head += len(r.Report.Verdict.Failed)
-	}
-	return max(m.h-head, 1)
+	return max(m.h-1-len(m.detailHead())-1, 1)
 }
 
 // detailView is the open row's title, verdict and its sequence from the
 // line scrolled to.
 func (m *Model) detailView() []string {
-	r := m.res.Rows[m.row]
-	out := []string{m.styles.Title.Render(fit(r.Title+" "+r.State.Mark(), m.w)), fit(check.Printable(r.Says), m.w)}
-	if r.Report != nil && !r.Power {
-		for _, inv := range r.Report.Verdict.Failed {
-			out = append(out, m.styles.Bad.Render(fit("failed: "+inv.Name+" ("+check.Printable(inv.Detail)+")", m.w)))
-		}
-	}
+	out := m.detailHead()
 	seq := m.sequence()
 	out = append(out, seq[:min(1, len(seq))]...) // the lanes' header stays
 	body := seq[min(1, len(seq)):]
 	from := min(m.scroll, len(body))
-	out = append(out, body[from:min(from+m.bodyHeight(), len(body))]...)
-	return out
+	return append(out, body[from:min(from+m.bodyHeight(), len(body))]...)
 }
 
 // sequence is the open row's passages drawn as arrows between the

@@ -77,3 +77,30 @@ func TestScorecardAndSequence(t *testing.T) {
 		})
 	}
 }
+
+// On a small screen (60x15, eleven rows) the verdict of the cursor's row
+// is read whole, on the scorecard and over its sequence: the rows scroll
+// with the cursor, and nothing is cut but the rows' own lines.
+func TestASmallScreenShowsTheWholeVerdict(t *testing.T) {
+	res := result()
+	long := res.Rows[1]
+	long.Says = "told “409 Not enough seats left: 0 left, you asked for 2” for the booking that was made for them, and the words go on past one line"
+	res.Rows = nil
+	for i := range 11 {
+		r := long
+		r.Title = fmt.Sprintf("Scenario %d", i+1)
+		res.Rows = append(res.Rows, r)
+	}
+	m := New(res, "http://127.0.0.1:8081", true)
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 15})
+	press(m, "end")
+	words := func(view string) bool { return strings.Contains(strings.Join(strings.Fields(view), " "), long.Says) }
+	view := strings.Join(screen(m), "\n")
+	if len(screen(m)) != 15 || !strings.Contains(view, "› ✗ Scenario 11") || !words(view) || !strings.Contains(view, "failed: ") {
+		t.Errorf("the last row's verdict is not whole on the scorecard:\n%s", view)
+	}
+	press(m, "enter")
+	if view := strings.Join(screen(m), "\n"); len(screen(m)) != 15 || !words(view) {
+		t.Errorf("the verdict is not whole over the sequence:\n%s", view)
+	}
+}
