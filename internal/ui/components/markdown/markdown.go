@@ -99,12 +99,16 @@ func Head(p *lessons.Page, width int, style string, rows int) (string, error) {
 	}
 	blocks := topBlocks(md)
 	for n := min(len(blocks), 4); ; n = min(len(blocks), 2*n) {
-		out, err := renderMarkdown(p, strings.Join(blocks[:n], "\n"), width, style)
+		out, err := renderPart(p, strings.Join(blocks[:n], "\n"), width, style)
 		if err != nil || n == len(blocks) || strings.Count(out, "\n") > rows+headMargin {
 			return out, err
 		}
 	}
 }
+
+// renderPart renders the part of a page Head tries; a test that asks
+// for many heads of one page sets a memo of renderMarkdown here.
+var renderPart = renderMarkdown
 
 // headMargin is the lines Head renders past rows: the last lines of a
 // part of a page are Glamour's closing margin, not what follows them.

@@ -155,6 +155,28 @@ func TestNarrowTableBecomesAList(t *testing.T) {
 // The head of a page is the page's first lines, in every style, at every
 // width and height a window may have; and it costs less than the page.
 func TestHeadIsTheTopOfTheBody(t *testing.T) {
+	// Head renders the same parts again for each number of rows (4
+	// blocks, then 8, …): a rendering is a function of its inputs, so
+	// each is made once here, and Head's choice of parts is what is
+	// tested.
+	type part struct {
+		md          string
+		width       int
+		style, slug string
+	}
+	memo := map[part]string{}
+	renderPart = func(p *lessons.Page, md string, width int, style string) (string, error) {
+		k := part{md, width, style, p.Slug}
+		if out, ok := memo[k]; ok {
+			return out, nil
+		}
+		out, err := renderMarkdown(p, md, width, style)
+		if err == nil {
+			memo[k] = out
+		}
+		return out, err
+	}
+	t.Cleanup(func() { renderPart = renderMarkdown })
 	for _, p := range lessons.All() {
 		for _, style := range []string{"dark", "light", "notty"} {
 			for _, w := range []int{20, 58, 78, 98, 118, 200} {
