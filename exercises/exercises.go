@@ -19,6 +19,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"go/version"
 	"io"
 	"os"
 	"os/exec"
@@ -26,6 +27,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/learn-idempotency/learn/internal/tailbuf"
 )
 
 //go:embed module/*.go module/*.sql
@@ -45,7 +48,7 @@ func Write(dir string, solution bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	files := map[string]string{"main.go": "main.go", "types.go": "types.go", "booking.go": "booking.go", "schema.sql": "schema.sql"}
+	files := map[string]string{"main.go": "main.go", "learn.go": "learn.go", "types.go": "types.go", "booking.go": "booking.go", "schema.sql": "schema.sql"}
 	if solution {
 		files["booking.go"], files["schema.sql"] = "solution.go", "solution.sql"
 	}
@@ -66,7 +69,7 @@ func Write(dir string, solution bool) error {
 // goMod is the module's go.mod.
 func goMod() string {
 	var b strings.Builder
-	b.WriteString("module learn-exercises\n\ngo 1.26\n\nrequire (\n")
+	b.WriteString("module learn-exercises\n\ngo " + MinGo + "\n\nrequire (\n")
 	info, _ := debug.ReadBuildInfo()
 	for _, path := range requires {
 		version := "latest"
@@ -81,20 +84,43 @@ func goMod() string {
 	return b.String()
 }
 
+// MinGo is the oldest Go the module builds with (pgx v5's).
+const MinGo = "1.25.0"
+
+// BuildError is a module that does not build: what go printed, file and
+// line included.
+type BuildError struct {
+	Output string
+}
+
+func (e *BuildError) Error() string { return e.Output }
+
 // Build builds the module in dir with the go command on PATH into a
-// program in dir/.learn, after go mod tidy; its error holds what the
-// compiler printed.
+// program in dir/.learn, after go mod tidy. A module that does not build
+// is a *BuildError holding what the compiler printed; no go command, or
+// one older than MinGo, is an error that says what to install.
 func Build(ctx context.Context, dir string) (string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return "", errors.New("the exercises are built with Go, and there is no go command on PATH: install Go (https://go.dev/dl/)")
+		return "", errors.New("the exercises are built with Go, and there is no go command on PATH: install Go " + MinGo + " or newer (https://go.dev/dl/)")
+	}
+	out, err := exec.CommandContext(ctx, goBin, "env", "GOVERSION").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s env GOVERSION: %w: the exercises need Go %s or newer (https://go.dev/dl/)", goBin, err, MinGo)
+	}
+	if v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " "); version.Compare(v, "go"+MinGo) < 0 {
+		return "", fmt.Errorf("the exercises need Go %s or newer, and %s is %s: install a newer Go (https://go.dev/dl/)", MinGo, goBin, v)
 	}
 	bin := filepath.Join(dir, ".learn", "booking-api")
 	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", bin, "."}} {
 		cmd := exec.CommandContext(ctx, goBin, args...)
 		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			return "", &BuildError{Output: fmt.Sprintf("go %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, strings.TrimRight(string(out), "\n"))}
 		}
 	}
 	return bin, nil
@@ -102,41 +128,62 @@ func Build(ctx context.Context, dir string) (string, error) {
 
 // Instance is one running API instance of a built module.
 type Instance struct {
-	URL string
-	cmd *exec.Cmd
+	URL    string
+	cmd    *exec.Cmd
+	stderr *tailbuf.Buffer
+	exited chan struct{} // closed once the process has ended
 }
 
-// Start runs the program bin as one API instance on the database of
-// connString (with the module's tables) and returns once it listens.
-func Start(ctx context.Context, bin, connString string) (*Instance, error) {
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+// Start runs the program bin as the API instance name (api-1) on the
+// database of connString (with the module's tables) and returns once it
+// listens. A program that exits, prints something else first, or does not
+// listen within 10 s is stopped, and the error says so with the end of
+// what it wrote to standard error.
+func Start(ctx context.Context, bin, name, connString string) (*Instance, error) {
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-name", name)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+connString)
+	cmd.SysProcAttr = instanceAttr()
+	inst := &Instance{cmd: cmd, stderr: tailbuf.New(8 << 10), exited: make(chan struct{})}
+	cmd.Stderr = inst.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the booking API %s could not start: %w", bin, err)
 	}
-	inst := &Instance{cmd: cmd}
 	said := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(out).ReadString('\n')
 		said <- line
 		_, _ = io.Copy(io.Discard, out)
+		_ = cmd.Wait()
+		close(inst.exited)
 	}()
+	fail := func(format string, args ...any) (*Instance, error) {
+		inst.Stop()
+		msg := fmt.Sprintf(format, args...)
+		if tail := strings.TrimSpace(inst.stderr.Lines(20)); tail != "" {
+			msg += "; it wrote:\n" + tail
+		}
+		return nil, errors.New(msg)
+	}
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
 	select {
 	case line := <-said:
-		if u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on "); ok {
+		u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+		if ok && strings.HasPrefix(u, "http://127.0.0.1:") {
 			inst.URL = u
 			return inst, nil
 		}
-		inst.Stop()
-		return nil, fmt.Errorf("the booking API did not say where it listens (it printed %q)", line)
-	case <-time.After(10 * time.Second):
-		inst.Stop()
-		return nil, errors.New("the booking API did not listen within 10 s")
+		if line == "" {
+			<-inst.exited
+			return fail("the booking API (%s) exited before it listened (%s)", name, cmd.ProcessState)
+		}
+		return fail("the booking API (%s) printed %q where the harness says \"listening on http://127.0.0.1:PORT\": main.go and learn.go are learn's, restore them with learn exercises init --restore", name, strings.TrimSpace(line))
+	case <-timer.C:
+		return fail("the booking API (%s) did not listen within 10 s", name)
 	case <-ctx.Done():
 		inst.Stop()
 		return nil, ctx.Err()
@@ -146,5 +193,8 @@ func Start(ctx context.Context, bin, connString string) (*Instance, error) {
 // Stop ends the instance and waits for it.
 func (i *Instance) Stop() {
 	_ = i.cmd.Process.Kill()
-	_ = i.cmd.Wait()
+	<-i.exited
 }
+
+// Stderr is the end of what the instance wrote to standard error.
+func (i *Instance) Stderr() string { return i.stderr.Lines(20) }

@@ -1,94 +1,198 @@
 package exercises
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/learn-idempotency/learn/sim/check"
 )
 
-// runModule writes the module (the learner's start, or learn's reference
-// solution), builds it, creates its tables in a fresh schema, starts two
-// API instances of it there, and runs every scenario of learn check
-// against them with the example config.
-func runModule(t *testing.T, solution bool) *check.Result {
+// moduleAt writes the learner's module into a new directory with the
+// reference solution of the exercise after (testdata/steps/after; "" is
+// the module's start, last the module's own solution) in place of
+// booking.go (and schema.sql when the step has one), and edits applied
+// to booking.go: pairs of the text to find and what replaces it.
+func moduleAt(t *testing.T, after string, edits ...string) string {
 	t.Helper()
-	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "learn-exercises")
-	if err := Write(dir, solution); err != nil {
+	if err := Write(dir, after == Ladder[len(Ladder)-1].ID); err != nil {
 		t.Fatal(err)
 	}
-	bin, err := Build(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
+	if after != "" && after != Ladder[len(Ladder)-1].ID {
+		for _, name := range []string{"booking.go", "schema.sql"} {
+			b, err := os.ReadFile(filepath.Join("testdata", "steps", after, name))
+			if os.IsNotExist(err) && name == "schema.sql" {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	schema, err := testDB.NewSchema(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = schema.Drop(context.WithoutCancel(ctx)) })
-	sql, err := os.ReadFile(filepath.Join(dir, "schema.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, schema.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, string(sql)); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close(ctx)
-	var urls []string
-	for range 2 {
-		inst, err := Start(ctx, bin, schema.ConnString())
+	for i := 0; i+1 < len(edits); i += 2 {
+		file, find := "booking.go", edits[i]
+		if f, ok := strings.CutPrefix(find, "schema.sql:"); ok {
+			file, find = "schema.sql", f
+		}
+		path := filepath.Join(dir, file)
+		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(inst.Stop)
-		urls = append(urls, inst.URL)
-	}
-	cfg, err := check.Parse([]byte(strings.Replace(check.Example, `urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`, fmt.Sprintf("urls = [%q, %q]", urls[0], urls[1]), 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := check.Run(ctx, cfg, check.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-// learn's reference solution, written as a learner's module and run as
-// two API instances of its own program, passes every scenario of learn
-// check: the harness speaks the example config's shape, and the judge is
-// learn check's.
-func TestTheReferenceSolutionPassesEveryCheck(t *testing.T) {
-	res := runModule(t, true)
-	for _, row := range res.Rows {
-		if row.State != check.Pass {
-			t.Errorf("%s: %s %s; failed %v", row.Name, row.State, row.Says, row.Failed)
+		if !strings.Contains(string(b), find) {
+			t.Fatalf("%s of step %s does not hold %q", file, after, find)
+		}
+		if err := os.WriteFile(path, []byte(strings.Replace(string(b), find, edits[i+1], 1)), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if res.Passed != len(check.Names()) {
-		t.Errorf("%s", res.Summary)
+	return dir
+}
+
+// checkModule checks dir's module on the package's PostgreSQL.
+func checkModule(t *testing.T, dir string, only []string) *Report {
+	t.Helper()
+	rep, err := Check(t.Context(), dir, testDB, Options{Only: only})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Stopped != "" {
+		t.Fatalf("the module did not run: %s", rep.Stopped)
+	}
+	return rep
+}
+
+// Each rung of the ladder, checked live: the module's start and each
+// exercise's reference solution pass every exercise up to it, and fail
+// every check of the exercise after it (which they are the start of);
+// the last reference passes them all.
+func TestTheLadder(t *testing.T) {
+	steps := []string{""}
+	for _, e := range Ladder {
+		steps = append(steps, e.ID)
+	}
+	for n, after := range steps {
+		name := after
+		if name == "" {
+			name = "start"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rep := checkModule(t, moduleAt(t, after), nil)
+			for _, st := range rep.Exercises {
+				t.Logf("%s %s %v", st.ID, st.State, says(st.Rows))
+			}
+			for i, st := range rep.Exercises {
+				switch {
+				case i < n && st.State != Passed:
+					t.Errorf("%s: %s, want passed: %v", st.ID, st.State, says(st.Rows))
+				case i == n:
+					for _, row := range st.Rows {
+						if row.State == check.Pass {
+							t.Errorf("%s's start passes %s: %s", st.ID, row.Name, row.Says)
+						}
+					}
+				}
+			}
+			if want := min(n, len(Ladder)); rep.Passed != want {
+				t.Errorf("passed %d exercises, want %d", rep.Passed, want)
+			}
+			if n < len(Ladder) && rep.Current != Ladder[n].ID {
+				t.Errorf("current exercise %q, want %q", rep.Current, Ladder[n].ID)
+			}
+		})
 	}
 }
 
-// The module as the learner gets it builds, and books every request it is
-// sent: a retry after a lost answer books again, which the lost answer's
-// row says in the user's words.
-func TestTheStartFailsTheLostAnswer(t *testing.T) {
-	res := runModule(t, false)
-	i := slices.IndexFunc(res.Rows, func(r check.Row) bool { return r.Name == "lost-answer" })
-	if row := res.Rows[i]; row.State != check.Fail || !strings.Contains(row.Says, "charged more than once") {
-		t.Errorf("lost-answer: %s %q", row.State, row.Says)
+// says is each row's name, mark and verdict.
+func says(rows []check.Row) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.Name+" "+r.State.Mark()+" "+r.Says)
+	}
+	return out
+}
+
+// Wrong solutions a learner would plausibly write, two or more per
+// exercise, each held to fail its exercise with the verdict a learner
+// should read.
+func TestWrongSolutionsFailWithTheirVerdict(t *testing.T) {
+	cases := []struct {
+		exercise, name string
+		// from is the step whose reference the edits apply to ("": the
+		// exercise's own).
+		from  string
+		edits []string
+		// fails is the check that must fail, and says what its verdict
+		// says.
+		fails, says string
+	}{
+		{"one-transaction", "the seats taken outside the transaction", "", []string{
+			"tx.Exec(ctx, `UPDATE events", "db.Exec(ctx, `UPDATE events",
+		}, "crash-before-commit", "seats"},
+		{"one-transaction", "two transactions, one per write", "", []string{
+			"	b := Booking{", "	if err := tx.Commit(ctx); err != nil {\n\t\treturn Answer{}, err\n\t}\n\tif tx, err = db.Begin(ctx); err != nil {\n\t\treturn Answer{}, err\n\t}\n\tb := Booking{",
+		}, "crash-before-commit", "seats"},
+		{"replay", "the lookup finds the booking and books again", "", []string{
+			"	if err == nil {\n\t\treturn Answer{Booking: b, Replayed: true}, nil\n\t}\n\tif !errors.Is(err, pgx.ErrNoRows) {",
+			"	if err != nil && !errors.Is(err, pgx.ErrNoRows) {",
+		}, "lost-answer", "charged more than once"},
+		{"replay", "the booking found, answered empty", "", []string{
+			"		return Answer{Booking: b, Replayed: true}, nil\n", "		_ = b\n",
+		}, "lost-answer", "a booking that the table does not hold"},
+		{"replay", "a replay answered 409 as a duplicate", "", []string{
+			"		return Answer{Booking: b, Replayed: true}, nil\n", "		return Answer{}, &Refusal{Status: 409, Code: \"duplicate\", Message: \"already booked\"}\n",
+		}, "lost-answer", "409"},
+		{"under-lock", "the lock taken, the lookup still after the seat check", "replay", []string{
+			"WHERE id = $1`", "WHERE id = $1 FOR UPDATE`",
+		}, "last-seats", "Not enough seats"},
+		{"under-lock", "the lookup before the seat check, with no lock", "", []string{
+			"WHERE id = $1 FOR UPDATE`", "WHERE id = $1`",
+		}, "lookup-before-lock", "more than once"},
+		{"compare", "the event compared, the quantity not", "", []string{
+			"b.EventID != req.EventID || b.Quantity != req.Quantity", "b.EventID != req.EventID",
+		}, "different-quantity", "quantity"},
+		{"compare", "another request with the key booked as new", "", []string{
+			"		return replay(b, req)\n", "		if b.EventID == req.EventID && b.Quantity == req.Quantity {\n\t\t\treturn replay(b, req)\n\t\t}\n",
+		}, "different-quantity", ""},
+		{"constraint", "the key unique per event", "", []string{
+			"schema.sql:UNIQUE (idempotency_key)", "UNIQUE (event_id, idempotency_key)",
+		}, "key-reuse-two-events", ""},
+		{"constraint", "the winner answered without the comparison", "", []string{
+			"		return replay(b, req)\n	}\n	return a, err", "		return Answer{Booking: b, Replayed: true}, nil\n	}\n	return a, err",
+		}, "key-reuse-two-events", ""},
+		{"per-user", "the lookup per user, the constraint on the key alone", "", []string{
+			"schema.sql:UNIQUE (user_id, idempotency_key)", "UNIQUE (idempotency_key)",
+		}, "two-users-same-key", "failed on every try"},
+		{"per-user", "the constraint per user, the lookup by the key alone", "", []string{
+			"WHERE user_id = $1 AND idempotency_key = $2`, req.UserID, req.Key", "WHERE idempotency_key = $1`, req.Key",
+		}, "two-users-same-key", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.exercise+"/"+tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, err := Find(tc.exercise)
+			if err != nil {
+				t.Fatal(err)
+			}
+			from := tc.from
+			if from == "" {
+				from = e.ID
+			}
+			rep := checkModule(t, moduleAt(t, from, tc.edits...), e.Checks)
+			i := slices.IndexFunc(rep.Exercises, func(s Status) bool { return s.ID == e.ID })
+			st := rep.Exercises[i]
+			j := slices.IndexFunc(st.Rows, func(r check.Row) bool { return r.Name == tc.fails })
+			if st.State != Failing || j < 0 || st.Rows[j].State != check.Fail || !strings.Contains(st.Rows[j].Says, tc.says) {
+				t.Errorf("%s: %s, want %s ✗ saying %q: %v", e.ID, st.State, tc.fails, tc.says, says(st.Rows))
+			}
+			t.Logf("%v", says(st.Rows))
+		})
 	}
 }

@@ -350,15 +350,37 @@ func Judge(f Facts) []Invariant {
 				break
 			}
 		}
-		if keyRefusal(o.Answer) && !keyUsedBy(f.Outcomes, o) {
+		if keyRefusal(o.Answer) && !keyUsedBy(f.Outcomes, o) || failedOnKeyOfOther(f.Outcomes, o) {
 			blocked.copy(o)
 		}
 	}
 	inv = append(inv,
 		Invariant{Name: InvRefusalFinal, Pass: resent.none(), Detail: resent.say("intent", "intents", "sent again after a 4xx")},
 		Invariant{Name: InvNoAnswerRetried, Pass: abandoned.none(), Detail: abandoned.say("intent", "intents", "given up after a try with no answer, with tries left")},
-		Invariant{Name: InvKeysPerUser, Pass: blocked.none(), Detail: blocked.say("intent got", "intents got", "409 for a key only another user had used")})
+		Invariant{Name: InvKeysPerUser, Pass: blocked.none(), Detail: blocked.say("intent got", "intents got", "409, or a 5xx on every try, for a key only another user had used")})
 	return inv
+}
+
+// failedOnKeyOfOther reports whether o got a 5xx on every try and no
+// booking, while another user's intent booked with the same key: the API
+// failed the user over a key only another user had used (a constraint on
+// the key alone under a lookup by user: the unique violation answered
+// 500).
+func failedOnKeyOfOther(outcomes []client.Outcome, o client.Outcome) bool {
+	if len(o.Tries) == 0 || o.Answer != nil && o.Answer.Booking != nil {
+		return false
+	}
+	for _, t := range o.Tries {
+		if t.Status < 500 {
+			return false
+		}
+	}
+	for _, other := range outcomes {
+		if other.Token != o.Token && other.Intent.Key == o.Intent.Key && other.Answer != nil && other.Answer.Booking != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyRefused reports whether every try of every copy of in got a 4xx.

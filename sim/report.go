@@ -130,7 +130,7 @@ const (
 	InvIntentGetsItsBook    = "every answer to an intent that booked carries its booking"
 	InvRefusalWritesNothing = "a refused request (4xx) writes nothing"
 	InvRefusalFinal         = "a refusal (4xx) is final: the browser never sends it again"
-	InvKeysPerUser          = "a key never blocks another user: 409 only for the user's own key"
+	InvKeysPerUser          = "a key never blocks another user: 409 (or a 5xx) only for the user's own key"
 	InvNoAnswerRetried      = "a try that got no answer is tried again while tries are left"
 )
 

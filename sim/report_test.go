@@ -19,7 +19,7 @@ func TestInvariantDetailsSayTheCountsInWords(t *testing.T) {
 			InvOnePerKey:           "0 (user, key) pairs with more than one booking",
 			InvOneBookingPerIntent: "0 intents booked more than once",
 			InvAnswerMatches:       "0 answers carry a booking of another event or quantity",
-			InvKeysPerUser:         "0 intents got 409 for a key only another user had used",
+			InvKeysPerUser:         "0 intents got 409, or a 5xx on every try, for a key only another user had used",
 		}},
 		{"lost-answer", Broken, map[string]string{
 			InvOnePerKey:           "1 (user, key) pair with more than one booking",
@@ -37,11 +37,11 @@ func TestInvariantDetailsSayTheCountsInWords(t *testing.T) {
 		}},
 		{"two-users-same-key", Broken, map[string]string{
 			InvAnswerIsOwn: "1 answer: ben got ada's booking b1",
-			InvKeysPerUser: "0 intents got 409 for a key only another user had used",
+			InvKeysPerUser: "0 intents got 409, or a 5xx on every try, for a key only another user had used",
 		}},
 		{"two-users-same-key", "constraint=key", map[string]string{
 			InvAnswerIsOwn: "0 answers carry another user's booking",
-			InvKeysPerUser: "1 intent got 409 for a key only another user had used",
+			InvKeysPerUser: "1 intent got 409, or a 5xx on every try, for a key only another user had used",
 		}},
 	}
 	for _, tt := range tests {

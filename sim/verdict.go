@@ -162,7 +162,7 @@ func consequenceOf(inv Invariant, r *Report) string {
 	case InvRefusalWritesNothing:
 		return "refused, and yet a booking was stored for the refused request"
 	case InvKeysPerUser:
-		return "refused with 409 for a key that only another user had used"
+		return "refused with 409, or failed on every try, for a key that only another user had used"
 	case InvRefusalFinal:
 		return "a final refusal was sent again, and the user kept waiting for it"
 	case InvOnePerKey:

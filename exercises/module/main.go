@@ -12,7 +12,9 @@
 //
 // It listens on -addr (127.0.0.1:0: a free port) and says "listening on
 // http://ADDR" on standard output; DATABASE_URL is its PostgreSQL, with
-// the tables of schema.sql.
+// the tables of schema.sql. Each answer names the instance (-name) in
+// X-Learn-Instance. A request sent with X-Learn-Fault: crash-before-commit
+// crashes at COMMIT (learn.go).
 package main
 
 import (
@@ -40,17 +42,23 @@ var users = map[string]string{"tok-ada": "ada", "tok-ben": "ben"}
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "the address to listen on")
+	name := flag.String("name", "api-1", "the API instance's name, in X-Learn-Instance")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr); err != nil {
+	if err := run(ctx, *addr, *name); err != nil {
 		fmt.Fprintln(os.Stderr, "booking API:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, addr string) error {
-	db, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+func run(ctx context.Context, addr, name string) error {
+	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	cfg.ConnConfig.Tracer = tracer{}
+	db, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("DATABASE_URL: %w", err)
 	}
@@ -59,7 +67,7 @@ func run(ctx context.Context, addr string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: routes(db), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: faults(name, routes(db)), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Printf("listening on http://%s\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
@@ -186,8 +194,8 @@ func answer(w http.ResponseWriter, status int, v any) {
 // problem answers err: a *Refusal with its status, anything else as 500,
 // in problem details (RFC 9457).
 func problem(w http.ResponseWriter, err error) {
-	r, ok := errors.AsType[*Refusal](err)
-	if !ok {
+	var r *Refusal
+	if !errors.As(err, &r) {
 		r = &Refusal{Status: 500, Code: "internal", Message: err.Error()}
 	}
 	w.Header().Set("Content-Type", "application/problem+json")

@@ -15,6 +15,6 @@ CREATE TABLE bookings (
     quantity        integer     NOT NULL CHECK (quantity > 0),
     idempotency_key uuid        NOT NULL,
     created_at      timestamptz NOT NULL
-    -- TODO: what makes two copies of one request that race past the
-    -- lookup book once? (the lesson, "The race")
+    -- TODO(constraint): what lets one insert through when two requests
+    -- with one key race past the lookup? (the lesson, How it works, step 4)
 );

@@ -128,7 +128,7 @@ func TestTheCheckCatchesWhatTheLabCatches(t *testing.T) {
 
 // lesson is the lab scenario of the check's scenario called name.
 func lesson(name string) string {
-	s, _ := lookup(name)
+	s, _ := lookup(name, false)
 	return s.lesson
 }
 

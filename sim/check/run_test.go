@@ -40,7 +40,7 @@ func TestTheLessonsDesignPassesEveryScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Rows) != len(scenarios) || res.Failed != 0 {
+	if len(res.Rows) != len(Names()) || res.Failed != 0 {
 		t.Errorf("%s", res.Summary)
 	}
 	for _, row := range res.Rows {
@@ -74,5 +74,22 @@ func TestWhatTheCheckCannotSeeIsNotChecked(t *testing.T) {
 		if row.State != NotChecked || !slices.Contains(row.NotChecked, sim.InvOneBookingPerIntent) || !strings.Contains(row.Says, "could not be read") {
 			t.Errorf("%s: %s %q, not checked %v", row.Name, row.State, row.Says, row.NotChecked)
 		}
+	}
+}
+
+// The scenarios only learn's exercise harness can run are not learn
+// check's: not listed, not run, and refused by name, unless the API is
+// the harness.
+func TestHarnessScenariosAreTheExercisesOnly(t *testing.T) {
+	if slices.Contains(Names(), "crash-before-commit") || !slices.Contains(HarnessNames(), "crash-before-commit") {
+		t.Fatalf("Names %v, HarnessNames %v", Names(), HarnessNames())
+	}
+	cfg, err := Parse([]byte(Example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), cfg, Options{Only: []string{"crash-before-commit"}})
+	if err == nil || !strings.Contains(err.Error(), `no scenario "crash-before-commit"`) {
+		t.Errorf("Run: %v", err)
 	}
 }

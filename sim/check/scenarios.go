@@ -37,7 +37,10 @@ type scenario struct {
 	// power marks the check of the checker: a broken client that must
 	// double-book, so that a ✓ elsewhere means something.
 	power bool
-	run   func(ctx context.Context, r *run) ([]client.Outcome, error)
+	// harness marks a scenario only learn's exercise harness can run:
+	// it obeys proxy.HeaderFault (Options.Harness).
+	harness bool
+	run     func(ctx context.Context, r *run) ([]client.Outcome, error)
 }
 
 // loseFirst loses the answer of try 1 of every intent. A run has one
@@ -69,6 +72,19 @@ func togetherFirst(at trace.Attempt) proxy.Fault {
 // scenarios are the check's, in the lesson's order, the check of its own
 // power last.
 var scenarios = []scenario{
+	{
+		name: "crash-before-commit", takes: 2, title: "Crash before COMMIT", lesson: "crash-before-commit", seats: 10, harness: true,
+		sends: "book 2 seats; the API instance crashes at COMMIT (learn's harness drops its database connection and the client's); the client retries with the same key",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			crash := func(at trace.Attempt) proxy.Fault {
+				if at.Try == 1 {
+					return proxy.Crash
+				}
+				return proxy.Deliver
+			}
+			return []client.Outcome{r.client(0, crash).Book(ctx, client.NewIntent(1, r.event, 2))}, nil
+		},
+	},
 	{
 		name: "lost-answer", takes: 2, title: "The lost answer", lesson: "lost-answer", seats: 10,
 		sends: "book 2 seats; the proxy delivers the request and drops the answer; the client retries with the same key",
@@ -204,19 +220,34 @@ var scenarios = []scenario{
 	},
 }
 
-// Names are the check's scenarios, in order.
+// Names are the check's scenarios, in order: those any API can run.
 func Names() []string {
-	out := make([]string, len(scenarios))
-	for i, s := range scenarios {
-		out[i] = s.name
+	var out []string
+	for _, s := range scenarios {
+		if !s.harness {
+			out = append(out, s.name)
+		}
 	}
 	return out
 }
 
-// lookup finds the check's scenario called name.
-func lookup(name string) (scenario, error) {
+// HarnessNames are the scenarios only learn's exercise harness can run
+// (Options.Harness), in order.
+func HarnessNames() []string {
+	var out []string
 	for _, s := range scenarios {
-		if s.name == name {
+		if s.harness {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// lookup finds the check's scenario called name; one for learn's
+// exercise harness only with harness.
+func lookup(name string, harness bool) (scenario, error) {
+	for _, s := range scenarios {
+		if s.name == name && (harness || !s.harness) {
 			return s, nil
 		}
 	}

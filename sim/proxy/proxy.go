@@ -57,7 +57,20 @@ const (
 	// bytes are written together, so the API starts them within
 	// microseconds of each other. The answers are passed on.
 	Together
+	// Crash carries the request with HeaderFault set to CrashBeforeCommit,
+	// which learn's exercise harness obeys: the API instance drops the
+	// request's database connection at COMMIT (or before a second write
+	// outside a transaction) and its HTTP connection, as a crash would.
+	// Another API ignores the header and answers.
+	Crash
 )
+
+// HeaderFault asks learn's exercise harness for a fault in the request it
+// is sent on; any other API ignores it.
+const HeaderFault = "X-Learn-Fault"
+
+// CrashBeforeCommit is HeaderFault's value for Crash.
+const CrashBeforeCommit = "crash-before-commit"
 
 func (f Fault) String() string {
 	switch f {
@@ -73,6 +86,8 @@ func (f Fault) String() string {
 		return "answer 502 in its place"
 	case Together:
 		return "send together"
+	case Crash:
+		return "crash the API instance before COMMIT"
 	}
 	return fmt.Sprintf("Fault(%d)", int(f))
 }
@@ -298,13 +313,17 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var a Answer
+	if fault == Crash {
+		r = r.Clone(r.Context())
+		r.Header.Set(HeaderFault, CrashBeforeCommit)
+	}
 	if fault == Together && len(body) > 0 {
 		a = p.sendTogether(r, body)
 	} else {
 		a = p.send(r, body)
 	}
 	ps.Answers = append(ps.Answers, a)
-	ps.Delivered = a.Err == nil && (fault == Deliver || fault == Together)
+	ps.Delivered = a.Err == nil && (fault == Deliver || fault == Together || fault == Crash)
 	p.keep(ps)
 	switch {
 	case a.Err != nil:

@@ -14,14 +14,16 @@ import (
 // mechanics are under test here; the checker's runs through it against
 // learn's real API and PostgreSQL are in package check.
 type upstream struct {
-	mu   sync.Mutex
-	seen []string // "METHOD path key body"
+	mu     sync.Mutex
+	seen   []string // "METHOD path key body"
+	faults []string // each request's HeaderFault
 }
 
 func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
 	u.mu.Lock()
 	u.seen = append(u.seen, r.Method+" "+r.URL.RequestURI()+" "+r.Header.Get("Idempotency-Key")+" "+string(b))
+	u.faults = append(u.faults, r.Header.Get(HeaderFault))
 	u.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Seen", "yes")
@@ -107,6 +109,17 @@ func TestFaults(t *testing.T) {
 		}
 		if ps := p.Passages(); up.count() != 1 || len(ps) != 1 || ps[0].Delivered || ps[0].Answers[0].Status != 201 {
 			t.Errorf("seen %d, passages %+v; want the API's 201 kept and not delivered", up.count(), ps)
+		}
+	})
+	t.Run("crash", func(t *testing.T) {
+		// An API that is not learn's harness ignores the header and answers.
+		p, base, up := start(t, Crash)
+		resp, _, err := book(base)
+		if err != nil || resp.StatusCode != 201 {
+			t.Fatalf("%v %v", resp, err)
+		}
+		if ps := p.Passages(); up.count() != 1 || up.faults[0] != CrashBeforeCommit || len(ps) != 1 || !ps[0].Delivered || ps[0].Header.Get(HeaderFault) != "" {
+			t.Errorf("the API saw %q, passages %+v; want the fault asked of the API only", up.faults, ps)
 		}
 	})
 	t.Run("duplicate", func(t *testing.T) {

@@ -1,0 +1,211 @@
+package exercises
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/sim/check"
+)
+
+// State is an exercise's state after a check.
+type State string
+
+// The states.
+const (
+	Passed  State = "passed"  // its checks and every earlier exercise's pass
+	Failing State = "failing" // one of its checks does not pass
+	Waiting State = "waiting" // its checks pass, an earlier exercise's do not
+	Unrun   State = "not run" // the module did not build or start
+)
+
+// Status is one exercise's state in a Report, with its check rows.
+type Status struct {
+	Exercise
+	State State       `json:"state"`
+	Rows  []check.Row `json:"rows"`
+}
+
+// Report is one check of a learner's module: its build, and each
+// exercise's state from learn check's rows (one judge).
+type Report struct {
+	Dir string `json:"dir"`
+	// Stopped is why no check ran: the compiler's output for a build that
+	// failed, the error of schema.sql, or an instance that did not start.
+	Stopped   string   `json:"stopped,omitempty"`
+	Exercises []Status `json:"exercises"`
+	// Current is the first exercise that has not passed ("" when all
+	// have).
+	Current string `json:"current"`
+	// Passed counts the exercises passed.
+	Passed int    `json:"passed"`
+	Took   string `json:"took"`
+}
+
+// Options are a check's.
+type Options struct {
+	// Only runs these checks (nil: every exercise's).
+	Only []string
+	// Done, when set, is told each check row as soon as it is known.
+	Done func(check.Row)
+	// Timeout bounds each try of the learner's API; 0 is 5 s.
+	Timeout time.Duration
+}
+
+// Check builds the module in dir, creates its tables (schema.sql) in a
+// schema of its own on srv, starts two API instances of it there, runs
+// the ladder's checks against them with learn check's runner and example
+// config, and says each exercise's state. A module that does not build or
+// start is a Report that says why, not an error; the error is for a check
+// that could not be made (no database, ctx ended). Nothing it started
+// outlives it: the instances are stopped and the schema dropped.
+func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*Report, error) {
+	start := time.Now()
+	rep := &Report{Dir: dir, Exercises: []Status{}}
+	done := func() (*Report, error) {
+		rep.Took = time.Since(start).Round(time.Millisecond).String()
+		return rep, nil
+	}
+	stopped := func(why string) (*Report, error) {
+		rep.Stopped = why
+		for _, e := range Ladder {
+			rep.Exercises = append(rep.Exercises, Status{Exercise: e, State: Unrun, Rows: []check.Row{}})
+		}
+		rep.Current = Ladder[0].ID
+		return done()
+	}
+	bin, err := Build(ctx, dir)
+	if be, ok := errors.AsType[*BuildError](err); ok {
+		return stopped(be.Error())
+	}
+	if err != nil {
+		return nil, err
+	}
+	schema, err := srv.NewSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = schema.Drop(context.WithoutCancel(ctx)) }()
+	if why, err := createTables(ctx, dir, schema.ConnString()); err != nil || why != "" {
+		if err != nil {
+			return nil, err
+		}
+		return stopped(why)
+	}
+	var urls []string
+	for i := range 2 {
+		inst, err := Start(ctx, bin, fmt.Sprintf("api-%d", i+1), schema.ConnString())
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			return stopped(err.Error())
+		}
+		defer inst.Stop()
+		urls = append(urls, inst.URL)
+	}
+	cfg, err := Config(urls)
+	if err != nil {
+		return nil, err
+	}
+	only := opts.Only
+	if only == nil {
+		only = Checks()
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	res, err := check.Run(ctx, cfg, check.Options{Only: only, Harness: true, Done: opts.Done, Timeout: timeout})
+	if err != nil {
+		return nil, err
+	}
+	rep.Exercises, rep.Current, rep.Passed = States(res.Rows)
+	return done()
+}
+
+// Config is learn check's example config with the base URLs urls: the
+// harness answers in learn serve's shape.
+func Config(urls []string) (*check.Config, error) {
+	quoted := make([]string, len(urls))
+	for i, u := range urls {
+		quoted[i] = fmt.Sprintf("%q", u)
+	}
+	const example = `urls = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]`
+	if !strings.Contains(check.Example, example) {
+		return nil, errors.New("exercises: learn check's example config no longer holds its urls line")
+	}
+	return check.Parse([]byte(strings.Replace(check.Example, example, "urls = ["+strings.Join(quoted, ", ")+"]", 1)))
+}
+
+// States says each exercise's state from a check's rows: passed when its
+// checks pass and every earlier exercise has passed; the current exercise
+// is the first that has not. An exercise none of whose checks ran (Only)
+// is not run.
+func States(rows []check.Row) (out []Status, current string, passed int) {
+	earlier := true
+	for _, e := range Ladder {
+		st := Status{Exercise: e, Rows: []check.Row{}}
+		ran, holds := 0, true
+		for _, name := range e.Checks {
+			if i := slices.IndexFunc(rows, func(r check.Row) bool { return r.Name == name }); i >= 0 {
+				st.Rows = append(st.Rows, rows[i])
+				ran++
+				holds = holds && rows[i].State == check.Pass
+			}
+		}
+		switch {
+		case ran == 0:
+			st.State = Unrun
+		case !holds:
+			st.State = Failing
+		case earlier:
+			st.State = Passed
+			passed++
+		default:
+			st.State = Waiting
+		}
+		if st.State != Passed && current == "" {
+			current = e.ID
+		}
+		earlier = earlier && st.State == Passed
+		out = append(out, st)
+	}
+	return out, current, passed
+}
+
+// createTables runs dir's schema.sql on the database of connString. why
+// is PostgreSQL's error with the file's name and line, for a schema.sql
+// that does not run.
+func createTables(ctx context.Context, dir, connString string) (why string, err error) {
+	path := filepath.Join(dir, "schema.sql")
+	sql, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("%s: %v: it holds the tables, and learn exercises init writes it", path, err), nil
+	}
+	conn, err := pgx.Connect(ctx, connString)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, string(sql)); err != nil {
+		if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
+			line := 1 + strings.Count(string(sql[:min(int(pe.Position), len(sql))]), "\n")
+			if pe.Position == 0 {
+				return fmt.Sprintf("%s: %s (SQLSTATE %s)", path, pe.Message, pe.Code), nil
+			}
+			return fmt.Sprintf("%s:%d: %s (SQLSTATE %s)", path, line, pe.Message, pe.Code), nil
+		}
+		return "", err
+	}
+	return "", nil
+}
