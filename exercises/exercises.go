@@ -38,20 +38,51 @@ var module embed.FS
 // versions: the learner's Go finds them in its module cache.
 var requires = []string{"github.com/google/uuid", "github.com/jackc/pgx/v5"}
 
+// harness are the module's files that are learn's, not the learner's.
+var harness = []string{"main.go", "learn.go", "types.go"}
+
 // Write writes the module into dir, which must be empty or missing: the
 // harness, and booking.go and schema.sql as the learner starts them, or,
 // with solution, learn's reference solution in their place.
 func Write(dir string, solution bool) error {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return fmt.Errorf("%s is not empty: give a new directory for the exercises", dir)
+		return fmt.Errorf("%s is not empty: give a new directory for the exercises (or, to put learn's own files back there, --restore)", dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	files := map[string]string{"main.go": "main.go", "learn.go": "learn.go", "types.go": "types.go", "booking.go": "booking.go", "schema.sql": "schema.sql"}
+	files := map[string]string{"booking.go": "booking.go", "schema.sql": "schema.sql"}
 	if solution {
 		files["booking.go"], files["schema.sql"] = "solution.go", "solution.sql"
 	}
+	for _, name := range harness {
+		files[name] = name
+	}
+	if err := writeFiles(dir, files); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod()), 0o644)
+}
+
+// Restore writes the harness's files (main.go, learn.go, types.go) and
+// go.mod into the module in dir again, as learn exercises init wrote them;
+// the learner's booking.go and schema.sql are left as they are.
+func Restore(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "booking.go")); err != nil {
+		return fmt.Errorf("%s holds no exercises (no booking.go): learn exercises init %s writes them", dir, dir)
+	}
+	files := map[string]string{}
+	for _, name := range harness {
+		files[name] = name
+	}
+	if err := writeFiles(dir, files); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod()), 0o644)
+}
+
+// writeFiles writes each module file from into dir under the name to.
+func writeFiles(dir string, files map[string]string) error {
 	for to, from := range files {
 		b, err := module.ReadFile("module/" + from)
 		if err != nil {
@@ -63,7 +94,7 @@ func Write(dir string, solution bool) error {
 			return err
 		}
 	}
-	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod()), 0o644)
+	return nil
 }
 
 // goMod is the module's go.mod.

@@ -62,7 +62,7 @@ var Ladder = []Exercise{
 		},
 	},
 	{
-		ID: "compare", Title: "The same request, or another one? 409 for a changed quantity", File: "booking.go",
+		ID: "compare", Title: "409 for the same key with another quantity", File: "booking.go",
 		Goal:   "When the key's booking is for another event or quantity, refuse with 409 Conflict (code key_reused) and write nothing; replay only the same request.",
 		Lesson: "How it works, step 3: the same request, or another one?",
 		Checks: []string{"different-quantity"},
@@ -72,7 +72,7 @@ var Ladder = []Exercise{
 		},
 	},
 	{
-		ID: "constraint", Title: "The race the lock cannot see: a unique constraint", File: "schema.sql",
+		ID: "constraint", Title: "A unique constraint for the race the lock cannot see", File: "schema.sql",
 		Goal:   "One key sent for two events at once takes two row locks, and both lookups find nothing: make the database refuse the second insert (23505), roll that transaction back whole, and answer from the winner's booking.",
 		Lesson: "How it works, step 4: the constraint settles the rest",
 		Checks: []string{"key-reuse-two-events"},
@@ -113,4 +113,16 @@ func Find(id string) (Exercise, error) {
 		return Exercise{}, fmt.Errorf("there is no exercise %q; the exercises are %v", id, ids)
 	}
 	return Ladder[i], nil
+}
+
+// ChecksUpTo are the checks of exercise id and of those before it.
+func ChecksUpTo(id string) []string {
+	var out []string
+	for _, e := range Ladder {
+		out = append(out, e.Checks...)
+		if e.ID == id {
+			break
+		}
+	}
+	return out
 }

@@ -35,6 +35,9 @@ type Progress struct {
 	// Challenges maps a design-lab challenge ID to when the learner first
 	// passed it.
 	Challenges map[string]time.Time `json:"challenges,omitempty"`
+	// Exercises maps an exercise of learn exercises to what its last
+	// check said and the hints the learner asked for.
+	Exercises map[string]Exercise `json:"exercises,omitempty"`
 	// Resume is where the learner left off: the place the home screen
 	// offers to open again; the zero Place for none.
 	Resume Place `json:"resume"`
@@ -172,6 +175,41 @@ func (p *Progress) FinishAttempt(setID string, score float64) {
 	sp.LastScore = score
 	sp.Best = math.Max(sp.Best, score)
 	sp.Next = 0
+}
+
+// Exercise is one exercise's progress: its state at the last check
+// ("passed", "failing", …), when it first passed, and how many of its
+// hints were shown.
+type Exercise struct {
+	State    string    `json:"state,omitempty"`
+	PassedAt time.Time `json:"passed_at,omitzero"`
+	Hints    int       `json:"hints,omitempty"`
+}
+
+// SetExercise records exercise id's state after a check at t; the first
+// pass is kept.
+func (p *Progress) SetExercise(id, state string, passed bool, t time.Time) {
+	if p.Exercises == nil {
+		p.Exercises = map[string]Exercise{}
+	}
+	e := p.Exercises[id]
+	e.State = state
+	if passed && e.PassedAt.IsZero() {
+		e.PassedAt = t
+	}
+	p.Exercises[id] = e
+}
+
+// TakeHint records that one more hint of exercise id was shown, up to
+// most, and returns how many have been.
+func (p *Progress) TakeHint(id string, most int) int {
+	if p.Exercises == nil {
+		p.Exercises = map[string]Exercise{}
+	}
+	e := p.Exercises[id]
+	e.Hints = min(e.Hints+1, most)
+	p.Exercises[id] = e
+	return e.Hints
 }
 
 // PassChallenge records that the learner passed the design lab's challenge

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize/english"
+
+	"github.com/learn-idempotency/learn/exercises"
 	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
@@ -63,8 +66,41 @@ func ProgressSummary(stdout, stderr io.Writer) (int, error) {
 		// saved yet" would contradict the notice just printed.
 		summary = "Progress: nothing usable in the file (the notice above says why).\n" + rest
 	}
-	fmt.Fprintf(stdout, "Progress in %s\n\n%s", path, summary)
+	fmt.Fprintf(stdout, "Progress in %s\n\n%s%s", path, summary, exercisesSummary(p))
 	return exit.OK, nil
+}
+
+// exercisesSummary is the progress's part on learn exercises: each
+// exercise's state at its last check and the hints taken ("" before any
+// check or hint).
+func exercisesSummary(p *progress.Progress) string {
+	if len(p.Exercises) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	passed := 0
+	for _, e := range exercises.Ladder {
+		if !p.Exercises[e.ID].PassedAt.IsZero() {
+			passed++
+		}
+	}
+	fmt.Fprintf(&b, "\nExercises (learn exercises): %d of %d passed\n", passed, len(exercises.Ladder))
+	for _, e := range exercises.Ladder {
+		x := p.Exercises[e.ID]
+		mark, says := "[ ]", "not checked yet"
+		if x.State != "" {
+			says = stateWords(exercises.State(x.State)) + " at the last check"
+		}
+		if !x.PassedAt.IsZero() {
+			mark = "[x]"
+			says += fmt.Sprintf(", first passed %s", x.PassedAt.Local().Format("2 Jan 2006"))
+		}
+		if x.Hints > 0 {
+			says += fmt.Sprintf(", %s taken", english.Plural(x.Hints, "hint", ""))
+		}
+		fmt.Fprintf(&b, "  %s %s: %s\n", mark, e.Title, says)
+	}
+	return b.String()
 }
 
 // ProgressExport is learn progress export: it prints the saved progress as
