@@ -17,15 +17,17 @@ import (
 	"bufio"
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/version"
-	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/tailbuf"
@@ -163,6 +165,79 @@ type Instance struct {
 	cmd    *exec.Cmd
 	stderr *tailbuf.Buffer
 	exited chan struct{} // closed once the process has ended
+	synced chan string   // the tokens of learn-sync lines read
+	syncs  int
+}
+
+// sync returns once every statement the instance reported before now has
+// been read (GET /learn/sync, whose line comes after them), or after 2 s
+// for an instance that does not answer.
+func (i *Instance) sync(ctx context.Context) {
+	i.syncs++
+	token := fmt.Sprint(i.syncs)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, i.URL+"/learn/sync?token="+token, nil)
+	if err != nil {
+		return
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return
+	}
+	resp.Body.Close()
+	for {
+		select {
+		case t := <-i.synced:
+			if t == token {
+				return
+			}
+		case <-ctx.Done():
+			return
+		case <-i.exited:
+			return
+		}
+	}
+}
+
+// Statement is one statement the learner's code sent for one of learn's
+// requests, as the harness's tracer reported it (learn.go).
+type Statement struct {
+	Request  string    `json:"request"` // X-Request-Id: intent.try, or intent.copy.try
+	N        int64     `json:"-"`       // the request's number in its process
+	Instance string    `json:"instance"`
+	SQL      string    `json:"sql"`
+	Args     []string  `json:"args,omitempty"`
+	Result   string    `json:"result,omitempty"`
+	Error    string    `json:"error,omitempty"`
+	Crash    bool      `json:"crash,omitempty"`
+	At       time.Time `json:"at"`
+	Took     string    `json:"took"`
+}
+
+// sqlLog gathers the statements the instances report, at most maxLog.
+type sqlLog struct {
+	mu   sync.Mutex
+	list []Statement
+}
+
+const maxLog = 50000
+
+func (l *sqlLog) add(s Statement) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.list) < maxLog {
+		l.list = append(l.list, s)
+	}
+}
+
+// take returns the statements gathered since the last take.
+func (l *sqlLog) take() []Statement {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.list
+	l.list = nil
+	return out
 }
 
 // Start runs the program bin as the API instance name (api-1) on the
@@ -171,10 +246,16 @@ type Instance struct {
 // listen within 10 s is stopped, and the error says so with the end of
 // what it wrote to standard error.
 func Start(ctx context.Context, bin, name, connString string) (*Instance, error) {
+	return start(ctx, bin, name, connString, nil)
+}
+
+// start is Start, with the instance's statements gathered into log (when
+// not nil).
+func start(ctx context.Context, bin, name, connString string, log *sqlLog) (*Instance, error) {
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-name", name)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+connString)
 	cmd.SysProcAttr = instanceAttr()
-	inst := &Instance{cmd: cmd, stderr: tailbuf.New(8 << 10), exited: make(chan struct{})}
+	inst := &Instance{cmd: cmd, stderr: tailbuf.New(8 << 10), exited: make(chan struct{}), synced: make(chan string, 16)}
 	cmd.Stderr = inst.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -185,9 +266,27 @@ func Start(ctx context.Context, bin, name, connString string) (*Instance, error)
 	}
 	said := make(chan string, 1)
 	go func() {
-		line, _ := bufio.NewReader(out).ReadString('\n')
+		rd := bufio.NewReader(out)
+		line, _ := rd.ReadString('\n')
 		said <- line
-		_, _ = io.Copy(io.Discard, out)
+		for {
+			line, err := rd.ReadString('\n')
+			if t, ok := strings.CutPrefix(line, "learn-sync "); ok {
+				select {
+				case inst.synced <- strings.TrimSpace(t):
+				default:
+				}
+			}
+			if rest, ok := strings.CutPrefix(line, "learn-sql "); ok && log != nil {
+				var st Statement
+				if json.Unmarshal([]byte(rest), &st) == nil {
+					log.add(st)
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
 		_ = cmd.Wait()
 		close(inst.exited)
 	}()

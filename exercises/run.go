@@ -47,7 +47,10 @@ type Report struct {
 	// have).
 	Current string `json:"current"`
 	// Passed counts the exercises passed.
-	Passed int    `json:"passed"`
+	Passed int `json:"passed"`
+	// SQL is, by check row, the statements the learner's code sent for
+	// the row's requests (of the round judged), in the order sent.
+	SQL  map[string][]Statement `json:"sql"`
 	Took   string `json:"took"`
 }
 
@@ -69,10 +72,10 @@ type Options struct {
 // that could not be made (no database, ctx ended). Nothing it started
 // outlives it: the instances are stopped and the schema dropped.
 func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*Report, error) {
-	start := time.Now()
-	rep := &Report{Dir: dir, Exercises: []Status{}}
-	done := func() (*Report, error) {
-		rep.Took = time.Since(start).Round(time.Millisecond).String()
+	began := time.Now()
+	rep := &Report{Dir: dir, Exercises: []Status{}, SQL: map[string][]Statement{}}
+	finish := func() (*Report, error) {
+		rep.Took = time.Since(began).Round(time.Millisecond).String()
 		return rep, nil
 	}
 	stopped := func(why string) (*Report, error) {
@@ -81,7 +84,7 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 			rep.Exercises = append(rep.Exercises, Status{Exercise: e, State: Unrun, Rows: []check.Row{}})
 		}
 		rep.Current = Ladder[0].ID
-		return done()
+		return finish()
 	}
 	bin, err := Build(ctx, dir)
 	if be, ok := errors.AsType[*BuildError](err); ok {
@@ -102,8 +105,10 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 		return stopped(why)
 	}
 	var urls []string
+	var insts []*Instance
+	log := &sqlLog{}
 	for i := range 2 {
-		inst, err := Start(ctx, bin, fmt.Sprintf("api-%d", i+1), schema.ConnString())
+		inst, err := start(ctx, bin, fmt.Sprintf("api-%d", i+1), schema.ConnString(), log)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -112,6 +117,7 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 		}
 		defer inst.Stop()
 		urls = append(urls, inst.URL)
+		insts = append(insts, inst)
 	}
 	cfg, err := Config(urls)
 	if err != nil {
@@ -125,12 +131,21 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	res, err := check.Run(ctx, cfg, check.Options{Only: only, Harness: true, Done: opts.Done, Timeout: timeout})
+	done := func(row check.Row) {
+		for _, inst := range insts {
+			inst.sync(ctx)
+		}
+		rep.SQL[row.Name] = statementsOf(row, log.take())
+		if opts.Done != nil {
+			opts.Done(row)
+		}
+	}
+	res, err := check.Run(ctx, cfg, check.Options{Only: only, Harness: true, Done: done, Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}
 	rep.Exercises, rep.Current, rep.Passed = States(res.Rows)
-	return done()
+	return finish()
 }
 
 // Config is learn check's example config with the base URLs urls: the
@@ -181,6 +196,29 @@ func States(rows []check.Row) (out []Status, current string, passed int) {
 		out = append(out, st)
 	}
 	return out, current, passed
+}
+
+// statementsOf are the statements of row's requests among those sent
+// while it ran: for each request id, those of its last sending (a race's
+// rounds send the same ids again), in the order sent.
+func statementsOf(row check.Row, sent []Statement) []Statement {
+	last := map[string]int64{}
+	for _, p := range row.Passages {
+		last[p.RequestID] = 0
+	}
+	for _, s := range sent {
+		if n, ok := last[s.Request]; ok && s.N > n {
+			last[s.Request] = s.N
+		}
+	}
+	out := []Statement{}
+	for _, s := range sent {
+		if n, ok := last[s.Request]; ok && s.N == n {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Statement) int { return a.At.Compare(b.At) })
+	return out
 }
 
 // createTables runs dir's schema.sql on the database of connString. why
