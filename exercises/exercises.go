@@ -66,12 +66,21 @@ func Write(dir string, solution bool) error {
 	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod()), 0o644)
 }
 
+// Exists says why dir holds no module of the exercises (nil when it
+// does): it has no booking.go.
+func Exists(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "booking.go")); err != nil {
+		return fmt.Errorf("%s holds no exercises (no booking.go): learn exercises init %s writes them", dir, dir)
+	}
+	return nil
+}
+
 // Restore writes the harness's files (main.go, learn.go, types.go) and
 // go.mod into the module in dir again, as learn exercises init wrote them;
 // the learner's booking.go and schema.sql are left as they are.
 func Restore(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, "booking.go")); err != nil {
-		return fmt.Errorf("%s holds no exercises (no booking.go): learn exercises init %s writes them", dir, dir)
+	if err := Exists(dir); err != nil {
+		return err
 	}
 	files := map[string]string{}
 	for _, name := range harness {

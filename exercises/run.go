@@ -51,7 +51,7 @@ type Report struct {
 	// SQL is, by check row, the statements the learner's code sent for
 	// the row's requests (of the round judged), in the order sent.
 	SQL  map[string][]Statement `json:"sql"`
-	Took   string `json:"took"`
+	Took string                 `json:"took"`
 }
 
 // Options are a check's.
@@ -62,6 +62,9 @@ type Options struct {
 	Done func(check.Row)
 	// Timeout bounds each try of the learner's API; 0 is 5 s.
 	Timeout time.Duration
+	// Phase, when set, is told what the check does next: "building",
+	// "creating the tables", "starting two API instances", "checking".
+	Phase func(string)
 }
 
 // Check builds the module in dir, creates its tables (schema.sql) in a
@@ -86,6 +89,12 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 		rep.Current = Ladder[0].ID
 		return finish()
 	}
+	phase := func(p string) {
+		if opts.Phase != nil {
+			opts.Phase(p)
+		}
+	}
+	phase("building")
 	bin, err := Build(ctx, dir)
 	if be, ok := errors.AsType[*BuildError](err); ok {
 		return stopped(be.Error())
@@ -98,6 +107,7 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 		return nil, err
 	}
 	defer func() { _ = schema.Drop(context.WithoutCancel(ctx)) }()
+	phase("creating the tables")
 	if why, err := createTables(ctx, dir, schema.ConnString()); err != nil || why != "" {
 		if err != nil {
 			return nil, err
@@ -107,6 +117,7 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 	var urls []string
 	var insts []*Instance
 	log := &sqlLog{}
+	phase("starting two API instances")
 	for i := range 2 {
 		inst, err := start(ctx, bin, fmt.Sprintf("api-%d", i+1), schema.ConnString(), log)
 		if ctx.Err() != nil {
@@ -140,6 +151,7 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 			opts.Done(row)
 		}
 	}
+	phase("checking")
 	res, err := check.Run(ctx, cfg, check.Options{Only: only, Harness: true, Done: done, Timeout: timeout})
 	if err != nil {
 		return nil, err

@@ -15,6 +15,9 @@ const (
 	PageQuiz   Page = "quiz"   // a quiz set; Name is its ID, Step the question
 	PageDrill  Page = "drill"  // the interview drill; Step the prompt, past the last the flashcards
 	PageLab    Page = "lab"    // the design lab
+	// PageExercises is learn exercises' screen: the learner's own
+	// BookTicket, checked live.
+	PageExercises Page = "exercises"
 	// PageWorkshop is the presenter's dashboard of a workshop.
 	PageWorkshop Page = "workshop"
 )

@@ -36,6 +36,9 @@ type globals struct {
 	// preview, when set, takes the page the app would open first instead
 	// of opening it (the supervisor's first frame; see firstFrame).
 	preview func(first common.Open)
+	// exercisesDir is the exercises' module the app offers (learn
+	// exercises DIR); "" is ./learn-exercises.
+	exercisesDir string
 }
 
 // register defines the global flags on fs, with their defaults from the

@@ -10,6 +10,8 @@ import (
 	"github.com/learn-idempotency/learn/exercises"
 	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/headless"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 )
 
 // defaultExercisesDir is where learn exercises init writes the module.
@@ -57,10 +59,24 @@ func exercisesCmd(g *globals) *cobra.Command {
 		Long: "learn exercises init writes a small Go module (default ./" + defaultExercisesDir + "): a booking API in learn serve's shape whose BookTicket (booking.go) and tables (schema.sql) are yours to write, one exercise at a time. " +
 			"learn exercises check builds it with your Go (" + exercises.MinGo + " or newer), creates its tables on a throwaway PostgreSQL, starts two API instances of it, and runs learn check's scenarios against them, a crash before COMMIT included: each exercise passes when its scenarios and every earlier one's hold, judged by the same invariants as the lab's.\n\n" +
 			"The exercises, in order:\n" + strings.Join(ids, "\n") + "\n\n" +
-			"learn exercises [DIR] checks the module as learn exercises check does. Over SSH (learn workshop) the exercises are not offered: they build and run your code on the machine learn runs on.",
-		Example: "learn exercises init\n$EDITOR learn-exercises/booking.go\nlearn exercises check\nlearn exercises hint\nlearn exercises check --json --only replay",
-		Args:    dirArg("exercises"),
+			"learn exercises [DIR] opens the exercises' screen: the ladder, the current exercise's goal and scorecard, h for a hint, Enter on a row to play that scenario from your own statements; it checks again each time you save a file of the module. Without a terminal it checks the module as learn exercises check does. Over SSH (learn workshop) the exercises are not offered: they build and run your code on the machine learn runs on.",
+		Example:     "learn exercises init\n$EDITOR learn-exercises/booking.go\nlearn exercises check\nlearn exercises hint\nlearn exercises check --json --only replay",
+		Args:        dirArg("exercises"),
+		Annotations: fullScreenCmd(),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if isTerminal(cmd.InOrStdin()) && isTerminal(cmd.OutOrStdout()) {
+				if _, err := g.options(cmd); err != nil {
+					return err
+				}
+				g.exercisesDir = defaultExercisesDir
+				if len(args) == 1 {
+					g.exercisesDir = args[0]
+				}
+				return exit.New(runApp(cmd.Context(), g, common.Open{Place: progress.Place{Page: progress.PageExercises}}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			}
+			if g.preview != nil {
+				return nil // the supervisor's look at the command line: nothing runs
+			}
 			return check(cmd, args, "", false)
 		},
 		ValidArgsFunction: dirs,

@@ -46,7 +46,7 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 	}
 	appGC()
 	err = ui.Run(ctx, ui.Config{First: first, Theme: g.theme, Present: g.present, Postgres: opts,
-		In: stdin, Out: stdout, Errors: stderr})
+		In: stdin, Out: stdout, Errors: stderr, ExercisesDir: g.exercisesDir})
 	if err != nil { // an exit.Signalled keeps its code: "interrupted", 130
 		return 1, err
 	}

@@ -6,6 +6,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,6 +28,7 @@ import (
 	"github.com/learn-idempotency/learn/internal/ui/pages/quizset"
 	"github.com/learn-idempotency/learn/internal/ui/pages/race"
 	"github.com/learn-idempotency/learn/internal/ui/pages/reader"
+	"github.com/learn-idempotency/learn/internal/ui/pages/writeit"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
@@ -155,6 +157,11 @@ func (m *Model) build(o common.Open) (common.Page, error) {
 		return drill.New(m.c, o.Step), nil
 	case progress.PageLab:
 		return lab.New(m.c), nil
+	case progress.PageExercises:
+		if m.c.ExercisesDir == "" {
+			return nil, errors.New(common.NoExercises)
+		}
+		return writeit.New(m.c, m.c.ExercisesDir), nil
 	}
 	return nil, fmt.Errorf("no page %q", o.Page)
 }

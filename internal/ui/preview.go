@@ -44,6 +44,7 @@ func preview(first common.Open, theme string, present bool, w, h int, saved *pro
 		Styles: common.NewStyles(theme != "light"), Keys: common.NewKeyMap(),
 		Theme: theme, DocStyle: markdown.Style(theme, false),
 		DB: live.Pending(), Progress: common.ShowProgress(saved), Docs: &common.Docs{},
+		ExercisesDir: DefaultExercisesDir,
 	}
 	if present {
 		c.Present, c.PresentSince = true, time.Now()

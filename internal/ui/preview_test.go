@@ -54,7 +54,7 @@ func TestPreviewIsTheAppsFirstFrame(t *testing.T) {
 					Ctx: t.Context(), Styles: common.NewStyles(theme != "light"), Keys: common.NewKeyMap(),
 					Theme: theme, DocStyle: markdown.Style(theme, false),
 					DB: db, Progress: common.OpenProgress(store), Docs: &common.Docs{},
-					Width: w, Height: h,
+					Width: w, Height: h, ExercisesDir: DefaultExercisesDir, // as Run sets it
 				}
 				if first.Page == progress.PageReader {
 					p, err := lessons.Get(first.Name)

@@ -44,7 +44,13 @@ type Config struct {
 	// Errors receives what the app has to say after it has left the
 	// screen (a progress file that could not be saved).
 	Errors io.Writer
+	// ExercisesDir is the directory of learn exercises' module; ""
+	// offers the exercises at ./learn-exercises.
+	ExercisesDir string
 }
+
+// DefaultExercisesDir is where the exercises' module is, unless told.
+const DefaultExercisesDir = "learn-exercises"
 
 // firstFrameTick is how long after the first window size the first frame
 // is surely drawn: one tick of Bubble Tea's renderer at 60 frames a second.
@@ -89,6 +95,10 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	c.Suspendable = supervisor.CanSuspend()
+	c.ExercisesDir = cfg.ExercisesDir
+	if c.ExercisesDir == "" {
+		c.ExercisesDir = DefaultExercisesDir
+	}
 	if cfg.First.Page == progress.PageReader && c.Width > 0 {
 		// The page is rendered before the first frame, as the supervisor's
 		// preview drew it: a frame saying "rendering…" would replace the

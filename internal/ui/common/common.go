@@ -68,7 +68,16 @@ type Common struct {
 	// Suspendable is whether Ctrl+Z suspends the app as a job (the local
 	// terminal, in a shell with job control; never over SSH).
 	Suspendable bool
+	// ExercisesDir is the directory of learn exercises' module (the
+	// learner's own code, built and run on this machine); "" where the
+	// exercises are not offered (over SSH: the code would run on the
+	// presenter's machine).
+	ExercisesDir string
 }
+
+// NoExercises is why the exercises are not offered over SSH, in one line
+// (the home screen says it in place of their entry).
+const NoExercises = "the exercises build and run your own code, which over SSH would run on the presenter's machine: run learn exercises on yours"
 
 // Body is the height a page may draw in: the window without the footer,
 // or the whole window in presenter mode.

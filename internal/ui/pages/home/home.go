@@ -18,6 +18,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/learn-idempotency/learn/exercises"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/dbstatus"
 	"github.com/learn-idempotency/learn/lessons"
@@ -49,7 +50,7 @@ type Model struct {
 // New builds the menu from the pages, the scenarios and the quiz sets, in
 // the order of the learning path (see learningPath).
 func New(c *common.Common) *Model {
-	m := &Model{c: c, items: learningPath(quiz.Sets()), spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
+	m := &Model{c: c, items: learningPath(quiz.Sets(), c.ExercisesDir), spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
 	m.selected = m.entries()[0].title // the resume entry, when there is one
 	return m
 }
@@ -59,8 +60,9 @@ func New(c *common.Common) *Model {
 // played), recall it (the Checkpoint, Redraw it), break it and build it
 // (the scenarios, the race, Break it, then every set of sets that this
 // function does not place by its ID, then the design lab and its
-// challenges), say it (the interview card, the drill).
-func learningPath(sets []quiz.Set) []item {
+// challenges, then the exercises in exercisesDir: "" says why they are
+// not offered), say it (the interview card, the drill).
+func learningPath(sets []quiz.Set, exercisesDir string) []item {
 	var lesson, card []item
 	for _, p := range lessons.All() {
 		kind, slug := "Lesson", p.Slug
@@ -103,6 +105,21 @@ func learningPath(sets []quiz.Set) []item {
 		status: func(pr *progress.Progress) string {
 			return fmt.Sprintf("%d of %d challenges", quiz.ChallengesPassed(pr), len(quiz.Challenges()))
 		}}
+	writeIt := item{title: "Write it yourself: the booking transaction in Go and pgx", open: common.Open{Place: progress.Place{Page: progress.PageExercises}},
+		desc: fmt.Sprintf("%d exercises in %s, each checked live by the lesson's scenarios every time you save (learn exercises)", len(exercises.Ladder), exercisesDir),
+		status: func(pr *progress.Progress) string {
+			n := 0
+			for _, e := range exercises.Ladder {
+				if !pr.Exercises[e.ID].PassedAt.IsZero() {
+					n++
+				}
+			}
+			return fmt.Sprintf("%d of %d passed", n, len(exercises.Ladder))
+		}}
+	if exercisesDir == "" {
+		writeIt.open, writeIt.status = common.Open{}, nil
+		writeIt.desc = "not offered here: " + common.NoExercises
+	}
 	d := quiz.Interview()
 	drill := item{title: "Interview drill", open: common.Open{Place: progress.Place{Page: progress.PageDrill}},
 		desc: fmt.Sprintf("%d answers against a countdown, then %d flashcards by spaced repetition", len(d.Prompts), len(d.Cards)),
@@ -113,7 +130,7 @@ func learningPath(sets []quiz.Set) []item {
 	groups := [][]item{
 		append(lesson, play),
 		append(placed[quiz.SetCheckpoint], placed[quiz.SetRedraw]...),
-		slices.Concat([]item{scenarios, race}, placed[quiz.SetBreakIt], others, []item{lab}),
+		slices.Concat([]item{scenarios, race}, placed[quiz.SetBreakIt], others, []item{lab, writeIt}),
 		append(card, drill),
 	}
 	var items []item
@@ -183,6 +200,8 @@ func resumeItem(r progress.Place) (item, bool) {
 		if where == "" {
 			return item{}, false
 		}
+	case progress.PageExercises:
+		o, where = common.Open{Place: progress.Place{Page: progress.PageExercises}}, "Write it yourself"
 	case progress.PageDrill:
 		o, where = common.Open{Place: progress.Place{Page: progress.PageDrill, Step: r.Step}}, "Interview drill"
 		switch n := len(quiz.Interview().Prompts); {
@@ -272,7 +291,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.selected = entries[(i+len(entries)-1)%len(entries)].title
 		case key.Matches(msg, k.Down):
 			m.selected = entries[(i+1)%len(entries)].title
-		case key.Matches(msg, k.Open):
+		case key.Matches(msg, k.Open) && entries[i].open.Page != "":
 			return common.OpenCmd(entries[i].open)
 		}
 	case spinner.TickMsg:

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/quiz"
 )
 
@@ -28,10 +29,10 @@ func titles(items []item) []string {
 // The home screen lists the entries in the order a learner needs them:
 // the lesson, the lost answer played, the Checkpoint, Redraw it, the
 // scenarios and the race, Break it, Predict then run, the design lab and
-// its challenges, the interview card, the drill.
+// its challenges, writing it yourself, the interview card, the drill.
 func TestHomeFollowsTheLearningPath(t *testing.T) {
 	want := []string{"Lesson: Idempotency", "Play: the lost answer", "Checkpoint (", "Redraw it (", "Scenarios: all ",
-		"Race: N copies", "Break it (", "Predict, then run (", "Design lab: ", "Interview card: ", "Interview drill"}
+		"Race: N copies", "Break it (", "Predict, then run (", "Design lab: ", "Write it yourself: ", "Interview card: ", "Interview drill"}
 	got := titles(newHome().entries())
 	if len(got) != len(want) {
 		t.Fatalf("%d entries, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
@@ -51,9 +52,9 @@ func TestSetsArePlacedByTheirIDs(t *testing.T) {
 	sets := quiz.Sets()
 	first := quiz.Set{ID: "first", Title: "First", Questions: []quiz.Question{{}}}
 	later := quiz.Set{ID: "later", Title: "Later", Questions: []quiz.Question{{}}}
-	got := titles(learningPath(append([]quiz.Set{first}, append(slices.Clone(sets), later)...)))
+	got := titles(learningPath(append([]quiz.Set{first}, append(slices.Clone(sets), later)...), "learn-exercises"))
 	want := []string{"Lesson: ", "Play: ", "Checkpoint (", "Redraw it (", "Scenarios: ", "Race: ", "Break it (",
-		"First (1 question)", "Predict, then run (", "Later (1 question)", "Design lab: ", "Interview card: ", "Interview drill"}
+		"First (1 question)", "Predict, then run (", "Later (1 question)", "Design lab: ", "Write it yourself: ", "Interview card: ", "Interview drill"}
 	if len(got) != len(want) {
 		t.Fatalf("%d entries, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}
@@ -63,12 +64,29 @@ func TestSetsArePlacedByTheirIDs(t *testing.T) {
 		}
 	}
 	var gaps []string
-	for _, it := range learningPath(sets) {
+	for _, it := range learningPath(sets, "learn-exercises") {
 		if it.gapAfter {
 			gaps = append(gaps, it.title)
 		}
 	}
-	if want := []string{"Play: the lost answer", "Redraw it (1 question)", "Design lab: build the endpoint from switches"}; !slices.Equal(gaps, want) {
+	if want := []string{"Play: the lost answer", "Redraw it (1 question)", "Write it yourself: the booking transaction in Go and pgx"}; !slices.Equal(gaps, want) {
 		t.Errorf("blank lines after %q, want after %q", gaps, want)
+	}
+}
+
+// Where the exercises cannot run the learner's code (over SSH), their
+// entry stays on the menu, opens nothing, and says why in one line.
+func TestTheExercisesAreNotOfferedWithoutADirectory(t *testing.T) {
+	for _, dir := range []string{"learn-exercises", ""} {
+		for _, it := range learningPath(quiz.Sets(), dir) {
+			if !strings.HasPrefix(it.title, "Write it yourself") {
+				continue
+			}
+			offered := it.open.Page == progress.PageExercises && it.status != nil && !strings.Contains(it.desc, "not offered")
+			notOffered := it.open.Page == "" && it.status == nil && it.desc == "not offered here: "+common.NoExercises
+			if dir != "" && !offered || dir == "" && !notOffered {
+				t.Errorf("exercises in %q: opens %q, says %q", dir, it.open.Page, it.desc)
+			}
+		}
 	}
 }

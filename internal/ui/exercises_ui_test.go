@@ -1,0 +1,56 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
+)
+
+// The exercises' screen as a learner uses it at 80x24: it writes the
+// module where there is none (i), checks it at once, checks again on
+// every save (a reference solution saved passes the first exercise; a
+// file that does not compile shows the compiler's words, file and line),
+// gives a hint on h, and plays a row from the learner's own statements,
+// ending on the rows the judge read back.
+func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
+	t.Parallel() // an app of its own, its own module, schemas and progress file
+	dir := filepath.Join(t.TempDir(), "learn-exercises")
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageExercises}}, 80, 24, filepath.Join(t.TempDir(), "progress.json"),
+		func(c *common.Common) { c.ExercisesDir = dir })
+	u.waitFor(t, "There are no exercises in", "Press i")
+	u.press("i")
+	u.waitFor(t, "0 of 6 passed", "✗ Crash before COMMIT", "← now")
+
+	save := func(name, from string) {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save("booking.go", filepath.Join("..", "..", "exercises", "testdata", "steps", "one-transaction", "booking.go"))
+	u.waitFor(t, "1 of 6 passed", "✓ Crash before COMMIT")
+
+	if err := os.WriteFile(filepath.Join(dir, "booking.go"), []byte("package main\n\nfunc BookTicket() {\n\tundefinedThing()\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u.waitFor(t, "Nothing was checked:", "booking.go:4:", "undefined: undefinedThing")
+
+	save("booking.go", filepath.Join("..", "..", "exercises", "testdata", "steps", "one-transaction", "booking.go"))
+	u.waitFor(t, "1 of 6 passed")
+	u.press("down", "down") // exercise 2, the current one
+	u.press("h")
+	u.waitFor(t, "Hint 1:", "the same Idempotency-Key")
+	u.press("down", "enter", "G") // its first row, played to its end
+	u.waitFor(t, "The lost answer ✗ · played from your statements", "the tables after the run", "2 booking rows")
+	if s := flat(u.screen()); !strings.Contains(s, "INSERT INTO bookings") && !strings.Contains(s, "commit → COMMIT") {
+		t.Errorf("the learner's statements are not played:\n%s", u.screen())
+	}
+}

@@ -1,0 +1,302 @@
+package writeit
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/learn-idempotency/learn/exercises"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/sim/check"
+)
+
+// View draws the screen in Width x Body() cells: the title and the state
+// of the check on the first lines; then the ladder, the selected
+// exercise's rows under it; then its goal, its hints taken and the
+// cursor's row's verdict. An open row is its sequence instead.
+func (m *Model) View() string {
+	w, h := m.c.Width, m.c.Body()
+	var out []string
+	switch {
+	case m.detail:
+		out = m.sequenceView(w, h)
+	case !m.exists():
+		out = m.missingView(w)
+	default:
+		out = m.ladderView(w, h)
+	}
+	if len(out) > h {
+		out = out[:h]
+	}
+	return strings.Join(out, "\n")
+}
+
+// wrap is text wrapped to w cells, as lines.
+func wrap(text string, w int) []string {
+	return strings.Split(lipgloss.NewStyle().Width(max(w, 10)).Render(text), "\n")
+}
+
+// missingView says the directory holds no exercises, and how to write
+// them.
+func (m *Model) missingView(w int) []string {
+	st := m.c.Styles
+	out := []string{st.Title.Render(common.Truncate("Write it yourself", w)), ""}
+	out = append(out, wrap(fmt.Sprintf("There are no exercises in %s yet. Press i to write them there (as learn exercises init does): a small Go module whose BookTicket (booking.go) and tables (schema.sql) are yours to write, one exercise at a time, checked live by the lesson's scenarios on a real PostgreSQL each time you save.", m.dir), w)...)
+	out = append(out, "", st.Subtle.Render(common.Truncate("You need Go "+exercises.MinGo+" or newer, and an editor in another window.", w)))
+	if m.err != nil {
+		out = append(out, "")
+		out = append(out, wrap(st.Bad.Render("Not written: "+m.err.Error()), w)...)
+	}
+	return out
+}
+
+// status is the line under the title: what the check does, or when the
+// one on screen was made.
+func (m *Model) status() string {
+	st := m.c.Styles
+	switch {
+	case m.err != nil:
+		return st.Bad.Render("the watch did not start (" + m.err.Error() + "): r checks again")
+	case m.running:
+		return st.Accent.Render(fmt.Sprintf("%s… (%s)", m.phase, time.Since(m.began).Round(100*time.Millisecond)))
+	case m.runErr != nil:
+		return st.Bad.Render("the check could not run: " + m.runErr.Error())
+	case m.rep != nil:
+		return st.Subtle.Render(fmt.Sprintf("checked at %s, took %s · %d of %d passed · saving a file checks again", m.checked.Format("15:04:05"), m.rep.Took, m.rep.Passed, len(m.rep.Exercises)))
+	}
+	return ""
+}
+
+// stateOf is exercise i's state on screen.
+func (m *Model) stateOf(i int) exercises.State {
+	if m.rep == nil || i >= len(m.rep.Exercises) {
+		return exercises.Unrun
+	}
+	return m.rep.Exercises[i].State
+}
+
+// mark is a state's mark in its colour.
+func (m *Model) mark(s exercises.State) string {
+	st := m.c.Styles
+	switch s {
+	case exercises.Passed:
+		return st.Good.Render("✓")
+	case exercises.Failing:
+		return st.Bad.Render("✗")
+	case exercises.Waiting:
+		return st.Faint.Render("·")
+	}
+	return st.Faint.Render("?")
+}
+
+// rowMark is a check row's mark in its colour.
+func (m *Model) rowMark(s check.State) string {
+	st := m.c.Styles
+	switch s {
+	case check.Pass:
+		return st.Good.Render(s.Mark())
+	case check.Fail:
+		return st.Bad.Render(s.Mark())
+	}
+	return st.Warn.Render(s.Mark())
+}
+
+// ladderView is the title, the status, the ladder with the selected
+// exercise's rows, and the selected exercise's goal and the cursor's
+// verdict; on a small screen the ladder's lines around the cursor.
+func (m *Model) ladderView(w, h int) []string {
+	st := m.c.Styles
+	out := []string{st.Title.Render(common.Truncate("Write it yourself · "+m.dir, w)), common.Truncate(m.status(), w), ""}
+	if m.rep != nil && m.rep.Stopped != "" && !m.running {
+		out = append(out, st.Bad.Render("Nothing was checked:"))
+		for _, l := range strings.Split(m.rep.Stopped, "\n") {
+			out = append(out, common.Truncate("  "+l, w))
+		}
+		return out
+	}
+	var ladder []string
+	cursorLine := 0
+	for i, e := range exercises.Ladder {
+		cursor := "  "
+		if i == m.sel && m.row < 0 {
+			cursor, cursorLine = st.Cursor.Render("› "), len(ladder)
+		}
+		title := fmt.Sprintf("%d. %s", i+1, e.Title)
+		if e.ID == m.current() {
+			title = st.Current.Render(title) + st.Subtle.Render("  ← now")
+		}
+		ladder = append(ladder, common.Truncate(cursor+m.mark(m.stateOf(i))+" "+title, w))
+		if i != m.sel {
+			continue
+		}
+		for j, r := range m.rowsOf(i) {
+			cursor := "    "
+			if j == m.row {
+				cursor, cursorLine = "  "+st.Cursor.Render("› "), len(ladder)
+			}
+			ladder = append(ladder, common.Truncate(fmt.Sprintf("%s%s %-34s %s", cursor, m.rowMark(r.State), common.Truncate(r.Title, 34), check.Printable(r.Says)), w))
+		}
+	}
+	detail := m.detailLines(w)
+	room := max(h-len(out)-len(detail)-1, min(4, len(ladder)))
+	if room < len(ladder) {
+		first := min(max(cursorLine-room/2, 0), len(ladder)-room)
+		ladder = ladder[first : first+room]
+	}
+	out = append(out, ladder...)
+	out = append(out, "")
+	return append(out, detail...)
+}
+
+// current is the exercise the learner is on: the first not passed.
+func (m *Model) current() string {
+	if m.rep == nil {
+		return exercises.Ladder[0].ID
+	}
+	return m.rep.Current
+}
+
+// detailLines are the selected exercise's goal, where to write it, the
+// hints taken, and the cursor's row's verdict and failed invariants.
+func (m *Model) detailLines(w int) []string {
+	st := m.c.Styles
+	e := exercises.Ladder[m.sel]
+	var out []string
+	out = append(out, wrap(e.Goal, w)...)
+	out = append(out, wrap(st.Subtle.Render(fmt.Sprintf("Write it in %s (the TODO(%s) lines) · the lesson: %s", e.File, e.ID, e.Lesson)), w)...)
+	taken := m.c.Progress.Get().Exercises[e.ID].Hints
+	for i := range min(taken, len(e.Hints)) {
+		out = append(out, wrap(st.Accent.Render(fmt.Sprintf("Hint %d: ", i+1))+e.Hints[i], w)...)
+	}
+	if rows := m.rowsOf(m.sel); m.row >= 0 && m.row < len(rows) {
+		r := rows[m.row]
+		out = append(out, "")
+		out = append(out, wrap(st.Caption.Render(r.Title)+": "+check.Printable(r.Says), w)...)
+		if r.Report != nil {
+			for _, inv := range r.Report.Verdict.Failed {
+				out = append(out, wrap(st.Bad.Render("failed: "+inv.Name+" ("+check.Printable(inv.Detail)+")"), w)...)
+			}
+		}
+		out = append(out, st.Subtle.Render(common.Truncate("enter plays it from your statements", w)))
+	}
+	return out
+}
+
+// step is one line of a sequence played: a try sent, or a statement of
+// the learner's code for it.
+type step struct {
+	try, rows bool
+	text      string
+}
+
+// steps are the open row's sequence: each try (its fault and answer),
+// each followed by the statements the learner's code sent for it.
+func (m *Model) steps() []step {
+	rows := m.rowsOf(m.sel)
+	if m.row < 0 || m.row >= len(rows) {
+		return nil
+	}
+	r := rows[m.row]
+	var sql []exercises.Statement
+	if m.rep != nil {
+		sql = m.rep.SQL[r.Name]
+	}
+	var out []step
+	for _, p := range r.Passages {
+		answer := "no answer"
+		if p.Status != 0 {
+			answer = fmt.Sprintf("%d %s", p.Status, bookingOf(p.Answer))
+		}
+		if !p.Delivered && p.Status != 0 {
+			answer += ", not passed on"
+		}
+		out = append(out, step{try: true, text: fmt.Sprintf("#%s → %s (%s): %s", p.RequestID, p.Instance, p.Fault, strings.TrimSpace(answer))})
+		for _, s := range sql {
+			if s.Request != p.RequestID || s.Instance != p.Instance {
+				continue
+			}
+			line := oneLine(s.SQL)
+			if len(s.Args) > 0 {
+				line += "  [" + strings.Join(s.Args, ", ") + "]"
+			}
+			switch {
+			case s.Crash:
+				line = "✗ CRASH before: " + line
+			case s.Error != "":
+				line += "  → " + s.Error
+			case s.Result != "":
+				line += "  → " + s.Result
+			}
+			out = append(out, step{text: line})
+		}
+	}
+	if j := r.Judged; j != nil {
+		// The rows the judge read back: what the learner's statements left.
+		text := fmt.Sprintf("the tables after the run, as the judge read them: %s, %d seats taken", common.Count(j.BookingRows, "booking row"), j.SeatsTaken)
+		for _, b := range j.Bookings {
+			key := b.Key
+			if i := strings.IndexByte(key, '-'); i > 0 {
+				key = key[:i]
+			}
+			text += fmt.Sprintf("; %s: %s, event %d, %d seats, key %s…", b.ID, b.UserID, b.EventID, b.Quantity, key)
+		}
+		out = append(out, step{rows: true, text: text})
+	}
+	return out
+}
+
+// oneLine is a statement on one line.
+func oneLine(sql string) string { return strings.Join(strings.Fields(sql), " ") }
+
+// bookingOf is the booking id or problem code in an answer's body.
+func bookingOf(body string) string {
+	for _, field := range []string{`"id":"`, `"id": "`, `"code":"`, `"code": "`} {
+		if i := strings.Index(body, field); i >= 0 {
+			rest := body[i+len(field):]
+			if j := strings.IndexByte(rest, '"'); j >= 0 {
+				return rest[:j]
+			}
+		}
+	}
+	return ""
+}
+
+// sequenceView is the open row played: its title and verdict, then its
+// steps up to the one shown last.
+func (m *Model) sequenceView(w, h int) []string {
+	st := m.c.Styles
+	rows := m.rowsOf(m.sel)
+	if m.row < 0 || m.row >= len(rows) {
+		return nil
+	}
+	r := rows[m.row]
+	steps := m.steps()
+	out := []string{st.Title.Render(common.Truncate(r.Title+" "+r.State.Mark()+" · played from your statements", w))}
+	out = append(out, wrap(check.Printable(r.Says), w)...)
+	out = append(out, st.Subtle.Render(common.Truncate(fmt.Sprintf("step %d of %d · each try is #intent.try (or intent.copy.try), through learn's proxy", m.shown, len(steps)), w)), "")
+	var body []string
+	for i, s := range steps[:min(m.shown, len(steps))] {
+		prefix := "  "
+		if i == m.shown-1 {
+			prefix = st.Cursor.Render("› ")
+		}
+		var text string
+		switch {
+		case s.try:
+			text = common.Hang(prefix, st.Caption.Render(s.text), w)
+		case s.rows:
+			text = common.Hang(prefix, st.Accent.Render(s.text), w)
+		case strings.HasPrefix(s.text, "✗ CRASH"):
+			text = common.Hang(prefix+"    ", st.Bad.Render(s.text), w)
+		default:
+			text = common.Hang(prefix+"    ", st.SQLTag.Render(s.text), w)
+		}
+		body = append(body, strings.Split(text, "\n")...)
+	}
+	room := max(h-len(out), 1)
+	// The newest step stays in view, unless the learner scrolled back.
+	first := max(len(body)-room-min(m.scroll, max(len(body)-room, 0)), 0)
+	return append(out, body[first:min(first+room, len(body))]...)
+}

@@ -1,0 +1,440 @@
+// Package writeit is the "Write it yourself" screen of learn exercises:
+// the ladder of exercises with each one's state, the selected exercise's
+// goal and its scorecard (learn check's rows: one judge), its hints one at
+// a time, and Enter on a row for that scenario played from the learner's
+// own statements, as the harness's tracer reported them. It watches the
+// module's files (fsnotify): each save builds the module again and runs
+// the checks, and a build that fails shows what the compiler printed.
+//
+//   - writeit.go: the model, the check under way and the watch;
+//   - view.go: the drawing (the ladder, the goal, the sequence).
+package writeit
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/learn-idempotency/learn/exercises"
+	"github.com/learn-idempotency/learn/internal/ui/common"
+	"github.com/learn-idempotency/learn/progress"
+	"github.com/learn-idempotency/learn/sim/check"
+)
+
+// Model is the screen of the exercises in one directory.
+type Model struct {
+	c   *common.Common
+	dir string
+	// err is what went wrong outside a check: the directory not
+	// writable, the watch not started.
+	err error
+
+	// The check on screen: run counts the checks started, and messages
+	// of any other are stale.
+	run     int
+	cancel  context.CancelFunc
+	running bool
+	phase   string
+	rows    []check.Row // the rows of the check under way, as they come
+	rep     *exercises.Report
+	runErr  error
+	began   time.Time
+	checked time.Time // when the report on screen was made
+
+	// The watch: saves counts the saves seen, so that only the last of a
+	// burst (an editor writes a file in several steps) starts a check.
+	watcher *fsnotify.Watcher
+	saves   int
+	events  chan struct{}
+
+	// The cursor: the exercise selected, and its row under the cursor
+	// (-1: the exercise itself).
+	sel, row int
+	// The open row's sequence: shown is how many of its steps are on
+	// screen, playing whether they come one by one.
+	detail  bool
+	shown   int
+	playing bool
+	scroll  int
+}
+
+// New is the screen of the exercises in dir.
+func New(c *common.Common, dir string) *Model {
+	return &Model{c: c, dir: dir, row: -1}
+}
+
+// Messages of the screen; run says which check each is about.
+type (
+	phaseMsg struct {
+		run   int
+		phase string
+	}
+	rowMsg struct {
+		run int
+		row check.Row
+	}
+	doneMsg struct {
+		run int
+		rep *exercises.Report
+		err error
+	}
+	dbMsg      struct{ run int }
+	saveMsg    struct{}
+	settledMsg struct{ saves int }
+	playMsg    struct{}
+	initMsg    struct{ err error }
+)
+
+// exists reports whether dir holds the exercises' module.
+func (m *Model) exists() bool {
+	return exercises.Exists(m.dir) == nil
+}
+
+// Init starts the watch and the first check, when the module is there.
+func (m *Model) Init() tea.Cmd {
+	if !m.exists() {
+		return nil
+	}
+	return tea.Batch(m.watch(), m.start())
+}
+
+// Title names the page.
+func (m *Model) Title() string { return "Write it yourself" }
+
+// Stand is the exercises' screen: a place to come back to.
+func (m *Model) Stand() common.Stand {
+	at := progress.Place{Page: progress.PageExercises}
+	return common.Stand{At: at, Reopens: true, Next: at}
+}
+
+// Close stops the check under way and the watch.
+func (m *Model) Close() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.watcher != nil {
+		_ = m.watcher.Close()
+		m.watcher = nil
+	}
+}
+
+// watch starts watching the module's directory; every write, create or
+// rename of a file of the module is a save.
+func (m *Model) watch() tea.Cmd {
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		err = w.Add(m.dir)
+	}
+	if err != nil {
+		m.err = err
+		if w != nil {
+			_ = w.Close()
+		}
+		return nil
+	}
+	m.watcher, m.events = w, make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case ev, ok := <-w.Events:
+				if !ok {
+					close(m.events)
+					return
+				}
+				if ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Write) || !moduleFile(ev.Name) {
+					continue
+				}
+				select {
+				case m.events <- struct{}{}:
+				default: // a save is waiting to be told already
+				}
+			case _, ok := <-w.Errors:
+				if !ok {
+					close(m.events)
+					return
+				}
+			}
+		}
+	}()
+	return m.waitSave()
+}
+
+// moduleFile reports whether a file the watch saw is one of the module's
+// own: its Go files, schema.sql and go.mod, never an editor's swap or
+// backup file, nor what the build writes.
+func moduleFile(name string) bool {
+	base := filepath.Base(name)
+	if strings.HasPrefix(base, ".") || strings.HasSuffix(base, "~") {
+		return false
+	}
+	return strings.HasSuffix(base, ".go") || base == "schema.sql" || base == "go.mod"
+}
+
+func (m *Model) waitSave() tea.Cmd {
+	events := m.events
+	return func() tea.Msg {
+		if _, ok := <-events; !ok {
+			return nil
+		}
+		return saveMsg{}
+	}
+}
+
+// settle is how long a burst of saves has to be quiet before the check
+// starts: one save of an editor is several writes and renames.
+const settle = 150 * time.Millisecond
+
+// start starts a check of the module, once the database is up; the check
+// under way, if any, is stopped.
+func (m *Model) start() tea.Cmd {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.run++
+	m.running, m.rows, m.runErr, m.began = true, nil, nil, time.Now()
+	run := m.run
+	srv := m.c.DB.Server()
+	if srv == nil {
+		m.phase = "waiting for PostgreSQL"
+		done := m.c.DB.Done()
+		return func() tea.Msg {
+			<-done
+			return dbMsg{run: run}
+		}
+	}
+	if _, _, err := m.c.DB.Status(); err != nil {
+		m.running, m.runErr = false, err
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.c.Ctx)
+	m.cancel, m.phase = cancel, "building"
+	msgs := make(chan tea.Msg, 64)
+	go func() {
+		defer close(msgs)
+		rep, err := exercises.Check(ctx, m.dir, srv, exercises.Options{
+			Phase: func(p string) { msgs <- phaseMsg{run: run, phase: p} },
+			Done:  func(r check.Row) { msgs <- rowMsg{run: run, row: r} },
+		})
+		if ctx.Err() != nil {
+			return // stopped: a newer check or the screen's end
+		}
+		msgs <- doneMsg{run: run, rep: rep, err: err}
+	}()
+	return next(msgs)
+}
+
+// next waits for the check's next message.
+func next(msgs chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		msg, ok := <-msgs
+		if !ok {
+			return nil
+		}
+		return chained{msg: msg, more: next(msgs)}
+	}
+}
+
+// chained is a check's message, and the wait for the one after.
+type chained struct {
+	msg  tea.Msg
+	more tea.Cmd
+}
+
+// Update takes the check's messages, the saves, and the keys.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case chained:
+		return tea.Batch(m.Update(msg.msg), msg.more)
+	case phaseMsg:
+		if msg.run == m.run {
+			m.phase = msg.phase
+		}
+	case rowMsg:
+		if msg.run == m.run {
+			m.rows = append(m.rows, msg.row)
+		}
+	case doneMsg:
+		if msg.run != m.run {
+			return nil
+		}
+		m.running, m.runErr = false, msg.err
+		if msg.err == nil {
+			m.rep, m.checked = msg.rep, time.Now()
+			return m.save(msg.rep)
+		}
+	case dbMsg:
+		if msg.run == m.run {
+			return m.start()
+		}
+	case saveMsg:
+		m.saves++
+		n := m.saves
+		return tea.Batch(m.waitSave(), tea.Tick(settle, func(time.Time) tea.Msg { return settledMsg{saves: n} }))
+	case settledMsg:
+		if msg.saves == m.saves {
+			return m.start()
+		}
+	case playMsg:
+		if m.playing && m.detail {
+			if m.shown < len(m.steps()) {
+				m.shown++
+				return playTick()
+			}
+			m.playing = false
+		}
+	case initMsg:
+		m.err = msg.err
+		if msg.err == nil {
+			return tea.Batch(m.watch(), m.start())
+		}
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return nil
+}
+
+// save keeps each exercise's state with the progress.
+func (m *Model) save(rep *exercises.Report) tea.Cmd {
+	if rep.Stopped != "" {
+		return nil
+	}
+	now := common.Now()
+	return m.c.Progress.Save(func(p *progress.Progress) {
+		for _, st := range rep.Exercises {
+			if st.State != exercises.Unrun {
+				p.SetExercise(st.ID, string(st.State), st.State == exercises.Passed, now)
+			}
+		}
+	})
+}
+
+// Keys of the screen.
+var (
+	keyHint  = key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "a hint"))
+	keyCheck = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "check again"))
+	keyInit  = key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "write the exercises here"))
+	keyPlay  = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play/pause"))
+)
+
+// key moves the cursor, opens a row's sequence and steps it, asks for a
+// hint, checks again, and writes the module when it is missing.
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.Keys
+	if m.detail {
+		switch {
+		case key.Matches(msg, k.Back), msg.String() == "backspace":
+			m.detail, m.playing = false, false
+		case key.Matches(msg, keyPlay):
+			m.playing = !m.playing
+			if m.playing && m.shown >= len(m.steps()) {
+				m.shown = 0
+			}
+			if m.playing {
+				return playTick()
+			}
+		case key.Matches(msg, k.Step):
+			m.playing, m.shown = false, min(m.shown+1, len(m.steps()))
+		case key.Matches(msg, k.StepBack):
+			m.playing, m.shown = false, max(m.shown-1, 0)
+		case key.Matches(msg, k.Bottom):
+			m.playing, m.shown = false, len(m.steps())
+		case key.Matches(msg, k.Top):
+			m.playing, m.shown, m.scroll = false, 0, 0
+		case key.Matches(msg, k.Up):
+			m.scroll = max(m.scroll-1, 0)
+		case key.Matches(msg, k.Down):
+			m.scroll++
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		return common.BackCmd
+	case !m.exists():
+		if key.Matches(msg, keyInit) {
+			dir := m.dir
+			return func() tea.Msg { return initMsg{err: exercises.Write(dir, false)} }
+		}
+	case key.Matches(msg, k.Up):
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.move(1)
+	case key.Matches(msg, k.Open):
+		if m.row >= 0 && m.row < len(m.rowsOf(m.sel)) {
+			m.detail, m.shown, m.scroll, m.playing = true, 0, 0, true
+			return playTick()
+		}
+	case key.Matches(msg, keyHint):
+		id := exercises.Ladder[m.sel].ID
+		most := len(exercises.Ladder[m.sel].Hints)
+		return m.c.Progress.Save(func(p *progress.Progress) { p.TakeHint(id, most) })
+	case key.Matches(msg, keyCheck):
+		return m.start()
+	}
+	return nil
+}
+
+// playTick is the pace of a sequence played.
+func playTick() tea.Cmd {
+	return tea.Tick(500*time.Millisecond, func(time.Time) tea.Msg { return playMsg{} })
+}
+
+// move moves the cursor over the exercises and the selected one's rows.
+func (m *Model) move(d int) {
+	rows := len(m.rowsOf(m.sel))
+	switch {
+	case d > 0 && m.row+1 < rows:
+		m.row++
+	case d > 0 && m.sel+1 < len(exercises.Ladder):
+		m.sel, m.row = m.sel+1, -1
+	case d < 0 && m.row >= 0:
+		m.row--
+	case d < 0 && m.sel > 0:
+		m.sel = m.sel - 1
+		m.row = len(m.rowsOf(m.sel)) - 1
+	}
+}
+
+// rowsOf are exercise i's rows: the report's, or, while a check runs,
+// those already in.
+func (m *Model) rowsOf(i int) []check.Row {
+	if m.running && len(m.rows) > 0 || m.rep == nil {
+		var out []check.Row
+		for _, name := range exercises.Ladder[i].Checks {
+			for _, r := range m.rows {
+				if r.Name == name {
+					out = append(out, r)
+				}
+			}
+		}
+		return out
+	}
+	if i < len(m.rep.Exercises) {
+		return m.rep.Exercises[i].Rows
+	}
+	return nil
+}
+
+// KeyMap is the screen's keys.
+func (m *Model) KeyMap() help.KeyMap {
+	k := m.c.Keys
+	if m.detail {
+		return common.Bindings{
+			Short: []key.Binding{keyPlay, k.Step, k.StepBack, k.Back, k.Help},
+			Full:  [][]key.Binding{{keyPlay, k.Step, k.StepBack, k.Top, k.Bottom}, {k.Up, k.Down}, {k.Back, k.Help, k.Quit}},
+		}
+	}
+	if !m.exists() {
+		return common.Bindings{Short: []key.Binding{keyInit, k.Back, k.Help}, Full: [][]key.Binding{{keyInit}, {k.Back, k.Help, k.Quit}}}
+	}
+	return common.Bindings{
+		Short: []key.Binding{k.Open, keyHint, keyCheck, k.Up, k.Down, k.Back, k.Help},
+		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {keyHint, keyCheck}, {k.Back, k.Help, k.Quit}},
+	}
+}
