@@ -255,13 +255,18 @@ func (l *sqlLog) take() []Statement {
 // listen within 10 s is stopped, and the error says so with the end of
 // what it wrote to standard error.
 func Start(ctx context.Context, bin, name, connString string) (*Instance, error) {
-	return start(ctx, bin, name, connString, nil)
+	return start(ctx, bin, name, connString, "", nil)
 }
 
-// start is Start, with the instance's statements gathered into log (when
-// not nil).
-func start(ctx context.Context, bin, name, connString string, log *sqlLog) (*Instance, error) {
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-name", name)
+// start is Start, with the database's default isolation level for the
+// instance's transactions ("" leaves PostgreSQL's) and its statements
+// gathered into log (when not nil).
+func start(ctx context.Context, bin, name, connString, isolation string, log *sqlLog) (*Instance, error) {
+	args := []string{"-addr", "127.0.0.1:0", "-name", name}
+	if isolation != "" {
+		args = append(args, "-isolation", isolation)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+connString)
 	cmd.SysProcAttr = instanceAttr()
 	inst := &Instance{cmd: cmd, stderr: tailbuf.New(8 << 10), exited: make(chan struct{}), synced: make(chan string, 16)}

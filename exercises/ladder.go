@@ -24,6 +24,12 @@ type Exercise struct {
 	Checks []string `json:"checks"`
 	// Hints are given one at a time, the second nearer the answer.
 	Hints [2]string `json:"-"`
+	// Isolation is the database's default isolation level for the
+	// instances its checks run on ("": PostgreSQL's, READ COMMITTED).
+	Isolation string `json:"isolation,omitempty"`
+	// OneTry makes learn's client send each request once: what the
+	// exercise asks must hold without the client's retries.
+	OneTry bool `json:"one_try,omitempty"`
 }
 
 // Ladder is the exercises, in the lesson's order. The module's start is
@@ -91,16 +97,19 @@ var Ladder = []Exercise{
 			"WHERE user_id = $1 AND idempotency_key = $2 in the lookup, and UNIQUE (user_id, idempotency_key) in schema.sql.",
 		},
 	},
+	{
+		ID: "isolation", Title: "Past the page: correct under REPEATABLE READ", File: "booking.go",
+		Goal:      "Some databases run every transaction at REPEATABLE READ. There a copy that waited for the row lock gets a serialization failure (SQLSTATE 40001) instead of a replay: retry the whole transaction (a few times), so that every copy still gets the booking, with the client sending each request once.",
+		Lesson:    "How it works, step 4 (the copies that queue on the row lock); PostgreSQL's manual, Transaction Isolation",
+		Checks:    []string{"concurrent-copies", "lookup-before-lock"},
+		Isolation: "repeatable read", OneTry: true,
+		Hints: [2]string{
+			"At REPEATABLE READ a transaction sees the database as it was when it began: a copy that waited for the event's row lock finds the row changed under it, and PostgreSQL refuses with 40001 rather than book on a stale view.",
+			"Loop around the transaction: for try := 0; try < 5; try++ { a, err := bookOnce(ctx, db, req); var pe *pgconn.PgError; if errors.As(err, &pe) && pe.Code == \"40001\" { continue }; return a, err }: each try a new transaction, so a new snapshot that sees the winner's booking.",
+		},
+	},
 }
 
-// Checks are every exercise's checks, in the ladder's order.
-func Checks() []string {
-	var out []string
-	for _, e := range Ladder {
-		out = append(out, e.Checks...)
-	}
-	return out
-}
 
 // Find is the exercise called id.
 func Find(id string) (Exercise, error) {
@@ -115,11 +124,11 @@ func Find(id string) (Exercise, error) {
 	return Ladder[i], nil
 }
 
-// ChecksUpTo are the checks of exercise id and of those before it.
-func ChecksUpTo(id string) []string {
+// UpTo are the ids of exercise id and of those before it.
+func UpTo(id string) []string {
 	var out []string
 	for _, e := range Ladder {
-		out = append(out, e.Checks...)
+		out = append(out, e.ID)
 		if e.ID == id {
 			break
 		}

@@ -28,11 +28,15 @@ const (
 	Unrun   State = "not run" // the module did not build or start
 )
 
-// Status is one exercise's state in a Report, with its check rows.
+// Status is one exercise's state in a Report, with its check rows and
+// the statements the learner's code sent in each.
 type Status struct {
 	Exercise
 	State State       `json:"state"`
 	Rows  []check.Row `json:"rows"`
+	// SQL is, by check row, the statements the learner's code sent for
+	// the row's requests (of the round judged), in the order sent.
+	SQL map[string][]Statement `json:"sql"`
 }
 
 // Report is one check of a learner's module: its build, and each
@@ -47,19 +51,17 @@ type Report struct {
 	// have).
 	Current string `json:"current"`
 	// Passed counts the exercises passed.
-	Passed int `json:"passed"`
-	// SQL is, by check row, the statements the learner's code sent for
-	// the row's requests (of the round judged), in the order sent.
-	SQL  map[string][]Statement `json:"sql"`
-	Took string                 `json:"took"`
+	Passed int    `json:"passed"`
+	Took   string `json:"took"`
 }
 
 // Options are a check's.
 type Options struct {
-	// Only runs these checks (nil: every exercise's).
-	Only []string
-	// Done, when set, is told each check row as soon as it is known.
-	Done func(check.Row)
+	// Exercises are the ids of the exercises to check (nil: all).
+	Exercises []string
+	// Done, when set, is told each check row as soon as it is known, with
+	// the exercise it is of.
+	Done func(exercise string, row check.Row)
 	// Timeout bounds each try of the learner's API; 0 is 5 s.
 	Timeout time.Duration
 	// Phase, when set, is told what the check does next: "building",
@@ -68,15 +70,16 @@ type Options struct {
 }
 
 // Check builds the module in dir, creates its tables (schema.sql) in a
-// schema of its own on srv, starts two API instances of it there, runs
-// the ladder's checks against them with learn check's runner and example
-// config, and says each exercise's state. A module that does not build or
+// schema of its own on srv, and for each isolation level the exercises
+// ask of the database starts two API instances of it there and runs
+// their checks against them with learn check's runner and example
+// config; it says each exercise's state. A module that does not build or
 // start is a Report that says why, not an error; the error is for a check
 // that could not be made (no database, ctx ended). Nothing it started
 // outlives it: the instances are stopped and the schema dropped.
 func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*Report, error) {
 	began := time.Now()
-	rep := &Report{Dir: dir, Exercises: []Status{}, SQL: map[string][]Statement{}}
+	rep := &Report{Dir: dir, Exercises: []Status{}}
 	finish := func() (*Report, error) {
 		rep.Took = time.Since(began).Round(time.Millisecond).String()
 		return rep, nil
@@ -84,7 +87,7 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 	stopped := func(why string) (*Report, error) {
 		rep.Stopped = why
 		for _, e := range Ladder {
-			rep.Exercises = append(rep.Exercises, Status{Exercise: e, State: Unrun, Rows: []check.Row{}})
+			rep.Exercises = append(rep.Exercises, Status{Exercise: e, State: Unrun, Rows: []check.Row{}, SQL: map[string][]Statement{}})
 		}
 		rep.Current = Ladder[0].ID
 		return finish()
@@ -114,29 +117,92 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 		}
 		return stopped(why)
 	}
+	rows := map[string][]check.Row{}
+	sql := map[string]map[string][]Statement{}
+	for _, p := range passes(opts.Exercises) {
+		why, err := runPass(ctx, bin, schema.ConnString(), p, opts, rows, sql, phase)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			return stopped(why)
+		}
+	}
+	rep.Exercises, rep.Current, rep.Passed = States(func(e Exercise) []check.Row { return rows[e.ID] })
+	for i := range rep.Exercises {
+		rep.Exercises[i].SQL = sql[rep.Exercises[i].ID]
+		if rep.Exercises[i].SQL == nil {
+			rep.Exercises[i].SQL = map[string][]Statement{}
+		}
+	}
+	return finish()
+}
+
+// pass is the exercises checked on one pair of API instances: those that
+// ask the database for one isolation level.
+type pass struct {
+	isolation string
+	exercises []Exercise
+}
+
+// passes groups the exercises ids names (nil: all) by the isolation level
+// they ask for, in the ladder's order.
+func passes(ids []string) []pass {
+	var out []pass
+	for _, e := range Ladder {
+		if ids != nil && !slices.Contains(ids, e.ID) {
+			continue
+		}
+		i := slices.IndexFunc(out, func(p pass) bool { return p.isolation == e.Isolation })
+		if i < 0 {
+			out = append(out, pass{isolation: e.Isolation})
+			i = len(out) - 1
+		}
+		out[i].exercises = append(out[i].exercises, e)
+	}
+	return out
+}
+
+// runPass starts two API instances at p's isolation level and runs its
+// exercises' checks, keeping each exercise's rows and statements. why is
+// an instance that did not start.
+func runPass(ctx context.Context, bin, connString string, p pass, opts Options, rows map[string][]check.Row, sql map[string]map[string][]Statement, phase func(string)) (why string, err error) {
 	var urls []string
 	var insts []*Instance
+	defer func() {
+		for _, inst := range insts {
+			inst.Stop()
+		}
+	}()
 	log := &sqlLog{}
 	phase("starting two API instances")
+	if p.isolation != "" {
+		phase("starting two API instances at " + strings.ToUpper(p.isolation))
+	}
 	for i := range 2 {
-		inst, err := start(ctx, bin, fmt.Sprintf("api-%d", i+1), schema.ConnString(), log)
+		inst, err := start(ctx, bin, fmt.Sprintf("api-%d", i+1), connString, p.isolation, log)
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return "", ctx.Err()
 		}
 		if err != nil {
-			return stopped(err.Error())
+			return err.Error(), nil
 		}
-		defer inst.Stop()
 		urls = append(urls, inst.URL)
 		insts = append(insts, inst)
 	}
 	cfg, err := Config(urls)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	only := opts.Only
-	if only == nil {
-		only = Checks()
+	of := map[string]string{} // check → its exercise in this pass
+	var only []string
+	oneTry := false
+	for _, e := range p.exercises {
+		for _, c := range e.Checks {
+			of[c] = e.ID
+			only = append(only, c)
+		}
+		oneTry = oneTry || e.OneTry
 	}
 	timeout := opts.Timeout
 	if timeout == 0 {
@@ -146,18 +212,25 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 		for _, inst := range insts {
 			inst.sync(ctx)
 		}
-		rep.SQL[row.Name] = statementsOf(row, log.take())
+		id := of[row.Name]
+		rows[id] = append(rows[id], row)
+		if sql[id] == nil {
+			sql[id] = map[string][]Statement{}
+		}
+		sql[id][row.Name] = statementsOf(row, log.take())
 		if opts.Done != nil {
-			opts.Done(row)
+			opts.Done(id, row)
 		}
 	}
-	phase("checking")
-	res, err := check.Run(ctx, cfg, check.Options{Only: only, Harness: true, Done: done, Timeout: timeout})
-	if err != nil {
-		return nil, err
+	co := check.Options{Only: only, Harness: true, Done: done, Timeout: timeout}
+	if oneTry {
+		co.Backoff = []time.Duration{} // one try: the learner's code must retry what it can
 	}
-	rep.Exercises, rep.Current, rep.Passed = States(res.Rows)
-	return finish()
+	phase("checking")
+	if _, err := check.Run(ctx, cfg, co); err != nil {
+		return "", err
+	}
+	return "", nil
 }
 
 // Config is learn check's example config with the base URLs urls: the
@@ -174,20 +247,22 @@ func Config(urls []string) (*check.Config, error) {
 	return check.Parse([]byte(strings.Replace(check.Example, example, "urls = ["+strings.Join(quoted, ", ")+"]", 1)))
 }
 
-// States says each exercise's state from a check's rows: passed when its
-// checks pass and every earlier exercise has passed; the current exercise
-// is the first that has not. An exercise none of whose checks ran (Only)
-// is not run.
-func States(rows []check.Row) (out []Status, current string, passed int) {
+// States says each exercise's state from its check rows (rowsOf):
+// passed when its checks pass and every earlier exercise has passed; the
+// current exercise is the first that has not. An exercise none of whose
+// checks ran is not run.
+func States(rowsOf func(Exercise) []check.Row) (out []Status, current string, passed int) {
 	earlier := true
 	for _, e := range Ladder {
 		st := Status{Exercise: e, Rows: []check.Row{}}
 		ran, holds := 0, true
 		for _, name := range e.Checks {
-			if i := slices.IndexFunc(rows, func(r check.Row) bool { return r.Name == name }); i >= 0 {
-				st.Rows = append(st.Rows, rows[i])
-				ran++
-				holds = holds && rows[i].State == check.Pass
+			for _, r := range rowsOf(e) {
+				if r.Name == name {
+					st.Rows = append(st.Rows, r)
+					ran++
+					holds = holds && r.State == check.Pass
+				}
 			}
 		}
 		switch {

@@ -282,14 +282,29 @@ func Judge(f Facts) []Invariant {
 	if len(leaks) > 0 {
 		leakDetail = english.Plural(len(leaks), "answer", "") + ": " + strings.Join(slices.Compact(leaks), ", ")
 	}
-	wrong := newTally() // intents that booked, and got another answer
+	// Intents that booked, and got another answer: a 4xx or another
+	// booking on any try. A 5xx is a fault the client's retry is for,
+	// unless a copy ended on it while another copy of the intent was
+	// answered with the booking: the API could have replayed it, and
+	// left that copy without it.
+	wrong := newTally()
 	for _, in := range intents {
 		if len(in.rows) == 0 {
 			continue
 		}
+		replayable := false
 		for _, o := range in.outs {
-			for _, t := range o.Tries {
-				if a := t.Answer; a != nil && a.Status < 500 && (a.Booking == nil || a.Booking.ID != in.rows[0].ID) {
+			if o.Answer != nil && o.Answer.Booking != nil && o.Answer.Booking.ID == in.rows[0].ID {
+				replayable = true
+			}
+		}
+		for _, o := range in.outs {
+			for i, t := range o.Tries {
+				a := t.Answer
+				if a == nil || a.Status >= 500 && (i < len(o.Tries)-1 || !replayable) {
+					continue
+				}
+				if a.Booking == nil || a.Booking.ID != in.rows[0].ID {
 					wrong.copy(o)
 					break
 				}

@@ -150,6 +150,9 @@ func consequenceOf(inv Invariant, r *Report) string {
 		if said := refusalOf(r); said != "" {
 			return "told “" + said + "” for the booking that was made for them"
 		}
+		if said := lastFailureOf(r); said != "" {
+			return "a copy ended on “" + said + "” while another got the booking that was made for them: the API could have replayed it"
+		}
 		return "told something other than the booking that was made for them"
 	case InvNoAnswerRetried:
 		return "left without an answer: a try whose answer was lost was never tried again, though a booking may exist"
@@ -192,6 +195,30 @@ func refusalOf(r *Report) string {
 		}
 	}
 	return ""
+}
+
+// lastFailureOf is the first 5xx that a copy ended on ("500 the
+// message"), or "".
+func lastFailureOf(r *Report) string {
+	for _, a := range r.Attempts {
+		if n := len(a.Tries); n > 0 {
+			if t := a.Tries[n-1]; t.Status >= 500 {
+				if t.Answer != nil && t.Answer.Error != nil && t.Answer.Error.Message != "" {
+					return fmt.Sprintf("%d %s", t.Status, cutWords(t.Answer.Error.Message, 120))
+				}
+				return fmt.Sprint(t.Status)
+			}
+		}
+	}
+	return ""
+}
+
+// cutWords is s cut to at most n bytes, with an ellipsis.
+func cutWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.TrimRight(s[:n], " ") + "…"
 }
 
 // intents is how many intents the run's browser had.

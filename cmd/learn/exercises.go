@@ -40,18 +40,18 @@ func exercisesCmd(g *globals) *cobra.Command {
 		if err != nil {
 			return usageErrorf(cmd, "%v", err)
 		}
-		var checks []string
+		var ids []string
 		if only != "" {
 			if _, err := exercises.Find(only); err != nil {
 				return usageErrorf(cmd, "--only: %v", err)
 			}
-			checks = exercises.ChecksUpTo(only)
+			ids = exercises.UpTo(only)
 		}
 		opts, err := g.options(cmd)
 		if err != nil {
 			return err
 		}
-		return exit.New(headless.ExercisesCheck(cmd.Context(), dir, checks, opts, asJSON, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		return exit.New(headless.ExercisesCheck(cmd.Context(), dir, ids, opts, asJSON, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 	}
 	cmd := &cobra.Command{
 		Use:   "exercises [DIR]",

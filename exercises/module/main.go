@@ -43,19 +43,23 @@ var users = map[string]string{"tok-ada": "ada", "tok-ben": "ben"}
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "the address to listen on")
 	name := flag.String("name", "api-1", "the API instance's name, in X-Learn-Instance")
+	isolation := flag.String("isolation", "", "the database's default isolation level for its transactions (e.g. \"repeatable read\"; default PostgreSQL's)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, *name); err != nil {
+	if err := run(ctx, *addr, *name, *isolation); err != nil {
 		fmt.Fprintln(os.Stderr, "booking API:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, addr, name string) error {
+func run(ctx context.Context, addr, name, isolation string) error {
 	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
 	if err != nil {
 		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if isolation != "" {
+		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = isolation
 	}
 	cfg.ConnConfig.Tracer = tracer{}
 	db, err := pgxpool.NewWithConfig(ctx, cfg)

@@ -18,6 +18,12 @@ import (
 func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {
 	a, err := bookOnce(ctx, db, req)
 	var pe *pgconn.PgError
+	// At REPEATABLE READ (or SERIALIZABLE) a copy that waited for the row
+	// lock is refused with a serialization failure: it runs again, a new
+	// transaction with a new snapshot, which sees the winner's booking.
+	for try := 1; try < 5 && errors.As(err, &pe) && pe.Code == "40001"; try++ {
+		a, err = bookOnce(ctx, db, req)
+	}
 	if errors.As(err, &pe) && pe.Code == "23505" {
 		// Another copy inserted the key first: its transaction won, this
 		// one rolled back whole (seats included). Answer as a lookup would.

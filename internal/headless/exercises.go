@@ -15,12 +15,12 @@ import (
 	"github.com/learn-idempotency/learn/sim/check"
 )
 
-// ExercisesCheck is learn exercises check: it checks the module in dir on
-// a throwaway PostgreSQL, prints each exercise's state (or, asJSON, the
+// ExercisesCheck is learn exercises check: it checks the module in dir
+// (the exercises ids, or all for nil) on a throwaway PostgreSQL, prints each exercise's state (or, asJSON, the
 // report), and saves the states with the progress. Exit 0 only when every
 // exercise checked passed; a module that does not build or start is exit
 // 1 with what went wrong.
-func ExercisesCheck(ctx context.Context, dir string, only []string, opts pgtemp.Options, asJSON bool, stdout, stderr io.Writer) (int, error) {
+func ExercisesCheck(ctx context.Context, dir string, ids []string, opts pgtemp.Options, asJSON bool, stdout, stderr io.Writer) (int, error) {
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
 	srv, err := pgtemp.Start(ctx, opts)
@@ -34,7 +34,7 @@ func ExercisesCheck(ctx context.Context, dir string, only []string, opts pgtemp.
 	if !asJSON {
 		fmt.Fprintf(stdout, "learn exercises: building and checking %s\n", dir)
 	}
-	rep, err := exercises.Check(ctx, dir, srv, exercises.Options{Only: only})
+	rep, err := exercises.Check(ctx, dir, srv, exercises.Options{Exercises: ids})
 	if ctx.Err() != nil {
 		return exit.OK, exit.Interrupted(ctx, ": the check did not finish; the booking API is stopped and its tables removed")
 	}

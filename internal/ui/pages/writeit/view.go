@@ -200,8 +200,8 @@ func (m *Model) steps() []step {
 	}
 	r := rows[m.row]
 	var sql []exercises.Statement
-	if m.rep != nil {
-		sql = m.rep.SQL[r.Name]
+	if m.rep != nil && m.sel < len(m.rep.Exercises) && !m.running {
+		sql = m.rep.Exercises[m.sel].SQL[r.Name]
 	}
 	var out []step
 	for _, p := range r.Passages {

@@ -41,7 +41,7 @@ type Model struct {
 	cancel  context.CancelFunc
 	running bool
 	phase   string
-	rows    []check.Row // the rows of the check under way, as they come
+	rows    map[string][]check.Row // by exercise, the rows of the check under way, as they come
 	rep     *exercises.Report
 	runErr  error
 	began   time.Time
@@ -76,8 +76,9 @@ type (
 		phase string
 	}
 	rowMsg struct {
-		run int
-		row check.Row
+		run      int
+		exercise string
+		row      check.Row
 	}
 	doneMsg struct {
 		run int
@@ -197,7 +198,7 @@ func (m *Model) start() tea.Cmd {
 		m.cancel()
 	}
 	m.run++
-	m.running, m.rows, m.runErr, m.began = true, nil, nil, time.Now()
+	m.running, m.rows, m.runErr, m.began = true, map[string][]check.Row{}, nil, time.Now()
 	run := m.run
 	srv := m.c.DB.Server()
 	if srv == nil {
@@ -219,7 +220,7 @@ func (m *Model) start() tea.Cmd {
 		defer close(msgs)
 		rep, err := exercises.Check(ctx, m.dir, srv, exercises.Options{
 			Phase: func(p string) { msgs <- phaseMsg{run: run, phase: p} },
-			Done:  func(r check.Row) { msgs <- rowMsg{run: run, row: r} },
+			Done:  func(id string, r check.Row) { msgs <- rowMsg{run: run, exercise: id, row: r} },
 		})
 		if ctx.Err() != nil {
 			return // stopped: a newer check or the screen's end
@@ -257,7 +258,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case rowMsg:
 		if msg.run == m.run {
-			m.rows = append(m.rows, msg.row)
+			m.rows[msg.exercise] = append(m.rows[msg.exercise], msg.row)
 		}
 	case doneMsg:
 		if msg.run != m.run {
@@ -405,15 +406,7 @@ func (m *Model) move(d int) {
 // those already in.
 func (m *Model) rowsOf(i int) []check.Row {
 	if m.running && len(m.rows) > 0 || m.rep == nil {
-		var out []check.Row
-		for _, name := range exercises.Ladder[i].Checks {
-			for _, r := range m.rows {
-				if r.Name == name {
-					out = append(out, r)
-				}
-			}
-		}
-		return out
+		return m.rows[exercises.Ladder[i].ID]
 	}
 	if i < len(m.rep.Exercises) {
 		return m.rep.Exercises[i].Rows
