@@ -110,7 +110,6 @@ var Ladder = []Exercise{
 	},
 }
 
-
 // Find is the exercise called id.
 func Find(id string) (Exercise, error) {
 	i := slices.IndexFunc(Ladder, func(e Exercise) bool { return e.ID == id })
