@@ -40,7 +40,7 @@ type row struct {
 }
 
 func main() {
-	only := flag.String("only", "", "run only these parts, comma-separated: frame, engine, start, memory, size, check")
+	only := flag.String("only", "", "run only these parts, comma-separated: frame, engine, start, memory, size, check, exercises")
 	rounds := flag.Int("rounds", 21, "launches of each program in the first-frame benchmark")
 	engineRounds := flag.Int("engine-rounds", 15, "interleaved rounds of the engine and of pgbench in the engine benchmark (-book.rounds)")
 	adhocA := flag.String("a", "", "ad hoc: a command line to time against -b (markers -wa, -wb)")
@@ -82,6 +82,7 @@ func main() {
 	run("engine", func() ([]row, error) { return benchEngine(*engineRounds) })
 	run("start", func() ([]row, error) { return benchStart() })
 	run("check", func() ([]row, error) { return benchCheck() })
+	run("exercises", func() ([]row, error) { return benchExercises() })
 
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")

@@ -15,7 +15,7 @@ import (
 // the module's start, last the module's own solution) in place of
 // booking.go (and schema.sql when the step has one), and edits applied
 // to booking.go: pairs of the text to find and what replaces it.
-func moduleAt(t *testing.T, after string, edits ...string) string {
+func moduleAt(t testing.TB, after string, edits ...string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "learn-exercises")
 	if err := Write(dir, after == Ladder[len(Ladder)-1].ID); err != nil {
