@@ -351,13 +351,16 @@ func Judge(f Facts) []Invariant {
 
 	// The client: what it sent again, what it gave up on, and the 409s
 	// for keys of others.
-	abandoned, resent, blocked := newTally(), newTally(), newTally()
+	abandoned, resent, blocked, unbounded := newTally(), newTally(), newTally(), newTally()
 	for _, o := range f.Outcomes {
 		if o.Intent.Number == 0 {
 			continue
 		}
-		if n := len(o.Tries); n > 0 && n < len(client.DefaultBackoff)+1 && o.Tries[n-1].Error != "" && !errors.Is(o.Err, context.Canceled) {
+		if n := len(o.Tries); n > 0 && n < len(client.DefaultBackoff)+1 && (o.Tries[n-1].Error != "" || o.Tries[n-1].Status >= 500) && !errors.Is(o.Err, context.Canceled) {
 			abandoned.copy(o)
+		}
+		if len(o.Tries) > len(client.DefaultBackoff)+1 {
+			unbounded.copy(o)
 		}
 		for i, t := range o.Tries {
 			if t.Status >= 400 && t.Status < 500 && i < len(o.Tries)-1 {
@@ -371,7 +374,8 @@ func Judge(f Facts) []Invariant {
 	}
 	inv = append(inv,
 		Invariant{Name: InvRefusalFinal, Pass: resent.none(), Detail: resent.say("intent", "intents", "sent again after a 4xx")},
-		Invariant{Name: InvNoAnswerRetried, Pass: abandoned.none(), Detail: abandoned.say("intent", "intents", "given up after a try with no answer, with tries left")},
+		Invariant{Name: InvNoAnswerRetried, Pass: abandoned.none(), Detail: abandoned.say("intent", "intents", "given up after a try with no answer or a 5xx, with tries left")},
+		Invariant{Name: InvTriesBounded, Pass: unbounded.none(), Detail: unbounded.say("intent", "intents", fmt.Sprintf("sent more than %d times", len(client.DefaultBackoff)+1))},
 		Invariant{Name: InvKeysPerUser, Pass: blocked.none(), Detail: blocked.say("intent got", "intents got", "409, or a 5xx on every try, for a key only another user had used")})
 	return inv
 }

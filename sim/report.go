@@ -131,7 +131,8 @@ const (
 	InvRefusalWritesNothing = "a refused request (4xx) writes nothing"
 	InvRefusalFinal         = "a refusal (4xx) is final: the browser never sends it again"
 	InvKeysPerUser          = "a key never blocks another user: 409 (or a 5xx) only for the user's own key"
-	InvNoAnswerRetried      = "a try that got no answer is tried again while tries are left"
+	InvNoAnswerRetried      = "a try that got no answer, or a 5xx, is tried again while tries are left"
+	InvTriesBounded         = "an intent is sent at most 3 times"
 )
 
 // Passed reports whether every invariant was checked and held.

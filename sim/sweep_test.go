@@ -223,8 +223,21 @@ func oracleHarms(rep *Report) []string {
 					}
 				}
 			}
-			if k := len(c.Tries); k > 0 && k < 3 && c.Tries[k-1].Error != "" {
-				harms = append(harms, fmt.Sprintf("intent %d given up after %d tries without an answer", n, k))
+			if k := len(c.Tries); k > 0 && k < 3 && (c.Tries[k-1].Error != "" || c.Tries[k-1].Status >= 500) {
+				harms = append(harms, fmt.Sprintf("intent %d given up after %d tries without an answer or on a 5xx", n, k))
+			}
+			if k := len(c.Tries); k > 3 {
+				harms = append(harms, fmt.Sprintf("intent %d sent %d times", n, k))
+			}
+			// A copy that ended on a 5xx while another copy was answered
+			// with the intent's booking: the API could have replayed it.
+			if k := len(c.Tries); k > 0 && c.Tries[k-1].Status >= 500 && len(own) > 0 {
+				for _, other := range in.copies {
+					if m := len(other.Tries); m > 0 && other.Tries[m-1].BookingID == own[0] {
+						harms = append(harms, fmt.Sprintf("intent %d: a copy ended on %d though another got %s", n, c.Tries[k-1].Status, own[0]))
+						break
+					}
+				}
 			}
 		}
 		if len(ids) > 1 {

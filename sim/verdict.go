@@ -118,7 +118,7 @@ func notSeen(invs []Invariant) string {
 // harm ranks the invariants by what their failure does to the user, the
 // worst first: paying twice, then a wrong answer, then being refused.
 var harm = []string{InvOneBookingPerIntent, InvAnswerIsOwn, InvSeatsNotNegative, InvAnswerMatches, InvAnswerStored, InvIntentGetsItsBook,
-	InvKeysPerUser, InvRefusalWritesNothing, InvNoAnswerRetried, InvRefusalFinal, InvOneBookingPerTry, InvOnePerKey, InvSeatsMatchBookings}
+	InvKeysPerUser, InvRefusalWritesNothing, InvNoAnswerRetried, InvRefusalFinal, InvTriesBounded, InvOneBookingPerTry, InvOnePerKey, InvSeatsMatchBookings}
 
 // worst is the failed invariant that harms the user most.
 func worst(failed []Invariant) Invariant {
@@ -155,7 +155,9 @@ func consequenceOf(inv Invariant, r *Report) string {
 		}
 		return "told something other than the booking that was made for them"
 	case InvNoAnswerRetried:
-		return "left without an answer: a try whose answer was lost was never tried again, though a booking may exist"
+		return "left without an answer: a try that got no answer, or a 5xx, was never tried again, though a booking may exist"
+	case InvTriesBounded:
+		return "kept waiting: the client sent the same click more than 3 times, where the lesson's rule stops"
 	case InvAnswerIsOwn:
 		return "shown another user's booking, a data leak: " + leakOf(r)
 	case InvAnswerMatches:

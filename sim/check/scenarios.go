@@ -144,6 +144,20 @@ var scenarios = []scenario{
 		},
 	},
 	{
+		name: "different-event", takes: 2, title: "Same key, other event", lesson: "key-reuse-two-events", seats: 10, harness: true,
+		sends: "book 2 seats of one event with key K, then 2 seats of another event with the same K: the second must be refused (409 or 422) and write nothing",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			other, err := r.addEvent(ctx, 10)
+			if err != nil {
+				return nil, err
+			}
+			c := r.client(0, nil)
+			first := client.NewIntent(1, r.event, 2)
+			o1 := c.Book(ctx, first)
+			return []client.Outcome{o1, c.Book(ctx, client.Intent{Number: 2, EventID: other, Quantity: 2, Key: first.Key})}, nil
+		},
+	},
+	{
 		name: "last-seats", takes: 2, title: "The last seats", lesson: "last-seats", seats: 2, ownEvent: true,
 		sends: "book the event's last 2 seats; the answer is lost; the retry must get the booking back, not a refusal",
 		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
