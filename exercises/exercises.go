@@ -153,10 +153,16 @@ func Build(ctx context.Context, dir string) (string, error) {
 	if v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " "); version.Compare(v, "go"+MinGo) < 0 {
 		return "", fmt.Errorf("the exercises need Go %s or newer, and %s is %s: install a newer Go (https://go.dev/dl/)", MinGo, goBin, v)
 	}
-	bin := filepath.Join(dir, ".learn", "booking-api")
+	// go build -o is relative to the command's directory: the program's
+	// path is made absolute first, or a relative dir nests it.
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(abs, ".learn", "booking-api")
 	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", bin, "."}} {
 		cmd := exec.CommandContext(ctx, goBin, args...)
-		cmd.Dir = dir
+		cmd.Dir = abs
 		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			if ctx.Err() != nil {

@@ -209,3 +209,18 @@ func TestWrongSolutionsFailWithTheirVerdict(t *testing.T) {
 		})
 	}
 }
+
+// A module named by a relative directory (learn exercises init writes
+// ./learn-exercises, and learn exercises checks it there) builds its
+// program where Check runs it: every save is the program checked.
+func TestARelativeDirectoryRunsTheProgramItBuilt(t *testing.T) {
+	dir := moduleAt(t, "one-transaction")
+	t.Chdir(filepath.Dir(dir))
+	rep := checkModule(t, filepath.Base(dir), []string{"one-transaction"})
+	if rep.Exercises[0].State != Passed {
+		t.Fatalf("one-transaction: %s %v", rep.Exercises[0].State, says(rep.Exercises[0].Rows))
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".learn", "booking-api")); err != nil {
+		t.Errorf("the program is not in the module's .learn: %v", err)
+	}
+}

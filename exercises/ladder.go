@@ -49,12 +49,12 @@ var Ladder = []Exercise{
 	},
 	{
 		ID: "replay", Title: "The key in the row, and the lookup that replays", File: "booking.go",
-		Goal:   "Before booking, look the idempotency key up in bookings; when a booking holds it, answer that booking as a replay (Answer.Replayed) and write nothing.",
+		Goal:   "Before booking, look the idempotency key up in bookings; when a booking holds it, answer that booking as it stands and write nothing (Replayed: true makes the harness answer 200 with Idempotent-Replayed: true; the checks judge the booking answered, not the status).",
 		Lesson: "How it works, step 2: check the key",
 		Checks: []string{"lost-answer", "server-error", "other-instance"},
 		Hints: [2]string{
 			"The retry after a lost answer carries the same Idempotency-Key (req.Key), and the first try's booking row already holds it in idempotency_key.",
-			"SELECT id, event_id, quantity, created_at FROM bookings WHERE idempotency_key = $1; on a row, return Answer{Booking: b, Replayed: true}, nil; on pgx.ErrNoRows, book as before.",
+			"SELECT id, user_id, event_id, quantity, idempotency_key, created_at FROM bookings WHERE idempotency_key = $1, scanned into a Booking; on a row, return Answer{Booking: b, Replayed: true}, nil; on pgx.ErrNoRows, book as before.",
 		},
 	},
 	{
@@ -68,18 +68,18 @@ var Ladder = []Exercise{
 		},
 	},
 	{
-		ID: "compare", Title: "409 for the same key with another quantity", File: "booking.go",
-		Goal:   "When the key's booking is for another event or quantity, refuse with 409 Conflict (code key_reused) and write nothing; replay only the same request.",
+		ID: "compare", Title: "Refuse the same key with another quantity or event", File: "booking.go",
+		Goal:   "When the key's booking is for another event or quantity, refuse (409 Conflict with code key_reused, as the lesson does; the checks take 409 or 422) and write nothing; replay only the same request.",
 		Lesson: "How it works, step 3: the same request, or another one?",
-		Checks: []string{"different-quantity"},
+		Checks: []string{"different-quantity", "different-event"},
 		Hints: [2]string{
 			"A key is one intent: the same key with 3 seats where it booked 2 is a client's mistake, and answering the 2-seat booking hides it.",
 			`Compare b.EventID and b.Quantity with the request's; when either differs, return Answer{}, &Refusal{Status: 409, Code: "key_reused", Message: "This idempotency key was already used for a different booking"}.`,
 		},
 	},
 	{
-		ID: "constraint", Title: "A unique constraint for the race the lock cannot see", File: "schema.sql",
-		Goal:   "One key sent for two events at once takes two row locks, and both lookups find nothing: make the database refuse the second insert (23505), roll that transaction back whole, and answer from the winner's booking.",
+		ID: "constraint", Title: "A unique constraint for the race the lock cannot see", File: "schema.sql and booking.go",
+		Goal:   "One key sent for two events at once takes two row locks, and both lookups find nothing: make the database refuse the second insert (23505), roll that transaction back whole, and answer from the winner's booking (here 409: another event).",
 		Lesson: "How it works, step 4: the constraint settles the rest",
 		Checks: []string{"key-reuse-two-events"},
 		Hints: [2]string{

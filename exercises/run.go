@@ -142,20 +142,22 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 // ask the database for one isolation level.
 type pass struct {
 	isolation string
+	oneTry    bool
 	exercises []Exercise
 }
 
 // passes groups the exercises ids names (nil: all) by the isolation level
-// they ask for, in the ladder's order.
+// they ask for and whether learn's client may retry, in the ladder's
+// order.
 func passes(ids []string) []pass {
 	var out []pass
 	for _, e := range Ladder {
 		if ids != nil && !slices.Contains(ids, e.ID) {
 			continue
 		}
-		i := slices.IndexFunc(out, func(p pass) bool { return p.isolation == e.Isolation })
+		i := slices.IndexFunc(out, func(p pass) bool { return p.isolation == e.Isolation && p.oneTry == e.OneTry })
 		if i < 0 {
-			out = append(out, pass{isolation: e.Isolation})
+			out = append(out, pass{isolation: e.Isolation, oneTry: e.OneTry})
 			i = len(out) - 1
 		}
 		out[i].exercises = append(out[i].exercises, e)
@@ -196,13 +198,11 @@ func runPass(ctx context.Context, bin, connString string, p pass, opts Options, 
 	}
 	of := map[string]string{} // check → its exercise in this pass
 	var only []string
-	oneTry := false
 	for _, e := range p.exercises {
 		for _, c := range e.Checks {
 			of[c] = e.ID
 			only = append(only, c)
 		}
-		oneTry = oneTry || e.OneTry
 	}
 	timeout := opts.Timeout
 	if timeout == 0 {
@@ -223,7 +223,7 @@ func runPass(ctx context.Context, bin, connString string, p pass, opts Options, 
 		}
 	}
 	co := check.Options{Only: only, Harness: true, Done: done, Timeout: timeout}
-	if oneTry {
+	if p.oneTry {
 		co.Backoff = []time.Duration{} // one try: the learner's code must retry what it can
 	}
 	phase("checking")

@@ -104,8 +104,8 @@ func exercisesCmd(g *globals) *cobra.Command {
 				return usageErrorf(cmd, "%v", err)
 			}
 			first := exercises.Ladder[0]
-			fmt.Fprintf(cmd.OutOrStdout(), "learn exercises: wrote the module in %s\n\nThe first exercise: %s\n%s\nWrite it in %s/%s (the TODO(%s) lines), then check it:\n  learn exercises check %s\n",
-				dir, first.Title, first.Goal, dir, first.File, first.ID, dirOrDefault(dir))
+			fmt.Fprintf(cmd.OutOrStdout(), "learn exercises: wrote the module in %s\n\nThe first exercise: %s\n%s\nWrite it in %s/%s (the TODO(%s) lines), then open the screen, which checks again each time you save:\n  %s\n",
+				dir, first.Title, first.Goal, dir, first.File, first.ID, strings.TrimSpace("learn exercises "+dirOrDefault(dir)))
 			return nil
 		},
 		ValidArgsFunction: dirs,

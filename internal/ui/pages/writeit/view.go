@@ -2,6 +2,7 @@ package writeit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,14 +137,26 @@ func (m *Model) ladderView(w, h int) []string {
 			if j == m.row {
 				cursor, cursorLine = "  "+st.Cursor.Render("› "), len(ladder)
 			}
-			ladder = append(ladder, common.Truncate(fmt.Sprintf("%s%s %-34s %s", cursor, m.rowMark(r.State), common.Truncate(r.Title, 34), check.Printable(r.Says)), w))
+			ladder = append(ladder, common.Truncate(cursor+m.rowMark(r.State)+" "+r.Title, w))
+			ladder = append(ladder, strings.Split(common.Hang("        ", st.Subtle.Render(check.Printable(r.Says)), w), "\n")...)
 		}
+	}
+	if m.rep != nil && m.rep.Current == "" && !m.running {
+		ladder = append(ladder, "", st.Good.Render(common.Truncate("Every exercise passes: your BookTicket holds in every scenario learn runs on it.", w)))
 	}
 	detail := m.detailLines(w)
 	room := max(h-len(out)-len(detail)-1, min(4, len(ladder)))
 	if room < len(ladder) {
+		room-- // the line that says what is above and below
 		first := min(max(cursorLine-room/2, 0), len(ladder)-room)
-		ladder = ladder[first : first+room]
+		var where []string
+		if first > 0 {
+			where = append(where, fmt.Sprintf("▲ %s above", common.Count(first, "line")))
+		}
+		if end := first + room; end < len(ladder) {
+			where = append(where, fmt.Sprintf("▼ %d below", len(ladder)-end))
+		}
+		ladder = append(ladder[first:first+room], st.Accent.Render(common.Truncate(strings.Join(where, " · ")+" · ↑/↓ moves", w)))
 	}
 	out = append(out, ladder...)
 	out = append(out, "")
@@ -191,8 +204,11 @@ type step struct {
 	text      string
 }
 
-// steps are the open row's sequence: each try (its fault and answer),
-// each followed by the statements the learner's code sent for it.
+// steps are the open row's sequence, in the order things happened: each
+// try as learn's proxy carried it (its fault and answer), and every
+// statement the learner's code sent, each labelled with its try, so that
+// the copies of a race interleave as they ran; then the rows the judge
+// read back.
 func (m *Model) steps() []step {
 	rows := m.rowsOf(m.sel)
 	if m.row < 0 || m.row >= len(rows) {
@@ -203,7 +219,11 @@ func (m *Model) steps() []step {
 	if m.rep != nil && m.sel < len(m.rep.Exercises) && !m.running {
 		sql = m.rep.Exercises[m.sel].SQL[r.Name]
 	}
-	var out []step
+	type timed struct {
+		at time.Time
+		s  step
+	}
+	var all []timed
 	for _, p := range r.Passages {
 		answer := "no answer"
 		if p.Status != 0 {
@@ -212,25 +232,44 @@ func (m *Model) steps() []step {
 		if !p.Delivered && p.Status != 0 {
 			answer += ", not passed on"
 		}
-		out = append(out, step{try: true, text: fmt.Sprintf("#%s → %s (%s): %s", p.RequestID, p.Instance, p.Fault, strings.TrimSpace(answer))})
-		for _, s := range sql {
-			if s.Request != p.RequestID || s.Instance != p.Instance {
-				continue
-			}
-			line := oneLine(s.SQL)
-			if len(s.Args) > 0 {
-				line += "  [" + strings.Join(s.Args, ", ") + "]"
-			}
-			switch {
-			case s.Crash:
-				line = "✗ CRASH before: " + line
-			case s.Error != "":
-				line += "  → " + s.Error
-			case s.Result != "":
-				line += "  → " + s.Result
-			}
-			out = append(out, step{text: line})
+		at, _ := time.Parse(time.RFC3339Nano, p.At)
+		all = append(all, timed{at, step{try: true, text: fmt.Sprintf("#%s → %s (%s): %s", p.RequestID, p.Instance, p.Fault, strings.TrimSpace(answer))}})
+	}
+	for _, s := range sql {
+		line := "#" + s.Request + " " + oneLine(s.SQL)
+		if len(s.Args) > 0 {
+			line += "  [" + strings.Join(s.Args, ", ") + "]"
 		}
+		switch {
+		case s.Crash:
+			line = "✗ CRASH before: " + line
+		case s.Error != "":
+			line += "  → " + s.Error
+		case s.Result != "":
+			line += "  → " + s.Result
+		}
+		if d, err := time.ParseDuration(s.Took); err == nil && d >= time.Millisecond {
+			line += fmt.Sprintf(" after %s", d.Round(100*time.Microsecond)) // it waited: a row lock, most often
+		}
+		all = append(all, timed{s.At, step{text: line}})
+	}
+	// The proxy keeps a passage once its answer is in: a try's line goes
+	// before its first statement.
+	first := map[string]time.Time{}
+	for _, s := range sql {
+		if t, ok := first[s.Request]; !ok || s.At.Before(t) {
+			first[s.Request] = s.At
+		}
+	}
+	for i, p := range r.Passages {
+		if t, ok := first[p.RequestID]; ok && t.Before(all[i].at) {
+			all[i].at = t.Add(-time.Nanosecond)
+		}
+	}
+	slices.SortStableFunc(all, func(a, b timed) int { return a.at.Compare(b.at) })
+	out := make([]step, 0, len(all)+1)
+	for _, t := range all {
+		out = append(out, t.s)
 	}
 	if j := r.Judged; j != nil {
 		// The rows the judge read back: what the learner's statements left.
@@ -275,7 +314,7 @@ func (m *Model) sequenceView(w, h int) []string {
 	steps := m.steps()
 	out := []string{st.Title.Render(common.Truncate(r.Title+" "+r.State.Mark()+" · played from your statements", w))}
 	out = append(out, wrap(check.Printable(r.Says), w)...)
-	out = append(out, st.Subtle.Render(common.Truncate(fmt.Sprintf("step %d of %d · each try is #intent.try (or intent.copy.try), through learn's proxy", m.shown, len(steps)), w)), "")
+	out = append(out, st.Subtle.Render(common.Truncate(fmt.Sprintf("step %d of %d · #intent.try, in the order sent", m.shown, len(steps)), w)), "")
 	var body []string
 	for i, s := range steps[:min(m.shown, len(steps))] {
 		prefix := "  "

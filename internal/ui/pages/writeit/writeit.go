@@ -13,6 +13,7 @@ package writeit
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,8 +55,9 @@ type Model struct {
 	events  chan struct{}
 
 	// The cursor: the exercise selected, and its row under the cursor
-	// (-1: the exercise itself).
+	// (-1: the exercise itself); moved says the learner moved it.
 	sel, row int
+	moved    bool
 	// The open row's sequence: shown is how many of its steps are on
 	// screen, playing whether they come one by one.
 	detail  bool
@@ -266,7 +268,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.running, m.runErr = false, msg.err
 		if msg.err == nil {
+			first := m.rep == nil
 			m.rep, m.checked = msg.rep, time.Now()
+			if first && !m.moved {
+				// The screen opens on the exercise the learner is on.
+				if i := slices.IndexFunc(exercises.Ladder, func(e exercises.Exercise) bool { return e.ID == msg.rep.Current }); i >= 0 {
+					m.sel, m.row = i, -1
+				}
+			}
 			return m.save(msg.rep)
 		}
 	case dbMsg:
@@ -364,8 +373,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Up):
 		m.move(-1)
+		m.moved = true
 	case key.Matches(msg, k.Down):
 		m.move(1)
+		m.moved = true
 	case key.Matches(msg, k.Open):
 		if m.row >= 0 && m.row < len(m.rowsOf(m.sel)) {
 			m.detail, m.shown, m.scroll, m.playing = true, 0, 0, true
