@@ -44,8 +44,8 @@ var requires = []string{"github.com/google/uuid", "github.com/jackc/pgx/v5"}
 var harness = []string{"main.go", "learn.go", "types.go"}
 
 // Write writes the module into dir, which must be empty or missing: the
-// harness, and booking.go and schema.sql as the learner starts them, or,
-// with solution, learn's reference solution in their place.
+// harness, and booking.go, client.go and schema.sql as the learner starts
+// them, or, with solution, learn's reference solution in their place.
 func Write(dir string, solution bool) error {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s is not empty: give a new directory for the exercises (or, to put learn's own files back there, --restore)", dir)
@@ -53,9 +53,9 @@ func Write(dir string, solution bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	files := map[string]string{"booking.go": "booking.go", "schema.sql": "schema.sql"}
+	files := map[string]string{"booking.go": "booking.go", "schema.sql": "schema.sql", "client.go": "client.go"}
 	if solution {
-		files["booking.go"], files["schema.sql"] = "solution.go", "solution.sql"
+		files["booking.go"], files["schema.sql"], files["client.go"] = "solution.go", "solution.sql", "solution_client.go"
 	}
 	for _, name := range harness {
 		files[name] = name

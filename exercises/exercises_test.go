@@ -22,23 +22,32 @@ func moduleAt(t testing.TB, after string, edits ...string) string {
 		t.Fatal(err)
 	}
 	if after != "" && after != Ladder[len(Ladder)-1].ID {
-		for _, name := range []string{"booking.go", "schema.sql"} {
-			b, err := os.ReadFile(filepath.Join("testdata", "steps", after, name))
-			if os.IsNotExist(err) && name == "schema.sql" {
-				continue
+		// Each step's folder holds the files its exercise changed: the
+		// steps up to after, in order, make its reference.
+		for _, e := range Ladder {
+			for _, name := range []string{"booking.go", "schema.sql", "client.go"} {
+				b, err := os.ReadFile(filepath.Join("testdata", "steps", e.ID, name))
+				if os.IsNotExist(err) {
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-				t.Fatal(err)
+			if e.ID == after {
+				break
 			}
 		}
 	}
 	for i := 0; i+1 < len(edits); i += 2 {
 		file, find := "booking.go", edits[i]
-		if f, ok := strings.CutPrefix(find, "schema.sql:"); ok {
-			file, find = "schema.sql", f
+		for _, other := range []string{"schema.sql", "client.go"} {
+			if f, ok := strings.CutPrefix(find, other+":"); ok {
+				file, find = other, f
+			}
 		}
 		path := filepath.Join(dir, file)
 		b, err := os.ReadFile(path)
@@ -174,6 +183,16 @@ func TestWrongSolutionsFailWithTheirVerdict(t *testing.T) {
 		{"per-user", "the lookup per user, the constraint on the key alone", "", []string{
 			"schema.sql:UNIQUE (user_id, idempotency_key)", "UNIQUE (idempotency_key)",
 		}, "two-users-same-key", "failed on every try"},
+		{"client", "a refusal sent again", "", []string{
+			"client.go:		if status < 500 {", "		if status < 400 {",
+		}, "client-refusal", "a final refusal was sent again"},
+		{"client", "a 5xx taken as final", "", []string{
+			"client.go:		if status < 500 {", "		if true {",
+		}, "client-server-error", "was never tried again"},
+		{"client", "no end to the tries", "", []string{
+			"client.go:	for try := 1; try <= len(Backoff)+1; try++ {", "	for try := 1; try <= 10; try++ {",
+			"client.go:wait(ctx, Backoff[try-2])", "wait(ctx, Backoff[min(try-2, len(Backoff)-1)])",
+		}, "client-gives-up", "more than 3 times"},
 		{"isolation", "the 40001 tried again inside the failed transaction", "", []string{
 			loop, "",
 			"FOR UPDATE`, req.EventID).Scan(&left)\n",

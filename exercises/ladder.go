@@ -98,6 +98,16 @@ var Ladder = []Exercise{
 		},
 	},
 	{
+		ID: "client", Title: "The client: one key per intent, retry only what may be retried", File: "client.go",
+		Goal:   "Write Book, the booking form's client: one idempotency key per intent, the same on every try; retry a network error or a 5xx, never a 4xx (its answer is final); at most 3 tries, waiting Backoff[0] and then Backoff[1].",
+		Lesson: "How it works, step 1 and In learn (the client's rule)",
+		Checks: []string{"client-lost-answer", "client-server-error", "client-refusal", "client-gives-up"},
+		Hints: [2]string{
+			"A retry carries the key of the first try, or the API cannot know it is a retry: make the key once, before the loop. A 4xx says the request itself is wrong (no seats left, a key used for another booking): sending it again gets the same answer.",
+			"key := uuid.NewString() before the loop; for try := 1; try <= len(Backoff)+1; try++ { wait before tries 2 and 3; send with key; a network error or status >= 500: continue; else return the answer }.",
+		},
+	},
+	{
 		ID: "isolation", Title: "Past the page: correct under REPEATABLE READ", File: "booking.go",
 		Goal:      "Some databases run every transaction at REPEATABLE READ. There a copy that waited for the row lock gets a serialization failure (SQLSTATE 40001) instead of a replay: retry the whole transaction (a few times), so that every copy still gets the booking, with the client sending each request once.",
 		Lesson:    "How it works, step 4 (the copies that queue on the row lock); PostgreSQL's manual, Transaction Isolation",

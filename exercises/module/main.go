@@ -29,6 +29,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,6 +37,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
+
+// booking is held while learn's checks call your Book.
+var booking sync.Mutex
 
 // users are the API's users, by bearer token.
 var users = map[string]string{"tok-ada": "ada", "tok-ben": "ben"}
@@ -87,6 +91,39 @@ func run(ctx context.Context, addr, name, isolation string) error {
 
 func routes(db *pgxpool.Pool) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("POST /learn/book", func(w http.ResponseWriter, r *http.Request) {
+		// learn's checks of your client: one call of your Book, against
+		// the base URL learn gives (its proxy), with learn's waits.
+		var in struct {
+			Base      string            `json:"base"`
+			Header    map[string]string `json:"header"`
+			EventID   int64             `json:"event_id"`
+			Quantity  int               `json:"quantity"`
+			BackoffMS []int             `json:"backoff_ms"`
+		}
+		if json.NewDecoder(r.Body).Decode(&in) != nil {
+			problem(w, &Refusal{Status: 400, Code: "bad_request", Message: "learn's harness: not a call of Book"})
+			return
+		}
+		booking.Lock() // one call at a time: Backoff is shared
+		defer booking.Unlock()
+		Backoff = nil
+		for _, ms := range in.BackoffMS {
+			Backoff = append(Backoff, time.Duration(ms)*time.Millisecond)
+		}
+		header := http.Header{}
+		for k, v := range in.Header {
+			header.Set(k, v)
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+		defer cancel()
+		status, _, err := Book(ctx, &http.Client{Timeout: 5 * time.Second}, in.Base, header, in.EventID, in.Quantity)
+		said := map[string]any{"status": status}
+		if err != nil {
+			said["error"] = err.Error()
+		}
+		answer(w, http.StatusOK, said)
+	})
 	mux.HandleFunc("GET /learn/sync", func(w http.ResponseWriter, r *http.Request) {
 		// learn's barrier: every statement reported before this line has
 		// been written to standard output.

@@ -40,7 +40,16 @@ type scenario struct {
 	// harness marks a scenario only learn's exercise harness can run:
 	// it obeys proxy.HeaderFault (Options.Harness).
 	harness bool
-	run     func(ctx context.Context, r *run) ([]client.Outcome, error)
+	// refused says the scenario's request is refused on purpose: that
+	// the API booked none of it is no reason not to judge it.
+	refused bool
+	// lost says every answer is lost on purpose: that the last try got
+	// no answer is no reason not to judge it.
+	lost bool
+	// held, when set, is what a ✓ of this scenario says, in place of its
+	// lesson's words (which tell of a retry that was answered).
+	held string
+	run  func(ctx context.Context, r *run) ([]client.Outcome, error)
 }
 
 // loseFirst loses the answer of try 1 of every intent. A run has one
@@ -221,6 +230,44 @@ var scenarios = []scenario{
 				return nil
 			}
 			return []client.Outcome{c.Book(ctx, in)}, nil
+		},
+	},
+	{
+		name: "client-lost-answer", takes: 2, title: "Your client: the lost answer", lesson: "lost-answer", seats: 10, harness: true,
+		sends: "your Book books 2 seats; the proxy delivers its first try and drops the answer: it must retry with the same key",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			o, err := r.learnerBook(ctx, 0, 2, loseFirst)
+			return []client.Outcome{o}, err
+		},
+	},
+	{
+		name: "client-server-error", takes: 2, title: "Your client: a 502 after the booking", lesson: "lost-answer", seats: 10, harness: true,
+		sends: "your Book books 2 seats; the API acts and the proxy answers 502 in its place: it must retry (a 5xx), with the same key",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			o, err := r.learnerBook(ctx, 0, 2, func(at trace.Attempt) proxy.Fault {
+				if at.Try == 1 {
+					return proxy.GatewayError
+				}
+				return proxy.Deliver
+			})
+			return []client.Outcome{o}, err
+		},
+	},
+	{
+		name: "client-refusal", takes: 0, title: "Your client: a refusal is final", lesson: "no-retry-on-4xx", seats: 1, ownEvent: true, harness: true, refused: true,
+		sends: "your Book asks for 2 seats of an event with 1 left: the API refuses with 409, which it must not send again",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			o, err := r.learnerBook(ctx, 0, 2, nil)
+			return []client.Outcome{o}, err
+		},
+	},
+	{
+		name: "client-gives-up", takes: 2, title: "Your client: at most 3 tries", lesson: "lost-answer", seats: 10, harness: true, lost: true,
+		held:  "3 tries with one key, and then it gave up: one booking, no try past the third",
+		sends: "your Book books 2 seats; the proxy drops the answer of every try: it must try 3 times, with one key, and then give up",
+		run: func(ctx context.Context, r *run) ([]client.Outcome, error) {
+			o, err := r.learnerBook(ctx, 0, 2, func(trace.Attempt) proxy.Fault { return proxy.LoseAnswer })
+			return []client.Outcome{o}, err
 		},
 	},
 	{
