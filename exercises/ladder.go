@@ -98,7 +98,7 @@ var Ladder = []Exercise{
 		},
 	},
 	{
-		ID: "client", Title: "The client: one key per intent, retry only what may be retried", File: "client.go",
+		ID: "client", Title: "The client: one key, retry only network errors and 5xx", File: "client.go",
 		Goal:   "Write Book, the booking form's client: one idempotency key per intent, the same on every try; retry a network error or a 5xx, never a 4xx (its answer is final); at most 3 tries, waiting Backoff[0] and then Backoff[1].",
 		Lesson: "How it works, step 1 and In learn (the client's rule)",
 		Checks: []string{"client-lost-answer", "client-server-error", "client-refusal", "client-gives-up"},
