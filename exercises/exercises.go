@@ -48,7 +48,7 @@ var harness = []string{"main.go", "learn.go", "types.go"}
 // them, or, with solution, learn's reference solution in their place.
 func Write(dir string, solution bool) error {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return fmt.Errorf("%s is not empty: give a new directory for the exercises (or, to put learn's own files back there, --restore)", dir)
+		return &NotEmptyError{Dir: dir}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -66,6 +66,14 @@ func Write(dir string, solution bool) error {
 	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod()), 0o644)
 }
 
+// NotEmptyError is a directory Write will not write into: it holds
+// something.
+type NotEmptyError struct{ Dir string }
+
+func (e *NotEmptyError) Error() string {
+	return fmt.Sprintf("%s is not empty: give a new directory for the exercises (or, to put learn's own files back there, --restore)", e.Dir)
+}
+
 // Exists says why dir holds no module of the exercises (nil when it
 // does): it has no booking.go.
 func Exists(dir string) error {
@@ -77,14 +85,22 @@ func Exists(dir string) error {
 
 // Restore writes the harness's files (main.go, learn.go, types.go) and
 // go.mod into the module in dir again, as learn exercises init wrote them;
-// the learner's booking.go and schema.sql are left as they are.
+// the learner's booking.go, client.go and schema.sql are left as they
+// are, and written as they start only when missing.
 func Restore(dir string) error {
-	if err := Exists(dir); err != nil {
-		return err
+	if Exists(dir) != nil {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err != nil || !strings.HasPrefix(string(b), "module learn-exercises\n") {
+			return fmt.Errorf("%s holds no exercises (no booking.go, and no go.mod of learn-exercises): learn exercises init writes them into a new directory", dir)
+		}
 	}
 	files := map[string]string{}
 	for _, name := range harness {
 		files[name] = name
+	}
+	for _, name := range []string{"booking.go", "client.go", "schema.sql"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); os.IsNotExist(err) {
+			files[name] = name
+		}
 	}
 	if err := writeFiles(dir, files); err != nil {
 		return err
@@ -150,7 +166,7 @@ func Build(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s env GOVERSION: %w: the exercises need Go %s or newer (https://go.dev/dl/)", goBin, err, MinGo)
 	}
-	if v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " "); version.Compare(v, "go"+MinGo) < 0 {
+	if v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " "); v != "devel" && version.Compare(v, "go"+MinGo) < 0 {
 		return "", fmt.Errorf("the exercises need Go %s or newer, and %s is %s: install a newer Go (https://go.dev/dl/)", MinGo, goBin, v)
 	}
 	// go build -o is relative to the command's directory: the program's
@@ -163,7 +179,14 @@ func Build(ctx context.Context, dir string) (string, error) {
 	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", bin, "."}} {
 		cmd := exec.CommandContext(ctx, goBin, args...)
 		cmd.Dir = abs
-		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
+		// A go.work above the module would take it into a workspace.
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOWORK=off")
+		// Stopped, the go command and the compilers it started go
+		// together: SIGINT to the group lets go remove its work
+		// directory; what is left after 5 s is killed.
+		cmd.SysProcAttr = buildAttr()
+		cmd.Cancel = func() error { return stopGroup(cmd) }
+		cmd.WaitDelay = 5 * time.Second
 		if out, err := cmd.CombinedOutput(); err != nil {
 			if ctx.Err() != nil {
 				return "", ctx.Err()
@@ -230,6 +253,22 @@ type Statement struct {
 	Took     string    `json:"took"`
 }
 
+// maxLine is the longest line of an instance's standard output learn
+// reads; the rest of a longer one is dropped, so a program that prints
+// without end cannot grow learn's memory.
+const maxLine = 64 << 10
+
+// readLine reads one line of at most maxLine bytes (its newline
+// included); of a longer line, the rest is read and dropped.
+func readLine(rd *bufio.Reader) (string, error) {
+	b, err := rd.ReadSlice('\n')
+	line := string(b)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = rd.ReadSlice('\n')
+	}
+	return line, err
+}
+
 // sqlLog gathers the statements the instances report, at most maxLog.
 type sqlLog struct {
 	mu   sync.Mutex
@@ -286,11 +325,11 @@ func start(ctx context.Context, bin, name, connString, isolation string, log *sq
 	}
 	said := make(chan string, 1)
 	go func() {
-		rd := bufio.NewReader(out)
-		line, _ := rd.ReadString('\n')
+		rd := bufio.NewReaderSize(out, maxLine)
+		line, _ := readLine(rd)
 		said <- line
 		for {
-			line, err := rd.ReadString('\n')
+			line, err := readLine(rd)
 			if t, ok := strings.CutPrefix(line, "learn-sync "); ok {
 				select {
 				case inst.synced <- strings.TrimSpace(t):
@@ -344,6 +383,16 @@ func start(ctx context.Context, bin, name, connString, isolation string, log *sq
 func (i *Instance) Stop() {
 	_ = i.cmd.Process.Kill()
 	<-i.exited
+}
+
+// Exited says how the instance ended, if it has ("" while it runs).
+func (i *Instance) Exited() string {
+	select {
+	case <-i.exited:
+		return i.cmd.ProcessState.String()
+	default:
+		return ""
+	}
 }
 
 // Stderr is the end of what the instance wrote to standard error.

@@ -53,6 +53,10 @@ type Report struct {
 	// Passed counts the exercises passed.
 	Passed int    `json:"passed"`
 	Took   string `json:"took"`
+	// Instances says, of each API instance that ended during the check
+	// or wrote to standard error, how it ended and the end of what it
+	// wrote: what explains a row with no answer.
+	Instances []string `json:"instances,omitempty"`
 }
 
 // Options are a check's.
@@ -120,7 +124,7 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 	rows := map[string][]check.Row{}
 	sql := map[string]map[string][]Statement{}
 	for _, p := range passes(opts.Exercises) {
-		why, err := runPass(ctx, bin, schema.ConnString(), p, opts, rows, sql, phase)
+		why, err := runPass(ctx, bin, schema.ConnString(), p, opts, rows, sql, phase, &rep.Instances)
 		if err != nil {
 			return nil, err
 		}
@@ -168,12 +172,28 @@ func passes(ids []string) []pass {
 // runPass starts two API instances at p's isolation level and runs its
 // exercises' checks, keeping each exercise's rows and statements. why is
 // an instance that did not start.
-func runPass(ctx context.Context, bin, connString string, p pass, opts Options, rows map[string][]check.Row, sql map[string]map[string][]Statement, phase func(string)) (why string, err error) {
+func runPass(ctx context.Context, bin, connString string, p pass, opts Options, rows map[string][]check.Row, sql map[string]map[string][]Statement, phase func(string), said *[]string) (why string, err error) {
 	var urls []string
 	var insts []*Instance
 	defer func() {
-		for _, inst := range insts {
+		for i, inst := range insts {
+			ended := inst.Exited()
 			inst.Stop()
+			tail := strings.TrimSpace(inst.Stderr())
+			if ended == "" && tail == "" {
+				continue
+			}
+			line := fmt.Sprintf("api-%d", i+1)
+			if p.isolation != "" {
+				line += " (" + strings.ToUpper(p.isolation) + ")"
+			}
+			if ended != "" {
+				line += " ended during the check (" + ended + ")"
+			}
+			if tail != "" {
+				line += "; it wrote to standard error:\n" + tail
+			}
+			*said = append(*said, line)
 		}
 	}()
 	log := &sqlLog{}
@@ -308,6 +328,9 @@ func statementsOf(row check.Row, sent []Statement) []Statement {
 	return out
 }
 
+// tablesWithin bounds schema.sql's run.
+var tablesWithin = 30 * time.Second
+
 // createTables runs dir's schema.sql on the database of connString. why
 // is PostgreSQL's error with the file's name and line, for a schema.sql
 // that does not run.
@@ -322,9 +345,16 @@ func createTables(ctx context.Context, dir, connString string) (why string, err 
 		return "", err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, string(sql)); err != nil {
+	run, cancel := context.WithTimeout(ctx, tablesWithin)
+	defer cancel()
+	if _, err := conn.Exec(run, string(sql)); err != nil {
+		if ctx.Err() == nil && run.Err() != nil {
+			return fmt.Sprintf("%s did not finish within %s: it creates the tables, and nothing else should take long", path, tablesWithin), nil
+		}
 		if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
-			line := 1 + strings.Count(string(sql[:min(int(pe.Position), len(sql))]), "\n")
+			// PostgreSQL counts the position in characters.
+			runes := []rune(string(sql))
+			line := 1 + strings.Count(string(runes[:min(max(int(pe.Position)-1, 0), len(runes))]), "\n")
 			if pe.Position == 0 {
 				return fmt.Sprintf("%s: %s (SQLSTATE %s)", path, pe.Message, pe.Code), nil
 			}

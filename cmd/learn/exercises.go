@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -101,11 +102,14 @@ func exercisesCmd(g *globals) *cobra.Command {
 				return nil
 			}
 			if err := exercises.Write(dir, false); err != nil {
-				return usageErrorf(cmd, "%v", err)
+				if _, ok := errors.AsType[*exercises.NotEmptyError](err); ok {
+					return usageErrorf(cmd, "%v", err)
+				}
+				return exit.New(exitFailure, err) // the file system's: nothing wrong with the command line
 			}
 			first := exercises.Ladder[0]
 			fmt.Fprintf(cmd.OutOrStdout(), "learn exercises: wrote the module in %s\n\nThe first exercise: %s\n%s\nWrite it in %s/%s (the TODO(%s) lines), then open the screen, which checks again each time you save:\n  %s\n",
-				dir, first.Title, first.Goal, dir, first.File, first.ID, strings.TrimSpace("learn exercises "+dirOrDefault(dir)))
+				dir, first.Title, first.Goal, dir, first.File, first.ID, strings.TrimSpace("learn exercises "+shellQuote(dirOrDefault(dir))))
 			return nil
 		},
 		ValidArgsFunction: dirs,
@@ -176,6 +180,14 @@ func exercisesDir(args []string) (string, error) {
 		return "", fmt.Errorf("%s holds no exercises (no booking.go): learn exercises init writes them into a new directory", dir)
 	}
 	return dir, nil
+}
+
+// shellQuote is s as one word of a shell command line.
+func shellQuote(s string) string {
+	if s == "" || !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // dirOrDefault is dir as an argument of learn exercises check: none for

@@ -34,7 +34,16 @@ func ExercisesCheck(ctx context.Context, dir string, ids []string, opts pgtemp.O
 	if !asJSON {
 		fmt.Fprintf(stdout, "learn exercises: building and checking %s\n", dir)
 	}
-	rep, err := exercises.Check(ctx, dir, srv, exercises.Options{Exercises: ids})
+	eo := exercises.Options{Exercises: ids}
+	if !asJSON {
+		// Each row as it comes: a check of a program that hangs takes
+		// its timeouts, and says where it is meanwhile.
+		eo.Phase = func(p string) { fmt.Fprintf(stdout, "  %s…\n", p) }
+		eo.Done = func(id string, row check.Row) {
+			fmt.Fprintf(stdout, "    %s %s: %s\n", row.State.Mark(), id, row.Title)
+		}
+	}
+	rep, err := exercises.Check(ctx, dir, srv, eo)
 	if ctx.Err() != nil {
 		return exit.OK, exit.Interrupted(ctx, ": the check did not finish; the booking API is stopped and its tables removed")
 	}
@@ -82,6 +91,9 @@ func PrintExercises(w io.Writer, rep *exercises.Report) {
 	if rep.Stopped != "" {
 		fmt.Fprintf(w, "\nNothing was checked:\n%s\n", indent(rep.Stopped))
 		return
+	}
+	for _, s := range rep.Instances {
+		fmt.Fprintf(w, "\nYour booking API %s\n", indent(s)[4:])
 	}
 	fmt.Fprintln(w)
 	for i, st := range rep.Exercises {

@@ -112,7 +112,7 @@ func TestEverySingleSwitchDeviation(t *testing.T) {
 		{"store", "redis-ttl", nil, "the crash between the writes and the expired key both miss Redis, and the row's constraint stops both INSERTs (23505)"},
 		{"client-key", "per-retry", []string{"lost-answer", "last-seats", "new-key-per-retry", "replay-after-sellout", "other-instance", "redis-ttl"}, "every retry after a lost answer is a new booking"},
 		{"retry", "also-4xx", []string{"different-quantity", "key-reuse-two-events", "no-retry-on-4xx"}, "a final 409 is sent again"},
-		{"retry", "none", []string{"lost-answer", "last-seats", "new-key-per-retry", "replay-after-sellout", "crash-before-commit", "other-instance", "redis-ttl"}, "a lost answer is never tried again, so the user never learns of the booking"},
+		{"retry", "none", []string{"lost-answer", "last-seats", "new-key-per-retry", "replay-after-sellout", "retries-exhausted", "crash-before-commit", "other-instance", "redis-ttl"}, "a lost answer, or a 500, is never tried again, so the user never learns of the booking"},
 	}
 	tried := map[string]bool{}
 	for _, tt := range tests {

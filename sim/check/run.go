@@ -39,7 +39,10 @@ type Options struct {
 	// Done, when set, is told each row as soon as it is known.
 	Done func(Row)
 	// Harness says the API is learn's exercise harness, which obeys
-	// proxy.HeaderFault: the scenarios of HarnessNames run too.
+	// proxy.HeaderFault: the scenarios of HarnessNames run too. Its
+	// other requests (events, seats, bookings read back) are the
+	// harness's: a row in which no booking was answered stops the rest,
+	// even though they answer.
 	Harness bool
 }
 
@@ -109,7 +112,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if row.State == Error && row.answered == 0 && !rd.answered && silent == "" {
+		if row.State == Error && row.answered == 0 && (!rd.answered || opts.Harness) && silent == "" {
 			silent = s.title
 		}
 		counts[row.State]++

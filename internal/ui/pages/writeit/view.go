@@ -117,6 +117,14 @@ func (m *Model) ladderView(w, h int) []string {
 		}
 		return out
 	}
+	if m.rep != nil && !m.running {
+		for _, said := range m.rep.Instances {
+			lines := strings.Split("Your booking API "+said, "\n")
+			for _, l := range lines[:min(len(lines), 4)] {
+				out = append(out, st.Warn.Render(common.Truncate(l, w)))
+			}
+		}
+	}
 	var ladder []string
 	cursorLine := 0
 	for i, e := range exercises.Ladder {

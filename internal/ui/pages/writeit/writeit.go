@@ -134,6 +134,11 @@ func (m *Model) watch() tea.Cmd {
 	if err == nil {
 		err = w.Add(m.dir)
 	}
+	if err == nil {
+		// The parent too: a module removed and written again is watched
+		// again once it is back.
+		err = w.Add(filepath.Dir(filepath.Clean(m.dir)))
+	}
 	if err != nil {
 		m.err = err
 		if w != nil {
@@ -150,7 +155,13 @@ func (m *Model) watch() tea.Cmd {
 					close(m.events)
 					return
 				}
-				if ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Write) || !moduleFile(ev.Name) {
+				if filepath.Clean(ev.Name) == filepath.Clean(m.dir) {
+					if ev.Has(fsnotify.Create) {
+						_ = w.Add(m.dir) // back: watched again, and checked
+					} else {
+						continue
+					}
+				} else if filepath.Dir(ev.Name) != filepath.Clean(m.dir) || ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Write) || !moduleFile(ev.Name) {
 					continue
 				}
 				select {

@@ -1,0 +1,121 @@
+package exercises
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A line of standard output far longer than maxLine is read in a bounded
+// buffer: what fits is kept, the rest dropped, and the next line is read
+// whole.
+func TestALongLineIsDropped(t *testing.T) {
+	long := strings.Repeat("x", 5*maxLine)
+	rd := bufio.NewReaderSize(strings.NewReader(long+"\nlearn-sync 7\n"), maxLine)
+	first, err := readLine(rd)
+	if err != nil || len(first) != maxLine {
+		t.Fatalf("first line: %d bytes, %v; want %d", len(first), err, maxLine)
+	}
+	if next, err := readLine(rd); err != nil || next != "learn-sync 7\n" {
+		t.Errorf("next line %q, %v", next, err)
+	}
+}
+
+// The learner's program is built outside any go.work above it.
+func TestAWorkspaceAboveTheModuleIsLeftOut(t *testing.T) {
+	dir := moduleAt(t, "")
+	if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "go.work"), []byte("go 1.26\n\nuse ./nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// What schema.sql gets wrong is said at its line, counted in characters
+// as PostgreSQL counts; one that does not finish is stopped and said.
+func TestASchemaThatDoesNotRunIsSaid(t *testing.T) {
+	dir := moduleAt(t, "")
+	write := func(sql string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "schema.sql"), []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("-- les tables, réécrites «à la main» ééééé\n\n\nCREATE TABLEX events (id int);\n")
+	rep := checkModule2(t, dir)
+	if !strings.Contains(rep.Stopped, "schema.sql:4: syntax error at or near \"TABLEX\"") {
+		t.Errorf("stopped: %q", rep.Stopped)
+	}
+	old := tablesWithin
+	tablesWithin = 200 * time.Millisecond
+	t.Cleanup(func() { tablesWithin = old })
+	write("SELECT pg_sleep(60);\n")
+	if rep := checkModule2(t, dir); !strings.Contains(rep.Stopped, "did not finish within 200ms") {
+		t.Errorf("stopped: %q", rep.Stopped)
+	}
+}
+
+// checkModule2 checks dir and returns the report, stopped or not.
+func checkModule2(t *testing.T, dir string) *Report {
+	t.Helper()
+	rep, err := Check(t.Context(), dir, testDB, Options{Exercises: []string{"one-transaction"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// A program that exits in the middle of the check is said with how it
+// ended and what it wrote; one whose BookTicket never returns stops the
+// check after the first row with no booking answered, in the time of
+// that row's tries, not of every row's.
+func TestAProgramThatDiesOrHangsIsSaid(t *testing.T) {
+	dir := moduleAt(t, "", "func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n",
+		"func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n\tif req.Quantity == 2 {\n\t\tfmt.Fprintln(os.Stderr, \"bye from the learner\")\n\t\tos.Exit(3)\n\t}\n",
+		"import (\n", "import (\n\t\"os\"\n")
+	rep := checkModule(t, dir, []string{"one-transaction", "replay"})
+	if s := strings.Join(rep.Instances, "\n"); !strings.Contains(s, "exit status 3") || !strings.Contains(s, "bye from the learner") {
+		t.Errorf("instances: %q", rep.Instances)
+	}
+
+	dir = moduleAt(t, "", "func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n",
+		"func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n\tif req.Quantity == 2 {\n\t\t<-ctx.Done()\n\t}\n")
+	rep, err := Check(t.Context(), dir, testDB, Options{Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := 0
+	for _, st := range rep.Exercises {
+		for _, r := range st.Rows {
+			if strings.HasPrefix(r.Says, "could not run: the API gave no answer in ") {
+				stopped++
+			}
+		}
+	}
+	if stopped < 8 {
+		t.Errorf("%d rows stopped after the first silent one; the rows: %v", stopped, rep.Exercises)
+	}
+}
+
+// A module whose booking.go is gone is restored: the harness, and the
+// learner's files that are missing, as they start.
+func TestAModuleWithoutBookingGoIsRestored(t *testing.T) {
+	dir := moduleAt(t, "one-transaction")
+	if err := os.Remove(filepath.Join(dir, "booking.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Restore(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "booking.go"))
+	if err != nil || !strings.Contains(string(b), "TODO(one-transaction)") {
+		t.Errorf("booking.go: %v %.80s", err, b)
+	}
+	if err := Restore(t.TempDir()); err == nil {
+		t.Error("an empty directory was restored as a module")
+	}
+}
