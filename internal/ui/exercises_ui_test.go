@@ -53,4 +53,15 @@ func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	if s := flat(u.screen()); !strings.Contains(s, "INSERT INTO bookings") && !strings.Contains(s, "commit → COMMIT") {
 		t.Errorf("the learner's statements are not played:\n%s", u.screen())
 	}
+
+	// The module removed and written again is watched again.
+	u.press("esc")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	u.waitFor(t, "There are no exercises in")
+	u.press("i")
+	u.waitFor(t, "0 of 8 passed")
+	save("booking.go", filepath.Join("..", "..", "exercises", "testdata", "steps", "one-transaction", "booking.go"))
+	u.waitFor(t, "1 of 8 passed")
 }

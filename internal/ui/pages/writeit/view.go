@@ -23,7 +23,7 @@ func (m *Model) View() string {
 	switch {
 	case m.detail:
 		out = m.sequenceView(w, h)
-	case !m.exists():
+	case !m.present:
 		out = m.missingView(w)
 	default:
 		out = m.ladderView(w, h)

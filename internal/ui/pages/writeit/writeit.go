@@ -35,6 +35,8 @@ type Model struct {
 	// err is what went wrong outside a check: the directory not
 	// writable, the watch not started.
 	err error
+	// present says the directory holds the module (look).
+	present bool
 
 	// The check on screen: run counts the checks started, and messages
 	// of any other are stale.
@@ -94,14 +96,15 @@ type (
 	initMsg    struct{ err error }
 )
 
-// exists reports whether dir holds the exercises' module.
-func (m *Model) exists() bool {
-	return exercises.Exists(m.dir) == nil
-}
+// look finds out again whether dir holds the exercises' module (present):
+// on start, after a write and on every event of the watch, never while
+// drawing.
+func (m *Model) look() { m.present = exercises.Exists(m.dir) == nil }
 
 // Init starts the watch and the first check, when the module is there.
 func (m *Model) Init() tea.Cmd {
-	if !m.exists() {
+	m.look()
+	if !m.present {
 		return nil
 	}
 	return tea.Batch(m.watch(), m.start())
@@ -130,6 +133,9 @@ func (m *Model) Close() {
 // watch starts watching the module's directory; every write, create or
 // rename of a file of the module is a save.
 func (m *Model) watch() tea.Cmd {
+	if m.watcher != nil {
+		return nil // watching already (the module written again: the parent's watch saw it)
+	}
 	w, err := fsnotify.NewWatcher()
 	if err == nil {
 		err = w.Add(m.dir)
@@ -147,30 +153,30 @@ func (m *Model) watch() tea.Cmd {
 		return nil
 	}
 	m.watcher, m.events = w, make(chan struct{}, 1)
+	events := m.events
 	go func() {
 		for {
 			select {
 			case ev, ok := <-w.Events:
 				if !ok {
-					close(m.events)
+					close(events)
 					return
 				}
 				if filepath.Clean(ev.Name) == filepath.Clean(m.dir) {
 					if ev.Has(fsnotify.Create) {
 						_ = w.Add(m.dir) // back: watched again, and checked
-					} else {
-						continue
 					}
+					// Gone or back: the screen looks again.
 				} else if filepath.Dir(ev.Name) != filepath.Clean(m.dir) || ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Write) || !moduleFile(ev.Name) {
 					continue
 				}
 				select {
-				case m.events <- struct{}{}:
+				case events <- struct{}{}:
 				default: // a save is waiting to be told already
 				}
 			case _, ok := <-w.Errors:
 				if !ok {
-					close(m.events)
+					close(events)
 					return
 				}
 			}
@@ -211,6 +217,11 @@ func (m *Model) start() tea.Cmd {
 		m.cancel()
 	}
 	m.run++
+	m.look()
+	if !m.present {
+		m.running = false
+		return nil
+	}
 	m.running, m.rows, m.runErr, m.began = true, map[string][]check.Row{}, nil, time.Now()
 	run := m.run
 	srv := m.c.DB.Server()
@@ -311,6 +322,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case initMsg:
 		m.err = msg.err
+		m.look()
 		if msg.err == nil {
 			return tea.Batch(m.watch(), m.start())
 		}
@@ -377,7 +389,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Back):
 		return common.BackCmd
-	case !m.exists():
+	case !m.present:
 		if key.Matches(msg, keyInit) {
 			dir := m.dir
 			return func() tea.Msg { return initMsg{err: exercises.Write(dir, false)} }
@@ -445,7 +457,7 @@ func (m *Model) KeyMap() help.KeyMap {
 			Full:  [][]key.Binding{{keyPlay, k.Step, k.StepBack, k.Top, k.Bottom}, {k.Up, k.Down}, {k.Back, k.Help, k.Quit}},
 		}
 	}
-	if !m.exists() {
+	if !m.present {
 		return common.Bindings{Short: []key.Binding{keyInit, k.Back, k.Help}, Full: [][]key.Binding{{keyInit}, {k.Back, k.Help, k.Quit}}}
 	}
 	return common.Bindings{
