@@ -370,7 +370,11 @@ func start(ctx context.Context, bin, name, connString, isolation string, log *sq
 			<-inst.exited
 			return fail("the booking API (%s) exited before it listened (%s)", name, cmd.ProcessState)
 		}
-		return fail("the booking API (%s) printed %q where the harness says \"listening on http://127.0.0.1:PORT\": main.go and learn.go are learn's, restore them with learn exercises init --restore", name, strings.TrimSpace(line))
+		said := strings.TrimSpace(line)
+		if len(said) > 120 {
+			said = said[:120] + "…"
+		}
+		return fail("the booking API (%s) printed %q before the harness's \"listening on http://127.0.0.1:PORT\": nothing of yours may print to standard output before main.go does (restore learn's files with learn exercises init --restore)", name, said)
 	case <-timer.C:
 		return fail("the booking API (%s) did not listen within 10 s", name)
 	case <-ctx.Done():

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/check"
 )
 
@@ -115,6 +116,11 @@ func TestTheLadder(t *testing.T) {
 						if row.State == check.Pass {
 							t.Errorf("%s's start passes %s: %s", st.ID, row.Name, row.Says)
 						}
+						// learn's client sends once where OneTry says so:
+						// it gave up on nothing it could retry.
+						if st.OneTry && slices.Contains(row.Failed, sim.InvNoAnswerRetried) {
+							t.Errorf("%s, one try: %s blames the client: %v", st.ID, row.Name, row.Failed)
+						}
 					}
 				}
 			}
@@ -197,6 +203,9 @@ func TestWrongSolutionsFailWithTheirVerdict(t *testing.T) {
 		{"client", "a 5xx taken as final", "", []string{
 			"client.go:		if status < 500 {", "		if true {",
 		}, "client-server-error", "was never tried again"},
+		{"client", "a network error taken as final", "", []string{
+			"client.go:			status, body, err = 0, nil, derr\n\t\t\tcontinue\n", "			return 0, nil, derr\n",
+		}, "client-lost-answer", "left without an answer"},
 		{"client", "no end to the tries", "", []string{
 			"client.go:	for try := 1; try <= len(Backoff)+1; try++ {", "	for try := 1; try <= 10; try++ {",
 			"client.go:wait(ctx, Backoff[try-2])", "wait(ctx, Backoff[min(try-2, len(Backoff)-1)])",

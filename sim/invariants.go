@@ -33,6 +33,10 @@ type Facts struct {
 	// events: summed at the start and afterwards, and the lowest
 	// seats_left of one event afterwards.
 	SeatsAtStart, SeatsLeft, LowestSeatsLeft int
+	// Tries is how many tries the run's client was allowed per intent; 0
+	// is the lesson's rule (client.DefaultBackoff's 3). A client held to
+	// one try (learn exercises' races) gave up on nothing it could retry.
+	Tries int
 	// Created maps a try to the bookings it created (the COMMITs of new
 	// bookings in the trace). Nil when the run kept no trace: then the
 	// invariant that needs it is not checked.
@@ -352,14 +356,18 @@ func Judge(f Facts) []Invariant {
 	// The client: what it sent again, what it gave up on, and the 409s
 	// for keys of others.
 	abandoned, resent, blocked, unbounded := newTally(), newTally(), newTally(), newTally()
+	allowed := len(client.DefaultBackoff) + 1
+	if f.Tries > 0 {
+		allowed = f.Tries
+	}
 	for _, o := range f.Outcomes {
 		if o.Intent.Number == 0 {
 			continue
 		}
-		if n := len(o.Tries); n > 0 && n < len(client.DefaultBackoff)+1 && (o.Tries[n-1].Error != "" || o.Tries[n-1].Status >= 500) && !errors.Is(o.Err, context.Canceled) {
+		if n := len(o.Tries); n > 0 && n < allowed && (o.Tries[n-1].Error != "" || o.Tries[n-1].Status >= 500) && !errors.Is(o.Err, context.Canceled) {
 			abandoned.copy(o)
 		}
-		if len(o.Tries) > len(client.DefaultBackoff)+1 {
+		if len(o.Tries) > len(client.DefaultBackoff)+1 { // the lesson's bound, whatever the run allowed
 			unbounded.copy(o)
 		}
 		for i, t := range o.Tries {

@@ -301,7 +301,8 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	if why := r.unbooked(); why != "" && !s.refused {
 		return failed(why)
 	}
-	if why := unanswered(cfg, outcomes, row.Passages); why != "" && !s.lost {
+	// The learner's client giving up is what its rows judge.
+	if why := unanswered(cfg, outcomes, row.Passages); why != "" && !s.lost && !r.learner {
 		return failed(why)
 	}
 	if why := strangerAnswered(cfg, s, row.Passages); why != "" {
@@ -324,7 +325,7 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 		}
 	}
 
-	f := sim.Facts{Outcomes: outcomes, Users: map[string]string{}, Unseen: sim.Unseen{Created: true, Design: true}}
+	f := sim.Facts{Outcomes: outcomes, Users: map[string]string{}, Unseen: sim.Unseen{Created: true, Design: true}, Tries: len(opts.Backoff) + 1}
 	for _, u := range cfg.Users {
 		f.Users[u.Name] = u.UserID()
 	}
