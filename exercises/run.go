@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/learn-idempotency/learn/pgtemp"
+	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim/check"
 )
 
@@ -57,6 +58,19 @@ type Report struct {
 	// or wrote to standard error, how it ended and the end of what it
 	// wrote: what explains a row with no answer.
 	Instances []string `json:"instances,omitempty"`
+}
+
+// Record keeps each checked exercise's state in p (at t): what the
+// progress saves of a check, whichever command or screen made it.
+func (r *Report) Record(p *progress.Progress, t time.Time) {
+	if r.Stopped != "" {
+		return
+	}
+	for _, st := range r.Exercises {
+		if st.State != Unrun {
+			p.SetExercise(st.ID, string(st.State), st.State == Passed, t)
+		}
+	}
 }
 
 // Options are a check's.

@@ -21,9 +21,10 @@ const defaultExercisesDir = "learn-exercises"
 // exercisesCmd is learn exercises: the learner writes the booking
 // transaction in Go and pgx, and learn check's scenarios judge it live.
 func exercisesCmd(g *globals) *cobra.Command {
-	var ids []string
+	var ids, ladder []string
 	for i, e := range exercises.Ladder {
 		ids = append(ids, fmt.Sprintf("  %d. %-16s %s", i+1, e.ID, e.Title))
+		ladder = append(ladder, e.ID)
 	}
 	dirArg := func(name string) cobra.PositionalArgs {
 		return func(cmd *cobra.Command, args []string) error {
@@ -57,7 +58,7 @@ func exercisesCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "exercises [DIR]",
 		Short: "Write the booking transaction yourself, in Go and pgx, checked live by the lesson's scenarios",
-		Long: "learn exercises init writes a small Go module (default ./" + defaultExercisesDir + "): a booking API in learn serve's shape whose BookTicket (booking.go) and tables (schema.sql) are yours to write, one exercise at a time. " +
+		Long: "learn exercises init writes a small Go module (default ./" + defaultExercisesDir + "): a booking API in learn serve's shape whose BookTicket (booking.go), client (client.go) and tables (schema.sql) are yours to write, one exercise at a time. " +
 			"learn exercises check builds it with your Go (" + exercises.MinGo + " or newer), creates its tables on a throwaway PostgreSQL, starts two API instances of it, and runs learn check's scenarios against them, a crash before COMMIT included: each exercise passes when its scenarios and every earlier one's hold, judged by the same invariants as the lab's.\n\n" +
 			"The exercises, in order:\n" + strings.Join(ids, "\n") + "\n\n" +
 			"learn exercises [DIR] opens the exercises' screen: the ladder, the current exercise's goal and scorecard, h for a hint, Enter on a row to play that scenario from your own statements; it checks again each time you save a file of the module. Without a terminal it checks the module as learn exercises check does. Over SSH (learn workshop) the exercises are not offered: they build and run your code on the machine learn runs on.",
@@ -86,8 +87,8 @@ func exercisesCmd(g *globals) *cobra.Command {
 	initCmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Write the exercises' Go module into DIR (default ./" + defaultExercisesDir + ")",
-		Long: "Write the exercises' module into DIR, which must be new or empty: go.mod, main.go, learn.go and types.go (learn's harness: do not edit them), and booking.go and schema.sql (yours, with a TODO for each exercise). " +
-			"With --restore, DIR's harness files and go.mod are written again as learn has them, and your booking.go and schema.sql are left as they are.",
+		Long: "Write the exercises' module into DIR, which must be new or empty: go.mod, main.go, learn.go and types.go (learn's harness: do not edit them), and booking.go, client.go and schema.sql (yours, with a TODO for each exercise). " +
+			"With --restore, DIR's harness files and go.mod are written again as learn has them, and your booking.go, client.go and schema.sql are left as they are (written as they start only when missing).",
 		Args: dirArg("exercises init"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := defaultExercisesDir
@@ -98,7 +99,7 @@ func exercisesCmd(g *globals) *cobra.Command {
 				if err := exercises.Restore(dir); err != nil {
 					return usageErrorf(cmd, "%v", err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "learn exercises: main.go, learn.go, types.go and go.mod in %s are learn's again; booking.go and schema.sql are as you left them\n", dir)
+				fmt.Fprintf(cmd.OutOrStdout(), "learn exercises: main.go, learn.go, types.go and go.mod in %s are learn's again; booking.go, client.go and schema.sql are as you left them\n", dir)
 				return nil
 			}
 			if err := exercises.Write(dir, false); err != nil {
@@ -114,7 +115,7 @@ func exercisesCmd(g *globals) *cobra.Command {
 		},
 		ValidArgsFunction: dirs,
 	}
-	initCmd.Flags().BoolVar(&restore, "restore", false, "write learn's harness files again, keeping your booking.go and schema.sql")
+	initCmd.Flags().BoolVar(&restore, "restore", false, "write learn's harness files again, keeping your booking.go, client.go and schema.sql")
 	var only string
 	var asJSON bool
 	checkCmd := &cobra.Command{
@@ -130,10 +131,6 @@ func exercisesCmd(g *globals) *cobra.Command {
 	}
 	checkCmd.Flags().StringVar(&only, "only", "", "check this exercise and those before it (an exercise's id)")
 	checkCmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object: each exercise's state, with learn check's rows")
-	ladder := make([]string, len(exercises.Ladder))
-	for i, e := range exercises.Ladder {
-		ladder[i] = e.ID
-	}
 	_ = checkCmd.RegisterFlagCompletionFunc("only", cobra.FixedCompletions(ladder, cobra.ShellCompDirectiveNoFileComp))
 	hintCmd := &cobra.Command{
 		Use:               "hint [EXERCISE]",

@@ -158,13 +158,8 @@ func SaveExercises(rep *exercises.Report) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
 	_, err = store.Update(func(p *progress.Progress) error {
-		for _, st := range rep.Exercises {
-			if st.State != exercises.Unrun {
-				p.SetExercise(st.ID, string(st.State), st.State == exercises.Passed, now)
-			}
-		}
+		rep.Record(p, time.Now())
 		return nil
 	})
 	return err

@@ -338,13 +338,7 @@ func (m *Model) save(rep *exercises.Report) tea.Cmd {
 		return nil
 	}
 	now := common.Now()
-	return m.c.Progress.Save(func(p *progress.Progress) {
-		for _, st := range rep.Exercises {
-			if st.State != exercises.Unrun {
-				p.SetExercise(st.ID, string(st.State), st.State == exercises.Passed, now)
-			}
-		}
-	})
+	return m.c.Progress.Save(func(p *progress.Progress) { rep.Record(p, now) })
 }
 
 // Keys of the screen.
