@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"go/version"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -249,6 +250,8 @@ type Statement struct {
 	Result   string    `json:"result,omitempty"`
 	Error    string    `json:"error,omitempty"`
 	Crash    bool      `json:"crash,omitempty"`
+	Seq      int64     `json:"seq,omitempty"` // its number at the harness's gate, when learn plays the run
+	PID      uint32    `json:"pid,omitempty"` // its database connection's backend process
 	At       time.Time `json:"at"`
 	Took     string    `json:"took"`
 }
@@ -300,16 +303,31 @@ func (l *sqlLog) take() []Statement {
 // listen within 10 s is stopped, and the error says so with the end of
 // what it wrote to standard error.
 func Start(ctx context.Context, bin, name, connString string) (*Instance, error) {
-	return start(ctx, bin, name, connString, "", nil)
+	return start(ctx, bin, name, connString, startOptions{})
 }
 
-// start is Start, with the database's default isolation level for the
-// instance's transactions ("" leaves PostgreSQL's) and its statements
-// gathered into log (when not nil).
-func start(ctx context.Context, bin, name, connString, isolation string, log *sqlLog) (*Instance, error) {
+// startOptions are an instance's, past Start's.
+type startOptions struct {
+	// isolation is the database's default isolation level for the
+	// instance's transactions ("" leaves PostgreSQL's).
+	isolation string
+	// log, when not nil, gathers the statements the instance reports.
+	log *sqlLog
+	// gate, when set, runs the harness with -gate (learn plays the run)
+	// and is told each of its lines: "learn-begin" and "learn-end" of a
+	// request, "learn-wait" of a statement held before it is sent, which
+	// waits until let is called, and "learn-sql" of a statement done.
+	gate func(kind string, s Statement, let func())
+}
+
+// start is Start, with opts.
+func start(ctx context.Context, bin, name, connString string, opts startOptions) (*Instance, error) {
 	args := []string{"-addr", "127.0.0.1:0", "-name", name}
-	if isolation != "" {
-		args = append(args, "-isolation", isolation)
+	if opts.isolation != "" {
+		args = append(args, "-isolation", opts.isolation)
+	}
+	if opts.gate != nil {
+		args = append(args, "-gate")
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+connString)
@@ -319,6 +337,13 @@ func start(ctx context.Context, bin, name, connString, isolation string, log *sq
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
+	}
+	var gate io.WriteCloser
+	var gateMu sync.Mutex
+	if opts.gate != nil {
+		if gate, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("the booking API %s could not start: %w", bin, err)
@@ -336,10 +361,25 @@ func start(ctx context.Context, bin, name, connString, isolation string, log *sq
 				default:
 				}
 			}
-			if rest, ok := strings.CutPrefix(line, "learn-sql "); ok && log != nil {
+			if rest, ok := strings.CutPrefix(line, "learn-sql "); ok && opts.log != nil {
 				var st Statement
 				if json.Unmarshal([]byte(rest), &st) == nil {
-					log.add(st)
+					opts.log.add(st)
+				}
+			}
+			if kind, rest, ok := strings.Cut(line, " "); ok && gate != nil && strings.HasPrefix(kind, "learn-") && kind != "learn-sync" {
+				var line struct {
+					Statement
+					N int64 `json:"n"` // the request's number, which a Statement keeps out of its JSON
+				}
+				if json.Unmarshal([]byte(rest), &line) == nil {
+					st := line.Statement
+					st.N = line.N
+					opts.gate(kind, st, func() {
+						gateMu.Lock()
+						defer gateMu.Unlock()
+						_, _ = fmt.Fprintf(gate, "go %d\n", st.Seq)
+					})
 				}
 			}
 			if err != nil {

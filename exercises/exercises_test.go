@@ -194,6 +194,9 @@ func TestWrongSolutionsFailWithTheirVerdict(t *testing.T) {
 		{"constraint", "the winner answered without the comparison", "", []string{
 			"		return replay(b, req)\n	}\n	return a, err", "		return Answer{Booking: b, Replayed: true}, nil\n	}\n	return a, err",
 		}, "key-reuse-two-events", ""},
+		{"constraint", "the unique violation answered 500", "", []string{
+			"		b, err := find(ctx, db, req)\n\t\tif err != nil {\n\t\t\treturn Answer{}, err\n\t\t}\n\t\treturn replay(b, req)\n", "		return Answer{}, err\n",
+		}, "key-reuse-two-events", "500"},
 		{"per-user", "the lookup per user, the constraint on the key alone", "", []string{
 			"schema.sql:UNIQUE (user_id, idempotency_key)", "UNIQUE (idempotency_key)",
 		}, "two-users-same-key", "failed on every try"},

@@ -216,7 +216,7 @@ func runPass(ctx context.Context, bin, connString string, p pass, opts Options, 
 		phase("starting two API instances at " + strings.ToUpper(p.isolation))
 	}
 	for i := range 2 {
-		inst, err := start(ctx, bin, fmt.Sprintf("api-%d", i+1), connString, p.isolation, log)
+		inst, err := start(ctx, bin, fmt.Sprintf("api-%d", i+1), connString, startOptions{isolation: p.isolation, log: log})
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}

@@ -48,3 +48,39 @@ func TestTheClientRuleIsJudged(t *testing.T) {
 		})
 	}
 }
+
+// A 5xx the API gave of its own is judged where the run read it (learn
+// check's proxy): a retry that got the booking does not hide it; where it
+// was not read (the lab), the invariant is left out, never passed.
+func TestTheAPIsOwn5xxIsJudged(t *testing.T) {
+	key := uuid.New()
+	booked := &client.Answer{Status: 201, Booking: &api.BookingJSON{ID: "b1", UserID: "ada", EventID: 7, Quantity: 2}}
+	o := client.Outcome{Intent: client.Intent{Number: 1, EventID: 7, Quantity: 2, Key: key}, Token: "ada", Answer: booked,
+		Tries: []client.TryResult{{Try: 1, Status: 500, Answer: &client.Answer{Status: 500}}, {Try: 2, Status: 201, BookingID: "b1", Answer: booked}}}
+	facts := func(errs map[TryRef]string) Facts {
+		return Facts{Outcomes: []client.Outcome{o}, Users: map[string]string{"ada": "ada"},
+			Bookings:     []engine.BookingRow{{ID: "b1", UserID: "ada", EventID: 7, Quantity: 2, Key: key.String()}},
+			SeatsAtStart: 10, SeatsLeft: 8, LowestSeatsLeft: 8, Unseen: Unseen{Created: true, Design: true}, ServerErrors: errs}
+	}
+	find := func(f Facts) *Invariant {
+		for _, inv := range Judge(f) {
+			if inv.Name == InvNoServerError {
+				return &inv
+			}
+		}
+		return nil
+	}
+	if inv := find(facts(nil)); inv != nil {
+		t.Errorf("not read, and judged: %+v", *inv)
+	}
+	if inv := find(facts(map[TryRef]string{})); inv == nil || !inv.Pass {
+		t.Errorf("none of its own, judged %+v, want a pass", inv)
+	}
+	inv := find(facts(map[TryRef]string{{Intent: 1, Try: 1}: "500 duplicate key"}))
+	if inv == nil || inv.Pass || inv.Detail != "1 try answered a 5xx by the API itself, the first #1.1: “500 duplicate key”" {
+		t.Fatalf("a 500 of its own, judged %+v, want a fail naming it", inv)
+	}
+	if got := consequenceOf(*inv, &Report{}); got != "answered “500 duplicate key” by the API itself, where it should have booked, replayed or refused: only the client's retry hid it" {
+		t.Errorf("its verdict says %q", got)
+	}
+}

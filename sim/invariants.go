@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -41,6 +42,15 @@ type Facts struct {
 	// bookings in the trace). Nil when the run kept no trace: then the
 	// invariant that needs it is not checked.
 	Created map[TryRef][]string
+	// ServerErrors are the 5xx answers the API gave of its own, by try,
+	// each as it read ("500 duplicate key value …"): not those the
+	// network put in the place of its answer, and not 503 Service
+	// Unavailable, an API's "try again" (the client's rule retries it).
+	// Nil when not known (learn's engine in the lab, where an outage is
+	// part of a scenario): then the invariant that needs it is left out.
+	// learn check's proxy reads every answer, and none of its scenarios
+	// gives the API a reason for a 500.
+	ServerErrors map[TryRef]string
 	// Unseen says which of these facts the run could not read: learn check
 	// of a black box reads only what its config lets it. An invariant
 	// that needs an unseen fact is not checked, never passed.
@@ -385,7 +395,24 @@ func Judge(f Facts) []Invariant {
 		Invariant{Name: InvNoAnswerRetried, Pass: abandoned.none(), Detail: abandoned.say("intent", "intents", "given up after a try with no answer or a 5xx, with tries left")},
 		Invariant{Name: InvTriesBounded, Pass: unbounded.none(), Detail: unbounded.say("intent", "intents", fmt.Sprintf("sent more than %d times", len(client.DefaultBackoff)+1))},
 		Invariant{Name: InvKeysPerUser, Pass: blocked.none(), Detail: blocked.say("intent got", "intents got", "409, or a 5xx on every try, for a key only another user had used")})
+	if f.ServerErrors != nil {
+		inv = append(inv, Invariant{Name: InvNoServerError, Pass: len(f.ServerErrors) == 0, Detail: serverErrors(f.ServerErrors)})
+	}
 	return inv
+}
+
+// serverErrors says how many tries the API answered with a 5xx of its
+// own, and the first of them: "2 tries answered a 5xx by the API itself,
+// the first #1.2.1: “500 …”".
+func serverErrors(errs map[TryRef]string) string {
+	if len(errs) == 0 {
+		return "no try answered a 5xx by the API itself"
+	}
+	refs := slices.SortedFunc(maps.Keys(errs), func(a, b TryRef) int {
+		return cmp.Or(cmp.Compare(a.Intent, b.Intent), cmp.Compare(a.Copy, b.Copy), cmp.Compare(a.Try, b.Try))
+	})
+	at := api.RequestID(trace.Attempt{Intent: refs[0].Intent, Copy: refs[0].Copy, Try: refs[0].Try})
+	return fmt.Sprintf("%s a 5xx by the API itself, the first #%s: “%s”", english.Plural(len(refs), "try answered", "tries answered"), at, errs[refs[0]])
 }
 
 // failedOnKeyOfOther reports whether o got a 5xx on every try and no

@@ -118,7 +118,7 @@ func notSeen(invs []Invariant) string {
 // harm ranks the invariants by what their failure does to the user, the
 // worst first: paying twice, then a wrong answer, then being refused.
 var harm = []string{InvOneBookingPerIntent, InvAnswerIsOwn, InvSeatsNotNegative, InvAnswerMatches, InvAnswerStored, InvIntentGetsItsBook,
-	InvKeysPerUser, InvRefusalWritesNothing, InvNoAnswerRetried, InvRefusalFinal, InvTriesBounded, InvOneBookingPerTry, InvOnePerKey, InvSeatsMatchBookings}
+	InvKeysPerUser, InvRefusalWritesNothing, InvNoAnswerRetried, InvRefusalFinal, InvTriesBounded, InvNoServerError, InvOneBookingPerTry, InvOnePerKey, InvSeatsMatchBookings}
 
 // worst is the failed invariant that harms the user most.
 func worst(failed []Invariant) Invariant {
@@ -178,6 +178,12 @@ func consequenceOf(inv Invariant, r *Report) string {
 		return "the seats taken and the bookings disagree"
 	case InvOneBookingPerTry:
 		return "the answers to one click named different bookings"
+	case InvNoServerError:
+		said := inv.Detail
+		if _, q, ok := strings.Cut(said, ": “"); ok {
+			said = "“" + q
+		}
+		return "answered " + said + " by the API itself, where it should have booked, replayed or refused: only the client's retry hid it"
 	}
 	return inv.Name
 }

@@ -4,9 +4,11 @@ package main
 // its faults on your code.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -33,7 +35,14 @@ func faults(name string, next http.Handler) http.Handler {
 		w.Header().Set("X-Learn-Instance", name)
 		ctx := r.Context()
 		if id := r.Header.Get("X-Request-Id"); id != "" {
-			ctx = context.WithValue(ctx, requestKey{}, &request{id: id, n: requests.Add(1), instance: name})
+			req := &request{id: id, n: requests.Add(1), instance: name}
+			ctx = context.WithValue(ctx, requestKey{}, req)
+			if gate != nil {
+				// learn plays the run: it lets statements go while
+				// every request it knows of waits.
+				emit("learn-begin", statement{Request: req.id, N: req.n, Instance: name})
+				defer emit("learn-end", statement{Request: req.id, N: req.n, Instance: name})
+			}
 		}
 		var c *crash
 		if r.Header.Get("X-Learn-Fault") == "crash-before-commit" {
@@ -91,16 +100,21 @@ type statement struct {
 	Result   string    `json:"result,omitempty"` // the command tag, "UPDATE 1"
 	Error    string    `json:"error,omitempty"`
 	Crash    bool      `json:"crash,omitempty"` // the crash dropped the connection before it
+	Seq      int64     `json:"seq,omitempty"`   // its number at the gate, when learn plays the run
+	PID      uint32    `json:"pid,omitempty"`   // the database connection's backend process
 	At       time.Time `json:"at"`
 	Took     string    `json:"took"`
 }
 
-// report writes s for learn.
-func report(s statement) {
+// report writes s for learn, once it is done.
+func report(s statement) { emit("learn-sql", s) }
+
+// emit writes a line "<kind> {json of s}" for learn.
+func emit(kind string, s statement) {
 	b, _ := json.Marshal(s)
 	out.Lock()
 	defer out.Unlock()
-	fmt.Fprintf(os.Stdout, "learn-sql %s\n", b)
+	fmt.Fprintf(os.Stdout, "%s %s\n", kind, b)
 }
 
 var out sync.Mutex
@@ -119,15 +133,15 @@ type tracedKey struct{}
 type tracer struct{}
 
 func (tracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	crashed := false
-	if c, _ := ctx.Value(crashKey{}).(*crash); c != nil {
-		crashed = c.step(ctx, conn, data.SQL)
-	}
+	c, _ := ctx.Value(crashKey{}).(*crash)
 	r, _ := ctx.Value(requestKey{}).(*request)
 	if r == nil {
+		if c != nil {
+			c.step(ctx, conn, data.SQL)
+		}
 		return ctx
 	}
-	t := &traced{start: time.Now(), s: statement{Request: r.id, N: r.n, Instance: r.instance, SQL: strings.TrimSpace(data.SQL), Crash: crashed}}
+	t := &traced{s: statement{Request: r.id, N: r.n, Instance: r.instance, SQL: strings.TrimSpace(data.SQL), PID: conn.PgConn().PID()}}
 	for _, a := range data.Args {
 		v := fmt.Sprint(a)
 		if len(v) > 60 {
@@ -135,7 +149,78 @@ func (tracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.Trac
 		}
 		t.s.Args = append(t.s.Args, v)
 	}
+	if gate != nil {
+		t.s.Seq = gate.hold(ctx, t.s)
+	}
+	if c != nil {
+		t.s.Crash = c.step(ctx, conn, data.SQL)
+	}
+	t.start = time.Now()
 	return context.WithValue(ctx, tracedKey{}, t)
+}
+
+// gate, when learn plays a run (-gate), holds each statement of learn's
+// requests before it is sent until learn lets it go, so that the run goes
+// one step at a time: a line "learn-wait {json}" on standard output says
+// statement N waits, and the line "go N" on standard input lets it go;
+// "learn-begin" and "learn-end" lines say when each request begins and
+// ends. When standard input ends (learn has gone), nothing waits any more.
+var gate *gater
+
+type gater struct {
+	mu    sync.Mutex
+	seq   int64
+	wait  map[int64]chan struct{}
+	ended bool
+}
+
+// newGate holds statements until in lets them go.
+func newGate(in io.Reader) *gater {
+	g := &gater{wait: map[int64]chan struct{}{}}
+	go func() {
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			var n int64
+			if _, err := fmt.Sscanf(sc.Text(), "go %d", &n); err == nil {
+				g.mu.Lock()
+				if c := g.wait[n]; c != nil {
+					close(c)
+					delete(g.wait, n)
+				}
+				g.mu.Unlock()
+			}
+		}
+		g.mu.Lock()
+		g.ended = true
+		for n, c := range g.wait {
+			close(c)
+			delete(g.wait, n)
+		}
+		g.mu.Unlock()
+	}()
+	return g
+}
+
+// hold says s waits, as statement N, and returns N once learn lets it go
+// (or the request ends).
+func (g *gater) hold(ctx context.Context, s statement) int64 {
+	g.mu.Lock()
+	g.seq++
+	n := g.seq
+	if g.ended {
+		g.mu.Unlock()
+		return n
+	}
+	c := make(chan struct{})
+	g.wait[n] = c
+	g.mu.Unlock()
+	s.Seq = n
+	emit("learn-wait", s)
+	select {
+	case <-c:
+	case <-ctx.Done():
+	}
+	return n
 }
 
 func (tracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryEndData) {

@@ -48,7 +48,11 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "the address to listen on")
 	name := flag.String("name", "api-1", "the API instance's name, in X-Learn-Instance")
 	isolation := flag.String("isolation", "", "the database's default isolation level for its transactions (e.g. \"repeatable read\"; default PostgreSQL's)")
+	gated := flag.Bool("gate", false, "hold each statement of learn's requests until learn lets it go (learn plays the run; \"go N\" lines on standard input)")
 	flag.Parse()
+	if *gated {
+		gate = newGate(os.Stdin)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *addr, *name, *isolation); err != nil {
@@ -115,9 +119,13 @@ func routes(db *pgxpool.Pool) http.Handler {
 		for k, v := range in.Header {
 			header.Set(k, v)
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+		limit, each := 30*time.Second, 5*time.Second
+		if gate != nil {
+			limit, each = time.Hour, time.Hour // learn plays the run: each step waits for the learner
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), limit)
 		defer cancel()
-		status, _, err := Book(ctx, &http.Client{Timeout: 5 * time.Second}, in.Base, header, in.EventID, in.Quantity)
+		status, _, err := Book(ctx, &http.Client{Timeout: each}, in.Base, header, in.EventID, in.Quantity)
 		said := map[string]any{"status": status}
 		if err != nil {
 			said["error"] = err.Error()

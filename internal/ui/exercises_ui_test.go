@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +15,9 @@ import (
 // module where there is none (i), checks it at once, checks again on
 // every save (a reference solution saved passes the first exercise; a
 // file that does not compile shows the compiler's words, file and line),
-// gives a hint on h, and plays a row from the learner's own statements,
-// ending on the rows the judge read back.
+// gives a hint on h, and plays a row live on the learner's code, each of
+// their statements held before PostgreSQL gets it, with the rows
+// committed meanwhile.
 func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	t.Parallel() // an app of its own, its own module, schemas and progress file
 	dir := filepath.Join(t.TempDir(), "learn-exercises")
@@ -48,11 +50,17 @@ func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	u.press("down", "down") // exercise 2, the current one
 	u.press("h")
 	u.waitFor(t, "Hint 1:", "the same Idempotency-Key")
-	u.press("down", "enter", "G") // its first row, played to its end
-	u.waitFor(t, "The lost answer ✗ · played from your statements", "the tables after the run", "2 booking rows")
-	if s := flat(u.screen()); !strings.Contains(s, "INSERT INTO bookings") && !strings.Contains(s, "commit → COMMIT") {
-		t.Errorf("the learner's statements are not played:\n%s", u.screen())
+	u.press("down", "enter", "space") // its first row, played live a step at a time
+	u.waitFor(t, "The lost answer · live on your code", "step 1 of 1 · held", "Rows (committed) while step 1 was held")
+	for n := 2; n < 40 && !strings.Contains(flat(u.screen()), "› #1.1 sends commit"); n++ { // to the learner's COMMIT, held
+		u.press("right")
+		u.waitFor(t, fmt.Sprintf("step %d of %d · held", n, n))
 	}
+	u.waitFor(t, "› #1.1 sends commit", "sends INSERT INTO bookings", "→ INSERT 0 1", "seats_left 10/10", "bookings: none") // held: nothing committed yet
+	u.press("right")                                                                                                        // the COMMIT let go
+	u.waitFor(t, "→ COMMIT", "seats_left 8/10", "ada")
+	u.press("G", "space")
+	u.waitFor(t, "✗ charged more than once")
 
 	// The module removed and written again is watched again.
 	u.press("esc")

@@ -44,6 +44,11 @@ type Options struct {
 	// harness's: a row in which no booking was answered stops the rest,
 	// even though they answer.
 	Harness bool
+	// Trace, when set, is the trace the run's clients emit their steps
+	// into (a gated one, for a screen that plays the run), and the tries
+	// of a learner's client are steps in it as they reach learn's proxy;
+	// each race is run once, not round after round. The caller closes it.
+	Trace *trace.Trace
 }
 
 // Backoff is the check's client's waits: the lesson's rule (at most 3
@@ -176,6 +181,9 @@ type run struct {
 // cannot force is run often enough to show).
 func runOne(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Options) Row {
 	rounds := max(s.rounds, 1)
+	if opts.Trace != nil {
+		rounds = 1 // played: one round, on screen
+	}
 	for i := 1; ; i++ {
 		row := runRound(ctx, cfg, rd, s, opts)
 		if rounds == 1 || ctx.Err() != nil || row.State == NotRun {
@@ -212,7 +220,11 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	if err != nil {
 		return failed(err.Error())
 	}
-	r := &run{cfg: cfg, opts: opts, rd: rd, copies: opts.Copies, trace: trace.New(clock.Real{}, trace.Options{}), other: s.instances == 2}
+	r := &run{cfg: cfg, opts: opts, rd: rd, copies: opts.Copies, trace: opts.Trace, other: s.instances == 2}
+	if r.trace == nil {
+		r.trace = trace.New(clock.Real{}, trace.Options{})
+		defer r.trace.Close()
+	}
 	seats := s.seats
 	if seats == 0 {
 		seats = 2 * opts.Copies
@@ -240,6 +252,7 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 		}
 	}()
 	for i, u := range cfg.URLs {
+		lane := trace.LaneAPI(i + 1)
 		p, err := proxy.New(u)
 		if err != nil {
 			return failed("could not run: " + err.Error())
@@ -252,10 +265,21 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 				req.Header.Set(api.HeaderRequestID, fmt.Sprintf("1.%d", r.tries.Add(1)))
 			}
 			at, ok := api.ParseRequestID(req.Header.Get(api.HeaderRequestID))
-			if !ok || r.plan == nil {
-				return proxy.Deliver
+			fault := proxy.Deliver
+			if ok && r.plan != nil {
+				fault = r.plan(at)
 			}
-			return r.plan(at)
+			if ok && r.learner && opts.Trace != nil {
+				// The learner's client emits nothing: its try is a step
+				// as it reaches learn's proxy.
+				text := fmt.Sprintf("your client's try %d reaches learn's proxy, which will %s", at.Try, fault)
+				_ = r.trace.Emit(req.Context(), trace.Event{Kind: trace.KindSend, From: trace.LaneBrowser, To: lane, Intent: at.Intent, Copy: at.Copy, Try: at.Try,
+					EventID: r.event, Label: text, Text: text})
+			}
+			return fault
+		}
+		if opts.Trace != nil {
+			p.Kept = func(ctx context.Context, ps proxy.Passage) { r.answered(ctx, lane, ps) }
 		}
 		base, err := p.Start()
 		if err != nil {
@@ -267,13 +291,8 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 	}
 
 	outcomes, err := s.run(ctx, r)
-	r.trace.Close()
 	for _, t := range r.transports {
 		t.CloseIdleConnections()
-	}
-	type carried struct {
-		lane string
-		ps   proxy.Passage
 	}
 	var all []carried
 	for i, p := range proxies {
@@ -325,7 +344,8 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 		}
 	}
 
-	f := sim.Facts{Outcomes: outcomes, Users: map[string]string{}, Unseen: sim.Unseen{Created: true, Design: true}, Tries: len(opts.Backoff) + 1}
+	f := sim.Facts{Outcomes: outcomes, Users: map[string]string{}, Unseen: sim.Unseen{Created: true, Design: true}, Tries: len(opts.Backoff) + 1,
+		ServerErrors: serverErrors(all)}
 	for _, u := range cfg.Users {
 		f.Users[u.Name] = u.UserID()
 	}
@@ -493,4 +513,61 @@ func passageOf(lane string, cfg *Config, ps proxy.Passage) Passage {
 		}
 	}
 	return p
+}
+
+// carried is a passage of one of a run's proxies, with the lane of the
+// base URL it went to.
+type carried struct {
+	lane string
+	ps   proxy.Passage
+}
+
+// serverErrors are the 5xx answers but 503 that the API gave of its own
+// in all, by try: the answers the proxy read, whatever it passed on in
+// their place.
+func serverErrors(all []carried) map[sim.TryRef]string {
+	out := map[sim.TryRef]string{}
+	for _, c := range all {
+		at, ok := api.ParseRequestID(c.ps.Header.Get(api.HeaderRequestID))
+		if !ok {
+			continue
+		}
+		for _, a := range c.ps.Answers {
+			ref := sim.TryRef{Intent: at.Intent, Copy: at.Copy, Try: at.Try}
+			if _, seen := out[ref]; a.Err == nil && a.Status >= 500 && a.Status != http.StatusServiceUnavailable && !seen {
+				out[ref] = strings.TrimSpace(fmt.Sprintf("%d %s", a.Status, cut(strings.Join(strings.Fields(errorOf(a.Status, a.Body).Message), " "), 160)))
+			}
+		}
+	}
+	return out
+}
+
+// answered emits the step of an answer the API gave to a try, as learn's
+// proxy read it, before the client gets anything of it: what the API
+// said and what the proxy does with it.
+func (r *run) answered(ctx context.Context, lane string, ps proxy.Passage) {
+	at, ok := api.ParseRequestID(ps.Header.Get(api.HeaderRequestID))
+	if !ok {
+		return
+	}
+	p := passageOf(lane, r.cfg, ps)
+	ev := trace.Event{Kind: trace.KindAnswer, From: lane, To: trace.LaneBrowser, Intent: at.Intent, Copy: at.Copy, Try: at.Try,
+		Status: p.Status, Lost: !p.Delivered, Label: fmt.Sprint(p.Status)}
+	said := fmt.Sprintf("%s answers %d", lane, p.Status)
+	if p.Status == 0 {
+		said, ev.Label = fmt.Sprintf("%s gives no answer (%s)", lane, cut(p.Error, 80)), "no answer"
+	} else if a := NewWire(r.cfg).Answer(p.Status, nil, ps.Answers[0].Body); a.Booking != nil {
+		said += ", booking " + cut(a.Booking.ID, 40)
+		ev.BookingID = a.Booking.ID
+	} else if a.Error != nil && a.Error.Message != "" {
+		said += " " + cut(a.Error.Message, 80)
+		ev.Message = a.Error.Message
+	}
+	switch ps.Fault {
+	case proxy.Deliver, proxy.Together, proxy.Crash:
+		ev.Text = said + "; learn's proxy passes it on"
+	default:
+		ev.Text = said + "; learn's proxy will " + ps.Fault.String()
+	}
+	_ = r.trace.Emit(ctx, ev)
 }

@@ -73,6 +73,14 @@ func (w *Wire) Answer(status int, _ http.Header, body []byte) client.Answer {
 		a.Booking = b
 		return a
 	}
+	a.Error = errorOf(status, body)
+	return a
+}
+
+// errorOf reads an answer that is not a booking: its code and detail
+// (or title) when the body is problem details (RFC 9457), else its
+// body, cut to 200 bytes.
+func errorOf(status int, body []byte) *api.Error {
 	e := &api.Error{Status: status, Message: strings.TrimSpace(string(body))}
 	var p struct {
 		Code   string `json:"code"`
@@ -90,8 +98,7 @@ func (w *Wire) Answer(status int, _ http.Header, body []byte) client.Answer {
 	if len(e.Message) > 200 {
 		e.Message = e.Message[:200] + "…"
 	}
-	a.Error = e
-	return a
+	return e
 }
 
 // pointersOf says which of the config's answer pointers (user, event,

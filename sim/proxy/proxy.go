@@ -129,6 +129,10 @@ type Proxy struct {
 	// Plan picks the fault for a request (its headers and body are read
 	// already: Plan may look at both); nil delivers everything.
 	Plan func(r *http.Request, body []byte) Fault
+	// Kept, when set, is told each passage once its answer is in and
+	// before the client gets anything of it (a screen that plays a run
+	// holds the answer there).
+	Kept func(ctx context.Context, ps Passage)
 
 	upstream *url.URL
 	client   *http.Client
@@ -277,10 +281,13 @@ func (p *Proxy) Passages() []Passage {
 	return append([]Passage(nil), p.passages...)
 }
 
-func (p *Proxy) keep(ps Passage) {
+func (p *Proxy) keep(ctx context.Context, ps Passage) {
 	p.mu.Lock()
 	p.passages = append(p.passages, ps)
 	p.mu.Unlock()
+	if p.Kept != nil {
+		p.Kept(ctx, ps)
+	}
 }
 
 // hopHeaders are the hop-by-hop headers a proxy does not pass on (RFC 9110
@@ -308,7 +315,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		first := <-answers
 		ps.Answers = append(ps.Answers, first, <-answers)
 		ps.Delivered = first.Err == nil
-		p.keep(ps)
+		p.keep(r.Context(), ps)
 		pass(w, first)
 		return
 	}
@@ -324,7 +331,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	ps.Answers = append(ps.Answers, a)
 	ps.Delivered = a.Err == nil && (fault == Deliver || fault == Together || fault == Crash)
-	p.keep(ps)
+	p.keep(r.Context(), ps)
 	switch {
 	case a.Err != nil:
 		// No answer from the API: the client's connection goes the same way.

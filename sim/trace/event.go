@@ -29,22 +29,23 @@ type Kind string
 
 // The kinds of trace events.
 const (
-	KindSend     Kind = "send"     // browser → API: one try of an intent leaves the browser
-	KindLock     Kind = "lock"     // API → Postgres: BEGIN, then the event row locked FOR UPDATE
-	KindLookup   Kind = "lookup"   // API → Postgres: the booking for (user, key) looked up; Found says if it exists
-	KindWrite    Kind = "write"    // API → Postgres: seats decremented and the booking inserted, not yet committed
-	KindCommit   Kind = "commit"   // API → Postgres: COMMIT
-	KindRollback Kind = "rollback" // API → Postgres: ROLLBACK (a rejected booking, or a unique violation)
-	KindAnswer   Kind = "answer"   // API → browser: the HTTP answer; Lost says the network dropped it
-	KindFail     Kind = "fail"     // browser: the request never reached the API (network error before sending)
-	KindWait     Kind = "wait"     // browser: backoff of Delay before the next try
-	KindGiveUp   Kind = "give-up"  // browser: no tries left
-	KindPause    Kind = "pause"    // a pause point of a forced interleaving inside the engine
-	KindCrash    Kind = "crash"    // an API instance dies at a point of BookTicket
-	KindKeyStore Kind = "keys"     // API → its key store (process memory or Redis): a key read or written
-	KindNote     Kind = "note"     // something the scenario makes happen in the world (time passes, another user books)
-	KindSQL      Kind = "sql"      // a statement as pgx sent it
-	KindLog      Kind = "log"      // a line of an API instance's log
+	KindSend      Kind = "send"      // browser → API: one try of an intent leaves the browser
+	KindLock      Kind = "lock"      // API → Postgres: BEGIN, then the event row locked FOR UPDATE
+	KindLookup    Kind = "lookup"    // API → Postgres: the booking for (user, key) looked up; Found says if it exists
+	KindWrite     Kind = "write"     // API → Postgres: seats decremented and the booking inserted, not yet committed
+	KindCommit    Kind = "commit"    // API → Postgres: COMMIT
+	KindRollback  Kind = "rollback"  // API → Postgres: ROLLBACK (a rejected booking, or a unique violation)
+	KindAnswer    Kind = "answer"    // API → browser: the HTTP answer; Lost says the network dropped it
+	KindFail      Kind = "fail"      // browser: the request never reached the API (network error before sending)
+	KindWait      Kind = "wait"      // browser: backoff of Delay before the next try
+	KindGiveUp    Kind = "give-up"   // browser: no tries left
+	KindPause     Kind = "pause"     // a pause point of a forced interleaving inside the engine
+	KindCrash     Kind = "crash"     // an API instance dies at a point of BookTicket
+	KindKeyStore  Kind = "keys"      // API → its key store (process memory or Redis): a key read or written
+	KindNote      Kind = "note"      // something the scenario makes happen in the world (time passes, another user books)
+	KindStatement Kind = "statement" // API → Postgres: a statement of code learn did not write (learn exercises), before it is sent
+	KindSQL       Kind = "sql"       // a statement as pgx sent it
+	KindLog       Kind = "log"       // a line of an API instance's log
 )
 
 // IsStep reports whether events of kind k are steps of the sequence (they wait

@@ -2,7 +2,6 @@ package writeit
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +20,8 @@ func (m *Model) View() string {
 	w, h := m.c.Width, m.c.Body()
 	var out []string
 	switch {
-	case m.detail:
-		out = m.sequenceView(w, h)
+	case m.play != nil:
+		out = m.playLines(w, h)
 	case !m.present:
 		out = m.missingView(w)
 	default:
@@ -200,150 +199,7 @@ func (m *Model) detailLines(w int) []string {
 				out = append(out, wrap(st.Bad.Render("failed: "+inv.Name+" ("+check.Printable(inv.Detail)+")"), w)...)
 			}
 		}
-		out = append(out, st.Subtle.Render(common.Truncate("enter plays it from your statements", w)))
+		out = append(out, st.Subtle.Render(common.Truncate("enter plays it live on your code, a step at a time", w)))
 	}
 	return out
-}
-
-// step is one line of a sequence played: a try sent, or a statement of
-// the learner's code for it.
-type step struct {
-	try, rows bool
-	text      string
-}
-
-// steps are the open row's sequence, in the order things happened: each
-// try as learn's proxy carried it (its fault and answer), and every
-// statement the learner's code sent, each labelled with its try, so that
-// the copies of a race interleave as they ran; then the rows the judge
-// read back.
-func (m *Model) steps() []step {
-	rows := m.rowsOf(m.sel)
-	if m.row < 0 || m.row >= len(rows) {
-		return nil
-	}
-	r := rows[m.row]
-	var sql []exercises.Statement
-	if m.rep != nil && m.sel < len(m.rep.Exercises) && !m.running {
-		sql = m.rep.Exercises[m.sel].SQL[r.Name]
-	}
-	type timed struct {
-		at time.Time
-		s  step
-	}
-	var all []timed
-	for _, p := range r.Passages {
-		answer := "no answer"
-		if p.Status != 0 {
-			answer = fmt.Sprintf("%d %s", p.Status, bookingOf(p.Answer))
-		}
-		if !p.Delivered && p.Status != 0 {
-			answer += ", not passed on"
-		}
-		at, _ := time.Parse(time.RFC3339Nano, p.At)
-		all = append(all, timed{at, step{try: true, text: fmt.Sprintf("#%s → %s (%s): %s", p.RequestID, p.Instance, p.Fault, strings.TrimSpace(answer))}})
-	}
-	for _, s := range sql {
-		line := "#" + s.Request + " " + oneLine(s.SQL)
-		if len(s.Args) > 0 {
-			line += "  [" + strings.Join(s.Args, ", ") + "]"
-		}
-		switch {
-		case s.Crash:
-			line = "✗ CRASH before: " + line
-		case s.Error != "":
-			line += "  → " + s.Error
-		case s.Result != "":
-			line += "  → " + s.Result
-		}
-		if d, err := time.ParseDuration(s.Took); err == nil && d >= time.Millisecond {
-			line += fmt.Sprintf(" after %s", d.Round(100*time.Microsecond)) // it waited: a row lock, most often
-		}
-		all = append(all, timed{s.At, step{text: line}})
-	}
-	// The proxy keeps a passage once its answer is in: a try's line goes
-	// before its first statement.
-	first := map[string]time.Time{}
-	for _, s := range sql {
-		if t, ok := first[s.Request]; !ok || s.At.Before(t) {
-			first[s.Request] = s.At
-		}
-	}
-	for i, p := range r.Passages {
-		if t, ok := first[p.RequestID]; ok && t.Before(all[i].at) {
-			all[i].at = t.Add(-time.Nanosecond)
-		}
-	}
-	slices.SortStableFunc(all, func(a, b timed) int { return a.at.Compare(b.at) })
-	out := make([]step, 0, len(all)+1)
-	for _, t := range all {
-		out = append(out, t.s)
-	}
-	if j := r.Judged; j != nil {
-		// The rows the judge read back: what the learner's statements left.
-		text := fmt.Sprintf("the tables after the run, as the judge read them: %s, %d seats taken", common.Count(j.BookingRows, "booking row"), j.SeatsTaken)
-		for _, b := range j.Bookings {
-			key := b.Key
-			if i := strings.IndexByte(key, '-'); i > 0 {
-				key = key[:i]
-			}
-			text += fmt.Sprintf("; %s: %s, event %d, %d seats, key %s…", b.ID, b.UserID, b.EventID, b.Quantity, key)
-		}
-		out = append(out, step{rows: true, text: text})
-	}
-	return out
-}
-
-// oneLine is a statement on one line.
-func oneLine(sql string) string { return strings.Join(strings.Fields(sql), " ") }
-
-// bookingOf is the booking id or problem code in an answer's body.
-func bookingOf(body string) string {
-	for _, field := range []string{`"id":"`, `"id": "`, `"code":"`, `"code": "`} {
-		if i := strings.Index(body, field); i >= 0 {
-			rest := body[i+len(field):]
-			if j := strings.IndexByte(rest, '"'); j >= 0 {
-				return rest[:j]
-			}
-		}
-	}
-	return ""
-}
-
-// sequenceView is the open row played: its title and verdict, then its
-// steps up to the one shown last.
-func (m *Model) sequenceView(w, h int) []string {
-	st := m.c.Styles
-	rows := m.rowsOf(m.sel)
-	if m.row < 0 || m.row >= len(rows) {
-		return nil
-	}
-	r := rows[m.row]
-	steps := m.steps()
-	out := []string{st.Title.Render(common.Truncate(r.Title+" "+r.State.Mark()+" · played from your statements", w))}
-	out = append(out, wrap(check.Printable(r.Says), w)...)
-	out = append(out, st.Subtle.Render(common.Truncate(fmt.Sprintf("step %d of %d · #intent.try, in the order sent", m.shown, len(steps)), w)), "")
-	var body []string
-	for i, s := range steps[:min(m.shown, len(steps))] {
-		prefix := "  "
-		if i == m.shown-1 {
-			prefix = st.Cursor.Render("› ")
-		}
-		var text string
-		switch {
-		case s.try:
-			text = common.Hang(prefix, st.Caption.Render(s.text), w)
-		case s.rows:
-			text = common.Hang(prefix, st.Accent.Render(s.text), w)
-		case strings.HasPrefix(s.text, "✗ CRASH"):
-			text = common.Hang(prefix+"    ", st.Bad.Render(s.text), w)
-		default:
-			text = common.Hang(prefix+"    ", st.SQLTag.Render(s.text), w)
-		}
-		body = append(body, strings.Split(text, "\n")...)
-	}
-	room := max(h-len(out), 1)
-	// The newest step stays in view, unless the learner scrolled back.
-	first := max(len(body)-room-min(m.scroll, max(len(body)-room, 0)), 0)
-	return append(out, body[first:min(first+room, len(body))]...)
 }

@@ -1,13 +1,16 @@
 // Package writeit is the "Write it yourself" screen of learn exercises:
 // the ladder of exercises with each one's state, the selected exercise's
 // goal and its scorecard (learn check's rows: one judge), its hints one at
-// a time, and Enter on a row for that scenario played from the learner's
-// own statements, as the harness's tracer reported them. It watches the
-// module's files (fsnotify): each save builds the module again and runs
-// the checks, and a build that fails shows what the compiler printed.
+// a time, and Enter on a row for that scenario played live on the
+// learner's code: held at each step (each try, each of the learner's
+// statements before PostgreSQL gets it, each answer) with the rows
+// committed meanwhile. It watches the module's files (fsnotify): each
+// save builds the module again and runs the checks, and a build that
+// fails shows what the compiler printed.
 //
 //   - writeit.go: the model, the check under way and the watch;
-//   - view.go: the drawing (the ladder, the goal, the sequence).
+//   - play.go: a row played ([exercises.Play]), its steps and rows;
+//   - view.go: the drawing (the ladder, the goal).
 package writeit
 
 import (
@@ -60,12 +63,11 @@ type Model struct {
 	// (-1: the exercise itself); moved says the learner moved it.
 	sel, row int
 	moved    bool
-	// The open row's sequence: shown is how many of its steps are on
-	// screen, playing whether they come one by one.
-	detail  bool
-	shown   int
-	playing bool
-	scroll  int
+	// play is the cursor's row played live on the learner's code (nil:
+	// none); plays counts the plays opened, so that messages of another
+	// are stale.
+	play  *playView
+	plays int
 }
 
 // New is the screen of the exercises in dir.
@@ -92,7 +94,6 @@ type (
 	dbMsg      struct{ run int }
 	saveMsg    struct{}
 	settledMsg struct{ saves int }
-	playMsg    struct{}
 	initMsg    struct{ err error }
 )
 
@@ -119,8 +120,9 @@ func (m *Model) Stand() common.Stand {
 	return common.Stand{At: at, Reopens: true, Next: at}
 }
 
-// Close stops the check under way and the watch.
+// Close stops the check under way, the play and the watch.
 func (m *Model) Close() {
+	m.closePlay()
 	if m.cancel != nil {
 		m.cancel()
 	}
@@ -273,6 +275,9 @@ type chained struct {
 
 // Update takes the check's messages, the saves, and the keys.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.updatePlay(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case chained:
 		return tea.Batch(m.Update(msg.msg), msg.more)
@@ -312,14 +317,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.saves == m.saves {
 			return m.start()
 		}
-	case playMsg:
-		if m.playing && m.detail {
-			if m.shown < len(m.steps()) {
-				m.shown++
-				return playTick()
-			}
-			m.playing = false
-		}
 	case initMsg:
 		m.err = msg.err
 		m.look()
@@ -349,37 +346,10 @@ var (
 	keyPlay  = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play/pause"))
 )
 
-// key moves the cursor, opens a row's sequence and steps it, asks for a
-// hint, checks again, and writes the module when it is missing.
+// key moves the cursor, opens a row to play it, asks for a hint, checks
+// again, and writes the module when it is missing.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
-	if m.detail {
-		switch {
-		case key.Matches(msg, k.Back), msg.String() == "backspace":
-			m.detail, m.playing = false, false
-		case key.Matches(msg, keyPlay):
-			m.playing = !m.playing
-			if m.playing && m.shown >= len(m.steps()) {
-				m.shown = 0
-			}
-			if m.playing {
-				return playTick()
-			}
-		case key.Matches(msg, k.Step):
-			m.playing, m.shown = false, min(m.shown+1, len(m.steps()))
-		case key.Matches(msg, k.StepBack):
-			m.playing, m.shown = false, max(m.shown-1, 0)
-		case key.Matches(msg, k.Bottom):
-			m.playing, m.shown = false, len(m.steps())
-		case key.Matches(msg, k.Top):
-			m.playing, m.shown, m.scroll = false, 0, 0
-		case key.Matches(msg, k.Up):
-			m.scroll = max(m.scroll-1, 0)
-		case key.Matches(msg, k.Down):
-			m.scroll++
-		}
-		return nil
-	}
 	switch {
 	case key.Matches(msg, k.Back):
 		return common.BackCmd
@@ -395,10 +365,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.move(1)
 		m.moved = true
 	case key.Matches(msg, k.Open):
-		if m.row >= 0 && m.row < len(m.rowsOf(m.sel)) {
-			m.detail, m.shown, m.scroll, m.playing = true, 0, 0, true
-			return playTick()
-		}
+		return m.openPlay()
 	case key.Matches(msg, keyHint):
 		id := exercises.Ladder[m.sel].ID
 		most := len(exercises.Ladder[m.sel].Hints)
@@ -407,11 +374,6 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.start()
 	}
 	return nil
-}
-
-// playTick is the pace of a sequence played.
-func playTick() tea.Cmd {
-	return tea.Tick(500*time.Millisecond, func(time.Time) tea.Msg { return playMsg{} })
 }
 
 // move moves the cursor over the exercises and the selected one's rows.
@@ -445,7 +407,7 @@ func (m *Model) rowsOf(i int) []check.Row {
 // KeyMap is the screen's keys.
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
-	if m.detail {
+	if m.play != nil {
 		return common.Bindings{
 			Short: []key.Binding{keyPlay, k.Step, k.StepBack, k.Back, k.Help},
 			Full:  [][]key.Binding{{keyPlay, k.Step, k.StepBack, k.Top, k.Bottom}, {k.Up, k.Down}, {k.Back, k.Help, k.Quit}},

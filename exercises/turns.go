@@ -1,0 +1,179 @@
+package exercises
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/learn-idempotency/learn/sim/api"
+)
+
+// turns lets the held statements of a played run go one at a time, in
+// turns: it waits until every request in flight is held at the
+// harness's gate, or waits for a lock in PostgreSQL, and then lets go the
+// held statement whose request has waited longest since its last turn.
+// The copies of a race so go in lockstep, statement by statement, and
+// the race shows at its worst, in one run, every time: both lookups
+// before either insert, where nothing orders them.
+type turns struct {
+	db *pgxpool.Pool // to see which backends wait for a lock
+
+	mu      sync.Mutex
+	flights map[string]*flight // the requests in flight, by instance and number
+	arrived int
+	turn    int
+	changed chan struct{} // closed and replaced at every change
+}
+
+// flight is one request in flight.
+type flight struct {
+	held    *Statement // its statement held at the gate, if one is
+	let     func()     // lets held go
+	pid     uint32     // its database connection, once it has sent a statement
+	arrived int        // its order of arrival
+	last    int        // the turn it last went, 0 before its first
+}
+
+func newTurns(db *pgxpool.Pool) *turns {
+	return &turns{db: db, flights: map[string]*flight{}, changed: make(chan struct{})}
+}
+
+// on takes a line of an instance's gate (see startOptions.gate). A
+// request that is not one of learn's tries (the check's own reads) is
+// never held.
+func (t *turns) on(kind string, s Statement, let func()) {
+	if _, ok := api.ParseRequestID(s.Request); !ok {
+		if kind == "learn-wait" {
+			let()
+		}
+		return
+	}
+	key := fmt.Sprintf("%s/%d", s.Instance, s.N)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.flights[key]
+	switch kind {
+	case "learn-begin", "learn-wait":
+		if f == nil {
+			t.arrived++
+			f = &flight{arrived: t.arrived}
+			t.flights[key] = f
+		}
+		if kind == "learn-wait" {
+			f.held, f.let, f.pid = &s, let, s.PID
+		}
+	case "learn-end":
+		delete(t.flights, key)
+	default:
+		return
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// poll is how often a request that is neither held nor known to wait for
+// a lock is looked at again: a statement under way, for a moment.
+const poll = 10 * time.Millisecond
+
+// run lets statements go until ctx ends: each, when its turn comes, is
+// shown (step, which returns once the learner lets it go on) and then let
+// go.
+func (t *turns) run(ctx context.Context, step func(Statement)) {
+	for {
+		f, changed, running := t.next()
+		if f == nil && len(running) > 0 && t.allWait(ctx, running) {
+			f = t.pick(changed)
+		}
+		if f == nil {
+			timer := time.NewTimer(poll)
+			select {
+			case <-changed:
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			}
+			timer.Stop()
+			continue
+		}
+		step(*f.held)
+		t.mu.Lock()
+		let := f.let
+		f.held, f.let = nil, nil
+		t.turn++
+		f.last = t.turn
+		t.mu.Unlock()
+		let()
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// next is the held statement whose turn it is, when every request in
+// flight is held; else the backends of those that run (nil: one has sent
+// no statement yet, so none can go before it does) and the channel closed
+// at the next change.
+func (t *turns) next() (f *flight, changed chan struct{}, running []uint32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	changed = t.changed
+	for _, g := range t.flights {
+		if g.held != nil {
+			continue
+		}
+		if g.pid == 0 {
+			return nil, changed, nil
+		}
+		running = append(running, g.pid)
+	}
+	if len(running) > 0 {
+		return nil, changed, running
+	}
+	return t.pickLocked(), changed, nil
+}
+
+// allWait reports whether every backend of pids waits for a lock.
+func (t *turns) allWait(ctx context.Context, pids []uint32) bool {
+	ids := make([]int64, len(pids))
+	for i, p := range pids {
+		ids[i] = int64(p)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var waiting int
+	err := t.db.QueryRow(ctx, `SELECT count(DISTINCT pid) FROM pg_locks WHERE NOT granted AND pid = ANY($1)`, ids).Scan(&waiting)
+	return err == nil && waiting == len(ids)
+}
+
+// pick is pickLocked, unless something changed since changed was read.
+func (t *turns) pick(changed chan struct{}) *flight {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	select {
+	case <-changed:
+		return nil
+	default:
+		return t.pickLocked()
+	}
+}
+
+// pickLocked is the held request that has waited longest since its last
+// turn (the first to arrive, of those that have had none), or nil.
+func (t *turns) pickLocked() *flight {
+	var best *flight
+	for _, f := range t.flights {
+		if f.held == nil {
+			continue
+		}
+		if best == nil || cmp.Or(cmp.Compare(f.last, best.last), cmp.Compare(f.arrived, best.arrived)) < 0 {
+			best = f
+		}
+	}
+	return best
+}
