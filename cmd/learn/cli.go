@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -240,25 +237,4 @@ func orList(words []string) string {
 		return strings.Join(words, "")
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
-}
-
-// rootContext is cancelled, with an exit.Signalled cause, by the first SIGINT,
-// SIGTERM or SIGHUP: learn catches them from the start, so that none kills
-// it before it has cleaned up (an early Ctrl-C used to kill the process
-// outright). stop stops catching them.
-func rootContext() (ctx context.Context, stop func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		select {
-		case sig := <-sigs:
-			cancel(exit.Signalled(sig.(syscall.Signal)))
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		cancel(context.Canceled)
-	}
 }
