@@ -46,25 +46,8 @@ func serveCmd(g *globals) *cobra.Command {
 			if err := serveDesign(cmd, &cfg, sets, variant, args); err != nil {
 				return err
 			}
-			if n := len(cfg.InstanceAddrs); n > 0 {
-				seen := map[string]string{cfg.Addr: "--addr"}
-				for _, a := range cfg.InstanceAddrs {
-					if prev, twice := seen[a]; twice && !strings.HasSuffix(a, ":0") {
-						return usageErrorf(cmd, "--instance-addr %s is given twice (it is %s's already): give each API instance an address of its own", a, prev)
-					}
-					seen[a] = "another --instance-addr"
-				}
-				if cmd.Flags().Changed("instances") && cfg.Instances != n {
-					return usageErrorf(cmd, "--instances %d and %d --instance-addr: give one address per API instance, or leave --instances out", cfg.Instances, n)
-				}
-				if n > serve.MaxInstances {
-					return usageErrorf(cmd, "%d --instance-addr: at most %d API instances", n, serve.MaxInstances)
-				}
-				for _, a := range cfg.InstanceAddrs {
-					if err := (&addrValue{p: new(string), name: "instance-addr", hint: "e.g. 127.0.0.1:8081"}).Set(a); err != nil {
-						return usageErrorf(cmd, "%v", err)
-					}
-				}
+			if err := serve.CheckInstanceAddrs(cfg, cmd.Flags().Changed("instances")); err != nil {
+				return usageErrorf(cmd, "%v", err)
 			}
 			opts, err := g.options(cmd)
 			if err != nil {
