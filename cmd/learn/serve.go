@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/flagval"
 	"github.com/learn-idempotency/learn/internal/headless"
 	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -56,11 +57,11 @@ func serveCmd(g *globals) *cobra.Command {
 			return exit.New(serve.Run(cmd.Context(), cfg, opts, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
-	cmd.Flags().Var(newAddr(&cfg.Addr, "addr", serve.DefaultAddr, "e.g. "+serve.DefaultAddr+", or 127.0.0.1:0 for any free port"), "addr",
+	cmd.Flags().Var(flagval.NewAddr(&cfg.Addr, "addr", serve.DefaultAddr, "e.g. "+serve.DefaultAddr+", or 127.0.0.1:0 for any free port"), "addr",
 		"address of the front door (127.0.0.1:0 for any free port)")
-	cmd.Flags().Var(newRange(&cfg.Instances, "instances", 1, 1, serve.MaxInstances), "instances",
+	cmd.Flags().Var(flagval.NewRange(&cfg.Instances, "instances", 1, 1, serve.MaxInstances), "instances",
 		fmt.Sprintf("how many API instances behind the front door (1 to %d)", serve.MaxInstances))
-	cmd.Flags().Var(newRange(&cfg.Seats, "seats", serve.DefaultSeats, 1, serve.MaxSeats), "seats",
+	cmd.Flags().Var(flagval.NewRange(&cfg.Seats, "seats", serve.DefaultSeats, 1, serve.MaxSeats), "seats",
 		fmt.Sprintf("seats of the event (1 to %d)", serve.MaxSeats))
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "serve a design of the lab: name=value, repeatable (the server's switches: lookup, lock, constraint, compare, store; see learn lab --help)")
 	cmd.Flags().StringVar(&variant, "variant", "correct", "with a scenario name: correct or broken, the design that variant runs")

@@ -20,13 +20,13 @@ import (
 	"log/slog"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/flagval"
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -372,9 +372,8 @@ func CheckInstanceAddrs(cfg Config, instancesGiven bool) error {
 		return fmt.Errorf("%d --instance-addr: at most %d API instances", n, MaxInstances)
 	}
 	for _, a := range cfg.InstanceAddrs {
-		_, port, err := net.SplitHostPort(a)
-		if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 {
-			return fmt.Errorf("--instance-addr %q is not host:port with a port from 0 to 65535 (e.g. 127.0.0.1:8081)", a)
+		if err := flagval.NewAddr(new(string), "instance-addr", "", "e.g. 127.0.0.1:8081").Set(a); err != nil {
+			return err
 		}
 	}
 	return nil
