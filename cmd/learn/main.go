@@ -4,12 +4,15 @@
 //
 // This package is main and the command tree (cobra, styled by fang): the
 // commands, their flags and their usage errors. What the commands do is
-// elsewhere: the app in internal/ui, the headless commands' runs and
-// reports in internal/headless (demo, lab, progress, download lines),
-// learn serve in internal/serve, learn workshop in internal/workshop,
-// learn doctor in internal/doctor, the crash supervisor in
-// internal/supervisor and what it hands the app's process in
-// internal/childenv.
+// elsewhere: the app in internal/ui (and the supervisor's first frame),
+// the headless commands' runs and reports in internal/headless (demo,
+// lab, check and exercises with their command lines read, progress,
+// download lines), learn serve in internal/serve, learn workshop in
+// internal/workshop, learn doctor in internal/doctor, the crash
+// supervisor in internal/supervisor and what it hands the app's process
+// in internal/childenv. The flags' value types are internal/flagval's;
+// the exit codes, the signals' root context and the printing of the
+// error are internal/exit's.
 package main
 
 import (
