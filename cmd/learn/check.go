@@ -3,14 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/url"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
@@ -51,42 +47,15 @@ func checkCmd(g *globals) *cobra.Command {
 				_, err := fmt.Fprint(cmd.OutOrStdout(), check.Example)
 				return err
 			}
-			if cmd.Flags().Changed("postgres") {
-				return usageErrorf(cmd, "--postgres: learn check starts no PostgreSQL; it reads the checked API's own database, given with --database-url")
-			}
-			if cmd.Flags().Changed("only") && len(only) == 0 {
-				return usageErrorf(cmd, "--only: give the scenarios to run, comma-separated: %s", strings.Join(check.Names(), ", "))
-			}
-			if len(args) == 0 && configFile == "" {
-				return usageErrorf(cmd, "give the API: learn check --config check.toml (learn check --init writes one), or learn check http://127.0.0.1:8080/bookings for learn serve's shape")
-			}
-			for _, name := range only {
-				if !slices.Contains(check.Names(), name) {
-					return usageErrorf(cmd, "--only: learn check has no scenario %q; its scenarios are %s", name, strings.Join(check.Names(), ", "))
-				}
-			}
-			if (copies != 0 || cmd.Flags().Changed("copies")) && (copies < sim.MinCopies || copies > sim.MaxCopies) {
-				return usageErrorf(cmd, "--copies must be from %d to %d, got %d", sim.MinCopies, sim.MaxCopies, copies)
-			}
-			if cmd.Flags().Changed("copies") && len(only) > 0 && !slices.Contains(only, "concurrent-copies") {
-				return usageErrorf(cmd, "--copies is how many copies concurrent-copies sends, and --only leaves it out: add it to --only, or leave --copies out")
-			}
-			cfg, err := checkConfig(configFile, args)
+			cfg, opts, err := headless.CheckSetup(headless.CheckLine{
+				BookingURLs: args, ConfigFile: configFile,
+				Only: only, OnlyGiven: cmd.Flags().Changed("only"),
+				Copies: copies, CopiesGiven: cmd.Flags().Changed("copies"),
+				DatabaseURL: databaseURL, PostgresGiven: cmd.Flags().Changed("postgres"),
+			})
 			if err != nil {
 				return usageErrorf(cmd, "%v", err)
 			}
-			if cfg.Database != nil && databaseURL == "" {
-				return usageErrorf(cmd, "the config has a [database] table: give the API's database with --database-url URL")
-			}
-			if databaseURL != "" {
-				if _, err := pgx.ParseConfig(databaseURL); err != nil {
-					return usageErrorf(cmd, "--database-url: %v", err)
-				}
-				if cfg.Database == nil {
-					return usageErrorf(cmd, "--database-url is for the config's [database] table, which it has not: add one (learn check --init shows it), or leave the flag out")
-				}
-			}
-			opts := check.Options{Copies: copies, DatabaseURL: databaseURL, Only: only}
 			var show func(context.Context, *check.Result) error
 			if in, out, ok := terminal(cmd); ok && !asJSON && !plain && os.Getenv("TERM") != "dumb" {
 				show = func(ctx context.Context, res *check.Result) error {
@@ -118,35 +87,6 @@ func checkCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// maxConfig is the largest config learn check reads.
-const maxConfig = 1 << 20
-
-// readConfig reads the config file, of at most maxConfig bytes.
-func readConfig(file string) ([]byte, error) {
-	// A FIFO or a device would block the open or the read for as long
-	// as its writer likes, past Ctrl-C: only a regular file is read.
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file: give the config as a file (learn check --init > check.toml)", file)
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfig+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxConfig {
-		return nil, fmt.Errorf("%s is over 1 MiB: a config of learn check is a page of TOML (learn check --init writes one)", file)
-	}
-	return data, nil
-}
-
 // terminal is the command's standard input and output when both are a
 // terminal.
 func terminal(cmd *cobra.Command) (*os.File, *os.File, bool) {
@@ -156,44 +96,4 @@ func terminal(cmd *cobra.Command) (*os.File, *os.File, bool) {
 		return nil, nil, false
 	}
 	return in, out, true
-}
-
-// checkConfig is the config of learn check: the file's, or the
-// example's, with the booking URLs given (if any) as its base URLs and
-// booking path.
-func checkConfig(file string, bookingURLs []string) (*check.Config, error) {
-	data := []byte(check.Example)
-	if file != "" {
-		var err error
-		if data, err = readConfig(file); err != nil {
-			return nil, fmt.Errorf("--config: %w", err)
-		}
-	}
-	cfg, err := check.Parse(data)
-	if err != nil {
-		if file != "" {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		return nil, err
-	}
-	if len(bookingURLs) == 0 {
-		return cfg, nil
-	}
-	cfg.URLs = nil
-	for i, raw := range bookingURLs {
-		u, err := url.Parse(raw)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
-			return nil, fmt.Errorf("%q is not a booking URL such as http://127.0.0.1:8080/bookings", raw)
-		}
-		path := u.Path
-		if path == "" || path == "/" {
-			path = cfg.Request.Path
-		}
-		if i > 0 && path != cfg.Request.Path {
-			return nil, fmt.Errorf("the two booking URLs have different paths (%s and %s): give two API instances of the same API", cfg.Request.Path, path)
-		}
-		cfg.Request.Path = path
-		cfg.URLs = append(cfg.URLs, u.Scheme+"://"+u.Host)
-	}
-	return cfg, nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/flagval"
 	"github.com/learn-idempotency/learn/internal/headless"
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/sim"
@@ -54,7 +55,7 @@ func demoCmd(g *globals) *cobra.Command {
 			return exit.New(headless.Demo(ctx, s, sim.Options{Variant: v, Copies: copies}, opts, asJSON, cmd.OutOrStdout()))
 		},
 	}
-	cmd.Flags().Var(newRange(&copies, "copies", sim.DefaultCopies, sim.MinCopies, sim.MaxCopies), "copies",
+	cmd.Flags().Var(flagval.NewRange(&copies, "copies", sim.DefaultCopies, sim.MinCopies, sim.MaxCopies), "copies",
 		fmt.Sprintf("simultaneous copies, for concurrent-copies (%d to %d)", sim.MinCopies, sim.MaxCopies))
 	addVariantFlag(cmd, &variant)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")

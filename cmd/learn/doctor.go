@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -30,30 +29,11 @@ func doctorCmd(g *globals) *cobra.Command {
 			if clean {
 				return exit.New(doctor.CleanCache(cmd.OutOrStdout()))
 			}
-			return exit.New(doctor.Run(cmd.Context(), opts, sources(cmd, g), cmd.OutOrStdout(), func(w io.Writer, prefix string) func(pgtemp.DownloadProgress) {
+			return exit.New(doctor.Run(cmd.Context(), opts, doctor.SourcesOf(cmd.Flags().Changed("database-url"), cmd.Flags().Changed("postgres"), g.databaseURL), cmd.OutOrStdout(), func(w io.Writer, prefix string) func(pgtemp.DownloadProgress) {
 				return headless.NewDownloadReport(w, prefix).Update
 			}))
 		},
 	}
 	cmd.Flags().BoolVar(&clean, "clean-cache", false, "remove learn's cache (the downloaded PostgreSQL, the cluster templates) and check nothing; the next start downloads or runs initdb again")
 	return cmd
-}
-
-// sources says where the database URL and the mode came from: a flag of
-// cmd, the environment, or neither (the default).
-func sources(cmd *cobra.Command, g *globals) doctor.Sources {
-	var s doctor.Sources
-	if cmd.Flags().Changed("database-url") {
-		s.URL = "--database-url"
-	}
-	if cmd.Flags().Changed("postgres") {
-		s.Mode = "--postgres"
-	}
-	if s.URL == "" && g.databaseURL != "" {
-		s.URL = "DATABASE_URL"
-	}
-	if s.Mode == "" && os.Getenv(envPostgres) != "" {
-		s.Mode = envPostgres
-	}
-	return s
 }

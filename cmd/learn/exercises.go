@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,7 +14,7 @@ import (
 )
 
 // defaultExercisesDir is where learn exercises init writes the module.
-const defaultExercisesDir = "learn-exercises"
+const defaultExercisesDir = headless.DefaultExercisesDir
 
 // exercisesCmd is learn exercises: the learner writes the booking
 // transaction in Go and pgx, and learn check's scenarios judge it live.
@@ -38,7 +36,7 @@ func exercisesCmd(g *globals) *cobra.Command {
 		return nil, cobra.ShellCompDirectiveFilterDirs
 	}
 	check := func(cmd *cobra.Command, args []string, only string, asJSON bool) error {
-		dir, err := exercisesDir(args)
+		dir, err := headless.ExercisesDir(args)
 		if err != nil {
 			return usageErrorf(cmd, "%v", err)
 		}
@@ -95,23 +93,11 @@ func exercisesCmd(g *globals) *cobra.Command {
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if restore {
-				if err := exercises.Restore(dir); err != nil {
-					return usageErrorf(cmd, "%v", err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "learn exercises: main.go, learn.go, types.go and go.mod in %s are learn's again; booking.go, client.go and schema.sql are as you left them\n", dir)
-				return nil
+			code, err := headless.ExercisesInit(dir, restore, cmd.OutOrStdout())
+			if code == exitUsage {
+				return usageErrorf(cmd, "%v", err)
 			}
-			if err := exercises.Write(dir, false); err != nil {
-				if _, ok := errors.AsType[*exercises.NotEmptyError](err); ok {
-					return usageErrorf(cmd, "%v", err)
-				}
-				return exit.New(exitFailure, err) // the file system's: nothing wrong with the command line
-			}
-			first := exercises.Ladder[0]
-			fmt.Fprintf(cmd.OutOrStdout(), "learn exercises: wrote the module in %s\n\nThe first exercise: %s\n%s\nWrite it in %s/%s (the TODO(%s) lines), then open the screen, which checks again each time you save:\n  %s\n",
-				dir, first.Title, first.Goal, dir, first.File, first.ID, strings.TrimSpace("learn exercises "+shellQuote(dirOrDefault(dir))))
-			return nil
+			return exit.New(code, err)
 		},
 		ValidArgsFunction: dirs,
 	}
@@ -158,40 +144,4 @@ func exercisesCmd(g *globals) *cobra.Command {
 	}
 	cmd.AddCommand(initCmd, checkCmd, hintCmd)
 	return cmd
-}
-
-// exercisesDir is the module's directory: the one given, or the default,
-// which must hold a module learn exercises init wrote.
-func exercisesDir(args []string) (string, error) {
-	dir := defaultExercisesDir
-	if len(args) == 1 {
-		dir = args[0]
-	}
-	if _, err := os.Stat(dir); err != nil {
-		if len(args) == 0 {
-			return "", fmt.Errorf("there is no ./%s here: learn exercises init writes the exercises' module (or give its directory)", defaultExercisesDir)
-		}
-		return "", fmt.Errorf("%s: %w: learn exercises init %s writes the exercises' module there", dir, err, dir)
-	}
-	if _, err := os.Stat(dir + "/booking.go"); err != nil {
-		return "", fmt.Errorf("%s holds no exercises (no booking.go): learn exercises init writes them into a new directory", dir)
-	}
-	return dir, nil
-}
-
-// shellQuote is s as one word of a shell command line.
-func shellQuote(s string) string {
-	if s == "" || !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// dirOrDefault is dir as an argument of learn exercises check: none for
-// the default.
-func dirOrDefault(dir string) string {
-	if dir == defaultExercisesDir {
-		return ""
-	}
-	return dir
 }

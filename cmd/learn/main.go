@@ -4,25 +4,25 @@
 //
 // This package is main and the command tree (cobra, styled by fang): the
 // commands, their flags and their usage errors. What the commands do is
-// elsewhere: the app in internal/ui, the headless commands' runs and
-// reports in internal/headless (demo, lab, progress, download lines),
-// learn serve in internal/serve, learn workshop in internal/workshop,
-// learn doctor in internal/doctor, the crash supervisor in
-// internal/supervisor and what it hands the app's process in
-// internal/childenv.
+// elsewhere: the app in internal/ui (and the supervisor's first frame),
+// the headless commands' runs and reports in internal/headless (demo,
+// lab, check and exercises with their command lines read, progress,
+// download lines), learn serve in internal/serve, learn workshop in
+// internal/workshop, learn doctor in internal/doctor, the crash
+// supervisor in internal/supervisor and what it hands the app's process
+// in internal/childenv. The flags' value types are internal/flagval's;
+// the exit codes, the signals' root context and the printing of the
+// error are internal/exit's.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
-	"unicode"
-	"unicode/utf8"
 
 	"charm.land/fang/v2"
 	"charm.land/lipgloss/v2"
@@ -70,7 +70,7 @@ func main() {
 	}
 	supervisor.HandleJobControl() // Ctrl+Z and kill -TSTP: the app gives the terminal back first
 	supervisor.InjectSlowStart()
-	ctx, stop := rootContext()
+	ctx, stop := exit.RootContext()
 	childenv.Take()
 	supervisor.InjectCrash()
 	stdin := os.Stdin
@@ -116,7 +116,7 @@ func noTerminal() *os.File {
 
 // run runs learn with args (without the program's name) and returns its
 // exit code (the table above). Errors are printed once, to stderr. When a
-// signal ends ctx (rootContext) the code is 128 + the signal and the
+// signal ends ctx (exit.RootContext) the code is 128 + the signal and the
 // message says "interrupted" (or "terminated", "hangup"), whatever the
 // command was doing.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -126,7 +126,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	handle := errorHandler(stderr)
+	handle := exit.Handler(stderr)
 	// What the commands return is printed here, not by fang, whose error
 	// path asks the terminal for its background colour: a learn in the
 	// background would stop on SIGTTOU in the question, and even at the
@@ -147,7 +147,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}))
 	if failed != nil {
 		err = exit.BySignal(ctx, failed)
-		handle(colorprofile.NewWriter(stderr, os.Environ()), errorStyles(stderr), err)
+		handle(colorprofile.NewWriter(stderr, os.Environ()), exit.Styles(stderr), err)
 	}
 	return exit.Code(exit.BySignal(ctx, err))
 }
@@ -165,64 +165,6 @@ func catchErrors(c *cobra.Command, failed *error) {
 	}
 	for _, sub := range c.Commands() {
 		catchErrors(sub, failed)
-	}
-}
-
-// errorStyles are the styles of fang's error block, on a dark background
-// unless the person chose the light theme, picked without asking the
-// terminal.
-func errorStyles(stderr io.Writer) fang.Styles {
-	cs := fang.DefaultColorScheme(lipgloss.LightDark(true))
-	width := 80
-	if fd, ok := stderr.(interface{ Fd() uintptr }); ok {
-		if w, _, err := term.GetSize(fd.Fd()); err == nil && w > 0 {
-			width = w
-		}
-	}
-	return fang.Styles{
-		ErrorHeader: lipgloss.NewStyle().Foreground(cs.ErrorHeader[0]).Background(cs.ErrorHeader[1]).
-			Bold(true).Padding(0, 1).Margin(1).MarginLeft(2).SetString("ERROR"),
-		ErrorText: lipgloss.NewStyle().MarginLeft(2).Width(max(width-4, 20)).Transform(capitalise),
-	}
-}
-
-// capitalise upper-cases the first letter, as fang's error text does.
-func capitalise(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[n:]
-}
-
-// errorHandler prints an error once: "learn: " and the message when stderr
-// is not a terminal (a log, a pipe, a test), fang's styled block when it is.
-// A usage error adds where to read the usage. An error with an empty
-// message (a command that has said everything already) prints nothing.
-func errorHandler(stderr io.Writer) fang.ErrorHandler {
-	return func(w io.Writer, styles fang.Styles, err error) {
-		msg := err.Error()
-		if msg == "" || errors.Is(err, syscall.EPIPE) {
-			return // nothing to say: the reader of the output left (learn lesson | head)
-		}
-		hint := ""
-		if u, ok := errors.AsType[*exit.Error](err); ok && u.UsageOf != "" {
-			hint = fmt.Sprintf("Run '%s --help' for usage.", u.UsageOf)
-		}
-		if !isTerminal(stderr) {
-			fmt.Fprintln(w, "learn:", msg)
-			if hint != "" {
-				fmt.Fprintln(w, hint)
-			}
-			return
-		}
-		fmt.Fprintln(w, styles.ErrorHeader.String())
-		fmt.Fprintln(w, styles.ErrorText.Render(msg))
-		fmt.Fprintln(w)
-		if hint != "" {
-			fmt.Fprintln(w, styles.ErrorText.Render(hint))
-			fmt.Fprintln(w)
-		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/pgtemp"
 	"github.com/learn-idempotency/learn/pgtemp/pgtemptest"
 	"github.com/learn-idempotency/learn/sim/api/contracttest"
@@ -84,7 +85,7 @@ func (p packageTests) Run() int {
 // runs it once the supervisor has handed over (run), its exit status also
 // written to $WORK/.status for the scripts' status command.
 func learnForScripts() {
-	ctx, stop := rootContext()
+	ctx, stop := exit.RootContext()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if work := os.Getenv("WORK"); work != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/flagval"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/lessons"
@@ -217,7 +218,7 @@ func raceCmd(g *globals) *cobra.Command {
 
 // addVariantFlag defines --variant correct|broken on cmd.
 func addVariantFlag(cmd *cobra.Command, p *string) {
-	cmd.Flags().Var(newEnum(p, "variant", string(sim.Correct), string(sim.Correct), string(sim.Broken)), "variant",
+	cmd.Flags().Var(flagval.NewEnum(p, "variant", string(sim.Correct), string(sim.Correct), string(sim.Broken)), "variant",
 		"the design: correct, or broken (the design that fails; only scenarios that have one)")
 	_ = cmd.RegisterFlagCompletionFunc("variant", cobra.FixedCompletions([]string{string(sim.Correct), string(sim.Broken)}, cobra.ShellCompDirectiveNoFileComp))
 }
@@ -262,7 +263,7 @@ func noArgs(name string) cobra.PositionalArgs {
 		if !cmd.HasParent() {
 			msg := fmt.Sprintf("unknown command %q; the commands are: %s", args[0], commandNames(cmd))
 			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				msg = fmt.Sprintf("unknown command %q: did you mean %s?", args[0], orList(s))
+				msg = fmt.Sprintf("unknown command %q: did you mean %s?", args[0], flagval.OrList(s))
 			}
 			return usageErrorf(cmd, "%s", msg)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/flagval"
 	"github.com/learn-idempotency/learn/internal/headless"
 	"github.com/learn-idempotency/learn/internal/serve"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -46,25 +47,8 @@ func serveCmd(g *globals) *cobra.Command {
 			if err := serveDesign(cmd, &cfg, sets, variant, args); err != nil {
 				return err
 			}
-			if n := len(cfg.InstanceAddrs); n > 0 {
-				seen := map[string]string{cfg.Addr: "--addr"}
-				for _, a := range cfg.InstanceAddrs {
-					if prev, twice := seen[a]; twice && !strings.HasSuffix(a, ":0") {
-						return usageErrorf(cmd, "--instance-addr %s is given twice (it is %s's already): give each API instance an address of its own", a, prev)
-					}
-					seen[a] = "another --instance-addr"
-				}
-				if cmd.Flags().Changed("instances") && cfg.Instances != n {
-					return usageErrorf(cmd, "--instances %d and %d --instance-addr: give one address per API instance, or leave --instances out", cfg.Instances, n)
-				}
-				if n > serve.MaxInstances {
-					return usageErrorf(cmd, "%d --instance-addr: at most %d API instances", n, serve.MaxInstances)
-				}
-				for _, a := range cfg.InstanceAddrs {
-					if err := (&addrValue{p: new(string), name: "instance-addr", hint: "e.g. 127.0.0.1:8081"}).Set(a); err != nil {
-						return usageErrorf(cmd, "%v", err)
-					}
-				}
+			if err := serve.CheckInstanceAddrs(cfg, cmd.Flags().Changed("instances")); err != nil {
+				return usageErrorf(cmd, "%v", err)
 			}
 			opts, err := g.options(cmd)
 			if err != nil {
@@ -73,11 +57,11 @@ func serveCmd(g *globals) *cobra.Command {
 			return exit.New(serve.Run(cmd.Context(), cfg, opts, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
-	cmd.Flags().Var(newAddr(&cfg.Addr, "addr", serve.DefaultAddr, "e.g. "+serve.DefaultAddr+", or 127.0.0.1:0 for any free port"), "addr",
+	cmd.Flags().Var(flagval.NewAddr(&cfg.Addr, "addr", serve.DefaultAddr, "e.g. "+serve.DefaultAddr+", or 127.0.0.1:0 for any free port"), "addr",
 		"address of the front door (127.0.0.1:0 for any free port)")
-	cmd.Flags().Var(newRange(&cfg.Instances, "instances", 1, 1, serve.MaxInstances), "instances",
+	cmd.Flags().Var(flagval.NewRange(&cfg.Instances, "instances", 1, 1, serve.MaxInstances), "instances",
 		fmt.Sprintf("how many API instances behind the front door (1 to %d)", serve.MaxInstances))
-	cmd.Flags().Var(newRange(&cfg.Seats, "seats", serve.DefaultSeats, 1, serve.MaxSeats), "seats",
+	cmd.Flags().Var(flagval.NewRange(&cfg.Seats, "seats", serve.DefaultSeats, 1, serve.MaxSeats), "seats",
 		fmt.Sprintf("seats of the event (1 to %d)", serve.MaxSeats))
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "serve a design of the lab: name=value, repeatable (the server's switches: lookup, lock, constraint, compare, store; see learn lab --help)")
 	cmd.Flags().StringVar(&variant, "variant", "correct", "with a scenario name: correct or broken, the design that variant runs")

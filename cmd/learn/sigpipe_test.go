@@ -98,7 +98,7 @@ func TestBrokenPipeIsQuiet(t *testing.T) {
 		t.Errorf("exit.Code(%v) = %d, want %d", err, got, exitBrokenPipe)
 	}
 	var b strings.Builder
-	errorHandler(&b)(&b, errorStyles(&b), err)
+	exit.Handler(&b)(&b, exit.Styles(&b), err)
 	if b.Len() != 0 {
 		t.Errorf("a broken pipe printed %q", b.String())
 	}

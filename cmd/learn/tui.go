@@ -4,20 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
-	"strings"
 
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/term"
-
-	"github.com/learn-idempotency/learn/internal/childenv"
 	"github.com/learn-idempotency/learn/internal/ui"
 	"github.com/learn-idempotency/learn/internal/ui/common"
-	"github.com/learn-idempotency/learn/progress"
-	"github.com/learn-idempotency/learn/quiz"
 )
 
 // runApp runs the Bubble Tea app (ui.Run) showing first. The throwaway
@@ -44,7 +33,7 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 	if err != nil {
 		return 2, err
 	}
-	appGC()
+	ui.AppGC()
 	err = ui.Run(ctx, ui.Config{First: first, Theme: g.theme, Present: g.present, Postgres: opts,
 		In: stdin, Out: stdout, Errors: stderr, ExercisesDir: g.exercisesDir})
 	if err != nil { // an exit.Signalled keeps its code: "interrupted", 130
@@ -54,55 +43,9 @@ func runApp(ctx context.Context, g *globals, first common.Open, stdin io.Reader,
 }
 
 // firstFrame is the supervisor's first frame of the command line l: when
-// it opens the app, it draws at once, on the alternate screen, the screen
-// the app will draw (ui.Preview), so the person does not wait for the
-// app's own process to start. It draws nothing (false) for a command line
-// that does not open the app or that learn cannot take: the app's process
-// says why.
+// it opens the app, the screen the app will draw, drawn at once
+// (ui.FirstFrame). It draws nothing (false) for a command line that does
+// not open the app or that learn cannot take: the app's process says why.
 func (l launch) firstFrame(w io.Writer) bool {
-	if l.first == nil || childenv.EastAsianWidths() {
-		// With RUNEWIDTH_EASTASIAN set this process measures widths
-		// otherwise than the app's (childenv.Environ): the app draws first.
-		return false
-	}
-	cols, rows, err := term.GetSize(os.Stdout.Fd())
-	if err != nil || cols <= 0 || rows <= 0 {
-		return false
-	}
-	frame, ok := ui.Preview(*l.first, l.g.theme, l.g.present, cols, rows, peekProgress())
-	if !ok {
-		return false
-	}
-	_, _ = io.WriteString(w, ansi.SetModeAltScreenSaveCursor+ansi.HideCursor+ansi.EraseEntireScreen+ansi.CursorHomePosition)
-	out := &colorprofile.Writer{Forward: w, Profile: lipgloss.Writer.Profile}
-	_, _ = io.WriteString(out, strings.ReplaceAll(frame, "\n", "\r\n"))
-	return true
-}
-
-// peekProgress is the learner's progress as saved, read without changing
-// the file; nil when there is none to read.
-func peekProgress() *progress.Progress {
-	path, err := progress.DefaultPath()
-	if err != nil {
-		return nil
-	}
-	p, _, err := (&progress.Store{Path: path, Known: quiz.Known}).Peek()
-	if err != nil {
-		return nil
-	}
-	return p
-}
-
-// appGCPercent is the app's garbage collection target (GOGC) unless GOGC
-// is set: the app's heap is mostly each frame's garbage (a page wrapped
-// again for the viewport), so half Go's default keeps reading the lesson
-// under its memory target, for collections twice as often (BENCHMARKS.md
-// has both figures). Only the app's process sets it; learn
-// serve, demo and the workshop keep Go's default.
-const appGCPercent = 50
-
-func appGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(appGCPercent)
-	}
+	return l.first != nil && ui.FirstFrame(w, *l.first, l.g.theme, l.g.present)
 }

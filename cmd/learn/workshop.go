@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/flagval"
 	"github.com/learn-idempotency/learn/internal/workshop"
 )
 
@@ -58,12 +59,12 @@ func workshopCmd(g *globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.Var(newAddr(&cfg.Addr, "addr", workshop.DefaultAddr, "e.g. "+workshop.DefaultAddr+", 0.0.0.0:2222 for the room's network, or 127.0.0.1:0 for any free port"), "addr", "where the SSH server listens: 127.0.0.1 for a rehearsal on this machine, 0.0.0.0 (or an address of this machine) for the room")
-	f.Var(newRange(&cfg.MaxAttendees, "max-attendees", workshop.DefaultMaxAttendees, 1, workshopMaxAttendees), "max-attendees",
+	f.Var(flagval.NewAddr(&cfg.Addr, "addr", workshop.DefaultAddr, "e.g. "+workshop.DefaultAddr+", 0.0.0.0:2222 for the room's network, or 127.0.0.1:0 for any free port"), "addr", "where the SSH server listens: 127.0.0.1 for a rehearsal on this machine, 0.0.0.0 (or an address of this machine) for the room")
+	f.Var(flagval.NewRange(&cfg.MaxAttendees, "max-attendees", workshop.DefaultMaxAttendees, 1, workshopMaxAttendees), "max-attendees",
 		fmt.Sprintf("attendees connected at once (1 to %d); PostgreSQL's max_connections is sized for them", workshopMaxAttendees))
 	f.StringVar(&cfg.Code, "code", "", "the join code attendees type at the password prompt (default: a new one, printed)")
-	f.Var(newDuration(&cfg.Idle, "idle", workshop.DefaultIdle, workshopMinIdle), "idle", "end an attendee's session after this long without a key (their progress stays)")
-	f.Var(newRange(&cfg.Connections, "connections", 0, 0, workshopMaxConnections), "connections", "how many PostgreSQL connections the attendees' runs may hold in all (default: what the server allows); several workshop servers on one --database-url each take their share")
+	f.Var(flagval.NewDuration(&cfg.Idle, "idle", workshop.DefaultIdle, workshopMinIdle), "idle", "end an attendee's session after this long without a key (their progress stays)")
+	f.Var(flagval.NewRange(&cfg.Connections, "connections", 0, 0, workshopMaxConnections), "connections", "how many PostgreSQL connections the attendees' runs may hold in all (default: what the server allows); several workshop servers on one --database-url each take their share")
 	f.StringVar(&cfg.HostKey, "host-key", "", "the SSH host key's file, made the first time (default: learn's directory under $XDG_DATA_HOME, ~/.local/share/learn)")
 	f.StringVar(&summaryDir, "summary-dir", "", "where the room's summary is kept, as it changes and at the end (default: learn's directory under $XDG_STATE_HOME, ~/.local/state/learn/workshops)")
 	return cmd

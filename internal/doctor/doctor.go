@@ -1,8 +1,9 @@
 // Package doctor holds the decisions of `learn doctor`: which way to get a
 // PostgreSQL learn would use on this machine and why (Choose, following
-// pgtemp.Start's order: a URL, local binaries, Docker, the download), what fixes fit when
-// that way does not work (Fixes), and how a probed way is reported
-// (Printer.Way); and the command itself (Run, in run.go): the leftovers of
+// pgtemp.Start's order: a URL, local binaries, Docker, the download), what
+// fixes fit when that way does not work (Fixes), how a probed way is
+// reported (Printer.Way), and where the URL and the mode came from
+// (SourcesOf); and the command itself (Run, in run.go): the leftovers of
 // killed runs reaped and said, each way probed (pgtemp.Probe: started,
 // used and removed), the verdict and the fixes printed; CleanCache is its
 // --clean-cache.
@@ -10,6 +11,7 @@ package doctor
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -39,6 +41,27 @@ var Ways = []pgtemp.Mode{pgtemp.URL, pgtemp.Local, pgtemp.Docker, pgtemp.Downloa
 type Sources struct {
 	URL  string // "--database-url" or "DATABASE_URL"; "" when there is none
 	Mode string // "--postgres" or "LEARN_POSTGRES"; "" for the default
+}
+
+// SourcesOf is where the database URL and the mode came from: a flag
+// (urlFlag: --database-url was given; modeFlag: --postgres was), else the
+// environment (databaseURL is the URL in use, which only DATABASE_URL can
+// have given then; EnvPostgres), else neither (the default).
+func SourcesOf(urlFlag, modeFlag bool, databaseURL string) Sources {
+	var s Sources
+	if urlFlag {
+		s.URL = "--database-url"
+	}
+	if modeFlag {
+		s.Mode = "--postgres"
+	}
+	if s.URL == "" && databaseURL != "" {
+		s.URL = "DATABASE_URL"
+	}
+	if s.Mode == "" && os.Getenv(EnvPostgres) != "" {
+		s.Mode = EnvPostgres
+	}
+	return s
 }
 
 // Verdict is the way learn would use, why (a clause for "because: …"), and

@@ -16,6 +16,14 @@
 // signal's code and word, unless the command already said what the signal
 // interrupted ([Interrupted]) or what it could not clean up on its way out
 // ([Cleanup]).
+//
+// Where the rest is:
+//   - [RootContext] (signal.go) is the context every command runs under:
+//     the first SIGINT, SIGTERM or SIGHUP ends it with a [Signalled]
+//     cause, caught from learn's start.
+//   - [Handler] and [Styles] (print.go) print the error once, for fang:
+//     "learn: " and the message in a log or a pipe, fang's styled block at
+//     a terminal, with where to read the usage for a usage error.
 package exit
 
 import (

@@ -53,8 +53,8 @@ func Demo(ctx context.Context, s *sim.Scenario, so sim.Options, opts pgtemp.Opti
 }
 
 // signalContext is ctx with a cancel function of its own. The signals
-// themselves are caught once for the whole process (cmd/learn's root
-// context), so ctx, derived from the root's, ends with an exit.Signalled
+// themselves are caught once for the whole process (exit.RootContext,
+// which main makes), so ctx, derived from it, ends with an exit.Signalled
 // cause on Ctrl-C (SIGINT), SIGTERM or SIGHUP; exit.Interrupted then says
 // what it stopped.
 func signalContext(parent context.Context) (context.Context, context.CancelFunc) {

@@ -3,8 +3,10 @@ package headless
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -14,6 +16,75 @@ import (
 	"github.com/learn-idempotency/learn/progress"
 	"github.com/learn-idempotency/learn/sim/check"
 )
+
+// DefaultExercisesDir is where learn exercises init writes the module and
+// where the other exercises commands look for it, unless given a
+// directory: ui.DefaultExercisesDir, the app's.
+const DefaultExercisesDir = "learn-exercises"
+
+// ExercisesInit is learn exercises init: it writes the exercises' module
+// into dir, which must be new or empty, and says what the first exercise
+// is and how to open its screen; with restore, it writes only learn's
+// harness files and go.mod again, keeping the learner's. It returns
+// [exit.Usage] with the error's message for a dir it cannot take (the
+// caller makes it the usage error of its command), 1 when the file system
+// fails.
+func ExercisesInit(dir string, restore bool, stdout io.Writer) (int, error) {
+	if restore {
+		if err := exercises.Restore(dir); err != nil {
+			return exit.Usage, err
+		}
+		fmt.Fprintf(stdout, "learn exercises: main.go, learn.go, types.go and go.mod in %s are learn's again; booking.go, client.go and schema.sql are as you left them\n", dir)
+		return exit.OK, nil
+	}
+	if err := exercises.Write(dir, false); err != nil {
+		if _, ok := errors.AsType[*exercises.NotEmptyError](err); ok {
+			return exit.Usage, err
+		}
+		return exit.Failure, err // the file system's: nothing wrong with the command line
+	}
+	first := exercises.Ladder[0]
+	fmt.Fprintf(stdout, "learn exercises: wrote the module in %s\n\nThe first exercise: %s\n%s\nWrite it in %s/%s (the TODO(%s) lines), then open the screen, which checks again each time you save:\n  %s\n",
+		dir, first.Title, first.Goal, dir, first.File, first.ID, strings.TrimSpace("learn exercises "+shellQuote(dirOrDefault(dir))))
+	return exit.OK, nil
+}
+
+// shellQuote is s as one word of a shell command line.
+func shellQuote(s string) string {
+	if s == "" || !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// dirOrDefault is dir as an argument of learn exercises check: none for
+// the default.
+func dirOrDefault(dir string) string {
+	if dir == DefaultExercisesDir {
+		return ""
+	}
+	return dir
+}
+
+// ExercisesDir is the module's directory of the exercises commands'
+// arguments args: the one given, or the default, which must hold a module
+// learn exercises init wrote. The error is a usage error's message.
+func ExercisesDir(args []string) (string, error) {
+	dir := DefaultExercisesDir
+	if len(args) == 1 {
+		dir = args[0]
+	}
+	if _, err := os.Stat(dir); err != nil {
+		if len(args) == 0 {
+			return "", fmt.Errorf("there is no ./%s here: learn exercises init writes the exercises' module (or give its directory)", DefaultExercisesDir)
+		}
+		return "", fmt.Errorf("%s: %w: learn exercises init %s writes the exercises' module there", dir, err, dir)
+	}
+	if _, err := os.Stat(dir + "/booking.go"); err != nil {
+		return "", fmt.Errorf("%s holds no exercises (no booking.go): learn exercises init writes them into a new directory", dir)
+	}
+	return dir, nil
+}
 
 // ExercisesCheck is learn exercises check: it checks the module in dir
 // (the exercises ids, or all for nil) on a throwaway PostgreSQL, prints each exercise's state (or, asJSON, the

@@ -7,6 +7,16 @@
 //     object.
 //   - [Lab] (lab.go) is learn lab: every scenario run against a design
 //     composed from switches, and its scorecard, in text or JSON.
+//   - [CheckSetup] and [Check] (check.go) are learn check: its command
+//     line read into the checked API's config (the file's or the
+//     example's, with the booking URLs given) and options, or the usage
+//     error's words; then the scenarios run through learn's lossy proxy,
+//     a row per scenario as it ends, or one JSON object.
+//   - [ExercisesInit], [ExercisesDir], [ExercisesCheck] and
+//     [ExercisesHint] (exercises.go) are learn exercises init, check and
+//     hint: the module written (or its harness restored), the module's
+//     directory found, its exercises checked live and their states saved
+//     with the progress, and the next hint.
 //   - [DownloadReport] (download.go) is how a download of PostgreSQL goes,
 //     in plain lines, for learn demo, lab, serve and doctor.
 //   - [ProgressSummary], [ProgressExport] and [ProgressReset] (progress.go)

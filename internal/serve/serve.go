@@ -7,7 +7,9 @@
 // prints the demo users and curl commands, and on Ctrl-C drains, cuts what
 // is left, and removes the database. [Config] is what it runs; the
 // constants are its limits and defaults, which cmd/learn's flags and help
-// text quote.
+// text quote. [SwitchesDesign] and [ScenarioDesign] set its design from
+// --set or a scenario's variant, and [CheckInstanceAddrs] checks its
+// --instance-addr addresses, in words for a usage error.
 package serve
 
 import (
@@ -24,6 +26,7 @@ import (
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/exit"
+	"github.com/learn-idempotency/learn/internal/flagval"
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/pgwait"
 	"github.com/learn-idempotency/learn/pgtemp"
@@ -343,6 +346,37 @@ func ScenarioDesign(cfg *Config, s *sim.Scenario, v sim.Variant, instancesGiven 
 		cfg.Instances = max(cfg.Instances, s.Instances())
 	}
 	return cfg.Design.ServerDesign(&sim.StageConfig{})
+}
+
+// CheckInstanceAddrs checks cfg's --instance-addr addresses: each its own
+// (":0", any free port, may repeat) and not the front door's, one per API
+// instance when instancesGiven (--instances was on the command line), at
+// most MaxInstances, and each host:port with a port from 0 to 65535. The
+// error is a usage error's message, which says what to give instead.
+func CheckInstanceAddrs(cfg Config, instancesGiven bool) error {
+	n := len(cfg.InstanceAddrs)
+	if n == 0 {
+		return nil
+	}
+	seen := map[string]string{cfg.Addr: "--addr"}
+	for _, a := range cfg.InstanceAddrs {
+		if prev, twice := seen[a]; twice && !strings.HasSuffix(a, ":0") {
+			return fmt.Errorf("--instance-addr %s is given twice (it is %s's already): give each API instance an address of its own", a, prev)
+		}
+		seen[a] = "another --instance-addr"
+	}
+	if instancesGiven && cfg.Instances != n {
+		return fmt.Errorf("--instances %d and %d --instance-addr: give one address per API instance, or leave --instances out", cfg.Instances, n)
+	}
+	if n > MaxInstances {
+		return fmt.Errorf("%d --instance-addr: at most %d API instances", n, MaxInstances)
+	}
+	for _, a := range cfg.InstanceAddrs {
+		if err := flagval.NewAddr(new(string), "instance-addr", "", "e.g. 127.0.0.1:8081").Set(a); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // BrokenScenarios lists the scenarios whose broken variant changes the

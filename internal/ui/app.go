@@ -1,8 +1,12 @@
 // Package ui is learn's terminal app: the root model (Model) that keeps a
 // stack of pages and routes messages, and Run, which runs it in the local
-// terminal. The pages are in ui/pages, what they share in ui/common, the
-// pieces they draw with in ui/components. The same Model serves an SSH
-// session of a workshop: everything per terminal is in its common.Common.
+// terminal (AppGC sets the app's process's garbage collection target
+// first). Preview is the app's first frame drawn without starting
+// anything, and FirstFrame puts it on the terminal for the crash
+// supervisor while the app's process starts (preview.go). The pages are
+// in ui/pages, what they share in ui/common, the pieces they draw with in
+// ui/components. The same Model serves an SSH session of a workshop:
+// everything per terminal is in its common.Common.
 package ui
 
 import (

@@ -2,17 +2,67 @@ package ui
 
 import (
 	"context"
+	"io"
+	"os"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 
+	"github.com/learn-idempotency/learn/internal/childenv"
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/markdown"
 	"github.com/learn-idempotency/learn/internal/ui/pages/reader"
 	"github.com/learn-idempotency/learn/lessons"
 	"github.com/learn-idempotency/learn/progress"
+	"github.com/learn-idempotency/learn/quiz"
 )
+
+// FirstFrame is the crash supervisor's first frame of a command line that
+// opens the app on first: it draws on w at once, on the alternate screen,
+// the screen the app will draw ([Preview], at the size of the terminal on
+// standard output, with the progress as saved), so the person does not
+// wait for the app's own process to start. It draws nothing (false) when
+// the page has no preview, the size is unknown, or this process would
+// measure widths otherwise than the app's: the app's process draws first.
+func FirstFrame(w io.Writer, first common.Open, theme string, present bool) bool {
+	if childenv.EastAsianWidths() {
+		// With RUNEWIDTH_EASTASIAN set this process measures widths
+		// otherwise than the app's (childenv.Environ): the app draws first.
+		return false
+	}
+	cols, rows, err := term.GetSize(os.Stdout.Fd())
+	if err != nil || cols <= 0 || rows <= 0 {
+		return false
+	}
+	frame, ok := Preview(first, theme, present, cols, rows, peekProgress())
+	if !ok {
+		return false
+	}
+	_, _ = io.WriteString(w, ansi.SetModeAltScreenSaveCursor+ansi.HideCursor+ansi.EraseEntireScreen+ansi.CursorHomePosition)
+	out := &colorprofile.Writer{Forward: w, Profile: lipgloss.Writer.Profile}
+	_, _ = io.WriteString(out, strings.ReplaceAll(frame, "\n", "\r\n"))
+	return true
+}
+
+// peekProgress is the learner's progress as saved, read without changing
+// the file; nil when there is none to read.
+func peekProgress() *progress.Progress {
+	path, err := progress.DefaultPath()
+	if err != nil {
+		return nil
+	}
+	p, _, err := (&progress.Store{Path: path, Known: quiz.Known}).Peek()
+	if err != nil {
+		return nil
+	}
+	return p
+}
 
 // Preview is the app's first frame, w x h cells, drawn without starting
 // anything: no PostgreSQL (its line says learn is looking for one), no live

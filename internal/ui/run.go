@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -51,6 +52,23 @@ type Config struct {
 
 // DefaultExercisesDir is where the exercises' module is, unless told.
 const DefaultExercisesDir = "learn-exercises"
+
+// appGCPercent is the app's garbage collection target (GOGC) unless GOGC
+// is set: the app's heap is mostly each frame's garbage (a page wrapped
+// again for the viewport), so half Go's default keeps reading the lesson
+// under its memory target, for collections twice as often (BENCHMARKS.md
+// has both figures). Only the app's process sets it; learn
+// serve, demo and the workshop keep Go's default.
+const appGCPercent = 50
+
+// AppGC sets the app's process's garbage collection target, appGCPercent,
+// unless GOGC is set. The app's process calls it before Run; no other
+// process of learn does.
+func AppGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(appGCPercent)
+	}
+}
 
 // firstFrameTick is how long after the first window size the first frame
 // is surely drawn: one tick of Bubble Tea's renderer at 60 frames a second.
