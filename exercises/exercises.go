@@ -11,6 +11,9 @@
 //   - [Write] writes the module into a directory; [Build] builds it with
 //     the learner's Go toolchain; [Start] runs a built module as one API
 //     instance on a schema of its own.
+//   - [Check] (run.go) judges the ladder with learn check's runner; [Play]
+//     (play.go) runs one check row held at each step (the harness's
+//     -gate), its statements let go in turns (turns.go), for a screen.
 package exercises
 
 import (
