@@ -28,5 +28,11 @@
 //     pass, ✗ fail, ? not checked, – not run, ! error), with what the
 //     judge read and said, and every request the proxy carried
 //     ([Passage]).
+//   - the run's browsers (clients.go): learn's client with the lesson's
+//     rule, one per user or copy, and which base URL each try goes to.
+//   - the passages (passages.go): each request a proxy carried as a
+//     report shows it, the 5xx the API answered of its own (the judge's
+//     Facts.ServerErrors), and, for a played run (Options.Trace), each
+//     answer as a step held before the client gets it.
 //   - pointer (pointer.go): the JSON pointers (RFC 6901) of the config.
 package check

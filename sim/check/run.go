@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/api"
-	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/proxy"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -431,46 +429,6 @@ func powerOf(row Row) (State, string) {
 	return Fail, "the client that makes a new key per try booked only once: the check cannot see the double booking it exists to find (do [bookings] or [database] read every booking?), or the API deduplicates by something other than the key"
 }
 
-// client is a browser for user (an index into the config's users) whose
-// tries meet plan's faults at the proxy (nil: none), over a transport of
-// its own.
-func (r *run) client(user int, plan func(trace.Attempt) proxy.Fault) *client.Client {
-	if plan != nil {
-		r.plan = plan
-	}
-	u := r.cfg.Users[user]
-	tr := &http.Transport{}
-	r.mu.Lock()
-	r.transports = append(r.transports, tr)
-	r.mu.Unlock()
-	return &client.Client{
-		Token: u.Name, User: u.Name, Wire: NewWire(r.cfg), Clock: clock.Real{}, Trace: r.trace, Backoff: r.opts.Backoff,
-		// The lesson's rule, and a try that timed out (Options.Timeout)
-		// is one that got no answer: it is retried too.
-		Retry: func(status int, err error) bool {
-			if err != nil {
-				return !errors.Is(err, context.Canceled)
-			}
-			return status >= 500
-		},
-		HTTP:   &http.Client{Transport: tr, Timeout: r.opts.Timeout},
-		Picker: &picker{instances: r.proxies, other: r.other},
-	}
-}
-
-// together sends intents at the same instant, each from its own client
-// and connection, and returns their outcomes in order.
-func (r *run) together(ctx context.Context, intents []client.Intent) []client.Outcome {
-	for _, p := range r.pxs {
-		p.SetGroup(len(intents))
-	}
-	clients := make([]*client.Client, len(intents))
-	for i := range intents {
-		clients[i] = r.client(0, nil)
-	}
-	return client.BookTogether(ctx, clients, intents)
-}
-
 // addEvent adds one more event with seats seats, for a scenario that
 // books two, and counts its seats in.
 func (r *run) addEvent(ctx context.Context, seats int) (int64, error) {
@@ -484,90 +442,4 @@ func (r *run) addEvent(ctx context.Context, seats int) (int64, error) {
 	}
 	r.events, r.seatsBefore = append(r.events, id), r.seatsBefore+n
 	return id, nil
-}
-
-// picker sends a client's first try to the first instance, and, when
-// other is set, every later try to the second.
-type picker struct {
-	instances []*api.Instance
-	other     bool
-	picked    int
-}
-
-func (p *picker) Pick() *api.Instance {
-	p.picked++
-	if p.other && p.picked > 1 && len(p.instances) > 1 {
-		return p.instances[1]
-	}
-	return p.instances[0]
-}
-
-// passageOf is ps, carried by the proxy of lane, as a report shows it.
-func passageOf(lane string, cfg *Config, ps proxy.Passage) Passage {
-	p := Passage{Instance: lane, Method: ps.Method, Path: ps.Path, RequestID: ps.Header.Get(api.HeaderRequestID),
-		Key: ps.Header.Get(cfg.Request.KeyHeader), Fault: ps.Fault.String(), Delivered: ps.Delivered, At: ps.At.UTC().Format(time.RFC3339Nano)}
-	if len(ps.Answers) > 0 {
-		p.Status, p.Answer = ps.Answers[0].Status, cut(string(ps.Answers[0].Body), 500)
-		if err := ps.Answers[0].Err; err != nil {
-			p.Error = cut(err.Error(), 300)
-		}
-	}
-	return p
-}
-
-// carried is a passage of one of a run's proxies, with the lane of the
-// base URL it went to.
-type carried struct {
-	lane string
-	ps   proxy.Passage
-}
-
-// serverErrors are the 5xx answers but 503 that the API gave of its own
-// in all, by try: the answers the proxy read, whatever it passed on in
-// their place.
-func serverErrors(all []carried) map[sim.TryRef]string {
-	out := map[sim.TryRef]string{}
-	for _, c := range all {
-		at, ok := api.ParseRequestID(c.ps.Header.Get(api.HeaderRequestID))
-		if !ok {
-			continue
-		}
-		for _, a := range c.ps.Answers {
-			ref := sim.TryRef{Intent: at.Intent, Copy: at.Copy, Try: at.Try}
-			if _, seen := out[ref]; a.Err == nil && a.Status >= 500 && a.Status != http.StatusServiceUnavailable && !seen {
-				out[ref] = strings.TrimSpace(fmt.Sprintf("%d %s", a.Status, cut(strings.Join(strings.Fields(errorOf(a.Status, a.Body).Message), " "), 160)))
-			}
-		}
-	}
-	return out
-}
-
-// answered emits the step of an answer the API gave to a try, as learn's
-// proxy read it, before the client gets anything of it: what the API
-// said and what the proxy does with it.
-func (r *run) answered(ctx context.Context, lane string, ps proxy.Passage) {
-	at, ok := api.ParseRequestID(ps.Header.Get(api.HeaderRequestID))
-	if !ok {
-		return
-	}
-	p := passageOf(lane, r.cfg, ps)
-	ev := trace.Event{Kind: trace.KindAnswer, From: lane, To: trace.LaneBrowser, Intent: at.Intent, Copy: at.Copy, Try: at.Try,
-		Status: p.Status, Lost: !p.Delivered, Label: fmt.Sprint(p.Status)}
-	said := fmt.Sprintf("%s answers %d", lane, p.Status)
-	if p.Status == 0 {
-		said, ev.Label = fmt.Sprintf("%s gives no answer (%s)", lane, cut(p.Error, 80)), "no answer"
-	} else if a := NewWire(r.cfg).Answer(p.Status, nil, ps.Answers[0].Body); a.Booking != nil {
-		said += ", booking " + cut(a.Booking.ID, 40)
-		ev.BookingID = a.Booking.ID
-	} else if a.Error != nil && a.Error.Message != "" {
-		said += " " + cut(a.Error.Message, 80)
-		ev.Message = a.Error.Message
-	}
-	switch ps.Fault {
-	case proxy.Deliver, proxy.Together, proxy.Crash:
-		ev.Text = said + "; learn's proxy passes it on"
-	default:
-		ev.Text = said + "; learn's proxy will " + ps.Fault.String()
-	}
-	_ = r.trace.Emit(ctx, ev)
 }

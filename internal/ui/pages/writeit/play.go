@@ -12,6 +12,7 @@ import (
 	"github.com/learn-idempotency/learn/exercises"
 	"github.com/learn-idempotency/learn/internal/ui/common"
 	"github.com/learn-idempotency/learn/internal/ui/components/panes"
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/check"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -297,7 +298,7 @@ func (m *Model) playLines(w, h int) []string {
 // stepText is a step as its line says it: a try sent, a statement with
 // what it got back, or an answer.
 func stepText(st *common.Styles, s playStep) string {
-	at := api(s.ev)
+	at := "#" + api.RequestID(trace.Attempt{Intent: s.ev.Intent, Copy: s.ev.Copy, Try: s.ev.Try})
 	switch s.ev.Kind {
 	case trace.KindStatement:
 		text := s.ev.Text
@@ -317,13 +318,4 @@ func stepText(st *common.Styles, s playStep) string {
 		return st.Accent.Render(at + " " + s.ev.Text)
 	}
 	return at + " " + s.ev.Text
-}
-
-// api is the try a step is of, as the steps label it: #intent.try, or
-// #intent.copy.try.
-func api(ev trace.Event) string {
-	if ev.Copy > 0 {
-		return fmt.Sprintf("#%d.%d.%d", ev.Intent, ev.Copy, ev.Try)
-	}
-	return fmt.Sprintf("#%d.%d", ev.Intent, ev.Try)
 }
