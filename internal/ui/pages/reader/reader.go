@@ -39,8 +39,9 @@ type Model struct {
 	// the reader scrolled by other means.
 	pinned int
 
-	lines  []string // the rendered lines
-	index  text     // their text, for search
+	out    string   // the page as the viewport holds it
+	lines  []string // its lines
+	index  *text    // their text, for search: made at the first search (nil until then)
 	toc    bool     // the table of contents is open
 	tocAt  int      // its cursor
 	typing bool     // the search box has the keys
@@ -167,14 +168,17 @@ func (m *Model) goToAnchor(a *anchor) {
 
 func (m *Model) setContent(out string) {
 	offset := m.vp.YOffset()
-	m.lines = strings.Split(out, "\n")
+	if !m.rendered || out != m.out {
+		// A new size with the same wrap width keeps the page as it is:
+		// the app's first frames would otherwise split and index it again.
+		m.out, m.lines, m.index = out, strings.Split(out, "\n"), nil
+		m.sections = findSections(out, m.page.Sections)
+		// The matches moved with the width; the current one stays current.
+		m.hits = m.find(m.query)
+		m.match = min(m.match, max(0, len(m.hits)-1))
+		m.refresh()
+	}
 	m.rendered = true
-	m.sections = findSections(out, m.page.Sections)
-	m.index = newText(strings.Split(ansi.Strip(out), "\n"))
-	// The matches moved with the width; the current one stays current.
-	m.hits = m.index.find(m.query)
-	m.match = min(m.match, max(0, len(m.hits)-1))
-	m.refresh()
 	m.vp.SetYOffset(offset)
 	if m.anchor != nil {
 		m.goToAnchor(m.anchor)
@@ -200,11 +204,24 @@ func (m *Model) refresh() {
 	m.vp.SetYOffset(y)
 }
 
+// find returns every match of q in the page, indexing its text at the
+// first search: a page opened and read without one never pays for it.
+func (m *Model) find(q string) []hit {
+	if normalize(q) == "" {
+		return nil
+	}
+	if m.index == nil {
+		t := newText(strings.Split(ansi.Strip(m.out), "\n"))
+		m.index = &t
+	}
+	return m.index.find(q)
+}
+
 // search finds q (any case, any spacing, across the page's line breaks)
 // and goes to the first match at or below the top of the view.
 func (m *Model) search(q string) {
 	m.query, m.match = q, 0
-	m.hits = m.index.find(q)
+	m.hits = m.find(q)
 	for i, h := range m.hits {
 		if h.first >= m.vp.YOffset() {
 			m.match = i
