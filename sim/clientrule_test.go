@@ -2,6 +2,7 @@ package sim
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -80,7 +81,46 @@ func TestTheAPIsOwn5xxIsJudged(t *testing.T) {
 	if inv == nil || inv.Pass || inv.Detail != "1 try answered a 5xx by the API itself, the first #1.1: “500 duplicate key”" {
 		t.Fatalf("a 500 of its own, judged %+v, want a fail naming it", inv)
 	}
-	if got := consequenceOf(*inv, &Report{}); got != "answered “500 duplicate key” by the API itself, where it should have booked, replayed or refused: only the client's retry hid it" {
+	if got := consequenceOf(*inv, &Report{}); got != "answered “500 duplicate key” by the API itself, where it should have booked, replayed or refused: a 500 is a fault of the API, even where a retry gets past it" {
+		t.Errorf("its verdict says %q", got)
+	}
+}
+
+// The learner's own client is judged on its waits where learn's proxy
+// timed them: a retry sent before its backoff was up fails, one that
+// waited passes; learn's client (no Waits) is not judged on them.
+func TestAClientThatDoesNotWaitIsJudged(t *testing.T) {
+	key := uuid.New()
+	booked := &client.Answer{Status: 201, Booking: &api.BookingJSON{ID: "b1", UserID: "ada", EventID: 7, Quantity: 2}}
+	o := client.Outcome{Intent: client.Intent{Number: 1, EventID: 7, Quantity: 2, Key: key}, Token: "ada", Answer: booked,
+		Tries: []client.TryResult{{Try: 1, Error: "reset"}, {Try: 2, Status: 502}, {Try: 3, Status: 201, BookingID: "b1", Answer: booked}}}
+	backoff := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}
+	facts := func(waits map[TryRef]time.Duration) Facts {
+		return Facts{Outcomes: []client.Outcome{o}, Users: map[string]string{"ada": "ada"},
+			Bookings:     []engine.BookingRow{{ID: "b1", UserID: "ada", EventID: 7, Quantity: 2, Key: key.String()}},
+			SeatsAtStart: 10, SeatsLeft: 8, LowestSeatsLeft: 8, Unseen: Unseen{Created: true, Design: true}, Waits: waits, Backoff: backoff}
+	}
+	find := func(f Facts) *Invariant {
+		for _, inv := range Judge(f) {
+			if inv.Name == InvBacksOff {
+				return &inv
+			}
+		}
+		return nil
+	}
+	if inv := find(facts(nil)); inv != nil {
+		t.Errorf("learn's own client, judged on its waits: %+v", *inv)
+	}
+	waited := map[TryRef]time.Duration{{Intent: 1, Try: 2}: 104 * time.Millisecond, {Intent: 1, Try: 3}: 230 * time.Millisecond}
+	if inv := find(facts(waited)); inv == nil || !inv.Pass {
+		t.Errorf("every retry waited, judged %+v, want a pass", inv)
+	}
+	early := map[TryRef]time.Duration{{Intent: 1, Try: 2}: 104 * time.Millisecond, {Intent: 1, Try: 3}: 3 * time.Millisecond}
+	inv := find(facts(early))
+	if inv == nil || inv.Pass || inv.Detail != "1 retry sent early: try #1.3 sent 3ms after #1.2, where the client waits 200ms first" {
+		t.Fatalf("a retry at once, judged %+v, want a fail naming it", inv)
+	}
+	if got := consequenceOf(*inv, &Report{}); got != "sent again too soon: try #1.3 sent 3ms after #1.2, where the client waits 200ms first (a client that does not wait turns one slow API into a retry storm)" {
 		t.Errorf("its verdict says %q", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dustin/go-humanize/english"
 
@@ -51,6 +52,15 @@ type Facts struct {
 	// learn check's proxy reads every answer, and none of its scenarios
 	// gives the API a reason for a 500.
 	ServerErrors map[TryRef]string
+	// Waits are how long the learner's own client waited before each of
+	// its retries, by try: from the previous try's arrival at learn's
+	// proxy to this one's (the previous try's answer and the client's
+	// wait). Backoff is what the client was told to wait before its
+	// second and third tries. Nil when the client is learn's (its waits
+	// are its clock's, and the rule is its own): then the invariant that
+	// needs them is left out.
+	Waits   map[TryRef]time.Duration
+	Backoff []time.Duration
 	// Unseen says which of these facts the run could not read: learn check
 	// of a black box reads only what its config lets it. An invariant
 	// that needs an unseen fact is not checked, never passed.
@@ -395,6 +405,9 @@ func Judge(f Facts) []Invariant {
 		Invariant{Name: InvNoAnswerRetried, Pass: abandoned.none(), Detail: abandoned.say("intent", "intents", "given up after a try with no answer or a 5xx, with tries left")},
 		Invariant{Name: InvTriesBounded, Pass: unbounded.none(), Detail: unbounded.say("intent", "intents", fmt.Sprintf("sent more than %d times", len(client.DefaultBackoff)+1))},
 		Invariant{Name: InvKeysPerUser, Pass: blocked.none(), Detail: blocked.say("intent got", "intents got", "409, or a 5xx on every try, for a key only another user had used")})
+	if f.Waits != nil {
+		inv = append(inv, Invariant{Name: InvBacksOff, Pass: len(hurried(f)) == 0, Detail: hurriedSay(f)})
+	}
 	if f.ServerErrors != nil {
 		inv = append(inv, Invariant{Name: InvNoServerError, Pass: len(f.ServerErrors) == 0, Detail: serverErrors(f.ServerErrors)})
 	}
@@ -413,6 +426,36 @@ func serverErrors(errs map[TryRef]string) string {
 	})
 	at := api.RequestID(trace.Attempt{Intent: refs[0].Intent, Copy: refs[0].Copy, Try: refs[0].Try})
 	return fmt.Sprintf("%s a 5xx by the API itself, the first #%s: “%s”", english.Plural(len(refs), "try answered", "tries answered"), at, errs[refs[0]])
+}
+
+// hurried are the retries of f.Waits sent before their backoff was up
+// (try n waits f.Backoff[n-2]), in order.
+func hurried(f Facts) []TryRef {
+	var refs []TryRef
+	for ref, w := range f.Waits {
+		if ref.Try >= 2 && ref.Try-2 < len(f.Backoff) && w < f.Backoff[ref.Try-2] {
+			refs = append(refs, ref)
+		}
+	}
+	slices.SortFunc(refs, func(a, b TryRef) int {
+		return cmp.Or(cmp.Compare(a.Intent, b.Intent), cmp.Compare(a.Copy, b.Copy), cmp.Compare(a.Try, b.Try))
+	})
+	return refs
+}
+
+// hurriedSay says the first retry sent before its backoff was up: "try
+// #1.2 sent 2ms after #1.1, where the client waits 100ms first".
+func hurriedSay(f Facts) string {
+	refs := hurried(f)
+	if len(refs) == 0 {
+		return "every retry waited its backoff"
+	}
+	ref := refs[0]
+	at := func(try int) string {
+		return "#" + api.RequestID(trace.Attempt{Intent: ref.Intent, Copy: ref.Copy, Try: try})
+	}
+	return fmt.Sprintf("%s: try %s sent %s after %s, where the client waits %s first",
+		english.Plural(len(refs), "retry", "retries")+" sent early", at(ref.Try), f.Waits[ref].Round(time.Millisecond), at(ref.Try-1), f.Backoff[ref.Try-2])
 }
 
 // failedOnKeyOfOther reports whether o got a 5xx on every try and no

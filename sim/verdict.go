@@ -118,7 +118,7 @@ func notSeen(invs []Invariant) string {
 // harm ranks the invariants by what their failure does to the user, the
 // worst first: paying twice, then a wrong answer, then being refused.
 var harm = []string{InvOneBookingPerIntent, InvAnswerIsOwn, InvSeatsNotNegative, InvAnswerMatches, InvAnswerStored, InvIntentGetsItsBook,
-	InvKeysPerUser, InvRefusalWritesNothing, InvNoAnswerRetried, InvRefusalFinal, InvTriesBounded, InvNoServerError, InvOneBookingPerTry, InvOnePerKey, InvSeatsMatchBookings}
+	InvKeysPerUser, InvRefusalWritesNothing, InvNoAnswerRetried, InvRefusalFinal, InvTriesBounded, InvBacksOff, InvNoServerError, InvOneBookingPerTry, InvOnePerKey, InvSeatsMatchBookings}
 
 // worst is the failed invariant that harms the user most.
 func worst(failed []Invariant) Invariant {
@@ -167,6 +167,12 @@ func consequenceOf(inv Invariant, r *Report) string {
 	case InvRefusalWritesNothing:
 		return "refused, and yet a booking was stored for the refused request"
 	case InvKeysPerUser:
+		if said := refusalOf(r); said != "" {
+			return "refused with “" + said + "” for a key that only another user had used"
+		}
+		if said := lastFailureOf(r); said != "" {
+			return "failed on every try with “" + said + "” for a key that only another user had used"
+		}
 		return "refused with 409, or failed on every try, for a key that only another user had used"
 	case InvRefusalFinal:
 		return "a final refusal was sent again, and the user kept waiting for it"
@@ -178,12 +184,15 @@ func consequenceOf(inv Invariant, r *Report) string {
 		return "the seats taken and the bookings disagree"
 	case InvOneBookingPerTry:
 		return "the answers to one click named different bookings"
+	case InvBacksOff:
+		_, first, _ := strings.Cut(inv.Detail, ": ")
+		return "sent again too soon: " + first + " (a client that does not wait turns one slow API into a retry storm)"
 	case InvNoServerError:
 		said := inv.Detail
 		if _, q, ok := strings.Cut(said, ": “"); ok {
 			said = "“" + q
 		}
-		return "answered " + said + " by the API itself, where it should have booked, replayed or refused: only the client's retry hid it"
+		return "answered " + said + " by the API itself, where it should have booked, replayed or refused: a 500 is a fault of the API, even where a retry gets past it"
 	}
 	return inv.Name
 }

@@ -51,3 +51,29 @@ func TestAVerdictSaysWhatAFaultFromOutsideDid(t *testing.T) {
 		t.Errorf("verdict %q, want %q", v.Says, want)
 	}
 }
+
+// A ✓ of crash-before-commit speaks of a crash only where one came: code
+// that books in one statement sends no COMMIT to crash before, its first
+// try is answered, and the verdict says so.
+func TestACrashThatNeverCameIsNotTold(t *testing.T) {
+	s, err := Lookup("crash-before-commit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		tries []client.TryResult
+		want  string
+	}{
+		{[]client.TryResult{{Try: 1, Error: "EOF"}, {Try: 2, Status: 201, BookingID: "b1"}},
+			"the crash rolled its try back (no booking stored by it), and the retry made one booking"},
+		{[]client.TryResult{{Try: 1, Status: 201, BookingID: "b1"}},
+			"no crash: the first try sent no COMMIT after its booking's write for the crash to come before, and was answered 201; one booking in all"},
+	} {
+		r := &Report{Scenario: s.Name, Variant: Correct, BookingRows: 1, SeatsTaken: 2,
+			Attempts:   []IntentReport{{Intent: 1, Tries: tc.tries}},
+			Invariants: []Invariant{{Name: InvOneBookingPerIntent, Pass: true}}}
+		if v := s.Verdict(r); !v.Held || v.Says != tc.want {
+			t.Errorf("tries %v: verdict %q, want %q", tc.tries, v.Says, tc.want)
+		}
+	}
+}

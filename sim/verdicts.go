@@ -172,6 +172,11 @@ var meanings = map[string]meaning{
 	"crash-before-commit": {
 		faults: true,
 		guarantee: func(r *Report) string {
+			if st := firstTryStatus(r, 1); st != 0 {
+				// The crash comes at a COMMIT after the booking's write:
+				// code that books in one statement sends none.
+				return fmt.Sprintf("no crash: the first try sent no COMMIT after its booking's write for the crash to come before, and was answered %d; %s in all", st, bookingsWord(r.BookingRows))
+			}
 			return fmt.Sprintf("the crash rolled its try back (%s stored by it), and the retry made %s", bookingsWord(createdByTry(r, 1, 1)), bookingsWord(r.BookingRows))
 		},
 	},
@@ -369,6 +374,17 @@ func triesOf(r *Report, intent int) int {
 		}
 	}
 	return n
+}
+
+// firstTryStatus is the status that answered the first try of intent n,
+// 0 when it got none (a crash, a lost answer) or there is none.
+func firstTryStatus(r *Report, n int) int {
+	for _, a := range r.Attempts {
+		if a.Intent == n && len(a.Tries) > 0 && a.Copy <= 1 {
+			return a.Tries[0].Status
+		}
+	}
+	return 0
 }
 
 // createdBy counts the bookings the tries of intent n created, by r's

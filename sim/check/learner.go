@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/proxy"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -21,7 +22,8 @@ import (
 // front of that URL, with plan's faults and the check's backoff. The
 // outcome is read off what the proxy carried: each request a try, its key
 // from the key header, and what the client got (the API's answer, a reset
-// connection, or the proxy's 502).
+// connection, or the proxy's 502); the time between two tries' arrivals
+// is the client's wait before the second (sim.Facts.Waits).
 func (r *run) learnerBook(ctx context.Context, user, quantity int, plan func(trace.Attempt) proxy.Fault) (client.Outcome, error) {
 	r.learner, r.plan = true, plan
 	u := r.cfg.Users[user]
@@ -52,7 +54,12 @@ func (r *run) learnerBook(ctx context.Context, user, quantity int, plan func(tra
 	}
 	w := NewWire(r.cfg)
 	o := client.Outcome{Intent: client.Intent{Number: 1, EventID: r.event, Quantity: quantity}, Token: u.Name}
-	for i, ps := range r.pxs[0].Passages() {
+	passages := r.pxs[0].Passages()
+	r.waits = map[sim.TryRef]time.Duration{}
+	for i, ps := range passages {
+		if i > 0 {
+			r.waits[sim.TryRef{Intent: 1, Try: i + 1}] = ps.At.Sub(passages[i-1].At)
+		}
 		key := ps.Header.Get(r.cfg.Request.KeyHeader)
 		if i == 0 {
 			o.Intent.Key, _ = uuid.Parse(key)

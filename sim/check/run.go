@@ -167,7 +167,10 @@ type run struct {
 	// learner says the scenario's client is the learner's (learnerBook):
 	// its tries carry no request id, so the proxy numbers them (tries).
 	learner bool
-	tries   atomic.Int32
+	// waits are the learner's client's waits before its retries, by try
+	// (learnerBook).
+	waits map[sim.TryRef]time.Duration
+	tries atomic.Int32
 
 	mu         sync.Mutex
 	transports []*http.Transport // the clients', closed when the run ends
@@ -344,6 +347,9 @@ func runRound(ctx context.Context, cfg *Config, rd *reader, s scenario, opts Opt
 
 	f := sim.Facts{Outcomes: outcomes, Users: map[string]string{}, Unseen: sim.Unseen{Created: true, Design: true}, Tries: len(opts.Backoff) + 1,
 		ServerErrors: serverErrors(all)}
+	if r.learner {
+		f.Waits, f.Backoff = r.waits, opts.Backoff
+	}
 	for _, u := range cfg.Users {
 		f.Users[u.Name] = u.UserID()
 	}
