@@ -2,6 +2,9 @@ package exercises
 
 import "syscall"
 
-// instanceAttr makes the kernel kill an API instance when learn dies
+// deathSignal makes the kernel send sig to the process when learn dies
 // (prctl PR_SET_PDEATHSIG), so that none outlives a learn that was killed.
-func instanceAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} }
+func deathSignal(a *syscall.SysProcAttr, sig syscall.Signal) *syscall.SysProcAttr {
+	a.Pdeathsig = sig
+	return a
+}

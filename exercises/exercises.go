@@ -32,6 +32,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/learn-idempotency/learn/internal/tailbuf"
@@ -188,7 +189,8 @@ func Build(ctx context.Context, dir string) (string, error) {
 		// Stopped, the go command and the compilers it started go
 		// together: SIGINT to the group lets go remove its work
 		// directory; what is left after 5 s is killed.
-		cmd.SysProcAttr = buildAttr()
+		// A learn that is killed takes the go command with it.
+		cmd.SysProcAttr = deathSignal(groupAttr(), syscall.SIGINT)
 		cmd.Cancel = func() error { return stopGroup(cmd) }
 		cmd.WaitDelay = 5 * time.Second
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -334,13 +336,19 @@ func start(ctx context.Context, bin, name, connString string, opts startOptions)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+connString)
-	cmd.SysProcAttr = instanceAttr()
+	// The instance and what the learner's code starts are one process
+	// group, killed together (Stop); the kernel kills the instance when
+	// learn dies. A process of theirs that keeps standard output or error
+	// open after the instance ended holds nothing up past ioWait.
+	cmd.SysProcAttr = deathSignal(groupAttr(), syscall.SIGKILL)
+	cmd.WaitDelay = ioWait
 	inst := &Instance{cmd: cmd, stderr: tailbuf.New(8 << 10), exited: make(chan struct{}), synced: make(chan string, 16)}
 	cmd.Stderr = inst.stderr
-	out, err := cmd.StdoutPipe()
+	out, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdout = w
 	var gate io.WriteCloser
 	var gateMu sync.Mutex
 	if opts.gate != nil {
@@ -348,11 +356,29 @@ func start(ctx context.Context, bin, name, connString string, opts startOptions)
 			return nil, err
 		}
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		out.Close()
 		return nil, fmt.Errorf("the booking API %s could not start: %w", bin, err)
 	}
 	said := make(chan string, 1)
+	read := make(chan struct{}) // closed once standard output is read to its end
 	go func() {
+		// Once the instance has ended, its output is read to the end, or
+		// for ioWait when something it started still holds it open.
+		_ = cmd.Wait()
+		select {
+		case <-read:
+		case <-time.After(ioWait):
+			out.Close()
+			<-read
+		}
+		close(inst.exited)
+	}()
+	go func() {
+		defer close(read)
+		defer out.Close()
 		rd := bufio.NewReaderSize(out, maxLine)
 		line, _ := readLine(rd)
 		said <- line
@@ -389,8 +415,6 @@ func start(ctx context.Context, bin, name, connString string, opts startOptions)
 				break
 			}
 		}
-		_ = cmd.Wait()
-		close(inst.exited)
 	}()
 	fail := func(format string, args ...any) (*Instance, error) {
 		inst.Stop()
@@ -426,11 +450,17 @@ func start(ctx context.Context, bin, name, connString string, opts startOptions)
 	}
 }
 
-// Stop ends the instance and waits for it.
+// Stop ends the instance, with every process it started that stayed in
+// its process group, and waits for it.
 func (i *Instance) Stop() {
-	_ = i.cmd.Process.Kill()
+	_ = killGroup(i.cmd)
+	_ = i.cmd.Process.Kill() // where the group is gone already
 	<-i.exited
 }
+
+// ioWait bounds the wait for an instance's standard output and error
+// once it has ended.
+const ioWait = time.Second
 
 // Exited says how the instance ended, if it has ("" while it runs).
 func (i *Instance) Exited() string {

@@ -166,6 +166,13 @@ func TestWrongSolutionsFailWithTheirVerdict(t *testing.T) {
 		{"one-transaction", "two transactions, one per write", "", []string{
 			"	b := Booking{", "	if err := tx.Commit(ctx); err != nil {\n\t\treturn Answer{}, err\n\t}\n\tif tx, err = db.Begin(ctx); err != nil {\n\t\treturn Answer{}, err\n\t}\n\tb := Booking{",
 		}, "crash-before-commit", "seats"},
+		{"one-transaction", "the booking inserted outside the transaction", "", []string{
+			"err = tx.QueryRow(ctx, `INSERT INTO bookings", "err = db.QueryRow(ctx, `INSERT INTO bookings",
+		}, "crash-before-commit", "charged more than once"},
+		{"one-transaction", "a write that changes nothing before the transaction", "one-transaction", []string{
+			"	tx, err := db.Begin(ctx)\n", "	_, _ = db.Exec(ctx, `UPDATE events SET seats_left = seats_left WHERE false`)\n\ttx, err := db.Begin(ctx)\n",
+			"tx.Exec(ctx, `UPDATE events", "db.Exec(ctx, `UPDATE events",
+		}, "crash-before-commit", "seats"},
 		{"replay", "the lookup finds the booking and books again", "", []string{
 			"	if err == nil {\n\t\treturn Answer{Booking: b, Replayed: true}, nil\n\t}\n\tif !errors.Is(err, pgx.ErrNoRows) {",
 			"	if err != nil && !errors.Is(err, pgx.ErrNoRows) {",
@@ -209,6 +216,9 @@ func TestWrongSolutionsFailWithTheirVerdict(t *testing.T) {
 		{"client", "a network error taken as final", "", []string{
 			"client.go:			status, body, err = 0, nil, derr\n\t\t\tcontinue\n", "			return 0, nil, derr\n",
 		}, "client-lost-answer", "left without an answer"},
+		{"client", "no wait between the tries", "", []string{
+			"client.go:wait(ctx, Backoff[try-2])", "wait(ctx, 0)",
+		}, "client-lost-answer", "sent again too soon"},
 		{"client", "no end to the tries", "", []string{
 			"client.go:	for try := 1; try <= len(Backoff)+1; try++ {", "	for try := 1; try <= 10; try++ {",
 			"client.go:wait(ctx, Backoff[try-2])", "wait(ctx, Backoff[min(try-2, len(Backoff)-1)])",
@@ -222,6 +232,9 @@ func TestWrongSolutionsFailWithTheirVerdict(t *testing.T) {
 		{"isolation", "the 40001 answered 409, try again", "", []string{
 			loop, "\tif errors.As(err, &pe) && pe.Code == \"40001\" {\n\t\treturn Answer{}, &Refusal{Status: 409, Code: \"busy\", Message: \"Try again\"}\n\t}\n",
 		}, "concurrent-copies", "409 Try again"},
+		{"isolation", "the transaction begun at READ COMMITTED", "", []string{
+			loop, "", "tx, err := db.Begin(ctx)", "tx, err := db.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})",
+		}, "concurrent-copies", "your transaction chose READ COMMITTED"},
 		{"per-user", "the constraint per user, the lookup by the key alone", "", []string{
 			"WHERE user_id = $1 AND idempotency_key = $2`, req.UserID, req.Key", "WHERE idempotency_key = $1`, req.Key",
 		}, "two-users-same-key", ""},
@@ -241,8 +254,8 @@ func TestWrongSolutionsFailWithTheirVerdict(t *testing.T) {
 			i := slices.IndexFunc(rep.Exercises, func(s Status) bool { return s.ID == e.ID })
 			st := rep.Exercises[i]
 			j := slices.IndexFunc(st.Rows, func(r check.Row) bool { return r.Name == tc.fails })
-			if st.State != Failing || j < 0 || st.Rows[j].State != check.Fail || !strings.Contains(st.Rows[j].Says, tc.says) {
-				t.Errorf("%s: %s, want %s ✗ saying %q: %v", e.ID, st.State, tc.fails, tc.says, says(st.Rows))
+			if st.State != Failing || j < 0 || st.Rows[j].State == check.Pass || !strings.Contains(st.Rows[j].Says, tc.says) {
+				t.Errorf("%s: %s, want %s failing and saying %q: %v", e.ID, st.State, tc.fails, tc.says, says(st.Rows))
 			}
 			t.Logf("%v", says(st.Rows))
 		})
@@ -261,5 +274,26 @@ func TestARelativeDirectoryRunsTheProgramItBuilt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".learn", "booking-api")); err != nil {
 		t.Errorf("the program is not in the module's .learn: %v", err)
+	}
+}
+
+// Every exercise's TODO is where the exercise says to write it: each file
+// its File names holds a TODO(id) line in the module init writes.
+func TestEveryExerciseHasItsTODO(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "m")
+	if err := Write(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range Ladder {
+		for _, name := range strings.Split(e.File, " and ") {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Errorf("%s: %v", e.ID, err)
+				continue
+			}
+			if !strings.Contains(string(b), "TODO("+e.ID+")") {
+				t.Errorf("%s says to write it in %s, which holds no TODO(%s)", e.ID, name, e.ID)
+			}
+		}
 	}
 }

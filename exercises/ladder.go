@@ -84,11 +84,11 @@ var Ladder = []Exercise{
 		Checks: []string{"key-reuse-two-events"},
 		Hints: [2]string{
 			"Only a UNIQUE constraint on the key makes PostgreSQL let one insert through; the loser's INSERT fails with a unique violation, SQLSTATE 23505, and its transaction (the seats included) must be rolled back.",
-			"In schema.sql: CONSTRAINT bookings_key UNIQUE (idempotency_key). In booking.go: errors.As(err, &pgErr) with pgErr.Code == \"23505\" after the transaction is rolled back; read the winner's booking with the lookup (outside the failed transaction) and compare it as in the exercise before.",
+			"In schema.sql: CONSTRAINT bookings_key UNIQUE (idempotency_key) (the next exercise scopes it by user). In booking.go: var pgErr *pgconn.PgError (import \"github.com/jackc/pgx/v5/pgconn\"); errors.As(err, &pgErr) && pgErr.Code == \"23505\" once the transaction is rolled back; then read the winner's booking with the lookup, on db (outside the failed transaction), and compare it as in the exercise before.",
 		},
 	},
 	{
-		ID: "per-user", Title: "A key belongs to one user", File: "booking.go",
+		ID: "per-user", Title: "A key belongs to one user", File: "booking.go and schema.sql",
 		Goal:   "Scope the key by the user, in the lookup and in the constraint: two users who send the same key each get a booking of their own, never the other's.",
 		Lesson: "Follow-ups: Does a key belong to one user, and why?",
 		Checks: []string{"two-users-same-key"},

@@ -101,7 +101,7 @@ func (p *Playback) run(ctx context.Context, dir string, srv *pgtemp.Server, e Ex
 	if err != nil {
 		return "", err
 	}
-	p.later(func() { _ = schema.Drop(context.Background()) })
+	p.later(func() { dropSchema(context.Background(), schema) })
 	if why, err := createTables(ctx, dir, schema.ConnString()); err != nil || why != "" {
 		return why, err
 	}

@@ -185,3 +185,41 @@ func schemas(t *testing.T) int {
 	}
 	return n
 }
+
+// A play never stops for good: ten copies, more than the instance's pool
+// has connections, go on while some wait for a connection; and copies
+// held up by the learner's own lock (a mutex around BookTicket), which
+// PostgreSQL does not see, go on after a moment without them.
+func TestAPlayedRaceNeverStopsForGood(t *testing.T) {
+	for _, tc := range []struct {
+		name, check string
+		edits       []string
+	}{
+		{"ten copies, a pool of four", "concurrent-copies", nil},
+		{"the learner's own mutex", "lookup-before-lock", []string{
+			"func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n",
+			"var one sync.Mutex\n\nfunc BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n\tone.Lock()\n\tdefer one.Unlock()\n",
+			"import (\n", "import (\n\t\"sync\"\n",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			steps, row, stopped := playAll(t, moduleAt(t, "under-lock", tc.edits...), "under-lock", tc.check)
+			if stopped != "" {
+				t.Fatalf("stopped: %s", stopped)
+			}
+			if row.State != check.Pass {
+				t.Errorf("%s played: %s %s, want a pass", tc.check, row.State, row.Says)
+			}
+			answers := 0
+			for _, s := range steps {
+				if s.ev.Kind == trace.KindAnswer {
+					answers++
+				}
+			}
+			if answers < 2 {
+				t.Errorf("%d answers among %d steps, want every copy's", answers, len(steps))
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -127,7 +128,7 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = schema.Drop(context.WithoutCancel(ctx)) }()
+	defer dropSchema(ctx, schema)
 	phase("creating the tables")
 	if why, err := createTables(ctx, dir, schema.ConnString()); err != nil || why != "" {
 		if err != nil {
@@ -247,11 +248,19 @@ func runPass(ctx context.Context, bin, connString string, p pass, opts Options, 
 			inst.sync(ctx)
 		}
 		id := of[row.Name]
+		stmts := statementsOf(row, log.take())
+		if p.isolation != "" {
+			if s, level := otherLevel(stmts, p.isolation); level != "" {
+				row.State, row.Failed = check.Error, nil
+				row.Says = fmt.Sprintf("not checked at %s: your transaction chose %s (%s), and ran at it instead; begin it with db.Begin, at the database's level, and try the whole transaction again on a 40001",
+					strings.ToUpper(p.isolation), strings.ToUpper(level), cutSQL(s.SQL))
+			}
+		}
 		rows[id] = append(rows[id], row)
 		if sql[id] == nil {
 			sql[id] = map[string][]Statement{}
 		}
-		sql[id][row.Name] = statementsOf(row, log.take())
+		sql[id][row.Name] = stmts
 		if opts.Done != nil {
 			opts.Done(id, row)
 		}
@@ -340,6 +349,45 @@ func statementsOf(row check.Row, sent []Statement) []Statement {
 	}
 	slices.SortStableFunc(out, func(a, b Statement) int { return a.At.Compare(b.At) })
 	return out
+}
+
+// dropWithin bounds the drop of a run's schema, which goes on after the
+// run's context ended (a Ctrl-C, the screen closed).
+const dropWithin = 30 * time.Second
+
+// dropSchema drops a run's schema, within dropWithin of the run's end.
+func dropSchema(ctx context.Context, schema *pgtemp.Schema) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dropWithin)
+	defer cancel()
+	_ = schema.Drop(dctx)
+}
+
+// levelClause is a statement's choice of an isolation level: BEGIN
+// ISOLATION LEVEL …, or SET TRANSACTION ISOLATION LEVEL ….
+var levelClause = regexp.MustCompile(`(?i)\bisolation\s+level\s+(read\s+committed|read\s+uncommitted|repeatable\s+read|serializable)\b`)
+
+// otherLevel is the first of stmts that chose an isolation level other
+// than level for its transaction, and the level it chose ("" when none
+// did): an exercise run at REPEATABLE READ is no check of code that
+// asks for READ COMMITTED.
+func otherLevel(stmts []Statement, level string) (Statement, string) {
+	for _, s := range stmts {
+		if m := levelClause.FindStringSubmatch(s.SQL); m != nil {
+			if chosen := strings.ToLower(strings.Join(strings.Fields(m[1]), " ")); chosen != level {
+				return s, chosen
+			}
+		}
+	}
+	return Statement{}, ""
+}
+
+// cutSQL is a statement as a verdict quotes it: on one line, cut short.
+func cutSQL(sql string) string {
+	sql = strings.Join(strings.Fields(sql), " ")
+	if r := []rune(sql); len(r) > 60 {
+		sql = string(r[:59]) + "…"
+	}
+	return "“" + sql + "”"
 }
 
 // tablesWithin bounds schema.sql's run.

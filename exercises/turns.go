@@ -15,8 +15,11 @@ import (
 
 // turns lets the held statements of a played run go one at a time, in
 // turns: it waits until every request in flight is held at the
-// harness's gate, or waits for a lock in PostgreSQL, and then lets go the
-// held statement whose request has waited longest since its last turn.
+// harness's gate, waits for a lock in PostgreSQL or for a connection of
+// its pool, and then lets go the held statement whose request has waited
+// longest since its last turn. A request that waits on anything else
+// (the learner's own mutex, a sleep) for longer than stall lets the turn
+// go on without it: a play never stops for good.
 // The copies of a race so go in lockstep, statement by statement, and
 // the race shows at its worst, in one run, every time: both lookups
 // before either insert, where nothing orders them.
@@ -33,6 +36,7 @@ type turns struct {
 // flight is one request in flight.
 type flight struct {
 	held    *Statement // its statement held at the gate, if one is
+	pooled  bool       // it waits for a connection of the instance's pool
 	let     func()     // lets held go
 	pid     uint32     // its database connection, once it has sent a statement
 	arrived int        // its order of arrival
@@ -58,6 +62,10 @@ func (t *turns) on(kind string, s Statement, let func()) {
 	defer t.mu.Unlock()
 	f := t.flights[key]
 	switch kind {
+	case "learn-acquire", "learn-acquired":
+		if f != nil {
+			f.pooled = kind == "learn-acquire"
+		}
 	case "learn-begin", "learn-wait":
 		if f == nil {
 			t.arrived++
@@ -80,14 +88,26 @@ func (t *turns) on(kind string, s Statement, let func()) {
 // a lock is looked at again: a statement under way, for a moment.
 const poll = 10 * time.Millisecond
 
+// stall is how long the turns wait, with nothing changing, for requests
+// that are neither held nor waiting for a lock or a connection.
+const stall = 750 * time.Millisecond
+
 // run lets statements go until ctx ends: each, when its turn comes, is
 // shown (step, which returns once the learner lets it go on) and then let
 // go.
 func (t *turns) run(ctx context.Context, step func(Statement)) {
+	var seen chan struct{} // the change last seen, and since when
+	var since time.Time
 	for {
 		f, changed, running := t.next()
+		if changed != seen {
+			seen, since = changed, time.Now()
+		}
 		if f == nil && len(running) > 0 && t.allWait(ctx, running) {
 			f = t.pick(changed)
+		}
+		if f == nil && time.Since(since) >= stall {
+			f = t.pick(changed) // nothing moved: the held go on without the rest
 		}
 		if f == nil {
 			timer := time.NewTimer(poll)
@@ -124,8 +144,8 @@ func (t *turns) next() (f *flight, changed chan struct{}, running []uint32) {
 	defer t.mu.Unlock()
 	changed = t.changed
 	for _, g := range t.flights {
-		if g.held != nil {
-			continue
+		if g.held != nil || g.pooled {
+			continue // held, or held up until a held one gives its connection back
 		}
 		if g.pid == 0 {
 			return nil, changed, nil

@@ -129,8 +129,10 @@ func (s *Server) isClosed() bool {
 // already), does nothing and returns nil; so does a Drop that fails
 // because Close began while it waited (Close removes what is left). No
 // lock is held over the round trip, so a server that hangs holds up
-// neither other schemas nor Close. Connections still open in the schema
-// are not closed; close them first or Drop may wait for their locks.
+// neither other schemas nor Close. Sessions that still hold a lock in the
+// schema (a program that was killed while its statement runs on, a
+// transaction left open) are ended first (pg_terminate_backend), so that
+// the DROP never waits on them: close your own connections first.
 func (sc *Schema) Drop(ctx context.Context) error {
 	s := sc.srv
 	s.mu.Lock()
@@ -139,7 +141,7 @@ func (sc *Schema) Drop(ctx context.Context) error {
 	if !mine {
 		return nil
 	}
-	if err := s.exec(ctx, pgsql.DropSchemaSQL(sc.name), "dropping schema "+sc.name); err != nil {
+	if err := s.dropSchema(ctx, sc.name); err != nil {
 		if s.isClosed() {
 			return nil
 		}
@@ -210,6 +212,39 @@ func (s *Server) dropSchemas(ctx context.Context, names []string) error {
 // pgsql.ConnWait for one while the server answers "too many clients". While it
 // waits past pgwait.After, ctx's teller (pgwait.WithTrace) is told what
 // for; what names the statement for it ("creating schema learn_…").
+// lockersSQL ends the other sessions that hold a lock on the schema $1
+// or on anything in it.
+const lockersSQL = `SELECT pg_terminate_backend(l.pid) FROM pg_locks l
+  JOIN pg_namespace n ON n.nspname = $1
+  LEFT JOIN pg_class c ON l.locktype = 'relation' AND c.oid = l.relation
+  WHERE l.pid <> pg_backend_pid()
+    AND (c.relnamespace = n.oid OR l.classid = 'pg_namespace'::regclass AND l.objid = n.oid)`
+
+// dropSchema drops the schema name, ending first the sessions that hold
+// a lock in it; one that takes a lock again meanwhile is ended on the
+// next round (a DROP waits at most 2 s on a lock, and is tried up to 15
+// times).
+func (s *Server) dropSchema(ctx context.Context, name string) error {
+	conn, err := pgsql.ConnectWaiting(ctx, s.cfg, pgsql.ConnWait)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	stop := pgwait.Watch(ctx, conn.Config(), conn.PgConn().PID(), "dropping schema "+name)
+	defer stop()
+	for try := 1; ; try++ {
+		if _, err := conn.Exec(ctx, lockersSQL, name); err != nil {
+			return err
+		}
+		_, err = conn.Exec(ctx, "SET lock_timeout = '2s'; "+pgsql.DropSchemaSQL(name))
+		var pe *pgconn.PgError
+		if err == nil || !errors.As(err, &pe) || pe.Code != "55P03" || try == 15 { // lock_not_available
+			_, _ = conn.Exec(ctx, "RESET lock_timeout")
+			return err
+		}
+	}
+}
+
 func (s *Server) exec(ctx context.Context, sql, what string) error {
 	conn, err := pgsql.ConnectWaiting(ctx, s.cfg, pgsql.ConnWait)
 	if err != nil {

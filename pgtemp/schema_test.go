@@ -486,3 +486,42 @@ func TestQuoteLiteral(t *testing.T) {
 		}
 	}
 }
+
+// A Drop never waits on a session that holds a lock in the schema: one
+// whose client was killed while its statement runs on (pg_sleep holding
+// a table's lock), and one left idle in a transaction, are ended, and the
+// schema goes; a session elsewhere is left alone.
+func TestDropEndsTheSessionsThatHoldItsLocks(t *testing.T) {
+	s := needShared(t)
+	sc := newSchemaT(t, s)
+	ctx := t.Context()
+	setup := connect(t, sc.ConnString())
+	if _, err := setup.Exec(ctx, "CREATE TABLE events (id int); CREATE TABLE bookings (id int)"); err != nil {
+		t.Fatal(err)
+	}
+	sleeper, idle, other := connect(t, sc.ConnString()), connect(t, sc.ConnString()), connect(t, s.ConnString())
+	if _, err := idle.Exec(ctx, "BEGIN; LOCK TABLE bookings IN ACCESS SHARE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	slept := make(chan error, 1)
+	go func() {
+		_, err := sleeper.Exec(context.WithoutCancel(ctx), "LOCK TABLE events IN ACCESS SHARE MODE; SELECT pg_sleep(600)")
+		slept <- err
+	}()
+	// The sleeper holds its lock once PostgreSQL says it sleeps.
+	for queryString(t, setup, "SELECT count(*)::text FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND pid = $1", int(sleeper.PgConn().PID())) != "1" {
+	}
+	setup.Close(ctx)
+	if err := sc.Drop(ctx); err != nil {
+		t.Fatalf("Drop: %v", err)
+	}
+	if schemaExists(t, s, sc.Name()) {
+		t.Errorf("schema %s exists after Drop", sc.Name())
+	}
+	if err := <-slept; err == nil {
+		t.Errorf("the sleeping session ran on after the Drop")
+	}
+	if got := queryString(t, other, "SELECT 'alive'"); got != "alive" {
+		t.Errorf("a session outside the schema: %q", got)
+	}
+}

@@ -19,6 +19,9 @@ import (
 // As it starts, it books every request it is sent (a retry after a lost
 // answer books again), and its two writes are two transactions.
 func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {
+	// TODO(isolation): at REPEATABLE READ, a copy that waited for the
+	// event's row lock fails with a serialization failure (SQLSTATE
+	// 40001): try the whole transaction again.
 	// TODO(under-lock): lock the event row, look the key up, and only then
 	// check the seats.
 	var left int

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // faults names the instance on every answer (X-Learn-Instance), tags a
@@ -25,8 +27,9 @@ import (
 // statements, and arms the fault a request asks for (X-Learn-Fault):
 // crash-before-commit crashes the request just before its booking is
 // committed: at the COMMIT of the transaction that inserted into
-// bookings, or, outside a transaction, before any write after the first
-// (the first is committed by then). A crash drops the request's database
+// bookings, at the COMMIT of a transaction that wrote after a write of
+// the request was committed elsewhere, or, outside a transaction, before
+// any write after the first (the first is committed by then). A crash drops the request's database
 // connection (PostgreSQL rolls back what it had not committed) and then
 // the client's, with no answer: what a crash of the instance does to one
 // request.
@@ -135,6 +138,10 @@ type tracer struct{}
 func (tracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
 	c, _ := ctx.Value(crashKey{}).(*crash)
 	r, _ := ctx.Value(requestKey{}).(*request)
+	if c != nil {
+		// What the statement wrote is known once it is done (TraceQueryEnd).
+		ctx = context.WithValue(ctx, writeKey{}, &write{sql: data.SQL, outside: conn.PgConn().TxStatus() == 'I'})
+	}
 	if r == nil {
 		if c != nil {
 			c.step(ctx, conn, data.SQL)
@@ -223,7 +230,29 @@ func (g *gater) hold(ctx context.Context, s statement) int64 {
 	return n
 }
 
+// TraceAcquireStart says, when learn plays the run, that one of learn's
+// requests waits for a connection of the pool ("learn-acquire"): it is
+// held there as at the gate, until another request gives one back.
+func (tracer) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+	if r, _ := ctx.Value(requestKey{}).(*request); r != nil && gate != nil {
+		emit("learn-acquire", statement{Request: r.id, N: r.n, Instance: r.instance})
+	}
+	return ctx
+}
+
+// TraceAcquireEnd says the request has its connection ("learn-acquired").
+func (tracer) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireEndData) {
+	if r, _ := ctx.Value(requestKey{}).(*request); r != nil && gate != nil {
+		emit("learn-acquired", statement{Request: r.id, N: r.n, Instance: r.instance})
+	}
+}
+
 func (tracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryEndData) {
+	if c, _ := ctx.Value(crashKey{}).(*crash); c != nil {
+		if w, _ := ctx.Value(writeKey{}).(*write); w != nil && data.Err == nil && wroteRows(data.CommandTag) {
+			c.wrote(w.sql, w.outside)
+		}
+	}
 	t, _ := ctx.Value(tracedKey{}).(*traced)
 	if t == nil {
 		return
@@ -249,7 +278,10 @@ func (c *crash) step(ctx context.Context, conn *pgx.Conn, sql string) bool {
 	}
 	switch word {
 	case "commit", "end":
-		if c.txBooked {
+		// The COMMIT of a transaction that booked, or of one that wrote
+		// after the request committed a write elsewhere (the booking
+		// inserted outside the transaction that takes the seats).
+		if c.txBooked || c.txWrote && c.committed {
 			return c.crashNow(ctx, conn)
 		}
 		c.committed = c.committed || c.txWrote
@@ -257,16 +289,40 @@ func (c *crash) step(ctx context.Context, conn *pgx.Conn, sql string) bool {
 	case "rollback", "abort":
 		c.txWrote, c.txBooked = false, false
 	case "insert", "update", "delete", "with", "merge":
-		if !outside {
-			c.txWrote = true
-			c.txBooked = c.txBooked || bookingInsert.MatchString(sql)
-		} else if c.committed {
+		if outside && c.committed {
 			return c.crashNow(ctx, conn)
-		} else {
-			c.committed = true
 		}
 	}
 	return false
+}
+
+// write is a statement of a request that may crash, until it is done.
+type write struct {
+	sql     string
+	outside bool // sent outside a transaction: it commits on its own
+}
+
+type writeKey struct{}
+
+// wroteRows says tag is of a write that changed rows.
+func wroteRows(tag pgconn.CommandTag) bool {
+	return (tag.Insert() || tag.Update() || tag.Delete() || strings.HasPrefix(tag.String(), "MERGE")) && tag.RowsAffected() > 0
+}
+
+// wrote takes a statement that changed rows: in a transaction, it is
+// what that transaction's COMMIT would commit; outside one, it is
+// committed. A write that changed nothing (UPDATE … WHERE false) moves
+// no crash point.
+func (c *crash) wrote(sql string, outside bool) {
+	sql = strings.ToLower(strings.TrimSpace(sql))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if outside {
+		c.committed = true
+		return
+	}
+	c.txWrote = true
+	c.txBooked = c.txBooked || bookingInsert.MatchString(sql)
 }
 
 // crashNow drops the request's database connection before its statement

@@ -17,4 +17,5 @@ CREATE TABLE bookings (
     created_at      timestamptz NOT NULL
     -- TODO(constraint): what lets one insert through when two requests
     -- with one key race past the lookup? (the lesson, How it works, step 4)
+    -- TODO(per-user): and when two users send the same key?
 );

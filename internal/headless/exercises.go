@@ -174,7 +174,7 @@ func PrintExercises(w io.Writer, rep *exercises.Report) {
 		if st.ID != rep.Current {
 			continue
 		}
-		fmt.Fprintf(w, "\nNow: %s (%s)\n%s\nWrite it in %s (the TODO(%s) lines). The lesson: %s.\n", st.Title, st.ID, st.Goal, st.File, st.ID, st.Lesson)
+		fmt.Fprintf(w, "\nNow: %s (%s)\n%s\nWrite it in %s (the TODO(%s) lines). The lesson: %s\n", st.Title, st.ID, st.Goal, st.File, st.ID, sentence(st.Lesson))
 		for _, row := range st.Rows {
 			if row.State == check.Pass {
 				continue
@@ -271,4 +271,13 @@ func ExercisesHint(id string, stdout io.Writer) (int, error) {
 		fmt.Fprintf(stdout, "(again for hint %d)\n", n+1)
 	}
 	return exit.OK, nil
+}
+
+// sentence is s ended as a sentence: a full stop unless it ends with a
+// mark of its own ("…, and why?").
+func sentence(s string) string {
+	if strings.HasSuffix(s, "?") || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") {
+		return s
+	}
+	return s + "."
 }
