@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +119,35 @@ func TestAModuleWithoutBookingGoIsRestored(t *testing.T) {
 	if err := Restore(t.TempDir()); err == nil {
 		t.Error("an empty directory was restored as a module")
 	}
+}
+
+// The processes a learner's program starts end with it: one that keeps
+// its standard error open holds the check up for no longer than a
+// moment, and none outlives the check.
+func TestTheProcessesAProgramStartsEndWithIt(t *testing.T) {
+	const mark = "987654"
+	dir := moduleAt(t, "one-transaction", "func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n",
+		"func init() {\n\tc := exec.Command(\"sleep\", \""+mark+"\")\n\tc.Stderr = os.Stderr\n\t_ = c.Start()\n}\n\nfunc BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n",
+		"import (\n", "import (\n\t\"os\"\n\t\"os/exec\"\n")
+	rep := checkModule(t, dir, []string{"one-transaction"})
+	if rep.Exercises[0].State != Passed {
+		t.Errorf("one-transaction: %s %v", rep.Exercises[0].State, says(rep.Exercises[0].Rows))
+	}
+	if left := processesWith(t, mark); len(left) > 0 {
+		t.Errorf("the program's sleep outlived the check: %v", left)
+	}
+}
+
+// processesWith lists the processes whose command line holds arg.
+func processesWith(t *testing.T, arg string) []string {
+	t.Helper()
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var found []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err == nil && slices.Contains(strings.Split(string(b), "\x00"), arg) {
+			found = append(found, p+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return found
 }
