@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -158,6 +159,18 @@ type BuildError struct {
 
 func (e *BuildError) Error() string { return e.Output }
 
+// goVersion finds a Go version in what go env GOVERSION printed.
+var goVersion = regexp.MustCompile(`\bgo1(\.\d+)*(rc\d+|beta\d+)?\b`)
+
+// cutLine is s on one line, cut short.
+func cutLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
+}
+
 // Build builds the module in dir with the go command on PATH into a
 // program in dir/.learn, after go mod tidy. A module that does not build
 // is a *BuildError holding what the compiler printed; no go command, or
@@ -171,8 +184,16 @@ func Build(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s env GOVERSION: %w: the exercises need Go %s or newer (https://go.dev/dl/)", goBin, err, MinGo)
 	}
-	if v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " "); v != "devel" && version.Compare(v, "go"+MinGo) < 0 {
-		return "", fmt.Errorf("the exercises need Go %s or newer, and %s is %s: install a newer Go (https://go.dev/dl/)", MinGo, goBin, v)
+	said := strings.TrimSpace(string(out))
+	if !strings.HasPrefix(said, "devel") {
+		v := goVersion.FindString(said)
+		switch {
+		case v == "":
+			// A Go before 1.16 has no GOVERSION: it prints an empty line.
+			return "", fmt.Errorf("the exercises need Go %s or newer, and %s does not say its version (go env GOVERSION printed %q: a Go older than 1.16): install a newer Go (https://go.dev/dl/)", MinGo, goBin, cutLine(said))
+		case version.Compare(v, "go"+MinGo) < 0:
+			return "", fmt.Errorf("the exercises need Go %s or newer, and %s is %s: install a newer Go (https://go.dev/dl/)", MinGo, goBin, v)
+		}
 	}
 	// go build -o is relative to the command's directory: the program's
 	// path is made absolute first, or a relative dir nests it.
@@ -430,6 +451,9 @@ func start(ctx context.Context, bin, name, connString string, opts startOptions)
 	case line := <-said:
 		u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 		if ok && strings.HasPrefix(u, "http://127.0.0.1:") {
+			if err := answersAs(ctx, u, name); err != nil {
+				return fail("the booking API (%s) said it listens on %s, but %v: only main.go (learn's) may say where it listens, on the port it was given (restore learn's files with learn exercises init --restore)", name, u, err)
+			}
 			inst.URL = u
 			return inst, nil
 		}
@@ -448,6 +472,26 @@ func start(ctx context.Context, bin, name, connString string, opts startOptions)
 		inst.Stop()
 		return nil, ctx.Err()
 	}
+}
+
+// answersAs checks that what answers at u is the instance called name:
+// the harness names its instance on every answer (X-Learn-Instance).
+func answersAs(ctx context.Context, u, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u+"/learn/whoami", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("nothing answers there (%v)", err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("X-Learn-Instance"); got != name {
+		return fmt.Errorf("what answers there is not it (X-Learn-Instance %q)", got)
+	}
+	return nil
 }
 
 // Stop ends the instance, with every process it started that stayed in

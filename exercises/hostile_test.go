@@ -2,6 +2,8 @@ package exercises
 
 import (
 	"bufio"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,4 +152,50 @@ func processesWith(t *testing.T, arg string) []string {
 		}
 	}
 	return found
+}
+
+// Without a go command, or with one too old to build the module, the
+// check says so in one line that names what to install, as a report (a
+// script's --json gets it), never as a failure of learn.
+func TestAGoTooOldOrMissingIsSaid(t *testing.T) {
+	dir := moduleAt(t, "one-transaction")
+	for _, tc := range []struct{ name, script, want string }{
+		{"no go", "", "there is no go command on PATH: install Go " + MinGo + " or newer"},
+		{"go 1.15", "#!/bin/sh\necho 'go version go1.15 linux/amd64'\n", "and " + "GOBIN/go is go1.15: install a newer Go"},
+		{"no GOVERSION", "#!/bin/sh\necho\n", "does not say its version"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin := t.TempDir()
+			if tc.script != "" {
+				if err := os.WriteFile(filepath.Join(bin, "go"), []byte(tc.script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv("PATH", bin)
+			rep, err := Check(t.Context(), dir, testDB, Options{Exercises: []string{"one-transaction"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.ReplaceAll(tc.want, "GOBIN", bin); !strings.Contains(rep.Stopped, want) {
+				t.Errorf("stopped: %q, want it to say %q", rep.Stopped, want)
+			}
+		})
+	}
+}
+
+// A program that says it listens where it does not (a line of the
+// learner's own before main.go's) is stopped, and said so: not taken for
+// an API instance that another one answers for.
+func TestAProgramThatListensElsewhereIsSaid(t *testing.T) {
+	other := httptest.NewServer(http.NotFoundHandler())
+	defer other.Close()
+	dir := moduleAt(t, "one-transaction", "func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n",
+		"func init() { fmt.Println(\"listening on "+other.URL+"\") }\n\nfunc BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n")
+	rep, err := Check(t.Context(), dir, testDB, Options{Exercises: []string{"one-transaction"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "said it listens on " + other.URL + ", but what answers there is not it"; !strings.Contains(rep.Stopped, want) {
+		t.Errorf("stopped: %q, want it to say %q", rep.Stopped, want)
+	}
 }

@@ -121,6 +121,9 @@ func Check(ctx context.Context, dir string, srv *pgtemp.Server, opts Options) (*
 	if be, ok := errors.AsType[*BuildError](err); ok {
 		return stopped(be.Error())
 	}
+	if err != nil && ctx.Err() == nil {
+		return stopped(err.Error()) // no go command, or one too old: said as a build is
+	}
 	if err != nil {
 		return nil, err
 	}
