@@ -199,3 +199,14 @@ func TestAProgramThatListensElsewhereIsSaid(t *testing.T) {
 		t.Errorf("stopped: %q, want it to say %q", rep.Stopped, want)
 	}
 }
+
+// A booking answered and never committed is said in the learner's terms
+// (their BookTicket, its COMMIT), not in learn check's config's.
+func TestABookingNeverCommittedIsSaid(t *testing.T) {
+	dir := moduleAt(t, "one-transaction", "return Answer{Booking: b}, tx.Commit(ctx)", "return Answer{Booking: b}, nil")
+	rep := checkModule(t, dir, []string{"one-transaction"})
+	rows := rep.Exercises[0].Rows
+	if len(rows) == 0 || !strings.Contains(rows[0].Says, "is not in the bookings table: your BookTicket answered a booking it did not commit") || strings.Contains(rows[0].Says, "config") {
+		t.Errorf("rows: %v", says(rows))
+	}
+}

@@ -87,6 +87,18 @@ func readBack(ctx context.Context, cfg *Config, rd *reader, opts Options) string
 			said := func(what string, args ...any) string {
 				return fmt.Sprintf("a plain booking of %s for %s, sent once and answered with booking %s, reads back %s (fix the config, or the API if it stores it so)", english.Plural(s.in.Quantity, "seat", ""), s.user.Name, s.id, fmt.Sprintf(what, args...))
 			}
+			if opts.Harness {
+				// learn's exercises: the config is learn's, the code the
+				// learner's.
+				mine := fmt.Sprintf("a plain booking of %s for %s, sent once and answered with booking %s, ", english.Plural(s.in.Quantity, "seat", ""), s.user.Name, s.id)
+				if i < 0 {
+					return mine + "is not in the bookings table: your BookTicket answered a booking it did not commit (is tx.Commit called, and its error returned?)"
+				}
+				if b := rows[i]; b.ID != s.id || b.UserID != s.user.UserID() || b.EventID != event || b.Quantity != s.in.Quantity {
+					return mine + fmt.Sprintf("is stored as booking %s of %s, %s for event %d: your BookTicket answered another booking than it stored", cut(b.ID, 20), cut(b.UserID, 20), english.Plural(b.Quantity, "seat", ""), b.EventID)
+				}
+				continue
+			}
 			if i < 0 {
 				return said("with no booking that holds its key %s: do [bookings] (database.bookings) read every booking of the user, with its idempotency key?", s.in.Key)
 			}
