@@ -131,6 +131,7 @@ func (p *Playback) run(ctx context.Context, dir string, srv *pgtemp.Server, e Ex
 		t.on(kind, s, let)
 	}
 	var urls []string
+	var insts []*Instance
 	for i := range 2 {
 		inst, err := start(ctx, bin, trace.LaneAPI(i+1), schema.ConnString(), startOptions{isolation: e.Isolation, gate: gate})
 		if ctx.Err() != nil {
@@ -144,6 +145,7 @@ func (p *Playback) run(ctx context.Context, dir string, srv *pgtemp.Server, e Ex
 		}
 		p.later(inst.Stop)
 		urls = append(urls, inst.URL)
+		insts = append(insts, inst)
 	}
 	ccfg, err := Config(urls)
 	if err != nil {
@@ -156,6 +158,16 @@ func (p *Playback) run(ctx context.Context, dir string, srv *pgtemp.Server, e Ex
 	}
 	if _, err := check.Run(ctx, ccfg, co); err != nil {
 		return "", err
+	}
+	// An instance that ended during the play is said with its row, as
+	// learn exercises check says it: how it ended and what it wrote.
+	for i, inst := range insts {
+		if ended := inst.Exited(); ended != "" {
+			p.row.Says += fmt.Sprintf("; api-%d ended during the play (%s)", i+1, ended)
+			if tail := strings.TrimSpace(inst.Stderr()); tail != "" {
+				p.row.Says += ", and wrote: " + cutLine(tail)
+			}
+		}
 	}
 	return "", nil
 }

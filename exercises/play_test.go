@@ -223,3 +223,15 @@ func TestAPlayedRaceNeverStopsForGood(t *testing.T) {
 		})
 	}
 }
+
+// A program that exits during a play is said with the row, as the check
+// says it: how it ended and what it wrote.
+func TestAPlayOfAProgramThatExitsSaysHow(t *testing.T) {
+	dir := moduleAt(t, "replay", "func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n",
+		"func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n\tif req.Quantity == 2 {\n\t\tfmt.Fprintln(os.Stderr, \"bye from the learner\")\n\t\tos.Exit(3)\n\t}\n",
+		"import (\n", "import (\n\t\"os\"\n")
+	_, row, stopped := playAll(t, dir, "replay", "lost-answer")
+	if said := stopped + row.Says; !strings.Contains(said, "exit status 3") || !strings.Contains(said, "bye from the learner") {
+		t.Errorf("stopped %q, row %s %q: want how api-1 ended and what it wrote", stopped, row.State, row.Says)
+	}
+}
