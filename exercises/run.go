@@ -385,13 +385,7 @@ func otherLevel(stmts []Statement, level string) (Statement, string) {
 }
 
 // cutSQL is a statement as a verdict quotes it: on one line, cut short.
-func cutSQL(sql string) string {
-	sql = strings.Join(strings.Fields(sql), " ")
-	if r := []rune(sql); len(r) > 60 {
-		sql = string(r[:59]) + "…"
-	}
-	return "“" + sql + "”"
-}
+func cutSQL(sql string) string { return "“" + cutLine(sql) + "”" }
 
 // tablesWithin bounds schema.sql's run.
 var tablesWithin = 30 * time.Second
