@@ -78,13 +78,16 @@ func exercisesSummary(p *progress.Progress) string {
 		return ""
 	}
 	var b strings.Builder
-	passed := 0
+	passed, now := 0, 0
 	for _, e := range exercises.Ladder {
 		if !p.Exercises[e.ID].PassedAt.IsZero() {
 			passed++
 		}
+		if p.Exercises[e.ID].State == string(exercises.Passed) {
+			now++
+		}
 	}
-	fmt.Fprintf(&b, "\nExercises (learn exercises): %d of %d passed\n", passed, len(exercises.Ladder))
+	fmt.Fprintf(&b, "\nExercises (learn exercises): %d of %d passed once, %d at the last check\n", passed, len(exercises.Ladder), now)
 	for _, e := range exercises.Ladder {
 		x := p.Exercises[e.ID]
 		mark, says := "[ ]", "not checked yet"
