@@ -40,14 +40,16 @@ type playView struct {
 	err     error
 }
 
-// playStep is one step, what its statement got back once it was let go,
-// and the rows read while it was held.
+// playStep is one step, what its statement got back once it was let go
+// and the step that was the newest when that came (resultAt), and the
+// rows read while it was held.
 type playStep struct {
-	ev      trace.Event
-	result  string
-	rows    engine.Rows
-	rowsErr error
-	loaded  bool
+	ev       trace.Event
+	result   string
+	resultAt int
+	rows     engine.Rows
+	rowsErr  error
+	loaded   bool
 }
 
 // Messages of a play; id says which play each is about.
@@ -167,7 +169,7 @@ func (m *Model) updatePlay(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 			for i := len(p.steps) - 1; i >= 0; i-- {
 				s := &p.steps[i]
 				if s.ev.Kind == trace.KindStatement && s.ev.Intent == msg.ev.Intent && s.ev.Copy == msg.ev.Copy && s.ev.Try == msg.ev.Try && s.result == "" {
-					s.result = msg.ev.Text
+					s.result, s.resultAt = msg.ev.Text, p.newest()
 					break
 				}
 			}
@@ -248,13 +250,16 @@ func (m *Model) playLines(w, h int) []string {
 		state = st.Bad.Render("Could not play: " + p.err.Error())
 	case p.stopped != "":
 		state = st.Bad.Render("Nothing was played: " + p.stopped)
-	case p.done:
+	case p.done && p.view == p.newest():
 		state = p.row.State.Mark() + " " + check.Printable(p.row.Says)
 	case len(p.steps) == 0:
 		state = st.Subtle.Render("building your module and starting two API instances…")
 	default:
 		held := ""
-		if p.pending && p.view == p.newest() {
+		switch {
+		case p.done:
+			held = " · the run has ended: G goes to its verdict"
+		case p.pending && p.view == p.newest():
 			held = " · held: → lets it go"
 		}
 		state = st.Subtle.Render(fmt.Sprintf("step %d of %d%s", p.view+1, len(p.steps), held))
@@ -265,12 +270,12 @@ func (m *Model) playLines(w, h int) []string {
 	}
 	paneH := min(max(h/3, 5), 9)
 	var body []string
-	for i, s := range p.steps[:p.view+1] {
+	for i := range p.view + 1 {
 		prefix := "  "
 		if i == p.view {
 			prefix = st.Cursor.Render("› ")
 		}
-		body = append(body, strings.Split(common.Hang(prefix, stepText(st, s), w), "\n")...)
+		body = append(body, strings.Split(common.Hang(prefix, p.stepText(st, i), w), "\n")...)
 	}
 	room := max(h-len(out)-paneH, 1)
 	first := max(len(body)-room-min(p.scroll, max(len(body)-room, 0)), 0)
@@ -295,17 +300,28 @@ func (m *Model) playLines(w, h int) []string {
 	return append(out, strings.Split(panes.Box(st, fmt.Sprintf("Rows (committed) while step %d was held", p.view+1), lines, w, paneH), "\n")...)
 }
 
-// stepText is a step as its line says it: a try sent, a statement with
-// what it got back, or an answer.
-func stepText(st *common.Styles, s playStep) string {
+// resultBy is what step i's statement got back by the end of the step
+// on screen: "" when nothing had come by then, though it came later.
+func (p *playView) resultBy(i int) string {
+	if s := p.steps[i]; s.result != "" && s.resultAt <= p.view {
+		return s.result
+	}
+	return ""
+}
+
+// stepText is step i as its line says it while the step on screen is
+// held: a try sent, a statement with what it had got back by then, or an
+// answer.
+func (p *playView) stepText(st *common.Styles, i int) string {
+	s := p.steps[i]
 	at := "#" + api.RequestID(trace.Attempt{Intent: s.ev.Intent, Copy: s.ev.Copy, Try: s.ev.Try})
 	switch s.ev.Kind {
 	case trace.KindStatement:
-		text := s.ev.Text
-		if s.result != "" {
-			text += "  → " + s.result
+		text, result := s.ev.Text, p.resultBy(i)
+		if result != "" {
+			text += "  → " + result
 		}
-		if strings.Contains(s.result, "crash") {
+		if strings.Contains(result, "crash") {
 			return st.Bad.Render(text)
 		}
 		return st.SQLTag.Render(text)
