@@ -309,6 +309,20 @@ func (p *playView) resultBy(i int) string {
 	return ""
 }
 
+// waitsBy reports whether step i's statement, let go and not answered by
+// the end of the step on screen, was waiting for a lock then: another
+// statement went after it, and a play lets one go only when every
+// request in flight is held at the gate or waits for a lock in
+// PostgreSQL (exercises' turns).
+func (p *playView) waitsBy(i int) bool {
+	for k := i + 1; k <= p.view; k++ {
+		if p.steps[k].ev.Kind == trace.KindStatement {
+			return p.resultBy(i) == ""
+		}
+	}
+	return false
+}
+
 // stepText is step i as its line says it while the step on screen is
 // held: a try sent, a statement with what it had got back by then, or an
 // answer.
@@ -318,8 +332,15 @@ func (p *playView) stepText(st *common.Styles, i int) string {
 	switch s.ev.Kind {
 	case trace.KindStatement:
 		text, result := s.ev.Text, p.resultBy(i)
-		if result != "" {
+		switch {
+		case result != "":
 			text += "  → " + result
+		case i == p.newest() && p.pending:
+			text += "  · held, not sent yet"
+		case p.waitsBy(i):
+			text += "  → waiting for a lock another transaction holds"
+		default:
+			text += "  → no answer yet"
 		}
 		if strings.Contains(result, "crash") {
 			return st.Bad.Render(text)

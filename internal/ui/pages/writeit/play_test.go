@@ -52,12 +52,20 @@ func lockRace(m *Model) {
 
 func (m *Model) screenText() string { return ansi.Strip(m.View()) }
 
-// lineOf is the screen's line that holds s.
+// lineOf is the step on screen that holds s, its wrapped lines joined.
 func lineOf(screen, s string) string {
-	for _, l := range strings.Split(screen, "\n") {
-		if strings.Contains(l, s) {
-			return l
+	lines := strings.Split(screen, "\n")
+	for i, l := range lines {
+		if !strings.Contains(l, s) {
+			continue
 		}
+		for _, more := range lines[i+1:] {
+			if strings.TrimSpace(more) == "" || strings.HasPrefix(more, "  #") || strings.HasPrefix(more, "› ") {
+				break
+			}
+			l += " " + strings.TrimSpace(more)
+		}
+		return l
 	}
 	return ""
 }
@@ -96,5 +104,30 @@ func TestAPlayStepShowsOnlyWhatHadComeByThen(t *testing.T) {
 	m.Update(uitest.Key("G"))
 	if got := m.screenText(); !strings.Contains(got, "✓ one booking, every copy answered it") {
 		t.Errorf("at the last step of a run ended, its verdict is not shown:\n%s", got)
+	}
+}
+
+// A statement let go and not answered says why, as of the step on
+// screen: waiting for a lock once another statement has gone after it (a
+// played run lets another go only when every request in flight is held or
+// waits for a lock), else no answer yet; the held one says it is not sent.
+func TestAPlayedStatementSaysItWaits(t *testing.T) {
+	m := playing(t)
+	lockRace(m)
+	m.Update(uitest.Key("g"))
+	m.Update(uitest.Key("n"))
+	got := m.screenText()
+	if l := lineOf(got, "#1.2.1 sends SELECT seats_left"); !strings.Contains(got, "step 2 of 5") || !strings.HasSuffix(strings.TrimSpace(l), "→ no answer yet") {
+		t.Errorf("at step 2, copy 2's lock let go does not say it has no answer yet: %q\n%s", l, got)
+	}
+	m.Update(uitest.Key("n"))
+	got = m.screenText()
+	if l := lineOf(got, "#1.2.1 sends SELECT seats_left"); !strings.Contains(got, "step 3 of 5") || !strings.HasSuffix(strings.TrimSpace(l), "→ waiting for a lock another transaction holds") {
+		t.Errorf("at step 3, copy 2's lock does not say it waits for the lock: %q\n%s", l, got)
+	}
+	m.Update(uitest.Key("G"))
+	got = m.screenText()
+	if l := lineOf(got, "#1.2.1 sends SELECT id FROM bookings"); !strings.HasSuffix(strings.TrimSpace(l), "· held, not sent yet") {
+		t.Errorf("the held statement does not say it is not sent: %q\n%s", l, got)
 	}
 }
