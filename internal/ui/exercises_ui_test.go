@@ -17,7 +17,8 @@ import (
 // file that does not compile shows the compiler's words, file and line),
 // gives a hint on h, and plays a row live on the learner's code, each of
 // their statements held before PostgreSQL gets it, with the rows
-// committed meanwhile.
+// committed meanwhile: the play opens held, and its first line says
+// whether it plays or is held, as the footer's space does.
 func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	t.Parallel() // an app of its own, its own module, schemas and progress file
 	dir := filepath.Join(t.TempDir(), "learn-exercises")
@@ -50,8 +51,8 @@ func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	u.press("down", "down") // exercise 2, the current one
 	u.press("h")
 	u.waitFor(t, "Hint 1:", "the same Idempotency-Key")
-	u.press("down", "enter", "space") // its first row, played live a step at a time
-	u.waitFor(t, "The lost answer · live on your code", "step 1 of 1 · held", "Rows (committed) while step 1 was held")
+	u.press("down", "enter") // its first row, played live a step at a time: held until a key lets it go
+	u.waitFor(t, "The lost answer · live on your code", "step 1 of 1 · held: → lets it go, space plays on", "Rows (committed) while step 1 was held", "space plays")
 	for n := 2; n < 40 && !strings.Contains(flat(u.screen()), "› #1.1 sends commit"); n++ { // to the learner's COMMIT, held
 		u.press("right")
 		u.waitFor(t, fmt.Sprintf("step %d of %d · held", n, n))
@@ -60,6 +61,7 @@ func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	u.press("right")                                                                                                        // the COMMIT let go
 	u.waitFor(t, "→ COMMIT", "seats_left 8/10", "ada")
 	u.press("G", "space")
+	u.waitFor(t, "· playing: space pauses", "space pauses")
 	u.waitFor(t, "✗ charged more than once")
 
 	// The module removed and written again is watched again.

@@ -21,7 +21,7 @@ import (
 // playView is a check row played live on the learner's code: the run is
 // held at each step (each try learn's client sends, each statement of the
 // learner's before PostgreSQL gets it, each answer) until the learner
-// goes on, and the rows committed while each step was held are kept with
+// goes on (→ a step, space plays on; it opens held), and the rows committed while each step was held are kept with
 // it, so stepping back shows what was shown.
 type playView struct {
 	id    int
@@ -86,7 +86,7 @@ func (m *Model) openPlay() tea.Cmd {
 	m.closePlay()
 	m.plays++
 	r := rows[m.row]
-	p := &playView{id: m.plays, title: r.Title, view: -1, playing: true,
+	p := &playView{id: m.plays, title: r.Title, view: -1,
 		pb: exercises.Play(m.c.Ctx, m.dir, srv, exercises.Ladder[m.sel], r.Name)}
 	m.play = p
 	return tea.Batch(p.waitEvent(), p.waitDone())
@@ -217,8 +217,13 @@ func (m *Model) updatePlay(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 			m.closePlay()
 		case key.Matches(msg, keyPlay):
 			p.playing = !p.playing && !p.done
+			if p.playing && p.view < p.newest() {
+				// A step already seen: the next, and on at the pace.
+				p.view, p.scroll = p.view+1, 0
+				return p.tick(), true
+			}
 			if p.playing {
-				return p.forward(m.c.Ctx), true
+				return p.release(m.c.Ctx), true
 			}
 		case key.Matches(msg, k.Step):
 			p.playing = false
@@ -259,8 +264,12 @@ func (m *Model) playLines(w, h int) []string {
 		switch {
 		case p.done:
 			held = " · the run has ended: G goes to its verdict"
+		case p.playing:
+			held = " · playing: space pauses"
 		case p.pending && p.view == p.newest():
-			held = " · held: → lets it go"
+			held = " · held: → lets it go, space plays on"
+		case p.view == p.newest():
+			held = " · let go: the next step comes"
 		}
 		state = st.Subtle.Render(fmt.Sprintf("step %d of %d%s", p.view+1, len(p.steps), held))
 	}

@@ -343,7 +343,8 @@ var (
 	keyHint  = key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "a hint"))
 	keyCheck = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "check again"))
 	keyInit  = key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "write the exercises here"))
-	keyPlay  = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play/pause"))
+	keyPlay  = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "plays"))
+	keyPause = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pauses"))
 )
 
 // key moves the cursor, opens a row to play it, asks for a hint, checks
@@ -408,9 +409,14 @@ func (m *Model) rowsOf(i int) []check.Row {
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
 	if m.play != nil {
+		// space says what it does now: the play is held, or plays.
+		space := keyPlay
+		if m.play.playing {
+			space = keyPause
+		}
 		return common.Bindings{
-			Short: []key.Binding{keyPlay, k.Step, k.StepBack, k.Back, k.Help},
-			Full:  [][]key.Binding{{keyPlay, k.Step, k.StepBack, k.Top, k.Bottom}, {k.Up, k.Down}, {k.Back, k.Help, k.Quit}},
+			Short: []key.Binding{space, k.Step, k.StepBack, k.Back, k.Help},
+			Full:  [][]key.Binding{{space, k.Step, k.StepBack, k.Top, k.Bottom}, {k.Up, k.Down}, {k.Back, k.Help, k.Quit}},
 		}
 	}
 	if !m.present {
