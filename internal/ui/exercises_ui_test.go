@@ -44,11 +44,11 @@ func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "booking.go"), []byte("package main\n\nfunc BookTicket() {\n\tundefinedThing()\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	u.waitFor(t, "Nothing was checked:", "booking.go:4:", "undefined: undefinedThing")
+	u.waitFor(t, "your module did not build, so nothing was checked", "the last check that ran: 1 of 8 passed", "What the go command said:", "booking.go:4:", "undefined: undefinedThing")
 
 	save("booking.go", filepath.Join("..", "..", "exercises", "testdata", "steps", "one-transaction", "booking.go"))
-	u.waitFor(t, "1 of 8 passed")
-	u.press("down", "down") // exercise 2, the current one
+	u.waitFor(t, "1 of 8 passed", "✓ 1. Seats and booking") // checked: the ladder back, not the build's failure
+	u.press("down", "down")                                 // exercise 2, the current one
 	u.press("h")
 	u.waitFor(t, "Hint 1:", "the same Idempotency-Key")
 	u.press("down", "enter") // its first row, played live a step at a time: held until a key lets it go

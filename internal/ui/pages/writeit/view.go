@@ -52,8 +52,9 @@ func (m *Model) missingView(w int) []string {
 	return out
 }
 
-// status is the line under the title: what the check does, or when the
-// one on screen was made.
+// status is the lines under the title: what the check does, or when the
+// one on screen was made and what it found; for one that ran nothing, why,
+// and the pass count of the last that ran, said as such.
 func (m *Model) status() string {
 	st := m.c.Styles
 	switch {
@@ -63,10 +64,31 @@ func (m *Model) status() string {
 		return st.Accent.Render(fmt.Sprintf("%s… (%s)", m.phase, time.Since(m.began).Round(100*time.Millisecond)))
 	case m.runErr != nil:
 		return st.Bad.Render("the check could not run: " + m.runErr.Error())
+	case m.rep != nil && m.rep.Stopped != "":
+		said := fmt.Sprintf("checked at %s: %s, so nothing was checked", m.checked.Format("15:04:05"), m.stoppedWhy())
+		again := "saving a file checks again"
+		if m.lastRan != nil {
+			again = fmt.Sprintf("the last check that ran: %d of %d passed · %s", m.lastRan.Passed, len(m.lastRan.Exercises), again)
+		}
+		return st.Bad.Render(said) + "\n" + st.Subtle.Render(again)
 	case m.rep != nil:
 		return st.Subtle.Render(fmt.Sprintf("checked at %s, took %s · %d of %d passed · saving a file checks again", m.checked.Format("15:04:05"), m.rep.Took, m.rep.Passed, len(m.rep.Exercises)))
 	}
 	return ""
+}
+
+// stoppedWhy says what stopped a check that ran nothing, by the phase it
+// stopped at: the build, the tables (schema.sql), or an API instance.
+func (m *Model) stoppedWhy() string {
+	switch {
+	case m.stoppedAt == "building":
+		return "your module did not build"
+	case m.stoppedAt == "creating the tables":
+		return "schema.sql did not create the tables"
+	case strings.HasPrefix(m.stoppedAt, "starting"):
+		return "an API instance of your module did not start"
+	}
+	return "the check stopped"
 }
 
 // stateOf is exercise i's state on screen.
@@ -108,9 +130,14 @@ func (m *Model) rowMark(s check.State) string {
 // verdict; on a small screen the ladder's lines around the cursor.
 func (m *Model) ladderView(w, h int) []string {
 	st := m.c.Styles
-	out := []string{st.Title.Render(common.Truncate("Write it yourself · "+m.dir, w)), common.Truncate(m.status(), w), ""}
+	out := []string{st.Title.Render(common.Truncate("Write it yourself · "+m.dir, w))}
+	out = append(append(out, wrap(m.status(), w)...), "")
 	if m.rep != nil && m.rep.Stopped != "" && !m.running {
-		out = append(out, st.Bad.Render("Nothing was checked:"))
+		said := "What went wrong:"
+		if m.stoppedAt == "building" {
+			said = "What the go command said:"
+		}
+		out = append(out, st.Bad.Render(said))
 		for _, l := range strings.Split(m.rep.Stopped, "\n") {
 			out = append(out, common.Truncate("  "+l, w))
 		}

@@ -49,9 +49,13 @@ type Model struct {
 	phase   string
 	rows    map[string][]check.Row // by exercise, the rows of the check under way, as they come
 	rep     *exercises.Report
-	runErr  error
-	began   time.Time
-	checked time.Time // when the report on screen was made
+	// stoppedAt is the phase a check on screen that ran nothing stopped
+	// at ("building", …), and lastRan the last report whose checks ran.
+	stoppedAt string
+	lastRan   *exercises.Report
+	runErr    error
+	began     time.Time
+	checked   time.Time // when the report on screen was made
 
 	// The watch: saves counts the saves seen, so that only the last of a
 	// burst (an editor writes a file in several steps) starts a check.
@@ -296,6 +300,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.running, m.runErr = false, msg.err
 		if msg.err == nil {
 			first := m.rep == nil
+			if m.rep != nil && m.rep.Stopped == "" {
+				m.lastRan = m.rep
+			}
+			m.stoppedAt = m.phase
 			m.rep, m.checked = msg.rep, time.Now()
 			if first && !m.moved {
 				// The screen opens on the exercise the learner is on.
