@@ -25,7 +25,7 @@ func (m *Model) View() string {
 	case !m.present:
 		out = m.missingView(w)
 	default:
-		out = m.ladderView(w, h)
+		out, _ = m.ladderView(w, h)
 	}
 	if len(out) > h {
 		out = out[:h]
@@ -127,8 +127,9 @@ func (m *Model) rowMark(s check.State) string {
 
 // ladderView is the title, the status, the ladder with the selected
 // exercise's rows, and the selected exercise's goal and the cursor's
-// verdict; on a small screen the ladder's lines around the cursor.
-func (m *Model) ladderView(w, h int) []string {
+// verdict, in w x h; on a small screen the ladder's lines around the
+// cursor, and the detail from detailScroll on, as sc says.
+func (m *Model) ladderView(w, h int) ([]string, scrolling) {
 	st := m.c.Styles
 	out := []string{st.Title.Render(common.Truncate("Write it yourself · "+m.dir, w))}
 	out = append(append(out, wrap(m.status(), w)...), "")
@@ -141,7 +142,7 @@ func (m *Model) ladderView(w, h int) []string {
 		for _, l := range strings.Split(m.rep.Stopped, "\n") {
 			out = append(out, common.Truncate("  "+l, w))
 		}
-		return out
+		return out, scrolling{}
 	}
 	if m.rep != nil && !m.running {
 		for _, said := range m.rep.Instances {
@@ -194,8 +195,28 @@ func (m *Model) ladderView(w, h int) []string {
 	}
 	out = append(out, ladder...)
 	out = append(out, "")
-	return append(out, detail...)
+	// The detail gets the lines left; what does not fit scrolls (pgdn,
+	// pgup), a line saying what is above and below.
+	var sc scrolling
+	if room := h - len(out); len(detail) > room && room >= 2 {
+		sc.page = room - 1
+		sc.most = len(detail) - sc.page
+		first := min(max(m.detailScroll, 0), sc.most)
+		var where []string
+		if first > 0 {
+			where = append(where, fmt.Sprintf("▲ %s above", common.Count(first, "line")))
+		}
+		if end := first + sc.page; end < len(detail) {
+			where = append(where, fmt.Sprintf("▼ %s below", common.Count(len(detail)-end, "line")))
+		}
+		detail = append(detail[first:first+sc.page:first+sc.page], st.Accent.Render(common.Truncate(strings.Join(where, " · ")+" · pgdn/pgup scrolls the explanation", w)))
+	}
+	return append(out, detail...), sc
 }
+
+// scrolling is how the detail under the ladder scrolls: most is the
+// furthest it scrolls, in lines (0: it fits), page the lines it shows.
+type scrolling struct{ most, page int }
 
 // current is the exercise the learner is on: the first not passed.
 func (m *Model) current() string {

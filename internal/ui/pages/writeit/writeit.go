@@ -67,6 +67,9 @@ type Model struct {
 	// (-1: the exercise itself); moved says the learner moved it.
 	sel, row int
 	moved    bool
+	// detailScroll is the first line of the detail on screen (the goal,
+	// the hints, the verdict), when it does not fit.
+	detailScroll int
 	// play is the cursor's row played live on the learner's code (nil:
 	// none); plays counts the plays opened, so that messages of another
 	// are stale.
@@ -353,6 +356,9 @@ var (
 	keyInit  = key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "write the exercises here"))
 	keyPlay  = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "plays"))
 	keyPause = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pauses"))
+	// keyScroll names the keys that scroll the explanation under the
+	// ladder (the key map's PageDown and PageUp).
+	keyScroll = key.NewBinding(key.WithKeys("pgdown", "pgup"), key.WithHelp("pgdn/pgup", "scroll the explanation"))
 )
 
 // key moves the cursor, opens a row to play it, asks for a hint, checks
@@ -369,10 +375,18 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Up):
 		m.move(-1)
-		m.moved = true
+		m.moved, m.detailScroll = true, 0
 	case key.Matches(msg, k.Down):
 		m.move(1)
-		m.moved = true
+		m.moved, m.detailScroll = true, 0
+	case key.Matches(msg, k.PageDown):
+		if _, sc := m.ladderView(m.c.Width, m.c.Body()); sc.most > 0 {
+			m.detailScroll = min(max(m.detailScroll, 0)+max(sc.page-1, 1), sc.most)
+		}
+	case key.Matches(msg, k.PageUp):
+		if _, sc := m.ladderView(m.c.Width, m.c.Body()); sc.most > 0 {
+			m.detailScroll = max(min(m.detailScroll, sc.most)-max(sc.page-1, 1), 0)
+		}
 	case key.Matches(msg, k.Open):
 		return m.openPlay()
 	case key.Matches(msg, keyHint):
@@ -430,8 +444,13 @@ func (m *Model) KeyMap() help.KeyMap {
 	if !m.present {
 		return common.Bindings{Short: []key.Binding{keyInit, k.Back, k.Help}, Full: [][]key.Binding{{keyInit}, {k.Back, k.Help, k.Quit}}}
 	}
+	short := []key.Binding{k.Open, keyHint, keyCheck, k.Up, k.Down, k.Back, k.Help}
+	if _, sc := m.ladderView(m.c.Width, m.c.Body()); sc.most > 0 {
+		// The explanation does not fit: its key first.
+		short = append([]key.Binding{keyScroll}, short...)
+	}
 	return common.Bindings{
-		Short: []key.Binding{k.Open, keyHint, keyCheck, k.Up, k.Down, k.Back, k.Help},
-		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {keyHint, keyCheck}, {k.Back, k.Help, k.Quit}},
+		Short: short,
+		Full:  [][]key.Binding{{k.Up, k.Down, k.Open, keyScroll}, {keyHint, keyCheck}, {k.Back, k.Help, k.Quit}},
 	}
 }
