@@ -50,7 +50,7 @@ func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	u.waitFor(t, "1 of 8 passed", "✓ 1. Seats and booking") // checked: the ladder back, not the build's failure
 	u.press("down", "down")                                 // exercise 2, the current one
 	u.press("h")
-	u.waitFor(t, "Hint 1:", "the same Idempotency-Key")
+	u.waitFor(t, "Hint 1 of 2 for exercise 2:", "the same Idempotency-Key")
 	u.press("down", "enter") // its first row, played live a step at a time: held until a key lets it go
 	u.waitFor(t, "The lost answer · live on your code", "step 1 of 1 · held: → lets it go, space plays on", "Rows (committed) while step 1 was held", "space plays")
 	for n := 2; n < 40 && !strings.Contains(flat(u.screen()), "› #1.1 sends commit"); n++ { // to the learner's COMMIT, held

@@ -236,7 +236,7 @@ func (m *Model) detailLines(w int) []string {
 	out = append(out, wrap(st.Subtle.Render(fmt.Sprintf("Write it in %s (the TODO(%s) lines) · the lesson: %s", e.File, e.ID, e.Lesson)), w)...)
 	taken := m.c.Progress.Get().Exercises[e.ID].Hints
 	for i := range min(taken, len(e.Hints)) {
-		out = append(out, wrap(st.Accent.Render(fmt.Sprintf("Hint %d: ", i+1))+e.Hints[i], w)...)
+		out = append(out, wrap(st.Accent.Render(fmt.Sprintf("Hint %d of %d for exercise %d: ", i+1, len(e.Hints), m.sel+1))+e.Hints[i], w)...)
 	}
 	if rows := m.rowsOf(m.sel); m.row >= 0 && m.row < len(rows) {
 		r := rows[m.row]

@@ -107,3 +107,29 @@ func TestALongVerdictScrollsAt80x24(t *testing.T) {
 		t.Errorf("%d lines drawn, more than the %d of the body:\n%s", n, m.c.Body(), got)
 	}
 }
+
+// h gives the next hint of the exercise the learner is on (← now), not
+// of the one under the cursor, and brings the cursor to it; the footer
+// and the hint name the exercise.
+func TestAHintIsForTheCurrentExercise(t *testing.T) {
+	m := failingRow(t, 80, 24)
+	now, other := exercises.Ladder[1], exercises.Ladder[2]
+	m.rep.Current, m.rep.Exercises[1].State = now.ID, exercises.Failing
+	m.c.Progress.Get().Exercises = map[string]progress.Exercise{}
+	m.moved = true // the learner walked the cursor down into exercise 3's rows
+	var names bool
+	for _, b := range m.KeyMap().ShortHelp() {
+		names = names || slices.Contains(b.Keys(), "h") && strings.Contains(b.Help().Desc, "2")
+	}
+	if !names {
+		t.Errorf("the footer's h does not name exercise 2: %v", m.KeyMap().ShortHelp())
+	}
+	m.Update(uitest.Key("h"))
+	got := m.c.Progress.Get().Exercises
+	if got[now.ID].Hints != 1 || got[other.ID].Hints != 0 {
+		t.Errorf("after h, hints taken: %s %d, %s %d; want 1 of the current exercise's, none of the cursor's", now.ID, got[now.ID].Hints, other.ID, got[other.ID].Hints)
+	}
+	if screen := m.screenText(); m.sel != 1 || !strings.Contains(screen, "Hint 1 of 2 for exercise 2:") {
+		t.Errorf("after h, the cursor is on exercise %d, and the hint is not said to be exercise 2's:\n%s", m.sel+1, screen)
+	}
+}

@@ -15,6 +15,7 @@ package writeit
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -390,13 +391,28 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Open):
 		return m.openPlay()
 	case key.Matches(msg, keyHint):
-		id := exercises.Ladder[m.sel].ID
-		most := len(exercises.Ladder[m.sel].Hints)
+		// The exercise the learner is on, wherever the cursor is: the
+		// cursor goes to it, where its hints are shown.
+		i := m.hintFor()
+		if i != m.sel {
+			m.sel, m.row = i, -1
+		}
+		m.detailScroll = 0
+		id, most := exercises.Ladder[i].ID, len(exercises.Ladder[i].Hints)
 		return m.c.Progress.Save(func(p *progress.Progress) { p.TakeHint(id, most) })
 	case key.Matches(msg, keyCheck):
 		return m.start()
 	}
 	return nil
+}
+
+// hintFor is the index of the exercise h gives a hint of: the one the
+// learner is on (← now), or, once every one passes, the cursor's.
+func (m *Model) hintFor() int {
+	if i := slices.IndexFunc(exercises.Ladder, func(e exercises.Exercise) bool { return e.ID == m.current() }); i >= 0 {
+		return i
+	}
+	return m.sel
 }
 
 // move moves the cursor over the exercises and the selected one's rows.
@@ -444,13 +460,14 @@ func (m *Model) KeyMap() help.KeyMap {
 	if !m.present {
 		return common.Bindings{Short: []key.Binding{keyInit, k.Back, k.Help}, Full: [][]key.Binding{{keyInit}, {k.Back, k.Help, k.Quit}}}
 	}
-	short := []key.Binding{k.Open, keyHint, keyCheck, k.Up, k.Down, k.Back, k.Help}
+	hint := key.NewBinding(key.WithKeys("h"), key.WithHelp("h", fmt.Sprintf("a hint for %d", m.hintFor()+1)))
+	short := []key.Binding{k.Open, hint, keyCheck, k.Up, k.Down, k.Back, k.Help}
 	if _, sc := m.ladderView(m.c.Width, m.c.Body()); sc.most > 0 {
 		// The explanation does not fit: its key first.
 		short = append([]key.Binding{keyScroll}, short...)
 	}
 	return common.Bindings{
 		Short: short,
-		Full:  [][]key.Binding{{k.Up, k.Down, k.Open, keyScroll}, {keyHint, keyCheck}, {k.Back, k.Help, k.Quit}},
+		Full:  [][]key.Binding{{k.Up, k.Down, k.Open, keyScroll}, {hint, keyCheck}, {k.Back, k.Help, k.Quit}},
 	}
 }
