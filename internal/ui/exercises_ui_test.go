@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,11 +23,21 @@ import (
 func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	t.Parallel() // an app of its own, its own module, schemas and progress file
 	dir := filepath.Join(t.TempDir(), "learn-exercises")
-	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageExercises}}, 80, 24, filepath.Join(t.TempDir(), "progress.json"),
+	progressPath := filepath.Join(t.TempDir(), "progress.json")
+	u := startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageExercises}}, 80, 24, progressPath,
 		func(c *common.Common) { c.ExercisesDir = dir })
-	u.waitFor(t, "There are no exercises in", "Press i")
+	u.waitFor(t, "There are no exercises in", "Press i", "learn exercises DIR")
 	u.press("i")
 	u.waitFor(t, "0 of 8 passed", "✗ Crash before COMMIT", "← now")
+	// The module opened is remembered, by its absolute path: learn
+	// opens it from elsewhere when given no directory.
+	u.waitUntil(t, "the exercises' directory saved with the progress", func() bool {
+		b, err := os.ReadFile(progressPath)
+		var p struct {
+			Dir string `json:"exercises_dir"`
+		}
+		return err == nil && json.Unmarshal(b, &p) == nil && p.Dir == dir
+	})
 
 	save := func(name, from string) {
 		t.Helper()
@@ -50,7 +61,7 @@ func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	u.waitFor(t, "1 of 8 passed", "✓ 1. Seats and booking") // checked: the ladder back, not the build's failure
 	u.press("down", "down")                                 // exercise 2, the current one
 	u.press("h")
-	u.waitFor(t, "Hint 1 of 2 for exercise 2:", "the same Idempotency-Key")
+	u.waitFor(t, "Hint 1 of 2 for exercise 2:", "Idempotency-Key (req.Key)")
 	u.press("down", "enter") // its first row, played live a step at a time: held until a key lets it go
 	u.waitFor(t, "The lost answer · live on your code", "step 1 of 1 · held: → lets it go, space plays on", "Rows (committed) while step 1 was held", "space plays")
 	for n := 2; n < 40 && !strings.Contains(flat(u.screen()), "› #1.1 sends commit"); n++ { // to the learner's COMMIT, held
