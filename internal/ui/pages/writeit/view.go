@@ -45,6 +45,7 @@ func (m *Model) missingView(w int) []string {
 	out := []string{st.Title.Render(common.Truncate("Write it yourself", w)), ""}
 	out = append(out, wrap(fmt.Sprintf("There are no exercises in %s yet. Press i to write them there (as learn exercises init does): a small Go module whose BookTicket (booking.go) and tables (schema.sql) are yours to write, one exercise at a time, checked live by the lesson's scenarios on a real PostgreSQL each time you save.", m.dir), w)...)
 	out = append(out, "", st.Subtle.Render(common.Truncate("You need Go "+exercises.MinGo+" or newer, and an editor in another window.", w)))
+	out = append(out, wrap(st.Subtle.Render("Your exercises are elsewhere? Quit (q) and run learn exercises DIR with their directory: learn opens it from then on."), w)...)
 	if m.err != nil {
 		out = append(out, "")
 		out = append(out, wrap(st.Bad.Render("Not written: "+m.err.Error()), w)...)

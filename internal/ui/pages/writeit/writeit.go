@@ -116,7 +116,17 @@ func (m *Model) Init() tea.Cmd {
 	if !m.present {
 		return nil
 	}
-	return tea.Batch(m.watch(), m.start())
+	return tea.Batch(m.watch(), m.start(), m.remember())
+}
+
+// remember saves the module's directory, as an absolute path, with the
+// progress: the app opens it when given none.
+func (m *Model) remember() tea.Cmd {
+	abs, err := filepath.Abs(m.dir)
+	if err != nil || m.c.Progress.Get().ExercisesDir == abs {
+		return nil
+	}
+	return m.c.Progress.Save(func(p *progress.Progress) { p.ExercisesDir = abs })
 }
 
 // Title names the page.
@@ -333,7 +343,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.err = msg.err
 		m.look()
 		if msg.err == nil {
-			return tea.Batch(m.watch(), m.start())
+			return tea.Batch(m.watch(), m.start(), m.remember())
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
