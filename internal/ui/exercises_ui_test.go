@@ -29,6 +29,10 @@ func TestTheExercisesScreenChecksOnEverySave(t *testing.T) {
 	u.waitFor(t, "There are no exercises in", "Press i", "learn exercises DIR")
 	u.press("i")
 	u.waitFor(t, "0 of 8 passed", "✗ Crash before COMMIT", "← now")
+	u.press("?") // the help says what the marks mean
+	u.waitFor(t, "Marks: ✓ pass ✗ fail ? not checked – not run ! error · earlier fails")
+	u.press("?")
+	u.waitFor(t, "✗ Crash before COMMIT")
 	// The module opened is remembered, by its absolute path: learn
 	// opens it from elsewhere when given no directory.
 	u.waitUntil(t, "the exercises' directory saved with the progress", func() bool {

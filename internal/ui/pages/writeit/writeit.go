@@ -453,6 +453,13 @@ func (m *Model) rowsOf(i int) []check.Row {
 	return nil
 }
 
+// Legend says what the marks of the ladder and its rows mean, in one
+// line: an exercise's (✓ ✗ · ?) and a check row's (check.State's Mark).
+const Legend = "✓ pass ✗ fail ? not checked – not run ! error · earlier fails"
+
+// HelpNotes is the legend of the marks, for the ? overlay.
+func (m *Model) HelpNotes() []string { return []string{"Marks: " + Legend} }
+
 // KeyMap is the screen's keys.
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
