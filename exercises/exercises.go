@@ -89,6 +89,19 @@ func Exists(dir string) error {
 	return nil
 }
 
+// IsModule reports whether dir holds a module learn exercises init wrote:
+// learn's harness files (main.go, learn.go, types.go) and the go.mod of
+// learn-exercises.
+func IsModule(dir string) bool {
+	for _, name := range harness {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || !fi.Mode().IsRegular() {
+			return false
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	return err == nil && strings.HasPrefix(string(b), "module learn-exercises\n")
+}
+
 // Restore writes the harness's files (main.go, learn.go, types.go) and
 // go.mod into the module in dir again, as learn exercises init wrote them;
 // the learner's booking.go, client.go and schema.sql are left as they

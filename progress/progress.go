@@ -38,6 +38,11 @@ type Progress struct {
 	// Exercises maps an exercise of learn exercises to what its last
 	// check said and the hints the learner asked for.
 	Exercises map[string]Exercise `json:"exercises,omitempty"`
+	// ExercisesDir is the absolute path of the exercises' module last
+	// opened (learn exercises DIR): what the app opens when given none.
+	// A top-level field: a learn of version 2 that does not know it keeps
+	// it as it was.
+	ExercisesDir string `json:"exercises_dir,omitempty"`
 	// Resume is where the learner left off: the place the home screen
 	// offers to open again; the zero Place for none.
 	Resume Place `json:"resume"`

@@ -167,6 +167,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		p.FinishAttempt(setCheckpoint, 0.6)
 		p.Drill["followup/redis-ttl"] = Review{Due: at.Add(24 * time.Hour), IntervalDays: 1, Ease: 2.5, Reps: 1}
 		p.DrillSeconds = 25
+		p.ExercisesDir = "/home/ada/learn-exercises"
 		p.Resume = Place{Page: PagePlay, Name: "lost-answer", Variant: "broken"}
 		return nil
 	})
@@ -187,7 +188,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if sp.Attempts != 2 || sp.Best != 0.8 || sp.LastScore != 0.6 || sp.Answers["checkpoint/3"].Score != 1 {
 		t.Errorf("checkpoint record %+v", sp)
 	}
-	if !got.Read["idempotency"].Equal(at) || got.Resume != (Place{Page: PagePlay, Name: "lost-answer", Variant: "broken"}) || got.Drill["followup/redis-ttl"].Reps != 1 || got.DrillSeconds != 25 {
+	if !got.Read["idempotency"].Equal(at) || got.Resume != (Place{Page: PagePlay, Name: "lost-answer", Variant: "broken"}) || got.Drill["followup/redis-ttl"].Reps != 1 || got.DrillSeconds != 25 || got.ExercisesDir != "/home/ada/learn-exercises" {
 		t.Errorf("loaded %+v", got)
 	}
 }

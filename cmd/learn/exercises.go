@@ -68,7 +68,7 @@ func exercisesCmd(g *globals) *cobra.Command {
 				if _, err := g.options(cmd); err != nil {
 					return err
 				}
-				g.exercisesDir = defaultExercisesDir
+				g.exercisesDir = "" // the app's choice: ./ when it is the module, ./learn-exercises, or the last opened
 				if len(args) == 1 {
 					g.exercisesDir = args[0]
 				}

@@ -467,6 +467,9 @@ func (m *Model) overlay(keys help.KeyMap) string {
 		full = strings.Join(lines, "\n")
 	}
 	var notes []string
+	if n, ok := m.top().page.(common.HelpNoter); ok {
+		notes = append(notes, n.HelpNotes()...)
+	}
 	if common.WantsMouse(m.top().page) {
 		// The page takes the mouse: the terminal's own selection needs a
 		// modifier (Shift in most terminals, Option in macOS's).

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/learn-idempotency/learn/exercises"
 	"github.com/learn-idempotency/learn/internal/exit"
 	"github.com/learn-idempotency/learn/internal/live"
 	"github.com/learn-idempotency/learn/internal/supervisor"
@@ -45,13 +47,32 @@ type Config struct {
 	// Errors receives what the app has to say after it has left the
 	// screen (a progress file that could not be saved).
 	Errors io.Writer
-	// ExercisesDir is the directory of learn exercises' module; ""
-	// offers the exercises at ./learn-exercises.
+	// ExercisesDir is the directory of learn exercises' module; "" is
+	// ExercisesDirFor's.
 	ExercisesDir string
 }
 
-// DefaultExercisesDir is where the exercises' module is, unless told.
+// DefaultExercisesDir is where the exercises' module is written, unless
+// told.
 const DefaultExercisesDir = "learn-exercises"
+
+// ExercisesDirFor is the exercises' module the app opens when given no
+// directory, run in cwd: cwd itself when it is one (it holds learn's
+// harness: ./learn-exercises in it would be a module in a module), else
+// ./learn-exercises when that is one, else remembered (the one last
+// opened, an absolute path saved with the progress) while it still is
+// one, else ./learn-exercises, to be written there.
+func ExercisesDirFor(cwd, remembered string) string {
+	switch {
+	case cwd != "" && exercises.IsModule(cwd):
+		return cwd
+	case exercises.IsModule(filepath.Join(cwd, DefaultExercisesDir)):
+		return DefaultExercisesDir
+	case filepath.IsAbs(remembered) && exercises.IsModule(remembered):
+		return remembered
+	}
+	return DefaultExercisesDir
+}
 
 // appGCPercent is the app's garbage collection target (GOGC) unless GOGC
 // is set: the app's heap is mostly each frame's garbage (a page wrapped
@@ -115,7 +136,8 @@ func Run(ctx context.Context, cfg Config) error {
 	c.Suspendable = supervisor.CanSuspend()
 	c.ExercisesDir = cfg.ExercisesDir
 	if c.ExercisesDir == "" {
-		c.ExercisesDir = DefaultExercisesDir
+		cwd, _ := os.Getwd()
+		c.ExercisesDir = ExercisesDirFor(cwd, c.Progress.Get().ExercisesDir)
 	}
 	if cfg.First.Page == progress.PageReader && c.Width > 0 {
 		// The page is rendered before the first frame, as the supervisor's

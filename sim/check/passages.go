@@ -77,11 +77,19 @@ func (r *run) answered(ctx context.Context, lane string, ps proxy.Passage) {
 		said += " " + cut(a.Error.Message, 80)
 		ev.Message = a.Error.Message
 	}
-	switch ps.Fault {
-	case proxy.Deliver, proxy.Together, proxy.Crash:
-		ev.Text = said + "; learn's proxy passes it on"
-	default:
-		ev.Text = said + "; learn's proxy will " + ps.Fault.String()
-	}
+	ev.Text = said + "; " + proxySays(p.Status, ps.Fault)
 	_ = r.trace.Emit(ctx, ev)
+}
+
+// proxySays is what learn's proxy does with an answer of status (0: none,
+// the connection dropped) under fault: passes it on, or, for a lossy
+// fault, what it will do instead.
+func proxySays(status int, fault proxy.Fault) string {
+	switch {
+	case fault != proxy.Deliver && fault != proxy.Together && fault != proxy.Crash:
+		return "learn's proxy will " + fault.String()
+	case status == 0:
+		return "learn's proxy passes the dropped connection on to the client"
+	}
+	return "learn's proxy passes it on"
 }

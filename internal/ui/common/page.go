@@ -92,6 +92,11 @@ type Capturer interface{ Capturing() bool }
 // stops it when the page goes away. It must not block.
 type Closer interface{ Close() }
 
+// HelpNoter is a page whose ? overlay says more than its keys: HelpNotes
+// are lines drawn under them, each at most 70 cells (a legend of the
+// page's marks).
+type HelpNoter interface{ HelpNotes() []string }
+
 // PresenterMode, embedded in a page, gives it a presenter mode (P): big
 // captions, no chrome. On other pages P does nothing and is not offered.
 type PresenterMode struct{}

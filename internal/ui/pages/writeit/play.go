@@ -21,7 +21,7 @@ import (
 // playView is a check row played live on the learner's code: the run is
 // held at each step (each try learn's client sends, each statement of the
 // learner's before PostgreSQL gets it, each answer) until the learner
-// goes on, and the rows committed while each step was held are kept with
+// goes on (→ a step, space plays on; it opens held), and the rows committed while each step was held are kept with
 // it, so stepping back shows what was shown.
 type playView struct {
 	id    int
@@ -40,14 +40,16 @@ type playView struct {
 	err     error
 }
 
-// playStep is one step, what its statement got back once it was let go,
-// and the rows read while it was held.
+// playStep is one step, what its statement got back once it was let go
+// and the step that was the newest when that came (resultAt), and the
+// rows read while it was held.
 type playStep struct {
-	ev      trace.Event
-	result  string
-	rows    engine.Rows
-	rowsErr error
-	loaded  bool
+	ev       trace.Event
+	result   string
+	resultAt int
+	rows     engine.Rows
+	rowsErr  error
+	loaded   bool
 }
 
 // Messages of a play; id says which play each is about.
@@ -84,7 +86,7 @@ func (m *Model) openPlay() tea.Cmd {
 	m.closePlay()
 	m.plays++
 	r := rows[m.row]
-	p := &playView{id: m.plays, title: r.Title, view: -1, playing: true,
+	p := &playView{id: m.plays, title: r.Title, view: -1,
 		pb: exercises.Play(m.c.Ctx, m.dir, srv, exercises.Ladder[m.sel], r.Name)}
 	m.play = p
 	return tea.Batch(p.waitEvent(), p.waitDone())
@@ -167,7 +169,7 @@ func (m *Model) updatePlay(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 			for i := len(p.steps) - 1; i >= 0; i-- {
 				s := &p.steps[i]
 				if s.ev.Kind == trace.KindStatement && s.ev.Intent == msg.ev.Intent && s.ev.Copy == msg.ev.Copy && s.ev.Try == msg.ev.Try && s.result == "" {
-					s.result = msg.ev.Text
+					s.result, s.resultAt = msg.ev.Text, p.newest()
 					break
 				}
 			}
@@ -215,8 +217,13 @@ func (m *Model) updatePlay(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 			m.closePlay()
 		case key.Matches(msg, keyPlay):
 			p.playing = !p.playing && !p.done
+			if p.playing && p.view < p.newest() {
+				// A step already seen: the next, and on at the pace.
+				p.view, p.scroll = p.view+1, 0
+				return p.tick(), true
+			}
 			if p.playing {
-				return p.forward(m.c.Ctx), true
+				return p.release(m.c.Ctx), true
 			}
 		case key.Matches(msg, k.Step):
 			p.playing = false
@@ -248,14 +255,21 @@ func (m *Model) playLines(w, h int) []string {
 		state = st.Bad.Render("Could not play: " + p.err.Error())
 	case p.stopped != "":
 		state = st.Bad.Render("Nothing was played: " + p.stopped)
-	case p.done:
+	case p.done && p.view == p.newest():
 		state = p.row.State.Mark() + " " + check.Printable(p.row.Says)
 	case len(p.steps) == 0:
 		state = st.Subtle.Render("building your module and starting two API instances…")
 	default:
 		held := ""
-		if p.pending && p.view == p.newest() {
-			held = " · held: → lets it go"
+		switch {
+		case p.done:
+			held = " · the run has ended: G goes to its verdict"
+		case p.playing:
+			held = " · playing: space pauses"
+		case p.pending && p.view == p.newest():
+			held = " · held: → lets it go, space plays on"
+		case p.view == p.newest():
+			held = " · let go: the next step comes"
 		}
 		state = st.Subtle.Render(fmt.Sprintf("step %d of %d%s", p.view+1, len(p.steps), held))
 	}
@@ -265,12 +279,12 @@ func (m *Model) playLines(w, h int) []string {
 	}
 	paneH := min(max(h/3, 5), 9)
 	var body []string
-	for i, s := range p.steps[:p.view+1] {
+	for i := range p.view + 1 {
 		prefix := "  "
 		if i == p.view {
 			prefix = st.Cursor.Render("› ")
 		}
-		body = append(body, strings.Split(common.Hang(prefix, stepText(st, s), w), "\n")...)
+		body = append(body, strings.Split(common.Hang(prefix, p.stepText(st, i), w), "\n")...)
 	}
 	room := max(h-len(out)-paneH, 1)
 	first := max(len(body)-room-min(p.scroll, max(len(body)-room, 0)), 0)
@@ -295,17 +309,49 @@ func (m *Model) playLines(w, h int) []string {
 	return append(out, strings.Split(panes.Box(st, fmt.Sprintf("Rows (committed) while step %d was held", p.view+1), lines, w, paneH), "\n")...)
 }
 
-// stepText is a step as its line says it: a try sent, a statement with
-// what it got back, or an answer.
-func stepText(st *common.Styles, s playStep) string {
+// resultBy is what step i's statement got back by the end of the step
+// on screen: "" when nothing had come by then, though it came later.
+func (p *playView) resultBy(i int) string {
+	if s := p.steps[i]; s.result != "" && s.resultAt <= p.view {
+		return s.result
+	}
+	return ""
+}
+
+// waitsBy reports whether step i's statement, let go and not answered by
+// the end of the step on screen, was waiting for a lock then: another
+// statement went after it, and a play lets one go only when every
+// request in flight is held at the gate or waits for a lock in
+// PostgreSQL (exercises' turns).
+func (p *playView) waitsBy(i int) bool {
+	for k := i + 1; k <= p.view; k++ {
+		if p.steps[k].ev.Kind == trace.KindStatement {
+			return p.resultBy(i) == ""
+		}
+	}
+	return false
+}
+
+// stepText is step i as its line says it while the step on screen is
+// held: a try sent, a statement with what it had got back by then, or an
+// answer.
+func (p *playView) stepText(st *common.Styles, i int) string {
+	s := p.steps[i]
 	at := "#" + api.RequestID(trace.Attempt{Intent: s.ev.Intent, Copy: s.ev.Copy, Try: s.ev.Try})
 	switch s.ev.Kind {
 	case trace.KindStatement:
-		text := s.ev.Text
-		if s.result != "" {
-			text += "  → " + s.result
+		text, result := s.ev.Text, p.resultBy(i)
+		switch {
+		case result != "":
+			text += "  → " + result
+		case i == p.newest() && p.pending:
+			text += "  · held, not sent yet"
+		case p.waitsBy(i):
+			text += "  → waiting for a lock another transaction holds"
+		default:
+			text += "  → no answer yet"
 		}
-		if strings.Contains(s.result, "crash") {
+		if strings.Contains(result, "crash") {
 			return st.Bad.Render(text)
 		}
 		return st.SQLTag.Render(text)

@@ -25,7 +25,7 @@ func (m *Model) View() string {
 	case !m.present:
 		out = m.missingView(w)
 	default:
-		out = m.ladderView(w, h)
+		out, _ = m.ladderView(w, h)
 	}
 	if len(out) > h {
 		out = out[:h]
@@ -45,6 +45,7 @@ func (m *Model) missingView(w int) []string {
 	out := []string{st.Title.Render(common.Truncate("Write it yourself", w)), ""}
 	out = append(out, wrap(fmt.Sprintf("There are no exercises in %s yet. Press i to write them there (as learn exercises init does): a small Go module whose BookTicket (booking.go) and tables (schema.sql) are yours to write, one exercise at a time, checked live by the lesson's scenarios on a real PostgreSQL each time you save.", m.dir), w)...)
 	out = append(out, "", st.Subtle.Render(common.Truncate("You need Go "+exercises.MinGo+" or newer, and an editor in another window.", w)))
+	out = append(out, wrap(st.Subtle.Render("Your exercises are elsewhere? Quit (q) and run learn exercises DIR with their directory: learn opens it from then on."), w)...)
 	if m.err != nil {
 		out = append(out, "")
 		out = append(out, wrap(st.Bad.Render("Not written: "+m.err.Error()), w)...)
@@ -52,8 +53,9 @@ func (m *Model) missingView(w int) []string {
 	return out
 }
 
-// status is the line under the title: what the check does, or when the
-// one on screen was made.
+// status is the lines under the title: what the check does, or when the
+// one on screen was made and what it found; for one that ran nothing, why,
+// and the pass count of the last that ran, said as such.
 func (m *Model) status() string {
 	st := m.c.Styles
 	switch {
@@ -63,10 +65,31 @@ func (m *Model) status() string {
 		return st.Accent.Render(fmt.Sprintf("%s… (%s)", m.phase, time.Since(m.began).Round(100*time.Millisecond)))
 	case m.runErr != nil:
 		return st.Bad.Render("the check could not run: " + m.runErr.Error())
+	case m.rep != nil && m.rep.Stopped != "":
+		said := fmt.Sprintf("checked at %s: %s, so nothing was checked", m.checked.Format("15:04:05"), m.stoppedWhy())
+		again := "saving a file checks again"
+		if m.lastRan != nil {
+			again = fmt.Sprintf("the last check that ran: %d of %d passed · %s", m.lastRan.Passed, len(m.lastRan.Exercises), again)
+		}
+		return st.Bad.Render(said) + "\n" + st.Subtle.Render(again)
 	case m.rep != nil:
 		return st.Subtle.Render(fmt.Sprintf("checked at %s, took %s · %d of %d passed · saving a file checks again", m.checked.Format("15:04:05"), m.rep.Took, m.rep.Passed, len(m.rep.Exercises)))
 	}
 	return ""
+}
+
+// stoppedWhy says what stopped a check that ran nothing, by the phase it
+// stopped at: the build, the tables (schema.sql), or an API instance.
+func (m *Model) stoppedWhy() string {
+	switch {
+	case m.stoppedAt == "building":
+		return "your module did not build"
+	case m.stoppedAt == "creating the tables":
+		return "schema.sql did not create the tables"
+	case strings.HasPrefix(m.stoppedAt, "starting"):
+		return "an API instance of your module did not start"
+	}
+	return "the check stopped"
 }
 
 // stateOf is exercise i's state on screen.
@@ -105,16 +128,22 @@ func (m *Model) rowMark(s check.State) string {
 
 // ladderView is the title, the status, the ladder with the selected
 // exercise's rows, and the selected exercise's goal and the cursor's
-// verdict; on a small screen the ladder's lines around the cursor.
-func (m *Model) ladderView(w, h int) []string {
+// verdict, in w x h; on a small screen the ladder's lines around the
+// cursor, and the detail from detailScroll on, as sc says.
+func (m *Model) ladderView(w, h int) ([]string, scrolling) {
 	st := m.c.Styles
-	out := []string{st.Title.Render(common.Truncate("Write it yourself · "+m.dir, w)), common.Truncate(m.status(), w), ""}
+	out := []string{st.Title.Render(common.Truncate("Write it yourself · "+m.dir, w))}
+	out = append(append(out, wrap(m.status(), w)...), "")
 	if m.rep != nil && m.rep.Stopped != "" && !m.running {
-		out = append(out, st.Bad.Render("Nothing was checked:"))
+		said := "What went wrong:"
+		if m.stoppedAt == "building" {
+			said = "What the go command said:"
+		}
+		out = append(out, st.Bad.Render(said))
 		for _, l := range strings.Split(m.rep.Stopped, "\n") {
 			out = append(out, common.Truncate("  "+l, w))
 		}
-		return out
+		return out, scrolling{}
 	}
 	if m.rep != nil && !m.running {
 		for _, said := range m.rep.Instances {
@@ -167,8 +196,28 @@ func (m *Model) ladderView(w, h int) []string {
 	}
 	out = append(out, ladder...)
 	out = append(out, "")
-	return append(out, detail...)
+	// The detail gets the lines left; what does not fit scrolls (pgdn,
+	// pgup), a line saying what is above and below.
+	var sc scrolling
+	if room := h - len(out); len(detail) > room && room >= 2 {
+		sc.page = room - 1
+		sc.most = len(detail) - sc.page
+		first := min(max(m.detailScroll, 0), sc.most)
+		var where []string
+		if first > 0 {
+			where = append(where, fmt.Sprintf("▲ %s above", common.Count(first, "line")))
+		}
+		if end := first + sc.page; end < len(detail) {
+			where = append(where, fmt.Sprintf("▼ %s below", common.Count(len(detail)-end, "line")))
+		}
+		detail = append(detail[first:first+sc.page:first+sc.page], st.Accent.Render(common.Truncate(strings.Join(where, " · ")+" · pgdn/pgup scrolls the explanation", w)))
+	}
+	return append(out, detail...), sc
 }
+
+// scrolling is how the detail under the ladder scrolls: most is the
+// furthest it scrolls, in lines (0: it fits), page the lines it shows.
+type scrolling struct{ most, page int }
 
 // current is the exercise the learner is on: the first not passed.
 func (m *Model) current() string {
@@ -188,7 +237,7 @@ func (m *Model) detailLines(w int) []string {
 	out = append(out, wrap(st.Subtle.Render(fmt.Sprintf("Write it in %s (the TODO(%s) lines) · the lesson: %s", e.File, e.ID, e.Lesson)), w)...)
 	taken := m.c.Progress.Get().Exercises[e.ID].Hints
 	for i := range min(taken, len(e.Hints)) {
-		out = append(out, wrap(st.Accent.Render(fmt.Sprintf("Hint %d: ", i+1))+e.Hints[i], w)...)
+		out = append(out, wrap(st.Accent.Render(fmt.Sprintf("Hint %d of %d for exercise %d: ", i+1, len(e.Hints), m.sel+1))+e.Hints[i], w)...)
 	}
 	if rows := m.rowsOf(m.sel); m.row >= 0 && m.row < len(rows) {
 		r := rows[m.row]

@@ -15,6 +15,7 @@ package writeit
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,9 +50,13 @@ type Model struct {
 	phase   string
 	rows    map[string][]check.Row // by exercise, the rows of the check under way, as they come
 	rep     *exercises.Report
-	runErr  error
-	began   time.Time
-	checked time.Time // when the report on screen was made
+	// stoppedAt is the phase a check on screen that ran nothing stopped
+	// at ("building", …), and lastRan the last report whose checks ran.
+	stoppedAt string
+	lastRan   *exercises.Report
+	runErr    error
+	began     time.Time
+	checked   time.Time // when the report on screen was made
 
 	// The watch: saves counts the saves seen, so that only the last of a
 	// burst (an editor writes a file in several steps) starts a check.
@@ -63,6 +68,9 @@ type Model struct {
 	// (-1: the exercise itself); moved says the learner moved it.
 	sel, row int
 	moved    bool
+	// detailScroll is the first line of the detail on screen (the goal,
+	// the hints, the verdict), when it does not fit.
+	detailScroll int
 	// play is the cursor's row played live on the learner's code (nil:
 	// none); plays counts the plays opened, so that messages of another
 	// are stale.
@@ -108,7 +116,17 @@ func (m *Model) Init() tea.Cmd {
 	if !m.present {
 		return nil
 	}
-	return tea.Batch(m.watch(), m.start())
+	return tea.Batch(m.watch(), m.start(), m.remember())
+}
+
+// remember saves the module's directory, as an absolute path, with the
+// progress: the app opens it when given none.
+func (m *Model) remember() tea.Cmd {
+	abs, err := filepath.Abs(m.dir)
+	if err != nil || m.c.Progress.Get().ExercisesDir == abs {
+		return nil
+	}
+	return m.c.Progress.Save(func(p *progress.Progress) { p.ExercisesDir = abs })
 }
 
 // Title names the page.
@@ -296,6 +314,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.running, m.runErr = false, msg.err
 		if msg.err == nil {
 			first := m.rep == nil
+			if m.rep != nil && m.rep.Stopped == "" {
+				m.lastRan = m.rep
+			}
+			m.stoppedAt = m.phase
 			m.rep, m.checked = msg.rep, time.Now()
 			if first && !m.moved {
 				// The screen opens on the exercise the learner is on.
@@ -321,7 +343,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.err = msg.err
 		m.look()
 		if msg.err == nil {
-			return tea.Batch(m.watch(), m.start())
+			return tea.Batch(m.watch(), m.start(), m.remember())
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
@@ -343,7 +365,11 @@ var (
 	keyHint  = key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "a hint"))
 	keyCheck = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "check again"))
 	keyInit  = key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "write the exercises here"))
-	keyPlay  = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play/pause"))
+	keyPlay  = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "plays"))
+	keyPause = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pauses"))
+	// keyScroll names the keys that scroll the explanation under the
+	// ladder (the key map's PageDown and PageUp).
+	keyScroll = key.NewBinding(key.WithKeys("pgdown", "pgup"), key.WithHelp("pgdn/pgup", "scroll the explanation"))
 )
 
 // key moves the cursor, opens a row to play it, asks for a hint, checks
@@ -360,20 +386,43 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Up):
 		m.move(-1)
-		m.moved = true
+		m.moved, m.detailScroll = true, 0
 	case key.Matches(msg, k.Down):
 		m.move(1)
-		m.moved = true
+		m.moved, m.detailScroll = true, 0
+	case key.Matches(msg, k.PageDown):
+		if _, sc := m.ladderView(m.c.Width, m.c.Body()); sc.most > 0 {
+			m.detailScroll = min(max(m.detailScroll, 0)+max(sc.page-1, 1), sc.most)
+		}
+	case key.Matches(msg, k.PageUp):
+		if _, sc := m.ladderView(m.c.Width, m.c.Body()); sc.most > 0 {
+			m.detailScroll = max(min(m.detailScroll, sc.most)-max(sc.page-1, 1), 0)
+		}
 	case key.Matches(msg, k.Open):
 		return m.openPlay()
 	case key.Matches(msg, keyHint):
-		id := exercises.Ladder[m.sel].ID
-		most := len(exercises.Ladder[m.sel].Hints)
+		// The exercise the learner is on, wherever the cursor is: the
+		// cursor goes to it, where its hints are shown.
+		i := m.hintFor()
+		if i != m.sel {
+			m.sel, m.row = i, -1
+		}
+		m.detailScroll = 0
+		id, most := exercises.Ladder[i].ID, len(exercises.Ladder[i].Hints)
 		return m.c.Progress.Save(func(p *progress.Progress) { p.TakeHint(id, most) })
 	case key.Matches(msg, keyCheck):
 		return m.start()
 	}
 	return nil
+}
+
+// hintFor is the index of the exercise h gives a hint of: the one the
+// learner is on (← now), or, once every one passes, the cursor's.
+func (m *Model) hintFor() int {
+	if i := slices.IndexFunc(exercises.Ladder, func(e exercises.Exercise) bool { return e.ID == m.current() }); i >= 0 {
+		return i
+	}
+	return m.sel
 }
 
 // move moves the cursor over the exercises and the selected one's rows.
@@ -404,20 +453,38 @@ func (m *Model) rowsOf(i int) []check.Row {
 	return nil
 }
 
+// Legend says what the marks of the ladder and its rows mean, in one
+// line: an exercise's (✓ ✗ · ?) and a check row's (check.State's Mark).
+const Legend = "✓ pass ✗ fail ? not checked – not run ! error · earlier fails"
+
+// HelpNotes is the legend of the marks, for the ? overlay.
+func (m *Model) HelpNotes() []string { return []string{"Marks: " + Legend} }
+
 // KeyMap is the screen's keys.
 func (m *Model) KeyMap() help.KeyMap {
 	k := m.c.Keys
 	if m.play != nil {
+		// space says what it does now: the play is held, or plays.
+		space := keyPlay
+		if m.play.playing {
+			space = keyPause
+		}
 		return common.Bindings{
-			Short: []key.Binding{keyPlay, k.Step, k.StepBack, k.Back, k.Help},
-			Full:  [][]key.Binding{{keyPlay, k.Step, k.StepBack, k.Top, k.Bottom}, {k.Up, k.Down}, {k.Back, k.Help, k.Quit}},
+			Short: []key.Binding{space, k.Step, k.StepBack, k.Back, k.Help},
+			Full:  [][]key.Binding{{space, k.Step, k.StepBack, k.Top, k.Bottom}, {k.Up, k.Down}, {k.Back, k.Help, k.Quit}},
 		}
 	}
 	if !m.present {
 		return common.Bindings{Short: []key.Binding{keyInit, k.Back, k.Help}, Full: [][]key.Binding{{keyInit}, {k.Back, k.Help, k.Quit}}}
 	}
+	hint := key.NewBinding(key.WithKeys("h"), key.WithHelp("h", fmt.Sprintf("a hint for %d", m.hintFor()+1)))
+	short := []key.Binding{k.Open, hint, keyCheck, k.Up, k.Down, k.Back, k.Help}
+	if _, sc := m.ladderView(m.c.Width, m.c.Body()); sc.most > 0 {
+		// The explanation does not fit: its key first.
+		short = append([]key.Binding{keyScroll}, short...)
+	}
 	return common.Bindings{
-		Short: []key.Binding{k.Open, keyHint, keyCheck, k.Up, k.Down, k.Back, k.Help},
-		Full:  [][]key.Binding{{k.Up, k.Down, k.Open}, {keyHint, keyCheck}, {k.Back, k.Help, k.Quit}},
+		Short: short,
+		Full:  [][]key.Binding{{k.Up, k.Down, k.Open, keyScroll}, {hint, keyCheck}, {k.Back, k.Help, k.Quit}},
 	}
 }
