@@ -321,8 +321,9 @@ func (p *playView) resultBy(i int) string {
 // waitsBy reports whether step i's statement, let go and not answered by
 // the end of the step on screen, was waiting for a lock then: another
 // statement went after it, and a play lets one go only when every
-// request in flight is held at the gate or waits for a lock in
-// PostgreSQL (exercises' turns).
+// request in flight is held at the gate, waits for a lock in PostgreSQL
+// or for a connection, or after a moment in which nothing moved (a
+// statement that runs long; exercises' turns).
 func (p *playView) waitsBy(i int) bool {
 	for k := i + 1; k <= p.view; k++ {
 		if p.steps[k].ev.Kind == trace.KindStatement {
@@ -347,7 +348,7 @@ func (p *playView) stepText(st *common.Styles, i int) string {
 		case i == p.newest() && p.pending:
 			text += "  · held, not sent yet"
 		case p.waitsBy(i):
-			text += "  → waiting for a lock another transaction holds"
+			text += "  → no answer yet: it waits for a lock another transaction holds, or runs long"
 		default:
 			text += "  → no answer yet"
 		}
