@@ -173,6 +173,10 @@ func TestWrongSolutionsFailWithTheirVerdict(t *testing.T) {
 			"	tx, err := db.Begin(ctx)\n", "	_, _ = db.Exec(ctx, `UPDATE events SET seats_left = seats_left WHERE false`)\n\ttx, err := db.Begin(ctx)\n",
 			"tx.Exec(ctx, `UPDATE events", "db.Exec(ctx, `UPDATE events",
 		}, "crash-before-commit", "seats"},
+		{"one-transaction", "the booking outside the transaction, under a unique constraint", "", []string{
+			"err = tx.QueryRow(ctx, `INSERT INTO bookings", "err = db.QueryRow(ctx, `INSERT INTO bookings",
+			"schema.sql:    created_at      timestamptz NOT NULL\n", "    created_at      timestamptz NOT NULL,\n    CONSTRAINT bookings_key UNIQUE (user_id, idempotency_key)\n",
+		}, "crash-before-commit", "500"},
 		{"replay", "the lookup finds the booking and books again", "", []string{
 			"	if err == nil {\n\t\treturn Answer{Booking: b, Replayed: true}, nil\n\t}\n\tif !errors.Is(err, pgx.ErrNoRows) {",
 			"	if err != nil && !errors.Is(err, pgx.ErrNoRows) {",

@@ -41,7 +41,8 @@ type playView struct {
 }
 
 // playStep is one step, what its statement got back once it was let go
-// and the step that was the newest when that came (resultAt), and the
+// and the first step on whose screen it shows (resultAt: the newest step
+// when it came, or the one after when that one had been let go), and the
 // rows read while it was held.
 type playStep struct {
 	ev       trace.Event
@@ -169,7 +170,12 @@ func (m *Model) updatePlay(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 			for i := len(p.steps) - 1; i >= 0; i-- {
 				s := &p.steps[i]
 				if s.ev.Kind == trace.KindStatement && s.ev.Intent == msg.ev.Intent && s.ev.Copy == msg.ev.Copy && s.ev.Try == msg.ev.Try && s.result == "" {
+					// Come while the newest step is held, it is part of
+					// that step; come after it was let go, of the next.
 					s.result, s.resultAt = msg.ev.Text, p.newest()
+					if !p.pending {
+						s.resultAt++
+					}
 					break
 				}
 			}
@@ -270,6 +276,8 @@ func (m *Model) playLines(w, h int) []string {
 			held = " · held: → lets it go, space plays on"
 		case p.view == p.newest():
 			held = " · let go: the next step comes"
+		default:
+			held = " · stepped back: → the next step, space plays on"
 		}
 		state = st.Subtle.Render(fmt.Sprintf("step %d of %d%s", p.view+1, len(p.steps), held))
 	}
@@ -345,8 +353,8 @@ func (p *playView) stepText(st *common.Styles, i int) string {
 		switch {
 		case result != "":
 			text += "  → " + result
-		case i == p.newest() && p.pending:
-			text += "  · held, not sent yet"
+		case i == p.view && (i < p.newest() || p.pending):
+			text += "  · held, not sent yet" // the step on screen is the moment it was held
 		case p.waitsBy(i):
 			text += "  → no answer yet: it waits for a lock another transaction holds, or runs long"
 		default:

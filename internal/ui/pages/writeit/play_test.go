@@ -2,6 +2,7 @@ package writeit
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,8 +118,8 @@ func TestAPlayedStatementSaysItWaits(t *testing.T) {
 	m.Update(uitest.Key("g"))
 	m.Update(uitest.Key("n"))
 	got := m.screenText()
-	if l := lineOf(got, "#1.2.1 sends SELECT seats_left"); !strings.Contains(got, "step 2 of 5") || !strings.HasSuffix(strings.TrimSpace(l), "→ no answer yet") {
-		t.Errorf("at step 2, copy 2's lock let go does not say it has no answer yet: %q\n%s", l, got)
+	if l := lineOf(got, "#1.2.1 sends SELECT seats_left"); !strings.Contains(got, "step 2 of 5") || !strings.HasSuffix(strings.TrimSpace(l), "· held, not sent yet") {
+		t.Errorf("at step 2, copy 2's lock, the step on screen, does not say it is held: %q\n%s", l, got)
 	}
 	m.Update(uitest.Key("n"))
 	got = m.screenText()
@@ -129,5 +130,52 @@ func TestAPlayedStatementSaysItWaits(t *testing.T) {
 	got = m.screenText()
 	if l := lineOf(got, "#1.2.1 sends SELECT id FROM bookings"); !strings.HasSuffix(strings.TrimSpace(l), "· held, not sent yet") {
 		t.Errorf("the held statement does not say it is not sent: %q\n%s", l, got)
+	}
+}
+
+// Stepping back to a step shows its statement as it was shown live, held
+// and not sent, though its answer came once it was let go; the next step
+// shows the answer.
+func TestASteppedBackStatementIsHeldAgain(t *testing.T) {
+	m := playing(t)
+	m.Update(playEventMsg{id: 1, ev: statement(1, "UPDATE events")})
+	m.play.pending = false // let go: what comes now is of the next step
+	m.Update(playEventMsg{id: 1, ev: result(1, "UPDATE 1")})
+	m.Update(playEventMsg{id: 1, ev: statement(1, "COMMIT")})
+	m.Update(uitest.Key("g"))
+	got := m.screenText()
+	if l := lineOf(got, "#1.1.1 sends UPDATE events"); !strings.Contains(got, "step 1 of 2") || !strings.HasSuffix(strings.TrimSpace(l), "· held, not sent yet") {
+		t.Errorf("back at step 1, its UPDATE is not held as it was: %q\n%s", l, got)
+	}
+	m.Update(uitest.Key("n"))
+	got = m.screenText()
+	if l := lineOf(got, "#1.1.1 sends UPDATE events"); !strings.Contains(got, "step 2 of 2") || !strings.HasSuffix(strings.TrimSpace(l), "→ UPDATE 1") {
+		t.Errorf("at step 2, step 1's UPDATE does not show its answer: %q\n%s", l, got)
+	}
+}
+
+// The footer offers only what a key does now: no space once the run has
+// ended, and the header says when the learner has stepped back.
+func TestAPlaysKeysAreWhatTheyDoNow(t *testing.T) {
+	m := playing(t)
+	lockRace(m)
+	hasSpace := func() bool {
+		for _, b := range m.KeyMap().ShortHelp() {
+			if slices.Contains(b.Keys(), "space") {
+				return true
+			}
+		}
+		return false
+	}
+	if !hasSpace() {
+		t.Errorf("a play under way offers no space: %v", m.KeyMap().ShortHelp())
+	}
+	m.Update(uitest.Key("p"))
+	if got := m.screenText(); !strings.Contains(got, "step 4 of 5 · stepped back") {
+		t.Errorf("stepped back, the header does not say so:\n%s", got)
+	}
+	m.Update(playDoneMsg{id: 1, row: check.Row{State: check.Pass, Says: "one booking"}})
+	if hasSpace() {
+		t.Errorf("a play that has ended offers space: %v", m.KeyMap().ShortHelp())
 	}
 }

@@ -141,7 +141,11 @@ func (m *Model) ladderView(w, h int) ([]string, scrolling) {
 		}
 		out = append(out, st.Bad.Render(said))
 		for _, l := range strings.Split(m.rep.Stopped, "\n") {
-			out = append(out, common.Truncate("  "+l, w))
+			// Wrapped, never cut: the end of a line says what to do
+			// (install a newer Go) or where (the compiler's column).
+			for _, part := range wrap(l, w-2) {
+				out = append(out, "  "+part)
+			}
 		}
 		return out, scrolling{}
 	}

@@ -133,3 +133,14 @@ func TestAHintIsForTheCurrentExercise(t *testing.T) {
 		t.Errorf("after h, the cursor is on exercise %d, and the hint is not said to be exercise 2's:\n%s", m.sel+1, screen)
 	}
 }
+
+// Why nothing was checked is wrapped at 80 columns, never cut: its end
+// says what to install.
+func TestWhyNothingWasCheckedIsWrappedWhole(t *testing.T) {
+	m := failingRow(t, 80, 24)
+	m.rep.Stopped = "the exercises are built with Go, and there is no go command on PATH: install Go " + exercises.MinGo + " or newer (https://go.dev/dl/)"
+	got := m.screenText()
+	if !strings.Contains(got, "(https://go.dev/dl/)") {
+		t.Errorf("the reason is cut:\n%s", got)
+	}
+}

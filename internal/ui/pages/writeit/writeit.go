@@ -362,11 +362,12 @@ func (m *Model) save(rep *exercises.Report) tea.Cmd {
 
 // Keys of the screen.
 var (
-	keyHint  = key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "a hint"))
-	keyCheck = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "check again"))
-	keyInit  = key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "write the exercises here"))
-	keyPlay  = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "plays"))
-	keyPause = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pauses"))
+	keyHint    = key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "a hint"))
+	keyCheck   = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "check again"))
+	keyInit    = key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "write the exercises here"))
+	keyPlayRow = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "play it live"))
+	keyPlay    = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "plays"))
+	keyPause   = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pauses"))
 	// keyScroll names the keys that scroll the explanation under the
 	// ladder (the key map's PageDown and PageUp).
 	keyScroll = key.NewBinding(key.WithKeys("pgdown", "pgup"), key.WithHelp("pgdn/pgup", "scroll the explanation"))
@@ -469,6 +470,13 @@ func (m *Model) KeyMap() help.KeyMap {
 		if m.play.playing {
 			space = keyPause
 		}
+		if m.play.done || m.play.stopped != "" {
+			// The run has ended: nothing is left to play.
+			return common.Bindings{
+				Short: []key.Binding{k.Step, k.StepBack, k.Bottom, k.Back, k.Help},
+				Full:  [][]key.Binding{{k.Step, k.StepBack, k.Top, k.Bottom}, {k.Up, k.Down}, {k.Back, k.Help, k.Quit}},
+			}
+		}
 		return common.Bindings{
 			Short: []key.Binding{space, k.Step, k.StepBack, k.Back, k.Help},
 			Full:  [][]key.Binding{{space, k.Step, k.StepBack, k.Top, k.Bottom}, {k.Up, k.Down}, {k.Back, k.Help, k.Quit}},
@@ -478,13 +486,17 @@ func (m *Model) KeyMap() help.KeyMap {
 		return common.Bindings{Short: []key.Binding{keyInit, k.Back, k.Help}, Full: [][]key.Binding{{keyInit}, {k.Back, k.Help, k.Quit}}}
 	}
 	hint := key.NewBinding(key.WithKeys("h"), key.WithHelp("h", fmt.Sprintf("a hint for %d", m.hintFor()+1)))
-	short := []key.Binding{k.Open, hint, keyCheck, k.Up, k.Down, k.Back, k.Help}
+	short := []key.Binding{hint, keyCheck, k.Up, k.Down, k.Back, k.Help}
+	if m.row >= 0 {
+		// Enter plays a check's row; an exercise's own line has none.
+		short = append([]key.Binding{keyPlayRow}, short...)
+	}
 	if _, sc := m.ladderView(m.c.Width, m.c.Body()); sc.most > 0 {
 		// The explanation does not fit: its key first.
 		short = append([]key.Binding{keyScroll}, short...)
 	}
 	return common.Bindings{
 		Short: short,
-		Full:  [][]key.Binding{{k.Up, k.Down, k.Open, keyScroll}, {hint, keyCheck}, {k.Back, k.Help, k.Quit}},
+		Full:  [][]key.Binding{{k.Up, k.Down, keyPlayRow, keyScroll}, {hint, keyCheck}, {k.Back, k.Help, k.Quit}},
 	}
 }
