@@ -193,7 +193,15 @@ func Build(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", errors.New("the exercises are built with Go, and there is no go command on PATH: install Go " + MinGo + " or newer (https://go.dev/dl/)")
 	}
-	out, err := exec.CommandContext(ctx, goBin, "env", "GOVERSION").Output()
+	vctx, cancel := context.WithTimeout(ctx, goVersionWithin)
+	defer cancel()
+	out, err := goCommand(vctx, goBin, "", nil, "env", "GOVERSION").Output()
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	if vctx.Err() != nil {
+		return "", fmt.Errorf("%s env GOVERSION did not answer within %s: the exercises need a working Go %s or newer (https://go.dev/dl/)", goBin, goVersionWithin, MinGo)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s env GOVERSION: %w: the exercises need Go %s or newer (https://go.dev/dl/)", goBin, err, MinGo)
 	}
@@ -215,18 +223,18 @@ func Build(ctx context.Context, dir string) (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(abs, ".learn", "booking-api")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return "", err
+	}
+	// The go command's work directories go in one of this build's own,
+	// removed after it: a go command stopped midway leaves its own.
+	tmp, err := os.MkdirTemp(filepath.Dir(bin), "gotmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
 	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", bin, "."}} {
-		cmd := exec.CommandContext(ctx, goBin, args...)
-		cmd.Dir = abs
-		// A go.work above the module would take it into a workspace.
-		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOWORK=off")
-		// Stopped, the go command and the compilers it started go
-		// together: SIGINT to the group lets go remove its work
-		// directory; what is left after 5 s is killed.
-		// A learn that is killed takes the go command with it.
-		cmd.SysProcAttr = deathSignal(groupAttr(), syscall.SIGINT)
-		cmd.Cancel = func() error { return stopGroup(cmd) }
-		cmd.WaitDelay = 5 * time.Second
+		cmd := goCommand(ctx, goBin, abs, []string{"GOFLAGS=-mod=mod", "GOWORK=off", "GOTMPDIR=" + tmp}, args...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			if ctx.Err() != nil {
 				return "", ctx.Err()
@@ -235,6 +243,25 @@ func Build(ctx context.Context, dir string) (string, error) {
 		}
 	}
 	return bin, nil
+}
+
+// goVersionWithin bounds go env GOVERSION: a go command that hangs is
+// said so.
+var goVersionWithin = 30 * time.Second
+
+// goCommand is the go command goBin run with args in dir ("": here), with
+// env added (a go.work above the module would take it into a workspace:
+// GOWORK=off). Stopped, the go command and the compilers it started go
+// together: SIGINT to the group, and what is left after 5 s is killed; a
+// learn that is killed takes them with it.
+func goCommand(ctx context.Context, goBin, dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, goBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "GOTOOLCHAIN=local"), env...)
+	cmd.SysProcAttr = deathSignal(groupAttr(), syscall.SIGINT)
+	cmd.Cancel = func() error { return stopGroup(cmd) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
 }
 
 // Instance is one running API instance of a built module.

@@ -2,6 +2,7 @@ package exercises
 
 import (
 	"bufio"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -208,5 +209,42 @@ func TestABookingNeverCommittedIsSaid(t *testing.T) {
 	rows := rep.Exercises[0].Rows
 	if len(rows) == 0 || !strings.Contains(rows[0].Says, "is not in the bookings table: your BookTicket answered a booking it did not commit") || strings.Contains(rows[0].Says, "config") {
 		t.Errorf("rows: %v", says(rows))
+	}
+}
+
+// A go command that hangs is said so, within goVersionWithin; one stopped
+// midway leaves no work directory: the build's own is removed.
+func TestAGoThatHangsOrIsStoppedLeavesNothing(t *testing.T) {
+	dir := moduleAt(t, "one-transaction")
+	bin := t.TempDir()
+	t.Setenv("PATH", bin)
+	write := func(script string) {
+		if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("#!/bin/sh\nexec /bin/sleep 1005\n")
+	defer func(d time.Duration) { goVersionWithin = d }(goVersionWithin)
+	goVersionWithin = 300 * time.Millisecond
+	if _, err := Build(t.Context(), dir); err == nil || !strings.Contains(err.Error(), "did not answer within 300ms") {
+		t.Errorf("a go that hangs: %v", err)
+	}
+	// A go that makes its work directory and then waits to be stopped.
+	write("#!/bin/sh\ncase \"$1\" in env) echo go1.26.0;; *) /bin/mkdir \"$GOTMPDIR/go-build1\" && exec /bin/sleep 1006;; esac\n")
+	ctx, cancel := context.WithCancel(t.Context())
+	built := make(chan error, 1)
+	go func() { _, err := Build(ctx, dir); built <- err }()
+	for {
+		if m, _ := filepath.Glob(filepath.Join(dir, ".learn", "gotmp-*", "go-build1")); len(m) > 0 {
+			break
+		}
+	}
+	cancel()
+	<-built
+	if left, _ := filepath.Glob(filepath.Join(dir, ".learn", "gotmp-*")); len(left) > 0 {
+		t.Errorf("a stopped build left %v", left)
+	}
+	if left := processesWith(t, "1006"); len(left) > 0 {
+		t.Errorf("the stopped go command runs on: %v", left)
 	}
 }
