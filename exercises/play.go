@@ -41,6 +41,7 @@ type Playback struct {
 	booked map[int64]bool // the events the run's tries book, as sent so far
 	pool   *pgxpool.Pool  // on the run's schema, for Rows
 	closed chan struct{}  // closed by Stop once everything is gone
+	stuck  string         // why the run was ended: nothing moved (turns.onStuck)
 	once   sync.Once
 	undo   []func() // what Stop undoes, the last first
 }
@@ -74,6 +75,11 @@ func Play(ctx context.Context, dir string, srv *pgtemp.Server, e Exercise, name 
 		defer close(p.done)
 		defer p.tr.Close()
 		p.stopped, p.err = p.run(ctx, dir, srv, e, name)
+		p.mu.Lock()
+		if p.stuck != "" { // the run was ended for it
+			p.stopped, p.err = p.stuck, nil
+		}
+		p.mu.Unlock()
 	}()
 	go func() {
 		<-ctx.Done() // Stop, or the caller's end: nothing is left behind
@@ -120,6 +126,12 @@ func (p *Playback) run(ctx context.Context, dir string, srv *pgtemp.Server, e Ex
 	p.later(pool.Close)
 
 	t := newTurns(pool)
+	t.onStuck = func(why string) {
+		p.mu.Lock()
+		p.stuck = why
+		p.mu.Unlock()
+		p.cancel()
+	}
 	go t.run(ctx, func(s Statement) { _ = p.tr.Emit(ctx, statementStep(s)) })
 	gate := func(kind string, s Statement, let func()) {
 		if kind == "learn-sql" {

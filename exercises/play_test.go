@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -233,5 +234,19 @@ func TestAPlayOfAProgramThatExitsSaysHow(t *testing.T) {
 	_, row, stopped := playAll(t, dir, "replay", "lost-answer")
 	if said := stopped + row.Says; !strings.Contains(said, "exit status 3") || !strings.Contains(said, "bye from the learner") {
 		t.Errorf("stopped %q, row %s %q: want how api-1 ended and what it wrote", stopped, row.State, row.Says)
+	}
+}
+
+// A play whose requests stop moving with none held (the learner's code
+// sleeps outside any statement) is stopped after stuckAfter, and says
+// why: it never waits in silence for good.
+func TestAPlayThatStopsMovingIsStoppedAndSaid(t *testing.T) {
+	defer func(d time.Duration) { stuckAfter = d }(stuckAfter)
+	stuckAfter = time.Second
+	dir := moduleAt(t, "replay", "func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n",
+		"func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n\tif req.Quantity == 2 {\n\t\t<-ctx.Done()\n\t}\n")
+	_, _, stopped := playAll(t, dir, "replay", "lost-answer")
+	if !strings.Contains(stopped, "the play stopped: nothing moved for 1s, and request #1.1 waits in your code on something that is not a statement") {
+		t.Errorf("stopped: %q", stopped)
 	}
 }

@@ -31,10 +31,14 @@ type turns struct {
 	arrived int
 	turn    int
 	changed chan struct{} // closed and replaced at every change
+	// onStuck, when set, is told once why the run cannot go on: requests
+	// are in flight, none is held, and nothing has moved for stuckAfter.
+	onStuck func(why string)
 }
 
 // flight is one request in flight.
 type flight struct {
+	request string     // its X-Request-Id
 	held    *Statement // its statement held at the gate, if one is
 	pooled  bool       // it waits for a connection of the instance's pool
 	let     func()     // lets held go
@@ -69,7 +73,7 @@ func (t *turns) on(kind string, s Statement, let func()) {
 	case "learn-begin", "learn-wait":
 		if f == nil {
 			t.arrived++
-			f = &flight{arrived: t.arrived}
+			f = &flight{arrived: t.arrived, request: s.Request}
 			t.flights[key] = f
 		}
 		if kind == "learn-wait" {
@@ -98,16 +102,23 @@ const stall = 750 * time.Millisecond
 func (t *turns) run(ctx context.Context, step func(Statement)) {
 	var seen chan struct{} // the change last seen, and since when
 	var since time.Time
+	told := false // onStuck was told of this stillness
 	for {
 		f, changed, running := t.next()
 		if changed != seen {
-			seen, since = changed, time.Now()
+			seen, since, told = changed, time.Now(), false
 		}
 		if f == nil && len(running) > 0 && t.allWait(ctx, running) {
 			f = t.pick(changed)
 		}
 		if f == nil && time.Since(since) >= stall {
 			f = t.pick(changed) // nothing moved: the held go on without the rest
+		}
+		if f == nil && !told && t.onStuck != nil && time.Since(since) >= stuckAfter {
+			if why := t.stuck(); why != "" {
+				told = true
+				t.onStuck(why)
+			}
 		}
 		if f == nil {
 			timer := time.NewTimer(poll)
@@ -169,6 +180,37 @@ func (t *turns) allWait(ctx context.Context, pids []uint32) bool {
 	var waiting int
 	err := t.db.QueryRow(ctx, `SELECT count(DISTINCT pid) FROM pg_locks WHERE NOT granted AND pid = ANY($1)`, ids).Scan(&waiting)
 	return err == nil && waiting == len(ids)
+}
+
+// stuckAfter is how long requests in flight, none of them held, may go
+// without a change before the play is said to be stuck.
+var stuckAfter = 10 * time.Second
+
+// stuck says why the run cannot go on when requests are in flight and
+// none is held: "" when one is held (the learner's turn) or none flies.
+func (t *turns) stuck() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var first *flight
+	for _, f := range t.flights {
+		if f.held != nil {
+			return ""
+		}
+		if first == nil || f.arrived < first.arrived {
+			first = f
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	what := "waits in your code on something that is not a statement (a sleep, a lock of your own)"
+	switch {
+	case first.pooled:
+		what = "waits for a connection of the pool, and every one is in use (a transaction left open?)"
+	case first.pid != 0:
+		what = "has not come back from its last statement (one that does not end, or a lock nothing lets go) or from your code after it"
+	}
+	return fmt.Sprintf("the play stopped: nothing moved for %s, and request #%s %s; learn exercises check stops such a try after its timeout", stuckAfter, first.request, what)
 }
 
 // pick is pickLocked, unless something changed since changed was read.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/dustin/go-humanize/english"
 
@@ -37,6 +38,12 @@ func readBack(ctx context.Context, cfg *Config, rd *reader, opts Options) string
 	}
 	w := NewWire(cfg)
 	hc := &http.Client{Timeout: opts.Timeout}
+	if opts.Trace != nil {
+		// A played run waits an hour for a try (the learner steps it),
+		// but these bookings are not held: they are answered at once or
+		// not at all.
+		hc.Timeout = min(opts.Timeout, readBackWithin)
+	}
 	type sent struct {
 		user User
 		in   client.Intent
@@ -123,6 +130,9 @@ func readBack(ctx context.Context, cfg *Config, rd *reader, opts Options) string
 	}
 	return ""
 }
+
+// readBackWithin bounds the read back's bookings in a played run.
+const readBackWithin = 10 * time.Second
 
 // seatsNeeded is how many seats of a shared event (event.id) the
 // scenarios todo take from an API that books each intent once, the read

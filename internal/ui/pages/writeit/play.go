@@ -259,6 +259,8 @@ func (m *Model) playLines(w, h int) []string {
 	switch {
 	case p.err != nil:
 		state = st.Bad.Render("Could not play: " + p.err.Error())
+	case p.stopped != "" && len(p.steps) > 0:
+		state = st.Bad.Render(p.stopped) // stopped midway: it says so
 	case p.stopped != "":
 		state = st.Bad.Render("Nothing was played: " + p.stopped)
 	case p.done && p.view == p.newest():
