@@ -231,21 +231,31 @@ func (g *gater) hold(ctx context.Context, s statement) int64 {
 }
 
 // TraceAcquireStart says, when learn plays the run, that one of learn's
-// requests waits for a connection of the pool ("learn-acquire"): it is
-// held there as at the gate, until another request gives one back.
-func (tracer) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
-	if r, _ := ctx.Value(requestKey{}).(*request); r != nil && gate != nil {
-		emit("learn-acquire", statement{Request: r.id, N: r.n, Instance: r.instance})
+// requests waits for a connection of the pool ("learn-acquire"): every
+// connection is in use and the pool may open no other, so it waits there
+// as at the gate, until another request gives one back. An acquire that
+// finds a connection is not said.
+func (tracer) TraceAcquireStart(ctx context.Context, pool *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+	r, _ := ctx.Value(requestKey{}).(*request)
+	if r == nil || gate == nil {
+		return ctx
 	}
-	return ctx
+	if st := pool.Stat(); st.IdleConns() > 0 || st.TotalConns() < st.MaxConns() {
+		return ctx
+	}
+	emit("learn-acquire", statement{Request: r.id, N: r.n, Instance: r.instance})
+	return context.WithValue(ctx, acquireKey{}, true)
 }
 
-// TraceAcquireEnd says the request has its connection ("learn-acquired").
+// TraceAcquireEnd says the request that waited has its connection
+// ("learn-acquired").
 func (tracer) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireEndData) {
-	if r, _ := ctx.Value(requestKey{}).(*request); r != nil && gate != nil {
+	if r, _ := ctx.Value(requestKey{}).(*request); r != nil && ctx.Value(acquireKey{}) != nil {
 		emit("learn-acquired", statement{Request: r.id, N: r.n, Instance: r.instance})
 	}
 }
+
+type acquireKey struct{}
 
 func (tracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryEndData) {
 	if c, _ := ctx.Value(crashKey{}).(*crash); c != nil {
