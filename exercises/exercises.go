@@ -193,14 +193,14 @@ func Build(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", errors.New("the exercises are built with Go, and there is no go command on PATH: install Go " + MinGo + " or newer (https://go.dev/dl/)")
 	}
-	vctx, cancel := context.WithTimeout(ctx, goVersionWithin)
+	vctx, cancel := context.WithTimeout(ctx, goVersionWithin.get())
 	defer cancel()
 	out, err := goCommand(vctx, goBin, "", nil, "env", "GOVERSION").Output()
 	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}
 	if vctx.Err() != nil {
-		return "", fmt.Errorf("%s env GOVERSION did not answer within %s: the exercises need a working Go %s or newer (https://go.dev/dl/)", goBin, goVersionWithin, MinGo)
+		return "", fmt.Errorf("%s env GOVERSION did not answer within %s: the exercises need a working Go %s or newer (https://go.dev/dl/)", goBin, goVersionWithin.get(), MinGo)
 	}
 	if err != nil {
 		return "", fmt.Errorf("%s env GOVERSION: %w: the exercises need Go %s or newer (https://go.dev/dl/)", goBin, err, MinGo)
@@ -247,7 +247,7 @@ func Build(ctx context.Context, dir string) (string, error) {
 
 // goVersionWithin bounds go env GOVERSION: a go command that hangs is
 // said so.
-var goVersionWithin = 30 * time.Second
+var goVersionWithin = durationVar(30 * time.Second)
 
 // goCommand is the go command goBin run with args in dir ("": here), with
 // env added (a go.work above the module would take it into a workspace:
@@ -554,6 +554,17 @@ func (i *Instance) Exited() string {
 	default:
 		return ""
 	}
+}
+
+// endedWithin is Exited, waiting up to d for an instance that is ending.
+func (i *Instance) endedWithin(d time.Duration) string {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-i.exited:
+	case <-t.C:
+	}
+	return i.Exited()
 }
 
 // Stderr is the end of what the instance wrote to standard error.

@@ -224,8 +224,8 @@ func TestAGoThatHangsOrIsStoppedLeavesNothing(t *testing.T) {
 		}
 	}
 	write("#!/bin/sh\nexec /bin/sleep 1005\n")
-	defer func(d time.Duration) { goVersionWithin = d }(goVersionWithin)
-	goVersionWithin = 300 * time.Millisecond
+	defer goVersionWithin.set(goVersionWithin.get())
+	goVersionWithin.set(300 * time.Millisecond)
 	if _, err := Build(t.Context(), dir); err == nil || !strings.Contains(err.Error(), "did not answer within 300ms") {
 		t.Errorf("a go that hangs: %v", err)
 	}

@@ -173,12 +173,18 @@ func (p *Playback) run(ctx context.Context, dir string, srv *pgtemp.Server, e Ex
 	}
 	// An instance that ended during the play is said with its row, as
 	// learn exercises check says it: how it ended and what it wrote.
+	// An instance that died a moment ago is waited for, to say it.
 	for i, inst := range insts {
-		if ended := inst.Exited(); ended != "" {
-			p.row.Says += fmt.Sprintf("; api-%d ended during the play (%s)", i+1, ended)
+		wait := time.Duration(0)
+		if p.row.State == check.Error { // a row that could not run: an instance gone?
+			wait = ioWait + 500*time.Millisecond
+		}
+		if ended := inst.endedWithin(wait); ended != "" {
+			said := fmt.Sprintf("api-%d ended during the play (%s)", i+1, ended)
 			if tail := strings.TrimSpace(inst.Stderr()); tail != "" {
-				p.row.Says += ", and wrote: " + cutLine(tail)
+				said += ", and wrote: " + cutLine(tail)
 			}
+			p.row.Says = said + "; then: " + p.row.Says
 		}
 	}
 	return "", nil

@@ -241,11 +241,19 @@ func TestAPlayOfAProgramThatExitsSaysHow(t *testing.T) {
 // sleeps outside any statement) is stopped after stuckAfter, and says
 // why: it never waits in silence for good.
 func TestAPlayThatStopsMovingIsStoppedAndSaid(t *testing.T) {
-	defer func(d time.Duration) { stuckAfter = d }(stuckAfter)
-	stuckAfter = time.Second
+	defer stuckAfter.set(stuckAfter.get())
+	stuckAfter.set(time.Second)
 	dir := moduleAt(t, "replay", "func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n",
 		"func BookTicket(ctx context.Context, db *pgxpool.Pool, req Request) (Answer, error) {\n\tif req.Quantity == 2 {\n\t\t<-ctx.Done()\n\t}\n")
-	_, _, stopped := playAll(t, dir, "replay", "lost-answer")
+	e, _ := Find("replay")
+	p := Play(t.Context(), dir, testDB, e, "lost-answer")
+	t.Cleanup(p.Stop)
+	for ev := range p.Events() {
+		if ev.Kind.IsStep() {
+			_ = p.Release(t.Context()) // fails once the play is stopped
+		}
+	}
+	_, stopped, _ := p.Result()
 	if !strings.Contains(stopped, "the play stopped: nothing moved for 1s, and request #1.1 waits in your code on something that is not a statement") {
 		t.Errorf("stopped: %q", stopped)
 	}

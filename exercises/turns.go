@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -114,7 +115,7 @@ func (t *turns) run(ctx context.Context, step func(Statement)) {
 		if f == nil && time.Since(since) >= stall {
 			f = t.pick(changed) // nothing moved: the held go on without the rest
 		}
-		if f == nil && !told && t.onStuck != nil && time.Since(since) >= stuckAfter {
+		if f == nil && !told && t.onStuck != nil && time.Since(since) >= stuckAfter.get() {
 			if why := t.stuck(); why != "" {
 				told = true
 				t.onStuck(why)
@@ -183,8 +184,9 @@ func (t *turns) allWait(ctx context.Context, pids []uint32) bool {
 }
 
 // stuckAfter is how long requests in flight, none of them held, may go
-// without a change before the play is said to be stuck.
-var stuckAfter = 10 * time.Second
+// without a change before the play is said to be stuck (10 s; a test
+// makes it shorter).
+var stuckAfter = durationVar(10 * time.Second)
 
 // stuck says why the run cannot go on when requests are in flight and
 // none is held: "" when one is held (the learner's turn) or none flies.
@@ -210,7 +212,7 @@ func (t *turns) stuck() string {
 	case first.pid != 0:
 		what = "has not come back from its last statement (one that does not end, or a lock nothing lets go) or from your code after it"
 	}
-	return fmt.Sprintf("the play stopped: nothing moved for %s, and request #%s %s; learn exercises check stops such a try after its timeout", stuckAfter, first.request, what)
+	return fmt.Sprintf("the play stopped: nothing moved for %s, and request #%s %s; learn exercises check stops such a try after its timeout", stuckAfter.get(), first.request, what)
 }
 
 // pick is pickLocked, unless something changed since changed was read.
@@ -239,3 +241,16 @@ func (t *turns) pickLocked() *flight {
 	}
 	return best
 }
+
+// duration is a time.Duration safe to change while goroutines read it:
+// a bound that a test makes shorter.
+type duration struct{ ns atomic.Int64 }
+
+func durationVar(d time.Duration) *duration {
+	v := &duration{}
+	v.set(d)
+	return v
+}
+
+func (d *duration) get() time.Duration  { return time.Duration(d.ns.Load()) }
+func (d *duration) set(v time.Duration) { d.ns.Store(int64(v)) }
