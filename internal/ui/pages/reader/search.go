@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/rivo/uniseg"
 )
 
@@ -111,4 +112,32 @@ func highlight(lines []string, hits []hit, cur int, other, current lipgloss.Styl
 		}
 	}
 	return out
+}
+
+// find returns every match of q in the page, indexing its text at the
+// first search: a page opened and read without one never pays for it.
+func (m *Model) find(q string) []hit {
+	if normalize(q) == "" {
+		return nil
+	}
+	if m.index == nil {
+		t := newText(strings.Split(ansi.Strip(m.out), "\n"))
+		m.index = &t
+	}
+	return m.index.find(q)
+}
+
+// search finds q (any case, any spacing, across the page's line breaks)
+// and goes to the first match at or below the top of the view.
+func (m *Model) search(q string) {
+	m.query, m.match = q, 0
+	m.hits = m.find(q)
+	for i, h := range m.hits {
+		if h.first >= m.vp.YOffset() {
+			m.match = i
+			break
+		}
+	}
+	m.refresh()
+	m.showMatch()
 }
