@@ -58,7 +58,7 @@ func (m *Model) KeyMap() help.KeyMap {
 		// Enter plays a check's row; an exercise's own line has none.
 		short = append([]key.Binding{keyPlayRow}, short...)
 	}
-	if _, sc := m.ladderView(m.c.Width, m.c.Body()); sc.most > 0 {
+	if m.shown.most > 0 { // as the last frame drew it: the footer draws after the page
 		// The explanation does not fit: its key first.
 		short = append([]key.Binding{keyScroll}, short...)
 	}

@@ -25,7 +25,7 @@ func (m *Model) View() string {
 	case !m.present:
 		out = m.missingView(w)
 	default:
-		out, _ = m.ladderView(w, h)
+		out, m.shown = m.ladderView(w, h)
 	}
 	if len(out) > h {
 		out = out[:h]

@@ -66,6 +66,9 @@ type Model struct {
 	// (-1: the exercise itself); moved says the learner moved it.
 	sel, row int
 	moved    bool
+	// shown is the explanation's scrolling as View last drew it, for the
+	// footer (which names the scroll keys only when it does not fit).
+	shown scrolling
 	// detailScroll is the first line of the detail on screen (the goal,
 	// the hints, the verdict), when it does not fit.
 	detailScroll int
