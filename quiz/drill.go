@@ -82,6 +82,7 @@ var (
 		{"followup/redis-ttl", "Redis"},
 		{"followup/key-per-user", "user"},
 		{"followup/keys-forever", "forever"},
+		{"followup/isolation-level", "isolation"},
 	}
 	counterIDs = []struct{ id, mustContain string }{
 		{"counter/key-per-user", "user"},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -46,10 +47,11 @@ type Facts struct {
 	// each as it read ("500 duplicate key value …"): not those the
 	// network put in the place of its answer, and not 503 Service
 	// Unavailable, an API's "try again" (the client's rule retries it).
-	// Nil when not known (learn's engine in the lab, where an outage is
-	// part of a scenario): then the invariant that needs it is left out.
+	// Nil when not known: then the invariant that needs it is left out.
 	// learn check's proxy reads every answer, and none of its scenarios
-	// gives the API a reason for a 500.
+	// gives the API a reason for a 500; a run of learn's engine
+	// (ReadFacts) counts the 500 internal answers of its API instances,
+	// not the front door's 502 and 504 for an instance that died.
 	ServerErrors map[TryRef]string
 	// Waits are how long the learner's own client waited before each of
 	// its retries, by try: from the previous try's arrival at learn's
@@ -112,6 +114,18 @@ func ReadFacts(ctx context.Context, db engine.Querier, seatsAtStart int, outcome
 		return f, fmt.Errorf("read the bookings after the run: %w", err)
 	}
 	f.Bookings = rows.Bookings
+	f.ServerErrors = map[TryRef]string{}
+	for _, o := range outcomes {
+		for _, t := range o.Tries {
+			if t.Status == http.StatusInternalServerError && t.Code == api.CodeInternal {
+				msg := ""
+				if t.Answer != nil && t.Answer.Error != nil {
+					msg = " " + t.Answer.Error.Message
+				}
+				f.ServerErrors[TryRef{o.Intent.Number, t.Copy, t.Try}] = "500" + msg
+			}
+		}
+	}
 	if events != nil {
 		f.Created = map[TryRef][]string{}
 		for _, ev := range events {

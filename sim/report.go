@@ -83,6 +83,10 @@ type Guards struct {
 	// instance's memory or in Redis (RedisHits of them).
 	StoreHits int `json:"store_hits"`
 	RedisHits int `json:"redis_hits"`
+	// Reruns are booking transactions PostgreSQL failed with 40001
+	// (serialization failure, at REPEATABLE READ or SERIALIZABLE) that the
+	// engine rolled back and ran again in a new snapshot.
+	Reruns int `json:"reruns"`
 }
 
 // GuardsOf counts the guards that acted in events, a run's trace.
@@ -94,6 +98,8 @@ func GuardsOf(events []trace.Event) Guards {
 			g.Lookups++
 		case ev.Kind == trace.KindRollback && ev.Label == engine.LabelUniqueViolation:
 			g.Violations++
+		case ev.Kind == trace.KindRollback && strings.HasPrefix(ev.Label, engine.LabelSerializationRerun):
+			g.Reruns++
 		case ev.Kind == trace.KindKeyStore && ev.Found:
 			g.StoreHits++
 			if ev.To == trace.LaneRedis {
@@ -168,6 +174,11 @@ func (r *Run) report(ctx context.Context, outcomes []client.Outcome) (*Report, e
 	facts, err := ReadFacts(ctx, r.Stage.Admin, r.seats, outcomes, r.Trace.Recorded())
 	if err != nil {
 		return nil, err
+	}
+	if r.Stage.cut.Load() {
+		// The scenario failed the tries on purpose (an instance cut off its
+		// database answers 500): the API's own 500s are not judged.
+		facts.ServerErrors = nil
 	}
 	rep.Guards = GuardsOf(r.Trace.Recorded())
 	rep.NotApplying = nonNil(r.Design.NotApplying())

@@ -58,6 +58,9 @@ type Setup struct {
 	Design     engine.Design
 	Constraint engine.Constraint
 	Keys       KeyPlace
+	// DatabaseIsolation is the database's default isolation level in this
+	// world (StageConfig.DatabaseIsolation); zero: READ COMMITTED.
+	DatabaseIsolation engine.IsolationLevel
 	// Copies is how many copies of one request the scenario sends at the
 	// same instant (0: it sends none).
 	Copies int
@@ -202,6 +205,8 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		Design:     setup.Design,
 		Constraint: setup.Constraint,
 		Keys:       setup.Keys,
+
+		DatabaseIsolation: setup.DatabaseIsolation,
 	})
 	if err != nil {
 		if le, ok := errors.AsType[*ConnLimitError](err); ok && s.Copies {

@@ -87,6 +87,8 @@ func TestEveryScenarioGivesItsOutcome(t *testing.T) {
 		{"lost-answer", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOnePerKey, InvOneBookingPerIntent}},
 		{"concurrent-copies", Correct, 10, append([]string{"200"}, rep(9, "200R")...), 0, 1, 2, nil},
 		{"concurrent-copies", Broken, 10, rep(10, "200"), 0, 10, 20, []string{InvIntentGetsItsBook, InvOnePerKey, InvOneBookingPerIntent, InvOneBookingPerTry}},
+		{"copies-repeatable-read", Correct, 10, append([]string{"200"}, rep(9, "200R")...), 0, 1, 2, nil},
+		{"copies-repeatable-read", Broken, 10, append(append([]string{"200"}, rep(9, "200R")...), rep(9, "500")...), 0, 1, 2, []string{InvNoServerError}},
 		{"different-quantity", Correct, 0, []string{"200", "409"}, 0, 1, 2, nil},
 		{"different-quantity", Broken, 0, []string{"200", "200R"}, 0, 1, 2, []string{InvAnswerMatches}},
 		{"last-seats", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
@@ -115,7 +117,20 @@ func TestEveryScenarioGivesItsOutcome(t *testing.T) {
 		t.Run(tt.name+"/"+string(tt.variant), func(t *testing.T) {
 			t.Parallel()
 			r := runScenario(t, tt.name, Options{Variant: tt.variant, Copies: tt.copies})
-			if got := answerCodes(r); !slices.Equal(got, tt.answers) {
+			got := answerCodes(r)
+			if tt.name == "copies-repeatable-read" && tt.variant == Broken {
+				// Nothing holds the first copy before its COMMIT: a copy
+				// that reaches the row after it reads the booking at once.
+				// Each that waited for the lock got 500, then a replay.
+				n500 := slices.Index(got, "500")
+				if n500 < 0 {
+					t.Errorf("answers %v, want a 500 at least", got)
+				} else {
+					got = got[:n500] // the 200 and the 9 replays
+				}
+				tt.answers = tt.answers[:10]
+			}
+			if !slices.Equal(got, tt.answers) {
 				t.Errorf("answers %v, want %v", got, tt.answers)
 			}
 			if r.Lost != tt.lost || r.BookingRows != tt.rows || r.SeatsTaken != tt.seats {

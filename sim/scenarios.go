@@ -39,15 +39,19 @@ var scenarios = []*Scenario{
 			return Setup{Seats: 2 * o.Copies, Copies: o.Copies, HoldAfterLookup: o.Copies}
 		},
 		broken: &Switches{NoLock: true, Constraint: engine.NoUnique},
-		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
-			in := client.NewIntent(1, r.EventID(), 2)
-			copies := make([]client.Intent, r.Options.Copies)
-			for i := range copies {
-				copies[i] = in
-				copies[i].Copy = i + 1
-			}
-			return r.together(ctx, []string{api.TokenAda}, copies), nil
+		run:    sendCopies,
+	},
+	{
+		Name:    "copies-repeatable-read",
+		Title:   "Copies, a REPEATABLE READ database",
+		Summary: "N copies of one request at the same instant, on a database whose default is REPEATABLE READ: the engine begins READ COMMITTED itself, so each copy that waited for the row lock reads the booking and replays it: N answers of 200, one booking id, 1 row",
+		Broken:  "the transaction at REPEATABLE READ, and a 40001 taken for an error like any other: each copy that waited for the row lock fails with 40001 and is answered 500; only the client's retry gets the booking",
+		Copies:  true,
+		world: func(o Options) Setup {
+			return Setup{Seats: 2 * o.Copies, Copies: o.Copies, HoldAfterLookup: o.Copies, DatabaseIsolation: engine.RepeatableRead}
 		},
+		broken: &Switches{Isolation: engine.RepeatableRead, On40001: engine.Answer500},
+		run:    sendCopies,
 	},
 	{
 		Name:    "different-quantity",
@@ -274,4 +278,16 @@ func humanDuration(d time.Duration) string {
 		return english.Plural(int(d/time.Minute), "minute", "")
 	}
 	return d.String()
+}
+
+// sendCopies sends Options.Copies copies of one intent (Ada's, 2 seats of
+// the event) at the same instant, each from a browser of its own.
+func sendCopies(ctx context.Context, r *Run) ([]client.Outcome, error) {
+	in := client.NewIntent(1, r.EventID(), 2)
+	copies := make([]client.Intent, r.Options.Copies)
+	for i := range copies {
+		copies[i] = in
+		copies[i].Copy = i + 1
+	}
+	return r.together(ctx, []string{api.TokenAda}, copies), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -51,6 +52,18 @@ func sessionSettings(l api.ServeLimits, instances bool) []sessionSetting {
 		{"transaction_timeout", "0"}, // PostgreSQL 17
 		{"exit_on_error", "off"},
 	}
+}
+
+// instanceSettings are sessionSettings of the API instances' pools of a
+// stage of cfg, with the database's default isolation level of its world.
+func instanceSettings(cfg StageConfig) []sessionSetting {
+	s := sessionSettings(cfg.Limits, true)
+	for i := range s {
+		if s[i].name == "default_transaction_isolation" {
+			s[i].want = strings.ToLower(cfg.DatabaseIsolation.SQL())
+		}
+	}
+	return s
 }
 
 // settingNames are the names sessionSettings pins, and the two of the

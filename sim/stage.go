@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -86,6 +87,13 @@ type StageConfig struct {
 	Constraint engine.Constraint // the key constraint of the schema; zero: UNIQUE (user_id, idempotency_key)
 	Keys       KeyPlace          // where instances keep keys; zero: in the booking row
 	RedisTTL   time.Duration
+	// DatabaseIsolation is the database's default isolation level for
+	// the instances' sessions (default_transaction_isolation), a world's
+	// (a DBA's) choice: learn's engine begins its transactions at its
+	// design's level whatever this is; a learner's code that begins at
+	// the database's level (learn exercises) runs at it. Zero: READ
+	// COMMITTED.
+	DatabaseIsolation engine.IsolationLevel
 }
 
 // KeyPlace says where API instances keep idempotency keys.
@@ -121,6 +129,9 @@ type Stage struct {
 	Redis *resp.Server
 	redis *resp.Client
 	pools []*pgxpool.Pool
+	// cut is set once a scenario cut an instance off its database
+	// (CutDatabase): its 500s are the scenario's fault, not the design's.
+	cut atomic.Bool
 }
 
 // NewStage creates the schema and the tables and starts the API instances.
@@ -229,7 +240,7 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 			tracer = &trace.SQLTracer{Trace: cfg.Trace, Lane: lane}
 		}
 		cfg.Limits.LimitPool(pcfg, tracer)
-		pinSettings(pcfg, settings, sessionSettings(cfg.Limits, true))
+		pinSettings(pcfg, settings, instanceSettings(cfg))
 		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 		if err != nil {
 			return nil, fmt.Errorf("connect API instance %s: %w", lane, err)
@@ -333,6 +344,7 @@ func (st *Stage) CutDatabase(ctx context.Context, n int) (restore func(), err er
 		return nil, err
 	}
 	dead.Close()
+	st.cut.Store(true)
 	healthy := eng.SwapPool(dead)
 	return func() { eng.SwapPool(healthy) }, nil
 }

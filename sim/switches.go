@@ -34,6 +34,10 @@ type Switches struct {
 	KeyPerRetry bool
 	// Retry is the client's retry rule.
 	Retry RetryRule
+	// Isolation is the booking transaction's isolation level.
+	Isolation engine.IsolationLevel
+	// On40001 is what the engine does with a serialization failure.
+	On40001 engine.SerializationRule
 }
 
 // RetryRule is which answers the browser client retries.
@@ -127,6 +131,36 @@ var switches = []switchDef{
 		},
 		set: func(s *Switches, v string) {
 			s.Store = map[string]KeyPlace{"row": KeysInRow, "memory": KeysInMemory, "redis-ttl": KeysInRedis}[v]
+		},
+	},
+	{
+		name: "isolation", explain: "the isolation level the booking transaction begins at (BEGIN ISOLATION LEVEL …)",
+		values: []string{"read-committed", "repeatable-read", "serializable"},
+		means: map[string]string{
+			"read-committed":  "each statement sees what was committed before it: a copy that waited for the row lock reads the row as the copy before it left it, and finds its booking (the lesson's)",
+			"repeatable-read": "the transaction sees the database as it was at its first statement: a copy that waited for the row lock of a row changed since fails with 40001, serialization failure",
+			"serializable":    "as repeatable-read, and PostgreSQL also fails one of two transactions that could not have run one after the other (two copies that both missed the key and both insert) with 40001",
+		},
+		get: func(s Switches) string {
+			return map[engine.IsolationLevel]string{engine.ReadCommitted: "read-committed", engine.RepeatableRead: "repeatable-read", engine.Serializable: "serializable"}[s.Isolation]
+		},
+		set: func(s *Switches, v string) {
+			s.Isolation = map[string]engine.IsolationLevel{"read-committed": engine.ReadCommitted, "repeatable-read": engine.RepeatableRead, "serializable": engine.Serializable}[v]
+		},
+	},
+	{
+		name: "on-40001", explain: "what the engine does when PostgreSQL fails the transaction with 40001 (serialization failure)",
+		values: []string{"retry-transaction", "answer-503", "answer-500"},
+		means: map[string]string{
+			"retry-transaction": fmt.Sprintf("roll back and run the whole transaction again, in a new snapshot, up to %d times, as PostgreSQL's manual asks (the lesson's)", engine.MaxTxTries),
+			"answer-503":        "roll back and answer 503 serialization_failure with Retry-After: nothing stored, the client's retry with the same key gets the booking",
+			"answer-500":        "take the 40001 for an error like any other: 500 internal",
+		},
+		get: func(s Switches) string {
+			return map[engine.SerializationRule]string{engine.RetryTransaction: "retry-transaction", engine.Answer503: "answer-503", engine.Answer500: "answer-500"}[s.On40001]
+		},
+		set: func(s *Switches, v string) {
+			s.On40001 = map[string]engine.SerializationRule{"retry-transaction": engine.RetryTransaction, "answer-503": engine.Answer503, "answer-500": engine.Answer500}[v]
 		},
 	},
 	{
@@ -313,6 +347,10 @@ func (s Switches) NotApplying() []NotApplying {
 	if s.Store == KeysInRow && s.Lookup == engine.NoLookup && s.Constraint == engine.NoUnique {
 		out = append(out, NotApplying{"compare", "lookup=none and constraint=none: nothing ever finds a booking with the key, so there is nothing to compare"})
 	}
+	if s.Isolation == engine.ReadCommitted && s.On40001 != engine.RetryTransaction {
+		// Said only when set: at the lesson's level every design has it.
+		out = append(out, NotApplying{"on-40001", "isolation=read-committed: PostgreSQL raises no serialization failure (40001) at READ COMMITTED; a copy that waited for a row lock reads the newest row"})
+	}
 	if s.Retry == RetryNever {
 		out = append(out, NotApplying{"client-key", "retry=none: the client sends one try, so no retry carries a key"})
 	}
@@ -356,7 +394,8 @@ func AllDesigns() []Switches {
 // schema's constraint, where keys are looked up, and the browser client.
 func (s Switches) apply(setup *Setup) {
 	s = s.Effective()
-	setup.Design = engine.Design{Lookup: s.Lookup, NoRowLock: s.NoLock, Compare: s.Compare, KeyAcrossUsers: s.Constraint == engine.UniqueKeyOnly}
+	setup.Design = engine.Design{Lookup: s.Lookup, NoRowLock: s.NoLock, Compare: s.Compare, KeyAcrossUsers: s.Constraint == engine.UniqueKeyOnly,
+		Isolation: s.Isolation, On40001: s.On40001}
 	setup.Constraint = s.Constraint
 	setup.Keys = s.Store
 	if s.Store != KeysInRow {
@@ -388,7 +427,7 @@ func ClientSwitch(name string) bool { return slices.Contains(clientSwitches, nam
 func (s Switches) ServerDesign(cfg *StageConfig) error {
 	for _, set := range s.Changed() {
 		if name, _, _ := strings.Cut(set, "="); ClientSwitch(name) {
-			return fmt.Errorf("%s=%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store); a client with %s=%s (%s) is yours to write against it, or try it in learn lab", name, s.Get(name), name, s.Get(name), Means(name, s.Get(name)))
+			return fmt.Errorf("%s=%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, isolation, on-40001, constraint, compare, store); a client with %s=%s (%s) is yours to write against it, or try it in learn lab", name, s.Get(name), name, s.Get(name), Means(name, s.Get(name)))
 		}
 	}
 	var setup Setup

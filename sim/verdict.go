@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // Diagnosis is a mistake of design in the source page's "Break it" columns: what
@@ -91,6 +92,9 @@ func (s *Scenario) Verdict(r *Report) Verdict {
 			// (a database restarted, a backend killed). The guarantee held
 			// over them, and the numbers above count them.
 			v.Says += fmt.Sprintf("; %s met a fault from outside the scenario (a 5xx or no answer) and the client retried", english.Plural(n, "try", "tries"))
+		}
+		if n := serialized(r); n > 0 {
+			v.Says += fmt.Sprintf("; %s answered 503 serialization_failure (40001), and the client's retry got the booking", english.Plural(n, "try", "tries"))
 		}
 	case own && m.consequence != nil:
 		v.Says, v.Diagnosis = m.consequence(r), m.diagnosis
@@ -261,10 +265,28 @@ func DiagnosisOf(name string, v Variant) *Diagnosis {
 }
 
 // outsideFaults counts the tries of r that got a 5xx or no answer.
+// serialized counts the tries of r answered 503 serialization_failure:
+// PostgreSQL failed their transaction with 40001, and the design answered
+// so rather than run it again (on-40001=answer-503).
+func serialized(r *Report) int {
+	n := 0
+	for _, a := range r.Attempts {
+		for _, t := range a.Tries {
+			if t.Code == api.CodeSerializationFailure {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func outsideFaults(r *Report) int {
 	n := 0
 	for _, a := range r.Attempts {
 		for _, t := range a.Tries {
+			if t.Code == api.CodeSerializationFailure {
+				continue // the design's own answer (serialized)
+			}
 			if t.Status >= 500 || t.Error != "" {
 				n++
 			}

@@ -66,6 +66,24 @@ var meanings = map[string]meaning{
 			Fix:     "Lock the event row before looking the key up, so copies queue and the later ones replay; keep UNIQUE (user_id, idempotency_key)",
 		},
 	},
+	"copies-repeatable-read": {
+		guarantee: func(r *Report) string {
+			copies, got := len(r.Attempts), answeredWithABooking(r)
+			said := "every copy answered with the same booking"
+			if got < copies {
+				said = fmt.Sprintf("%d of them answered with the same booking, %d with no booking", got, copies-got)
+			}
+			level := "the engine began " + r.Design.Isolation.SQL() + " itself on a REPEATABLE READ database"
+			return withGuards(fmt.Sprintf("%d copies, %s, %s, %s: %s", copies, level, bookingsWord(r.BookingRows), seats(r.SeatsTaken), said), r)
+		},
+		consequence: worstConsequence,
+		diagnosis: &Diagnosis{
+			Symptom: "At REPEATABLE READ, copies of one request that waited for the row lock are answered 500",
+			Cause:   "PostgreSQL fails a transaction whose snapshot is older than a row it locks (40001, serialization failure), and the engine takes that for an error like any other",
+			Where:   "sim/engine/booking.go → Engine.BookTicket (the run of the transaction again on 40001)",
+			Fix:     "On 40001, roll back and run the whole transaction again, a few times, in a new snapshot: it then sees the booking and replays it (or answer 503 with Retry-After, and let the client retry)",
+		},
+	},
 	"different-quantity": {
 		guarantee: func(r *Report) string {
 			return withGuards(fmt.Sprintf("the key sent again for another quantity was refused: %s, nothing written", finalStatusOf(r, 2)), r)
@@ -259,6 +277,22 @@ func chargedTimes(ending string) func(r *Report) string {
 	}
 }
 
+// worstConsequence is the consequence of the failed invariant of r that
+// harms the user most (consequenceOf): for a broken design whose harm is
+// not one count of bookings.
+func worstConsequence(r *Report) string {
+	var failed []Invariant
+	for _, inv := range r.Invariants {
+		if !inv.Pass && !inv.NotChecked {
+			failed = append(failed, inv)
+		}
+	}
+	if len(failed) == 0 {
+		return r.Summary()
+	}
+	return consequenceOf(worst(failed), r)
+}
+
 // seats is "2 seats".
 func seats(n int) string { return english.Plural(n, "seat", "") }
 
@@ -281,6 +315,12 @@ func withGuards(said string, r *Report) string {
 		acted = append(acted, "the unique constraint stopped an INSERT (23505), rolled back with its seats")
 	case g.Violations > 1:
 		acted = append(acted, fmt.Sprintf("the unique constraint stopped %d INSERTs (23505), each rolled back with its seats", g.Violations))
+	}
+	switch {
+	case g.Reruns == 1:
+		acted = append(acted, "PostgreSQL failed a transaction with 40001 and the engine ran it again")
+	case g.Reruns > 1:
+		acted = append(acted, fmt.Sprintf("PostgreSQL failed %d transactions with 40001 and the engine ran each again", g.Reruns))
 	}
 	if len(acted) == 0 {
 		return said

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -39,8 +40,8 @@ func demoCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("copies") && s.Name != "concurrent-copies" {
-				return usageErrorf(cmd, "--copies is for concurrent-copies only")
+			if cmd.Flags().Changed("copies") && !s.Copies {
+				return usageErrorf(cmd, "--copies is for the scenarios of copies only: %s", strings.Join(copyScenarios(), ", "))
 			}
 			dl := headless.NewDownloadReport(cmd.ErrOrStderr(), "learn: ")
 			opts.OnDownload = dl.Update
@@ -60,4 +61,15 @@ func demoCmd(g *globals) *cobra.Command {
 	addVariantFlag(cmd, &variant)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return cmd
+}
+
+// copyScenarios are the names of the scenarios that take --copies.
+func copyScenarios() []string {
+	var names []string
+	for _, s := range sim.Scenarios() {
+		if s.Copies {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }

@@ -23,7 +23,7 @@ func TestLabJSON(t *testing.T) {
 		Design map[string]string `json:"design"`
 	}
 	_ = json.Unmarshal([]byte(out), &raw)
-	if raw.Design["lookup"] != "after-seat-check" || raw.Design["constraint"] != "none" || raw.Design["retry"] != "network-5xx" || len(raw.Design) != 7 {
+	if raw.Design["lookup"] != "after-seat-check" || raw.Design["constraint"] != "none" || raw.Design["retry"] != "network-5xx" || len(raw.Design) != 9 || raw.Design["isolation"] != "read-committed" {
 		t.Errorf("design %v", raw.Design)
 	}
 	failed := map[string]bool{}
@@ -37,7 +37,7 @@ func TestLabJSON(t *testing.T) {
 			t.Errorf("%s passes under this design", name)
 		}
 	}
-	if len(card.Scenarios) != len(sim.Scenarios()) || card.Summary != "safe against 11 of 14 scenarios" {
+	if len(card.Scenarios) != len(sim.Scenarios()) || card.Summary != "safe against 12 of 15 scenarios" {
 		t.Errorf("%d scenarios, %q", len(card.Scenarios), card.Summary)
 	}
 }

@@ -24,6 +24,10 @@ const (
 	CodeDatabaseBusy        = "database_busy"        // every connection of the pool stayed busy for ServeLimits.DBWait
 	CodeEventBusy           = "event_busy"           // the event's row lock stayed taken for ServeLimits.LockWait
 	CodeDatabaseUnavailable = "database_unavailable" // PostgreSQL refused or dropped the connection
+	// CodeSerializationFailure: PostgreSQL failed the booking transaction
+	// with 40001 (REPEATABLE READ, SERIALIZABLE) and the engine did not,
+	// or no longer, run it again (engine.Design.On40001).
+	CodeSerializationFailure = "serialization_failure"
 )
 
 // SQLSTATEs the API answers with 503.

@@ -65,6 +65,7 @@ var problemTypes = []ProblemType{
 	{CodeBadGateway, 502, "No answer from the API instance", "unknown", "Retry with the same idempotency key: a booking that was stored comes back as a replay", true},
 	{CodeDatabaseBusy, 503, "Database busy", "unknown", "Retry in a moment with the same idempotency key", true},
 	{CodeEventBusy, 503, "Event busy", "nothing", "Retry in a moment with the same idempotency key", true},
+	{CodeSerializationFailure, 503, "Serialization failure", "nothing", "Retry in a moment with the same idempotency key: the booking ran into another transaction at REPEATABLE READ or SERIALIZABLE (40001) and was rolled back", true},
 	{CodeDatabaseUnavailable, 503, "Database unavailable", "unknown", "Retry in a moment with the same idempotency key", true},
 	{CodeDatabaseDown, 503, "Database down", "unknown", "Retry after Retry-After with the same idempotency key", true},
 	{CodeTooManyConnections, 503, "Too many connections", "nothing", "Retry in a moment, on a new connection, with the same idempotency key", true},

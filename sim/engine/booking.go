@@ -123,6 +123,11 @@ const uniqueViolation = "23505"
 // the unique constraint; Guards counts these.
 const LabelUniqueViolation = "23505: ROLLBACK all"
 
+// LabelSerializationRerun begins the label of the rollback of a transaction
+// that PostgreSQL failed with 40001 and the engine runs again; Guards
+// counts these.
+const LabelSerializationRerun = "40001: ROLLBACK, run again"
+
 // LabelFindKey begins the label of a lookup's event (step 2 of BookTicket);
 // Guards counts the ones that found the key.
 const LabelFindKey = "find key → "
@@ -169,10 +174,23 @@ func (e *Engine) BookTicket(ctx context.Context, req Request) (Result, error) {
 	}
 	var res Result
 	var err error
-	if c, ok := e.pipelined(); ok {
-		res, err = e.bookPipelined(ctx, c, req)
-	} else {
-		res, err = e.bookStepwise(ctx, req, &held)
+	for try := 1; ; try++ {
+		if c, ok := e.pipelined(); ok {
+			res, err = e.bookPipelined(ctx, c, req)
+		} else {
+			res, err = e.bookStepwise(ctx, req, &held)
+		}
+		pgErr, ok := errors.AsType[*pgconn.PgError](err)
+		if !ok || pgErr.Code != SerializationFailure {
+			break
+		}
+		again := e.Design.On40001 == RetryTransaction && try < MaxTxTries
+		if serr := e.step(ctx, req, serializationStep(e.Design, try, again)); serr != nil {
+			return Result{}, serr
+		}
+		if !again {
+			return Result{}, err // the API answers it (503 serialization_failure, or 500)
+		}
 	}
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
 		// The winner has committed in the database; its COMMIT is told
@@ -189,6 +207,26 @@ func (e *Engine) BookTicket(ctx context.Context, req Request) (Result, error) {
 		return e.readWinner(ctx, req)
 	}
 	return res, err
+}
+
+// serializationStep is the step of a booking transaction that PostgreSQL
+// failed with 40001 on its try-th run: rolled back, and run again when
+// again is set.
+func serializationStep(d Design, try int, again bool) trace.Event {
+	text := fmt.Sprintf("serialization failure 40001 at %s: a row this transaction reads or locks was changed by a transaction that committed after its snapshot; PostgreSQL rolls the whole transaction back", d.Isolation.SQL())
+	label := "40001: ROLLBACK"
+	switch {
+	case again:
+		label = fmt.Sprintf("%s (%d/%d)", LabelSerializationRerun, try+1, MaxTxTries)
+		text += fmt.Sprintf(", and the engine runs it again in a new snapshot (run %d of at most %d)", try+1, MaxTxTries)
+	case d.On40001 == RetryTransaction:
+		text += fmt.Sprintf(", after %d runs: the engine stops running it again and answers 503", try)
+	case d.On40001 == Answer503:
+		text += ", and the engine answers 503 serialization_failure: nothing stored, the client retries with the same key"
+	default:
+		text += ", and the engine takes it for an error like any other: 500"
+	}
+	return trace.Event{Kind: trace.KindRollback, Label: label, Text: text}
 }
 
 // transaction is the booking transaction e runs: e.Transaction, or the
@@ -303,7 +341,7 @@ func (e *Engine) Compare(prior Booking, req Request) (Result, *Refusal) {
 // at holds the request at the barrier (setting *held) and runs the
 // scenario's hook at point p, tracing the pause or the crash.
 func (e *Engine) at(ctx context.Context, p Point, req Request, held *bool) error {
-	if e.Barrier != nil && e.BarrierAt == p {
+	if e.Barrier != nil && e.BarrierAt == p && !*held { // a transaction run again passes
 		if err := e.Hold(ctx, req, e.Barrier, p, held); err != nil {
 			return err
 		}

@@ -95,10 +95,20 @@ func TestBookTicketSameKeyOtherBookingIs409(t *testing.T) {
 	})
 }
 
+// At every isolation level: at REPEATABLE READ and SERIALIZABLE the copies
+// that waited for the row lock fail with 40001, and the engine runs their
+// transaction again (Design.On40001), so each still gets the booking.
 func TestBookTicketConcurrentCopiesMakeOneBooking(t *testing.T) {
+	for _, level := range []IsolationLevel{ReadCommitted, RepeatableRead, Serializable} {
+		t.Run(level.SQL(), func(t *testing.T) { concurrentCopiesMakeOneBooking(t, level) })
+	}
+}
+
+func concurrentCopiesMakeOneBooking(t *testing.T, level IsolationLevel) {
 	bothWays(t, func(t *testing.T, cfg worldConfig) {
 		const copies = 10
 		st, ev := newWorld(t, 10, cfg.with(worldConfig{MaxConns: copies}))
+		st.Engine.Design.Isolation = level
 		req := Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
 		results := make([]Result, copies)
 		errs := make([]error, copies)

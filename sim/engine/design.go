@@ -19,7 +19,73 @@ type Design struct {
 	// KeyAcrossUsers looks the key up whoever booked it, as if keys were
 	// global rather than per user; a booking of another user is a conflict.
 	KeyAcrossUsers bool
+	// Isolation is the isolation level the booking transaction begins at
+	// (BEGIN ISOLATION LEVEL …), whatever the database's default is: the
+	// zero value is READ COMMITTED, the lesson's.
+	Isolation IsolationLevel
+	// On40001 is what the engine does when PostgreSQL fails the booking
+	// transaction with a serialization failure (SQLSTATE 40001), which
+	// REPEATABLE READ and SERIALIZABLE raise where READ COMMITTED would
+	// wait and read the newest row: the zero value runs the whole
+	// transaction again (RetryTransaction).
+	On40001 SerializationRule
 }
+
+// IsolationLevel is the isolation level of the booking transaction.
+type IsolationLevel string
+
+// The levels. Only ReadCommitted is the lesson's.
+const (
+	// ReadCommitted: each statement sees what was committed before it
+	// began; a copy that waited for the row lock reads the row as the
+	// copy before it committed it, and finds its booking.
+	ReadCommitted IsolationLevel = ""
+	// RepeatableRead: the transaction sees the database as it was at its
+	// first statement; a copy that waited for the row lock of a row
+	// changed since fails with 40001 instead.
+	RepeatableRead IsolationLevel = "repeatable-read"
+	// Serializable: as RepeatableRead, and PostgreSQL also fails one of
+	// two transactions whose reads and writes could not have run one after
+	// the other (two copies that both looked the key up and both insert).
+	Serializable IsolationLevel = "serializable"
+)
+
+// SQL is the level as BEGIN names it: "READ COMMITTED".
+func (l IsolationLevel) SQL() string {
+	switch l {
+	case RepeatableRead:
+		return "REPEATABLE READ"
+	case Serializable:
+		return "SERIALIZABLE"
+	}
+	return "READ COMMITTED"
+}
+
+// SerializationRule is what the engine does with a serialization failure
+// (40001): PostgreSQL's manual asks every application that runs at
+// REPEATABLE READ or SERIALIZABLE to try the whole transaction again.
+type SerializationRule string
+
+// The rules. Only RetryTransaction is the lesson's.
+const (
+	// RetryTransaction rolls the transaction back and runs the whole of it
+	// again, in a new snapshot that sees what the other transaction
+	// committed, up to MaxTxTries times.
+	RetryTransaction SerializationRule = ""
+	// Answer503 rolls back and answers 503 serialization_failure with
+	// Retry-After: nothing is stored, and the client's retry, with the same
+	// key, gets the booking.
+	Answer503 SerializationRule = "answer-503"
+	// Answer500 takes the 40001 for an error like any other: 500.
+	Answer500 SerializationRule = "answer-500"
+)
+
+// MaxTxTries is how many times the engine runs a booking transaction that
+// fails with 40001 (RetryTransaction) before it answers as Answer503.
+const MaxTxTries = 5
+
+// SerializationFailure is PostgreSQL's SQLSTATE 40001.
+const SerializationFailure = "40001"
 
 // CompareRule is what BookTicket compares between the booking that holds
 // the key and the request: equal is a replay (200), different is 409

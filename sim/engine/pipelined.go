@@ -43,19 +43,38 @@ const (
 	stBegin Op = OpInsert + 1 + iota
 	stCommit
 	stRollback
+	stBeginRepeatableRead
+	stBeginSerializable
+	stLast = stBeginSerializable
 )
 
-// The engine's transactions run at READ COMMITTED, whatever the session's
-// default_transaction_isolation says (a server, database or role may make
-// it serializable): a copy that waited for the row lock must then read the
-// row as the copy before it committed it, and find its booking (lesson,
-// "How it works"), where REPEATABLE READ or SERIALIZABLE would fail it
-// with 40001. The level is the engine's design, not the server's:
-// sqlBegin begins the pipelined transaction, and txOptions, the same
-// options as pgx sends them, the step-by-step one.
+// The engine's transactions run at the design's isolation level
+// (Design.Isolation), whatever the session's default_transaction_isolation
+// says (a server, database or role may make it serializable): at READ
+// COMMITTED, the lesson's, a copy that waited for the row lock reads the
+// row as the copy before it committed it, and finds its booking (lesson,
+// "How it works"), where REPEATABLE READ or SERIALIZABLE fail it with
+// 40001. The level is the engine's design, not the server's: beginOp
+// names the statement that begins the pipelined transaction, and
+// txOptions the same options as pgx sends them for the step-by-step one.
 const sqlBegin = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
 
-var txOptions = pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}
+// beginOp is the prepared BEGIN of level l.
+func beginOp(l IsolationLevel) Op {
+	switch l {
+	case RepeatableRead:
+		return stBeginRepeatableRead
+	case Serializable:
+		return stBeginSerializable
+	}
+	return stBegin
+}
+
+// txOptions are the step-by-step executor's options for level l.
+func txOptions(l IsolationLevel) pgx.TxOptions {
+	level := map[IsolationLevel]pgx.TxIsoLevel{ReadCommitted: pgx.ReadCommitted, RepeatableRead: pgx.RepeatableRead, Serializable: pgx.Serializable}[l]
+	return pgx.TxOptions{IsoLevel: level, AccessMode: pgx.ReadWrite}
+}
 
 // prepared are the statements of a pipelined booking, in the order they
 // are prepared on a connection, with the name each is prepared under.
@@ -73,6 +92,8 @@ var prepared = []struct {
 	{OpInsert, "book_insert", sqlInsertBooks},
 	{stCommit, "book_commit", "COMMIT"},
 	{stRollback, "book_rollback", "ROLLBACK"},
+	{stBeginRepeatableRead, "book_begin_repeatable_read", "BEGIN ISOLATION LEVEL REPEATABLE READ READ WRITE"},
+	{stBeginSerializable, "book_begin_serializable", "BEGIN ISOLATION LEVEL SERIALIZABLE READ WRITE"},
 }
 
 // bookPipelined is BookTicket's transaction, plan c, when nobody watches
@@ -97,7 +118,7 @@ func (e *Engine) bookPipelined(ctx context.Context, c compiledPlan, req Request)
 	if err != nil {
 		return Result{}, err
 	}
-	rep, err := pc.run(ctx, c, req, e.Clock)
+	rep, err := pc.run(ctx, c, beginOp(e.Design.Isolation), req, e.Clock)
 	if refusal, ok := errors.AsType[*Refusal](err); ok {
 		if err := pc.end(ctx, p, req, false); err != nil {
 			return Result{}, err
@@ -124,7 +145,7 @@ func (e *Engine) bookPipelined(ctx context.Context, c compiledPlan, req Request)
 type pipeConn struct {
 	pg *pgconn.PgConn
 	m  *pgtype.Map
-	sd [stRollback + 1]*pgconn.StatementDescription // by Op
+	sd [stLast + 1]*pgconn.StatementDescription // by Op
 }
 
 // preparePipe prepares the statements on c the first time c books; after
@@ -142,11 +163,12 @@ func preparePipe(ctx context.Context, c *pgx.Conn) (pipeConn, error) {
 	return pc, nil
 }
 
-// run runs plan c for req in round trips; clk is the engine's. It
+// run runs plan c for req in round trips, begun by statement begin; clk is
+// the engine's. It
 // returns the report (a Created booking committed, an Existing one with
 // the transaction open), a *Refusal (the transaction open), or an error
 // of the step that failed (stepError).
-func (pc pipeConn) run(ctx context.Context, c compiledPlan, req Request, clk clock.Clock) (TxReport, error) {
+func (pc pipeConn) run(ctx context.Context, c compiledPlan, begin Op, req Request, clk clock.Clock) (TxReport, error) {
 	p, rounds := c.plan, c.rounds
 	if err := p.valid(); err != nil {
 		return TxReport{}, err
@@ -156,7 +178,7 @@ func (pc pipeConn) run(ctx context.Context, c compiledPlan, req Request, clk clo
 		var room [8]queued
 		stmts := room[:0]
 		if i == 0 {
-			stmts = append(stmts, queued{op: stBegin})
+			stmts = append(stmts, queued{op: begin})
 		}
 		for _, op := range round {
 			if op.statement() != "" {
@@ -272,7 +294,7 @@ func (pc pipeConn) send(ctx context.Context, p Plan, req Request, stmts ...queue
 // pipeError is err of statement op with the step it failed at.
 func pipeError(p Plan, op Op, req Request, err error) error {
 	switch op {
-	case stBegin:
+	case stBegin, stBeginRepeatableRead, stBeginSerializable:
 		return fmt.Errorf("begin: %w", err)
 	case stCommit:
 		return fmt.Errorf("commit: %w", err)

@@ -139,7 +139,7 @@ var compiledPlans = func() map[Design]compiledPlan {
 // compiled is d's compiled plan; a design outside the lab's shapes is
 // compiled on the spot.
 func compiled(d Design) compiledPlan {
-	d.Compare = ""
+	d.Compare, d.Isolation, d.On40001 = "", "", "" // the service's, not the plan's
 	if c, ok := compiledPlans[d]; ok {
 		return c
 	}

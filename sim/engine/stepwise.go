@@ -22,7 +22,7 @@ import (
 // or rolls back what it refused. *held is set when the request reaches the
 // barrier.
 func (e *Engine) bookStepwise(ctx context.Context, req Request, held *bool) (Result, error) {
-	tx, err := e.Pool().BeginTx(ctx, txOptions)
+	tx, err := e.Pool().BeginTx(ctx, txOptions(e.Design.Isolation))
 	if err != nil {
 		return Result{}, fmt.Errorf("begin: %w", err)
 	}
@@ -194,6 +194,9 @@ func (t *stepTx) tell(ctx context.Context, s *txState, i int, op Op, found bool)
 		begin := ""
 		if i == 0 {
 			begin = "BEGIN; "
+			if l := e.Design.Isolation; l != ReadCommitted {
+				begin = "BEGIN " + l.SQL() + "; "
+			}
 		}
 		label := fmt.Sprintf("%slock event %d", begin, req.EventID)
 		text := fmt.Sprintf("%slock event %d FOR UPDATE (%s left)", begin, req.EventID, english.Plural(s.seatsLeft, "seat", ""))
