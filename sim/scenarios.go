@@ -42,18 +42,6 @@ var scenarios = []*Scenario{
 		run:    sendCopies,
 	},
 	{
-		Name:    "copies-repeatable-read",
-		Title:   "Copies, a REPEATABLE READ database",
-		Summary: "N copies of one request at the same instant, on a database whose default is REPEATABLE READ: the engine begins READ COMMITTED itself, so each copy that waited for the row lock reads the booking and replays it: N answers of 200, one booking id, 1 row",
-		Broken:  "the transaction at REPEATABLE READ, and a 40001 taken for an error like any other: each copy that waited for the row lock fails with 40001 and is answered 500; only the client's retry gets the booking",
-		Copies:  true,
-		world: func(o Options) Setup {
-			return Setup{Seats: 2 * o.Copies, Copies: o.Copies, HoldAfterLookup: o.Copies, DatabaseIsolation: engine.RepeatableRead}
-		},
-		broken: &Switches{Isolation: engine.RepeatableRead, On40001: engine.Answer500},
-		run:    sendCopies,
-	},
-	{
 		Name:    "different-quantity",
 		Title:   "Same key, other quantity",
 		Summary: "the client reuses key K for 3 seats after booking 2: 409 \"" + engine.MsgKeyReused + "\", 1 row",
@@ -255,6 +243,18 @@ var scenarios = []*Scenario{
 			}
 			return []client.Outcome{crash, late.Book(ctx, client.NewIntent(2, r.EventID(), 2))}, nil
 		},
+	},
+	{
+		Name:    "copies-repeatable-read",
+		Title:   "Copies, a REPEATABLE READ database",
+		Summary: "N copies of one request at the same instant, on a database whose default is REPEATABLE READ: the engine begins READ COMMITTED itself, so each copy that waited for the row lock reads the booking and replays it: N answers of 200, one booking id, 1 row",
+		Broken:  "the transaction at REPEATABLE READ, and a 40001 taken for an error like any other: each copy that waited for the row lock fails with 40001 and is answered 500; only the client's retry gets the booking",
+		Copies:  true,
+		world: func(o Options) Setup {
+			return Setup{Seats: 2 * o.Copies, Copies: o.Copies, HoldAfterLookup: o.Copies, DatabaseIsolation: engine.RepeatableRead}
+		},
+		broken: &Switches{Isolation: engine.RepeatableRead, On40001: engine.Answer500},
+		run:    sendCopies,
 	},
 }
 

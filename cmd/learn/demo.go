@@ -57,7 +57,7 @@ func demoCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().Var(flagval.NewRange(&copies, "copies", sim.DefaultCopies, sim.MinCopies, sim.MaxCopies), "copies",
-		fmt.Sprintf("simultaneous copies, for concurrent-copies (%d to %d)", sim.MinCopies, sim.MaxCopies))
+		fmt.Sprintf("simultaneous copies, for concurrent-copies and copies-repeatable-read (%d to %d)", sim.MinCopies, sim.MaxCopies))
 	addVariantFlag(cmd, &variant)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return cmd

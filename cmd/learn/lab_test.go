@@ -47,7 +47,7 @@ func TestLabBadSwitches(t *testing.T) {
 	for _, tc := range []struct {
 		set, want string
 	}{
-		{"loookup=none", "the switches are lookup, lock, constraint, compare, store, client-key, retry"},
+		{"loookup=none", "the switches are lookup, lock, constraint, compare, store, isolation, on-40001, client-key, retry"},
 		{"lookup=sideways", "use one of after-lock, before-lock, after-seat-check, none"},
 		{"lookup", "is not name=value"},
 		{"lookup=none --set lookup=after-lock", "switch lookup is set twice (lookup=none, then lookup=after-lock): set each switch once"},

@@ -219,8 +219,8 @@ func TestTooSmallWindowAsksForMore(t *testing.T) {
 func TestPickerPlaysABrokenVariant(t *testing.T) {
 	t.Parallel() // an app of its own, its own schemas and progress file
 	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 100, 30)
-	u.waitFor(t, "Scenarios: all 14")
-	u.choose(t, "Scenarios: all 14")
+	u.waitFor(t, "Scenarios: all 15")
+	u.choose(t, "Scenarios: all 15")
 	u.press("enter")
 	u.waitFor(t, "The lost answer", "Two users, same key", "each runs live on PostgreSQL")
 	u.press("j", "j", "j", "v")
