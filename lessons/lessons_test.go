@@ -164,8 +164,8 @@ func TestFollowUps(t *testing.T) {
 		answers   []string // a word of each answer
 	}{
 		{"idempotency",
-			[]string{"before checking the seats", "Redis", "one user", "keeping keys forever", "isolation level"},
-			[]string{"Not enough seats left", "crashes after writing to one store", "never end up sharing", "16 bytes", "40001"}},
+			[]string{"before checking the seats", "Redis", "one user", "keeping keys forever", "isolation level", "reloads the page"},
+			[]string{"Not enough seats left", "crashes after writing to one store", "never end up sharing", "16 bytes", "40001", "sessionStorage"}},
 		{"retry-across-instances",
 			[]string{"tied to the user", "same time", "SET NX"},
 			[]string{"user_id", "unique constraint", "crash between the two writes"}},

@@ -83,6 +83,7 @@ var (
 		{"followup/key-per-user", "user"},
 		{"followup/keys-forever", "forever"},
 		{"followup/isolation-level", "isolation"},
+		{"followup/page-reload", "reload"},
 	}
 	counterIDs = []struct{ id, mustContain string }{
 		{"counter/key-per-user", "user"},

@@ -381,8 +381,8 @@ func TestInterviewFollowsThePages(t *testing.T) {
 			t.Errorf("prompt %+v", p)
 		}
 	}
-	if len(d.Cards) != 8 {
-		t.Fatalf("%d cards, want the 5 follow-ups and the 3 counter-questions", len(d.Cards))
+	if len(d.Cards) != 9 {
+		t.Fatalf("%d cards, want the 6 follow-ups and the 3 counter-questions", len(d.Cards))
 	}
 	fus := append(slices.Clone(lesson.FollowUps), card.FollowUps...)
 	ids := map[string]bool{}
@@ -395,14 +395,14 @@ func TestInterviewFollowsThePages(t *testing.T) {
 		}
 		ids[c.ID] = true
 	}
-	wantIDs := []string{"followup/key-before-seats", "followup/redis-ttl", "followup/key-per-user", "followup/keys-forever", "followup/isolation-level",
+	wantIDs := []string{"followup/key-before-seats", "followup/redis-ttl", "followup/key-per-user", "followup/keys-forever", "followup/isolation-level", "followup/page-reload",
 		"counter/key-per-user", "counter/simultaneous", "counter/redis-set-nx"}
 	for _, id := range wantIDs {
 		if !ids[id] {
 			t.Errorf("card %s missing", id)
 		}
 	}
-	if got := len(Cards()); got != 8 {
+	if got := len(Cards()); got != 9 {
 		t.Errorf("Cards() has %d", got)
 	}
 }

@@ -68,9 +68,10 @@ type Setup struct {
 	// at PointAfterLookup until each of them is there or has ended without
 	// reaching it (0: none). No clock bounds the wait (see Barrier).
 	HoldAfterLookup int
-	// NewKeyPerTry, RetryClientErrors and NeverRetry break the browser
-	// client.
+	// NewKeyPerTry, KeyInMemory, RetryClientErrors and NeverRetry break
+	// the browser client.
 	NewKeyPerTry      bool
+	KeyInMemory       bool
 	RetryClientErrors bool
 	NeverRetry        bool
 }
@@ -318,6 +319,7 @@ func (r *Run) Rows(ctx context.Context) (engine.Rows, error) { return r.Stage.Ro
 func (r *Run) browser(token string, plan func(trace.Attempt) client.Fault) *client.Client {
 	c := r.Stage.Browser(token, plan)
 	c.NewKeyPerTry = r.Setup.NewKeyPerTry
+	c.KeyInMemory = r.Setup.KeyInMemory
 	switch {
 	case r.Setup.RetryClientErrors:
 		c.Retry = client.RetryClientErrors

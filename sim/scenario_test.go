@@ -89,6 +89,8 @@ func TestEveryScenarioGivesItsOutcome(t *testing.T) {
 		{"concurrent-copies", Broken, 10, rep(10, "200"), 0, 10, 20, []string{InvIntentGetsItsBook, InvOnePerKey, InvOneBookingPerIntent, InvOneBookingPerTry}},
 		{"copies-repeatable-read", Correct, 10, append([]string{"200"}, rep(9, "200R")...), 0, 1, 2, nil},
 		{"copies-repeatable-read", Broken, 10, append(append([]string{"200"}, rep(9, "200R")...), rep(9, "500")...), 0, 1, 2, []string{InvNoServerError}},
+		{"page-reload", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
+		{"page-reload", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOneBookingPerIntent}},
 		{"different-quantity", Correct, 0, []string{"200", "409"}, 0, 1, 2, nil},
 		{"different-quantity", Broken, 0, []string{"200", "200R"}, 0, 1, 2, []string{InvAnswerMatches}},
 		{"last-seats", Correct, 0, []string{"200R"}, 1, 1, 2, nil},

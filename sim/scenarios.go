@@ -256,6 +256,19 @@ var scenarios = []*Scenario{
 		broken: &Switches{Isolation: engine.RepeatableRead, On40001: engine.Answer500},
 		run:    sendCopies,
 	},
+	{
+		Name:    "page-reload",
+		Title:   "The page reloaded",
+		Summary: "the answer is lost, and the user reloads the page while it waits to retry; the page saved key K before it sent the request, so the page drawn again retries with K: the same booking comes back, 1 row",
+		Broken:  "the key kept in the page's memory only: the reload loses it, the page drawn again makes a new key, and the retry books again: 2 rows for one click",
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{KeyInMemory: true},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			c := r.browser(api.TokenAda, loseFirst())
+			c.ReloadAfter = 1
+			return []client.Outcome{c.Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
+		},
+	},
 }
 
 // passTime moves the run's clock forward by d; the stage's Redis reads

@@ -32,6 +32,9 @@ type Switches struct {
 	Store KeyPlace
 	// KeyPerRetry makes the client send a new key on every try.
 	KeyPerRetry bool
+	// KeyInMemory keeps the client's key in the page's memory only: a
+	// reload of the page loses it.
+	KeyInMemory bool
 	// Retry is the client's retry rule.
 	Retry RetryRule
 	// Isolation is the booking transaction's isolation level.
@@ -172,6 +175,16 @@ var switches = []switchDef{
 		},
 		get: func(s Switches) string { return map[bool]string{false: "per-intent", true: "per-retry"}[s.KeyPerRetry] },
 		set: func(s *Switches, v string) { s.KeyPerRetry = v == "per-retry" },
+	},
+	{
+		name: "key-kept", explain: "where the page keeps the intent's key",
+		values: []string{"storage", "memory"},
+		means: map[string]string{
+			"storage": "saved with the form's state (sessionStorage) before the request is sent: a reload of the page finds it (the lesson's)",
+			"memory":  "in the page's memory only: a reload loses it, and the page drawn again makes a new key",
+		},
+		get: func(s Switches) string { return map[bool]string{false: "storage", true: "memory"}[s.KeyInMemory] },
+		set: func(s *Switches, v string) { s.KeyInMemory = v == "memory" },
 	},
 	{
 		name: "retry", explain: "which answers the browser retries",
@@ -351,6 +364,9 @@ func (s Switches) NotApplying() []NotApplying {
 		// Said only when set: at the lesson's level every design has it.
 		out = append(out, NotApplying{"on-40001", "isolation=read-committed: PostgreSQL raises no serialization failure (40001) at READ COMMITTED; a copy that waited for a row lock reads the newest row"})
 	}
+	if s.KeyInMemory && (s.Retry == RetryNever || s.KeyPerRetry) {
+		out = append(out, NotApplying{"key-kept", fmt.Sprintf("%s: no retry carries the first try's key, reload or not", map[bool]string{true: "client-key=per-retry", false: "retry=none"}[s.KeyPerRetry])})
+	}
 	if s.Retry == RetryNever {
 		out = append(out, NotApplying{"client-key", "retry=none: the client sends one try, so no retry carries a key"})
 	}
@@ -406,6 +422,7 @@ func (s Switches) apply(setup *Setup) {
 		setup.Design.Lookup = engine.NoLookup
 	}
 	setup.NewKeyPerTry = s.KeyPerRetry
+	setup.KeyInMemory = s.KeyInMemory
 	setup.RetryClientErrors = s.Retry == RetryAlso4xx
 	setup.NeverRetry = s.Retry == RetryNever
 }
@@ -413,7 +430,7 @@ func (s Switches) apply(setup *Setup) {
 // clientSwitches are the switches that act on the browser client, not on
 // the server: learn serve cannot run them (its clients are whoever calls
 // it).
-var clientSwitches = []string{"client-key", "retry"}
+var clientSwitches = []string{"client-key", "key-kept", "retry"}
 
 // ClientSwitch reports whether the switch name acts on the browser client
 // rather than on the server.
@@ -422,7 +439,7 @@ func ClientSwitch(name string) bool { return slices.Contains(clientSwitches, nam
 // ServerDesign returns s's server side for a stage (learn serve): the
 // engine's design, the schema's key constraint and where keys are kept,
 // as a scenario's run would set them. It fails, naming the switch, when s
-// changes a switch of the browser client (client-key, retry), which a
+// changes a switch of the browser client (client-key, key-kept, retry), which a
 // server cannot run.
 func (s Switches) ServerDesign(cfg *StageConfig) error {
 	for _, set := range s.Changed() {

@@ -84,6 +84,19 @@ var meanings = map[string]meaning{
 			Fix:     "On 40001, roll back and run the whole transaction again, a few times, in a new snapshot: it then sees the booking and replays it (or answer 503 with Retry-After, and let the client retry)",
 		},
 	},
+	"page-reload": {
+		faults: true,
+		guarantee: func(r *Report) string {
+			return withGuards(fmt.Sprintf("the reloaded page retried with the key it saved: %s in all, and the retry got the same booking back", bookingsWord(r.BookingRows)), r)
+		},
+		consequence: chargedTimes("for one click"),
+		diagnosis: &Diagnosis{
+			Symptom: "A reload of the page while it waits to retry books a second time",
+			Cause:   "The page keeps the idempotency key in memory only: the reload loses it, the page drawn again makes a new key, and the server takes the retry for a new intent",
+			Where:   "the browser's code (learn's client: sim/client, Client.KeyInMemory)",
+			Fix:     "Save the key with the form's state (sessionStorage) before the request is sent, and send it again after a reload; or let the server make the key in a first step (a draft booking the reloaded page finds)",
+		},
+	},
 	"different-quantity": {
 		guarantee: func(r *Report) string {
 			return withGuards(fmt.Sprintf("the key sent again for another quantity was refused: %s, nothing written", finalStatusOf(r, 2)), r)

@@ -122,6 +122,14 @@ type Client struct {
 	// NewKeyPerTry makes a fresh key for every try: the broken client of
 	// "Break it" (a user charged twice for one click).
 	NewKeyPerTry bool
+	// ReloadAfter, when not 0, reloads the page in the wait after try
+	// ReloadAfter: the page drawn again resumes the booking and sends the
+	// retry, with the intent's key where the page saved it before the
+	// first try was sent, or with a new one (KeyInMemory).
+	ReloadAfter int
+	// KeyInMemory keeps the intent's key in the page's memory only: a
+	// reload loses it, and the page drawn again makes a new one.
+	KeyInMemory bool
 	// Wire is the API's shape (how a try is written, an answer read);
 	// nil is learn's own (LearnWire).
 	Wire Wire
@@ -152,6 +160,7 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		if try > 1 && c.NewKeyPerTry {
 			in.Key = uuid.New()
 		}
+		reloaded := try > 1 && c.ReloadAfter == try-1
 		inst := c.Picker.Pick()
 		at := trace.Attempt{Intent: in.Number, Copy: in.Copy, Try: try, Instance: inst.Name}
 		tctx := trace.WithAttempt(ctx, at)
@@ -159,9 +168,28 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		if who == "" {
 			who = "browser"
 		}
+		if reloaded {
+			text := "the user reloads the page while it waits to retry: the page drawn again resumes the booking, and finds key " + trace.ShortKey(in.Key) + " where it saved it before sending the first try"
+			if c.KeyInMemory {
+				old := in.Key
+				in.Key = uuid.New()
+				text = "the user reloads the page while it waits to retry: key " + trace.ShortKey(old) + " lived in the page's memory and is gone; the page drawn again makes a new key, " + trace.ShortKey(in.Key)
+			}
+			if err := c.Trace.Emit(tctx, trace.Event{Kind: trace.KindNote, From: trace.LaneBrowser, To: trace.LaneBrowser,
+				Key: in.Key.String(), Label: "the page reloads", Text: text}); err != nil {
+				out.Err = err
+				return out
+			}
+		}
 		label := fmt.Sprintf("%s: book %d, key %s", who, in.Quantity, trace.ShortKey(in.Key))
 		caption := fmt.Sprintf("POST /bookings %s, Idempotency-Key %s", english.Plural(in.Quantity, "seat", ""), in.Key)
 		switch {
+		case reloaded && c.KeyInMemory:
+			label = fmt.Sprintf("%s, reloaded, retries: book %d, NEW key %s", who, in.Quantity, trace.ShortKey(in.Key))
+			caption = fmt.Sprintf("retry (try %d of %d) from the reloaded page, with a NEW key: ", try, len(backoff)+1) + caption
+		case reloaded:
+			label = fmt.Sprintf("%s, reloaded, retries: book %d, key %s", who, in.Quantity, trace.ShortKey(in.Key))
+			caption = fmt.Sprintf("retry (try %d of %d) from the reloaded page, with the saved key: ", try, len(backoff)+1) + caption
 		case try > 1 && c.NewKeyPerTry:
 			label = fmt.Sprintf("%s retries: book %d, NEW key %s", who, in.Quantity, trace.ShortKey(in.Key))
 			caption = fmt.Sprintf("retry (try %d of %d) with a NEW key: ", try, len(backoff)+1) + caption
@@ -176,7 +204,7 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		}
 		ans, err := c.send(tctx, inst, in)
 		tr := TryResult{Copy: in.Copy, Try: try, Instance: inst.Name}
-		if c.NewKeyPerTry {
+		if c.NewKeyPerTry || in.Key != out.Intent.Key {
 			tr.Key = in.Key.String()
 		}
 		if err != nil {

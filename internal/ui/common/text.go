@@ -39,3 +39,23 @@ func Hang(prefix, text string, w int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// HangWords is Hang breaking lines at spaces only, never inside a word: a
+// design's settings ("on-40001=answer-500") stay whole on their line
+// unless one is wider than the line.
+func HangWords(prefix, text string, w int) string {
+	pw := ansi.StringWidth(prefix)
+	// ansi.Wrap breaks after every hyphen: a non-breaking hyphen (U+2011,
+	// as wide) holds each word whole while the lines are made.
+	const nb = "\u2011"
+	lines := strings.Split(ansi.Wrap(strings.ReplaceAll(text, "-", nb), max(10, w-pw), ""), "\n")
+	for i := range lines {
+		lines[i] = strings.ReplaceAll(strings.TrimRight(lines[i], " "), nb, "-")
+		if i == 0 {
+			lines[i] = prefix + lines[i]
+		} else {
+			lines[i] = strings.Repeat(" ", pw) + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}

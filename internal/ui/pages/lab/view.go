@@ -113,7 +113,7 @@ func (m *Model) switchesView(w int) string {
 // says how many are above or below.
 func (m *Model) scorecardView(w, h int) string {
 	st := m.c.Styles
-	head := append([]string{st.BoxTitle.Render("Scorecard")}, strings.Split(st.Faint.Render(common.Hang("  ", "("+m.ran.String()+")", w)), "\n")...)
+	head := append([]string{st.BoxTitle.Render("Scorecard")}, strings.Split(st.Faint.Render(common.HangWords("  ", "("+m.ran.String()+")", w)), "\n")...)
 	var rows [][]string
 	for i, s := range sim.Scenarios() {
 		mark := st.Faint.Render("·")
