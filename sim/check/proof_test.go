@@ -28,7 +28,7 @@ func serverDesigns() []sim.Switches {
 	seen := map[sim.Switches]bool{}
 	var out []sim.Switches
 	for _, d := range sim.AllDesigns() {
-		if d.KeyPerRetry || d.Retry != sim.RetryNetwork5xx {
+		if d.ServerDesign(&sim.StageConfig{}) != nil { // a switch of the browser client's
 			continue
 		}
 		if e := d.Effective(); !seen[e] {
