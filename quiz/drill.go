@@ -89,6 +89,9 @@ var (
 		{"counter/key-per-user", "user"},
 		{"counter/simultaneous", "same time"},
 		{"counter/redis-set-nx", "SET NX"},
+		{"counter/422-or-409", "422"},
+		{"counter/idempotent-methods", "HTTP methods"},
+		{"counter/insert-waits", "INSERT"},
 	}
 )
 
