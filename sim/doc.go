@@ -24,7 +24,7 @@
 //   - the judge (invariants.go): [Facts] of a finished run, read by
 //     queries of the tables and from the tries, and [Judge], which checks
 //     every [Invariant] on them.
-//   - [Verdict] (verdict.go, verdicts.go): what a run means in the user's
+//   - [Verdict] (verdict.go, verdicts.go, verdictcounts.go): what a run means in the user's
 //     terms, with the [Diagnosis] of the "Break it" table; [Report]
 //     (report.go): a run's headless result, learn demo --json.
 //   - the design lab: [Switches] (switches.go), each a real code path of

@@ -247,14 +247,15 @@ var scenarios = []*Scenario{
 	{
 		Name:    "copies-repeatable-read",
 		Title:   "Copies, a REPEATABLE READ database",
-		Summary: "N copies of one request at the same instant, on a database whose default is REPEATABLE READ: the engine begins READ COMMITTED itself, so each copy that waited for the row lock reads the booking and replays it: N answers of 200, one booking id, 1 row",
-		Broken:  "the transaction at REPEATABLE READ, and a 40001 taken for an error like any other: each copy that waited for the row lock fails with 40001 and is answered 500; only the client's retry gets the booking",
+		Summary: "N copies of one request at the same instant, the transaction at REPEATABLE READ, the database's default here: each copy that waited for the row lock fails with 40001, and the engine runs its whole transaction again in a new snapshot, which sees the booking: N answers of 200, one booking id, 1 row (the lesson's design begins READ COMMITTED itself and meets no 40001)",
+		Broken:  "the 40001 taken for an error like any other: each copy that waited for the row lock is answered 500; only the client's retry gets the booking",
 		Copies:  true,
 		world: func(o Options) Setup {
 			return Setup{Seats: 2 * o.Copies, Copies: o.Copies, HoldAfterLookup: o.Copies, DatabaseIsolation: engine.RepeatableRead}
 		},
-		broken: &Switches{Isolation: engine.RepeatableRead, On40001: engine.Answer500},
-		run:    sendCopies,
+		correct: Switches{Isolation: engine.RepeatableRead},
+		broken:  &Switches{Isolation: engine.RepeatableRead, On40001: engine.Answer500},
+		run:     sendCopies,
 	},
 	{
 		Name:    "page-reload",

@@ -142,7 +142,7 @@ var switches = []switchDef{
 		means: map[string]string{
 			"read-committed":  "each statement sees what was committed before it: a copy that waited for the row lock reads the row as the copy before it left it, and finds its booking (the lesson's)",
 			"repeatable-read": "the transaction sees the database as it was at its first statement: a copy that waited for the row lock of a row changed since fails with 40001, serialization failure",
-			"serializable":    "as repeatable-read, and PostgreSQL also fails one of two transactions that could not have run one after the other (two copies that both missed the key and both insert) with 40001",
+			"serializable":    "as repeatable-read, and PostgreSQL also fails one of two transactions that could not have run one after the other even where they change no common row (one key sent for two events at once) with 40001",
 		},
 		get: func(s Switches) string {
 			return map[engine.IsolationLevel]string{engine.ReadCommitted: "read-committed", engine.RepeatableRead: "repeatable-read", engine.Serializable: "serializable"}[s.Isolation]
@@ -155,9 +155,9 @@ var switches = []switchDef{
 		name: "on-40001", explain: "what the engine does when PostgreSQL fails the transaction with 40001 (serialization failure)",
 		values: []string{"retry-transaction", "answer-503", "answer-500"},
 		means: map[string]string{
-			"retry-transaction": fmt.Sprintf("roll back and run the whole transaction again, in a new snapshot, up to %d times, as PostgreSQL's manual asks (the lesson's)", engine.MaxTxTries),
+			"retry-transaction": fmt.Sprintf("roll back and run the whole transaction again, in a new snapshot, up to %d runs in all, as PostgreSQL's manual asks (the lesson's)", engine.MaxTxTries),
 			"answer-503":        "roll back and answer 503 serialization_failure with Retry-After: nothing stored, the client's retry with the same key gets the booking",
-			"answer-500":        "take the 40001 for an error like any other: 500 internal",
+			"answer-500":        "take the 40001 for an error like any other: 500 internal, which says the server failed rather than \"try again\" (many clients and proxies do not retry it, and it pages whoever is on call)",
 		},
 		get: func(s Switches) string {
 			return map[engine.SerializationRule]string{engine.RetryTransaction: "retry-transaction", engine.Answer503: "answer-503", engine.Answer500: "answer-500"}[s.On40001]
@@ -362,7 +362,7 @@ func (s Switches) NotApplying() []NotApplying {
 	}
 	if s.Isolation == engine.ReadCommitted && s.On40001 != engine.RetryTransaction {
 		// Said only when set: at the lesson's level every design has it.
-		out = append(out, NotApplying{"on-40001", "isolation=read-committed: PostgreSQL raises no serialization failure (40001) at READ COMMITTED; a copy that waited for a row lock reads the newest row"})
+		out = append(out, NotApplying{"on-40001", "isolation=read-committed: PostgreSQL raises no 40001 at READ COMMITTED"})
 	}
 	if s.KeyInMemory && (s.Retry == RetryNever || s.KeyPerRetry) {
 		out = append(out, NotApplying{"key-kept", fmt.Sprintf("%s: no retry carries the first try's key, reload or not", map[bool]string{true: "client-key=per-retry", false: "retry=none"}[s.KeyPerRetry])})
@@ -444,7 +444,7 @@ func ClientSwitch(name string) bool { return slices.Contains(clientSwitches, nam
 func (s Switches) ServerDesign(cfg *StageConfig) error {
 	for _, set := range s.Changed() {
 		if name, _, _ := strings.Cut(set, "="); ClientSwitch(name) {
-			return fmt.Errorf("%s=%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, isolation, on-40001, constraint, compare, store); a client with %s=%s (%s) is yours to write against it, or try it in learn lab", name, s.Get(name), name, s.Get(name), Means(name, s.Get(name)))
+			return fmt.Errorf("%s=%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store, isolation, on-40001); a client with %s=%s (%s) is yours to write against it, or try it in learn lab", name, s.Get(name), name, s.Get(name), Means(name, s.Get(name)))
 		}
 	}
 	var setup Setup

@@ -93,6 +93,9 @@ func (s *Scenario) Verdict(r *Report) Verdict {
 			// over them, and the numbers above count them.
 			v.Says += fmt.Sprintf("; %s met a fault from outside the scenario (a 5xx or no answer) and the client retried", english.Plural(n, "try", "tries"))
 		}
+		if n := r.Guards.Reruns; n > 0 && !strings.Contains(v.Says, "40001") {
+			v.Says += fmt.Sprintf("; PostgreSQL failed %s with 40001 and the engine ran %s again", english.Plural(n, "transaction", ""), map[bool]string{true: "it", false: "each"}[n == 1])
+		}
 		if n := serialized(r); n > 0 {
 			v.Says += fmt.Sprintf("; %s answered 503 serialization_failure (40001), and the client's retry got the booking", english.Plural(n, "try", "tries"))
 		}

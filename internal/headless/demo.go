@@ -88,7 +88,11 @@ func printReport(w io.Writer, s *sim.Scenario, rep *sim.Report) {
 					got += " (replay)"
 				}
 			}
-			tries = append(tries, fmt.Sprintf("try %d → %s: %s", t.Try, t.Instance, got))
+			with := ""
+			if t.Key != "" && t.Key != in.Key && len(t.Key) >= 8 {
+				with = fmt.Sprintf(" with a NEW key %s…", t.Key[:8]) // the client changed it
+			}
+			tries = append(tries, fmt.Sprintf("try %d%s → %s: %s", t.Try, with, t.Instance, got))
 		}
 		fmt.Fprintf(w, "  %s (key %s…): %s\n", name, in.Key[:8], strings.Join(tries, "; "))
 	}

@@ -56,6 +56,7 @@ func samePort(addr string, q int) bool {
 type intro struct {
 	design      string // "" for the lesson's
 	broken      bool   // a design other than the lesson's
+	asLessons   bool   // whose switches that apply are all the lesson's (Switches.Effective)
 	notApplying []sim.NotApplying
 	db          string
 	front       string
@@ -79,8 +80,13 @@ func printIntro(w io.Writer, in intro) {
 		p("learn serve: %s on %s", inst.Name, inst.URL)
 	}
 	switch {
+	case in.broken && in.asLessons:
+		p("learn serve: design: %s, which runs as the lesson's:", in.design)
+		for _, na := range in.notApplying {
+			p("learn serve: %s acts on nothing here: %s", na.Switch, na.Why)
+		}
 	case in.broken:
-		p("learn serve: design: %s, NOT the lesson's: a practice target, unsafe on purpose", in.design)
+		p("learn serve: design: %s, NOT the lesson's: a practice target (learn lab --set … says which scenarios it fails, if any)", in.design)
 		for _, na := range in.notApplying {
 			p("learn serve: %s acts on nothing here: %s", na.Switch, na.Why)
 		}
@@ -113,7 +119,7 @@ func printIntro(w io.Writer, in intro) {
 	again, changed, other := fmt.Sprintf("Run it again: same booking, replayed (the same 200, and the header %s: true):", api.HeaderReplayed),
 		fmt.Sprintf("The same key with quantity 3 (409 %s):", engine.CodeKeyReused),
 		"A retry that lands on another API instance gets the same booking:"
-	if in.broken {
+	if in.broken && !in.asLessons {
 		again = fmt.Sprintf("Run it again: the lesson's design replays it (the same 200, %s: true); does this one?", api.HeaderReplayed)
 		changed = fmt.Sprintf("The same key with quantity 3: the lesson's design refuses it (409 %s); does this one?", engine.CodeKeyReused)
 		other = "A retry on another API instance: the lesson's design gives the same booking; does this one? (GET /bookings shows every row)"

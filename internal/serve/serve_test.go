@@ -3,7 +3,11 @@ package serve
 import (
 	"fmt"
 	"net"
+	"strings"
 	"testing"
+
+	"github.com/learn-idempotency/learn/sim"
+	"github.com/learn-idempotency/learn/sim/api"
 )
 
 // A busy address is answered with the next port to try: free, and none
@@ -28,5 +32,29 @@ func TestOtherPort(t *testing.T) {
 	// No host is loopback's.
 	if got, _, _ := net.SplitHostPort(otherPort(":" + port)); got != "127.0.0.1" {
 		t.Errorf("otherPort(:%s) is on host %q, want 127.0.0.1", port, got)
+	}
+}
+
+// The intro says of a design whether it runs as the lesson's: a switch
+// that acts on nothing (on-40001 at READ COMMITTED) is no practice target,
+// and a design other than the lesson's is not called unsafe (the lab says
+// whether it is).
+func TestTheIntroSaysWhatTheDesignRuns(t *testing.T) {
+	for _, tt := range []struct {
+		set, want, not string
+	}{
+		{"on-40001=answer-500", "design: on-40001=answer-500, which runs as the lesson's:\nlearn serve: on-40001 acts on nothing here: isolation=read-committed", "NOT the lesson's"},
+		{"isolation=serializable", "design: isolation=serializable, NOT the lesson's: a practice target (learn lab --set … says which scenarios it fails, if any)", "unsafe"},
+	} {
+		var cfg Config
+		if err := SwitchesDesign(&cfg, []string{tt.set}); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		printIntro(&b, intro{design: cfg.DesignName, broken: len(cfg.Design.Changed()) > 0, asLessons: cfg.Design.Effective() == sim.Switches{},
+			notApplying: cfg.Design.NotApplying(), front: "http://127.0.0.1:1", instances: []*api.Instance{{Name: "api-1", URL: "http://127.0.0.1:2"}}})
+		if !strings.Contains(b.String(), tt.want) || strings.Contains(b.String(), tt.not) {
+			t.Errorf("--set %s:\n%s\nwant %q, and no %q", tt.set, b.String(), tt.want, tt.not)
+		}
 	}
 }

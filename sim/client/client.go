@@ -169,11 +169,11 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			who = "browser"
 		}
 		if reloaded {
-			text := "the user reloads the page while it waits to retry: the page drawn again resumes the booking, and finds key " + trace.ShortKey(in.Key) + " where it saved it before sending the first try"
+			text := "the user reloads the page while it waits to retry: the page drawn again finds the booking's draft (event, quantity, the tries so far and key " + trace.ShortKey(in.Key) + ") in sessionStorage, where the page saved it before sending the first try, and sends it again"
 			if c.KeyInMemory {
 				old := in.Key
 				in.Key = uuid.New()
-				text = "the user reloads the page while it waits to retry: key " + trace.ShortKey(old) + " lived in the page's memory and is gone; the page drawn again makes a new key, " + trace.ShortKey(in.Key)
+				text = "the user reloads the page while it waits to retry: the page drawn again finds the booking's draft (event, quantity, the tries so far) in sessionStorage, but not key " + trace.ShortKey(old) + ", which lived in a variable of the page that is gone; it makes a new key, " + trace.ShortKey(in.Key) + ", and sends the booking again"
 			}
 			if err := c.Trace.Emit(tctx, trace.Event{Kind: trace.KindNote, From: trace.LaneBrowser, To: trace.LaneBrowser,
 				Key: in.Key.String(), Label: "the page reloads", Text: text}); err != nil {

@@ -189,6 +189,9 @@ func (e *Engine) BookTicket(ctx context.Context, req Request) (Result, error) {
 			return Result{}, serr
 		}
 		if !again {
+			if e.Design.On40001 == RetryTransaction {
+				err = fmt.Errorf("after %d runs of the transaction: %w", try, err)
+			}
 			return Result{}, err // the API answers it (503 serialization_failure, or 500)
 		}
 	}

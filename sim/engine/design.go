@@ -80,8 +80,9 @@ const (
 	Answer500 SerializationRule = "answer-500"
 )
 
-// MaxTxTries is how many times the engine runs a booking transaction that
-// fails with 40001 (RetryTransaction) before it answers as Answer503.
+// MaxTxTries is how many runs in all the engine gives a booking transaction
+// that fails with 40001 (RetryTransaction: the first and up to four more)
+// before it answers as Answer503.
 const MaxTxTries = 5
 
 // SerializationFailure is PostgreSQL's SQLSTATE 40001.

@@ -32,8 +32,12 @@
 //   - [Request], [Booking], [Result]: what is asked and what is answered;
 //     [Refusal] and its codes, what the engine refuses with (the status the
 //     lesson gives it: 400, 401, 404, 409), nothing written.
-//   - [Design] with [LookupPlace] and [CompareRule]: the lesson's design is
-//     the zero value, each field one mistake a broken scenario shows.
+//   - [Design] with [LookupPlace], [CompareRule], [IsolationLevel] and
+//     [SerializationRule]: the lesson's design is the zero value, each
+//     field one mistake a broken scenario shows (or, for the isolation
+//     level, another safe design with its own cost); BookTicket runs a
+//     transaction PostgreSQL failed with 40001 again, up to [MaxTxTries]
+//     runs, under the lesson's rule.
 //   - [Point], [Barrier] and [ErrCrash]: where a scenario holds a request
 //     to force an interleaving, or makes the API instance die.
 //   - schema.sql and [CreateSchema] with its [Constraint]s; the readers of

@@ -101,7 +101,7 @@ func learningPath(sets []quiz.Set, exercisesDir string) []item {
 	race := item{title: "Race: N copies of one request at once", desc: "fire 2 to 100 copies at the same instant and watch one booking come out (v: without the lock and the constraint)",
 		open: common.Open{Place: progress.Place{Page: progress.PageRace}}}
 	lab := item{title: "Design lab: build the endpoint from switches", open: common.Open{Place: progress.Place{Page: progress.PageLab}},
-		desc: "turn the lock, the lookup, the constraint, the store, the client's key and retries on and off, and run every scenario against your design",
+		desc: "turn the lock, the lookup, the constraint, the store, the isolation level, the client's key and retries on and off, and run every scenario against your design",
 		status: func(pr *progress.Progress) string {
 			return fmt.Sprintf("%d of %d challenges", quiz.ChallengesPassed(pr), len(quiz.Challenges()))
 		}}
