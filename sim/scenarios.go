@@ -246,7 +246,7 @@ var scenarios = []*Scenario{
 	},
 	{
 		Name:    "copies-repeatable-read",
-		Title:   "Copies, a REPEATABLE READ database",
+		Title:   "Copies at REPEATABLE READ",
 		Summary: "N copies of one request at the same instant, the transaction at REPEATABLE READ, the database's default here: each copy that waited for the row lock fails with 40001, and the engine runs its whole transaction again in a new snapshot, which sees the booking: N answers of 200, one booking id, 1 row (the lesson's design begins READ COMMITTED itself and meets no 40001)",
 		Broken:  "the 40001 taken for an error like any other: each copy that waited for the row lock is answered 500; only the client's retry gets the booking",
 		Copies:  true,

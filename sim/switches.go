@@ -137,7 +137,7 @@ var switches = []switchDef{
 		},
 	},
 	{
-		name: "isolation", explain: "the isolation level the booking transaction begins at (BEGIN ISOLATION LEVEL …)",
+		name: "isolation", explain: "the isolation level the transaction begins at",
 		values: []string{"read-committed", "repeatable-read", "serializable"},
 		means: map[string]string{
 			"read-committed":  "each statement sees what was committed before it: a copy that waited for the row lock reads the row as the copy before it left it, and finds its booking (the lesson's)",
@@ -152,7 +152,7 @@ var switches = []switchDef{
 		},
 	},
 	{
-		name: "on-40001", explain: "what the engine does when PostgreSQL fails the transaction with 40001 (serialization failure)",
+		name: "on-40001", explain: "what the engine does with a 40001, serialization failure",
 		values: []string{"retry-transaction", "answer-503", "answer-500"},
 		means: map[string]string{
 			"retry-transaction": fmt.Sprintf("roll back and run the whole transaction again, in a new snapshot, up to %d runs in all, as PostgreSQL's manual asks (the lesson's)", engine.MaxTxTries),

@@ -126,7 +126,7 @@ const LabelUniqueViolation = "23505: ROLLBACK all"
 // LabelSerializationRerun begins the label of the rollback of a transaction
 // that PostgreSQL failed with 40001 and the engine runs again; Guards
 // counts these.
-const LabelSerializationRerun = "40001: ROLLBACK, run again"
+const LabelSerializationRerun = "40001: rerun"
 
 // LabelFindKey begins the label of a lookup's event (step 2 of BookTicket);
 // Guards counts the ones that found the key.
