@@ -50,14 +50,7 @@ var meanings = map[string]meaning{
 		},
 	},
 	"concurrent-copies": {
-		guarantee: func(r *Report) string {
-			copies, got := len(r.Attempts), answeredWithABooking(r)
-			said := "every copy answered with the same booking"
-			if got < copies {
-				said = fmt.Sprintf("%d of them answered with the same booking, %d with no booking", got, copies-got)
-			}
-			return withGuards(fmt.Sprintf("%d copies, %s, %s: %s", copies, bookingsWord(r.BookingRows), seats(r.SeatsTaken), said), r)
-		},
+		guarantee:   func(r *Report) string { return copiesHeld(r, "") },
 		consequence: chargedTimes("for one click"),
 		diagnosis: &Diagnosis{
 			Symptom: "Simultaneous copies of one request make a booking each",
@@ -68,13 +61,7 @@ var meanings = map[string]meaning{
 	},
 	"copies-repeatable-read": {
 		guarantee: func(r *Report) string {
-			copies, got := len(r.Attempts), answeredWithABooking(r)
-			said := "every copy answered with the same booking"
-			if got < copies {
-				said = fmt.Sprintf("%d of them answered with the same booking, %d with no booking", got, copies-got)
-			}
-			level := "the transaction at " + r.Design.Isolation.SQL() + " (the database's default: REPEATABLE READ)"
-			return withGuards(fmt.Sprintf("%d copies, %s, %s, %s: %s", copies, level, bookingsWord(r.BookingRows), seats(r.SeatsTaken), said), r)
+			return copiesHeld(r, "the transaction at "+r.Design.Isolation.SQL()+" (the database's default: REPEATABLE READ)")
 		},
 		consequence: worstConsequence,
 		diagnosis: &Diagnosis{
@@ -288,6 +275,21 @@ func chargedTimes(ending string) func(r *Report) string {
 		}
 		return fmt.Sprintf("charged %s: %d bookings %s", times, r.BookingRows, ending)
 	}
+}
+
+// copiesHeld is the guarantee of a run of simultaneous copies that held:
+// "10 copies, [how,] one booking, 2 seats: every copy answered with the
+// same booking", and the guards that acted.
+func copiesHeld(r *Report, how string) string {
+	copies, got := len(r.Attempts), answeredWithABooking(r)
+	said := "every copy answered with the same booking"
+	if got < copies {
+		said = fmt.Sprintf("%d of them answered with the same booking, %d with no booking", got, copies-got)
+	}
+	if how != "" {
+		how += ", "
+	}
+	return withGuards(fmt.Sprintf("%d copies, %s%s, %s: %s", copies, how, bookingsWord(r.BookingRows), seats(r.SeatsTaken), said), r)
 }
 
 // worstConsequence is the consequence of the failed invariant of r that
