@@ -46,9 +46,25 @@ type rawAnswer struct {
 // one answer.
 func sendRaw(t *testing.T, url, head, body string) rawAnswer {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	a, err := tryRaw(url, head, body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if method, target, ok := strings.Cut(strings.SplitN(head, "\r\n", 2)[0], " "); ok {
+		target, _, _ = strings.Cut(target, " ")
+		if _, err := apiCheck.Check(method, target, a.status, a.header, a.body); err != nil {
+			t.Errorf("the answer is not as openapi.json says: %v", err)
+		}
+	}
+	return a
+}
+
+// tryRaw is sendRaw's exchange, its failure returned: a connection the
+// server refused may be reset before its answer is read.
+func tryRaw(url, head, body string) (rawAnswer, error) {
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		return rawAnswer{}, err
 	}
 	defer conn.Close()
 	msg := head + "\r\n"
@@ -57,24 +73,18 @@ func sendRaw(t *testing.T, url, head, body string) rawAnswer {
 	}
 	msg += "Connection: close\r\n\r\n" + body
 	if _, err := io.WriteString(conn, msg); err != nil {
-		t.Fatal(err)
+		return rawAnswer{}, err
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
-		t.Fatalf("no answer to %q: %v", head, err)
+		return rawAnswer{}, fmt.Errorf("no answer to %q: %w", head, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatal(err)
+		return rawAnswer{}, err
 	}
-	if method, target, ok := strings.Cut(strings.SplitN(head, "\r\n", 2)[0], " "); ok {
-		target, _, _ = strings.Cut(target, " ")
-		if _, err := apiCheck.Check(method, target, resp.StatusCode, resp.Header, b); err != nil {
-			t.Errorf("the answer is not as openapi.json says: %v", err)
-		}
-	}
-	return rawAnswer{status: resp.StatusCode, header: resp.Header, body: b}
+	return rawAnswer{status: resp.StatusCode, header: resp.Header, body: b}, nil
 }
 
 // bookRaw is a POST /bookings of ada's with the header lines given.
