@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -333,13 +332,7 @@ func (a *API) failed(ctx context.Context, msg string, err error, attrs ...any) *
 			return o.answer()
 		}
 	}
-	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == engine.SerializationFailure && a.Engine.Design.On40001 != engine.Answer500 {
-		a.Log.WarnContext(ctx, msg, attrs...)
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeSerializationFailure, Message: fmt.Sprintf(
-			"PostgreSQL could not serialize this booking with another transaction (40001 at %s); nothing was stored, so retry in a moment with the same idempotency key: a booking that was stored comes back as a replay",
-			a.Engine.Design.Isolation.SQL())}
-	}
-	if e := dbRefusal(ctx, err, a.Engine.Lane, a.Engine.Pool()); e != nil {
+	if e := dbRefusal(ctx, err, a.Engine.Lane, a.Engine.Pool(), a.Engine.Design); e != nil {
 		a.Log.WarnContext(ctx, msg, attrs...)
 		return e
 	}

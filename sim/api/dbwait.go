@@ -108,9 +108,10 @@ func (a *acquireLimit) TraceQueryEnd(ctx context.Context, c *pgx.Conn, d pgx.Tra
 // dbRefusal turns an error of the database, met while serving a request
 // whose context is ctx, into the answer: 503 with Retry-After when the
 // database cannot take the request now (no connection free within DBWait,
-// the event locked past LockWait, PostgreSQL unreachable or restarting),
+// the event locked past LockWait, PostgreSQL unreachable or restarting, a
+// serialization failure the design does not take for an error: d.On40001),
 // nil for any other error (a 500).
-func dbRefusal(ctx context.Context, err error, lane string, pool *pgxpool.Pool) *Error {
+func dbRefusal(ctx context.Context, err error, lane string, pool *pgxpool.Pool, d engine.Design) *Error {
 	unavailable := func(msg string, args ...any) *Error {
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseUnavailable, Message: fmt.Sprintf(msg, args...)}
 	}
@@ -130,6 +131,10 @@ func dbRefusal(ctx context.Context, err error, lane string, pool *pgxpool.Pool) 
 			return &Error{Status: http.StatusServiceUnavailable, Code: CodeEventBusy, Message: "The event stayed locked by other transactions for " + waited + " for its row lock; nothing was stored, so retry in a moment with the same idempotency key"}
 		}
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeDatabaseBusy, Message: "A statement of this booking waited " + waited + " (PostgreSQL cancelled it: statement_timeout, 57014); retry in a moment with the same idempotency key: a booking that was stored comes back as a replay"}
+	case pgErr != nil && pgErr.Code == engine.SerializationFailure && d.On40001 != engine.Answer500:
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeSerializationFailure, Message: fmt.Sprintf(
+			"PostgreSQL could not serialize this booking with another transaction (40001 at %s); nothing was stored, so retry in a moment with the same idempotency key: a booking that was stored comes back as a replay",
+			d.Isolation.SQL())}
 	case pgErr != nil && pgErr.Code == lockNotAvailable:
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeEventBusy, Message: "The event is locked by another transaction for longer than this API instance waits; nothing was stored, so retry in a moment with the same idempotency key"}
 	case pgErr != nil && pgErr.Code == adminShutdown:

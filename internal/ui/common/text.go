@@ -28,16 +28,7 @@ func Ellipsis(s string) string { return strings.TrimRight(s, ".…") + "…" }
 // indented under the text: a choice is never cut short.
 func Hang(prefix, text string, w int) string {
 	pw := ansi.StringWidth(prefix)
-	lines := strings.Split(lipgloss.NewStyle().Width(max(10, w-pw)).Render(text), "\n")
-	for i := range lines {
-		lines[i] = strings.TrimRight(lines[i], " ")
-		if i == 0 {
-			lines[i] = prefix + lines[i]
-		} else {
-			lines[i] = strings.Repeat(" ", pw) + lines[i]
-		}
-	}
-	return strings.Join(lines, "\n")
+	return hang(prefix, lipgloss.NewStyle().Width(max(10, w-pw)).Render(text))
 }
 
 // HangWords is Hang breaking lines at spaces only, never inside a word: a
@@ -48,13 +39,20 @@ func HangWords(prefix, text string, w int) string {
 	// ansi.Wrap breaks after every hyphen: a non-breaking hyphen (U+2011,
 	// as wide) holds each word whole while the lines are made.
 	const nb = "\u2011"
-	lines := strings.Split(ansi.Wrap(strings.ReplaceAll(text, "-", nb), max(10, w-pw), ""), "\n")
+	return strings.ReplaceAll(hang(prefix, ansi.Wrap(strings.ReplaceAll(text, "-", nb), max(10, w-pw), "")), nb, "-")
+}
+
+// hang puts prefix before the first of wrapped's lines and as many spaces
+// before each other, each without its trailing spaces.
+func hang(prefix, wrapped string) string {
+	lines := strings.Split(wrapped, "\n")
+	indent := strings.Repeat(" ", ansi.StringWidth(prefix))
 	for i := range lines {
-		lines[i] = strings.ReplaceAll(strings.TrimRight(lines[i], " "), nb, "-")
+		lines[i] = strings.TrimRight(lines[i], " ")
 		if i == 0 {
 			lines[i] = prefix + lines[i]
 		} else {
-			lines[i] = strings.Repeat(" ", pw) + lines[i]
+			lines[i] = indent + lines[i]
 		}
 	}
 	return strings.Join(lines, "\n")
