@@ -84,6 +84,7 @@ var (
 		{"followup/keys-forever", "forever"},
 		{"followup/isolation-level", "isolation"},
 		{"followup/page-reload", "reload"},
+		{"followup/request-in-flight", "still running"},
 	}
 	counterIDs = []struct{ id, mustContain string }{
 		{"counter/key-per-user", "user"},

@@ -381,8 +381,8 @@ func TestInterviewFollowsThePages(t *testing.T) {
 			t.Errorf("prompt %+v", p)
 		}
 	}
-	if len(d.Cards) != 12 {
-		t.Fatalf("%d cards, want the 6 follow-ups and the 6 counter-questions", len(d.Cards))
+	if len(d.Cards) != 13 {
+		t.Fatalf("%d cards, want the 7 follow-ups and the 6 counter-questions", len(d.Cards))
 	}
 	fus := append(slices.Clone(lesson.FollowUps), card.FollowUps...)
 	ids := map[string]bool{}
@@ -395,14 +395,14 @@ func TestInterviewFollowsThePages(t *testing.T) {
 		}
 		ids[c.ID] = true
 	}
-	wantIDs := []string{"followup/key-before-seats", "followup/redis-ttl", "followup/key-per-user", "followup/keys-forever", "followup/isolation-level", "followup/page-reload",
+	wantIDs := []string{"followup/key-before-seats", "followup/redis-ttl", "followup/key-per-user", "followup/keys-forever", "followup/isolation-level", "followup/page-reload", "followup/request-in-flight",
 		"counter/key-per-user", "counter/simultaneous", "counter/redis-set-nx", "counter/422-or-409", "counter/idempotent-methods", "counter/insert-waits"}
 	for _, id := range wantIDs {
 		if !ids[id] {
 			t.Errorf("card %s missing", id)
 		}
 	}
-	if got := len(Cards()); got != 12 {
+	if got := len(Cards()); got != 13 {
 		t.Errorf("Cards() has %d", got)
 	}
 }

@@ -338,7 +338,7 @@ func Judge(f Facts) []Invariant {
 		for _, o := range in.outs {
 			for i, t := range o.Tries {
 				a := t.Answer
-				if a == nil || a.Status >= 500 && (i < len(o.Tries)-1 || !replayable) {
+				if a == nil || asksRetry(t.Status, t.Code) && (i < len(o.Tries)-1 || !replayable) {
 					continue
 				}
 				if a.Booking == nil || a.Booking.ID != in.rows[0].ID {
@@ -364,7 +364,7 @@ func Judge(f Facts) []Invariant {
 		for _, in := range intents {
 			for _, o := range in.outs {
 				for _, t := range o.Tries {
-					if t.Status >= 400 && t.Status < 500 && len(f.Created[TryRef{in.number, o.Intent.Copy, t.Try}]) > 0 {
+					if refused(t.Status, t.Code) && len(f.Created[TryRef{in.number, o.Intent.Copy, t.Try}]) > 0 {
 						wrote.copy(o)
 						break
 					}
@@ -397,14 +397,14 @@ func Judge(f Facts) []Invariant {
 		if o.Intent.Number == 0 {
 			continue
 		}
-		if n := len(o.Tries); n > 0 && n < allowed && (o.Tries[n-1].Error != "" || o.Tries[n-1].Status >= 500) && !errors.Is(o.Err, context.Canceled) {
+		if n := len(o.Tries); n > 0 && n < allowed && (o.Tries[n-1].Error != "" || asksRetry(o.Tries[n-1].Status, o.Tries[n-1].Code)) && !errors.Is(o.Err, context.Canceled) {
 			abandoned.copy(o)
 		}
 		if len(o.Tries) > len(client.DefaultBackoff)+1 { // the lesson's bound, whatever the run allowed
 			unbounded.copy(o)
 		}
 		for i, t := range o.Tries {
-			if t.Status >= 400 && t.Status < 500 && i < len(o.Tries)-1 {
+			if refused(t.Status, t.Code) && i < len(o.Tries)-1 {
 				resent.copy(o)
 				break
 			}
@@ -415,7 +415,7 @@ func Judge(f Facts) []Invariant {
 	}
 	inv = append(inv,
 		Invariant{Name: InvRefusalFinal, Pass: resent.none(), Detail: resent.say("intent", "intents", "sent again after a 4xx")},
-		Invariant{Name: InvNoAnswerRetried, Pass: abandoned.none(), Detail: abandoned.say("intent", "intents", "given up after a try with no answer or a 5xx, with tries left")},
+		Invariant{Name: InvNoAnswerRetried, Pass: abandoned.none(), Detail: abandoned.say("intent", "intents", "given up after a try with no answer, a 5xx or a 409 request_in_progress, with tries left")},
 		Invariant{Name: InvTriesBounded, Pass: unbounded.none(), Detail: unbounded.say("intent", "intents", fmt.Sprintf("sent more than %d times", len(client.DefaultBackoff)+1))},
 		Invariant{Name: InvKeysPerUser, Pass: blocked.none(), Detail: blocked.say("intent got", "intents got", "409, or a 5xx on every try, for a key only another user had used")})
 	if f.Waits != nil {
@@ -453,7 +453,7 @@ func failedOnKeyOfOther(outcomes []client.Outcome, o client.Outcome) bool {
 func onlyRefused(in *intentFacts) bool {
 	for _, o := range in.outs {
 		for _, t := range o.Tries {
-			if t.Status < 400 || t.Status > 499 {
+			if !refused(t.Status, t.Code) {
 				return false
 			}
 		}
@@ -472,8 +472,26 @@ func keyRefusal(a *client.Answer) bool {
 	switch a.Error.Code {
 	case engine.CodeKeyReused:
 		return true
-	case engine.CodeNotEnoughSeats, engine.CodeEventStarted, engine.CodeEventNotFound, engine.CodeInvalidKey, engine.CodeInvalidQty, engine.CodeUnauthorized:
+	case engine.CodeNotEnoughSeats, engine.CodeEventStarted, engine.CodeEventNotFound, engine.CodeInvalidKey, engine.CodeInvalidQty, engine.CodeUnauthorized, engine.CodeInProgress:
 		return false
 	}
 	return a.Status == 409 || a.Status == 422
+}
+
+// asksRetry reports whether an answer asks to be tried again with the same
+// key: a 5xx, or the one 4xx that is not final, 409 request_in_progress
+// (the first request with the key is still being processed).
+func asksRetry(status int, code string) bool {
+	return status >= 500 || inProgress(status, code)
+}
+
+// refused reports whether an answer is a refusal, final: a 4xx other than
+// 409 request_in_progress.
+func refused(status int, code string) bool {
+	return status >= 400 && status < 500 && !inProgress(status, code)
+}
+
+// inProgress reports whether an answer is 409 request_in_progress.
+func inProgress(status int, code string) bool {
+	return status == http.StatusConflict && code == engine.CodeInProgress
 }

@@ -137,7 +137,7 @@ const (
 	InvRefusalWritesNothing = "a refused request (4xx) writes nothing"
 	InvRefusalFinal         = "a refusal (4xx) is final: the browser never sends it again"
 	InvKeysPerUser          = "a key never blocks another user: 409 (or a 5xx) only for the user's own key"
-	InvNoAnswerRetried      = "a try that got no answer, or a 5xx, is tried again while tries are left"
+	InvNoAnswerRetried      = "a try that got no answer, a 5xx or a 409 request_in_progress is tried again while tries are left"
 	InvTriesBounded         = "an intent is sent at most 3 times"
 	InvBacksOff             = "a retry waits its backoff first: the client never sends again at once"
 	InvNoServerError        = "the API answers every try with a booking, a refusal or 503 (try again): no other 5xx of its own"

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/learn-idempotency/learn/internal/fdlimit"
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
@@ -68,12 +71,18 @@ type Setup struct {
 	// at PointAfterLookup until each of them is there or has ended without
 	// reaching it (0: none). No clock bounds the wait (see Barrier).
 	HoldAfterLookup int
-	// NewKeyPerTry, KeyInMemory, RetryClientErrors and NeverRetry break
-	// the browser client.
+	// NewKeyPerTry, KeyInMemory, RetryClientErrors, RetryByStatus and
+	// NeverRetry break the browser client.
 	NewKeyPerTry      bool
 	KeyInMemory       bool
 	RetryClientErrors bool
+	RetryByStatus     bool
 	NeverRetry        bool
+	// LockWait bounds a wait for the event's row lock in this world
+	// (ServeLimits.LockWait, the instances' statement_timeout); 0: no
+	// bound. A scenario that sets it holds a request in a way that only
+	// the bound, or the design's 409, can end.
+	LockWait time.Duration
 }
 
 // Scenario is a named, self-contained run of the booking flow on a fresh
@@ -199,6 +208,7 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 	}
 	tr := trace.New(opts.Clock, opts.Trace)
 	st, err := NewStage(ctx, db, StageConfig{
+		Limits:     api.ServeLimits{LockWait: setup.LockWait},
 		Instances:  setup.Instances,
 		MaxConns:   s.conns(opts),
 		Clock:      opts.Clock,
@@ -220,7 +230,11 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 	if setup.HoldAfterLookup > 0 {
 		b := engine.NewBarrier(setup.HoldAfterLookup)
 		for _, in := range st.Instances {
-			if setup.Keys != KeysInRow {
+			// Under in-flight=answer-409 the key's lock lets one copy in
+			// and answers the others at once: the one is held after its
+			// lookup in the row (or its read of the event, behind a key
+			// store) until every other has met it, whatever the store.
+			if setup.Keys != KeysInRow && setup.Design.InFlight != engine.Answer409 {
 				in.API.Barrier = b // the lookup is the key store's
 				continue
 			}
@@ -251,7 +265,8 @@ func (s *Scenario) plan(opts Options) (Setup, Switches) {
 	design.apply(&setup)
 	setup.Events = max(setup.Events, 1)
 	setup.Instances = max(setup.Instances, 1)
-	if setup.HoldAfterLookup > 0 && setup.Keys == KeysInRow && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != engine.LookupBeforeLock {
+	if setup.HoldAfterLookup > 0 && setup.Keys == KeysInRow && setup.Events == 1 && !setup.Design.NoRowLock && setup.Design.Lookup != engine.LookupBeforeLock &&
+		setup.Design.InFlight != engine.Answer409 {
 		// Copies of one event queue on its row lock before they reach the
 		// pause point: holding the first there would hold them all. (A key
 		// store is looked up before any lock: its copies are held there.)
@@ -316,15 +331,37 @@ func (r *Run) Rows(ctx context.Context) (engine.Rows, error) { return r.Stage.Ro
 
 // browser is a client for the user of token with the variant's client
 // design, whose tries meet the faults of plan.
+//
+// After a 409 request_in_progress its wait lasts until the request in
+// flight with the key has ended, on every API instance: the run's clock
+// is fake and its waits take no time, where in the world the second of
+// Retry-After lets the first request end.
 func (r *Run) browser(token string, plan func(trace.Attempt) client.Fault) *client.Client {
 	c := r.Stage.Browser(token, plan)
+	var last client.TryResult
+	var key uuid.UUID
+	c.Answered = func(in client.Intent, t client.TryResult) { last, key = t, in.Key }
+	c.Meanwhile = func(ctx context.Context, _ trace.Attempt) error {
+		if !inProgress(last.Status, last.Code) {
+			return nil
+		}
+		user := api.DemoUsers()[token]
+		for _, in := range r.Stage.Instances {
+			if err := in.API.Engine.AwaitKey(ctx, user, key); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	c.NewKeyPerTry = r.Setup.NewKeyPerTry
 	c.KeyInMemory = r.Setup.KeyInMemory
 	switch {
 	case r.Setup.RetryClientErrors:
 		c.Retry = client.RetryClientErrors
 	case r.Setup.NeverRetry:
-		c.Retry = func(int, error) bool { return false }
+		c.Retry = func(int, string, error) bool { return false }
+	case r.Setup.RetryByStatus:
+		c.Retry = client.RetryByStatus
 	}
 	return c
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -91,6 +93,8 @@ func TestEveryScenarioGivesItsOutcome(t *testing.T) {
 		{"copies-repeatable-read", Broken, 10, append(append([]string{"200"}, rep(9, "200R")...), rep(9, "500")...), 0, 1, 2, []string{InvNoServerError}},
 		{"page-reload", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
 		{"page-reload", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOneBookingPerIntent}},
+		{"request-in-flight", Correct, 0, []string{"200", "200R", "409"}, 0, 1, 2, nil},
+		{"request-in-flight", Broken, 0, []string{"200", "409"}, 0, 1, 2, []string{InvIntentGetsItsBook, InvNoAnswerRetried}},
 		{"different-quantity", Correct, 0, []string{"200", "409"}, 0, 1, 2, nil},
 		{"different-quantity", Broken, 0, []string{"200", "200R"}, 0, 1, 2, []string{InvAnswerMatches}},
 		{"last-seats", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
@@ -173,7 +177,7 @@ func TestForcedRacesRepeat(t *testing.T) {
 		name    string
 		variant Variant
 	}{{"concurrent-copies", Broken}, {"key-reuse-two-events", Correct}, {"key-reuse-two-events", Broken},
-		{"lookup-before-lock", Correct}, {"lookup-before-lock", Broken}} {
+		{"lookup-before-lock", Correct}, {"lookup-before-lock", Broken}, {"request-in-flight", Correct}, {"request-in-flight", Broken}} {
 		var first []string
 		for i := range 10 {
 			r := runScenario(t, tc.name, Options{Variant: tc.variant, Copies: 5})
@@ -182,6 +186,66 @@ func TestForcedRacesRepeat(t *testing.T) {
 				first = got
 			} else if !slices.Equal(got, first) {
 				t.Fatalf("%s/%s run %d gave %v, run 1 gave %v", tc.name, tc.variant, i+1, got, first)
+			}
+		}
+	}
+}
+
+// Under the lesson's in-flight=wait, the copy that meets the slow one
+// queues for the row lock until the engine's bound, is answered 503
+// event_busy, and its retry replays; under answer-409 it is answered 409
+// request_in_progress at once. The wait is the bound's, never the 409's.
+func TestARequestInFlightWaitsOrIsAnswered409(t *testing.T) {
+	for _, tc := range []struct {
+		design Switches
+		codes  []string // the other copy's tries
+	}{
+		{Switches{}, []string{api.CodeEventBusy, ""}},
+		{Switches{InFlight: engine.Answer409}, []string{engine.CodeInProgress, ""}},
+	} {
+		t.Run(tc.design.String(), func(t *testing.T) {
+			r := runScenario(t, "request-in-flight", Options{Design: &tc.design})
+			if len(r.Attempts) != 2 {
+				t.Fatalf("%d copies", len(r.Attempts))
+			}
+			other := r.Attempts[0]
+			if len(other.Tries) == 1 {
+				other = r.Attempts[1]
+			}
+			var codes []string
+			for _, tr := range other.Tries {
+				codes = append(codes, tr.Code)
+			}
+			if !slices.Equal(codes, tc.codes) || !other.Tries[len(other.Tries)-1].Replayed {
+				t.Errorf("the copy that met the slow one got %+v, want codes %q then a replay", other.Tries, tc.codes)
+			}
+			if !r.Verdict.Held || r.BookingRows != 1 {
+				t.Errorf("verdict %q, %d rows", r.Verdict.Says, r.BookingRows)
+			}
+		})
+	}
+}
+
+// Under in-flight=answer-409 the copies do not queue on the row lock: the
+// run holds the one that took the key's lock until every other copy has
+// met it, and a retry after the 409 is none of the copies the barrier
+// waits for. Without both, the number of copies answered 409 (and, with a
+// new key per retry, of bookings) was the scheduler's.
+func TestInFlight409RacesRepeat(t *testing.T) {
+	for _, d := range []Switches{
+		{InFlight: engine.Answer409, KeyPerRetry: true},
+		{InFlight: engine.Answer409, Store: KeysInMemory, Constraint: engine.NoUnique},
+	} {
+		for _, name := range []string{"concurrent-copies", "key-reuse-two-events"} {
+			var first []string
+			for i := range 5 {
+				r := runScenario(t, name, Options{Design: &d, Copies: 6})
+				got := append(answerCodes(r), fmt.Sprint(r.BookingRows, r.Verdict.Held))
+				if i == 0 {
+					first = got
+				} else if !slices.Equal(got, first) {
+					t.Fatalf("%s under %s: run %d gave %v, run 1 gave %v", name, d, i+1, got, first)
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/dustin/go-humanize/english"
@@ -270,6 +271,76 @@ var scenarios = []*Scenario{
 			return []client.Outcome{c.Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
+	{
+		Name:    "request-in-flight",
+		Title:   "A request still in flight",
+		Summary: fmt.Sprintf("a double click: one copy is slow, held before COMMIT, when the other arrives with the same key; the transaction's first statement takes a lock on the key itself, so the other is answered at once 409 %s with Retry-After, holding nothing, and its retry, which the client makes by the error code, gets the booking as a replay: 1 row (under the lesson's design, in-flight=wait, it queues for the row lock instead, up to the engine's bound, %s here, 5 s in learn serve, then 503 event_busy, and the retry replays)", engine.CodeInProgress, inFlightLockWait),
+		Broken:  fmt.Sprintf("a client that reads the status alone takes the 409 %s for a final refusal: the page tells the user the booking failed, and the slow copy booked it", engine.CodeInProgress),
+		world:   func(Options) Setup { return Setup{Seats: 10, LockWait: inFlightLockWait} },
+		correct: Switches{InFlight: engine.Answer409},
+		broken:  &Switches{InFlight: engine.Answer409, Retry: RetryStatusOnly},
+		run:     slowFirstCopy,
+	},
+}
+
+// inFlightLockWait is the bound on a wait for the row lock in
+// request-in-flight's world: short, as the run waits it in real time.
+const inFlightLockWait = 200 * time.Millisecond
+
+// slowFirstCopy sends two copies of one intent at once (a double click).
+// The first copy to reach COMMIT is held there, slow, until the other has
+// the answer to its first try: under in-flight=answer-409 a 409 at once,
+// under the lesson's wait a 503 once the lock wait's bound has passed, or
+// whatever else the design answers. The other copy's retry waits for the
+// held one's COMMIT, so it meets the booking.
+func slowFirstCopy(ctx context.Context, r *Run) ([]client.Outcome, error) {
+	release, committed := make(chan struct{}), make(chan struct{})
+	var held, freed, told sync.Once
+	r.Stage.Instances[0].API.Engine.At = func(ctx context.Context, p engine.Point, _ engine.Request) error {
+		switch p {
+		case engine.PointBeforeCommit:
+			first := false
+			held.Do(func() { first = true })
+			if !first {
+				return nil
+			}
+			if err := r.note(ctx, r.Stage.Instances[0].Name, "slow: held before COMMIT",
+				"this copy is slow (a payment provider that takes its time, say): it holds its locks, before COMMIT, until the other copy has an answer"); err != nil {
+				return err
+			}
+			select {
+			case <-release:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		case engine.PointAfterCommit:
+			told.Do(func() { close(committed) })
+		}
+		return nil
+	}
+	in := client.NewIntent(1, r.EventID(), 2)
+	copies := []client.Intent{in, in}
+	clients := make([]*client.Client, len(copies))
+	for i := range copies {
+		copies[i].Copy = i + 1
+		c := r.browser(api.TokenAda, nil)
+		answered := c.Answered
+		c.Answered = func(in client.Intent, t client.TryResult) {
+			freed.Do(func() { close(release) })
+			answered(in, t)
+		}
+		c.Meanwhile = func(ctx context.Context, _ trace.Attempt) error {
+			select {
+			case <-committed:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		clients[i] = c
+	}
+	return client.BookTogether(ctx, clients, copies), nil
 }
 
 // passTime moves the run's clock forward by d; the stage's Redis reads

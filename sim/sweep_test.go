@@ -204,7 +204,11 @@ func oracleHarms(rep *Report) []string {
 						harms = append(harms, fmt.Sprintf("intent %d given %s, event %d × %d, for event %d × %d", n, b.ID, b.EventID, b.Quantity, in.event, in.quantity))
 					}
 				}
-				final := t.Status >= 200 && t.Status < 500
+				// A 409 request_in_progress asks to be tried again, as a
+				// 5xx does: it is no final answer, and sending it again is
+				// what a client should do.
+				again := t.Status == 409 && t.Code == engine.CodeInProgress
+				final := t.Status >= 200 && t.Status < 500 && !again
 				if len(own) > 0 && final && t.BookingID != own[0] {
 					harms = append(harms, fmt.Sprintf("intent %d booked %s but try %d got %d %s", n, own[0], t.Try, t.Status, t.BookingID))
 				}
@@ -213,7 +217,7 @@ func oracleHarms(rep *Report) []string {
 				if t.Status == 500 && t.Code == "internal" && rep.Scenario != "retries-exhausted" {
 					harms = append(harms, fmt.Sprintf("intent %d try %d answered 500 by the API itself", n, t.Try))
 				}
-				if t.Status >= 400 && t.Status < 500 && i < len(c.Tries)-1 {
+				if t.Status >= 400 && t.Status < 500 && !again && i < len(c.Tries)-1 {
 					harms = append(harms, fmt.Sprintf("intent %d sent again after a %d", n, t.Status))
 				}
 				if t.Code == engine.CodeKeyReused {
@@ -228,8 +232,8 @@ func oracleHarms(rep *Report) []string {
 					}
 				}
 			}
-			if k := len(c.Tries); k > 0 && k < 3 && (c.Tries[k-1].Error != "" || c.Tries[k-1].Status >= 500) {
-				harms = append(harms, fmt.Sprintf("intent %d given up after %d tries without an answer or on a 5xx", n, k))
+			if k := len(c.Tries); k > 0 && k < 3 && (c.Tries[k-1].Error != "" || c.Tries[k-1].Status >= 500 || c.Tries[k-1].Code == engine.CodeInProgress) {
+				harms = append(harms, fmt.Sprintf("intent %d given up after %d tries without an answer, on a 5xx or on a 409 request_in_progress", n, k))
 			}
 			if k := len(c.Tries); k > 3 {
 				harms = append(harms, fmt.Sprintf("intent %d sent %d times", n, k))

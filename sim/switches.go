@@ -41,6 +41,9 @@ type Switches struct {
 	Isolation engine.IsolationLevel
 	// On40001 is what the engine does with a serialization failure.
 	On40001 engine.SerializationRule
+	// InFlight is what a request meets while another with its key is
+	// still being booked.
+	InFlight engine.InFlightRule
 }
 
 // RetryRule is which answers the browser client retries.
@@ -48,9 +51,10 @@ type RetryRule string
 
 // The rules. Only RetryNetwork5xx is the lesson's.
 const (
-	RetryNetwork5xx RetryRule = ""         // network errors and 5xx, at most 3 tries (ShouldRetry)
-	RetryAlso4xx    RetryRule = "also-4xx" // 4xx answers too (RetryClientErrors)
-	RetryNever      RetryRule = "none"     // one try only
+	RetryNetwork5xx RetryRule = ""            // network errors, 5xx and 409 request_in_progress, at most 3 tries (ShouldRetry)
+	RetryStatusOnly RetryRule = "status-only" // network errors and 5xx, every 4xx final (RetryByStatus)
+	RetryAlso4xx    RetryRule = "also-4xx"    // 4xx answers too (RetryClientErrors)
+	RetryNever      RetryRule = "none"        // one try only
 )
 
 // switchDef is one switch of the lab: its name, its values (the lesson's
@@ -167,6 +171,20 @@ var switches = []switchDef{
 		},
 	},
 	{
+		name: "in-flight", explain: "what a request meets while another with its key is still being booked",
+		values: []string{"wait", "answer-409"},
+		means: map[string]string{
+			"wait":       "it queues for the event's row lock behind the first, up to the engine's bound on that wait (503 event_busy after it), then finds the booking and replays it (the lesson's)",
+			"answer-409": "the transaction first takes a lock on the key itself (pg_try_advisory_xact_lock, which does not wait): a copy that finds it taken is answered at once 409 request_in_progress with Retry-After, as the IETF draft and Stripe answer, holding no connection or lock while the first runs; the client retries it, by its code",
+		},
+		get: func(s Switches) string {
+			return map[engine.InFlightRule]string{engine.WaitForLock: "wait", engine.Answer409: "answer-409"}[s.InFlight]
+		},
+		set: func(s *Switches, v string) {
+			s.InFlight = map[string]engine.InFlightRule{"wait": engine.WaitForLock, "answer-409": engine.Answer409}[v]
+		},
+	},
+	{
 		name: "client-key", explain: "when the browser makes a key",
 		values: []string{"per-intent", "per-retry"},
 		means: map[string]string{
@@ -188,17 +206,18 @@ var switches = []switchDef{
 	},
 	{
 		name: "retry", explain: "which answers the browser retries",
-		values: []string{"network-5xx", "also-4xx", "none"},
+		values: []string{"network-5xx", "status-only", "also-4xx", "none"},
 		means: map[string]string{
-			"network-5xx": "network errors and 5xx, at most 3 tries after 1 s and 2 s (the lesson's)",
+			"network-5xx": "network errors and 5xx, and the one 4xx that is not final, 409 request_in_progress, told by its code; at most 3 tries after 1 s and 2 s (the lesson's)",
+			"status-only": "network errors and 5xx, by the status alone: every 4xx is taken as final, a 409 request_in_progress too, so a booking still being made is shown as refused",
 			"also-4xx":    "4xx answers too, which are final",
 			"none":        "never: one try",
 		},
 		get: func(s Switches) string {
-			return map[RetryRule]string{RetryNetwork5xx: "network-5xx", RetryAlso4xx: "also-4xx", RetryNever: "none"}[s.Retry]
+			return map[RetryRule]string{RetryNetwork5xx: "network-5xx", RetryStatusOnly: "status-only", RetryAlso4xx: "also-4xx", RetryNever: "none"}[s.Retry]
 		},
 		set: func(s *Switches, v string) {
-			s.Retry = map[string]RetryRule{"network-5xx": RetryNetwork5xx, "also-4xx": RetryAlso4xx, "none": RetryNever}[v]
+			s.Retry = map[string]RetryRule{"network-5xx": RetryNetwork5xx, "status-only": RetryStatusOnly, "also-4xx": RetryAlso4xx, "none": RetryNever}[v]
 		},
 	},
 }
@@ -370,6 +389,10 @@ func (s Switches) NotApplying() []NotApplying {
 	if s.Retry == RetryNever {
 		out = append(out, NotApplying{"client-key", "retry=none: the client sends one try, so no retry carries a key"})
 	}
+	if s.Retry == RetryStatusOnly && s.InFlight == engine.WaitForLock {
+		// Said only when set, as on-40001.
+		out = append(out, NotApplying{"retry", "in-flight=wait: the API never answers 409 request_in_progress, the one 4xx whose code asks for a retry, so reading the status alone retries what the lesson's client does"})
+	}
 	return out
 }
 
@@ -411,7 +434,7 @@ func AllDesigns() []Switches {
 func (s Switches) apply(setup *Setup) {
 	s = s.Effective()
 	setup.Design = engine.Design{Lookup: s.Lookup, NoRowLock: s.NoLock, Compare: s.Compare, KeyAcrossUsers: s.Constraint == engine.UniqueKeyOnly,
-		Isolation: s.Isolation, On40001: s.On40001}
+		Isolation: s.Isolation, On40001: s.On40001, InFlight: s.InFlight}
 	setup.Constraint = s.Constraint
 	setup.Keys = s.Store
 	if s.Store != KeysInRow {
@@ -424,6 +447,7 @@ func (s Switches) apply(setup *Setup) {
 	setup.NewKeyPerTry = s.KeyPerRetry
 	setup.KeyInMemory = s.KeyInMemory
 	setup.RetryClientErrors = s.Retry == RetryAlso4xx
+	setup.RetryByStatus = s.Retry == RetryStatusOnly
 	setup.NeverRetry = s.Retry == RetryNever
 }
 
@@ -444,7 +468,7 @@ func ClientSwitch(name string) bool { return slices.Contains(clientSwitches, nam
 func (s Switches) ServerDesign(cfg *StageConfig) error {
 	for _, set := range s.Changed() {
 		if name, _, _ := strings.Cut(set, "="); ClientSwitch(name) {
-			return fmt.Errorf("%s=%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store, isolation, on-40001); a client with %s=%s (%s) is yours to write against it, or try it in learn lab", name, s.Get(name), name, s.Get(name), Means(name, s.Get(name)))
+			return fmt.Errorf("%s=%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store, isolation, on-40001, in-flight); a client with %s=%s (%s) is yours to write against it, or try it in learn lab", name, s.Get(name), name, s.Get(name), Means(name, s.Get(name)))
 		}
 	}
 	var setup Setup

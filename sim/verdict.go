@@ -7,6 +7,7 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // Diagnosis is a mistake of design in the source page's "Break it" columns: what
@@ -99,6 +100,9 @@ func (s *Scenario) Verdict(r *Report) Verdict {
 		if n := serialized(r); n > 0 {
 			v.Says += fmt.Sprintf("; %s answered 503 serialization_failure (40001), and the client's retry got the booking", english.Plural(n, "try", "tries"))
 		}
+		if n := inFlight(r); n > 0 && !strings.Contains(v.Says, engine.CodeInProgress) {
+			v.Says += fmt.Sprintf("; %s answered 409 %s at once, and the client's retry, told by the code, got the booking", english.Plural(n, "try", "tries"), engine.CodeInProgress)
+		}
 	case own && m.consequence != nil:
 		v.Says, v.Diagnosis = m.consequence(r), m.diagnosis
 	case !blackBox && r.Design == s.correct:
@@ -162,6 +166,9 @@ func consequenceOf(inv Invariant, r *Report) string {
 		}
 		return "told something other than the booking that was made for them"
 	case InvNoAnswerRetried:
+		if inFlightEnded(r) {
+			return "told a booking still being made was refused: the client took a 409 request_in_progress, which asks to be retried, for a final answer"
+		}
 		return "left without an answer: a try that got no answer, or a 5xx, was never tried again, though a booking may exist"
 	case InvTriesBounded:
 		return "kept waiting: the client sent the same click more than 3 times, where the lesson's rule stops"
@@ -271,16 +278,34 @@ func DiagnosisOf(name string, v Variant) *Diagnosis {
 // serialized counts the tries of r answered 503 serialization_failure:
 // PostgreSQL failed their transaction with 40001, and the design answered
 // so rather than run it again (on-40001=answer-503).
-func serialized(r *Report) int {
+func serialized(r *Report) int { return answeredCode(r, api.CodeSerializationFailure) }
+
+// inFlight counts the tries of r answered 409 request_in_progress: another
+// request with the key was still being processed (in-flight=answer-409).
+func inFlight(r *Report) int { return answeredCode(r, engine.CodeInProgress) }
+
+// answeredCode counts the tries of r answered with error code code.
+func answeredCode(r *Report, code string) int {
 	n := 0
 	for _, a := range r.Attempts {
 		for _, t := range a.Tries {
-			if t.Code == api.CodeSerializationFailure {
+			if t.Code == code {
 				n++
 			}
 		}
 	}
 	return n
+}
+
+// inFlightEnded reports whether a copy of r ended on a 409
+// request_in_progress.
+func inFlightEnded(r *Report) bool {
+	for _, a := range r.Attempts {
+		if k := len(a.Tries); k > 0 && inProgress(a.Tries[k-1].Status, a.Tries[k-1].Code) {
+			return true
+		}
+	}
+	return false
 }
 
 func outsideFaults(r *Report) int {

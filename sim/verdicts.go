@@ -6,6 +6,7 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 
+	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/engine"
 )
 
@@ -69,6 +70,26 @@ var meanings = map[string]meaning{
 			Cause:   "PostgreSQL fails a transaction whose snapshot is older than a row it locks (40001, serialization failure), and the engine takes that for an error like any other",
 			Where:   "sim/engine/booking.go → Engine.BookTicket (the run of the transaction again on 40001)",
 			Fix:     "On 40001, roll back and run the whole transaction again, a few times, in a new snapshot: it then sees the booking and replays it (or answer 503 with Retry-After, and let the client retry)",
+		},
+	},
+	"request-in-flight": {
+		faults: true, // the lock wait's bound answers 503 under in-flight=wait
+		guarantee: func(r *Report) string {
+			said := copiesHeld(r, "one slow and held before COMMIT")
+			if n := answeredCode(r, api.CodeEventBusy); n > 0 {
+				said += fmt.Sprintf("; %s waited for the row lock past the engine's bound (%s here) and %s answered 503 event_busy, and the client's retry got the booking",
+					english.Plural(n, "try", "tries"), inFlightLockWait, map[bool]string{true: "was", false: "were"}[n == 1])
+			}
+			return said
+		},
+		consequence: func(r *Report) string {
+			return "told the booking failed while it was being made: the client took 409 " + engine.CodeInProgress + ", which asks to be retried, for a final refusal, and the slow copy booked it"
+		},
+		diagnosis: &Diagnosis{
+			Symptom: "A double click shows the user a 409 refusal, and the booking exists",
+			Cause:   "The API answers a copy whose key is still being booked 409 request_in_progress with Retry-After, and the client reads the status alone: every 4xx is final to it",
+			Where:   "the client's retry rule (learn's: sim/client/client.go → ShouldRetry)",
+			Fix:     "Switch on the error code, not the status: retry 409 request_in_progress after Retry-After with the same key, as a 5xx, and take the other 409s (key_reused, not_enough_seats) as final",
 		},
 	},
 	"page-reload": {

@@ -325,7 +325,7 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 func SwitchesDesign(cfg *Config, sets []string) error {
 	for _, set := range sets {
 		if name, _, _ := strings.Cut(set, "="); sim.ClientSwitch(strings.TrimSpace(name)) {
-			return fmt.Errorf("%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store, isolation, on-40001); the client is yours to write against it, or try the switch in learn lab", strings.TrimSpace(name))
+			return fmt.Errorf("%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store, isolation, on-40001, in-flight); the client is yours to write against it, or try the switch in learn lab", strings.TrimSpace(name))
 		}
 	}
 	d, err := sim.ParseSwitches(sets)

@@ -175,8 +175,12 @@ func (a *API) Book(ctx context.Context, req engine.Request) (engine.Result, erro
 	if a.Keys == nil {
 		return a.Engine.BookTicket(ctx, req)
 	}
-	held := false
-	if b := a.Barrier; b != nil {
+	// In flight from the store's lookup to its write (Engine.AwaitKey).
+	defer a.Engine.Fly(req)()
+	// A client's retry is none of the copies the barrier waits for
+	// (Engine.BookTicket): it passes.
+	held := a.Barrier != nil && trace.AttemptFrom(ctx).Try > 1
+	if b := a.Barrier; b != nil && !held {
 		defer func() {
 			if !held {
 				b.Leave()
@@ -218,7 +222,7 @@ func (a *API) Book(ctx context.Context, req engine.Request) (engine.Result, erro
 		}
 		return res, nil
 	}
-	if a.Barrier != nil {
+	if a.Barrier != nil && !held {
 		if err := a.Engine.Hold(ctx, req, a.Barrier, engine.PointAfterLookup, &held); err != nil {
 			return engine.Result{}, err
 		}

@@ -54,6 +54,7 @@ var problemTypes = []ProblemType{
 	{CodeBadMethod, 405, "Method not allowed", "nothing", "Use a method the Allow header names", false},
 	{CodeRequestTimeout, 408, "Request timeout", "nothing", "Send the whole request sooner; you may send the booking again with the same idempotency key", false},
 	{engine.CodeKeyReused, 409, "Idempotency key reused", "nothing", "The key belongs to an earlier booking with another event or quantity: a new intent needs a new key", false},
+	{engine.CodeInProgress, 409, "Request in progress", "nothing", "Retry after Retry-After with the same idempotency key: the first request with it is still being processed, and its booking comes back as a replay once it is stored (answered only under the lab's in-flight=answer-409)", true},
 	{engine.CodeNotEnoughSeats, 409, "Not enough seats", "nothing", "Book fewer seats, or another event; the same key may be used again", false},
 	{engine.CodeEventStarted, 409, "Event started", "nothing", "Bookings for this event are closed", false},
 	{CodeBodyTooLarge, 413, "Body too large", "nothing", "Send a body under 64 KiB", false},

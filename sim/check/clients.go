@@ -28,11 +28,11 @@ func (r *run) client(user int, plan func(trace.Attempt) proxy.Fault) *client.Cli
 		Token: u.Name, User: u.Name, Wire: NewWire(r.cfg), Clock: clock.Real{}, Trace: r.trace, Backoff: r.opts.Backoff,
 		// The lesson's rule, and a try that timed out (Options.Timeout)
 		// is one that got no answer: it is retried too.
-		Retry: func(status int, err error) bool {
+		Retry: func(status int, code string, err error) bool {
 			if err != nil {
 				return !errors.Is(err, context.Canceled)
 			}
-			return status >= 500
+			return client.ShouldRetry(status, code, nil)
 		},
 		HTTP:   &http.Client{Transport: tr, Timeout: r.opts.Timeout},
 		Picker: &picker{instances: r.proxies, other: r.other},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -48,13 +49,25 @@ func (in Intent) WithQuantity(quantity int) Intent {
 // ShouldRetry is the browser's retry rule (lesson, "How it works"): retry a
 // network error (the answer may have been lost after the API acted, and the
 // key makes the repeat safe) or a 5xx; never a 4xx or a 2xx, whose answer is
-// final. status is ignored when err is non-nil. A cancelled context is not a
-// network error.
-func ShouldRetry(status int, err error) bool {
+// final, but for a 409 whose code is request_in_progress: the first request
+// with the key is still being processed (an API with the lab's
+// in-flight=answer-409, or the IETF draft's), and the answer asks to be
+// retried with the same key. So the rule reads the error code, not the
+// status alone. status and code are ignored when err is non-nil. A
+// cancelled context is not a network error.
+func ShouldRetry(status int, code string, err error) bool {
 	if err != nil {
 		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 	}
-	return status >= 500
+	return status >= 500 || status == http.StatusConflict && code == engine.CodeInProgress
+}
+
+// RetryByStatus is a broken retry rule that reads the status alone:
+// network errors and 5xx, as ShouldRetry, but every 4xx is final, the 409
+// request_in_progress too, so a booking still being made is shown to the
+// user as a refusal.
+func RetryByStatus(status int, _ string, err error) bool {
+	return ShouldRetry(status, "", err)
 }
 
 // TryResult is what one try of an intent got: an HTTP status, or the network
@@ -117,8 +130,9 @@ type Client struct {
 	Trace   *trace.Trace
 	Backoff []time.Duration // nil means DefaultBackoff; tries = len(Backoff)+1
 
-	// Retry decides whether a try is retried; nil means ShouldRetry.
-	Retry func(status int, err error) bool
+	// Retry decides whether a try is retried, from its status and error
+	// code or its network error; nil means ShouldRetry.
+	Retry func(status int, code string, err error) bool
 	// NewKeyPerTry makes a fresh key for every try: the broken client of
 	// "Break it" (a user charged twice for one click).
 	NewKeyPerTry bool
@@ -136,12 +150,16 @@ type Client struct {
 	// Meanwhile, when set, runs after each backoff wait and before the next
 	// try: what the rest of the world does while this browser waits.
 	Meanwhile func(ctx context.Context, at trace.Attempt) error
+	// Answered, when set, runs as soon as a try has its answer or its
+	// network error, before the client decides whether to retry it; in is
+	// the intent as the try sent it (its key).
+	Answered func(in Intent, t TryResult)
 }
 
 // RetryClientErrors is a broken retry rule that also retries 4xx answers,
 // which are final: the same refusal comes back every time.
-func RetryClientErrors(status int, err error) bool {
-	return ShouldRetry(status, err) || (err == nil && status >= 400)
+func RetryClientErrors(status int, code string, err error) bool {
+	return ShouldRetry(status, code, err) || (err == nil && status >= 400)
 }
 
 // Book sends the intent until it gets a final answer or runs out of tries.
@@ -227,11 +245,14 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			out.Answer, out.Err = &ans, nil
 		}
 		out.Tries = append(out.Tries, tr)
+		if c.Answered != nil {
+			c.Answered(in, tr)
+		}
 		if ctx.Err() != nil {
 			out.Err = ctx.Err()
 			return out
 		}
-		if !retry(tr.Status, err) {
+		if !retry(tr.Status, tr.Code, err) {
 			return out
 		}
 		why := "no answer"

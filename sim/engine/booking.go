@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -100,6 +101,77 @@ type Engine struct {
 	// OnCommit, when set, runs between a new booking's COMMIT and its trace
 	// step (tests: a slow report of a COMMIT).
 	OnCommit func()
+
+	flights flights // under Design.InFlight Answer409: the keys being booked
+}
+
+// flights are the (user, key) pairs whose requests are inside BookTicket,
+// each with the number of them and a channel closed when the last leaves.
+type flights struct {
+	mu sync.Mutex
+	m  map[[2]string]*flight
+}
+
+type flight struct {
+	n    int
+	done chan struct{}
+}
+
+// enter counts a request of (user, key) in and returns the call that
+// counts it out.
+func (f *flights) enter(user string, key uuid.UUID) (leave func()) {
+	k := [2]string{user, key.String()}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m == nil {
+		f.m = map[[2]string]*flight{}
+	}
+	fl := f.m[k]
+	if fl == nil {
+		fl = &flight{done: make(chan struct{})}
+		f.m[k] = fl
+	}
+	fl.n++
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if fl.n--; fl.n == 0 {
+			close(fl.done)
+			delete(f.m, k)
+		}
+	}
+}
+
+// Fly counts req in flight until the call it returns: from BookTicket's
+// start to its end, and, for an API instance that keeps its keys in a
+// store, from the store's lookup to its write. Only under Design.InFlight
+// Answer409; elsewhere it counts nothing.
+func (e *Engine) Fly(req Request) (land func()) {
+	if e.Design.InFlight != Answer409 {
+		return func() {}
+	}
+	return e.flights.enter(req.UserID, req.Key)
+}
+
+// AwaitKey returns once no request of user with key is in flight (Fly) on
+// this engine, or when ctx ends. It is tracked under Design.InFlight
+// Answer409 only: a scenario's client that got 409 request_in_progress
+// waits so for the request in flight to end, as the second its
+// Retry-After asks would let it end in the world (elsewhere it returns at
+// once).
+func (e *Engine) AwaitKey(ctx context.Context, user string, key uuid.UUID) error {
+	e.flights.mu.Lock()
+	fl := e.flights.m[[2]string{user, key.String()}]
+	e.flights.mu.Unlock()
+	if fl == nil {
+		return nil
+	}
+	select {
+	case <-fl.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // New returns an engine on pool.
@@ -161,8 +233,11 @@ const LabelFindKey = "find key → "
 // died at a Point. Other errors (the database went away, ctx ended) are
 // returned as they are; the transaction is rolled back.
 func (e *Engine) BookTicket(ctx context.Context, req Request) (Result, error) {
-	held := false // whether this request reached e.Barrier
-	if b := e.Barrier; b != nil {
+	// held: whether this request reached e.Barrier. A client's retry
+	// (try 2 on) is none of the copies the barrier waits for, whose first
+	// tries it interleaves: it passes as if it had been held.
+	held := e.Barrier != nil && trace.AttemptFrom(ctx).Try > 1
+	if b := e.Barrier; b != nil && !held {
 		defer func() {
 			if !held {
 				b.Leave()
@@ -172,6 +247,7 @@ func (e *Engine) BookTicket(ctx context.Context, req Request) (Result, error) {
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
+	defer e.Fly(req)()
 	var res Result
 	var err error
 	for try := 1; ; try++ {

@@ -142,6 +142,68 @@ func concurrentCopiesMakeOneBooking(t *testing.T, level IsolationLevel) {
 	})
 }
 
+// Under Design.InFlight Answer409 a request whose key another transaction
+// holds is answered at once, 409 request_in_progress, writing nothing; the
+// same key of another user is another lock; once the holder ends, the key
+// books; once it is booked, a retry replays even while another holds the
+// lock. The transaction that holds the key here is the admin's, taking
+// the very lock the engine's first statement tries.
+func TestBookTicketAnswers409ForAKeyInFlight(t *testing.T) {
+	for name, cfg := range map[string]worldConfig{
+		"unwatched": {},
+		"traced":    {Trace: trace.New(clock.NewFake(time.Now()), trace.Options{})},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st, ev := newWorld(t, 10, cfg.with(worldConfig{Design: Design{InFlight: Answer409}}))
+			req := Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
+			tx, err := st.Admin.Begin(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback(t.Context()) }()
+			if _, err := tx.Exec(t.Context(), `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ' ' || $2::uuid::text, 0))`, req.UserID, req.Key); err != nil {
+				t.Fatal(err)
+			}
+			_, err = st.Engine.BookTicket(t.Context(), req)
+			if r, ok := errors.AsType[*Refusal](err); !ok || r.Status != http.StatusConflict || r.Code != CodeInProgress {
+				t.Fatalf("with the key held: err = %v, want 409 %s", err, CodeInProgress)
+			}
+			if rows, left := counts(t, st, ev); rows != 0 || left != 10 {
+				t.Errorf("after the 409: rows=%d seats_left=%d, want 0 and 10", rows, left)
+			}
+			ben := req
+			ben.UserID = "ben"
+			if res, err := st.Engine.BookTicket(t.Context(), ben); err != nil || res.Replayed {
+				t.Fatalf("ben with ada's key while ada's is held = %+v, %v; want a new booking", res, err)
+			}
+			if err := tx.Commit(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			first, err := st.Engine.BookTicket(t.Context(), req)
+			if err != nil || first.Replayed {
+				t.Fatalf("once the key is free = %+v, %v; want a new booking", first, err)
+			}
+			// A key whose booking is committed needs no lock: a retry while
+			// another holds it (a replay in its transaction) replays too.
+			tx2, err := st.Admin.Begin(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx2.Rollback(t.Context()) }()
+			if _, err := tx2.Exec(t.Context(), `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ' ' || $2::uuid::text, 0))`, req.UserID, req.Key); err != nil {
+				t.Fatal(err)
+			}
+			again, err := st.Engine.BookTicket(t.Context(), req)
+			if err != nil || !again.Replayed || again.Booking.ID != first.Booking.ID {
+				t.Fatalf("the retry while the key's lock is held = %+v, %v; want a replay of %d", again, err, first.Booking.ID)
+			}
+			if rows, left := counts(t, st, ev); rows != 2 || left != 6 {
+				t.Errorf("rows=%d seats_left=%d, want 2 and 6", rows, left)
+			}
+		})
+	}
+}
+
 func TestBookTicketFailedBookingStoresNothingAndKeyWorksLater(t *testing.T) {
 	bothWays(t, func(t *testing.T, cfg worldConfig) {
 		st, ev := newWorld(t, 1, cfg)

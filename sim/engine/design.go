@@ -29,7 +29,31 @@ type Design struct {
 	// wait and read the newest row: the zero value runs the whole
 	// transaction again (RetryTransaction).
 	On40001 SerializationRule
+	// InFlight is what a request meets when another request with its key
+	// is still being booked: the zero value waits for the event's row lock
+	// (the lesson's), Answer409 answers at once.
+	InFlight InFlightRule
 }
+
+// InFlightRule is what the engine does with a request whose key another
+// request, still in its transaction, is booking.
+type InFlightRule string
+
+// The rules. Only WaitForLock is the lesson's.
+const (
+	// WaitForLock lets the copy queue for the event's row lock, behind the
+	// request in flight, up to the engine's bound on that wait (a lock
+	// wait past it is answered 503 event_busy); once the first commits,
+	// the copy's lookup finds its booking and replays it.
+	WaitForLock InFlightRule = ""
+	// Answer409 begins the transaction by taking a lock on the key itself
+	// (pg_try_advisory_xact_lock of the user and the key, which does not
+	// wait): a copy that finds it taken is answered at once 409
+	// request_in_progress with Retry-After, as the IETF draft on the
+	// Idempotency-Key header and Stripe answer, and holds no connection or
+	// lock while the first runs. The client retries it, by its code.
+	Answer409 InFlightRule = "answer-409"
+)
 
 // IsolationLevel is the isolation level of the booking transaction.
 type IsolationLevel string

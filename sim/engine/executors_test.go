@@ -89,6 +89,7 @@ var execPlanGen = rapid.Custom(func(t *rapid.T) execPlan {
 			NoRowLock: rapid.Bool().Draw(t, "no row lock"),
 			Compare:   rapid.SampledFrom([]CompareRule{CompareAll, CompareAll, CompareEventQuantity, NoCompare}).Draw(t, "compare"),
 			Isolation: rapid.SampledFrom([]IsolationLevel{ReadCommitted, ReadCommitted, RepeatableRead, Serializable}).Draw(t, "isolation"),
+			InFlight:  rapid.SampledFrom([]InFlightRule{WaitForLock, Answer409}).Draw(t, "in flight"),
 		},
 		Constraint: rapid.SampledFrom([]Constraint{UniquePerUser, UniquePerUser, UniqueKeyOnly, NoUnique}).Draw(t, "constraint"),
 		Seats:      []int{rapid.IntRange(1, 12).Draw(t, "seats 1"), rapid.IntRange(1, 12).Draw(t, "seats 2")},

@@ -144,5 +144,8 @@ func (cfg worldConfig) with(o worldConfig) worldConfig {
 	if o.Own != nil {
 		cfg.Own = o.Own
 	}
+	if o.Design != (Design{}) {
+		cfg.Design = o.Design
+	}
 	return cfg
 }

@@ -40,7 +40,7 @@ import (
 // The statements a pipelined booking sends besides its plan's, numbered
 // after the plan's steps.
 const (
-	stBegin Op = OpInsert + 1 + iota
+	stBegin Op = OpClaimKey + 1 + iota
 	stCommit
 	stRollback
 	stBeginRepeatableRead
@@ -90,6 +90,7 @@ var prepared = []struct {
 	{OpFindKeyAnyUser, "book_find_any_user", sqlFindAnyUser},
 	{OpTakeSeats, "book_take_seats", sqlTakeSeats},
 	{OpInsert, "book_insert", sqlInsertBooks},
+	{OpClaimKey, "book_claim_key", sqlClaimKey},
 	{stCommit, "book_commit", "COMMIT"},
 	{stRollback, "book_rollback", "ROLLBACK"},
 	{stBeginRepeatableRead, "book_begin_repeatable_read", "BEGIN ISOLATION LEVEL REPEATABLE READ READ WRITE"},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 // Op is one step of a booking transaction's plan: a statement, or a check
@@ -42,10 +43,16 @@ const (
 	// the transaction reports it Created. A unique violation (23505) is
 	// returned as PostgreSQL's error.
 	OpInsert
+	// OpClaimKey takes a transaction-level advisory lock on (user, key)
+	// without waiting (Design.InFlight Answer409), unless a committed
+	// booking already has the key. Taken by another transaction, and no
+	// booking committed: 409 request_in_progress, nothing written. The
+	// lock ends with the transaction.
+	OpClaimKey
 )
 
 var opNames = map[Op]string{OpLockEvent: "lock-event", OpReadEvent: "read-event", OpFindKey: "find-key", OpFindKeyAnyUser: "find-key-any-user",
-	OpCheckSeats: "check-seats", OpCheckStart: "check-start", OpTakeSeats: "take-seats", OpInsert: "insert"}
+	OpCheckSeats: "check-seats", OpCheckStart: "check-start", OpTakeSeats: "take-seats", OpInsert: "insert", OpClaimKey: "claim-key"}
 
 func (op Op) String() string {
 	if n, ok := opNames[op]; ok {
@@ -65,11 +72,13 @@ func (op Op) findsKey() bool   { return op == OpFindKey || op == OpFindKeyAnyUse
 // decides reports whether the transaction may end at op: an event that is
 // missing, a key that is found, a check that refuses.
 func (op Op) decides() bool {
-	return op.readsEvent() || op.findsKey() || op == OpCheckSeats || op == OpCheckStart
+	return op.readsEvent() || op.findsKey() || op == OpCheckSeats || op == OpCheckStart || op == OpClaimKey
 }
 
 // writesOrLocks reports whether op writes a row or takes a row lock.
-func (op Op) writesOrLocks() bool { return op == OpLockEvent || op == OpTakeSeats || op == OpInsert }
+func (op Op) writesOrLocks() bool {
+	return op == OpLockEvent || op == OpTakeSeats || op == OpInsert || op == OpClaimKey
+}
 
 // The statements of the plans, one per step that sends one, and the
 // engine's other statements.
@@ -80,12 +89,20 @@ const (
 	sqlFindAnyUser = `SELECT id, user_id, event_id, quantity, created_at FROM bookings WHERE idempotency_key = $1`
 	sqlTakeSeats   = `UPDATE events SET seats_left = seats_left - $2 WHERE id = $1 RETURNING seats_left`
 	sqlInsertBooks = `INSERT INTO bookings (user_id, event_id, quantity, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`
+	// The key's lock, or its booking committed: the lock is one bigint
+	// hashed from the user and the key, so two users' equal keys are two
+	// locks (a collision of two hashes makes a request wait its turn, a
+	// 409 it did not need, never a booking). A key whose booking is
+	// committed needs no lock: its request goes on to find it, so the
+	// retries after the first commits replay rather than meet each other.
+	sqlClaimKey = `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ' ' || $2::uuid::text, 0))
+	OR EXISTS (SELECT 1 FROM bookings WHERE user_id = $1 AND idempotency_key = $2)`
 	sqlBookingByID = `SELECT id, user_id, event_id, quantity, idempotency_key, created_at FROM bookings WHERE id = $1`
 )
 
 var statements = map[Op]string{
 	OpLockEvent: sqlLockEvent, OpReadEvent: sqlReadEvent, OpFindKey: sqlFindByKey, OpFindKeyAnyUser: sqlFindAnyUser,
-	OpTakeSeats: sqlTakeSeats, OpInsert: sqlInsertBooks,
+	OpTakeSeats: sqlTakeSeats, OpInsert: sqlInsertBooks, OpClaimKey: sqlClaimKey,
 }
 
 // Plan is a booking transaction written as data: its steps, in the order
@@ -127,9 +144,11 @@ var compiledPlans = func() map[Design]compiledPlan {
 	for _, l := range []LookupPlace{LookupAfterLock, LookupBeforeLock, LookupAfterSeatCheck, NoLookup} {
 		for _, noLock := range []bool{false, true} {
 			for _, across := range []bool{false, true} {
-				d := Design{Lookup: l, NoRowLock: noLock, KeyAcrossUsers: across}
-				p := planFor(d)
-				m[d] = compiledPlan{plan: p, rounds: p.rounds()}
+				for _, inFlight := range []InFlightRule{WaitForLock, Answer409} {
+					d := Design{Lookup: l, NoRowLock: noLock, KeyAcrossUsers: across, InFlight: inFlight}
+					p := planFor(d)
+					m[d] = compiledPlan{plan: p, rounds: p.rounds()}
+				}
 			}
 		}
 	}
@@ -168,6 +187,9 @@ func planFor(d Design) Plan {
 		steps = append([]Op{event}, checks...)
 	default: // LookupAfterLock, the lesson's
 		steps = append([]Op{event, find}, checks...)
+	}
+	if d.InFlight == Answer409 {
+		steps = append([]Op{OpClaimKey}, steps...)
 	}
 	return Plan{Steps: append(steps, write...)}
 }
@@ -269,6 +291,7 @@ type txState struct {
 	startsAt   time.Time
 	seatsAfter int
 	prior      Booking // the booking a lookup found
+	claimed    bool    // OpClaimKey took the key's lock
 	booking    Booking // the booking the insert made
 }
 
@@ -302,7 +325,7 @@ func (s *txState) args(op Op) []any {
 	switch op {
 	case OpLockEvent, OpReadEvent:
 		return []any{r.EventID}
-	case OpFindKey:
+	case OpFindKey, OpClaimKey:
 		return []any{r.UserID, s.key}
 	case OpFindKeyAnyUser:
 		return []any{s.key}
@@ -331,6 +354,8 @@ func (s *txState) dest(op Op, into []any) []any {
 		return append(into, &s.seatsAfter)
 	case OpInsert:
 		return append(into, &s.booking.ID)
+	case OpClaimKey:
+		return append(into, &s.claimed)
 	}
 	return into
 }
@@ -349,6 +374,10 @@ func (s *txState) decide(op Op, row bool) (done bool, refusal *Refusal, err erro
 		}
 	case OpFindKey, OpFindKeyAnyUser:
 		return row, nil, nil
+	case OpClaimKey:
+		if !s.claimed {
+			return true, RefuseInProgress().because(fmt.Sprintf("key %s is held by another request still in its transaction: 409 %s at once, nothing written", trace.ShortKey(r.Key), CodeInProgress)), nil
+		}
 	case OpCheckSeats:
 		if s.seatsLeft < r.Quantity {
 			return true, RefuseNotEnoughSeats(s.seatsLeft, r.Quantity).because(fmt.Sprintf("%s asked, %d left: 409 %s",
@@ -390,6 +419,8 @@ func stepError(p Plan, op Op, req Request, err error) error {
 		return fmt.Errorf("take seats: %w", err)
 	case op.findsKey():
 		return fmt.Errorf("look up key: %w", err)
+	case op == OpClaimKey:
+		return fmt.Errorf("claim key: %w", err)
 	}
 	return err
 }

@@ -38,6 +38,10 @@ const (
 	CodeInvalidKey     = "invalid_idempotency_key"
 	CodeInvalidQty     = "invalid_quantity"
 	CodeUnauthorized   = "unauthorized"
+	// CodeInProgress is the 409 of a key whose first request is still
+	// being processed (Design.InFlight Answer409): unlike every other
+	// 4xx it is not final, and a client retries it after Retry-After.
+	CodeInProgress = "request_in_progress"
 )
 
 // MsgKeyReused is the 409 answer to a key sent again with another event or
@@ -71,6 +75,12 @@ func RefuseNotEnoughSeats(left, asked int) *Refusal {
 // RefuseStarted is the 409 for an event that has started.
 func RefuseStarted() *Refusal {
 	return &Refusal{Status: http.StatusConflict, Code: CodeEventStarted, Message: "This event has already started; bookings are closed"}
+}
+
+// RefuseInProgress is the 409 for a key that another request, still in
+// its transaction, holds (Design.InFlight Answer409).
+func RefuseInProgress() *Refusal {
+	return &Refusal{Status: http.StatusConflict, Code: CodeInProgress, Message: "A request with this idempotency key is still being processed; retry after Retry-After with the same key, and its booking comes back"}
 }
 
 // RefuseNoEvent is the 404 for an event id that no event has.

@@ -189,15 +189,18 @@ func (p Plan) Book(ctx context.Context, tx Tx, req Request) (TxReport, error) {
 // found says a lookup found the key.
 func (t *stepTx) tell(ctx context.Context, s *txState, i int, op Op, found bool) error {
 	e, req := t.e, s.req
-	switch {
-	case op.readsEvent():
-		begin := ""
-		if i == 0 {
-			begin = "BEGIN; "
-			if l := e.Design.Isolation; l != ReadCommitted {
-				begin = "BEGIN " + l.SQL() + "; "
-			}
+	begin := ""
+	if i == 0 {
+		begin = "BEGIN; "
+		if l := e.Design.Isolation; l != ReadCommitted {
+			begin = "BEGIN " + l.SQL() + "; "
 		}
+	}
+	switch {
+	case op == OpClaimKey:
+		return e.step(ctx, req, trace.Event{Kind: trace.KindLock, SQL: op.statement(), Label: fmt.Sprintf("%sclaim key %s", begin, trace.ShortKey(req.Key)),
+			Text: fmt.Sprintf("%stake the lock on key %s without waiting (pg_try_advisory_xact_lock), or find its booking committed: no other request with it is in flight", begin, trace.ShortKey(req.Key))})
+	case op.readsEvent():
 		label := fmt.Sprintf("%slock event %d", begin, req.EventID)
 		text := fmt.Sprintf("%slock event %d FOR UPDATE (%s left)", begin, req.EventID, english.Plural(s.seatsLeft, "seat", ""))
 		if op == OpReadEvent {
