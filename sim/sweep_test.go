@@ -20,7 +20,7 @@ import (
 // them) against every scenario, each verdict held against an oracle
 // written here, apart from Judge, from the report's raw facts.
 //
-//	go test ./sim -run TestSweep -timeout 60m -args -sweep.all   # every design
+//	go test ./sim -run TestSweep -timeout 6h -args -sweep.all    # every design
 //	LEARN_SWEEP_SEED=42 go test ./sim -run TestSweep -v            # a sample, again
 var (
 	sweepAll     = flag.Bool("sweep.all", false, "sweep every design of the lab, not a sample")
