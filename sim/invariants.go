@@ -244,7 +244,9 @@ func Judge(f Facts) []Invariant {
 	pairs := map[string]int{}
 	for _, b := range f.Bookings {
 		booked += b.Quantity
-		pairs[b.UserID+"\x00"+b.Key]++
+		if !b.KeyExpired { // a row whose key expired holds none now
+			pairs[b.UserID+"\x00"+b.Key]++
+		}
 	}
 	dupKeys := 0
 	for _, n := range pairs {

@@ -175,6 +175,15 @@ func (r *Run) report(ctx context.Context, outcomes []client.Outcome) (*Report, e
 	if err != nil {
 		return nil, err
 	}
+	// A key the sweeper removed is a raw fact of the run (its log): the
+	// row gets it back, marked, so the booking is still its intent's.
+	for _, k := range r.Stage.Swept() {
+		for i, b := range facts.Bookings {
+			if b.ID == k.BookingID && b.Key == "" {
+				facts.Bookings[i].Key, facts.Bookings[i].KeyExpired = k.Key, true
+			}
+		}
+	}
 	if r.Stage.cut.Load() {
 		// The scenario failed the tries on purpose (an instance cut off its
 		// database answers 500): the API's own 500s are not judged.

@@ -78,6 +78,10 @@ type Setup struct {
 	RetryClientErrors bool
 	RetryByStatus     bool
 	NeverRetry        bool
+	// KeyExpiry is how long a key lives in its booking row before the
+	// sweeper removes it (StageConfig.KeyExpiry); 0: as long as the
+	// booking.
+	KeyExpiry time.Duration
 	// LockWait bounds a wait for the event's row lock in this world
 	// (ServeLimits.LockWait, the instances' statement_timeout); 0: no
 	// bound. A scenario that sets it holds a request in a way that only
@@ -218,6 +222,7 @@ func (s *Scenario) Prepare(ctx context.Context, db Database, opts Options) (*Run
 		Keys:       setup.Keys,
 
 		DatabaseIsolation: setup.DatabaseIsolation,
+		KeyExpiry:         setup.KeyExpiry,
 	})
 	if err != nil {
 		if le, ok := errors.AsType[*ConnLimitError](err); ok && s.Copies {

@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -94,6 +96,8 @@ func TestEveryScenarioGivesItsOutcome(t *testing.T) {
 		{"page-reload", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
 		{"page-reload", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOneBookingPerIntent}},
 		{"request-in-flight", Correct, 0, []string{"200", "200R", "409"}, 0, 1, 2, nil},
+		{"late-retry", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
+		{"late-retry", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOneBookingPerIntent}},
 		{"request-in-flight", Broken, 0, []string{"200", "409"}, 0, 1, 2, []string{InvIntentGetsItsBook, InvNoAnswerRetried}},
 		{"different-quantity", Correct, 0, []string{"200", "409"}, 0, 1, 2, nil},
 		{"different-quantity", Broken, 0, []string{"200", "200R"}, 0, 1, 2, []string{InvAnswerMatches}},
@@ -248,6 +252,77 @@ func TestInFlight409RacesRepeat(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Under expiry=24h the sweeper runs while a scenario lets time pass, and
+// what it removed is a raw fact of the run: the report gives the swept row
+// its key back, marked, so the retry's second booking is seen as the same
+// intent's (charged twice), and the two rows are not taken for one key
+// holding two bookings (the table holds the key once).
+func TestAnExpiredKeyIsStillItsIntents(t *testing.T) {
+	r := runScenario(t, "late-retry", Options{Variant: Broken})
+	if len(r.Bookings) != 2 || !r.Bookings[0].KeyExpired || r.Bookings[1].KeyExpired || r.Bookings[0].Key != r.Bookings[1].Key {
+		t.Fatalf("bookings %+v: want the first with its key back and marked expired, the second with the same key", r.Bookings)
+	}
+	for _, inv := range r.Invariants {
+		if inv.Name == InvOnePerKey && !inv.Pass {
+			t.Errorf("%s failed: %s", inv.Name, inv.Detail)
+		}
+	}
+	if got := failing(r); !slices.Contains(got, InvOneBookingPerIntent) {
+		t.Errorf("failing %q, want %q among them", got, InvOneBookingPerIntent)
+	}
+}
+
+// A server's sweeper (learn serve --set expiry=24h) runs on a ticker until
+// its context ends, and tells what each run removed.
+func TestTheSweeperRunsUntilStopped(t *testing.T) {
+	clk := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
+	st, err := NewStage(t.Context(), testDatabase(), StageConfig{Clock: clk, KeyExpiry: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	ev, err := st.AddEvent(t.Context(), "Next month", 10, clk.Now().Add(30*24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := uuid.New()
+	if _, err := st.Instances[0].API.Engine.BookTicket(t.Context(), engine.Request{UserID: "ada", EventID: ev, Quantity: 1, Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(25 * time.Hour)
+	ctx, stop := context.WithCancel(t.Context())
+	told := make(chan []engine.SweptKey)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		st.SweepEvery(ctx, time.Millisecond, func(keys []engine.SweptKey, err error) {
+			if err != nil {
+				t.Error(err)
+			}
+			select {
+			case told <- keys:
+			case <-ctx.Done():
+			}
+		})
+	}()
+	first := <-told
+	if len(first) != 1 || first[0].Key != key.String() {
+		t.Errorf("the first sweep removed %+v, want the key %s", first, key)
+	}
+	if again := <-told; len(again) != 0 {
+		t.Errorf("the next sweep removed %+v, want nothing", again)
+	}
+	stop()
+	<-done
+	if got := st.Swept(); len(got) != 1 {
+		t.Errorf("Swept() = %+v", got)
 	}
 }
 

@@ -281,6 +281,24 @@ var scenarios = []*Scenario{
 		broken:  &Switches{InFlight: engine.Answer409, Retry: RetryStatusOnly},
 		run:     slowFirstCopy,
 	},
+	{
+		Name:    "late-retry",
+		Title:   "A retry 25 hours late",
+		Summary: "the answer is lost and the retry goes out 25 hours later (a laptop that slept); the key lives in the booking row as long as the booking, so the retry finds it and gets the same booking back: 1 row",
+		Broken:  "keys expire from their rows after 24 hours (a sweeper clears them): the retry 25 hours later finds no key and books again, 2 rows for one click; an expiry is a sound contract only when it is longer than every retry a client sends",
+		world:   func(Options) Setup { return Setup{Seats: 10} },
+		broken:  &Switches{Expiry: Expire24h},
+		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
+			c := r.browser(api.TokenAda, loseFirst())
+			c.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
+				if at.Try != 1 {
+					return nil
+				}
+				return r.passTime(ctx, 25*time.Hour, "the laptop slept: the retry goes out 25 hours later")
+			}
+			return []client.Outcome{c.Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
+		},
+	},
 }
 
 // inFlightLockWait is the bound on a wait for the row lock in
@@ -351,7 +369,11 @@ func (r *Run) passTime(ctx context.Context, d time.Duration, why string) error {
 		return fmt.Errorf("scenario %s needs a fake clock to let %s pass", r.Scenario.Name, d)
 	}
 	fc.Advance(d)
-	return r.note(ctx, trace.LaneBrowser, fmt.Sprintf("%s pass", humanDuration(d)), why)
+	if err := r.note(ctx, trace.LaneBrowser, fmt.Sprintf("%s pass", humanDuration(d)), why); err != nil {
+		return err
+	}
+	_, err := r.Stage.Sweep(ctx) // the sweeper has run meanwhile, if keys expire
+	return err
 }
 
 // humanDuration says d in words: "25 hours", "90 minutes", "3 seconds".

@@ -7,9 +7,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/dustin/go-humanize/english"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -94,6 +99,10 @@ type StageConfig struct {
 	// the database's level (learn exercises) runs at it. Zero: READ
 	// COMMITTED.
 	DatabaseIsolation engine.IsolationLevel
+	// KeyExpiry, when not 0, is how long a key lives in its booking row:
+	// the stage's sweeper (Stage.Sweep) removes older ones. Zero: keys
+	// live as long as their bookings, the lesson's.
+	KeyExpiry time.Duration
 }
 
 // KeyPlace says where API instances keep idempotency keys.
@@ -132,6 +141,10 @@ type Stage struct {
 	// cut is set once a scenario cut an instance off its database
 	// (CutDatabase): its 500s are the scenario's fault, not the design's.
 	cut atomic.Bool
+
+	keyExpiry time.Duration
+	sweptMu   sync.Mutex
+	swept     []engine.SweptKey // every key the sweeper removed, in the order it did
 }
 
 // NewStage creates the schema and the tables and starts the API instances.
@@ -215,6 +228,11 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 	if err := st.createTables(ctx, cfg.Constraint); err != nil {
 		return nil, err
 	}
+	if st.keyExpiry = cfg.KeyExpiry; st.keyExpiry > 0 {
+		if err := engine.AllowKeyExpiry(ctx, st.Admin); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Keys == KeysInRedis {
 		st.Redis = resp.NewServer(cfg.Clock)
 		if err := st.Redis.Start(); err != nil {
@@ -280,6 +298,72 @@ func NewStage(ctx context.Context, db Database, cfg StageConfig) (st *Stage, err
 		return nil, err
 	}
 	return st, nil
+}
+
+// KeyExpiry is how long a key lives in its booking row (StageConfig), 0
+// for as long as its booking.
+func (st *Stage) KeyExpiry() time.Duration { return st.keyExpiry }
+
+// Sweep runs the key sweeper once, on the stage's clock: it removes from
+// their rows the keys of the bookings made more than KeyExpiry ago
+// (engine.SweepKeys), tells the trace what it removed, and returns it. A
+// stage whose keys do not expire sweeps nothing.
+func (st *Stage) Sweep(ctx context.Context) ([]engine.SweptKey, error) {
+	if st.keyExpiry <= 0 {
+		return nil, nil
+	}
+	before := st.Clock.Now().Add(-st.keyExpiry)
+	swept, err := engine.SweepKeys(ctx, st.Admin, before)
+	if err != nil {
+		return nil, err
+	}
+	st.sweptMu.Lock()
+	st.swept = append(st.swept, swept...)
+	st.sweptMu.Unlock()
+	what := "no key is older than that"
+	if len(swept) > 0 {
+		var keys []string
+		for _, k := range swept {
+			keys = append(keys, fmt.Sprintf("%s of %s", trace.ShortKey(uuid.MustParse(k.Key)), k.BookingID))
+		}
+		what = fmt.Sprintf("it removes %s from %s (the bookings stay): %s; a request with one of them is a new request now",
+			english.PluralWord(len(swept), "the key", "the keys"), english.PluralWord(len(swept), "its row", "their rows"), strings.Join(keys, ", "))
+	}
+	err = st.Trace.Emit(ctx, trace.Event{Kind: trace.KindNote, From: trace.LanePostgres, To: trace.LanePostgres, SQL: engine.SweepSQL,
+		Label: fmt.Sprintf("sweeper: %s expired", english.Plural(len(swept), "key", "")),
+		Text:  fmt.Sprintf("the key sweeper runs: keys made before %s (%s ago) expire; %s", before.UTC().Format(time.RFC3339), humanDuration(st.keyExpiry), what)})
+	return swept, err
+}
+
+// SweepEvery runs the sweeper (Sweep) every interval until ctx ends, as a
+// server whose keys expire does (learn serve --set expiry=24h), telling
+// each run's keys, or its error, to told; it returns when ctx ends, or at
+// once for a stage whose keys do not expire.
+func (st *Stage) SweepEvery(ctx context.Context, interval time.Duration, told func([]engine.SweptKey, error)) {
+	if st.keyExpiry <= 0 {
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			swept, err := st.Sweep(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			told(swept, err)
+		}
+	}
+}
+
+// Swept is every key the sweeper removed so far, in the order it did.
+func (st *Stage) Swept() []engine.SweptKey {
+	st.sweptMu.Lock()
+	defer st.sweptMu.Unlock()
+	return slices.Clone(st.swept)
 }
 
 // createTables makes the booking tables in the stage's schema on one of

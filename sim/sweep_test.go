@@ -144,7 +144,9 @@ func oracleHarms(rep *Report) []string {
 	sum := 0
 	for _, b := range rep.Bookings {
 		rows[b.ID] = b
-		perPair[b.UserID+"/"+b.Key]++
+		if !b.KeyExpired {
+			perPair[b.UserID+"/"+b.Key]++
+		}
 		sum += b.Quantity
 	}
 	if sum != rep.SeatsTaken {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/learn-idempotency/learn/sim/engine"
 )
@@ -44,6 +45,26 @@ type Switches struct {
 	// InFlight is what a request meets while another with its key is
 	// still being booked.
 	InFlight engine.InFlightRule
+	// Expiry is how long a key lives in its booking row.
+	Expiry KeyExpiry
+}
+
+// KeyExpiry is how long a key lives in its booking row before a sweeper
+// removes it.
+type KeyExpiry string
+
+// The expiries. Only NeverExpire is the lesson's.
+const (
+	NeverExpire KeyExpiry = ""    // as long as the booking
+	Expire24h   KeyExpiry = "24h" // a day, as a payment API keeps its responses
+)
+
+// Duration is e as a duration, 0 for NeverExpire.
+func (e KeyExpiry) Duration() time.Duration {
+	if e == Expire24h {
+		return 24 * time.Hour
+	}
+	return 0
 }
 
 // RetryRule is which answers the browser client retries.
@@ -138,6 +159,18 @@ var switches = []switchDef{
 		},
 		set: func(s *Switches, v string) {
 			s.Store = map[string]KeyPlace{"row": KeysInRow, "memory": KeysInMemory, "redis-ttl": KeysInRedis}[v]
+		},
+	},
+	{
+		name: "expiry", explain: "how long the key lives in its booking row",
+		values: []string{"never", "24h"},
+		means: map[string]string{
+			"never": "as long as the booking: a retry however late finds it (the lesson's)",
+			"24h":   "a sweeper removes keys from their booking rows 24 hours after they were made (UPDATE bookings SET idempotency_key = NULL …): the bookings stay, and a retry after that is a new request, which books again; a sound contract only when longer than every retry a client sends, and written down",
+		},
+		get: func(s Switches) string { return map[KeyExpiry]string{NeverExpire: "never", Expire24h: "24h"}[s.Expiry] },
+		set: func(s *Switches, v string) {
+			s.Expiry = map[string]KeyExpiry{"never": NeverExpire, "24h": Expire24h}[v]
 		},
 	},
 	{
@@ -437,6 +470,7 @@ func (s Switches) apply(setup *Setup) {
 		Isolation: s.Isolation, On40001: s.On40001, InFlight: s.InFlight}
 	setup.Constraint = s.Constraint
 	setup.Keys = s.Store
+	setup.KeyExpiry = s.Expiry.Duration()
 	if s.Store != KeysInRow {
 		// The key is looked up in the store, before the transaction: the
 		// engine does not look it up in the row. The row's constraint,
@@ -468,11 +502,11 @@ func ClientSwitch(name string) bool { return slices.Contains(clientSwitches, nam
 func (s Switches) ServerDesign(cfg *StageConfig) error {
 	for _, set := range s.Changed() {
 		if name, _, _ := strings.Cut(set, "="); ClientSwitch(name) {
-			return fmt.Errorf("%s=%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store, isolation, on-40001, in-flight); a client with %s=%s (%s) is yours to write against it, or try it in learn lab", name, s.Get(name), name, s.Get(name), Means(name, s.Get(name)))
+			return fmt.Errorf("%s=%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store, expiry, isolation, on-40001, in-flight); a client with %s=%s (%s) is yours to write against it, or try it in learn lab", name, s.Get(name), name, s.Get(name), Means(name, s.Get(name)))
 		}
 	}
 	var setup Setup
 	s.apply(&setup)
-	cfg.Design, cfg.Constraint, cfg.Keys = setup.Design, setup.Constraint, setup.Keys
+	cfg.Design, cfg.Constraint, cfg.Keys, cfg.KeyExpiry = setup.Design, setup.Constraint, setup.Keys, setup.KeyExpiry
 	return nil
 }

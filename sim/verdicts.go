@@ -72,6 +72,19 @@ var meanings = map[string]meaning{
 			Fix:     "On 40001, roll back and run the whole transaction again, a few times, in a new snapshot: it then sees the booking and replays it (or answer 503 with Retry-After, and let the client retry)",
 		},
 	},
+	"late-retry": {
+		faults: true, // the lost answer is the scenario's
+		guarantee: func(r *Report) string {
+			return withGuards(fmt.Sprintf("the retry 25 hours late got the same booking back: %s", bookingsWord(r.BookingRows)), r)
+		},
+		consequence: chargedTimes("for one click: the key had expired"),
+		diagnosis: &Diagnosis{
+			Symptom: "A retry that comes a day late books a second time",
+			Cause:   "The key expires from its row after 24 hours, and this client retried later than that: the API took the retry for a new request, within its contract",
+			Where:   "the key's expiry (learn's sweeper: sim/engine/schema.go → SweepKeys), against the client's retry window",
+			Fix:     "Keep the key as long as the booking (it is 16 bytes in the row), or choose an expiry longer than every retry any client sends, write it in the API's contract, and have clients give up before it",
+		},
+	},
 	"request-in-flight": {
 		faults: true, // the lock wait's bound answers 503 under in-flight=wait
 		guarantee: func(r *Report) string {

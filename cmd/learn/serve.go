@@ -63,7 +63,7 @@ func serveCmd(g *globals) *cobra.Command {
 		fmt.Sprintf("how many API instances behind the front door (1 to %d)", serve.MaxInstances))
 	cmd.Flags().Var(flagval.NewRange(&cfg.Seats, "seats", serve.DefaultSeats, 1, serve.MaxSeats), "seats",
 		fmt.Sprintf("seats of the event (1 to %d)", serve.MaxSeats))
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "serve a design of the lab: name=value, repeatable (the server's switches: lookup, lock, constraint, compare, store, isolation, on-40001, in-flight; see learn lab --help)")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "serve a design of the lab: name=value, repeatable (the server's switches: lookup, lock, constraint, compare, store, expiry, isolation, on-40001, in-flight; see learn lab --help)")
 	cmd.Flags().StringVar(&variant, "variant", "correct", "with a scenario name: correct or broken, the design that variant runs")
 	cmd.Flags().StringArrayVar(&cfg.InstanceAddrs, "instance-addr", nil, "address of an API instance, repeatable: one per instance (default: free loopback ports)")
 	return cmd

@@ -65,6 +65,7 @@ type intro struct {
 	seats       int
 	startsAt    time.Time
 	tables      string // the connection string of the run's schema; "" when not learn's to print
+	keyExpiry   time.Duration
 }
 
 // printIntro prints where everything listens and the commands to paste.
@@ -92,6 +93,9 @@ func printIntro(w io.Writer, in intro) {
 		}
 	default:
 		p("learn serve: design: the lesson's")
+	}
+	if in.keyExpiry > 0 {
+		p("learn serve: keys expire: every %s the key sweeper removes from their booking rows the keys older than %s (the bookings stay; a retry after that books again)", shortDuration(SweepInterval), shortDuration(in.keyExpiry))
 	}
 	p("learn serve: event %d %q, %d seats, starts %s", in.eventID, EventName, in.seats, in.startsAt.UTC().Format(time.RFC3339))
 	p("")
@@ -147,4 +151,16 @@ func printIntro(w io.Writer, in intro) {
 	p("Refusals are problem details (%s); every code: %s", api.ContentTypeProblem, strings.TrimSuffix(api.ProblemBase, "#"))
 	p("The log goes to stderr; to see only the replays: learn serve 2>&1 | grep replayed")
 	p("learn serve: ready; Ctrl-C stops it and removes the database")
+}
+
+// shortDuration is d without its zero minutes and seconds: "24h", "1m".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/learn-idempotency/learn/sim"
 	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/clock"
+	"github.com/learn-idempotency/learn/sim/engine"
 )
 
 // The limits and defaults of learn serve.
@@ -54,6 +55,9 @@ const (
 	// and drop their schema before a PostgreSQL that does not answer is
 	// stopped under them.
 	StageClose = 1 * time.Second
+	// SweepInterval is how often the key sweeper runs when the design's
+	// keys expire (--set expiry=24h).
+	SweepInterval = time.Minute
 )
 
 // Config is what learn serve runs.
@@ -256,6 +260,27 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 			<-closed
 		}
 	}()
+	if st.KeyExpiry() > 0 {
+		// The design's keys expire: the sweeper runs every SweepInterval
+		// until the stage closes (this defer runs before the one above).
+		sctx, stopSweeper := context.WithCancel(ctx)
+		swept := make(chan struct{})
+		go func() {
+			defer close(swept)
+			st.SweepEvery(sctx, SweepInterval, func(keys []engine.SweptKey, err error) {
+				switch {
+				case err != nil:
+					log.Warn("the key sweeper failed; it runs again in "+SweepInterval.String(), "err", err)
+				case len(keys) > 0:
+					log.Info("the key sweeper removed expired keys from their booking rows", "keys", len(keys), "expiry", st.KeyExpiry().String())
+				}
+			})
+		}()
+		defer func() {
+			stopSweeper()
+			<-swept
+		}()
+	}
 	startsAt := time.Now().Add(startsIn).Truncate(time.Second)
 	eventID, err := st.AddEvent(ctx, EventName, cfg.Seats, startsAt)
 	if err != nil {
@@ -280,7 +305,7 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 	printIntro(stdout, intro{
 		tables: tables, db: srv.Describe(), front: "http://" + ln.Addr().String(), instances: st.Instances,
 		design: cfg.DesignName, broken: len(cfg.Design.Changed()) > 0, asLessons: cfg.Design.Effective() == sim.Switches{}, notApplying: cfg.Design.NotApplying(),
-		eventID: eventID, seats: cfg.Seats, startsAt: startsAt,
+		eventID: eventID, seats: cfg.Seats, startsAt: startsAt, keyExpiry: st.KeyExpiry(),
 	})
 
 	var goneErr error
@@ -325,7 +350,7 @@ func Run(ctx context.Context, cfg Config, opts pgtemp.Options, stdout, stderr io
 func SwitchesDesign(cfg *Config, sets []string) error {
 	for _, set := range sets {
 		if name, _, _ := strings.Cut(set, "="); sim.ClientSwitch(strings.TrimSpace(name)) {
-			return fmt.Errorf("%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store, isolation, on-40001, in-flight); the client is yours to write against it, or try the switch in learn lab", strings.TrimSpace(name))
+			return fmt.Errorf("%s is the browser client's switch, not the server's: learn serve runs the server side of a design (lookup, lock, constraint, compare, store, expiry, isolation, on-40001, in-flight); the client is yours to write against it, or try the switch in learn lab", strings.TrimSpace(name))
 		}
 	}
 	d, err := sim.ParseSwitches(sets)

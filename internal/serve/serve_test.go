@@ -45,6 +45,7 @@ func TestTheIntroSaysWhatTheDesignRuns(t *testing.T) {
 	}{
 		{"on-40001=answer-500", "design: on-40001=answer-500, which runs as the lesson's:\nlearn serve: on-40001 acts on nothing here: isolation=read-committed", "NOT the lesson's"},
 		{"isolation=serializable", "design: isolation=serializable, NOT the lesson's: a practice target (learn lab --set … says which scenarios it fails, if any)", "unsafe"},
+		{"expiry=24h", "design: expiry=24h, NOT the lesson's: a practice target (learn lab --set … says which scenarios it fails, if any)\nlearn serve: keys expire: every 1m the key sweeper removes from their booking rows the keys older than 24h (the bookings stay; a retry after that books again)", "0s"},
 	} {
 		var cfg Config
 		if err := SwitchesDesign(&cfg, []string{tt.set}); err != nil {
@@ -52,7 +53,8 @@ func TestTheIntroSaysWhatTheDesignRuns(t *testing.T) {
 		}
 		var b strings.Builder
 		printIntro(&b, intro{design: cfg.DesignName, broken: len(cfg.Design.Changed()) > 0, asLessons: cfg.Design.Effective() == sim.Switches{},
-			notApplying: cfg.Design.NotApplying(), front: "http://127.0.0.1:1", instances: []*api.Instance{{Name: "api-1", URL: "http://127.0.0.1:2"}}})
+			notApplying: cfg.Design.NotApplying(), front: "http://127.0.0.1:1", instances: []*api.Instance{{Name: "api-1", URL: "http://127.0.0.1:2"}},
+			keyExpiry: cfg.Design.Expiry.Duration()})
 		if !strings.Contains(b.String(), tt.want) || strings.Contains(b.String(), tt.not) {
 			t.Errorf("--set %s:\n%s\nwant %q, and no %q", tt.set, b.String(), tt.want, tt.not)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/learn-idempotency/learn/sim/clock"
@@ -391,9 +392,13 @@ func (e *Engine) find(ctx context.Context, q Querier, req Request) (b Booking, f
 // BookingByID reads a committed booking by its row id.
 func (e *Engine) BookingByID(ctx context.Context, id int64) (Booking, error) {
 	var b Booking
-	err := e.Pool().QueryRow(ctx, sqlBookingByID, id).Scan(&b.ID, &b.UserID, &b.EventID, &b.Quantity, &b.Key, &b.CreatedAt)
+	var key pgtype.UUID // NULL once the sweeper removed it
+	err := e.Pool().QueryRow(ctx, sqlBookingByID, id).Scan(&b.ID, &b.UserID, &b.EventID, &b.Quantity, &key, &b.CreatedAt)
 	if err != nil {
 		return b, fmt.Errorf("read booking %d: %w", id, err)
+	}
+	if key.Valid {
+		b.Key = key.Bytes
 	}
 	return b, nil
 }

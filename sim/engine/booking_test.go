@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -201,6 +202,60 @@ func TestBookTicketAnswers409ForAKeyInFlight(t *testing.T) {
 				t.Errorf("rows=%d seats_left=%d, want 2 and 6", rows, left)
 			}
 		})
+	}
+}
+
+// The key sweeper removes the keys of the bookings made before its cutoff,
+// and only those: the bookings stay (their key NULL, read as ""), a
+// booking read by id still reads, and a request with a swept key is a new
+// request: it books again.
+func TestSweepKeysExpiresOnlyOlderKeys(t *testing.T) {
+	clk := clock.NewFake(time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC))
+	st := openWorld(t, worldConfig{Clock: clk})
+	ev, err := st.AddEvent(t.Context(), "Next month", 10, clk.Now().Add(30*24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := AllowKeyExpiry(t.Context(), st.Admin); err != nil {
+		t.Fatal(err)
+	}
+	old := Request{UserID: "ada", EventID: ev, Quantity: 1, Key: uuid.New()}
+	first, err := st.Engine.BookTicket(t.Context(), old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(23 * time.Hour)
+	young := Request{UserID: "ben", EventID: ev, Quantity: 1, Key: uuid.New()}
+	if _, err := st.Engine.BookTicket(t.Context(), young); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * time.Hour) // the first is 25 hours old, the second 2
+	swept, err := SweepKeys(t.Context(), st.Admin, clk.Now().Add(-24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []SweptKey{{BookingID: first.Booking.PublicID(), UserID: "ada", Key: old.Key.String()}}; !slices.Equal(swept, want) {
+		t.Fatalf("swept %+v, want %+v", swept, want)
+	}
+	rows, err := ReadRows(t.Context(), st.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows.Bookings) != 2 || rows.Bookings[0].Key != "" || rows.Bookings[1].Key != young.Key.String() {
+		t.Fatalf("rows after the sweep: %+v", rows.Bookings)
+	}
+	if b, err := st.Engine.BookingByID(t.Context(), first.Booking.ID); err != nil || b.Key != uuid.Nil || b.Quantity != 1 {
+		t.Fatalf("the swept booking by id = %+v, %v", b, err)
+	}
+	again, err := st.Engine.BookTicket(t.Context(), old)
+	if err != nil || again.Replayed || again.Booking.ID == first.Booking.ID {
+		t.Fatalf("the swept key sent again = %+v, %v; want a new booking", again, err)
+	}
+	if res, err := st.Engine.BookTicket(t.Context(), young); err != nil || !res.Replayed {
+		t.Fatalf("the young key sent again = %+v, %v; want a replay", res, err)
+	}
+	if swept, err := SweepKeys(t.Context(), st.Admin, clk.Now().Add(-24*time.Hour)); err != nil || len(swept) != 0 {
+		t.Fatalf("a second sweep = %+v, %v; want nothing", swept, err)
 	}
 }
 

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -55,6 +57,60 @@ func CreateSchema(ctx context.Context, db Execer, c Constraint) error {
 	return nil
 }
 
+// AllowKeyExpiry lets the bookings' keys be NULL, as a design whose keys
+// expire needs (SweepKeys): the constraint on the key stays, and NULLs
+// never meet in it.
+func AllowKeyExpiry(ctx context.Context, db Execer) error {
+	if _, err := db.Exec(ctx, `ALTER TABLE bookings ALTER COLUMN idempotency_key DROP NOT NULL`); err != nil {
+		return fmt.Errorf("let the keys expire: %w", err)
+	}
+	return nil
+}
+
+// SweepSQL is the key sweeper's statement: it removes the key of every
+// booking made before $1 and returns those bookings with the keys they had.
+// The booking stays; a request with its key is a new request from then on.
+const SweepSQL = `UPDATE bookings b SET idempotency_key = NULL
+FROM (SELECT id, idempotency_key FROM bookings WHERE idempotency_key IS NOT NULL AND created_at < $1 FOR UPDATE) old
+WHERE b.id = old.id
+RETURNING b.id, b.user_id, old.idempotency_key::text`
+
+// SweptKey is a key the sweeper removed from its booking.
+type SweptKey struct {
+	BookingID string // public id, "b<n>"
+	UserID    string
+	Key       string
+}
+
+// SweepKeys removes the keys of the bookings made before before
+// (SweepSQL) in one statement, and returns them, oldest first.
+func SweepKeys(ctx context.Context, db Querier, before time.Time) ([]SweptKey, error) {
+	rows, err := db.Query(ctx, SweepSQL, before)
+	if err != nil {
+		return nil, fmt.Errorf("sweep the keys: %w", err)
+	}
+	type swept struct {
+		id int64
+		SweptKey
+	}
+	var all []swept
+	var k swept
+	_, err = pgx.ForEachRow(rows, []any{&k.id, &k.UserID, &k.Key}, func() error {
+		k.BookingID = PublicBookingID(k.id)
+		all = append(all, k)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sweep the keys: %w", err)
+	}
+	slices.SortFunc(all, func(a, b swept) int { return cmp.Compare(a.id, b.id) })
+	out := make([]SweptKey, len(all))
+	for i, a := range all {
+		out[i] = a.SweptKey
+	}
+	return out, nil
+}
+
 // EventRow is one row of the events table.
 type EventRow struct {
 	ID        int64  `json:"id"`
@@ -69,8 +125,12 @@ type BookingRow struct {
 	UserID    string `json:"user_id"`
 	EventID   int64  `json:"event_id"`
 	Quantity  int    `json:"quantity"`
-	Key       string `json:"idempotency_key"`
-	CreatedAt string `json:"created_at"` // RFC 3339
+	Key       string `json:"idempotency_key"` // "" once the sweeper removed it (NULL)
+	CreatedAt string `json:"created_at"`      // RFC 3339
+	// KeyExpired marks a row whose key the sweeper removed (a design with
+	// an expiry): a run's report gives Key back from the sweeper's log,
+	// as a raw fact of the run, and sets this.
+	KeyExpired bool `json:"key_expired,omitempty"`
 }
 
 // Rows is a snapshot of both tables, committed data only, ordered by id.
@@ -91,8 +151,8 @@ type Querier interface {
 const (
 	sqlEvent        = `SELECT id, name, seats_left, starts_at FROM events WHERE id = $1`
 	sqlEvents       = `SELECT id, name, seats_left, starts_at FROM events ORDER BY id`
-	sqlUserBookings = `SELECT id, user_id, event_id, quantity, idempotency_key::text, created_at FROM bookings WHERE user_id = $1 ORDER BY id`
-	sqlBookings     = `SELECT id, user_id, event_id, quantity, idempotency_key::text, created_at FROM bookings ORDER BY id`
+	sqlUserBookings = `SELECT id, user_id, event_id, quantity, coalesce(idempotency_key::text, '') AS idempotency_key, created_at FROM bookings WHERE user_id = $1 ORDER BY id`
+	sqlBookings     = `SELECT id, user_id, event_id, quantity, coalesce(idempotency_key::text, '') AS idempotency_key, created_at FROM bookings ORDER BY id`
 )
 
 // eventRecord is a row of events as PostgreSQL types it.

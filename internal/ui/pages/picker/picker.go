@@ -168,7 +168,8 @@ func (m *Model) detail(s *sim.Scenario, v sim.Variant) string {
 		design = "correct design (it has no broken variant)"
 	}
 	head := st.BoxTitle.Render(wrap.Render(fmt.Sprintf("%s · %s", s.Title, design)))
-	return head + "\n" + wrap.Render(s.Explain(v))
+	// Broken at spaces only: "in-flight=wait" and "Retry-After" stay whole.
+	return head + "\n" + common.HangWords("", s.Explain(v), w)
 }
 
 // detailHeight is the height of the tallest detail at this width, with the
