@@ -167,8 +167,8 @@ func TestFollowUps(t *testing.T) {
 			[]string{"before checking the seats", "Redis", "one user", "keeping keys forever", "isolation level", "reloads the page", "still running"},
 			[]string{"Not enough seats left", "crashes after writing to one store", "never end up sharing", "16 bytes", "40001", "sessionStorage", "request_in_progress"}},
 		{"retry-across-instances",
-			[]string{"tied to the user", "same time", "SET NX", "422", "HTTP methods", "second INSERT"},
-			[]string{"user_id", "unique constraint", "crash between the two writes", "stable error code", "RFC 9110", "Index Uniqueness Checks"}},
+			[]string{"tied to the user", "same time", "SET NX", "422", "HTTP methods", "second INSERT", "make the key", "same request"},
+			[]string{"user_id", "unique constraint", "crash between the two writes", "stable error code", "RFC 9110", "Index Uniqueness Checks", "PaymentIntents", "fields in another order"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.slug, func(t *testing.T) {

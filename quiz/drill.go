@@ -93,6 +93,8 @@ var (
 		{"counter/422-or-409", "422"},
 		{"counter/idempotent-methods", "HTTP methods"},
 		{"counter/insert-waits", "INSERT"},
+		{"counter/server-made-key", "server"},
+		{"counter/fingerprint", "same request"},
 	}
 )
 

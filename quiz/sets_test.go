@@ -381,8 +381,8 @@ func TestInterviewFollowsThePages(t *testing.T) {
 			t.Errorf("prompt %+v", p)
 		}
 	}
-	if len(d.Cards) != 13 {
-		t.Fatalf("%d cards, want the 7 follow-ups and the 6 counter-questions", len(d.Cards))
+	if len(d.Cards) != 15 {
+		t.Fatalf("%d cards, want the 7 follow-ups and the 8 counter-questions", len(d.Cards))
 	}
 	fus := append(slices.Clone(lesson.FollowUps), card.FollowUps...)
 	ids := map[string]bool{}
@@ -396,13 +396,13 @@ func TestInterviewFollowsThePages(t *testing.T) {
 		ids[c.ID] = true
 	}
 	wantIDs := []string{"followup/key-before-seats", "followup/redis-ttl", "followup/key-per-user", "followup/keys-forever", "followup/isolation-level", "followup/page-reload", "followup/request-in-flight",
-		"counter/key-per-user", "counter/simultaneous", "counter/redis-set-nx", "counter/422-or-409", "counter/idempotent-methods", "counter/insert-waits"}
+		"counter/key-per-user", "counter/simultaneous", "counter/redis-set-nx", "counter/422-or-409", "counter/idempotent-methods", "counter/insert-waits", "counter/server-made-key", "counter/fingerprint"}
 	for _, id := range wantIDs {
 		if !ids[id] {
 			t.Errorf("card %s missing", id)
 		}
 	}
-	if got := len(Cards()); got != 13 {
+	if got := len(Cards()); got != 15 {
 		t.Errorf("Cards() has %d", got)
 	}
 }
