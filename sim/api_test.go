@@ -262,6 +262,36 @@ func TestAPIRefusedKeyBooksLater(t *testing.T) {
 	}
 }
 
+// Under expiry=24h, GET /bookings shows a key the sweeper removed as null,
+// as the table holds it, and the same key books again; the answers are
+// checked against openapi.json like every other.
+func TestAnExpiredKeyIsNullAndBooksAgain(t *testing.T) {
+	st, _ := newStage(t, 10, StageConfig{KeyExpiry: 24 * time.Hour})
+	later, err := st.AddEvent(t.Context(), "Next month", 10, st.Clock.Now().Add(30*24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &apiStage{Stage: st, ids: map[string]int64{"{later}": later}}
+	key := uuid.NewString()
+	first := s.book(t, authAda, key, `{"event_id": {later}, "quantity": 2}`)
+	st.Clock.(*clock.Fake).Advance(25 * time.Hour)
+	if swept, err := st.Sweep(t.Context()); err != nil || len(swept) != 1 {
+		t.Fatalf("sweep: %+v, %v", swept, err)
+	}
+	status, _, body := s.do(t, apiReq{method: "GET", path: "/bookings", auth: authAda})
+	var rows []map[string]any
+	if err := json.Unmarshal(body, &rows); status != 200 || err != nil || len(rows) != 1 {
+		t.Fatalf("GET /bookings: %d %s (%v)", status, body, err)
+	}
+	if k, ok := rows[0]["idempotency_key"]; !ok || k != nil {
+		t.Errorf("the expired key reads %v (present %v), want null: %s", k, ok, body)
+	}
+	again := s.book(t, authAda, key, `{"event_id": {later}, "quantity": 2}`)
+	if again.Replayed || again.Booking.ID == first.Booking.ID {
+		t.Errorf("the expired key sent again: %+v, want a new booking", again)
+	}
+}
+
 // The reads: GET /events, GET /events/{id} and GET /bookings, which lists
 // only the caller's bookings.
 func TestAPIReads(t *testing.T) {

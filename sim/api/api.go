@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/uuid"
 	"github.com/learn-idempotency/learn/sim/engine"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
@@ -215,6 +216,11 @@ func (a *API) Book(ctx context.Context, req engine.Request) (engine.Result, erro
 		b, err := a.Engine.BookingByID(ctx, id)
 		if err != nil {
 			return engine.Result{}, err
+		}
+		if b.Key == uuid.Nil {
+			// The row's key expired (a sweeper) while the store still
+			// remembers it: the store matched the request's.
+			b.Key = req.Key
 		}
 		res, refusal := a.Engine.Compare(b, req)
 		if refusal != nil {

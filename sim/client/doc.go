@@ -4,9 +4,9 @@
 //
 // Start with [Client.Book] (client.go): it sends POST /bookings with the
 // intent's key, the same on every try, and retries by [ShouldRetry]
-// (lesson, "How it works": a network error or a 5xx, never a 4xx, at
-// most 3 tries after [DefaultBackoff]'s 1 s and 2 s, waited on the run's
-// clock). [NewIntent] makes one key per intent, [Intent.WithQuantity] a
+// (lesson, "How it works": a network error or a 5xx, never a 4xx but for
+// the one whose code asks for a retry, 409 request_in_progress, at most 3
+// tries after [DefaultBackoff]'s 1 s and 2 s, waited on the run's clock). [NewIntent] makes one key per intent, [Intent.WithQuantity] a
 // new intent when the quantity changes; [Outcome] is every try of an
 // intent and what came back ([TryResult], [Answer]).
 //
@@ -14,8 +14,8 @@
 // [Fault] to each try: deliver, lose the answer after the API acted,
 // fail before sending, or send it twice at once; it tells every answer,
 // delivered or lost, to the trace. The broken clients of the lab are
-// switches of [Client]: a new key per try, another retry rule
-// ([RetryClientErrors]).
+// switches of [Client]: a new key per try, the key kept in memory only,
+// another retry rule ([RetryClientErrors], [RetryByStatus]).
 //
 // A [Wire] (wire.go) is the shape of one API: how a try is written as a
 // request and how an answer is read. [LearnWire], learn's own, is the

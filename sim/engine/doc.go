@@ -32,17 +32,21 @@
 //   - [Request], [Booking], [Result]: what is asked and what is answered;
 //     [Refusal] and its codes, what the engine refuses with (the status the
 //     lesson gives it: 400, 401, 404, 409), nothing written.
-//   - [Design] with [LookupPlace], [CompareRule], [IsolationLevel] and
-//     [SerializationRule]: the lesson's design is the zero value, each
-//     field one mistake a broken scenario shows (or, for the isolation
-//     level, another safe design with its own cost); BookTicket runs a
-//     transaction PostgreSQL failed with 40001 again, up to [MaxTxTries]
-//     runs, under the lesson's rule.
+//   - [Design] with [LookupPlace], [CompareRule], [IsolationLevel],
+//     [SerializationRule] and [InFlightRule]: the lesson's design is the
+//     zero value, each field one mistake a broken scenario shows (or, for
+//     the isolation level and the answer to a request in flight, another
+//     safe design with its own cost); BookTicket runs a transaction
+//     PostgreSQL failed with 40001 again, up to [MaxTxTries] runs, under
+//     the lesson's rule; under [Answer409] the transaction begins by
+//     claiming the key ([OpClaimKey]), and [Engine.AwaitKey] lets a
+//     scenario's client wait for the request in flight to end.
 //   - [Point], [Barrier] and [ErrCrash]: where a scenario holds a request
 //     to force an interleaving, or makes the API instance die.
 //   - schema.sql and [CreateSchema] with its [Constraint]s; the readers of
 //     the tables ([ReadRows], [ReadEvent], [ReadBookings]) as the API and
-//     the screens show them.
+//     the screens show them; [AllowKeyExpiry] and [SweepKeys], the key
+//     sweeper of a design whose keys expire from their rows.
 //   - [ConfigurePool], the pool an engine books through (quiet socket I/O,
 //     dead idle connections replaced).
 //

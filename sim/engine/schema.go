@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -131,6 +132,20 @@ type BookingRow struct {
 	// an expiry): a run's report gives Key back from the sweeper's log,
 	// as a raw fact of the run, and sets this.
 	KeyExpired bool `json:"key_expired,omitempty"`
+}
+
+// MarshalJSON writes the key as null once the sweeper removed it (Key ""),
+// as the table holds it.
+func (b BookingRow) MarshalJSON() ([]byte, error) {
+	type plain BookingRow // without this method
+	var key *string
+	if b.Key != "" {
+		key = &b.Key
+	}
+	return json.Marshal(struct {
+		plain
+		Key *string `json:"idempotency_key"`
+	}{plain(b), key})
 }
 
 // Rows is a snapshot of both tables, committed data only, ordered by id.
