@@ -135,7 +135,7 @@ const (
 	InvAnswerStored         = "every booking answered is stored"
 	InvIntentGetsItsBook    = "every answer to an intent that booked carries its booking"
 	InvRefusalWritesNothing = "a refused request (4xx) writes nothing"
-	InvRefusalFinal         = "a refusal (4xx) is final: the browser never sends it again"
+	InvRefusalFinal         = "a refusal (a 4xx, but for 409 request_in_progress) is final: the browser never sends it again"
 	InvKeysPerUser          = "a key never blocks another user: 409 (or a 5xx) only for the user's own key"
 	InvNoAnswerRetried      = "a try that got no answer, a 5xx or a 409 request_in_progress is tried again while tries are left"
 	InvTriesBounded         = "an intent is sent at most 3 times"

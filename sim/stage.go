@@ -313,6 +313,12 @@ func (st *Stage) Sweep(ctx context.Context) ([]engine.SweptKey, error) {
 		return nil, nil
 	}
 	before := st.Clock.Now().Add(-st.keyExpiry)
+	// The SQL pane shows the sweeper's statement as the instances' are.
+	if err := st.Trace.Emit(ctx, trace.Event{Kind: trace.KindSQL, From: trace.LanePostgres, To: trace.LanePostgres,
+		SQL:  strings.Join(strings.Fields(engine.SweepSQL), " "),
+		Text: "key sweeper: " + strings.Join(strings.Fields(engine.SweepSQL), " ") + "  [$1=" + before.UTC().Format(time.RFC3339) + "]"}); err != nil {
+		return nil, err
+	}
 	swept, err := engine.SweepKeys(ctx, st.Admin, before)
 	if err != nil {
 		return nil, err

@@ -166,7 +166,7 @@ var switches = []switchDef{
 		values: []string{"never", "24h"},
 		means: map[string]string{
 			"never": "as long as the booking: a retry however late finds it (the lesson's)",
-			"24h":   "a sweeper removes keys from their booking rows 24 hours after they were made (UPDATE bookings SET idempotency_key = NULL …): the bookings stay, and a retry after that is a new request, which books again; a sound contract only when longer than every retry a client sends, and written down",
+			"24h":   "a sweeper clears keys from their rows after a day (the bookings stay): a retry after that books again",
 		},
 		get: func(s Switches) string { return map[KeyExpiry]string{NeverExpire: "never", Expire24h: "24h"}[s.Expiry] },
 		set: func(s *Switches, v string) {
@@ -207,8 +207,8 @@ var switches = []switchDef{
 		name: "in-flight", explain: "what a request meets while another with its key is still being booked",
 		values: []string{"wait", "answer-409"},
 		means: map[string]string{
-			"wait":       "it queues for the event's row lock behind the first, up to the engine's bound on that wait (503 event_busy after it), then finds the booking and replays it (the lesson's)",
-			"answer-409": "the transaction first takes a lock on the key itself (pg_try_advisory_xact_lock, which does not wait): a copy that finds it taken is answered at once 409 request_in_progress with Retry-After, as the IETF draft and Stripe answer, holding no connection or lock while the first runs; the client retries it, by its code",
+			"wait":       "it queues for the event's row lock behind the first (503 event_busy past the bound), then replays the booking (the lesson's)",
+			"answer-409": "a lock on the key itself first (pg_try_advisory_xact_lock): a copy that finds it taken gets 409 request_in_progress at once, and retries",
 		},
 		get: func(s Switches) string {
 			return map[engine.InFlightRule]string{engine.WaitForLock: "wait", engine.Answer409: "answer-409"}[s.InFlight]
@@ -241,8 +241,8 @@ var switches = []switchDef{
 		name: "retry", explain: "which answers the browser retries",
 		values: []string{"network-5xx", "status-only", "also-4xx", "none"},
 		means: map[string]string{
-			"network-5xx": "network errors and 5xx, and the one 4xx that is not final, 409 request_in_progress, told by its code; at most 3 tries after 1 s and 2 s (the lesson's)",
-			"status-only": "network errors and 5xx, by the status alone: every 4xx is taken as final, a 409 request_in_progress too, so a booking still being made is shown as refused",
+			"network-5xx": "network errors, 5xx and 409 request_in_progress (by its code), at most 3 tries after 1 s and 2 s (the lesson's)",
+			"status-only": "network errors and 5xx by the status alone: a 409 request_in_progress is taken as a final refusal",
 			"also-4xx":    "4xx answers too, which are final",
 			"none":        "never: one try",
 		},

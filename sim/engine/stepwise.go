@@ -166,6 +166,13 @@ func (p Plan) Book(ctx context.Context, tx Tx, req Request) (TxReport, error) {
 			return TxReport{}, err
 		}
 		if refusal != nil {
+			if st != nil && op == OpClaimKey {
+				// The claim that found the key taken is a step too: the
+				// screen shows this copy's own arrow before its ROLLBACK.
+				if err := st.tell(ctx, s, i, op, false); err != nil {
+					return TxReport{}, err
+				}
+			}
 			return TxReport{}, refusal
 		}
 		if st != nil {
@@ -197,6 +204,9 @@ func (t *stepTx) tell(ctx context.Context, s *txState, i int, op Op, found bool)
 		}
 	}
 	switch {
+	case op == OpClaimKey && !s.claimed:
+		return e.step(ctx, req, trace.Event{Kind: trace.KindLock, SQL: op.statement(), Label: fmt.Sprintf("%sclaim key %s → taken", begin, trace.ShortKey(req.Key)),
+			Text: fmt.Sprintf("%stry the lock on key %s without waiting (pg_try_advisory_xact_lock): another request with it holds it, still in its transaction, and no booking with it is committed", begin, trace.ShortKey(req.Key))})
 	case op == OpClaimKey:
 		return e.step(ctx, req, trace.Event{Kind: trace.KindLock, SQL: op.statement(), Label: fmt.Sprintf("%sclaim key %s", begin, trace.ShortKey(req.Key)),
 			Text: fmt.Sprintf("%stake the lock on key %s without waiting (pg_try_advisory_xact_lock), or find its booking committed: no other request with it is in flight", begin, trace.ShortKey(req.Key))})
