@@ -236,12 +236,7 @@ var scenarios = []*Scenario{
 			crash := r.browser(api.TokenAda, nil).Book(ctx, client.NewIntent(1, r.EventID(), 2))
 			// Intent 2: the answer is lost and the retry goes out a day later.
 			late := r.browser(api.TokenAda, loseFirst(2))
-			late.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
-				if at.Try != 1 {
-					return nil
-				}
-				return r.passTime(ctx, 25*time.Hour, "the laptop slept: the retry goes out 25 hours later")
-			}
+			r.sleepsBeforeRetry(late)
 			return []client.Outcome{crash, late.Book(ctx, client.NewIntent(2, r.EventID(), 2))}, nil
 		},
 	},
@@ -290,12 +285,7 @@ var scenarios = []*Scenario{
 		broken:  &Switches{Expiry: Expire24h},
 		run: func(ctx context.Context, r *Run) ([]client.Outcome, error) {
 			c := r.browser(api.TokenAda, loseFirst())
-			c.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
-				if at.Try != 1 {
-					return nil
-				}
-				return r.passTime(ctx, 25*time.Hour, "the laptop slept: the retry goes out 25 hours later")
-			}
+			r.sleepsBeforeRetry(c)
 			return []client.Outcome{c.Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
@@ -359,6 +349,17 @@ func slowFirstCopy(ctx context.Context, r *Run) ([]client.Outcome, error) {
 		clients[i] = c
 	}
 	return client.BookTogether(ctx, clients, copies), nil
+}
+
+// sleepsBeforeRetry makes c's laptop sleep after its first try: its
+// retry goes out 25 hours later, past a 24 h expiry.
+func (r *Run) sleepsBeforeRetry(c *client.Client) {
+	c.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
+		if at.Try != 1 {
+			return nil
+		}
+		return r.passTime(ctx, 25*time.Hour, "the laptop slept: the retry goes out 25 hours later")
+	}
 }
 
 // passTime moves the run's clock forward by d; the stage's Redis reads

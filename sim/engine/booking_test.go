@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -143,6 +144,21 @@ func concurrentCopiesMakeOneBooking(t *testing.T, level IsolationLevel) {
 	})
 }
 
+// holdKeyLock takes, in a transaction of the admin's that the test's end
+// rolls back, the lock on req's key that OpClaimKey tries.
+func holdKeyLock(t *testing.T, st *world, req Request) pgx.Tx {
+	t.Helper()
+	tx, err := st.Admin.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(context.WithoutCancel(t.Context())) })
+	if _, err := tx.Exec(t.Context(), `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ' ' || $2::uuid::text, 0))`, req.UserID, req.Key); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
 // Under Design.InFlight Answer409 a request whose key another transaction
 // holds is answered at once, 409 request_in_progress, writing nothing; the
 // same key of another user is another lock; once the holder ends, the key
@@ -157,15 +173,8 @@ func TestBookTicketAnswers409ForAKeyInFlight(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			st, ev := newWorld(t, 10, cfg.with(worldConfig{Design: Design{InFlight: Answer409}}))
 			req := Request{UserID: "ada", EventID: ev, Quantity: 2, Key: uuid.New()}
-			tx, err := st.Admin.Begin(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = tx.Rollback(t.Context()) }()
-			if _, err := tx.Exec(t.Context(), `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ' ' || $2::uuid::text, 0))`, req.UserID, req.Key); err != nil {
-				t.Fatal(err)
-			}
-			_, err = st.Engine.BookTicket(t.Context(), req)
+			tx := holdKeyLock(t, st, req)
+			_, err := st.Engine.BookTicket(t.Context(), req)
 			if r, ok := errors.AsType[*Refusal](err); !ok || r.Status != http.StatusConflict || r.Code != CodeInProgress {
 				t.Fatalf("with the key held: err = %v, want 409 %s", err, CodeInProgress)
 			}
@@ -186,14 +195,7 @@ func TestBookTicketAnswers409ForAKeyInFlight(t *testing.T) {
 			}
 			// A key whose booking is committed needs no lock: a retry while
 			// another holds it (a replay in its transaction) replays too.
-			tx2, err := st.Admin.Begin(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = tx2.Rollback(t.Context()) }()
-			if _, err := tx2.Exec(t.Context(), `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ' ' || $2::uuid::text, 0))`, req.UserID, req.Key); err != nil {
-				t.Fatal(err)
-			}
+			holdKeyLock(t, st, req)
 			again, err := st.Engine.BookTicket(t.Context(), req)
 			if err != nil || !again.Replayed || again.Booking.ID != first.Booking.ID {
 				t.Fatalf("the retry while the key's lock is held = %+v, %v; want a replay of %d", again, err, first.Booking.ID)
