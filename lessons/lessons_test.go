@@ -164,8 +164,8 @@ func TestFollowUps(t *testing.T) {
 		answers   []string // a word of each answer
 	}{
 		{"idempotency",
-			[]string{"before checking the seats", "Redis", "one user", "keeping keys forever", "isolation level", "reloads the page", "still running"},
-			[]string{"Not enough seats left", "crashes after writing to one store", "never end up sharing", "16 bytes", "40001", "sessionStorage", "request_in_progress"}},
+			[]string{"before checking the seats", "Redis", "one user", "keeping keys forever", "isolation level", "reloads the page", "still running", "many clients"},
+			[]string{"Not enough seats left", "crashes after writing to one store", "never end up sharing", "16 bytes", "40001", "sessionStorage", "request_in_progress", "Exponential Backoff And Jitter"}},
 		{"retry-across-instances",
 			[]string{"tied to the user", "same time", "SET NX", "422", "HTTP methods", "second INSERT", "make the key", "same request"},
 			[]string{"user_id", "unique constraint", "crash between the two writes", "stable error code", "RFC 9110", "Index Uniqueness Checks", "PaymentIntents", "fields in another order"}},

@@ -85,6 +85,7 @@ var (
 		{"followup/isolation-level", "isolation"},
 		{"followup/page-reload", "reload"},
 		{"followup/request-in-flight", "still running"},
+		{"followup/retry-storm", "many clients"},
 	}
 	counterIDs = []struct{ id, mustContain string }{
 		{"counter/key-per-user", "user"},

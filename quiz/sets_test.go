@@ -381,8 +381,8 @@ func TestInterviewFollowsThePages(t *testing.T) {
 			t.Errorf("prompt %+v", p)
 		}
 	}
-	if len(d.Cards) != 15 {
-		t.Fatalf("%d cards, want the 7 follow-ups and the 8 counter-questions", len(d.Cards))
+	if len(d.Cards) != 16 {
+		t.Fatalf("%d cards, want the 8 follow-ups and the 8 counter-questions", len(d.Cards))
 	}
 	fus := append(slices.Clone(lesson.FollowUps), card.FollowUps...)
 	ids := map[string]bool{}
@@ -395,14 +395,14 @@ func TestInterviewFollowsThePages(t *testing.T) {
 		}
 		ids[c.ID] = true
 	}
-	wantIDs := []string{"followup/key-before-seats", "followup/redis-ttl", "followup/key-per-user", "followup/keys-forever", "followup/isolation-level", "followup/page-reload", "followup/request-in-flight",
+	wantIDs := []string{"followup/key-before-seats", "followup/redis-ttl", "followup/key-per-user", "followup/keys-forever", "followup/isolation-level", "followup/page-reload", "followup/request-in-flight", "followup/retry-storm",
 		"counter/key-per-user", "counter/simultaneous", "counter/redis-set-nx", "counter/422-or-409", "counter/idempotent-methods", "counter/insert-waits", "counter/server-made-key", "counter/fingerprint"}
 	for _, id := range wantIDs {
 		if !ids[id] {
 			t.Errorf("card %s missing", id)
 		}
 	}
-	if got := len(Cards()); got != 15 {
+	if got := len(Cards()); got != 16 {
 		t.Errorf("Cards() has %d", got)
 	}
 }

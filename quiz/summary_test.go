@@ -43,7 +43,7 @@ func TestSummary(t *testing.T) {
 		"Design lab challenges: 1 of 6 passed",
 		"  [x] The last seats (passed 3 Mar 2026)",
 		"  [ ] Either guard will do",
-		"Flashcards: 12 of 15 due today (11 new)",
+		"Flashcards: 13 of 16 due today (12 new)",
 		"Spoken answers: 25 s countdown",
 		"Resume at: play › lost-answer › broken",
 	} {
@@ -72,7 +72,7 @@ func TestSummary(t *testing.T) {
 	}
 
 	empty := Summary(nil, now)
-	for _, want := range []string{"nothing saved yet", "Pages read: 0 of 2", "Design lab challenges: 0 of 6 passed", "Flashcards: 15 of 15 due today (15 new)", "Spoken answers: 30 s", "Resume at: the home screen"} {
+	for _, want := range []string{"nothing saved yet", "Pages read: 0 of 2", "Design lab challenges: 0 of 6 passed", "Flashcards: 16 of 16 due today (16 new)", "Spoken answers: 30 s", "Resume at: the home screen"} {
 		if !strings.Contains(empty, want) {
 			t.Errorf("empty summary lacks %q:\n%s", want, empty)
 		}

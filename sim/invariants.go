@@ -53,13 +53,14 @@ type Facts struct {
 	// (ReadFacts) counts the 500 internal answers of its API instances,
 	// not the front door's 502 and 504 for an instance that died.
 	ServerErrors map[TryRef]string
-	// Waits are how long the learner's own client waited before each of
-	// its retries, by try: from the previous try's arrival at learn's
-	// proxy to this one's (the previous try's answer and the client's
-	// wait). Backoff is what the client was told to wait before its
-	// second and third tries. Nil when the client is learn's (its waits
-	// are its clock's, and the rule is its own): then the invariant that
-	// needs them is left out.
+	// Waits are how long the client waited before each of its retries,
+	// by try: for the learner's own client, from the previous try's
+	// arrival at learn's proxy to this one's (the previous try's answer
+	// and the client's wait); for learn's client in a scenario, its own
+	// wait on its clock. Backoff is what the client was told to wait
+	// before its second and third tries. Nil when not known (learn check
+	// of another API, whose client's rule is learn's own): then the
+	// invariant that needs them is left out.
 	Waits   map[TryRef]time.Duration
 	Backoff []time.Duration
 	// Unseen says which of these facts the run could not read: learn check

@@ -184,6 +184,10 @@ func (r *Run) report(ctx context.Context, outcomes []client.Outcome) (*Report, e
 			}
 		}
 	}
+	// learn's own client keeps its waits (TryResult.SentAt, on its own
+	// clock): a retry sooner than the lesson's backoff is judged as the
+	// exercises' clients' are.
+	facts.Waits, facts.Backoff = clientWaits(outcomes), client.DefaultBackoff
 	if r.Stage.cut.Load() {
 		// The scenario failed the tries on purpose (an instance cut off its
 		// database answers 500): the API's own 500s are not judged.

@@ -78,6 +78,10 @@ type Setup struct {
 	RetryClientErrors bool
 	RetryByStatus     bool
 	NeverRetry        bool
+	// BackoffJitter and NoBackoff change the client's waits before a
+	// retry: a random part added, or none at all.
+	BackoffJitter bool
+	NoBackoff     bool
 	// KeyExpiry is how long a key lives in its booking row before the
 	// sweeper removes it (StageConfig.KeyExpiry); 0: as long as the
 	// booking.
@@ -360,6 +364,11 @@ func (r *Run) browser(token string, plan func(trace.Attempt) client.Fault) *clie
 	}
 	c.NewKeyPerTry = r.Setup.NewKeyPerTry
 	c.KeyInMemory = r.Setup.KeyInMemory
+	c.Jitter = r.Setup.BackoffJitter
+	if r.Setup.NoBackoff {
+		c.Backoff = make([]time.Duration, len(client.DefaultBackoff))
+		c.IgnoreRetryAfter = true
+	}
 	switch {
 	case r.Setup.RetryClientErrors:
 		c.Retry = client.RetryClientErrors

@@ -97,6 +97,8 @@ func TestEveryScenarioGivesItsOutcome(t *testing.T) {
 		{"page-reload", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOneBookingPerIntent}},
 		{"request-in-flight", Correct, 0, []string{"200", "200R", "409"}, 0, 1, 2, nil},
 		{"late-retry", Correct, 0, []string{"200R"}, 1, 1, 2, nil},
+		{"retry-storm", Correct, 0, append(rep(stormClients, "200"), rep(stormClients, "503")...), 0, stormClients, stormClients, nil},
+		{"retry-storm", Broken, 0, append(rep(stormClients, "200"), rep(stormClients, "503")...), 0, stormClients, stormClients, []string{InvBacksOff}},
 		{"late-retry", Broken, 0, []string{"200"}, 1, 2, 4, []string{InvIntentGetsItsBook, InvOneBookingPerIntent}},
 		{"request-in-flight", Broken, 0, []string{"200", "409"}, 0, 1, 2, []string{InvIntentGetsItsBook, InvNoAnswerRetried}},
 		{"different-quantity", Correct, 0, []string{"200", "409"}, 0, 1, 2, nil},
@@ -323,6 +325,30 @@ func TestTheSweeperRunsUntilStopped(t *testing.T) {
 	<-done
 	if got := st.Swept(); len(got) != 1 {
 		t.Errorf("Swept() = %+v", got)
+	}
+}
+
+// The retries of retry-storm, on their clients' own clocks: the lesson's
+// fixed backoff sends them all in the same 100 ms, a second after the 503s;
+// jitter spreads them over the second after that, the same way every run;
+// no backoff sends them at once.
+func TestTheRetriesSpread(t *testing.T) {
+	spread := func(d Switches) Spread {
+		r := runScenario(t, "retry-storm", Options{Design: &d})
+		return RetrySpread(r)
+	}
+	if sp := spread(Switches{}); sp.Retries != stormClients || sp.Peak != stormClients || sp.PeakAt != time.Second {
+		t.Errorf("fixed backoff: %+v, want all %d at +1.0 s", sp, stormClients)
+	}
+	jittered := spread(Switches{Backoff: JitterBackoff})
+	if jittered.Retries != stormClients || jittered.Peak >= stormClients/2 || jittered.First < time.Second || jittered.Last >= 2*time.Second {
+		t.Errorf("jitter: %+v, want %d retries in [1 s, 2 s), fewer than %d in any 100 ms", jittered, stormClients, stormClients/2)
+	}
+	if again := spread(Switches{Backoff: JitterBackoff}); !slices.Equal(again.Windows, jittered.Windows) {
+		t.Errorf("jitter drew %v, then %v", jittered.Windows, again.Windows)
+	}
+	if sp := spread(Switches{Backoff: NoBackoff}); sp.Peak != stormClients || sp.PeakAt != 0 {
+		t.Errorf("no backoff: %+v, want all %d at +0.0 s", sp, stormClients)
 	}
 }
 

@@ -289,6 +289,74 @@ var scenarios = []*Scenario{
 			return []client.Outcome{c.Book(ctx, client.NewIntent(1, r.EventID(), 2))}, nil
 		},
 	},
+	{
+		Name:    "retry-storm",
+		Title:   "A retry storm",
+		Summary: fmt.Sprintf("%d users book at the same instant, each a show of its own, while a slow batch (the box office's price update) holds every show's row lock; each waits for it up to the engine's bound (%s here) and is answered 503 event_busy; each retries after its backoff and books: %d rows. With the lesson's fixed backoff the retries come as one spike, all in the same 100 ms; backoff=jitter spreads them", stormClients, inFlightLockWait, stormClients),
+		Broken:  "no backoff: every client retries the instant its 503 arrives, a retry storm against an API that is already struggling",
+		world:   func(Options) Setup { return Setup{Seats: 2, Events: stormClients, LockWait: inFlightLockWait} },
+		broken:  &Switches{Backoff: NoBackoff},
+		run:     retryStorm,
+	},
+}
+
+// stormClients is how many users retry-storm has book at once.
+const stormClients = 8
+
+// retryStorm books one seat for each of stormClients users at the same
+// instant, each of an event of its own, while a transaction of the
+// world's holds every event's row lock, until every first try has its
+// answer; each client's retry waits for that, so that every retry meets
+// its lock free, and no retry waits for another's (a step held for a
+// viewer would make it wait past the bound).
+func retryStorm(ctx context.Context, r *Run) ([]client.Outcome, error) {
+	tx, err := r.Stage.Admin.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM events WHERE id = ANY($1) FOR UPDATE`, r.EventIDs); err != nil {
+		return nil, fmt.Errorf("hold the events' row locks: %w", err)
+	}
+	if err := r.note(ctx, trace.LanePostgres, "a slow batch holds every show",
+		"a slow batch (the box office's price update, say) holds every show's row lock until every user's first try has its answer"); err != nil {
+		return nil, err
+	}
+	release := make(chan struct{})
+	var mu sync.Mutex
+	first, freed := 0, error(nil)
+	clients := make([]*client.Client, stormClients)
+	intents := make([]client.Intent, stormClients)
+	for i := range clients {
+		c := r.browser([]string{api.TokenAda, api.TokenBen}[i%2], nil)
+		answered, meanwhile := c.Answered, c.Meanwhile
+		c.Answered = func(in client.Intent, t client.TryResult) {
+			answered(in, t)
+			if t.Try != 1 {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if first++; first == stormClients {
+				freed = tx.Commit(ctx)
+				close(release)
+			}
+		}
+		c.Meanwhile = func(ctx context.Context, at trace.Attempt) error {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			return meanwhile(ctx, at)
+		}
+		clients[i], intents[i] = c, client.NewIntent(i+1, r.EventIDs[i], 1)
+	}
+	outs := client.BookTogether(ctx, clients, intents)
+	if freed != nil {
+		return nil, fmt.Errorf("end the slow booking: %w", freed)
+	}
+	return outs, nil
 }
 
 // inFlightLockWait is the bound on a wait for the row lock in

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/engine"
 )
 
@@ -20,7 +21,7 @@ import (
 // them) against every scenario, each verdict held against an oracle
 // written here, apart from Judge, from the report's raw facts.
 //
-//	go test ./sim -run TestSweep -timeout 6h -args -sweep.all    # every design
+//	go test ./sim -run TestSweep -timeout 12h -args -sweep.all   # every design
 //	LEARN_SWEEP_SEED=42 go test ./sim -run TestSweep -v            # a sample, again
 var (
 	sweepAll     = flag.Bool("sweep.all", false, "sweep every design of the lab, not a sample")
@@ -236,6 +237,13 @@ func oracleHarms(rep *Report) []string {
 			}
 			if k := len(c.Tries); k > 0 && k < 3 && (c.Tries[k-1].Error != "" || c.Tries[k-1].Status >= 500 || c.Tries[k-1].Code == engine.CodeInProgress) {
 				harms = append(harms, fmt.Sprintf("intent %d given up after %d tries without an answer, on a 5xx or on a 409 request_in_progress", n, k))
+			}
+			// A retry sent before the lesson's backoff was up, on the
+			// client's own clock (or the answer's Retry-After, longer).
+			for i := 1; i < len(c.Tries) && i <= len(client.DefaultBackoff); i++ {
+				if gap := c.Tries[i].SentAt - c.Tries[i-1].SentAt; gap < client.DefaultBackoff[i-1] {
+					harms = append(harms, fmt.Sprintf("intent %d try %d sent %s after the one before, under the %s of the backoff", n, i+1, gap, client.DefaultBackoff[i-1]))
+				}
 			}
 			if k := len(c.Tries); k > 3 {
 				harms = append(harms, fmt.Sprintf("intent %d sent %d times", n, k))

@@ -47,7 +47,19 @@ type Switches struct {
 	InFlight engine.InFlightRule
 	// Expiry is how long a key lives in its booking row.
 	Expiry KeyExpiry
+	// Backoff is how long the client waits before each retry.
+	Backoff BackoffRule
 }
+
+// BackoffRule is how long the browser waits before a retry.
+type BackoffRule string
+
+// The rules. Only FixedBackoff is the lesson's.
+const (
+	FixedBackoff  BackoffRule = ""       // 1 s, then 2 s (client.DefaultBackoff)
+	JitterBackoff BackoffRule = "jitter" // each wait and a random part up to as much again (Client.Jitter)
+	NoBackoff     BackoffRule = "none"   // no wait at all
+)
 
 // KeyExpiry is how long a key lives in its booking row before a sweeper
 // removes it.
@@ -253,6 +265,21 @@ var switches = []switchDef{
 			s.Retry = map[string]RetryRule{"network-5xx": RetryNetwork5xx, "status-only": RetryStatusOnly, "also-4xx": RetryAlso4xx, "none": RetryNever}[v]
 		},
 	},
+	{
+		name: "backoff", explain: "how long the browser waits before a retry",
+		values: []string{"fixed", "jitter", "none"},
+		means: map[string]string{
+			"fixed":  "1 s before the second try, 2 s before the third: clients that failed together retry together (the lesson's)",
+			"jitter": "each wait and a random part up to as much again (1–2 s, then 2–4 s): clients that failed together retry apart",
+			"none":   "no wait: the retry goes at once, a retry storm against an API that is already struggling",
+		},
+		get: func(s Switches) string {
+			return map[BackoffRule]string{FixedBackoff: "fixed", JitterBackoff: "jitter", NoBackoff: "none"}[s.Backoff]
+		},
+		set: func(s *Switches, v string) {
+			s.Backoff = map[string]BackoffRule{"fixed": FixedBackoff, "jitter": JitterBackoff, "none": NoBackoff}[v]
+		},
+	},
 }
 
 // Switch describes one switch of the lab for people and screens.
@@ -422,6 +449,9 @@ func (s Switches) NotApplying() []NotApplying {
 	if s.Retry == RetryNever {
 		out = append(out, NotApplying{"client-key", "retry=none: the client sends one try, so no retry carries a key"})
 	}
+	if s.Retry == RetryNever && s.Backoff != FixedBackoff {
+		out = append(out, NotApplying{"backoff", "retry=none: the client sends one try, so it never waits to retry"})
+	}
 	if s.Retry == RetryStatusOnly && s.InFlight == engine.WaitForLock {
 		// Said only when set, as on-40001.
 		out = append(out, NotApplying{"retry", "in-flight=wait: the API never answers 409 request_in_progress, the one 4xx whose code asks for a retry, so reading the status alone retries what the lesson's client does"})
@@ -482,13 +512,15 @@ func (s Switches) apply(setup *Setup) {
 	setup.KeyInMemory = s.KeyInMemory
 	setup.RetryClientErrors = s.Retry == RetryAlso4xx
 	setup.RetryByStatus = s.Retry == RetryStatusOnly
+	setup.BackoffJitter = s.Backoff == JitterBackoff
+	setup.NoBackoff = s.Backoff == NoBackoff
 	setup.NeverRetry = s.Retry == RetryNever
 }
 
 // clientSwitches are the switches that act on the browser client, not on
 // the server: learn serve cannot run them (its clients are whoever calls
 // it).
-var clientSwitches = []string{"client-key", "key-kept", "retry"}
+var clientSwitches = []string{"client-key", "key-kept", "retry", "backoff"}
 
 // ClientSwitch reports whether the switch name acts on the browser client
 // rather than on the server.
@@ -497,7 +529,7 @@ func ClientSwitch(name string) bool { return slices.Contains(clientSwitches, nam
 // ServerDesign returns s's server side for a stage (learn serve): the
 // engine's design, the schema's key constraint and where keys are kept,
 // as a scenario's run would set them. It fails, naming the switch, when s
-// changes a switch of the browser client (client-key, key-kept, retry), which a
+// changes a switch of the browser client (client-key, key-kept, retry, backoff), which a
 // server cannot run.
 func (s Switches) ServerDesign(cfg *StageConfig) error {
 	for _, set := range s.Changed() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/client"
 	"github.com/learn-idempotency/learn/sim/trace"
 )
 
@@ -28,6 +29,20 @@ func serverErrors(errs map[TryRef]string) string {
 	})
 	at := api.RequestID(trace.Attempt{Intent: refs[0].Intent, Copy: refs[0].Copy, Try: refs[0].Try})
 	return fmt.Sprintf("%s a 5xx by the API itself, the first #%s: “%s”", english.Plural(len(refs), "try answered", "tries answered"), at, errs[refs[0]])
+}
+
+// clientWaits are the waits of learn's client before each retry of
+// outcomes, from when its tries left on its own clock (TryResult.SentAt).
+func clientWaits(outcomes []client.Outcome) map[TryRef]time.Duration {
+	w := map[TryRef]time.Duration{}
+	for _, o := range outcomes {
+		for i, t := range o.Tries {
+			if i > 0 {
+				w[TryRef{o.Intent.Number, o.Intent.Copy, t.Try}] = t.SentAt - o.Tries[i-1].SentAt
+			}
+		}
+	}
+	return w
 }
 
 // hurried are the retries of f.Waits sent before their backoff was up

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/learn-idempotency/learn/sim/api"
@@ -167,7 +168,7 @@ func consequenceOf(inv Invariant, r *Report) string {
 		return "told something other than the booking that was made for them"
 	case InvNoAnswerRetried:
 		if inFlightEnded(r) {
-			return "told a booking still being made was refused: the client took a 409 request_in_progress, which asks to be retried, for a final answer"
+			return "given up on an answer that asked to be retried: the client took a 409 request_in_progress for a final refusal, with tries left"
 		}
 		return "left without an answer: a try that got no answer, or a 5xx, was never tried again, though a booking may exist"
 	case InvTriesBounded:
@@ -321,4 +322,74 @@ func outsideFaults(r *Report) int {
 		}
 	}
 	return n
+}
+
+// Spread is when the retries of a run left, on their clients' own clocks
+// (TryResult.SentAt), in windows of 100 ms: a picture of a retry storm.
+type Spread struct {
+	Retries     int           // tries after the first, of every intent and copy
+	Peak        int           // the most retries in one window
+	PeakAt      time.Duration // the start of the first such window
+	First, Last time.Duration // the first and the last retry's time
+	Windows     []int         // retries per window, from First's window to Last's
+}
+
+// SpreadWindow is the width of one window of a Spread.
+const SpreadWindow = 100 * time.Millisecond
+
+// SpreadShown is how many retries a run has before the screens draw their
+// Spread: fewer say nothing a storm would.
+const SpreadShown = 5
+
+// RetrySpread is the Spread of r's retries.
+func RetrySpread(r *Report) Spread {
+	var at []time.Duration
+	for _, a := range r.Attempts {
+		for _, t := range a.Tries {
+			if t.Try > 1 {
+				at = append(at, t.SentAt)
+			}
+		}
+	}
+	var sp Spread
+	if len(at) == 0 {
+		return sp
+	}
+	slices.Sort(at)
+	sp.Retries, sp.First, sp.Last = len(at), at[0], at[len(at)-1]
+	base := sp.First.Truncate(SpreadWindow)
+	sp.Windows = make([]int, int((sp.Last.Truncate(SpreadWindow)-base)/SpreadWindow)+1)
+	for _, t := range at {
+		w := int((t.Truncate(SpreadWindow) - base) / SpreadWindow)
+		if sp.Windows[w]++; sp.Windows[w] > sp.Peak {
+			sp.Peak, sp.PeakAt = sp.Windows[w], base+time.Duration(w)*SpreadWindow
+		}
+	}
+	return sp
+}
+
+// Says says the spread in a clause: "the retries came as one spike, 8 in
+// the 100 ms at +1.0 s" or "the retries spread over +1.0 s to +1.9 s, at
+// most 2 in any 100 ms".
+func (sp Spread) Says() string {
+	switch {
+	case sp.Retries == 0:
+		return "no retry"
+	case sp.Peak == sp.Retries && sp.Retries > 1:
+		return fmt.Sprintf("the retries came as one spike, all %d in the 100 ms at +%.1f s", sp.Retries, sp.PeakAt.Seconds())
+	}
+	return fmt.Sprintf("the %s spread over +%.1f s to +%.1f s, at most %d in any 100 ms", english.PluralWord(sp.Retries, "retry", "retries"), sp.First.Seconds(), sp.Last.Seconds(), sp.Peak)
+}
+
+// Bars draws the spread, a line per window that holds a retry: "+1.0 s
+// ████████ 8".
+func (sp Spread) Bars() []string {
+	var out []string
+	base := sp.First.Truncate(SpreadWindow)
+	for i, n := range sp.Windows {
+		if n > 0 {
+			out = append(out, fmt.Sprintf("+%.1f s %s %d", (base+time.Duration(i)*SpreadWindow).Seconds(), strings.Repeat("█", n), n))
+		}
+	}
+	return out
 }

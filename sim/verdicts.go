@@ -72,6 +72,20 @@ var meanings = map[string]meaning{
 			Fix:     "On 40001, roll back and run the whole transaction again, a few times, in a new snapshot: it then sees the booking and replays it (or answer 503 with Retry-After, and let the client retry)",
 		},
 	},
+	"retry-storm": {
+		faults: true, // the 503s are the slow booking's
+		guarantee: func(r *Report) string {
+			return withGuards(fmt.Sprintf("%d users met a slow batch's row locks, were answered 503 event_busy, and each retried after its backoff: %s, %s; %s",
+				len(r.Attempts), bookingsWord(r.BookingRows), seats(r.SeatsTaken), RetrySpread(r).Says()), r)
+		},
+		consequence: worstConsequence,
+		diagnosis: &Diagnosis{
+			Symptom: "Every client retries the instant its 503 arrives",
+			Cause:   "The client has no backoff: the retries of all the clients that failed together arrive together, at the API that has just said it cannot keep up",
+			Where:   "the client's retry rule (learn's: sim/client/client.go → DefaultBackoff, Client.Jitter)",
+			Fix:     "Wait before each retry, longer each time (1 s, then 2 s), with a random part (jitter) so that clients that failed together retry apart, and never sooner than Retry-After",
+		},
+	},
 	"late-retry": {
 		faults: true, // the lost answer is the scenario's
 		guarantee: func(r *Report) string {

@@ -23,7 +23,7 @@ func TestLabJSON(t *testing.T) {
 		Design map[string]string `json:"design"`
 	}
 	_ = json.Unmarshal([]byte(out), &raw)
-	if raw.Design["lookup"] != "after-seat-check" || raw.Design["constraint"] != "none" || raw.Design["retry"] != "network-5xx" || len(raw.Design) != 12 || raw.Design["isolation"] != "read-committed" {
+	if raw.Design["lookup"] != "after-seat-check" || raw.Design["constraint"] != "none" || raw.Design["retry"] != "network-5xx" || len(raw.Design) != 13 || raw.Design["isolation"] != "read-committed" {
 		t.Errorf("design %v", raw.Design)
 	}
 	failed := map[string]bool{}
@@ -37,7 +37,7 @@ func TestLabJSON(t *testing.T) {
 			t.Errorf("%s passes under this design", name)
 		}
 	}
-	if len(card.Scenarios) != len(sim.Scenarios()) || card.Summary != "safe against 15 of 18 scenarios" {
+	if len(card.Scenarios) != len(sim.Scenarios()) || card.Summary != "safe against 16 of 19 scenarios" {
 		t.Errorf("%d scenarios, %q", len(card.Scenarios), card.Summary)
 	}
 }
@@ -47,7 +47,7 @@ func TestLabBadSwitches(t *testing.T) {
 	for _, tc := range []struct {
 		set, want string
 	}{
-		{"loookup=none", "the switches are lookup, lock, constraint, compare, store, expiry, isolation, on-40001, in-flight, client-key, key-kept, retry"},
+		{"loookup=none", "the switches are lookup, lock, constraint, compare, store, expiry, isolation, on-40001, in-flight, client-key, key-kept, retry, backoff"},
 		{"lookup=sideways", "use one of after-lock, before-lock, after-seat-check, none"},
 		{"lookup", "is not name=value"},
 		{"lookup=none --set lookup=after-lock", "switch lookup is set twice (lookup=none, then lookup=after-lock): set each switch once"},

@@ -96,6 +96,13 @@ func printReport(w io.Writer, s *sim.Scenario, rep *sim.Report) {
 		}
 		fmt.Fprintf(w, "  %s (key %s…): %s\n", name, in.Key[:8], strings.Join(tries, "; "))
 	}
+	if sp := sim.RetrySpread(rep); sp.Retries >= sim.SpreadShown {
+		// Many retries: when they left, on their clients' clocks.
+		fmt.Fprintf(w, "  retries per 100 ms (%s):\n", sp.Says())
+		for _, bar := range sp.Bars() {
+			fmt.Fprintf(w, "    %s\n", bar)
+		}
+	}
 	fmt.Fprintln(w, "  invariants:")
 	for _, inv := range rep.Invariants {
 		mark := "ok    "

@@ -22,7 +22,7 @@ func TestTheLessonsDesignPassesEveryScenario(t *testing.T) {
 	for _, r := range card.Scenarios {
 		namesOnlyGuardsThatActed(t, "the lesson's design", r)
 	}
-	if card.Summary != "safe against 18 of 18 scenarios" {
+	if card.Summary != "safe against 19 of 19 scenarios" {
 		t.Errorf("summary %q", card.Summary)
 	}
 }
@@ -120,7 +120,9 @@ func TestEverySingleSwitchDeviation(t *testing.T) {
 		{"key-kept", "memory", []string{"page-reload"}, "the reload loses the key, and the retry from the page drawn again is a new booking"},
 		{"retry", "status-only", nil, "under the lesson's in-flight=wait no 409 asks for a retry: the switch acts on nothing"},
 		{"retry", "also-4xx", []string{"different-quantity", "key-reuse-two-events", "no-retry-on-4xx"}, "a final 409 is sent again"},
-		{"retry", "none", []string{"lost-answer", "last-seats", "new-key-per-retry", "replay-after-sellout", "retries-exhausted", "crash-before-commit", "other-instance", "redis-ttl", "page-reload", "request-in-flight", "late-retry"}, "a lost answer, or a 500, is never tried again, so the user never learns of the booking"},
+		{"retry", "none", []string{"lost-answer", "last-seats", "new-key-per-retry", "replay-after-sellout", "retries-exhausted", "crash-before-commit", "other-instance", "redis-ttl", "page-reload", "request-in-flight", "late-retry", "retry-storm"}, "a lost answer, or a 500, is never tried again, so the user never learns of the booking"},
+		{"backoff", "jitter", nil, "each wait gains a random part: the retries spread, and none comes before its backoff"},
+		{"backoff", "none", []string{"lost-answer", "last-seats", "new-key-per-retry", "replay-after-sellout", "retries-exhausted", "crash-before-commit", "other-instance", "redis-ttl", "page-reload", "request-in-flight", "late-retry", "retry-storm"}, "every retry goes at once"},
 	}
 	tried := map[string]bool{}
 	for _, tt := range tests {

@@ -14,7 +14,7 @@ import (
 // smallest size the menu scrolls and says how much more there is.
 func TestHomeCutsNothing(t *testing.T) {
 	titles := []string{"Lesson: Idempotency", "Interview card: How do you make a booking retry safe across API instances?",
-		"Play: the lost answer", "Race: N copies of one request at once", "Scenarios: all 18, 15 with a broken design",
+		"Play: the lost answer", "Race: N copies of one request at once", "Scenarios: all 19, 16 with a broken design",
 		"Checkpoint (5 questions)", "Break it (6 live scenarios)", "Redraw it (1 question)", "Interview drill"}
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 30}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {

@@ -13,11 +13,11 @@ import (
 // scenarios catch it, reads why, and plays one under the design.
 func TestLabBreaksTheDesignOneSwitchAtATime(t *testing.T) {
 	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageLab}}, 80, 24)
-	u.waitFor(t, "Design lab · safe against 18 of 18 scenarios", "compare")
+	u.waitFor(t, "Design lab · safe against 19 of 19 scenarios", "compare")
 	u.press("j", "j", "j", "right", "right") // compare → event-quantity → none
 	u.waitFor(t, "◂ none ▸", "replay whatever booking holds the key", "the design changed: enter runs it")
 	u.press("enter")
-	u.waitFor(t, "safe against 16 of 18 scenarios", "✗ different-quantity", "✗ key-reuse-two-events", "(compare=none)")
+	u.waitFor(t, "safe against 17 of 19 scenarios", "✗ different-quantity", "✗ key-reuse-two-events", "(compare=none)")
 	u.press("tab", "j", "j")
 	u.waitFor(t, "Same key, other quantity", "✗ asked for 3 seats and silently given the first booking's 2",
 		"broken: every booking answered is of the event and quantity asked")
@@ -31,7 +31,7 @@ func TestLabChallengeIsSavedWhenMet(t *testing.T) {
 	t.Parallel() // an app of its own, its own schemas and progress file
 	u, path := startLastSeats(t)
 	u.press("right", "right", "enter") // lookup → after-seat-check
-	u.waitFor(t, "✓ Challenge passed: The last seats", "safe against 16 of 18 scenarios")
+	u.waitFor(t, "✓ Challenge passed: The last seats", "safe against 17 of 19 scenarios")
 	p := u.finish(t, path)
 	if _, ok := p.Challenges["lab/last-seats"]; !ok {
 		t.Errorf("the passed challenge is not saved: %+v", p.Challenges)
@@ -52,7 +52,7 @@ func TestLabStartOverKeepsTheChallenge(t *testing.T) {
 	u.press("0")
 	u.waitFor(t, "Challenge: The last seats")
 	u.press("k", "right", "right", "enter") // lookup → after-seat-check, from the challenge's design
-	u.waitFor(t, "✓ Challenge passed: The last seats", "safe against 16 of 18 scenarios")
+	u.waitFor(t, "✓ Challenge passed: The last seats", "safe against 17 of 19 scenarios")
 	u.press("0", "enter")
 	u.waitFor(t, "Challenge: The last seats", "not yet: change exactly one switch")
 	p := u.finish(t, path)
@@ -67,7 +67,7 @@ func startLastSeats(t *testing.T) (u *uiTest, path string) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "progress.json")
 	u = startUIWith(t, common.Open{Place: progress.Place{Page: progress.PageLab}}, 80, 24, path)
-	u.waitFor(t, "safe against 18 of 18 scenarios")
+	u.waitFor(t, "safe against 19 of 19 scenarios")
 	u.press("c")
 	u.waitFor(t, "Challenges", "The last seats")
 	u.press("enter")
@@ -80,7 +80,7 @@ func startLastSeats(t *testing.T) (u *uiTest, path string) {
 // cursor is on it.
 func TestLabShowsASwitchThatDoesNotApply(t *testing.T) {
 	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageLab}}, 80, 24)
-	u.waitFor(t, "Design lab · safe against 18 of 18 scenarios", "store")
+	u.waitFor(t, "Design lab · safe against 19 of 19 scenarios", "store")
 	u.press("j", "j", "j", "j", "right") // store → memory
 	u.waitFor(t, "after-lock (n/a)", "◂ memory ▸")
 	u.press("k", "k", "k", "k") // back to lookup

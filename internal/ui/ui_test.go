@@ -219,8 +219,8 @@ func TestTooSmallWindowAsksForMore(t *testing.T) {
 func TestPickerPlaysABrokenVariant(t *testing.T) {
 	t.Parallel() // an app of its own, its own schemas and progress file
 	u := startUI(t, common.Open{Place: progress.Place{Page: progress.PageHome}}, 100, 30)
-	u.waitFor(t, "Scenarios: all 18")
-	u.choose(t, "Scenarios: all 18")
+	u.waitFor(t, "Scenarios: all 19")
+	u.choose(t, "Scenarios: all 19")
 	u.press("enter")
 	u.waitFor(t, "The lost answer", "Two users, same key", "each runs live on PostgreSQL")
 	u.press("j", "j", "j", "v")
@@ -386,9 +386,9 @@ func TestEveryScreenFitsTheWindow(t *testing.T) {
 		{open: common.Open{Place: progress.Place{Page: progress.PageQuiz, Name: quiz.SetRedraw}}, want: "6. ", head: "question 1 of"},
 		{open: common.Open{Place: progress.Place{Page: progress.PageDrill}}, want: "Countdown: 30 s", head: "Interview drill"},
 		{open: common.Open{Place: progress.Place{Page: progress.PageDrill}}, want: "Countdown: 30 s", press: []string{"enter", "tab"}, then: "The model answer:", head: "Interview drill"},
-		{open: common.Open{Place: progress.Place{Page: progress.PageLab}}, want: "safe against 18 of 18", head: "Design lab"},
-		{open: common.Open{Place: progress.Place{Page: progress.PageLab}}, want: "safe against 18 of 18", press: []string{"j", "j", "j", "right", "right", "enter"},
-			then: "safe against 16 of 18", head: "Design lab"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageLab}}, want: "safe against 19 of 19", head: "Design lab"},
+		{open: common.Open{Place: progress.Place{Page: progress.PageLab}}, want: "safe against 19 of 19", press: []string{"j", "j", "j", "right", "right", "enter"},
+			then: "safe against 17 of 19", head: "Design lab"},
 	}
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
 		for i, sc := range screens {

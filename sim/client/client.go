@@ -1,13 +1,17 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -85,6 +89,10 @@ type TryResult struct {
 	// Answer is the answer the try got, as the browser decoded it; nil
 	// when none arrived.
 	Answer *Answer `json:"-"`
+	// SentAt is when the try left, on the client's own clock from its
+	// intent's first try: the waits before it, summed (a try itself takes
+	// no time on it). Written in JSON as sent_at_ms.
+	SentAt time.Duration `json:"-"`
 }
 
 // MarshalJSON writes every field the README names for a try, so a script
@@ -100,7 +108,30 @@ func (t TryResult) MarshalJSON() ([]byte, error) {
 		plain
 		BookingID *string `json:"booking_id"`
 		Replayed  bool    `json:"replayed"`
-	}{plain(t), id, t.Replayed})
+		SentAtMS  int64   `json:"sent_at_ms"`
+	}{plain(t), id, t.Replayed, t.SentAt.Milliseconds()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, strictly: a field it does
+// not write is an error.
+func (t *TryResult) UnmarshalJSON(b []byte) error {
+	type plain TryResult // without this method
+	var v struct {
+		plain
+		BookingID *string `json:"booking_id"`
+		SentAtMS  int64   `json:"sent_at_ms"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	*t = TryResult(v.plain)
+	if v.BookingID != nil {
+		t.BookingID = *v.BookingID
+	}
+	t.SentAt = time.Duration(v.SentAtMS) * time.Millisecond
+	return nil
 }
 
 // Outcome is how an intent ended: every try, and the last answer that
@@ -129,6 +160,14 @@ type Client struct {
 	Clock   clock.Clock
 	Trace   *trace.Trace
 	Backoff []time.Duration // nil means DefaultBackoff; tries = len(Backoff)+1
+	// Jitter adds to each wait of Backoff a random part up to as much
+	// again (1–2 s, then 2–4 s, for the lesson's), drawn from a seed of
+	// the intent's number and copy, so that a run is the same every time
+	// and the clients that failed together retry apart.
+	Jitter bool
+	// IgnoreRetryAfter makes the client wait its Backoff only; otherwise
+	// it waits at least an answer's Retry-After before the retry.
+	IgnoreRetryAfter bool
 
 	// Retry decides whether a try is retried, from its status and error
 	// code or its network error; nil means ShouldRetry.
@@ -174,6 +213,11 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		retry = ShouldRetry
 	}
 	out := Outcome{Intent: in, Token: c.Token}
+	var jitter *rand.Rand
+	if c.Jitter {
+		jitter = rand.New(rand.NewPCG(uint64(in.Number), uint64(in.Copy)))
+	}
+	var sentAt time.Duration // on the client's own clock
 	for try := 1; ; try++ {
 		if try > 1 && c.NewKeyPerTry {
 			in.Key = uuid.New()
@@ -221,7 +265,7 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			return out
 		}
 		ans, err := c.send(tctx, inst, in)
-		tr := TryResult{Copy: in.Copy, Try: try, Instance: inst.Name}
+		tr := TryResult{Copy: in.Copy, Try: try, Instance: inst.Name, SentAt: sentAt}
 		if c.NewKeyPerTry || in.Key != out.Intent.Key {
 			tr.Key = in.Key.String()
 		}
@@ -267,6 +311,14 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			return out
 		}
 		d := backoff[try-1]
+		if jitter != nil && d > 0 {
+			d += time.Duration(jitter.Int64N(int64(d)))
+			d = d.Truncate(time.Millisecond)
+		}
+		if err == nil && !c.IgnoreRetryAfter {
+			d = max(d, ans.RetryAfter) // the server said when
+		}
+		sentAt += d
 		if err := c.Trace.Emit(tctx, trace.Event{Kind: trace.KindWait, From: trace.LaneBrowser, To: trace.LaneBrowser,
 			Key: in.Key.String(), Delay: d, Label: fmt.Sprintf("wait %s", d), Text: fmt.Sprintf("%s: wait %s, then retry with the same key", why, d)}); err != nil {
 			out.Err = err
@@ -301,7 +353,24 @@ func (c *Client) send(ctx context.Context, inst *api.Instance, in Intent) (Answe
 	if err != nil {
 		return Answer{}, err
 	}
-	return wire.Answer(resp.StatusCode, resp.Header, b), nil
+	a := wire.Answer(resp.StatusCode, resp.Header, b)
+	a.RetryAfter = retryAfter(resp.Header)
+	return a, nil
+}
+
+// MaxRetryAfter is the longest Retry-After a client waits for; a longer one
+// is waited this long.
+const MaxRetryAfter = 60 * time.Second
+
+// retryAfter is an answer's Retry-After in seconds (RFC 9110 10.2.3),
+// capped at MaxRetryAfter; 0 when there is none, or it is an HTTP date
+// (learn's client retries on its own backoff then).
+func retryAfter(h http.Header) time.Duration {
+	n, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After")))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return min(time.Duration(n)*time.Second, MaxRetryAfter)
 }
 
 // MaxAnswer is the largest answer body the browser reads: a booking API's

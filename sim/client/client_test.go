@@ -3,9 +3,17 @@ package client
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
+	"github.com/learn-idempotency/learn/sim/api"
+	"github.com/learn-idempotency/learn/sim/clock"
 	"github.com/learn-idempotency/learn/sim/engine"
+	"github.com/learn-idempotency/learn/sim/trace"
 )
 
 func TestShouldRetry(t *testing.T) {
@@ -44,5 +52,61 @@ func TestShouldRetry(t *testing.T) {
 		if got := RetryByStatus(tt.status, tt.code, tt.err); got != (tt.want && !tt.byCode) {
 			t.Errorf("RetryByStatus(%d, %q, %v) = %v, want %v", tt.status, tt.code, tt.err, got, tt.want && !tt.byCode)
 		}
+	}
+}
+
+// The client waits its backoff before a retry, and at least an answer's
+// Retry-After; with Jitter each wait gains a random part up to as much
+// again, the same for the same intent every time; with IgnoreRetryAfter
+// it waits its backoff only.
+func TestTheWaitsBeforeARetry(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		retryAfter string
+		jitter     bool
+		ignore     bool
+		backoff    []time.Duration
+		want       func([]time.Duration) bool
+	}{
+		{"fixed", "", false, false, nil, func(w []time.Duration) bool { return slices.Equal(w, DefaultBackoff) }},
+		{"Retry-After 3", "3", false, false, nil, func(w []time.Duration) bool {
+			return slices.Equal(w, []time.Duration{3 * time.Second, 3 * time.Second})
+		}},
+		{"Retry-After past the cap", "86400", false, false, nil, func(w []time.Duration) bool { return slices.Equal(w, []time.Duration{MaxRetryAfter, MaxRetryAfter}) }},
+		{"Retry-After a date", "Wed, 21 Oct 2015 07:28:00 GMT", false, false, nil, func(w []time.Duration) bool { return slices.Equal(w, DefaultBackoff) }},
+		{"no backoff, Retry-After ignored", "1", false, true, []time.Duration{0, 0}, func(w []time.Duration) bool { return slices.Equal(w, []time.Duration{0, 0}) }},
+		{"jitter", "", true, false, nil, func(w []time.Duration) bool {
+			return len(w) == 2 && w[0] >= time.Second && w[0] < 2*time.Second && w[1] >= 2*time.Second && w[1] < 4*time.Second && w[0] != time.Second
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.retryAfter != "" {
+					w.Header().Set("Retry-After", tt.retryAfter)
+				}
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}))
+			defer server.Close()
+			waits := func() []time.Duration {
+				clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+				c := &Client{Token: "tok-ada", HTTP: server.Client(), Clock: clk, Trace: trace.New(clk, trace.Options{}), Backoff: tt.backoff,
+					Jitter: tt.jitter, IgnoreRetryAfter: tt.ignore, Picker: &api.RoundRobin{Instances: []*api.Instance{{Name: "api-1", URL: server.URL}}}}
+				out := c.Book(t.Context(), Intent{Number: 3, Copy: 2, EventID: 1, Quantity: 1, Key: uuid.New()})
+				if len(out.Tries) != 3 {
+					t.Fatalf("%d tries", len(out.Tries))
+				}
+				if want := clk.Sleeps(); out.Tries[2].SentAt != want[0]+want[1] {
+					t.Errorf("try 3 sent at %s, after sleeps %v", out.Tries[2].SentAt, want)
+				}
+				return clk.Sleeps()
+			}
+			w := waits()
+			if !tt.want(w) {
+				t.Errorf("waits %v", w)
+			}
+			if again := waits(); !slices.Equal(again, w) {
+				t.Errorf("a second run waited %v, the first %v", again, w)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/learn-idempotency/learn/sim/api"
 	"github.com/learn-idempotency/learn/sim/trace"
@@ -72,6 +73,9 @@ type Answer struct {
 	Booking  *api.BookingJSON
 	Replayed bool
 	Error    *api.Error
+	// RetryAfter is the answer's Retry-After, 0 when it has none (a
+	// client's own reading; the wires leave it to the client).
+	RetryAfter time.Duration
 }
 
 // DecodeAnswer reads an answer: a 200's booking, a replay by its header

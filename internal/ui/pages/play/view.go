@@ -104,6 +104,10 @@ func (m *Model) summaryView(w, h int) string {
 	lines := m.storyLines()
 	header := m.header(w)
 	numbers := st.Subtle.Render(common.Hang("", m.report.Summary(), w))
+	if sp := sim.RetrySpread(m.report); sp.Retries >= sim.SpreadShown {
+		// Many retries: when they left, a storm's picture.
+		numbers += "\n" + st.Subtle.Render(common.Hang("retries per 100 ms: ", strings.Join(sp.Bars(), " · "), w))
+	}
 	// The whole verdict when it fits below the story; else the headline and
 	// the diagnosis; else the headline. The next frame (n) has it whole.
 	rest := "n: the whole verdict, with the invariants that failed · p steps back · r runs it again"
