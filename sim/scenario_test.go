@@ -214,9 +214,10 @@ func TestARequestInFlightWaitsOrIsAnswered409(t *testing.T) {
 			if len(r.Attempts) != 2 {
 				t.Fatalf("%d copies", len(r.Attempts))
 			}
-			other := r.Attempts[0]
-			if len(other.Tries) == 1 {
-				other = r.Attempts[1]
+			// Copy 1 is the slow one, copy 2 the second click that meets it.
+			slow, other := r.Attempts[0], r.Attempts[1]
+			if slow.Copy != 1 || len(slow.Tries) != 1 || other.Copy != 2 {
+				t.Fatalf("copy 1 %+v, copy 2 %+v: want copy 1 booked at its first try", slow, other)
 			}
 			var codes []string
 			for _, tr := range other.Tries {

@@ -269,8 +269,8 @@ var scenarios = []*Scenario{
 	{
 		Name:    "request-in-flight",
 		Title:   "A request still in flight",
-		Summary: fmt.Sprintf("a double click: one copy is slow, held before COMMIT, when the other arrives with the same key; the transaction's first statement takes a lock on the key itself, so the other is answered at once 409 %s with Retry-After, holding nothing, and its retry, which the client makes by the error code, gets the booking as a replay: 1 row (under the lesson's design, in-flight=wait, it queues for the row lock instead, up to the engine's bound, %s here, 5 s in learn serve, then 503 event_busy, and the retry replays)", engine.CodeInProgress, inFlightLockWait),
-		Broken:  fmt.Sprintf("a client that reads the status alone takes the 409 %s for a final refusal: the page tells the user the booking failed, and the slow copy booked it", engine.CodeInProgress),
+		Summary: fmt.Sprintf("a double click: copy 1 is slow, held before COMMIT, when copy 2 arrives with the same key; the transaction's first statement takes a lock on the key itself, so copy 2 is answered at once 409 %s with Retry-After, holding nothing, and its retry, which the client makes by the error code, gets the booking as a replay: 1 row (under the lesson's design, in-flight=wait, copy 2 queues for the row lock instead, up to the engine's bound, %s here, 5 s in learn serve, then 503 event_busy, and the retry replays)", engine.CodeInProgress, inFlightLockWait),
+		Broken:  fmt.Sprintf("a client that reads the status alone takes the 409 %s for a final refusal: the page tells the user the booking failed, and copy 1 booked it", engine.CodeInProgress),
 		world:   func(Options) Setup { return Setup{Seats: 10, LockWait: inFlightLockWait} },
 		correct: Switches{InFlight: engine.Answer409},
 		broken:  &Switches{InFlight: engine.Answer409, Retry: RetryStatusOnly},
@@ -292,7 +292,7 @@ var scenarios = []*Scenario{
 	{
 		Name:    "retry-storm",
 		Title:   "A retry storm",
-		Summary: fmt.Sprintf("%d users book at the same instant, each a show of its own, while a slow batch (the box office's price update) holds every show's row lock; each waits for it up to the engine's bound (%s here) and is answered 503 event_busy; each retries after its backoff and books: %d rows. With the lesson's fixed backoff the retries come as one spike, all in the same 100 ms; backoff=jitter spreads them", stormClients, inFlightLockWait, stormClients),
+		Summary: fmt.Sprintf("%d booking requests are sent at the same instant, ada's and ben's, each for a show of its own, while a slow batch (the box office's price update) holds every show's row lock; each waits for it up to the engine's bound (%s here) and is answered 503 event_busy; each retries after its backoff and books: %d rows. With the lesson's fixed backoff the retries come as one spike, all in the same 100 ms; backoff=jitter spreads them", stormClients, inFlightLockWait, stormClients),
 		Broken:  "no backoff: every client retries the instant its 503 arrives, a retry storm against an API that is already struggling",
 		world:   func(Options) Setup { return Setup{Seats: 2, Events: stormClients, LockWait: inFlightLockWait} },
 		broken:  &Switches{Backoff: NoBackoff},
@@ -363,47 +363,44 @@ func retryStorm(ctx context.Context, r *Run) ([]client.Outcome, error) {
 // request-in-flight's world: short, as the run waits it in real time.
 const inFlightLockWait = 200 * time.Millisecond
 
-// slowFirstCopy sends two copies of one intent at once (a double click).
-// The first copy to reach COMMIT is held there, slow, until the other has
-// the answer to its first try: under in-flight=answer-409 a 409 at once,
-// under the lesson's wait a 503 once the lock wait's bound has passed, or
-// whatever else the design answers. The other copy's retry waits for the
-// held one's COMMIT, so it meets the booking.
+// slowFirstCopy sends two copies of one intent, a double click: copy 1
+// first, held before its COMMIT, slow, until copy 2, sent once copy 1 is
+// there, has the answer to its first try: under in-flight=answer-409 a 409
+// at once, under the lesson's wait a 503 once the lock wait's bound has
+// passed, or whatever else the design answers. Copy 2's retry waits for
+// copy 1's COMMIT, so it meets the booking.
 func slowFirstCopy(ctx context.Context, r *Run) ([]client.Outcome, error) {
-	release, committed := make(chan struct{}), make(chan struct{})
-	var held, freed, told sync.Once
+	reached, release, committed := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var there, freed, told sync.Once
 	r.Stage.Instances[0].API.Engine.At = func(ctx context.Context, p engine.Point, _ engine.Request) error {
-		switch p {
-		case engine.PointBeforeCommit:
-			first := false
-			held.Do(func() { first = true })
-			if !first {
-				return nil
-			}
+		a := trace.AttemptFrom(ctx)
+		switch {
+		case p == engine.PointBeforeCommit && a.Copy == 1 && a.Try == 1:
 			if err := r.note(ctx, r.Stage.Instances[0].Name, "slow: held before COMMIT",
-				"this copy is slow (a payment provider that takes its time, say): it holds its locks, before COMMIT, until the other copy has an answer"); err != nil {
+				"copy 1 is slow (a payment provider that takes its time, say): it holds its locks, before COMMIT, until copy 2, the second click, has an answer"); err != nil {
 				return err
 			}
+			there.Do(func() { close(reached) })
 			select {
 			case <-release:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-		case engine.PointAfterCommit:
+		case p == engine.PointAfterCommit:
 			told.Do(func() { close(committed) })
 		}
 		return nil
 	}
 	in := client.NewIntent(1, r.EventID(), 2)
-	copies := []client.Intent{in, in}
-	clients := make([]*client.Client, len(copies))
-	for i := range copies {
-		copies[i].Copy = i + 1
+	clients := make([]*client.Client, 2)
+	for i := range clients {
 		c := r.browser(api.TokenAda, nil)
 		answered := c.Answered
 		c.Answered = func(in client.Intent, t client.TryResult) {
-			freed.Do(func() { close(release) })
+			if in.Copy == 2 {
+				freed.Do(func() { close(release) })
+			}
 			answered(in, t)
 		}
 		c.Meanwhile = func(ctx context.Context, _ trace.Attempt) error {
@@ -416,7 +413,18 @@ func slowFirstCopy(ctx context.Context, r *Run) ([]client.Outcome, error) {
 		}
 		clients[i] = c
 	}
-	return client.BookTogether(ctx, clients, copies), nil
+	first, second := in, in
+	first.Copy, second.Copy = 1, 2
+	done := make(chan client.Outcome, 1)
+	go func() {
+		out := clients[0].Book(ctx, first)
+		there.Do(func() { close(reached) }) // copy 1 ended without reaching COMMIT
+		done <- out
+	}()
+	<-reached
+	out2 := clients[1].Book(ctx, second)
+	freed.Do(func() { close(release) }) // copy 2 ended without an answer
+	return []client.Outcome{<-done, out2}, nil
 }
 
 // sleepsBeforeRetry makes c's laptop sleep after its first try: its

@@ -376,19 +376,20 @@ func (sp Spread) Says() string {
 	case sp.Retries == 0:
 		return "no retry"
 	case sp.Peak == sp.Retries && sp.Retries > 1:
-		return fmt.Sprintf("the retries came as one spike, all %d in the 100 ms at +%.1f s", sp.Retries, sp.PeakAt.Seconds())
+		return fmt.Sprintf("the retries came as one spike, all %d in the 100 ms from +%.1f s", sp.Retries, sp.PeakAt.Seconds())
 	}
-	return fmt.Sprintf("the %s spread over +%.1f s to +%.1f s, at most %d in any 100 ms", english.PluralWord(sp.Retries, "retry", "retries"), sp.First.Seconds(), sp.Last.Seconds(), sp.Peak)
+	return fmt.Sprintf("the %s spread over +%.1f s to +%.1f s, at most %d in any 100 ms", english.PluralWord(sp.Retries, "retry", "retries"),
+		sp.First.Truncate(SpreadWindow).Seconds(), sp.Last.Truncate(SpreadWindow).Seconds(), sp.Peak)
 }
 
 // Bars draws the spread, a line per window that holds a retry: "+1.0 s
-// ████████ 8".
+// ████████ 8", each held whole by non-breaking spaces.
 func (sp Spread) Bars() []string {
 	var out []string
 	base := sp.First.Truncate(SpreadWindow)
 	for i, n := range sp.Windows {
 		if n > 0 {
-			out = append(out, fmt.Sprintf("+%.1f s %s %d", (base+time.Duration(i)*SpreadWindow).Seconds(), strings.Repeat("█", n), n))
+			out = append(out, fmt.Sprintf("+%.1f\u00a0s\u00a0%s\u00a0%d", (base+time.Duration(i)*SpreadWindow).Seconds(), strings.Repeat("█", n), n))
 		}
 	}
 	return out

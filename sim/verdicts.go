@@ -75,7 +75,7 @@ var meanings = map[string]meaning{
 	"retry-storm": {
 		faults: true, // the 503s are the slow booking's
 		guarantee: func(r *Report) string {
-			return withGuards(fmt.Sprintf("%d users met a slow batch's row locks, were answered 503 event_busy, and each retried after its backoff: %s, %s; %s",
+			return withGuards(fmt.Sprintf("%d requests met a slow batch's row locks, were answered 503 event_busy, and each retried after its backoff: %s, %s; %s",
 				len(r.Attempts), bookingsWord(r.BookingRows), seats(r.SeatsTaken), RetrySpread(r).Says()), r)
 		},
 		consequence: worstConsequence,

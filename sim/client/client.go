@@ -218,6 +218,7 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 		jitter = rand.New(rand.NewPCG(uint64(in.Number), uint64(in.Copy)))
 	}
 	var sentAt time.Duration // on the client's own clock
+	start := c.Clock.Now()   // where the client's own clock began
 	for try := 1; ; try++ {
 		if try > 1 && c.NewKeyPerTry {
 			in.Key = uuid.New()
@@ -324,8 +325,18 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			out.Err = err
 			return out
 		}
-		if err := c.Clock.Sleep(ctx, d); err != nil {
-			out.Err = err
+		// On a fake clock, the wait runs on the client's own timeline:
+		// clients that failed together wake together (clock.Fake.SleepFrom).
+		var slept error
+		if f, ok := c.Clock.(interface {
+			SleepFrom(ctx context.Context, from time.Time, d time.Duration) error
+		}); ok {
+			slept = f.SleepFrom(ctx, start.Add(sentAt-d), d)
+		} else {
+			slept = c.Clock.Sleep(ctx, d)
+		}
+		if slept != nil {
+			out.Err = slept
 			return out
 		}
 		if c.Meanwhile != nil {
@@ -333,6 +344,11 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 				out.Err = err
 				return out
 			}
+		}
+		if now := c.Clock.Now(); now.After(start.Add(sentAt)) {
+			// The world's time passed meanwhile (a laptop that slept):
+			// the client's own timeline goes on from now.
+			start = now.Add(-sentAt)
 		}
 	}
 }

@@ -43,9 +43,10 @@ func (Real) Sleep(ctx context.Context, d time.Duration) error {
 // Fake is simulated time: Sleep returns at once and moves the clock
 // forward, so a 1 s backoff costs nothing but still shows as 1 s in the
 // trace. Every Sleep moves the clock by its own d, so two intents that back
-// off at once add up their waits rather than overlap; scenarios that need a
-// precise timeline run their intents one after another. The zero value is not
-// usable; call NewFake.
+// off at once add up their waits; SleepFrom, given when the sleeper's wait
+// began on its own timeline, lets waits that began together overlap (a
+// client's retries, Client.Book). The zero value is not usable; call
+// NewFake.
 type Fake struct {
 	mu     sync.Mutex
 	now    time.Time
@@ -73,6 +74,24 @@ func (c *Fake) Sleep(ctx context.Context, d time.Duration) error {
 	c.sleeps = append(c.sleeps, d)
 	if d > 0 {
 		c.now = c.now.Add(d)
+	}
+	return nil
+}
+
+// SleepFrom records d and moves the clock to from+d, or leaves it where it
+// is when it is already past that: from is when the sleeper's wait began
+// on its own timeline, so that many sleepers that began together wake
+// together. It returns ctx.Err() without advancing if ctx has already
+// ended.
+func (c *Fake) SleepFrom(ctx context.Context, from time.Time, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sleeps = append(c.sleeps, d)
+	if wake := from.Add(d); wake.After(c.now) {
+		c.now = wake
 	}
 	return nil
 }
