@@ -32,13 +32,7 @@ func serverDesigns() []sim.Switches {
 		if d.ServerDesign(&sim.StageConfig{}) != nil { // a switch of the browser client's
 			continue
 		}
-		if d.InFlight == engine.Answer409 && d.Store != sim.KeysInRow {
-			// A known gap of the lab, left out until it is closed: under
-			// answer-409 the key's lock covers the transaction but not a
-			// key store's write after COMMIT, and the lab's schedule waits
-			// for that write before a retry, where a real copy may come
-			// between the two (with lock=none constraint=none it books
-			// again, as this check finds). See the README's in-flight row.
+		if keyStoreWindow(d) || inFlightRetries(d) {
 			continue
 		}
 		if e := d.Effective(); !seen[e] {
@@ -47,6 +41,34 @@ func serverDesigns() []sim.Switches {
 		}
 	}
 	return out
+}
+
+// keyStoreWindow reports whether design d is one of a known gap of the
+// lab, left out of the proof until it is closed: a key store written after
+// COMMIT leaves a window in which a copy that missed the store begins its
+// transaction after the first committed, and the lab's schedule does not
+// open it. Under answer-409 the key's lock covers the transaction but not
+// the store's write, and the lab waits for that write before a retry;
+// above READ COMMITTED the lab runs the copies that missed the store
+// together, where 40001 stops all but one, while one after another they
+// all book. With the row's constraint behind the store, as the lesson
+// has it, the window books nothing; so the gap is of designs without it,
+// and of answer-409 with any store. See the README's in-flight and store
+// rows.
+func keyStoreWindow(d sim.Switches) bool {
+	if d.Store == sim.KeysInRow {
+		return false
+	}
+	return d.InFlight == engine.Answer409 || d.Constraint == engine.NoUnique && d.Isolation != engine.ReadCommitted
+}
+
+// inFlightRetries reports whether design d is of another known gap, left
+// out likewise: after a 409 request_in_progress the lab lets each retry
+// go once the key's first request has ended (Run.browser), where a real
+// retry may meet another copy's transaction, and above READ COMMITTED get
+// 40001, which on-40001=answer-500 answers 500.
+func inFlightRetries(d sim.Switches) bool {
+	return d.InFlight == engine.Answer409 && d.Isolation != engine.ReadCommitted && d.On40001 == engine.Answer500
 }
 
 // proofSample is the designs the proof runs: the broken designs of the
