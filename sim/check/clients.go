@@ -25,7 +25,7 @@ func (r *run) client(user int, plan func(trace.Attempt) proxy.Fault) *client.Cli
 	r.transports = append(r.transports, tr)
 	r.mu.Unlock()
 	return &client.Client{
-		Token: u.Name, User: u.Name, Wire: NewWire(r.cfg), Clock: clock.Real{}, Trace: r.trace, Backoff: r.opts.Backoff,
+		Token: u.Name, User: u.Name, Wire: NewWire(r.cfg), Clock: clock.Real{}, Trace: r.trace, Backoff: r.opts.Backoff, RetryAfterCap: r.opts.RetryAfterCap,
 		// The lesson's rule, and a try that timed out (Options.Timeout)
 		// is one that got no answer: it is retried too.
 		Retry: func(status int, code string, err error) bool {

@@ -29,8 +29,10 @@ type Options struct {
 	// Only runs the named scenarios, in the check's order; nil runs all.
 	Only []string
 	// Backoff is the client's waits before its second and third tries;
-	// nil is Backoff.
-	Backoff []time.Duration
+	// nil is Backoff. The client waits at least an answer's Retry-After,
+	// up to RetryAfterCap (0: client.MaxRetryAfter).
+	Backoff       []time.Duration
+	RetryAfterCap time.Duration
 	// Timeout bounds each try; a try that takes longer got no answer. 0
 	// is 10 s.
 	Timeout time.Duration

@@ -166,8 +166,10 @@ type Client struct {
 	// and the clients that failed together retry apart.
 	Jitter bool
 	// IgnoreRetryAfter makes the client wait its Backoff only; otherwise
-	// it waits at least an answer's Retry-After before the retry.
+	// it waits at least an answer's Retry-After before the retry, up to
+	// RetryAfterCap (0: MaxRetryAfter).
 	IgnoreRetryAfter bool
+	RetryAfterCap    time.Duration
 
 	// Retry decides whether a try is retried, from its status and error
 	// code or its network error; nil means ShouldRetry.
@@ -317,7 +319,11 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			d = d.Truncate(time.Millisecond)
 		}
 		if err == nil && !c.IgnoreRetryAfter {
-			d = max(d, ans.RetryAfter) // the server said when
+			after := ans.RetryAfter // the server said when
+			if c.RetryAfterCap > 0 {
+				after = min(after, c.RetryAfterCap)
+			}
+			d = max(d, after)
 		}
 		sentAt += d
 		if err := c.Trace.Emit(tctx, trace.Event{Kind: trace.KindWait, From: trace.LaneBrowser, To: trace.LaneBrowser,

@@ -110,3 +110,21 @@ func TestTheWaitsBeforeARetry(t *testing.T) {
 		})
 	}
 }
+
+// RetryAfterCap bounds how long an answer's Retry-After holds the client
+// (learn check's tests wait at their own scale).
+func TestRetryAfterCap(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer server.Close()
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	c := &Client{Token: "tok-ada", HTTP: server.Client(), Clock: clk, Trace: trace.New(clk, trace.Options{}),
+		Backoff: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}, RetryAfterCap: time.Second,
+		Picker: &api.RoundRobin{Instances: []*api.Instance{{Name: "api-1", URL: server.URL}}}}
+	c.Book(t.Context(), Intent{Number: 1, EventID: 1, Quantity: 1, Key: uuid.New()})
+	if got, want := clk.Sleeps(), []time.Duration{time.Second, time.Second}; !slices.Equal(got, want) {
+		t.Errorf("waits %v, want %v", got, want)
+	}
+}
