@@ -331,18 +331,10 @@ func (c *Client) Book(ctx context.Context, in Intent) Outcome {
 			out.Err = err
 			return out
 		}
-		// On a fake clock, the wait runs on the client's own timeline:
-		// clients that failed together wake together (clock.Fake.SleepFrom).
-		var slept error
-		if f, ok := c.Clock.(interface {
-			SleepFrom(ctx context.Context, from time.Time, d time.Duration) error
-		}); ok {
-			slept = f.SleepFrom(ctx, start.Add(sentAt-d), d)
-		} else {
-			slept = c.Clock.Sleep(ctx, d)
-		}
-		if slept != nil {
-			out.Err = slept
+		// The wait runs on the client's own timeline: on a fake clock,
+		// clients that failed together wake together.
+		if err := c.Clock.SleepFrom(ctx, start.Add(sentAt-d), d); err != nil {
+			out.Err = err
 			return out
 		}
 		if c.Meanwhile != nil {

@@ -20,6 +20,10 @@ type Clock interface {
 	Now() time.Time
 	// Sleep waits d on this clock. It returns ctx.Err() if ctx ends first.
 	Sleep(ctx context.Context, d time.Duration) error
+	// SleepFrom waits d that began at from on the sleeper's own timeline:
+	// on real time that is Sleep(d); on a Fake, sleepers whose waits began
+	// together wake together. It returns ctx.Err() if ctx ends first.
+	SleepFrom(ctx context.Context, from time.Time, d time.Duration) error
 }
 
 // Real is wall-clock time; learn serve uses it.
@@ -27,6 +31,11 @@ type Real struct{}
 
 // Now returns time.Now().
 func (Real) Now() time.Time { return time.Now() }
+
+// SleepFrom is Sleep(ctx, d): real waits overlap by themselves.
+func (r Real) SleepFrom(ctx context.Context, _ time.Time, d time.Duration) error {
+	return r.Sleep(ctx, d)
+}
 
 // Sleep blocks for d of real time, or until ctx ends.
 func (Real) Sleep(ctx context.Context, d time.Duration) error {
